@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Greps that keep the layers honest (see ARCHITECTURE.md) and the runtime dependency list fixed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fail=0
+say() { echo "check-layers: $*" >&2; fail=1; }
+
+# Only the stdio transport touches stdout; only main.rs prints.
+grep -rn 'io::stdout()\|std::io::stdout' src --include=*.rs | grep -v '^src/transport/stdio.rs:' && say "stdout used outside src/transport/stdio.rs"
+grep -rn 'println!\|print!(' src --include=*.rs | grep -v '^src/main.rs:' && say "print outside src/main.rs"
+# tiny_http only under transport/.
+grep -rln 'tiny_http' src --include=*.rs | grep -v '^src/transport/' && say "tiny_http used outside src/transport/"
+# Feature modules never name transports, threads or channels.
+for f in src/tools.rs src/resources.rs src/prompts.rs src/completion.rs src/logging.rs src/content.rs src/pagination.rs src/lifecycle.rs; do
+  grep -n 'transport::\|std::thread\|mpsc' "$f" && say "$f names a transport, thread or channel"
+done
+# jsonrpc.rs imports nothing from the crate.
+grep -n 'use crate::' src/jsonrpc.rs && say "src/jsonrpc.rs imports from the crate"
+# The library never exits the process or sets up logging.
+grep -rn 'process::exit\|env_logger' src --include=*.rs | grep -v '^src/main.rs:' && say "process exit or logger setup outside main.rs"
+
+# Runtime dependencies: exactly the allowed list (see README, Dependencies).
+actual=$(cargo tree -e normal --prefix none --format '{p}' 2>/dev/null | awk '{print $1}' | sort -u | grep -v '^tinymcp$' | tr '\n' ' ')
+expected=$(grep -v '^#' scripts/runtime-deps.txt | sort -u | tr '\n' ' ')
+[ "$actual" = "$expected" ] || say "runtime dependency tree changed: got [$actual] expected [$expected] (update scripts/runtime-deps.txt and README)"
+exit $fail

@@ -1,0 +1,90 @@
+//! `completion/complete`: argument completion for prompts and resource-template variables.
+//! Never names a transport or a thread.
+
+use crate::context::RequestCx;
+use crate::jsonrpc::RpcError;
+use crate::server::Registry;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// The most values one answer may carry (spec: at most 100).
+pub const MAX_VALUES: usize = 100;
+
+/// What a completer is asked: the argument, its partial value, and the other arguments already given.
+#[derive(Debug, Clone)]
+pub struct CompletionRequest<'a> {
+    /// The argument or template variable being completed.
+    pub argument: &'a str,
+    /// What the user typed so far.
+    pub value: &'a str,
+    /// Values of the other arguments (`context.arguments`).
+    pub context: &'a HashMap<String, String>,
+}
+
+/// Keeps the candidates that start with `prefix` (case-insensitive), in order.
+pub fn filter_prefix<'a>(candidates: impl IntoIterator<Item = &'a str>, prefix: &str) -> Vec<String> {
+    let prefix = prefix.to_lowercase();
+    candidates.into_iter().filter(|c| c.to_lowercase().starts_with(&prefix)).map(str::to_owned).collect()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type")]
+pub(crate) enum Reference {
+    #[serde(rename = "ref/prompt")]
+    Prompt { name: String },
+    #[serde(rename = "ref/resource")]
+    Resource { uri: String },
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Argument {
+    name: String,
+    value: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Context {
+    #[serde(default)]
+    arguments: HashMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct CompleteParams {
+    #[serde(rename = "ref")]
+    reference: Reference,
+    argument: Argument,
+    #[serde(default)]
+    context: Option<Context>,
+}
+
+/// `completion/complete`.
+pub(crate) fn complete(cx: &RequestCx, registry: &Registry, params: CompleteParams) -> Result<Value, RpcError> {
+    let context = params.context.unwrap_or_default().arguments;
+    let request =
+        CompletionRequest { argument: &params.argument.name, value: &params.argument.value, context: &context };
+    let values = match &params.reference {
+        Reference::Prompt { name } => {
+            let entry =
+                registry.prompt(name).ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {name}")))?;
+            if !entry.prompt.arguments.iter().any(|a| a.name == request.argument) {
+                return Err(RpcError::invalid_params(format!("prompt {name} has no argument {:?}", request.argument)));
+            }
+            entry.completer.as_ref().map(|c| c(cx, &request)).unwrap_or_default()
+        }
+        Reference::Resource { uri } => {
+            let entry = registry
+                .templates
+                .iter()
+                .find(|t| t.template.uri_template == *uri)
+                .ok_or_else(|| RpcError::invalid_params(format!("unknown resource template: {uri}")))?;
+            if !entry.parsed.variables().contains(&request.argument) {
+                return Err(RpcError::invalid_params(format!("template {uri} has no variable {:?}", request.argument)));
+            }
+            entry.completer.as_ref().map(|c| c(cx, &request)).unwrap_or_default()
+        }
+    };
+    let total = values.len();
+    let shown: Vec<String> = values.into_iter().take(MAX_VALUES).collect();
+    Ok(json!({ "completion": { "values": shown, "total": total, "hasMore": total > MAX_VALUES } }))
+}

@@ -1,0 +1,280 @@
+//! Content blocks shared by tools, prompts and resources (text, image, audio, embedded resource,
+//! resource link), their builders, and their shape for each protocol revision.
+//! Uses only `version` and `resources` descriptor types; no transport, no threads.
+
+use crate::base64;
+use crate::resources::Resource;
+use crate::version::ProtocolVersion;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Who a piece of content is meant for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The human user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// Hints to the client about how to use an object.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    /// The intended audience.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<Role>>,
+    /// 0 (least important) to 1 (most important).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<f64>,
+    /// ISO 8601 time of the last change (2025-06-18 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+}
+
+impl Annotations {
+    /// The annotations as the given revision knows them (`None` when nothing is left).
+    pub fn to_wire(&self, version: ProtocolVersion) -> Option<Value> {
+        let mut map = to_map(self);
+        if !version.has_structured() {
+            map.remove("lastModified");
+        }
+        (!map.is_empty()).then_some(Value::Object(map))
+    }
+}
+
+/// An icon for a tool, resource, prompt or the server (2025-11-25 and later).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Icon {
+    /// An `https:` or `data:` URI.
+    pub src: String,
+    /// The image's MIME type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Sizes such as `48x48` or `any`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Vec<String>>,
+    /// `light` or `dark`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+}
+
+/// The contents of a resource: text or a binary blob.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResourceContents {
+    /// Text contents.
+    Text {
+        /// The resource URI.
+        uri: String,
+        /// MIME type.
+        mime_type: Option<String>,
+        /// The text.
+        text: String,
+    },
+    /// Binary contents, base64-encoded on the wire.
+    Blob {
+        /// The resource URI.
+        uri: String,
+        /// MIME type.
+        mime_type: Option<String>,
+        /// Base64 of the bytes.
+        blob: String,
+    },
+}
+
+impl ResourceContents {
+    /// Text contents.
+    pub fn text(uri: impl Into<String>, mime_type: &str, text: impl Into<String>) -> Self {
+        ResourceContents::Text { uri: uri.into(), mime_type: Some(mime_type.to_owned()), text: text.into() }
+    }
+    /// Binary contents from raw bytes.
+    pub fn blob(uri: impl Into<String>, mime_type: &str, bytes: &[u8]) -> Self {
+        ResourceContents::Blob { uri: uri.into(), mime_type: Some(mime_type.to_owned()), blob: base64::encode(bytes) }
+    }
+    /// The URI.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
+        }
+    }
+    /// The wire form (the same in every revision).
+    pub fn to_wire(&self) -> Value {
+        let mut map = Map::new();
+        let (uri, mime_type) = match self {
+            ResourceContents::Text { uri, mime_type, text } => {
+                map.insert("text".into(), text.clone().into());
+                (uri, mime_type)
+            }
+            ResourceContents::Blob { uri, mime_type, blob } => {
+                map.insert("blob".into(), blob.clone().into());
+                (uri, mime_type)
+            }
+        };
+        map.insert("uri".into(), uri.clone().into());
+        if let Some(m) = mime_type {
+            map.insert("mimeType".into(), m.clone().into());
+        }
+        Value::Object(map)
+    }
+}
+
+/// One content block of a tool result, prompt message or sampling message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+        /// Optional annotations.
+        annotations: Option<Annotations>,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// Base64 data.
+        data: String,
+        /// MIME type, e.g. `image/png`.
+        mime_type: String,
+        /// Optional annotations.
+        annotations: Option<Annotations>,
+    },
+    /// Audio, base64-encoded (2025-03-26 and later).
+    Audio {
+        /// Base64 data.
+        data: String,
+        /// MIME type, e.g. `audio/wav`.
+        mime_type: String,
+        /// Optional annotations.
+        annotations: Option<Annotations>,
+    },
+    /// A resource embedded in full.
+    Resource {
+        /// The contents.
+        resource: ResourceContents,
+        /// Optional annotations.
+        annotations: Option<Annotations>,
+    },
+    /// A link to a resource the client may read (2025-06-18 and later).
+    ResourceLink(Box<Resource>),
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Text { text: text.into(), annotations: None }
+    }
+    /// An image block from base64 data.
+    pub fn image(data_base64: impl Into<String>, mime_type: &str) -> Self {
+        Content::Image { data: data_base64.into(), mime_type: mime_type.to_owned(), annotations: None }
+    }
+    /// An audio block from base64 data.
+    pub fn audio(data_base64: impl Into<String>, mime_type: &str) -> Self {
+        Content::Audio { data: data_base64.into(), mime_type: mime_type.to_owned(), annotations: None }
+    }
+    /// An embedded resource.
+    pub fn resource(resource: ResourceContents) -> Self {
+        Content::Resource { resource, annotations: None }
+    }
+    /// A resource link.
+    pub fn link(resource: Resource) -> Self {
+        Content::ResourceLink(Box::new(resource))
+    }
+    /// Sets the annotations (a resource link keeps them on its descriptor).
+    pub fn with_annotations(mut self, new: Annotations) -> Self {
+        match &mut self {
+            Content::Text { annotations, .. }
+            | Content::Image { annotations, .. }
+            | Content::Audio { annotations, .. }
+            | Content::Resource { annotations, .. } => *annotations = Some(new),
+            Content::ResourceLink(r) => r.annotations = Some(new),
+        }
+        self
+    }
+
+    /// The block as the given revision knows it. Types a revision lacks become a text block
+    /// that says what was there, so nothing is silently lost.
+    pub fn to_wire(&self, version: ProtocolVersion) -> Value {
+        let mut map = Map::new();
+        let annotations = match self {
+            Content::Text { text, annotations } => {
+                map.insert("type".into(), "text".into());
+                map.insert("text".into(), text.clone().into());
+                annotations
+            }
+            Content::Image { data, mime_type, annotations } => {
+                map.insert("type".into(), "image".into());
+                map.insert("data".into(), data.clone().into());
+                map.insert("mimeType".into(), mime_type.clone().into());
+                annotations
+            }
+            Content::Audio { mime_type, .. } if !version.has_audio() => {
+                return Content::text(format!("[{mime_type} audio omitted: protocol {version} has no audio content]"))
+                    .to_wire(version)
+            }
+            Content::Audio { data, mime_type, annotations } => {
+                map.insert("type".into(), "audio".into());
+                map.insert("data".into(), data.clone().into());
+                map.insert("mimeType".into(), mime_type.clone().into());
+                annotations
+            }
+            Content::Resource { resource, annotations } => {
+                map.insert("type".into(), "resource".into());
+                map.insert("resource".into(), resource.to_wire());
+                annotations
+            }
+            Content::ResourceLink(r) if !version.has_structured() => {
+                return Content::text(format!("Resource: {} <{}>", r.name, r.uri)).to_wire(version)
+            }
+            Content::ResourceLink(r) => {
+                let Value::Object(mut link) = r.to_wire(version) else { return Value::Null };
+                link.insert("type".into(), "resource_link".into());
+                return Value::Object(link);
+            }
+        };
+        if let Some(a) = annotations.as_ref().and_then(|a| a.to_wire(version)) {
+            map.insert("annotations".into(), a);
+        }
+        Value::Object(map)
+    }
+}
+
+/// Serializes a plain struct to a JSON object.
+pub(crate) fn to_map<T: Serialize>(value: &T) -> Map<String, Value> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
+/// A list of blocks for a revision.
+pub fn list_to_wire(blocks: &[Content], version: ProtocolVersion) -> Value {
+    Value::Array(blocks.iter().map(|c| c.to_wire(version)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn audio_and_links_degrade_to_text_for_old_revisions() {
+        let audio = Content::audio("AAAA", "audio/wav");
+        assert_eq!(audio.to_wire(ProtocolVersion::V2024_11_05)["type"], "text");
+        assert_eq!(audio.to_wire(ProtocolVersion::V2025_03_26)["type"], "audio");
+        let link = Content::link(Resource::new("file:///a", "a"));
+        assert_eq!(link.to_wire(ProtocolVersion::V2025_03_26)["type"], "text");
+        assert_eq!(
+            link.to_wire(ProtocolVersion::V2025_06_18),
+            json!({"type": "resource_link", "uri": "file:///a", "name": "a"})
+        );
+    }
+
+    #[test]
+    fn last_modified_needs_2025_06_18() {
+        let a = Annotations { priority: Some(0.5), last_modified: Some("2025-01-01T00:00:00Z".into()), audience: None };
+        let block = Content::text("x").with_annotations(a);
+        assert_eq!(block.to_wire(ProtocolVersion::V2025_03_26)["annotations"], json!({"priority": 0.5}));
+        assert!(block.to_wire(ProtocolVersion::V2025_11_25)["annotations"]["lastModified"].is_string());
+    }
+}

@@ -1,0 +1,195 @@
+//! `RequestCx`: what a handler knows of the request it serves and can do with it: the revision
+//! and client capabilities (per request, ready for stateless revisions), cancellation, progress,
+//! logging, and requests to the client (sampling, elicitation, roots) with a timeout.
+
+use crate::connection::{Outgoing, Sink};
+use crate::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
+use crate::logging::{self, LogLevel};
+use crate::server::Server;
+use crate::session::Session;
+use crate::version::ProtocolVersion;
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// The context of one request, given to every handler.
+pub struct RequestCx {
+    pub(crate) server: Arc<Server>,
+    pub(crate) session: Arc<Session>,
+    pub(crate) id: Option<RequestId>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_capabilities: Arc<Value>,
+    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) cancelled: Arc<AtomicBool>,
+    pub(crate) sink: Sink,
+    pub(crate) last_progress: Mutex<Option<f64>>,
+}
+
+impl RequestCx {
+    /// The protocol revision of this request.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// The capabilities the client declared (for this request, on stateless revisions).
+    pub fn client_capabilities(&self) -> &Value {
+        &self.client_capabilities
+    }
+
+    /// Whether the client declared the capability `name` (e.g. `sampling`).
+    pub fn client_supports(&self, name: &str) -> bool {
+        self.client_capabilities.get(name).is_some_and(|v| !v.is_null())
+    }
+
+    /// The server, to register things or send list-changed notifications from a handler.
+    pub fn server(&self) -> &Arc<Server> {
+        &self.server
+    }
+
+    /// The id of the request, if this is one.
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.id.as_ref()
+    }
+
+    pub(crate) fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub(crate) fn page_size(&self) -> usize {
+        self.server.options().page_size
+    }
+
+    /// Whether the client cancelled this request (check between units of work).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Whether the request carried a progress token.
+    pub fn wants_progress(&self) -> bool {
+        self.progress_token.is_some()
+    }
+
+    /// Reports progress, when the request asked for it. `progress` must increase; a value that
+    /// does not is dropped (spec: progress MUST increase with each notification).
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.progress_token else { return };
+        {
+            let mut last = self.last_progress.lock().unwrap_or_else(PoisonError::into_inner);
+            if last.is_some_and(|l| progress <= l) {
+                log::warn!("progress {progress} does not increase; not sent");
+                return;
+            }
+            *last = Some(progress);
+        }
+        let mut params = Map::new();
+        params.insert("progressToken".into(), token.clone());
+        params.insert("progress".into(), json!(progress));
+        if let Some(total) = total {
+            params.insert("total".into(), json!(total));
+        }
+        if let (Some(message), true) = (message, self.version.has_audio()) {
+            params.insert("message".into(), message.into());
+        }
+        self.send_notification("notifications/progress", &Value::Object(params));
+    }
+
+    /// Sends a log message to the client if `level` is at or above the level it set.
+    pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        let threshold = match self.log_level {
+            Some(l) => l,
+            None if self.version.is_stateful() => self.session.log_level(),
+            // Stateless revisions log only when the request asked for a level.
+            None => return,
+        };
+        if level >= threshold {
+            self.send_notification(logging::MESSAGE, &logging::message_params(level, logger, data));
+        }
+    }
+
+    /// Sends a notification tied to this request (it travels with the request's answer).
+    pub fn send_notification(&self, method: &str, params: &Value) {
+        self.sink.send(Outgoing::Notification(jsonrpc::notification(method, params)));
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`) and waits for it.
+    pub fn sample(&self, params: Value) -> Result<Value, RpcError> {
+        self.require("sampling")?;
+        if params.get("tools").is_some()
+            && !self.client_capabilities.pointer("/sampling/tools").is_some_and(Value::is_object)
+        {
+            return Err(missing_capability("sampling", json!({"sampling": {"tools": {}}})));
+        }
+        self.request("sampling/createMessage", params)
+    }
+
+    /// Asks the user for input (`elicitation/create`, form or URL mode) and waits for the answer.
+    pub fn elicit(&self, params: Value) -> Result<Value, RpcError> {
+        self.require("elicitation")?;
+        let url_mode = params.get("mode").and_then(Value::as_str) == Some("url");
+        if url_mode && !self.client_capabilities.pointer("/elicitation/url").is_some_and(Value::is_object) {
+            return Err(missing_capability("elicitation", json!({"elicitation": {"url": {}}})));
+        }
+        self.request("elicitation/create", params)
+    }
+
+    /// Tells the client that a URL-mode elicitation finished (`notifications/elicitation/complete`).
+    pub fn elicitation_complete(&self, elicitation_id: &str) {
+        self.send_notification("notifications/elicitation/complete", &json!({ "elicitationId": elicitation_id }));
+    }
+
+    /// Asks the client for its roots (`roots/list`) and waits for them.
+    pub fn list_roots(&self) -> Result<Value, RpcError> {
+        self.require("roots")?;
+        self.request("roots/list", json!({}))
+    }
+
+    fn require(&self, capability: &str) -> Result<(), RpcError> {
+        if self.client_supports(capability) {
+            Ok(())
+        } else {
+            Err(missing_capability(capability, json!({ capability: {} })))
+        }
+    }
+
+    /// Sends a request to the client and waits for its answer, the timeout, or cancellation.
+    pub fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let (id, answer) = self.session.expect_answer();
+        self.sink.send(Outgoing::Request(jsonrpc::request(&id, method, &params)));
+        let deadline = Instant::now() + self.server.options().client_request_timeout;
+        let outcome = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break Err(RpcError::new(
+                    jsonrpc::INTERNAL_ERROR,
+                    format!("{method}: the client did not answer in time"),
+                ));
+            }
+            match answer.recv_timeout(left.min(Duration::from_millis(100))) {
+                Ok(outcome) => return outcome,
+                Err(RecvTimeoutError::Timeout) if self.is_cancelled() => {
+                    break Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("{method}: request cancelled")))
+                }
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("{method}: the connection closed")))
+                }
+            }
+        };
+        self.session.forget_answer(&id);
+        // Spec (cancellation): tell the client we no longer wait for this request.
+        self.send_notification(
+            "notifications/cancelled",
+            &json!({ "requestId": id, "reason": "timed out or cancelled" }),
+        );
+        outcome
+    }
+}
+
+/// `-32021` with the capability the client must declare.
+pub(crate) fn missing_capability(name: &str, required: Value) -> RpcError {
+    RpcError::new(MISSING_CLIENT_CAPABILITY, format!("the client did not declare the {name} capability"))
+        .with_data(json!({ "requiredCapabilities": required }))
+}

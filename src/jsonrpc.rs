@@ -1,0 +1,391 @@
+//! JSON-RPC 2.0 envelopes, parsed by hand from `serde_json::Value`, and their serialization.
+//! Knows nothing of MCP: every other module may use it, it uses none of them.
+
+use serde::Serialize;
+use serde_json::{Map, Number, Value};
+use std::fmt;
+
+/// Invalid JSON was received.
+pub const PARSE_ERROR: i64 = -32700;
+/// The JSON sent is not a valid request object.
+pub const INVALID_REQUEST: i64 = -32600;
+/// The method does not exist or is not available.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// Invalid method parameters.
+pub const INVALID_PARAMS: i64 = -32602;
+/// An internal error of the server (details go to the log, never the wire).
+pub const INTERNAL_ERROR: i64 = -32603;
+/// MCP: a resource URI that names nothing (up to revision 2025-11-25).
+pub const RESOURCE_NOT_FOUND: i64 = -32002;
+/// MCP 2026-07-28: a routing header disagrees with the body.
+pub const HEADER_MISMATCH: i64 = -32020;
+/// MCP 2026-07-28: the request needs a client capability that was not declared.
+pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+/// MCP 2026-07-28: the protocol version is not supported.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// A request id: a string or an integer, echoed back exactly as received.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// An integer id (any size `serde_json` keeps exactly: i64 and u64).
+    Number(Number),
+    /// A string id.
+    String(String),
+}
+
+impl RequestId {
+    /// Reads an id from JSON: a string or an integer.
+    pub fn from_value(value: &Value) -> Option<RequestId> {
+        match value {
+            Value::String(s) => Some(RequestId::String(s.clone())),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n.clone())),
+            _ => None,
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n.into())
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RpcError {
+    /// One of the constants of this module.
+    pub code: i64,
+    /// A short lowercase sentence that says what was wrong.
+    pub message: String,
+    /// Extra details for the peer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    /// An error with a code and message.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        RpcError { code, message: message.into(), data: None }
+    }
+    /// Attaches `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+    /// `-32700`.
+    pub fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(PARSE_ERROR, message)
+    }
+    /// `-32600`.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(INVALID_REQUEST, message)
+    }
+    /// `-32601` for `method`.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(METHOD_NOT_FOUND, format!("method not found: {method}"))
+    }
+    /// `-32602`.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(INVALID_PARAMS, message)
+    }
+    /// `-32603` with a generic message; the caller logs the details.
+    pub fn internal() -> Self {
+        Self::new(INTERNAL_ERROR, "internal error")
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+/// A request: it expects exactly one response with the same id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The id to echo.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The params; absent or `null` reads as an empty object.
+    pub params: Value,
+}
+
+/// A notification: never answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method name.
+    pub method: String,
+    /// The params; absent or `null` reads as an empty object.
+    pub params: Value,
+}
+
+/// A response to a request we sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The id of our request.
+    pub id: RequestId,
+    /// The result or the error.
+    pub outcome: Result<Value, RpcError>,
+}
+
+/// One JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A response.
+    Response(Response),
+}
+
+impl Message {
+    /// The method name of a request or notification.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Message::Request(r) => Some(&r.method),
+            Message::Notification(n) => Some(&n.method),
+            Message::Response(_) => None,
+        }
+    }
+}
+
+/// A message that could not be read, with the id to answer when one was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Malformed {
+    /// The id of the broken request, when it had a valid one.
+    pub id: Option<RequestId>,
+    /// What to answer.
+    pub error: RpcError,
+}
+
+/// What one line or body holds: a message or a batch of them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// A single message.
+    Single(Message),
+    /// A JSON array of messages (JSON-RPC batch).
+    Batch(Vec<Result<Message, Malformed>>),
+}
+
+/// Parses one line (stdio) or one body (HTTP).
+pub fn parse(text: &str) -> Result<Incoming, Malformed> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| Malformed { id: None, error: RpcError::parse_error(format!("parse error: {e}")) })?;
+    parse_value(value)
+}
+
+/// Reads an already parsed JSON value as a message or batch.
+pub fn parse_value(value: Value) -> Result<Incoming, Malformed> {
+    match value {
+        Value::Array(items) if items.is_empty() => {
+            Err(Malformed { id: None, error: RpcError::invalid_request("invalid request: empty batch") })
+        }
+        Value::Array(items) => Ok(Incoming::Batch(items.into_iter().map(message).collect())),
+        other => message(other).map(Incoming::Single),
+    }
+}
+
+fn message(value: Value) -> Result<Message, Malformed> {
+    let Value::Object(mut obj) = value else {
+        return Err(Malformed {
+            id: None,
+            error: RpcError::invalid_request("invalid request: expected a JSON object"),
+        });
+    };
+    let raw_id = obj.remove("id");
+    let id = match &raw_id {
+        None => None,
+        Some(v) => match RequestId::from_value(v) {
+            Some(id) => Some(id),
+            // A response to a request that could not be read carries `id: null`.
+            None if v.is_null() && (obj.contains_key("error") || obj.contains_key("result")) => None,
+            None => {
+                return Err(bad(None, "invalid request: id must be a string or an integer"));
+            }
+        },
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(bad(id, "invalid request: jsonrpc must be \"2.0\""));
+    }
+    if let Some(method) = obj.remove("method") {
+        let Value::String(method) = method else {
+            return Err(bad(id, "invalid request: method must be a string"));
+        };
+        let params = match obj.remove("params") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(p @ Value::Object(_)) => p,
+            Some(_) => {
+                return Err(Malformed {
+                    id,
+                    error: RpcError::invalid_params("invalid params: params must be an object"),
+                })
+            }
+        };
+        return Ok(match id {
+            Some(id) => Message::Request(Request { id, method, params }),
+            None if raw_id.is_some() => return Err(bad(None, "invalid request: id is null")),
+            None => Message::Notification(Notification { method, params }),
+        });
+    }
+    let outcome = match (obj.remove("result"), obj.remove("error")) {
+        (Some(result), None) => Ok(result),
+        (None, Some(error)) => {
+            Err(error_object(error).ok_or_else(|| bad(id.clone(), "invalid response: malformed error object"))?)
+        }
+        _ => return Err(bad(id, "invalid request: expected method, result or error")),
+    };
+    match id {
+        Some(id) => Ok(Message::Response(Response { id, outcome })),
+        None => Err(bad(None, "invalid response: no id")),
+    }
+}
+
+fn error_object(value: Value) -> Option<RpcError> {
+    let Value::Object(mut obj) = value else { return None };
+    let code = obj.get("code")?.as_i64()?;
+    let message = obj.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+    Some(RpcError { code, message, data: obj.remove("data") })
+}
+
+fn bad(id: Option<RequestId>, message: &str) -> Malformed {
+    Malformed { id, error: RpcError::invalid_request(message) }
+}
+
+#[derive(Serialize)]
+struct ResultFrame<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a Value,
+}
+
+#[derive(Serialize)]
+struct ErrorFrame<'a> {
+    jsonrpc: &'static str,
+    id: Option<&'a RequestId>,
+    error: &'a RpcError,
+}
+
+#[derive(Serialize)]
+struct RequestFrame<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    params: &'a Value,
+}
+
+#[derive(Serialize)]
+struct NotificationFrame<'a> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: &'a Value,
+}
+
+fn to_json<T: Serialize>(frame: &T) -> String {
+    // Invariant: these frames hold only strings, numbers and `Value`s, which always serialize.
+    serde_json::to_string(frame).expect("JSON-RPC frames always serialize")
+}
+
+/// A response frame: `{"jsonrpc":"2.0","id":..,"result":..}` or `.."error":..`.
+pub fn response(id: Option<&RequestId>, outcome: &Result<Value, RpcError>) -> String {
+    match (outcome, id) {
+        (Ok(result), Some(id)) => to_json(&ResultFrame { jsonrpc: "2.0", id, result }),
+        (Ok(_), None) => to_json(&ErrorFrame { jsonrpc: "2.0", id: None, error: &RpcError::internal() }),
+        (Err(error), id) => to_json(&ErrorFrame { jsonrpc: "2.0", id, error }),
+    }
+}
+
+/// An error response frame.
+pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> String {
+    to_json(&ErrorFrame { jsonrpc: "2.0", id, error })
+}
+
+/// A request frame (server to client).
+pub fn request(id: &RequestId, method: &str, params: &Value) -> String {
+    to_json(&RequestFrame { jsonrpc: "2.0", id, method, params })
+}
+
+/// A notification frame.
+pub fn notification(method: &str, params: &Value) -> String {
+    to_json(&NotificationFrame { jsonrpc: "2.0", method, params })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn single(text: &str) -> Message {
+        match parse(text) {
+            Ok(Incoming::Single(m)) => m,
+            other => panic!("not a single message: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn absent_and_null_params_read_as_empty_object() {
+        for text in
+            [r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#]
+        {
+            let Message::Request(r) = single(text) else { panic!() };
+            assert_eq!(r.params, json!({}));
+        }
+    }
+
+    #[test]
+    fn large_integer_ids_are_echoed_exactly() {
+        let Message::Request(r) = single(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#) else {
+            panic!()
+        };
+        let out = response(Some(&r.id), &Ok(json!({})));
+        assert!(out.contains(r#""id":18446744073709551615"#), "{out}");
+    }
+
+    #[test]
+    fn non_object_params_are_invalid_params_with_id() {
+        let err = parse(r#"{"jsonrpc":"2.0","id":"a","method":"ping","params":[1]}"#).unwrap_err();
+        assert_eq!(err.error.code, INVALID_PARAMS);
+        assert_eq!(err.id, Some(RequestId::String("a".into())));
+    }
+
+    #[test]
+    fn bad_envelopes_are_invalid_request() {
+        for text in [
+            "42",
+            r#"{"id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            "[]",
+        ] {
+            assert_eq!(parse(text).unwrap_err().error.code, INVALID_REQUEST, "{text}");
+        }
+        assert_eq!(parse("{").unwrap_err().error.code, PARSE_ERROR);
+    }
+
+    #[test]
+    fn responses_and_notifications_are_told_apart() {
+        assert!(matches!(
+            single(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Message::Notification(_)
+        ));
+        let Message::Response(r) = single(r#"{"jsonrpc":"2.0","id":"s1","error":{"code":-1,"message":"no"}}"#) else {
+            panic!()
+        };
+        assert_eq!(r.outcome.unwrap_err().code, -1);
+    }
+}

@@ -1,0 +1,64 @@
+//! tinymcp: a complete Model Context Protocol server, synchronous and small.
+//!
+//! Register tools, resources and prompts on a [`Server`], then serve it on a transport.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use tinymcp::{CallToolResult, Server, Tool};
+//!
+//! let server = Server::new("demo", "1.0.0");
+//! server.register_tool(
+//!     Tool::new("add", "Add two integers", json!({
+//!         "type": "object",
+//!         "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+//!         "required": ["a", "b"]
+//!     })),
+//!     |_cx, args| {
+//!         let sum = args["a"].as_i64().unwrap_or(0) + args["b"].as_i64().unwrap_or(0);
+//!         Ok(CallToolResult::text(sum.to_string()))
+//!     },
+//! );
+//! tinymcp::transport::stdio::serve(Arc::new(server)).expect("stdio failed");
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod base64;
+pub mod jsonrpc;
+pub mod mime;
+pub mod pagination;
+pub mod schema;
+pub mod uri_template;
+pub mod version;
+
+pub mod completion;
+pub mod connection;
+pub mod content;
+pub mod context;
+mod dispatch;
+pub mod lifecycle;
+pub mod logging;
+mod pool;
+pub mod prompts;
+pub mod resources;
+pub mod server;
+pub mod session;
+pub mod tools;
+
+pub mod error;
+pub mod transport;
+
+pub use completion::CompletionRequest;
+pub use connection::{Connection, Outgoing, Sink};
+pub use content::{Annotations, Content, Icon, ResourceContents, Role};
+pub use context::RequestCx;
+pub use error::Error;
+pub use jsonrpc::{RequestId, RpcError};
+pub use logging::LogLevel;
+pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
+pub use resources::{Resource, ResourceTemplate};
+pub use server::{Options, Server};
+pub use tools::{CallToolResult, Tool, ToolAnnotations};
+pub use version::ProtocolVersion;
+pub mod provide;

@@ -1,0 +1,103 @@
+//! The `tinymcp` binary: parses the command line once, sets up logging to stderr, builds the
+//! server from the chosen providers and runs the chosen transport. Errors become an exit code here.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use tinymcp::{provide, transport, Server};
+
+const USAGE: &str = "\
+tinymcp: a Model Context Protocol server
+
+USAGE:
+    tinymcp [OPTIONS]
+
+OPTIONS:
+    --everything            serve the conformance-suite fixture (plus an `echo` tool)
+    --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
+    --page-size N           items per page of every list (default 100)
+    -h, --help              print this help
+    -V, --version           print the version
+
+Logs go to stderr; set RUST_LOG (error, warn, info, debug, trace) to choose how much.";
+
+struct Args {
+    everything: bool,
+    max_message_bytes: Option<usize>,
+    page_size: Option<usize>,
+}
+
+enum Parsed {
+    Run(Args),
+    Help,
+    Version,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+    let mut parsed = Args { everything: false, max_message_bytes: None, page_size: None };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Parsed::Help),
+            "-V" | "--version" => return Ok(Parsed::Version),
+            "--everything" => parsed.everything = true,
+            "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
+            "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
+            other => return Err(format!("unknown argument: {other} (see --help)")),
+        }
+    }
+    Ok(Parsed::Run(parsed))
+}
+
+fn number(flag: &str, value: Option<String>) -> Result<usize, String> {
+    let value = value.ok_or_else(|| format!("{flag} needs a number"))?;
+    match value.parse() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{flag}: expected a positive whole number, got {value:?}")),
+    }
+}
+
+fn run(args: Args) -> Result<(), tinymcp::Error> {
+    let mut options = tinymcp::Options::default();
+    if let Some(n) = args.max_message_bytes {
+        options.max_message_bytes = n;
+    }
+    if let Some(n) = args.page_size {
+        options.page_size = n;
+    }
+    let server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
+    if args.everything {
+        provide::everything::register(&server);
+    }
+    transport::stdio::serve(Arc::new(server))
+}
+
+#[allow(clippy::print_stdout, clippy::print_stderr)]
+fn main() -> ExitCode {
+    env_logger::Builder::new()
+        .filter_level(log::LevelFilter::Warn)
+        .parse_env("RUST_LOG")
+        .target(env_logger::Target::Stderr)
+        .init();
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(Parsed::Run(args)) => args,
+        Ok(Parsed::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Parsed::Version) => {
+            println!("tinymcp {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Err(why) => {
+            eprintln!("tinymcp: {why}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(tinymcp::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            log::error!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! `prompts/list` and `prompts/get`: descriptors, argument checks, messages, and the
+//! `prompts/list_changed` notification. Never names a transport or a thread.
+
+use crate::content::{to_map, Content, Icon, Role};
+use crate::context::RequestCx;
+use crate::jsonrpc::RpcError;
+use crate::pagination;
+use crate::server::Registry;
+use crate::tools::{with_cursor, ListParams};
+use crate::version::ProtocolVersion;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+/// One argument a prompt takes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptArgument {
+    /// The name.
+    pub name: String,
+    /// A human-readable title (2025-06-18 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it is for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether `prompts/get` must carry it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+}
+
+impl PromptArgument {
+    /// An argument with a name, a description and whether it is required.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, required: bool) -> Self {
+        PromptArgument { name: name.into(), title: None, description: Some(description.into()), required }
+    }
+}
+
+/// A prompt descriptor, as listed by `prompts/list`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Prompt {
+    /// The unique name.
+    pub name: String,
+    /// A human-readable title (2025-06-18 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its arguments.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<PromptArgument>,
+    /// Icons (2025-11-25 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+}
+
+impl Prompt {
+    /// A prompt with a name, a description and its arguments.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, arguments: Vec<PromptArgument>) -> Self {
+        Prompt { name: name.into(), title: None, description: Some(description.into()), arguments, icons: None }
+    }
+
+    /// The descriptor as the given revision knows it.
+    pub fn to_wire(&self, version: ProtocolVersion) -> Value {
+        let mut map = to_map(self);
+        if !version.has_structured() {
+            map.remove("title");
+            if let Some(Value::Array(args)) = map.get_mut("arguments") {
+                for arg in args.iter_mut().filter_map(Value::as_object_mut) {
+                    arg.remove("title");
+                }
+            }
+        }
+        if !version.has_icons() {
+            map.remove("icons");
+        }
+        Value::Object(map)
+    }
+}
+
+/// One message of a prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptMessage {
+    /// Who says it.
+    pub role: Role,
+    /// What is said.
+    pub content: Content,
+}
+
+impl PromptMessage {
+    /// A user message.
+    pub fn user(content: Content) -> Self {
+        PromptMessage { role: Role::User, content }
+    }
+    /// An assistant message.
+    pub fn assistant(content: Content) -> Self {
+        PromptMessage { role: Role::Assistant, content }
+    }
+}
+
+/// The result of `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GetPromptResult {
+    /// A description of this instance of the prompt.
+    pub description: Option<String>,
+    /// The messages.
+    pub messages: Vec<PromptMessage>,
+}
+
+impl GetPromptResult {
+    /// A result with these messages.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        GetPromptResult { description: None, messages }
+    }
+
+    /// The result as the given revision knows it.
+    pub fn to_wire(&self, version: ProtocolVersion) -> Value {
+        let messages: Vec<Value> =
+            self.messages.iter().map(|m| json!({ "role": m.role, "content": m.content.to_wire(version) })).collect();
+        let mut map = Map::new();
+        if let Some(d) = &self.description {
+            map.insert("description".into(), d.clone().into());
+        }
+        map.insert("messages".into(), Value::Array(messages));
+        Value::Object(map)
+    }
+}
+
+/// The arguments of `prompts/get`, by name.
+pub type PromptArguments = HashMap<String, String>;
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct GetParams {
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Option<HashMap<String, Value>>,
+}
+
+/// `prompts/list`.
+pub(crate) fn list(cx: &RequestCx, registry: &Registry, params: ListParams) -> Result<Value, RpcError> {
+    let (page, next) = pagination::page(&registry.prompts, params.cursor.as_deref(), cx.page_size())
+        .map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    let prompts: Vec<Value> = page.iter().map(|p| p.prompt.to_wire(cx.version())).collect();
+    Ok(with_cursor(json!({ "prompts": prompts }), next))
+}
+
+/// `prompts/get`: checks the arguments, then runs the handler.
+pub(crate) fn get(cx: &RequestCx, registry: &Registry, params: GetParams) -> Result<Value, RpcError> {
+    let entry = registry
+        .prompt(&params.name)
+        .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {}", params.name)))?;
+    let mut arguments = PromptArguments::new();
+    for (name, value) in params.arguments.unwrap_or_default() {
+        let text = match value {
+            Value::String(s) => s,
+            Value::Null => continue,
+            other => other.to_string(),
+        };
+        arguments.insert(name, text);
+    }
+    if let Some(missing) = entry.prompt.arguments.iter().find(|a| a.required && !arguments.contains_key(&a.name)) {
+        return Err(RpcError::invalid_params(format!(
+            "missing required argument {:?} for prompt {}",
+            missing.name, params.name
+        )));
+    }
+    let result = (entry.handler)(cx, &arguments)?;
+    Ok(result.to_wire(cx.version()))
+}
+
+/// Method of the notification that the prompt list changed.
+pub(crate) const LIST_CHANGED: &str = "notifications/prompts/list_changed";

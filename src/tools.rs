@@ -1,0 +1,226 @@
+//! `tools/list` and `tools/call`: the tool descriptor, the call result, argument and output
+//! validation, and the `tools/list_changed` notification. Never names a transport or a thread.
+
+use crate::content::{self, to_map, Content, Icon};
+use crate::context::RequestCx;
+use crate::jsonrpc::RpcError;
+use crate::pagination;
+use crate::schema;
+use crate::server::Registry;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// Behaviour hints about a tool (2025-03-26 and later).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A human-readable title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may destroy data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling twice with the same arguments has no further effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool reaches an open world (the web, say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// A tool descriptor, as listed by `tools/list`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// The unique name (1 to 128 characters of `A-Za-z0-9_-.`).
+    pub name: String,
+    /// A human-readable title (2025-06-18 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does, for the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments (an object schema).
+    pub input_schema: Value,
+    /// JSON Schema of `structuredContent` (2025-06-18 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// Behaviour hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Icons (2025-11-25 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Extra metadata (2025-06-18 and later).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+}
+
+impl Tool {
+    /// A tool with a name, a description and an input schema.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: Some(description.into()),
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+        }
+    }
+    /// Sets the title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+    /// Sets the output schema.
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+    /// Sets the annotations.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+    /// Sets the icons.
+    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    /// The descriptor as the given revision knows it.
+    pub fn to_wire(&self, version: crate::ProtocolVersion) -> Value {
+        let mut map = to_map(self);
+        if !version.has_audio() {
+            map.remove("annotations");
+        }
+        if !version.has_structured() {
+            for key in ["title", "outputSchema", "_meta"] {
+                map.remove(key);
+            }
+        }
+        if !version.has_icons() {
+            map.remove("icons");
+        }
+        Value::Object(map)
+    }
+}
+
+/// The result of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallToolResult {
+    /// The content blocks.
+    pub content: Vec<Content>,
+    /// Structured output, checked against the tool's `outputSchema` (2025-06-18 and later).
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed (the model reads why in `content`).
+    pub is_error: bool,
+    /// Extra metadata.
+    pub meta: Option<Value>,
+}
+
+impl CallToolResult {
+    /// A successful result with these blocks.
+    pub fn success(content: Vec<Content>) -> Self {
+        CallToolResult { content, ..Default::default() }
+    }
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::success(vec![Content::text(text)])
+    }
+    /// A failed result whose text says why.
+    pub fn error(text: impl Into<String>) -> Self {
+        CallToolResult { content: vec![Content::text(text)], is_error: true, ..Default::default() }
+    }
+    /// A structured result; its JSON is also given as a text block for older clients.
+    pub fn structured(value: Value) -> Self {
+        CallToolResult {
+            content: vec![Content::text(value.to_string())],
+            structured_content: Some(value),
+            ..Default::default()
+        }
+    }
+
+    /// The result as the given revision knows it.
+    pub fn to_wire(&self, version: crate::ProtocolVersion) -> Value {
+        let mut map = Map::new();
+        map.insert("content".into(), content::list_to_wire(&self.content, version));
+        if let (Some(s), true) = (&self.structured_content, version.has_structured()) {
+            map.insert("structuredContent".into(), s.clone());
+        }
+        if self.is_error {
+            map.insert("isError".into(), true.into());
+        }
+        if let Some(meta) = &self.meta {
+            map.insert("_meta".into(), meta.clone());
+        }
+        Value::Object(map)
+    }
+}
+
+/// Params of `tools/list` and every other paginated list.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ListParams {
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// Params of `tools/call`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct CallParams {
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Option<Value>,
+}
+
+/// `tools/list`.
+pub(crate) fn list(cx: &RequestCx, registry: &Registry, params: ListParams) -> Result<Value, RpcError> {
+    let (page, next) = pagination::page(&registry.tools, params.cursor.as_deref(), cx.page_size())
+        .map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    let tools: Vec<Value> = page.iter().map(|t| t.tool.to_wire(cx.version())).collect();
+    Ok(with_cursor(json!({ "tools": tools }), next))
+}
+
+/// Adds `nextCursor` when there is a next page.
+pub(crate) fn with_cursor(mut result: Value, next: Option<String>) -> Value {
+    if let (Some(next), Some(map)) = (next, result.as_object_mut()) {
+        map.insert("nextCursor".into(), next.into());
+    }
+    result
+}
+
+/// `tools/call`: validates the arguments, runs the handler, validates structured output.
+pub(crate) fn call(cx: &RequestCx, registry: &Registry, params: CallParams) -> Result<Value, RpcError> {
+    let entry = registry
+        .tool(&params.name)
+        .ok_or_else(|| RpcError::invalid_params(format!("unknown tool: {}", params.name)))?;
+    let arguments = match params.arguments {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(v @ Value::Object(_)) => v,
+        Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
+    };
+    if let Err(e) = schema::validate(&entry.tool.input_schema, &arguments) {
+        return Ok(
+            CallToolResult::error(format!("invalid arguments for tool {}: {e}", params.name)).to_wire(cx.version())
+        );
+    }
+    let mut result = (entry.handler)(cx, arguments)?;
+    if let (Some(out_schema), Some(structured), false) =
+        (&entry.tool.output_schema, &result.structured_content, result.is_error)
+    {
+        if let Err(e) = schema::validate(out_schema, structured) {
+            log::error!("tool {} returned structured content that fails its output schema: {e}", params.name);
+            result = CallToolResult::error(format!("tool {} produced invalid structured output: {e}", params.name));
+        }
+    }
+    Ok(result.to_wire(cx.version()))
+}
+
+/// The `notifications/tools/list_changed` params.
+pub(crate) const LIST_CHANGED: &str = "notifications/tools/list_changed";

@@ -1,0 +1,4 @@
+//! Transports: they move JSON-RPC text between a peer and a `Connection`, read only the
+//! envelope, and know nothing of tools, resources or prompts.
+
+pub mod stdio;

@@ -1,0 +1,143 @@
+//! stdio: one JSON-RPC message per line, UTF-8. A reader thread parses lines and hands them to
+//! the connection; one writer thread owns the output. The ONLY code that touches stdout.
+
+use crate::connection::{Connection, Outgoing, Sink};
+use crate::error::Error;
+use crate::jsonrpc::{self, Malformed, RpcError};
+use crate::server::Server;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long in-flight requests may run on after the input ends.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// Serves `server` on this process's stdin and stdout until stdin ends.
+pub fn serve(server: Arc<Server>) -> Result<(), Error> {
+    let stdin = io::stdin();
+    serve_io(server, BufReader::with_capacity(64 * 1024, stdin.lock()), io::stdout())
+}
+
+/// Serves on any line reader and writer (tests and embedders use pipes or memory).
+pub fn serve_io(
+    server: Arc<Server>,
+    mut input: impl BufRead,
+    output: impl Write + Send + 'static,
+) -> Result<(), Error> {
+    let (sink, outbox) = Sink::channel();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    thread::Builder::new().name("mcp-stdout".into()).spawn(move || {
+        write_loop(outbox, output);
+        let _ = done_tx.send(());
+    })?;
+    let connection = Connection::new(Arc::clone(&server), sink.clone());
+    let cap = server.options().max_message_bytes;
+    let mut line = Vec::with_capacity(4096);
+    let result = loop {
+        match read_line(&mut input, &mut line, cap) {
+            Ok(Line::Eof) => break Ok(()),
+            Ok(Line::TooLong) => {
+                log::warn!("message over {cap} bytes refused");
+                let error = RpcError::invalid_request(format!("message too large: the limit is {cap} bytes"));
+                connection.handle(Err(Malformed { id: None, error }), &sink);
+            }
+            Ok(Line::Text) => {
+                let text = match std::str::from_utf8(&line) {
+                    Ok(t) => t.trim(),
+                    Err(e) => {
+                        let error = RpcError::parse_error(format!("parse error: invalid UTF-8 ({e})"));
+                        connection.handle(Err(Malformed { id: None, error }), &sink);
+                        continue;
+                    }
+                };
+                if text.is_empty() {
+                    continue;
+                }
+                log::debug!("<- {text}");
+                connection.handle(jsonrpc::parse(text), &sink);
+            }
+            Err(e) => break Err(Error::Io(e)),
+        }
+    };
+    // Let running requests answer briefly, then cancel the rest.
+    let deadline = Instant::now() + DRAIN;
+    while connection.session().in_flight() > 0 && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(5));
+    }
+    connection.close();
+    drop(connection);
+    drop(sink);
+    // The writer ends once every sink is gone; a handler that ignores cancellation still holds
+    // one, so wait only briefly (everything queued so far is flushed batch by batch).
+    let _ = done_rx.recv_timeout(Duration::from_millis(500));
+    result
+}
+
+enum Line {
+    Text,
+    TooLong,
+    Eof,
+}
+
+/// Reads one line into `buf` (without the newline). A line over `cap` is skipped to its end.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Line> {
+    buf.clear();
+    let mut too_long = false;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(if too_long {
+                Line::TooLong
+            } else if buf.is_empty() {
+                Line::Eof
+            } else {
+                Line::Text
+            });
+        }
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], Some(i + 1)),
+            None => (available, None),
+        };
+        if !too_long {
+            if buf.len() + chunk.len() > cap {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let used = done.unwrap_or(available.len());
+        input.consume(used);
+        if done.is_some() {
+            return Ok(if too_long { Line::TooLong } else { Line::Text });
+        }
+    }
+}
+
+fn write_loop(outbox: Receiver<Outgoing>, output: impl Write) {
+    let mut out = BufWriter::with_capacity(64 * 1024, output);
+    while let Ok(mut message) = outbox.recv() {
+        loop {
+            log::debug!("-> {}", message.json());
+            if let Err(e) = out.write_all(message.json().as_bytes()).and_then(|_| out.write_all(b"\n")) {
+                log::debug!("stdout closed: {e}");
+                return;
+            }
+            // Batch whatever is already queued into one write.
+            match outbox.try_recv() {
+                Ok(next) => message = next,
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = out.flush() {
+            log::debug!("stdout closed: {e}");
+            return;
+        }
+    }
+}

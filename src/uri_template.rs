@@ -1,0 +1,711 @@
+//! RFC 6570 URI templates (levels 1-3) for MCP resource templates: expansion,
+//! and the reverse match that turns a concrete URI back into variable values.
+//! Pure std; values are plain strings (no lists or maps), so level-4 modifiers
+//! parse but `*` is a no-op and `:n` only truncates on expansion.
+
+use std::collections::{HashMap, HashSet};
+
+/// Upper bound on matcher steps, so a hostile URI cannot make matching slow.
+const MAX_MATCH_STEPS: usize = 200_000;
+
+/// An expression operator (RFC 6570 §3.2, Appendix A).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Simple,
+    Reserved,
+    Fragment,
+    Label,
+    Path,
+    PathParam,
+    Query,
+    QueryCont,
+}
+
+impl Op {
+    fn first(self) -> &'static str {
+        match self {
+            Op::Simple | Op::Reserved => "",
+            Op::Fragment => "#",
+            Op::Label => ".",
+            Op::Path => "/",
+            Op::PathParam => ";",
+            Op::Query => "?",
+            Op::QueryCont => "&",
+        }
+    }
+
+    fn sep(self) -> &'static str {
+        match self {
+            Op::Simple | Op::Reserved | Op::Fragment => ",",
+            Op::Label => ".",
+            Op::Path => "/",
+            Op::PathParam => ";",
+            Op::Query | Op::QueryCont => "&",
+        }
+    }
+
+    fn named(self) -> bool {
+        matches!(self, Op::PathParam | Op::Query | Op::QueryCont)
+    }
+
+    fn if_empty(self) -> &'static str {
+        match self {
+            Op::Query | Op::QueryCont => "=",
+            _ => "",
+        }
+    }
+
+    fn allow_reserved(self) -> bool {
+        matches!(self, Op::Reserved | Op::Fragment)
+    }
+}
+
+/// One `varspec` of an expression.
+#[derive(Clone, Debug)]
+struct VarSpec {
+    name: String,
+    prefix: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+enum Part {
+    Literal(String),
+    Expr { op: Op, vars: Vec<VarSpec> },
+}
+
+/// A parsed RFC 6570 URI template such as `file:///{+path}`.
+#[derive(Clone, Debug)]
+pub struct UriTemplate {
+    raw: String,
+    parts: Vec<Part>,
+}
+
+impl UriTemplate {
+    /// Parses `template`, rejecting unbalanced braces, empty expressions,
+    /// reserved operators (`= , ! @ |`) and invalid variable names.
+    pub fn parse(template: &str) -> Result<UriTemplate, String> {
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut rest = template;
+        let mut offset = 0;
+        while let Some(open) = rest.find(['{', '}']) {
+            let (before, after) = rest.split_at(open);
+            literal.push_str(before);
+            let at = offset + open;
+            let Some(after_open) = after.strip_prefix('{') else {
+                return Err(format!("unmatched '}}' at offset {at}"));
+            };
+            let close = match after_open.find(['{', '}']) {
+                Some(close) if after_open.get(close..).is_some_and(|t| t.starts_with('}')) => close,
+                Some(_) => return Err(format!("nested '{{' in expression at offset {at}")),
+                None => return Err(format!("unclosed '{{' at offset {at}")),
+            };
+            let body = after_open.get(..close).unwrap_or_default();
+            let expr = parse_expression(body).map_err(|e| format!("{e} at offset {at}"))?;
+            if !literal.is_empty() {
+                parts.push(Part::Literal(std::mem::take(&mut literal)));
+            }
+            parts.push(expr);
+            rest = after_open.get(close + 1..).unwrap_or_default();
+            offset = at + close + 2;
+        }
+        literal.push_str(rest);
+        if !literal.is_empty() {
+            parts.push(Part::Literal(literal));
+        }
+        Ok(UriTemplate { raw: template.to_string(), parts })
+    }
+
+    /// The template text as given to [`UriTemplate::parse`].
+    pub fn as_str(&self) -> &str {
+        &self.raw
+    }
+
+    /// The variable names in order of first appearance, without duplicates.
+    pub fn variables(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for part in &self.parts {
+            if let Part::Expr { vars, .. } = part {
+                for var in vars {
+                    if !names.contains(&var.name.as_str()) {
+                        names.push(&var.name);
+                    }
+                }
+            }
+        }
+        names
+    }
+
+    /// Expands the template with `vars` (RFC 6570 §3). Variables missing from
+    /// `vars` are undefined and skipped, with their separators; an empty
+    /// string is defined.
+    pub fn expand(&self, vars: &HashMap<String, String>) -> String {
+        let mut out = String::with_capacity(self.raw.len());
+        for part in &self.parts {
+            let (op, specs) = match part {
+                Part::Literal(text) => {
+                    out.push_str(&encode(text, true));
+                    continue;
+                }
+                Part::Expr { op, vars } => (*op, vars),
+            };
+            let mut first = true;
+            for spec in specs {
+                let Some(value) = vars.get(&spec.name) else {
+                    continue;
+                };
+                out.push_str(if first { op.first() } else { op.sep() });
+                first = false;
+                let value = match spec.prefix {
+                    Some(n) => {
+                        value.char_indices().nth(n).map_or(value.as_str(), |(i, _)| value.get(..i).unwrap_or(value))
+                    }
+                    None => value.as_str(),
+                };
+                if op.named() {
+                    out.push_str(&spec.name);
+                    if value.is_empty() {
+                        out.push_str(op.if_empty());
+                        continue;
+                    }
+                    out.push('=');
+                }
+                out.push_str(&encode(value, op.allow_reserved()));
+            }
+        }
+        out
+    }
+
+    /// Matches `uri` against the template and returns each matched variable
+    /// with its percent-decoded value, in the order of [`UriTemplate::variables`].
+    ///
+    /// Supported: literals match exactly; `{var}`, `{.var}` and `{/var}`
+    /// match one or more characters other than `/ ? # & ,`; `{+var}` matches
+    /// one or more characters other than `?` and `#` (so it spans `/`);
+    /// `{#var}` matches the rest after `#`; multi-variable expressions need
+    /// every variable present. `{?a,b}`, `{&a}` and `{;a}` accept their
+    /// variables in any order, each optional and at most once, but no names
+    /// the template does not list. Backtracking lets greedy variables give
+    /// way to a literal suffix. Empty values only match in named forms;
+    /// repeated variables must match equal values. An invalid `%XX`, or a
+    /// decoding that is not UTF-8, leaves the value as it was.
+    pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
+        let tokens = self.tokens();
+        let names = self.variables();
+        let has_repeats = {
+            let mut seen = HashSet::new();
+            let all = self.parts.iter().filter_map(|p| match p {
+                Part::Expr { vars, .. } => Some(vars.iter()),
+                Part::Literal(_) => None,
+            });
+            !all.flatten().all(|v| seen.insert(v.name.as_str()))
+        };
+        let mut matcher = Matcher {
+            uri,
+            tokens: &tokens,
+            captures: Vec::new(),
+            failed: HashSet::new(),
+            memoize: !has_repeats,
+            steps: 0,
+        };
+        if !matcher.run(0, 0) {
+            return None;
+        }
+        let mut captures = matcher.captures;
+        captures.sort_by_key(|(name, _)| names.iter().position(|n| n == name));
+        captures.dedup_by(|a, b| a.0 == b.0);
+        Some(captures)
+    }
+
+    /// Flattens the template into the matcher's tokens.
+    fn tokens(&self) -> Vec<Token<'_>> {
+        let mut tokens = Vec::new();
+        for part in &self.parts {
+            match part {
+                Part::Literal(text) => tokens.push(Token::Literal(encode(text, true))),
+                Part::Expr { op, vars } if op.named() => tokens.push(Token::Named {
+                    first: op.first(),
+                    sep: op.sep(),
+                    stops: if *op == Op::PathParam { "/?#" } else { "#" },
+                    names: vars.iter().map(|v| v.name.as_str()).collect(),
+                }),
+                Part::Expr { op, vars } => {
+                    let excluded = match op {
+                        Op::Reserved => "?#",
+                        Op::Fragment => "",
+                        _ => "/?#&,",
+                    };
+                    for (i, var) in vars.iter().enumerate() {
+                        let lead = if i == 0 { op.first() } else { op.sep() };
+                        if !lead.is_empty() {
+                            tokens.push(Token::Literal(lead.to_string()));
+                        }
+                        tokens.push(Token::Var { name: &var.name, excluded });
+                    }
+                }
+            }
+        }
+        tokens
+    }
+}
+
+/// Parses the text between `{` and `}`.
+fn parse_expression(body: &str) -> Result<Part, String> {
+    let mut chars = body.chars();
+    let op = match chars.next() {
+        None => return Err("empty expression".to_string()),
+        Some('+') => Op::Reserved,
+        Some('#') => Op::Fragment,
+        Some('.') => Op::Label,
+        Some('/') => Op::Path,
+        Some(';') => Op::PathParam,
+        Some('?') => Op::Query,
+        Some('&') => Op::QueryCont,
+        Some(c @ ('=' | ',' | '!' | '@' | '|')) => return Err(format!("unsupported operator '{c}'")),
+        Some(_) => Op::Simple,
+    };
+    let list = if op == Op::Simple { body } else { chars.as_str() };
+    let mut vars = Vec::new();
+    for spec in list.split(',') {
+        let (name, prefix) = if let Some(name) = spec.strip_suffix('*') {
+            (name, None)
+        } else if let Some((name, digits)) = spec.split_once(':') {
+            let valid = !digits.is_empty() && digits.len() <= 4 && digits.bytes().all(|b| b.is_ascii_digit());
+            match digits.parse::<usize>() {
+                Ok(n) if valid && n > 0 => (name, Some(n)),
+                _ => return Err(format!("invalid prefix length {digits:?} (expected 1-9999)")),
+            }
+        } else {
+            (spec, None)
+        };
+        if !is_var_name(name) {
+            return Err(format!("invalid variable name {name:?}"));
+        }
+        vars.push(VarSpec { name: name.to_string(), prefix });
+    }
+    Ok(Part::Expr { op, vars })
+}
+
+/// RFC 6570 `varname`: `varchar *( ["."] varchar )`, where a varchar is
+/// ALPHA, DIGIT, `_` or a `%XX` triplet.
+fn is_var_name(name: &str) -> bool {
+    let mut bytes = name.as_bytes();
+    let mut previous_dot = true;
+    while let Some((&b, rest)) = bytes.split_first() {
+        bytes = rest;
+        match b {
+            b'.' if !previous_dot => previous_dot = true,
+            b'%' => match rest {
+                [h, l, tail @ ..] if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+                    bytes = tail;
+                    previous_dot = false;
+                }
+                _ => return false,
+            },
+            b if b.is_ascii_alphanumeric() || b == b'_' => previous_dot = false,
+            _ => return false,
+        }
+    }
+    !previous_dot
+}
+
+fn is_unreserved(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')
+}
+
+fn is_reserved(c: char) -> bool {
+    matches!(
+        c,
+        ':' | '/' | '?' | '#' | '[' | ']' | '@' | '!' | '$' | '&' | '\'' | '(' | ')' | '*' | '+' | ',' | ';' | '='
+    )
+}
+
+/// Percent-encodes `text`, keeping unreserved characters and, when
+/// `allow_reserved`, reserved characters and existing `%XX` triplets too.
+fn encode(text: &str, allow_reserved: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        let keep = is_unreserved(c)
+            || (allow_reserved
+                && (is_reserved(c)
+                    || (c == '%' && text.get(i + 1..i + 3).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit())))));
+        if keep {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` triplets; see [`UriTemplate::matches`] for the lenient cases.
+fn decode(text: &str) -> String {
+    fn hex(b: u8) -> Option<u8> {
+        char::from(b).to_digit(16).and_then(|d| u8::try_from(d).ok())
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut bytes = text.as_bytes();
+    while let Some((&b, rest)) = bytes.split_first() {
+        bytes = rest;
+        if b == b'%' {
+            if let [h, l, tail @ ..] = rest {
+                if let (Some(h), Some(l)) = (hex(*h), hex(*l)) {
+                    out.push((h << 4) | l);
+                    bytes = tail;
+                    continue;
+                }
+            }
+        }
+        out.push(b);
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// A piece of the template as the matcher sees it.
+enum Token<'t> {
+    /// Text that must appear exactly.
+    Literal(String),
+    /// One unnamed variable: one or more characters not in `excluded`.
+    Var { name: &'t str, excluded: &'static str },
+    /// A whole `{;..}`, `{?..}` or `{&..}` expression.
+    Named { first: &'static str, sep: &'static str, stops: &'static str, names: Vec<&'t str> },
+}
+
+/// Backtracking matcher over tokens, memoizing failed `(token, position)`
+/// states so the work stays polynomial in the URI length.
+struct Matcher<'a> {
+    uri: &'a str,
+    tokens: &'a [Token<'a>],
+    captures: Vec<(String, String)>,
+    failed: HashSet<(usize, usize)>,
+    memoize: bool,
+    steps: usize,
+}
+
+impl Matcher<'_> {
+    fn run(&mut self, index: usize, pos: usize) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_MATCH_STEPS {
+            return false;
+        }
+        let Some(token) = self.tokens.get(index) else {
+            return pos == self.uri.len();
+        };
+        if self.memoize && self.failed.contains(&(index, pos)) {
+            return false;
+        }
+        let rest = self.uri.get(pos..).unwrap_or_default();
+        let matched = match token {
+            Token::Literal(text) => rest.starts_with(text.as_str()) && self.run(index + 1, pos + text.len()),
+            Token::Var { name, excluded } => {
+                let run_len = rest.find(|c| excluded.contains(c)).unwrap_or(rest.len());
+                let ends: Vec<usize> =
+                    rest.get(..run_len).unwrap_or_default().char_indices().map(|(i, c)| i + c.len_utf8()).collect();
+                ends.into_iter().rev().any(|end| {
+                    let value = decode(rest.get(..end).unwrap_or_default());
+                    self.try_with(vec![(name.to_string(), value)], index + 1, pos + end)
+                })
+            }
+            Token::Named { first, sep, stops, names } => named_candidates(rest, first, sep, stops, names)
+                .into_iter()
+                .any(|(end, captured)| self.try_with(captured, index + 1, pos + end)),
+        };
+        if !matched && self.memoize {
+            self.failed.insert((index, pos));
+        }
+        matched
+    }
+
+    /// Records `captured` and matches the remaining tokens, undoing on failure.
+    fn try_with(&mut self, captured: Vec<(String, String)>, index: usize, pos: usize) -> bool {
+        let consistent =
+            captured.iter().all(|(name, value)| self.captures.iter().all(|(n, v)| n != name || v == value));
+        if !consistent {
+            return false;
+        }
+        let mark = self.captures.len();
+        self.captures.extend(captured);
+        if self.run(index, pos) {
+            return true;
+        }
+        self.captures.truncate(mark);
+        false
+    }
+}
+
+/// The ways a named expression can match at the start of `rest`: each
+/// `(length, captures)`, longest first, ending with the empty match (every
+/// variable undefined).
+fn named_candidates(
+    rest: &str,
+    first: &str,
+    sep: &str,
+    stops: &str,
+    names: &[&str],
+) -> Vec<(usize, Vec<(String, String)>)> {
+    let mut candidates = vec![(0, Vec::new())];
+    let Some(mut tail) = rest.strip_prefix(first) else {
+        return candidates;
+    };
+    let mut captured: Vec<(String, String)> = Vec::new();
+    loop {
+        let pair_len = tail.find(|c| sep.contains(c) || stops.contains(c)).unwrap_or(tail.len());
+        let pair = tail.get(..pair_len).unwrap_or_default();
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if !names.contains(&name) || captured.iter().any(|(n, _)| n == name) {
+            break;
+        }
+        captured.push((name.to_string(), decode(value)));
+        tail = tail.get(pair_len..).unwrap_or_default();
+        candidates.push((rest.len() - tail.len(), captured.clone()));
+        match tail.strip_prefix(sep) {
+            Some(next) => tail = next,
+            None => break,
+        }
+    }
+    candidates.reverse();
+    candidates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rfc_vars() -> HashMap<String, String> {
+        [("var", "value"), ("hello", "Hello World!"), ("path", "/foo/bar"), ("x", "1024"), ("y", "768"), ("empty", "")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn expand(template: &str) -> String {
+        UriTemplate::parse(template).unwrap().expand(&rfc_vars())
+    }
+
+    fn matched(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
+        UriTemplate::parse(template).unwrap().matches(uri)
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn parse_rejects_malformed_templates() {
+        let cases = [
+            ("{", "unclosed '{' at offset 0"),
+            ("a}b", "unmatched '}' at offset 1"),
+            ("x{a{b}}", "nested '{'"),
+            ("x/{}", "empty expression at offset 2"),
+            ("{a b}", "invalid variable name"),
+            ("{a,}", "invalid variable name"),
+            ("{.a.}", "invalid variable name"),
+            ("{a..b}", "invalid variable name"),
+            ("{%zz}", "invalid variable name"),
+            ("{=a}", "unsupported operator '='"),
+            ("{|a}", "unsupported operator"),
+            ("{a:0}", "invalid prefix length"),
+            ("{a:10000}", "invalid prefix length"),
+            ("{a:}", "invalid prefix length"),
+            ("{+}", "invalid variable name"),
+            ("ok{a}then}", "unmatched '}' at offset 9"),
+        ];
+        for (template, expected) in cases {
+            let err = UriTemplate::parse(template).unwrap_err();
+            assert!(err.contains(expected), "{template}: {err}");
+            assert!(err.starts_with(|c: char| c.is_lowercase()) && !err.ends_with('.'), "{err}");
+        }
+    }
+
+    #[test]
+    fn parse_accepts_valid_names_and_modifiers() {
+        let t = UriTemplate::parse("a/{x_1,a.b,%41B}{?q*}{/p:3}").unwrap();
+        assert_eq!(t.variables(), vec!["x_1", "a.b", "%41B", "q", "p"]);
+        assert_eq!(t.as_str(), "a/{x_1,a.b,%41B}{?q*}{/p:3}");
+    }
+
+    #[test]
+    fn variables_are_ordered_and_deduplicated() {
+        let t = UriTemplate::parse("{b}/{a}{?b,c}{#a}").unwrap();
+        assert_eq!(t.variables(), vec!["b", "a", "c"]);
+        assert!(UriTemplate::parse("plain").unwrap().variables().is_empty());
+    }
+
+    #[test]
+    fn expands_rfc6570_level1_and_level2_examples() {
+        assert_eq!(expand("{var}"), "value");
+        assert_eq!(expand("{hello}"), "Hello%20World%21");
+        assert_eq!(expand("{+var}"), "value");
+        assert_eq!(expand("{+hello}"), "Hello%20World!");
+        assert_eq!(expand("{+path}/here"), "/foo/bar/here");
+        assert_eq!(expand("here?ref={+path}"), "here?ref=/foo/bar");
+        assert_eq!(expand("X{#var}"), "X#value");
+        assert_eq!(expand("X{#hello}"), "X#Hello%20World!");
+    }
+
+    #[test]
+    fn expands_rfc6570_level3_examples() {
+        let cases = [
+            ("map?{x,y}", "map?1024,768"),
+            ("{x,hello,y}", "1024,Hello%20World%21,768"),
+            ("{+x,hello,y}", "1024,Hello%20World!,768"),
+            ("{+path,x}/here", "/foo/bar,1024/here"),
+            ("{#x,hello,y}", "#1024,Hello%20World!,768"),
+            ("{#path,x}/here", "#/foo/bar,1024/here"),
+            ("X{.var}", "X.value"),
+            ("X{.x,y}", "X.1024.768"),
+            ("{/var}", "/value"),
+            ("{/var,x}/here", "/value/1024/here"),
+            ("{;x,y}", ";x=1024;y=768"),
+            ("{;x,y,empty}", ";x=1024;y=768;empty"),
+            ("{?x,y}", "?x=1024&y=768"),
+            ("{?x,y,empty}", "?x=1024&y=768&empty="),
+            ("?fixed=yes{&x}", "?fixed=yes&x=1024"),
+            ("{&x,y,empty}", "&x=1024&y=768&empty="),
+        ];
+        for (template, expected) in cases {
+            assert_eq!(expand(template), expected, "{template}");
+        }
+    }
+
+    #[test]
+    fn undefined_variables_are_skipped() {
+        assert_eq!(expand("a{undef}b"), "ab");
+        assert_eq!(expand("{x,undef,y}"), "1024,768");
+        assert_eq!(expand("{undef,x}"), "1024");
+        assert_eq!(expand("p{?undef}"), "p");
+        assert_eq!(expand("p{?undef,x}"), "p?x=1024");
+        assert_eq!(expand("{#undef}"), "");
+        assert_eq!(expand("{x,empty}"), "1024,");
+    }
+
+    #[test]
+    fn expansion_encodes_unicode_and_percent() {
+        let vars: HashMap<String, String> = [("v".to_string(), "é %41%zz".to_string())].into();
+        let t = |s: &str| UriTemplate::parse(s).unwrap().expand(&vars);
+        assert_eq!(t("{v}"), "%C3%A9%20%2541%25zz");
+        assert_eq!(t("{+v}"), "%C3%A9%20%41%25zz");
+        assert_eq!(t("{v:1}"), "%C3%A9");
+        assert_eq!(t("{var:3}"), "");
+        assert_eq!(expand("{var:3}"), "val");
+        assert_eq!(expand("{var:30}"), "value");
+        assert_eq!(t("a b/{undef}"), "a%20b/");
+    }
+
+    #[test]
+    fn matches_simple_variable() {
+        assert_eq!(matched("test://template/{id}/data", "test://template/123/data"), Some(pairs(&[("id", "123")])));
+        assert_eq!(matched("test://template/{id}/data", "test://template//data"), None);
+        assert_eq!(matched("test://template/{id}/data", "test://template/1/2/data"), None);
+        assert_eq!(matched("test://template/{id}/data", "test://template/123/datax"), None);
+        assert_eq!(matched("test://template/{id}/data", "other://template/123/data"), None);
+        assert_eq!(matched("test://{id}", "test://a?b"), None);
+        assert_eq!(matched("test://{id}", "test://a,b"), None);
+        assert_eq!(matched("test://{id}", "test://%E2%82%AC"), Some(pairs(&[("id", "€")])));
+    }
+
+    #[test]
+    fn matches_reserved_path() {
+        assert_eq!(matched("file:///{+path}", "file:///a/b%20c.txt"), Some(pairs(&[("path", "a/b c.txt")])));
+        assert_eq!(matched("file:///{+path}", "file:///"), None);
+        assert_eq!(matched("file:///{+path}", "file:///a?x"), None);
+        assert_eq!(
+            matched("repo://{owner}/{+path}/raw", "repo://me/src/lib.rs/raw"),
+            Some(pairs(&[("owner", "me"), ("path", "src/lib.rs")]))
+        );
+    }
+
+    #[test]
+    fn greedy_variables_backtrack_for_literal_suffix() {
+        assert_eq!(matched("x://{name}.json", "x://a.b.json"), Some(pairs(&[("name", "a.b")])));
+        assert_eq!(matched("x://{+a}/{+b}", "x://1/2/3"), Some(pairs(&[("a", "1/2"), ("b", "3")])));
+        assert_eq!(matched("x://{a}{b}", "x://xy"), Some(pairs(&[("a", "x"), ("b", "y")])));
+    }
+
+    #[test]
+    fn matches_fragment_label_and_path_operators() {
+        assert_eq!(matched("x://p{#frag}", "x://p#a/b?c"), Some(pairs(&[("frag", "a/b?c")])));
+        assert_eq!(matched("x://file{.ext}", "x://file.rs"), Some(pairs(&[("ext", "rs")])));
+        assert_eq!(matched("x:{/a,b}", "x:/one/two"), Some(pairs(&[("a", "one"), ("b", "two")])));
+        assert_eq!(matched("x:{/a,b}", "x:/one"), None);
+        assert_eq!(matched("map?{x,y}", "map?1024,768"), Some(pairs(&[("x", "1024"), ("y", "768")])));
+    }
+
+    #[test]
+    fn matches_query_in_any_order_with_optional_variables() {
+        let t = "search://items{?q,limit}";
+        let both = pairs(&[("q", "a b"), ("limit", "5")]);
+        assert_eq!(matched(t, "search://items?q=a%20b&limit=5"), Some(both.clone()));
+        assert_eq!(matched(t, "search://items?limit=5&q=a%20b"), Some(both));
+        assert_eq!(matched(t, "search://items?limit=5"), Some(pairs(&[("limit", "5")])));
+        assert_eq!(matched(t, "search://items"), Some(vec![]));
+        assert_eq!(matched(t, "search://items?q"), Some(pairs(&[("q", "")])));
+        assert_eq!(matched(t, "search://items?other=1"), None);
+        assert_eq!(matched(t, "search://items?q=1&q=2"), None);
+        assert_eq!(matched("s://i?fixed=yes{&x}", "s://i?fixed=yes&x=1"), Some(pairs(&[("x", "1")])));
+        assert_eq!(matched("s://i{?a}{&b}", "s://i?a=1&b=2"), Some(pairs(&[("a", "1"), ("b", "2")])));
+        assert_eq!(matched("s://{;x,y}/z", "s://;y=2;x/z"), Some(pairs(&[("x", ""), ("y", "2")])));
+    }
+
+    #[test]
+    fn repeated_variables_must_agree() {
+        assert_eq!(matched("x://{a}/{a}", "x://1/1"), Some(pairs(&[("a", "1")])));
+        assert_eq!(matched("x://{a}/{a}", "x://1/2"), None);
+    }
+
+    #[test]
+    fn expand_then_match_round_trips() {
+        let templates = [
+            "test://template/{id}/data",
+            "file:///{+path}",
+            "x://{a}/{b}{?q,n}",
+            "x://{owner}/{+path}{#frag}",
+            "x://doc{.ext}{/seg}{;p}",
+        ];
+        let values = ["1", "hello world", "é", "a,b", "50%", "x.y", "~-_"];
+        // Reserved expansion passes '?' and '#' through, which cannot be told
+        // apart from the URI's own delimiters, so only unnamed-safe templates get them.
+        let hostile = "é/ü?&=#";
+        for template in templates {
+            let t = UriTemplate::parse(template).unwrap();
+            let extra = (!template.contains('+')).then_some(hostile);
+            for value in values.into_iter().chain(extra) {
+                let vars: HashMap<String, String> =
+                    t.variables().iter().map(|n| (n.to_string(), value.to_string())).collect();
+                let uri = t.expand(&vars);
+                let got = t.matches(&uri).unwrap_or_else(|| panic!("{template} {uri}"));
+                let want: Vec<(String, String)> =
+                    t.variables().iter().map(|n| (n.to_string(), value.to_string())).collect();
+                assert_eq!(got, want, "{template} {uri}");
+            }
+        }
+    }
+
+    #[test]
+    fn invalid_percent_encoding_and_non_ascii_do_not_panic() {
+        assert_eq!(matched("x://{a}", "x://%zz%"), Some(pairs(&[("a", "%zz%")])));
+        assert_eq!(matched("x://{a}", "x://%FF"), Some(pairs(&[("a", "%FF")])));
+        assert_eq!(matched("x://{a}", "x://日本"), Some(pairs(&[("a", "日本")])));
+        assert_eq!(matched("x://é/{a}", "x://%C3%A9/1"), Some(pairs(&[("a", "1")])));
+        let templates = ["{a}", "{+a}{b}", "x{?a,b}{#c}", "{;a}{/b}", "é{.x}"];
+        let uris = ["", "%", "%%%", "?&=#", "日本?=&#;/", "x?a=%&b=%E2%82", "é.é", ";;;/", "#"];
+        for template in templates {
+            let t = UriTemplate::parse(template).unwrap();
+            for uri in uris {
+                let _ = t.matches(uri);
+            }
+        }
+    }
+
+    #[test]
+    fn pathological_input_is_bounded() {
+        let t = UriTemplate::parse("x://{+a}{+b}{+c}{+d}{+e}/end").unwrap();
+        let uri = format!("x://{}", "a".repeat(5_000));
+        assert_eq!(t.matches(&uri), None);
+        let uri = format!("x://{}/end", "a/".repeat(2_000));
+        assert!(t.matches(&uri).is_some());
+    }
+}

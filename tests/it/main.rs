@@ -1,0 +1,10 @@
+//! The one integration-test crate: every test spawns the real binary and speaks the protocol.
+
+mod support;
+
+mod client_requests;
+mod features;
+mod jsonrpc;
+mod lifecycle;
+mod revisions;
+mod stdio;

@@ -1,0 +1,65 @@
+//! The stdio transport: nothing but protocol on stdout, hostile input answered, clean exit.
+
+use crate::support::{check, StdioClient};
+use serde_json::json;
+
+#[test]
+fn end_of_input_exits_zero() {
+    let client = StdioClient::everything("2025-11-25");
+    assert!(client.close().success());
+}
+
+#[test]
+fn end_of_input_with_a_slow_request_in_flight_exits_quickly() {
+    let mut client = StdioClient::everything("2025-11-25");
+    client.send_request("tools/call", json!({"name": "test_slow", "arguments": {"ms": 60000}}));
+    let started = std::time::Instant::now();
+    assert!(client.close().success());
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn an_oversized_message_is_refused_and_serving_goes_on() {
+    let mut client = StdioClient::spawn(&["--everything", "--max-message-bytes", "1000"]);
+    client.initialize("2025-11-25", json!({}));
+    let big = "x".repeat(5000);
+    client.send_line(&format!(r#"{{"jsonrpc":"2.0","id":1000,"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"{big}"}}}}}}"#));
+    let res = client.wait(|m| m.get("error").is_some());
+    check(&res, json!({"error": {"code": -32600}}));
+    assert!(res["error"]["message"].as_str().unwrap().contains("1000"), "{res}");
+    check(&client.request("ping", json!({})), json!({"result": {}}));
+}
+
+#[test]
+fn invalid_utf8_is_a_parse_error() {
+    let mut client = StdioClient::everything("2025-11-25");
+    let mut bytes = br#"{"jsonrpc":"2.0","id":1,"method":"ping","x":""#.to_vec();
+    bytes.extend_from_slice(&[0xff, 0xfe]);
+    bytes.extend_from_slice(b"\"}");
+    client.send_raw(&bytes);
+    let res = client.wait(|m| m.get("error").is_some());
+    check(&res, json!({"id": null, "error": {"code": -32700}}));
+    check(&client.request("ping", json!({})), json!({"result": {}}));
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let mut client = StdioClient::everything("2025-11-25");
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    client.send_line(&deep);
+    let res = client.wait(|m| m.get("error").is_some());
+    check(&res, json!({"error": {"code": -32700}}));
+    check(&client.request("ping", json!({})), json!({"result": {}}));
+}
+
+#[test]
+fn many_requests_in_flight_all_get_answers() {
+    let mut client = StdioClient::everything("2025-11-25");
+    let ids: Vec<_> = (0..200)
+        .map(|i| client.send_request("tools/call", json!({"name": "echo", "arguments": {"message": format!("m{i}")}})))
+        .collect();
+    for (i, id) in ids.iter().enumerate() {
+        let res = client.response(id);
+        check(&res, json!({"result": {"content": [{"text": format!("Echo: m{i}")}]}}));
+    }
+}

@@ -1,0 +1,345 @@
+//! Test support: spawn the real binary, speak the protocol over its stdio, match partial JSON,
+//! and validate every message the server sends against the spec's JSON schema of the
+//! negotiated revision. Every blocking read has a timeout.
+
+use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long any single wait may take before the test fails.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The revisions with the stateful handshake.
+pub const STATEFUL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// Path to the binary under test.
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_tinymcp")
+}
+
+/// Checks that `actual` contains everything in `expected` (objects partially, arrays and
+/// scalars exactly), so adding an optional field breaks no test.
+#[track_caller]
+pub fn check(actual: &Value, expected: Value) {
+    if let Err(path) = matches(actual, &expected, String::new()) {
+        panic!(
+            "mismatch at {path}\nexpected (partial): {}\nactual: {}",
+            serde_json::to_string_pretty(&expected).unwrap_or_default(),
+            serde_json::to_string_pretty(actual).unwrap_or_default()
+        );
+    }
+}
+
+fn matches(actual: &Value, expected: &Value, path: String) -> Result<(), String> {
+    match (actual, expected) {
+        (Value::Object(a), Value::Object(e)) => {
+            for (k, ev) in e {
+                let av = a.get(k).ok_or_else(|| format!("{path}/{k} (missing)"))?;
+                matches(av, ev, format!("{path}/{k}"))?;
+            }
+            Ok(())
+        }
+        (Value::Array(a), Value::Array(e)) if a.len() == e.len() => {
+            for (i, (av, ev)) in a.iter().zip(e).enumerate() {
+                matches(av, ev, format!("{path}/{i}"))?;
+            }
+            Ok(())
+        }
+        (a, e) if a == e => Ok(()),
+        (Value::Number(a), Value::Number(e)) if a.as_f64() == e.as_f64() => Ok(()),
+        _ => Err(if path.is_empty() { "(root)".into() } else { path }),
+    }
+}
+
+/// Validates messages against `../shared/spec/<revision>.schema.json` (or `$TINYMCP_SPEC_DIR`).
+pub struct SchemaBook {
+    roots: Mutex<HashMap<String, Arc<Value>>>,
+}
+
+fn spec_dir() -> PathBuf {
+    match std::env::var_os("TINYMCP_SPEC_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec"),
+    }
+}
+
+impl SchemaBook {
+    /// The process-wide book.
+    pub fn get() -> &'static SchemaBook {
+        static BOOK: OnceLock<SchemaBook> = OnceLock::new();
+        BOOK.get_or_init(|| SchemaBook { roots: Mutex::new(HashMap::new()) })
+    }
+
+    fn root(&self, revision: &str) -> Arc<Value> {
+        let mut roots = self.roots.lock().unwrap();
+        roots
+            .entry(revision.to_owned())
+            .or_insert_with(|| {
+                let path = spec_dir().join(format!("{revision}.schema.json"));
+                let text = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("cannot read the spec schema {}: {e}", path.display()));
+                Arc::new(serde_json::from_str(&text).expect("spec schema is JSON"))
+            })
+            .clone()
+    }
+
+    /// Panics unless `instance` is valid against definition `name` of `revision`.
+    #[track_caller]
+    pub fn validate(&self, revision: &str, name: &str, instance: &Value) {
+        let mut schema = (*self.root(revision)).clone();
+        let defs_key = if schema.get("$defs").is_some() { "$defs" } else { "definitions" };
+        assert!(schema[defs_key].get(name).is_some(), "no definition {name} in the {revision} schema");
+        schema["$ref"] = json!(format!("#/{defs_key}/{name}"));
+        let validator = jsonschema::validator_for(&schema).expect("spec schema compiles");
+        let errors: Vec<String> =
+            validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+        assert!(errors.is_empty(), "{revision} {name} invalid: {errors:?}\nmessage: {instance}");
+    }
+
+    /// The definition a server message must satisfy; `answered` is the method of the request a response answers.
+    pub fn definition_for(message: &Value, answered: Option<&str>) -> Option<&'static str> {
+        if message.get("error").is_some() {
+            return Some("JSONRPCError");
+        }
+        if let Some(method) = message.get("method").and_then(Value::as_str) {
+            return Some(match method {
+                "notifications/message" => "LoggingMessageNotification",
+                "notifications/progress" => "ProgressNotification",
+                "notifications/cancelled" => "CancelledNotification",
+                "notifications/resources/updated" => "ResourceUpdatedNotification",
+                "notifications/resources/list_changed" => "ResourceListChangedNotification",
+                "notifications/tools/list_changed" => "ToolListChangedNotification",
+                "notifications/prompts/list_changed" => "PromptListChangedNotification",
+                "notifications/elicitation/complete" => "ElicitationCompleteNotification",
+                "sampling/createMessage" => "CreateMessageRequest",
+                "elicitation/create" => "ElicitRequest",
+                "roots/list" => "ListRootsRequest",
+                "ping" => "PingRequest",
+                _ => return None,
+            });
+        }
+        Some(match answered? {
+            "initialize" => "InitializeResult",
+            "tools/list" => "ListToolsResult",
+            "tools/call" => "CallToolResult",
+            "resources/list" => "ListResourcesResult",
+            "resources/templates/list" => "ListResourceTemplatesResult",
+            "resources/read" => "ReadResourceResult",
+            "prompts/list" => "ListPromptsResult",
+            "prompts/get" => "GetPromptResult",
+            "completion/complete" => "CompleteResult",
+            _ => "Result",
+        })
+    }
+}
+
+/// A running `tinymcp` speaking over its stdio.
+pub struct StdioClient {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Messages read while waiting for something else.
+    pub backlog: VecDeque<Value>,
+    next_id: i64,
+    methods: HashMap<String, String>,
+    /// The negotiated revision, once known; every message is then schema-checked.
+    pub revision: Option<String>,
+}
+
+impl StdioClient {
+    /// Spawns `tinymcp` with these arguments (stderr inherited, RUST_LOG=trace so any stray print would show on stdout).
+    pub fn spawn(args: &[&str]) -> StdioClient {
+        Self::spawn_in(args, None)
+    }
+
+    /// Spawns in a working directory.
+    pub fn spawn_in(args: &[&str], cwd: Option<&std::path::Path>) -> StdioClient {
+        let mut cmd = Command::new(binary());
+        cmd.args(args).env("RUST_LOG", "trace").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        if let Some(dir) = cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd.spawn().expect("spawn tinymcp");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        StdioClient {
+            child,
+            stdin,
+            lines,
+            backlog: VecDeque::new(),
+            next_id: 0,
+            methods: HashMap::new(),
+            revision: None,
+        }
+    }
+
+    /// Spawns `--everything` and completes the handshake at `revision` with sampling, elicitation and roots declared.
+    pub fn everything(revision: &str) -> StdioClient {
+        let mut client = Self::spawn(&["--everything"]);
+        client.initialize(revision, json!({"sampling": {}, "elicitation": {}, "roots": {"listChanged": true}}));
+        client
+    }
+
+    /// Performs `initialize` + `notifications/initialized`; returns the initialize result.
+    pub fn initialize(&mut self, revision: &str, capabilities: Value) -> Value {
+        let res = self.request(
+            "initialize",
+            json!({"protocolVersion": revision, "capabilities": capabilities, "clientInfo": {"name": "it", "version": "0"}}),
+        );
+        let negotiated = res["result"]["protocolVersion"].as_str().expect("initialize answered").to_owned();
+        self.revision = Some(negotiated);
+        self.validate(&res, Some("initialize"));
+        self.notify("notifications/initialized", json!({}));
+        res["result"].clone()
+    }
+
+    /// Writes one raw line.
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| stdin.write_all(b"\n"))
+            .and_then(|_| stdin.flush())
+            .expect("write");
+    }
+
+    /// Writes raw bytes followed by a newline.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).and_then(|_| stdin.write_all(b"\n")).and_then(|_| stdin.flush()).expect("write");
+    }
+
+    /// Sends a message value.
+    pub fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string());
+    }
+
+    /// Sends a request and returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = json!(self.next_id);
+        self.methods.insert(id.to_string(), method.to_owned());
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// Sends a request and waits for its response (other messages go to the backlog).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response(&id)
+    }
+
+    /// Waits for the response with `id`.
+    pub fn response(&mut self, id: &Value) -> Value {
+        let id = id.clone();
+        self.wait(move |m| m.get("id") == Some(&id) && m.get("method").is_none())
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Answers a server request.
+    pub fn answer(&mut self, id: &Value, result: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    }
+
+    /// Reads the next message from the process, parsing and schema-checking it.
+    pub fn next_message(&mut self, timeout: Duration) -> Option<Value> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                let value: Value =
+                    serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                let frames = value.as_array().cloned().unwrap_or_else(|| vec![value.clone()]);
+                assert!(frames.iter().all(|f| f["jsonrpc"] == "2.0"), "not JSON-RPC: {line}");
+                if value.is_array() {
+                    return Some(value);
+                }
+                let answered = value.get("id").and_then(|id| self.methods.get(&id.to_string())).cloned();
+                self.validate(&value, answered.as_deref());
+                Some(value)
+            }
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Waits for a message matching `pred`, from the backlog first.
+    pub fn wait(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(i).expect("index valid");
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self.next_message(left).unwrap_or_else(|| panic!("timed out; backlog: {:?}", self.backlog));
+            if pred(&message) {
+                return message;
+            }
+            self.backlog.push_back(message);
+        }
+    }
+
+    /// Collects messages for `window` (for checking that something does NOT arrive).
+    pub fn drain(&mut self, window: Duration) -> Vec<Value> {
+        let deadline = Instant::now() + window;
+        let mut seen: Vec<Value> = self.backlog.drain(..).collect();
+        while let Some(m) = self.next_message(deadline.saturating_duration_since(Instant::now())) {
+            seen.push(m);
+        }
+        seen
+    }
+
+    fn validate(&self, message: &Value, answered: Option<&str>) {
+        let Some(revision) = &self.revision else { return };
+        // JSON-RPC answers an unreadable message with `id: null`, which MCP's schemas do not describe.
+        if message.get("id") == Some(&Value::Null) {
+            return;
+        }
+        if let Some(def) = SchemaBook::definition_for(message, answered) {
+            let def =
+                if def == "JSONRPCError" && revision.as_str() >= "2025-11-25" { "JSONRPCErrorResponse" } else { def };
+            if def.ends_with("Result") || def == "Result" {
+                SchemaBook::get().validate(revision, def, &message["result"]);
+            } else {
+                SchemaBook::get().validate(revision, def, message);
+            }
+        }
+    }
+
+    /// Closes stdin and waits for the exit status (bounded).
+    pub fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "server did not exit after end of input");
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for StdioClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -2,8 +2,9 @@
 //!
 //! Register tools, resources and prompts on a [`Server`], then serve it on a transport.
 //!
-//! ```no_run
-//! use std::sync::Arc;
+//! ```
+//! use std::io::{Cursor, Write};
+//! use std::sync::{Arc, Mutex};
 //! use serde_json::json;
 //! use tinymcp::{CallToolResult, Server, Tool};
 //!
@@ -19,7 +20,23 @@
 //!         Ok(CallToolResult::text(sum.to_string()))
 //!     },
 //! );
-//! tinymcp::transport::stdio::serve(Arc::new(server)).expect("stdio failed");
+//!
+//! // A real host would use `tinymcp::transport::stdio::serve(Arc::new(server))`.
+//! // Here the same loop reads two lines from memory and writes its answers to a buffer.
+//! #[derive(Clone, Default)]
+//! struct Buffer(Arc<Mutex<Vec<u8>>>);
+//! impl Write for Buffer {
+//!     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> { self.0.lock().unwrap().write(b) }
+//!     fn flush(&mut self) -> std::io::Result<()> { Ok(()) }
+//! }
+//! let input = concat!(
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#, "\n",
+//!     r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#, "\n",
+//! );
+//! let output = Buffer::default();
+//! tinymcp::transport::stdio::serve_io(Arc::new(server), Cursor::new(input), output.clone()).unwrap();
+//! let text = String::from_utf8(output.0.lock().unwrap().clone()).unwrap();
+//! assert!(text.contains(r#""text":"5""#));
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

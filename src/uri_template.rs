@@ -180,7 +180,7 @@ impl UriTemplate {
     /// with its percent-decoded value, in the order of [`UriTemplate::variables`].
     ///
     /// Supported: literals match exactly; `{var}`, `{.var}` and `{/var}`
-    /// match one or more characters other than `/ ? # & ,`; `{+var}` matches
+    /// match one or more characters other than `/ ? # & , ;`; `{+var}` matches
     /// one or more characters other than `?` and `#` (so it spans `/`);
     /// `{#var}` matches the rest after `#`; multi-variable expressions need
     /// every variable present. `{?a,b}`, `{&a}` and `{;a}` accept their
@@ -233,7 +233,7 @@ impl UriTemplate {
                     let excluded = match op {
                         Op::Reserved => "?#",
                         Op::Fragment => "",
-                        _ => "/?#&,",
+                        _ => "/?#&,;",
                     };
                     for (i, var) in vars.iter().enumerate() {
                         let lead = if i == 0 { op.first() } else { op.sep() };

@@ -63,8 +63,8 @@ fn ids_are_echoed_exactly_strings_and_large_integers() {
     let mut client = StdioClient::everything("2025-11-25");
     client.send_line(r#"{"jsonrpc":"2.0","id":"abc-ü","method":"ping"}"#);
     check(&client.wait(|m| m.get("id") == Some(&json!("abc-ü"))), json!({"result": {}}));
-    client.send_line(r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#);
-    let res = client.wait(|m| m.get("id").is_some_and(|id| id.to_string() == "9007199254740993"));
+    client.send_line(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#);
+    let res = client.wait(|m| m.get("id").and_then(serde_json::Value::as_u64) == Some(u64::MAX));
     check(&res, json!({"result": {}}));
     client.send_line(r#"{"jsonrpc":"2.0","id":-5,"method":"ping"}"#);
     check(&client.wait(|m| m.get("id") == Some(&json!(-5))), json!({"result": {}}));

@@ -3,6 +3,7 @@
 mod support;
 
 mod client_requests;
+mod embedding;
 mod features;
 mod jsonrpc;
 mod lifecycle;

@@ -166,21 +166,12 @@ impl Server {
         handler: impl Fn(&RequestCx, Value) -> Result<CallToolResult, RpcError> + Send + Sync + 'static,
     ) {
         let entry = Arc::new(ToolEntry { tool, handler: Box::new(handler) });
-        self.update(|r| match r.tools.iter().position(|t| t.tool.name == entry.tool.name) {
-            Some(i) => r.tools[i] = entry,
-            None => r.tools.push(entry),
-        });
+        self.update(|r| upsert(&mut r.tools, entry, |a, b| a.tool.name == b.tool.name));
     }
 
     /// Removes a tool; says whether it was there.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let mut removed = false;
-        self.update(|r| {
-            let before = r.tools.len();
-            r.tools.retain(|t| t.tool.name != name);
-            removed = r.tools.len() != before;
-        });
-        removed
+        self.remove_where(|r| &mut r.tools, |t| t.tool.name != name)
     }
 
     /// Registers a resource with a fixed URI.
@@ -190,10 +181,7 @@ impl Server {
         handler: impl Fn(&RequestCx, &str) -> Result<Vec<ResourceContents>, RpcError> + Send + Sync + 'static,
     ) {
         let entry = Arc::new(ResourceEntry { resource, handler: Box::new(move |cx, uri, _| handler(cx, uri)) });
-        self.update(|r| match r.resources.iter().position(|e| e.resource.uri == entry.resource.uri) {
-            Some(i) => r.resources[i] = entry,
-            None => r.resources.push(entry),
-        });
+        self.update(|r| upsert(&mut r.resources, entry, |a, b| a.resource.uri == b.resource.uri));
     }
 
     /// Registers a function that lists resources at call time; they are read through templates.
@@ -215,12 +203,7 @@ impl Server {
     ) -> Result<(), String> {
         let parsed = UriTemplate::parse(&template.uri_template)?;
         let entry = Arc::new(TemplateEntry { template, parsed, handler: Box::new(handler), completer });
-        self.update(|r| {
-            match r.templates.iter().position(|t| t.template.uri_template == entry.template.uri_template) {
-                Some(i) => r.templates[i] = entry,
-                None => r.templates.push(entry),
-            }
-        });
+        self.update(|r| upsert(&mut r.templates, entry, |a, b| a.template.uri_template == b.template.uri_template));
         Ok(())
     }
 
@@ -232,32 +215,17 @@ impl Server {
         completer: Option<Box<Completer>>,
     ) {
         let entry = Arc::new(PromptEntry { prompt, handler: Box::new(handler), completer });
-        self.update(|r| match r.prompts.iter().position(|p| p.prompt.name == entry.prompt.name) {
-            Some(i) => r.prompts[i] = entry,
-            None => r.prompts.push(entry),
-        });
+        self.update(|r| upsert(&mut r.prompts, entry, |a, b| a.prompt.name == b.prompt.name));
     }
 
     /// Removes a prompt; says whether it was there.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let mut removed = false;
-        self.update(|r| {
-            let before = r.prompts.len();
-            r.prompts.retain(|p| p.prompt.name != name);
-            removed = r.prompts.len() != before;
-        });
-        removed
+        self.remove_where(|r| &mut r.prompts, |t| t.prompt.name != name)
     }
 
     /// Removes a fixed resource; says whether it was there.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let mut removed = false;
-        self.update(|r| {
-            let before = r.resources.len();
-            r.resources.retain(|e| e.resource.uri != uri);
-            removed = r.resources.len() != before;
-        });
-        removed
+        self.remove_where(|r| &mut r.resources, |t| t.resource.uri != uri)
     }
 
     /// Tells every client that the tool list changed.
@@ -311,6 +279,18 @@ impl Server {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner).push(Arc::downgrade(session));
     }
 
+    /// Removes the entries `keep` refuses from one list; says whether any went.
+    fn remove_where<T>(&self, list: impl FnOnce(&mut Registry) -> &mut Vec<Arc<T>>, keep: impl Fn(&T) -> bool) -> bool {
+        let mut removed = false;
+        self.update(|r| {
+            let list = list(r);
+            let before = list.len();
+            list.retain(|t| keep(t));
+            removed = list.len() != before;
+        });
+        removed
+    }
+
     fn update(&self, change: impl FnOnce(&mut Registry)) {
         let mut current = self.registry.write().unwrap_or_else(PoisonError::into_inner);
         let mut next = Registry::clone(&current);
@@ -361,5 +341,13 @@ impl Server {
             caps.insert("completions".into(), json!({}));
         }
         Value::Object(caps)
+    }
+}
+
+/// Replaces the entry that `same` matches, keeping its place, or appends.
+fn upsert<T>(list: &mut Vec<Arc<T>>, entry: Arc<T>, same: impl Fn(&T, &T) -> bool) {
+    match list.iter().position(|e| same(e, &entry)) {
+        Some(i) => list[i] = entry,
+        None => list.push(entry),
     }
 }

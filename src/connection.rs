@@ -135,6 +135,7 @@ impl Connection {
             cancelled,
             sink: reply.clone(),
             last_progress: Mutex::new(None),
+            task: None,
         };
         self.server.pool.spawn(move || run(cx, req));
     }

@@ -7,6 +7,7 @@ use crate::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::logging::{self, LogLevel};
 use crate::server::Server;
 use crate::session::Session;
+use crate::tasks::{self, Task};
 use crate::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +27,7 @@ pub struct RequestCx {
     pub(crate) cancelled: Arc<AtomicBool>,
     pub(crate) sink: Sink,
     pub(crate) last_progress: Mutex<Option<f64>>,
+    pub(crate) task: Option<Arc<Task>>,
 }
 
 impl RequestCx {
@@ -52,6 +54,29 @@ impl RequestCx {
     /// The id of the request, if this is one.
     pub fn request_id(&self) -> Option<&RequestId> {
         self.id.as_ref()
+    }
+
+    /// A context for `task`'s background run: its own cancellation flag, and messages sent to
+    /// the session's stream because the request that created it has been answered.
+    pub(crate) fn for_task(&self, task: Arc<Task>) -> RequestCx {
+        RequestCx {
+            server: Arc::clone(&self.server),
+            session: Arc::clone(&self.session),
+            id: None,
+            version: self.version,
+            client_capabilities: Arc::clone(&self.client_capabilities),
+            log_level: self.log_level,
+            progress_token: self.progress_token.clone(),
+            cancelled: Arc::clone(&task.cancelled),
+            sink: self.session.notifier(),
+            last_progress: Mutex::new(None),
+            task: Some(task),
+        }
+    }
+
+    /// The task this context runs, if any.
+    pub(crate) fn task(&self) -> Option<&Arc<Task>> {
+        self.task.as_ref()
     }
 
     pub(crate) fn session(&self) -> &Session {
@@ -155,9 +180,23 @@ impl RequestCx {
     }
 
     /// Sends a request to the client and waits for its answer, the timeout, or cancellation.
-    pub fn request(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+    pub fn request(&self, method: &str, mut params: Value) -> Result<Value, RpcError> {
+        if let (Some(task), Some(map)) = (&self.task, params.as_object_mut()) {
+            // Spec (tasks): requests a task depends on carry its id, and it waits in `input_required`.
+            let meta = map.entry("_meta").or_insert_with(|| json!({}));
+            meta[tasks::RELATED_TASK] = json!({ "taskId": task.id() });
+            task.set_waiting(true);
+        }
+        let outcome = self.request_and_wait(method, &params);
+        if let Some(task) = &self.task {
+            task.set_waiting(false);
+        }
+        outcome
+    }
+
+    fn request_and_wait(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
         let (id, answer) = self.session.expect_answer();
-        self.sink.send(Outgoing::Request(jsonrpc::request(&id, method, &params)));
+        self.sink.send(Outgoing::Request(jsonrpc::request(&id, method, params)));
         let deadline = Instant::now() + self.server.options().client_request_timeout;
         let outcome = loop {
             let left = deadline.saturating_duration_since(Instant::now());

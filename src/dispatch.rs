@@ -3,7 +3,7 @@
 
 use crate::context::RequestCx;
 use crate::jsonrpc::RpcError;
-use crate::{completion, logging, prompts, resources, tools};
+use crate::{completion, logging, prompts, resources, tasks, tools};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
@@ -14,6 +14,7 @@ pub(crate) fn request(cx: &RequestCx, method: &str, params: Value) -> Result<Val
     let has_resources =
         !registry.resources.is_empty() || !registry.listers.is_empty() || !registry.templates.is_empty();
     let has_prompts = !registry.prompts.is_empty();
+    let has_tasks = registry.tasks_enabled(cx.version());
     let r = &registry;
     match method {
         "ping" => Ok(json!({})),
@@ -28,6 +29,10 @@ pub(crate) fn request(cx: &RequestCx, method: &str, params: Value) -> Result<Val
         "prompts/get" if has_prompts => prompts::get(cx, r, parse(params)?),
         "completion/complete" if has_prompts || has_resources => completion::complete(cx, r, parse(params)?),
         "logging/setLevel" => logging::set_level(cx, parse(params)?),
+        "tasks/get" if has_tasks => tasks::get(cx, parse(params)?),
+        "tasks/result" if has_tasks => tasks::result(cx, parse(params)?),
+        "tasks/list" if has_tasks => tasks::list(cx, parse(params)?),
+        "tasks/cancel" if has_tasks => tasks::cancel(cx, parse(params)?),
         _ => Err(RpcError::method_not_found(method)),
     }
 }

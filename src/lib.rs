@@ -45,7 +45,9 @@ pub mod base64;
 pub mod jsonrpc;
 pub mod mime;
 pub mod pagination;
+pub mod random;
 pub mod schema;
+pub mod time;
 pub mod uri_template;
 pub mod version;
 
@@ -61,6 +63,7 @@ pub mod prompts;
 pub mod resources;
 pub mod server;
 pub mod session;
+pub mod tasks;
 pub mod tools;
 
 pub mod error;
@@ -76,6 +79,7 @@ pub use logging::LogLevel;
 pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
 pub use resources::{Resource, ResourceTemplate};
 pub use server::{Options, Server};
+pub use tasks::TaskSupport;
 pub use tools::{CallToolResult, Tool, ToolAnnotations};
 pub use version::ProtocolVersion;
 pub mod provide;

@@ -70,6 +70,12 @@ impl Registry {
     pub fn tool(&self, name: &str) -> Option<&Arc<ToolEntry>> {
         self.tools.iter().find(|t| t.tool.name == name)
     }
+    /// Whether task-augmented `tools/call` is declared for this revision (2025-11-25 and a tool that allows it).
+    pub fn tasks_enabled(&self, version: ProtocolVersion) -> bool {
+        version.has_icons()
+            && version.is_stateful()
+            && self.tools.iter().any(|t| t.tool.task_support != crate::tasks::TaskSupport::Forbidden)
+    }
     pub fn prompt(&self, name: &str) -> Option<&Arc<PromptEntry>> {
         self.prompts.iter().find(|p| p.prompt.name == name)
     }
@@ -336,6 +342,9 @@ impl Server {
         }
         if !registry.prompts.is_empty() {
             caps.insert("prompts".into(), json!({ "listChanged": true }));
+        }
+        if registry.tasks_enabled(version) {
+            caps.insert("tasks".into(), json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }));
         }
         if version.has_audio() && (!registry.prompts.is_empty() || !registry.templates.is_empty()) {
             caps.insert("completions".into(), json!({}));

@@ -5,6 +5,7 @@
 use crate::connection::{Outgoing, Sink};
 use crate::jsonrpc::{self, RequestId, RpcError};
 use crate::logging::LogLevel;
+use crate::tasks::TaskTable;
 use crate::version::ProtocolVersion;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -38,6 +39,7 @@ pub struct Session {
     next_id: AtomicI64,
     notifier: Sink,
     closed: AtomicBool,
+    pub(crate) tasks: TaskTable,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -55,6 +57,7 @@ impl Session {
             next_id: AtomicI64::new(1),
             notifier,
             closed: AtomicBool::new(false),
+            tasks: TaskTable::default(),
         }
     }
 
@@ -107,6 +110,11 @@ impl Session {
 
     pub(crate) fn subscriptions(&self) -> Vec<String> {
         lock(&self.subscriptions).iter().cloned().collect()
+    }
+
+    /// The sink for messages that belong to no request.
+    pub(crate) fn notifier(&self) -> Sink {
+        self.notifier.clone()
     }
 
     /// Sends a notification that belongs to no request (list changes, resource updates).

@@ -6,9 +6,11 @@ use crate::context::RequestCx;
 use crate::jsonrpc::RpcError;
 use crate::pagination;
 use crate::schema;
-use crate::server::Registry;
+use crate::server::{Registry, ToolEntry};
+use crate::tasks::{self, TaskParams, TaskSupport};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// Behaviour hints about a tool (2025-03-26 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -57,6 +59,9 @@ pub struct Tool {
     /// Extra metadata (2025-06-18 and later).
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
+    /// Whether the tool may or must run as a task (2025-11-25 and later; `execution.taskSupport`).
+    #[serde(skip)]
+    pub task_support: TaskSupport,
 }
 
 impl Tool {
@@ -71,7 +76,13 @@ impl Tool {
             annotations: None,
             icons: None,
             meta: None,
+            task_support: TaskSupport::Forbidden,
         }
+    }
+    /// Sets whether the tool may or must run as a task.
+    pub fn with_task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
     }
     /// Sets the title.
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
@@ -107,6 +118,8 @@ impl Tool {
         }
         if !version.has_icons() {
             map.remove("icons");
+        } else if self.task_support != TaskSupport::Forbidden {
+            map.insert("execution".into(), json!({ "taskSupport": self.task_support }));
         }
         Value::Object(map)
     }
@@ -177,6 +190,8 @@ pub(crate) struct CallParams {
     pub name: String,
     #[serde(default)]
     pub arguments: Option<Value>,
+    #[serde(default)]
+    pub task: Option<TaskParams>,
 }
 
 /// `tools/list`.
@@ -195,28 +210,48 @@ pub(crate) fn with_cursor(mut result: Value, next: Option<String>) -> Value {
     result
 }
 
-/// `tools/call`: validates the arguments, runs the handler, validates structured output.
+/// `tools/call`: runs the tool now, or as a task when the client asks and the tool allows it.
 pub(crate) fn call(cx: &RequestCx, registry: &Registry, params: CallParams) -> Result<Value, RpcError> {
-    let entry = registry
-        .tool(&params.name)
-        .ok_or_else(|| RpcError::invalid_params(format!("unknown tool: {}", params.name)))?;
+    let entry = Arc::clone(
+        registry
+            .tool(&params.name)
+            .ok_or_else(|| RpcError::invalid_params(format!("unknown tool: {}", params.name)))?,
+    );
     let arguments = match params.arguments {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(v @ Value::Object(_)) => v,
         Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
     };
+    // Spec (tasks): a server that does not declare task support runs every call normally.
+    let support = if registry.tasks_enabled(cx.version()) { entry.tool.task_support } else { TaskSupport::Optional };
+    match (params.task, support) {
+        (Some(task), TaskSupport::Optional | TaskSupport::Required) if registry.tasks_enabled(cx.version()) => {
+            tasks::spawn(cx, task, move |cx| run(cx, &entry, arguments))
+        }
+        (Some(_), TaskSupport::Forbidden) => Err(RpcError::method_not_found(&format!(
+            "tools/call as a task: tool {} does not support tasks",
+            params.name
+        ))),
+        (None, TaskSupport::Required) => {
+            Err(RpcError::method_not_found(&format!("tools/call: tool {} must be called as a task", params.name)))
+        }
+        _ => run(cx, &entry, arguments),
+    }
+}
+
+/// Validates the arguments, runs the handler, validates structured output.
+fn run(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<Value, RpcError> {
+    let name = &entry.tool.name;
     if let Err(e) = schema::validate(&entry.tool.input_schema, &arguments) {
-        return Ok(
-            CallToolResult::error(format!("invalid arguments for tool {}: {e}", params.name)).to_wire(cx.version())
-        );
+        return Ok(CallToolResult::error(format!("invalid arguments for tool {name}: {e}")).to_wire(cx.version()));
     }
     let mut result = (entry.handler)(cx, arguments)?;
     if let (Some(out_schema), Some(structured), false) =
         (&entry.tool.output_schema, &result.structured_content, result.is_error)
     {
         if let Err(e) = schema::validate(out_schema, structured) {
-            log::error!("tool {} returned structured content that fails its output schema: {e}", params.name);
-            result = CallToolResult::error(format!("tool {} produced invalid structured output: {e}", params.name));
+            log::error!("tool {name} returned structured content that fails its output schema: {e}");
+            result = CallToolResult::error(format!("tool {name} produced invalid structured output: {e}"));
         }
     }
     Ok(result.to_wire(cx.version()))

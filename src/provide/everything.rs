@@ -7,7 +7,7 @@ use crate::content::{Annotations, Content, ResourceContents, Role};
 use crate::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 use crate::resources::{Resource, ResourceTemplate};
 use crate::tools::{CallToolResult, Tool, ToolAnnotations};
-use crate::{completion, LogLevel, Server};
+use crate::{completion, LogLevel, RpcError, Server, TaskSupport};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -37,6 +37,7 @@ pub fn register(server: &Server) {
     register_content_tools(server);
     register_interactive_tools(server);
     register_extra_tools(server);
+    register_task_tools(server);
     register_prompts(server);
 }
 
@@ -355,6 +356,59 @@ fn register_extra_tools(server: &Server) {
         },
     );
     register_resources(server, &generation);
+}
+
+/// Tools of the tasks fixture (names shared with the conformance suite's task scenarios).
+fn register_task_tools(server: &Server) {
+    server.register_tool(
+        Tool::new("greet", "Greets someone (never a task)", string_arg("name", "Who to greet")),
+        |_, args| Ok(CallToolResult::text(format!("Hello, {}!", args["name"].as_str().unwrap_or_default()))),
+    );
+    server.register_tool(
+        Tool::new(
+            "slow_compute",
+            "Works for `seconds` seconds, honouring cancellation; may run as a task",
+            json!({"type": "object", "properties": {
+                "seconds": {"type": "number", "minimum": 0, "maximum": 3600}, "label": {"type": "string"}}}),
+        )
+        .with_task_support(TaskSupport::Optional),
+        |cx, args| {
+            let ms = (args["seconds"].as_f64().unwrap_or(1.0) * 1000.0) as u64;
+            let mut waited = 0;
+            while waited < ms {
+                if cx.is_cancelled() {
+                    return Ok(CallToolResult::error("cancelled"));
+                }
+                sleep(Duration::from_millis(10));
+                waited += 10;
+            }
+            let label = args["label"].as_str().unwrap_or("job");
+            Ok(CallToolResult::text(format!("{label} finished after {ms} ms")))
+        },
+    );
+    server.register_tool(
+        Tool::new("failing_job", "A task whose tool reports failure (isError)", no_args())
+            .with_task_support(TaskSupport::Required),
+        |_, _| Ok(CallToolResult::error("The job failed as designed")),
+    );
+    server.register_tool(
+        Tool::new("protocol_error_job", "A task that ends in a protocol error", no_args())
+            .with_task_support(TaskSupport::Optional),
+        |_, _| Err(RpcError::invalid_params("protocol_error_job always fails")),
+    );
+    server.register_tool(
+        Tool::new("confirm_delete", "Asks the user to confirm before pretending to delete a file", string_arg("filename", "The file"))
+            .with_task_support(TaskSupport::Required),
+        |cx, args| {
+            let filename = args["filename"].as_str().unwrap_or_default();
+            let answer = cx.elicit(json!({
+                "message": format!("Delete {filename}?"),
+                "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+            }))?;
+            let confirmed = answer["action"] == "accept" && answer["content"]["confirm"] == true;
+            Ok(CallToolResult::text(if confirmed { format!("Deleted {filename}") } else { format!("Kept {filename}") }))
+        },
+    );
 }
 
 fn register_resources(server: &Server, generation: &Arc<AtomicU64>) {

@@ -9,3 +9,4 @@ mod jsonrpc;
 mod lifecycle;
 mod revisions;
 mod stdio;
+mod tasks;

@@ -1,0 +1,30 @@
+//! Unguessable tokens (session ids, task ids, secrets) from the OS's random source.
+
+use std::fs::File;
+use std::io::Read;
+
+/// `bytes` random bytes from `/dev/urandom`.
+pub fn bytes(n: usize) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; n];
+    File::open("/dev/urandom")?.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// A lowercase hex token of `n` random bytes (2n visible ASCII characters).
+pub fn hex_token(n: usize) -> std::io::Result<String> {
+    Ok(bytes(n)?.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_hex_and_differ() {
+        let a = hex_token(16).unwrap();
+        let b = hex_token(16).unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+}

@@ -1,0 +1,304 @@
+//! Tasks (2025-11-25, experimental): task-augmented `tools/call`, `tasks/get`, `tasks/result`,
+//! `tasks/list`, `tasks/cancel` and `notifications/tasks/status`. A task runs its tool on the
+//! worker pool after the `CreateTaskResult` is sent; its table lives in the session.
+
+use crate::context::RequestCx;
+use crate::jsonrpc::{RpcError, INVALID_PARAMS};
+use crate::pagination;
+use crate::random;
+use crate::time::rfc3339;
+use crate::tools::ListParams;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
+
+/// Whether a tool may, or must, run as a task (`execution.taskSupport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSupport {
+    /// Never as a task (the default).
+    #[default]
+    Forbidden,
+    /// Either way.
+    Optional,
+    /// Only as a task.
+    Required,
+}
+
+/// Where a task stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Running.
+    Working,
+    /// Waiting for the client (an elicitation or sampling request is out).
+    InputRequired,
+    /// Finished with a result (which may itself be a tool error).
+    Completed,
+    /// Finished with a protocol error.
+    Failed,
+    /// Cancelled by `tasks/cancel`.
+    Cancelled,
+}
+
+impl TaskStatus {
+    fn is_terminal(self) -> bool {
+        matches!(self, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled)
+    }
+}
+
+/// How long a task is kept when the client asks for nothing else, and at most.
+const DEFAULT_TTL_MS: u64 = 300_000;
+const MAX_TTL_MS: u64 = 3_600_000;
+const POLL_INTERVAL_MS: u64 = 500;
+/// Tasks one session may hold; the oldest finished ones go first.
+const MAX_TASKS: usize = 1000;
+/// The `_meta` key that ties a message to its task.
+pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+struct State {
+    status: TaskStatus,
+    message: Option<String>,
+    updated: SystemTime,
+    outcome: Option<Result<Value, RpcError>>,
+}
+
+/// One task.
+pub(crate) struct Task {
+    id: String,
+    created: SystemTime,
+    ttl_ms: u64,
+    pub(crate) cancelled: Arc<AtomicBool>,
+    state: Mutex<State>,
+    finished: Condvar,
+}
+
+impl Task {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The `Task` object of the wire.
+    fn to_wire(&self) -> Value {
+        let state = self.lock();
+        let mut task = json!({
+            "taskId": self.id,
+            "status": state.status,
+            "createdAt": rfc3339(self.created),
+            "lastUpdatedAt": rfc3339(state.updated),
+            "ttl": self.ttl_ms,
+            "pollInterval": POLL_INTERVAL_MS,
+        });
+        if let Some(message) = &state.message {
+            task["statusMessage"] = message.clone().into();
+        }
+        task
+    }
+
+    /// Moves between `working` and `input_required`; terminal states stay.
+    pub(crate) fn set_waiting(&self, waiting: bool) {
+        let mut state = self.lock();
+        if !state.status.is_terminal() {
+            state.status = if waiting { TaskStatus::InputRequired } else { TaskStatus::Working };
+            state.updated = SystemTime::now();
+        }
+    }
+
+    fn finish(&self, outcome: Result<Value, RpcError>) -> bool {
+        let mut state = self.lock();
+        if state.status.is_terminal() {
+            return false;
+        }
+        state.status = if outcome.is_ok() { TaskStatus::Completed } else { TaskStatus::Failed };
+        state.updated = SystemTime::now();
+        state.outcome = Some(outcome);
+        self.finished.notify_all();
+        true
+    }
+
+    fn expired(&self, now: SystemTime) -> bool {
+        now.duration_since(self.created).is_ok_and(|age| age > Duration::from_millis(self.ttl_ms))
+    }
+}
+
+/// The tasks of one session, oldest first.
+#[derive(Default)]
+pub(crate) struct TaskTable {
+    tasks: Mutex<Vec<Arc<Task>>>,
+}
+
+impl TaskTable {
+    fn lock(&self) -> MutexGuard<'_, Vec<Arc<Task>>> {
+        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = SystemTime::now();
+        tasks.retain(|t| !t.expired(now));
+        tasks
+    }
+
+    fn find(&self, id: &str) -> Result<Arc<Task>, RpcError> {
+        self.lock()
+            .iter()
+            .find(|t| t.id == id)
+            .cloned()
+            .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")))
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct TaskParams {
+    #[serde(default)]
+    pub ttl: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct TaskIdParams {
+    #[serde(rename = "taskId")]
+    task_id: String,
+}
+
+/// Starts `work` as a task and answers at once with the `CreateTaskResult`.
+pub(crate) fn spawn(
+    cx: &RequestCx,
+    params: TaskParams,
+    work: impl FnOnce(&RequestCx) -> Result<Value, RpcError> + Send + 'static,
+) -> Result<Value, RpcError> {
+    let id = random::hex_token(16).map_err(|e| {
+        log::error!("no random source for a task id: {e}");
+        RpcError::internal()
+    })?;
+    let now = SystemTime::now();
+    let task = Arc::new(Task {
+        id,
+        created: now,
+        ttl_ms: params.ttl.unwrap_or(DEFAULT_TTL_MS).clamp(1000, MAX_TTL_MS),
+        cancelled: Arc::new(AtomicBool::new(false)),
+        state: Mutex::new(State { status: TaskStatus::Working, message: None, updated: now, outcome: None }),
+        finished: Condvar::new(),
+    });
+    {
+        let mut tasks = cx.session().tasks.lock();
+        if tasks.len() >= MAX_TASKS {
+            match tasks.iter().position(|t| t.lock().status.is_terminal()) {
+                Some(i) => drop(tasks.remove(i)),
+                None => return Err(RpcError::invalid_request("too many tasks in this session")),
+            }
+        }
+        tasks.push(Arc::clone(&task));
+    }
+    let created = json!({ "task": task.to_wire() });
+    let background = cx.for_task(Arc::clone(&task));
+    cx.server().pool.spawn(move || {
+        let outcome = catch_unwind(AssertUnwindSafe(|| work(&background))).unwrap_or_else(|_| {
+            log::error!("task {} panicked", background_id(&background));
+            Err(RpcError::internal())
+        });
+        if let Some(task) = background.task() {
+            if task.finish(outcome) {
+                status_changed(&background, task);
+            }
+        }
+    });
+    Ok(created)
+}
+
+fn background_id(cx: &RequestCx) -> &str {
+    cx.task().map(|t| t.id()).unwrap_or("?")
+}
+
+/// Spec (tasks): receivers MAY notify status changes; we do for terminal ones.
+fn status_changed(cx: &RequestCx, task: &Task) {
+    cx.session().notify("notifications/tasks/status", &task.to_wire());
+}
+
+/// `tasks/get`.
+pub(crate) fn get(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
+    Ok(cx.session().tasks.find(&params.task_id)?.to_wire())
+}
+
+/// `tasks/result`: waits for a terminal state, then answers what the request would have.
+pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
+    let task = cx.session().tasks.find(&params.task_id)?;
+    let mut state = task.lock();
+    while !state.status.is_terminal() {
+        if cx.is_cancelled() {
+            return Err(RpcError::invalid_request("tasks/result cancelled"));
+        }
+        state = task.finished.wait_timeout(state, Duration::from_millis(100)).unwrap_or_else(PoisonError::into_inner).0;
+    }
+    match &state.outcome {
+        Some(Ok(Value::Object(result))) => {
+            let mut result = result.clone();
+            let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(RELATED_TASK.into(), json!({ "taskId": task.id }));
+            }
+            Ok(Value::Object(result))
+        }
+        Some(Ok(other)) => Ok(other.clone()),
+        Some(Err(e)) => Err(e.clone()),
+        None => Err(RpcError::new(INVALID_PARAMS, format!("task {} was cancelled", task.id))),
+    }
+}
+
+/// `tasks/list`.
+pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError> {
+    let tasks = cx.session().tasks.lock().clone();
+    let (page, next) = pagination::page(&tasks, params.cursor.as_deref(), cx.page_size())
+        .map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    let listed: Vec<Value> = page.iter().map(|t| t.to_wire()).collect();
+    Ok(crate::tools::with_cursor(json!({ "tasks": listed }), next))
+}
+
+/// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.
+pub(crate) fn cancel(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
+    let task = cx.session().tasks.find(&params.task_id)?;
+    {
+        let mut state = task.lock();
+        if state.status.is_terminal() {
+            return Err(RpcError::invalid_params(format!("task {} already ended ({:?})", task.id, state.status)));
+        }
+        state.status = TaskStatus::Cancelled;
+        state.message = Some("The task was cancelled by request.".into());
+        state.updated = SystemTime::now();
+        task.cancelled.store(true, Ordering::SeqCst);
+        task.finished.notify_all();
+    }
+    status_changed(cx, &task);
+    Ok(task.to_wire())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_states_are_final() {
+        let task = Task {
+            id: "t".into(),
+            created: SystemTime::now(),
+            ttl_ms: 1000,
+            cancelled: Arc::new(AtomicBool::new(false)),
+            state: Mutex::new(State {
+                status: TaskStatus::Working,
+                message: None,
+                updated: SystemTime::now(),
+                outcome: None,
+            }),
+            finished: Condvar::new(),
+        };
+        task.set_waiting(true);
+        assert_eq!(task.lock().status, TaskStatus::InputRequired);
+        assert!(task.finish(Ok(json!({}))));
+        assert!(!task.finish(Err(RpcError::internal())));
+        task.set_waiting(false);
+        assert_eq!(task.lock().status, TaskStatus::Completed);
+        assert_eq!(task.to_wire()["status"], "completed");
+    }
+}

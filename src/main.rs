@@ -15,6 +15,8 @@ OPTIONS:
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
+    --max-in-flight N       requests one client may have running; more wait up to 1 s for a
+                            slot, then are refused (default 256)
     -h, --help              print this help
     -V, --version           print the version
 
@@ -24,6 +26,7 @@ struct Args {
     everything: bool,
     max_message_bytes: Option<usize>,
     page_size: Option<usize>,
+    max_in_flight: Option<usize>,
 }
 
 enum Parsed {
@@ -33,7 +36,7 @@ enum Parsed {
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
-    let mut parsed = Args { everything: false, max_message_bytes: None, page_size: None };
+    let mut parsed = Args { everything: false, max_message_bytes: None, page_size: None, max_in_flight: None };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-h" | "--help" => return Ok(Parsed::Help),
@@ -41,6 +44,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--everything" => parsed.everything = true,
             "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
             "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
+            "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
             other => return Err(format!("unknown argument: {other} (see --help)")),
         }
     }
@@ -62,6 +66,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     }
     if let Some(n) = args.page_size {
         options.page_size = n;
+    }
+    if let Some(n) = args.max_in_flight {
+        options.max_in_flight = n;
     }
     let server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
     if args.everything {

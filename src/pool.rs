@@ -1,6 +1,8 @@
 //! An elastic pool of named worker threads that run request handlers.
-//! Cheap requests reuse idle workers (no thread per request on the hot path); a job that finds
-//! no idle worker gets a new thread, so a slow tool never delays `ping` or a cancellation.
+//! A few resident workers serve the hot path: a burst of cheap requests queues behind them
+//! instead of starting a thread each. A monitor thread watches the queue: when queued work
+//! sees no worker take anything for `STALL` (every worker stuck in a slow tool), it adds a
+//! worker, so a slow tool never delays `ping` or a cancellation for more than that.
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -12,17 +14,24 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 
 /// How long a worker above the resident count waits for work before it exits.
 const IDLE_EXIT: Duration = Duration::from_secs(10);
+/// How long queued work may wait with no worker taking a job before another worker starts.
+const STALL: Duration = Duration::from_millis(2);
 
 struct State {
     queue: VecDeque<Job>,
     idle: usize,
     threads: usize,
+    /// Jobs taken so far: the monitor sees progress by this count moving.
+    taken: u64,
     next_name: u64,
+    monitor_started: bool,
 }
 
 struct Shared {
     state: Mutex<State>,
     ready: Condvar,
+    /// Wakes the monitor when work is queued with no idle worker.
+    stalled: Condvar,
     resident: usize,
     max_threads: usize,
 }
@@ -38,32 +47,76 @@ impl Pool {
     pub(crate) fn new(resident: usize, max_threads: usize) -> Self {
         Pool {
             shared: Arc::new(Shared {
-                state: Mutex::new(State { queue: VecDeque::new(), idle: 0, threads: 0, next_name: 0 }),
+                state: Mutex::new(State {
+                    queue: VecDeque::new(),
+                    idle: 0,
+                    threads: 0,
+                    taken: 0,
+                    next_name: 0,
+                    monitor_started: false,
+                }),
                 ready: Condvar::new(),
-                resident,
+                stalled: Condvar::new(),
+                resident: resident.max(1),
                 max_threads: max_threads.max(1),
             }),
         }
     }
 
-    /// Queues a job. It starts at once on an idle worker or a new one while under the cap.
+    /// Queues a job: an idle worker takes it, or a new one while under the resident count;
+    /// otherwise it waits for a worker and the monitor makes sure one comes.
     pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) {
-        let mut state = self.shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let shared = &self.shared;
+        let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.queue.push_back(Box::new(job));
-        if state.queue.len() > state.idle && state.threads < self.shared.max_threads {
-            state.threads += 1;
-            state.next_name += 1;
-            let name = format!("mcp-worker-{}", state.next_name);
+        if state.idle > 0 {
             drop(state);
-            let shared = Arc::clone(&self.shared);
-            if let Err(e) = thread::Builder::new().name(name).spawn(move || work(&shared)) {
-                log::error!("cannot start a worker thread: {e}");
-                let mut state = self.shared.state.lock().unwrap_or_else(PoisonError::into_inner);
-                state.threads -= 1;
-            }
+            shared.ready.notify_one();
+        } else if state.threads < shared.resident {
+            add_worker(shared, &mut state);
         } else {
+            if !state.monitor_started {
+                state.monitor_started = true;
+                let monitor = Arc::clone(shared);
+                let spawned = thread::Builder::new()
+                    .name("mcp-pool-monitor".into())
+                    .stack_size(64 * 1024)
+                    .spawn(move || watch(&monitor));
+                if let Err(e) = spawned {
+                    log::error!("cannot start the pool monitor: {e}");
+                    state.monitor_started = false;
+                }
+            }
             drop(state);
-            self.shared.ready.notify_one();
+            shared.stalled.notify_one();
+        }
+    }
+}
+
+/// Starts one more worker (the caller holds the lock and has checked the caps).
+fn add_worker(shared: &Arc<Shared>, state: &mut State) {
+    state.threads += 1;
+    state.next_name += 1;
+    let worker = Arc::clone(shared);
+    let spawned = thread::Builder::new().name(format!("mcp-worker-{}", state.next_name)).spawn(move || work(&worker));
+    if let Err(e) = spawned {
+        log::error!("cannot start a worker thread: {e}");
+        state.threads -= 1;
+    }
+}
+
+/// The monitor: while work is queued, add a worker whenever no job was taken for `STALL`.
+fn watch(shared: &Arc<Shared>) {
+    let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        while state.queue.is_empty() {
+            state = shared.stalled.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+        let seen = state.taken;
+        state = shared.stalled.wait_timeout(state, STALL).unwrap_or_else(PoisonError::into_inner).0;
+        if !state.queue.is_empty() && state.taken == seen && state.idle == 0 && state.threads < shared.max_threads {
+            log::debug!("every worker is busy: adding one ({} running)", state.threads);
+            add_worker(shared, &mut state);
         }
     }
 }
@@ -72,6 +125,7 @@ fn work(shared: &Shared) {
     let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
     loop {
         if let Some(job) = state.queue.pop_front() {
+            state.taken += 1;
             drop(state);
             // A panicking job has already answered through its own guard; the worker lives on.
             if catch_unwind(AssertUnwindSafe(job)).is_err() {

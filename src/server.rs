@@ -104,7 +104,7 @@ impl Default for Options {
             page_size: 100,
             client_request_timeout: Duration::from_secs(60),
             max_in_flight: 256,
-            resident_workers: 2,
+            resident_workers: 1,
             max_workers: 1024,
             max_message_bytes: 4 * 1024 * 1024,
         }

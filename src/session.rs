@@ -9,16 +9,22 @@ use crate::tasks::TaskTable;
 use crate::version::ProtocolVersion;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long a request waits for a free slot when the session is at its in-flight cap before it
+/// is refused. Bursts drain in microseconds; a session full of stuck handlers (say, all
+/// waiting on answers the reader has yet to read) must not stall the reader for long.
+const ADMIT_WAIT: Duration = Duration::from_secs(1);
 
 /// What `initialize` settled.
 #[derive(Debug, Clone)]
 pub(crate) struct Negotiated {
     pub version: ProtocolVersion,
     pub client_capabilities: Arc<Value>,
-    pub client_info: Value,
+    pub client_info: Arc<Value>,
 }
 
 #[derive(Default)]
@@ -35,6 +41,9 @@ pub struct Session {
     state: Mutex<State>,
     subscriptions: Mutex<HashSet<String>>,
     in_flight: Mutex<HashMap<RequestId, Arc<AtomicBool>>>,
+    /// Signalled when a request finishes while someone waits for a slot.
+    slot_free: Condvar,
+    slot_waiters: AtomicUsize,
     pending: Mutex<HashMap<RequestId, SyncSender<Answer>>>,
     next_id: AtomicI64,
     notifier: Sink,
@@ -53,6 +62,8 @@ impl Session {
             state: Mutex::default(),
             subscriptions: Mutex::default(),
             in_flight: Mutex::default(),
+            slot_free: Condvar::new(),
+            slot_waiters: AtomicUsize::new(0),
             pending: Mutex::default(),
             next_id: AtomicI64::new(1),
             notifier,
@@ -76,7 +87,7 @@ impl Session {
 
     /// The `clientInfo` the client sent with `initialize`.
     pub fn client_info(&self) -> Option<Value> {
-        lock(&self.state).negotiated.as_ref().map(|n| n.client_info.clone())
+        lock(&self.state).negotiated.as_ref().map(|n| Value::clone(&n.client_info))
     }
 
     /// Whether `initialize` has been answered.
@@ -122,11 +133,24 @@ impl Session {
         self.notifier.send(Outgoing::Notification(jsonrpc::notification(method, params)));
     }
 
-    /// Registers an incoming request; `None` when the session has too many in flight or the id is taken.
+    /// Registers an incoming request. At the in-flight cap it waits up to `ADMIT_WAIT` for a
+    /// slot (back-pressure, so a burst is not refused); an error when none frees up or the id is taken.
     pub(crate) fn begin(&self, id: &RequestId, max_in_flight: usize) -> Result<Arc<AtomicBool>, &'static str> {
         let mut in_flight = lock(&self.in_flight);
         if in_flight.len() >= max_in_flight {
-            return Err("too many requests in flight");
+            let deadline = Instant::now() + ADMIT_WAIT;
+            self.slot_waiters.fetch_add(1, Ordering::SeqCst);
+            while in_flight.len() >= max_in_flight {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                in_flight = self.slot_free.wait_timeout(in_flight, left).unwrap_or_else(PoisonError::into_inner).0;
+            }
+            self.slot_waiters.fetch_sub(1, Ordering::SeqCst);
+            if in_flight.len() >= max_in_flight {
+                return Err("too many requests in flight");
+            }
         }
         if in_flight.contains_key(id) {
             return Err("a request with this id is already in flight");
@@ -138,6 +162,9 @@ impl Session {
 
     pub(crate) fn finish(&self, id: &RequestId) {
         lock(&self.in_flight).remove(id);
+        if self.slot_waiters.load(Ordering::SeqCst) > 0 {
+            self.slot_free.notify_one();
+        }
     }
 
     /// Spec (cancellation): marks the request; an unknown or finished id is ignored.

@@ -129,10 +129,17 @@ fn write_loop(outbox: Receiver<Outgoing>, output: impl Write) {
                 log::debug!("stdout closed: {e}");
                 return;
             }
-            // Batch whatever is already queued into one write.
+            // Batch whatever is already queued into one write; give busy workers one chance
+            // to add theirs first (one write and one wake-up for many answers under load).
             match outbox.try_recv() {
                 Ok(next) => message = next,
-                Err(_) => break,
+                Err(_) => {
+                    thread::yield_now();
+                    match outbox.try_recv() {
+                        Ok(next) => message = next,
+                        Err(_) => break,
+                    }
+                }
             }
         }
         if let Err(e) = out.flush() {

@@ -63,3 +63,27 @@ fn many_requests_in_flight_all_get_answers() {
         check(&res, json!({"result": {"content": [{"text": format!("Echo: m{i}")}]}}));
     }
 }
+
+#[test]
+fn a_burst_beyond_the_in_flight_cap_is_answered_in_full() {
+    // A burst far beyond the in-flight cap must queue (back-pressure), not be refused.
+    let mut client = StdioClient::spawn(&["--everything", "--max-in-flight", "2"]);
+    client.initialize("2025-11-25", json!({}));
+    let burst: String = (0..1024)
+        .map(|i| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":\"b{i}\",\"method\":\"tools/call\",\
+                 \"params\":{{\"name\":\"echo\",\"arguments\":{{\"message\":\"{i}\"}}}}}}\n"
+            )
+        })
+        .collect();
+    client.send_raw(burst.as_bytes());
+    let mut answered = std::collections::HashSet::new();
+    while answered.len() < 1024 {
+        let res = client.wait(|m| m["id"].as_str().is_some_and(|id| id.starts_with('b')));
+        assert!(res.get("error").is_none(), "refused: {res}");
+        let id = res["id"].as_str().unwrap().to_owned();
+        check(&res, json!({"result": {"content": [{"text": format!("Echo: {}", &id[1..])}]}}));
+        assert!(answered.insert(id), "answered twice");
+    }
+}

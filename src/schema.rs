@@ -44,7 +44,7 @@ impl std::error::Error for SchemaError {}
 /// since patterns are not evaluated.
 pub fn validate(schema: &Value, instance: &Value) -> Result<(), SchemaError> {
     let validator = Validator { root: schema };
-    validator.check(schema, instance, "", 0).map_err(|fail| match fail {
+    validator.check(schema, instance, &Loc::Root, 0).map_err(|fail| match fail {
         Fail::Invalid(e) | Fail::Broken(e) => e,
     })
 }
@@ -64,14 +64,32 @@ enum Fail {
     Broken(SchemaError),
 }
 
-fn error(path: &str, message: impl Into<String>) -> SchemaError {
-    SchemaError { path: path.to_string(), message: message.into() }
+fn error(path: &Loc<'_>, message: impl Into<String>) -> SchemaError {
+    SchemaError { path: path.pointer(), message: message.into() }
+}
+
+/// Where in the instance validation is, built as a chain on the stack and only turned into a
+/// JSON Pointer when an error needs it (validation runs on every tool call).
+enum Loc<'a> {
+    Root,
+    Key(&'a Loc<'a>, &'a str),
+    Index(&'a Loc<'a>, usize),
+}
+
+impl Loc<'_> {
+    fn pointer(&self) -> String {
+        match self {
+            Loc::Root => String::new(),
+            Loc::Key(parent, key) => child(&parent.pointer(), key),
+            Loc::Index(parent, i) => child(&parent.pointer(), &i.to_string()),
+        }
+    }
 }
 
 /// A schema's keywords, or an instance object.
 type Keywords = Map<String, Value>;
 
-fn invalid<T>(path: &str, message: impl Into<String>) -> Result<T, Fail> {
+fn invalid<T>(path: &Loc<'_>, message: impl Into<String>) -> Result<T, Fail> {
     Err(Fail::Invalid(error(path, message)))
 }
 
@@ -212,7 +230,7 @@ struct Validator<'s> {
 
 impl<'s> Validator<'s> {
     /// `depth` counts the `$ref` hops on the way here.
-    fn check(&self, schema: &'s Value, instance: &Value, path: &str, depth: usize) -> Outcome {
+    fn check(&self, schema: &'s Value, instance: &Value, path: &Loc<'_>, depth: usize) -> Outcome {
         let broken = |message: String| Err(Fail::Broken(error(path, message)));
         let keywords = match schema {
             Value::Bool(true) => return Ok(()),
@@ -253,7 +271,7 @@ impl<'s> Validator<'s> {
     }
 
     /// Like `check`, but an invalid instance is `Ok(false)`.
-    fn passes(&self, schema: &'s Value, instance: &Value, path: &str, depth: usize) -> Result<bool, Fail> {
+    fn passes(&self, schema: &'s Value, instance: &Value, path: &Loc<'_>, depth: usize) -> Result<bool, Fail> {
         match self.check(schema, instance, path, depth) {
             Ok(()) => Ok(true),
             Err(Fail::Invalid(_)) => Ok(false),
@@ -261,7 +279,7 @@ impl<'s> Validator<'s> {
         }
     }
 
-    fn check_array(&self, keywords: &'s Keywords, items: &[Value], path: &str, depth: usize) -> Outcome {
+    fn check_array(&self, keywords: &'s Keywords, items: &[Value], path: &Loc<'_>, depth: usize) -> Outcome {
         check_size(keywords, ("minItems", "maxItems", "item", "items"), items.len(), path)?;
         if keywords.get("uniqueItems") == Some(&Value::Bool(true)) {
             let mut seen: HashMap<String, usize> = HashMap::new();
@@ -280,7 +298,7 @@ impl<'s> Validator<'s> {
         };
         let prefix = prefix.map_or(&[][..], Vec::as_slice);
         for (i, (schema, item)) in prefix.iter().zip(items).enumerate() {
-            self.check(schema, item, &child(path, &i.to_string()), depth)?;
+            self.check(schema, item, &Loc::Index(path, i), depth)?;
         }
         let Some(rest) = rest else { return Ok(()) };
         if rest == &Value::Bool(false) && items.len() > prefix.len() {
@@ -288,12 +306,12 @@ impl<'s> Validator<'s> {
             return invalid(path, format!("expected at most {most}"));
         }
         for (i, item) in items.iter().enumerate().skip(prefix.len()) {
-            self.check(rest, item, &child(path, &i.to_string()), depth)?;
+            self.check(rest, item, &Loc::Index(path, i), depth)?;
         }
         Ok(())
     }
 
-    fn check_object(&self, keywords: &'s Keywords, object: &Keywords, path: &str, depth: usize) -> Outcome {
+    fn check_object(&self, keywords: &'s Keywords, object: &Keywords, path: &Loc<'_>, depth: usize) -> Outcome {
         if let Some(Value::Array(required)) = keywords.get("required") {
             let mut names = required.iter().filter_map(Value::as_str);
             if let Some(missing) = names.find(|name| !object.contains_key(*name)) {
@@ -318,12 +336,12 @@ impl<'s> Validator<'s> {
                 (None, Some(schema)) => schema,
                 (None, None) => continue,
             };
-            self.check(schema, value, &child(path, key), depth)?;
+            self.check(schema, value, &Loc::Key(path, key), depth)?;
         }
         Ok(())
     }
 
-    fn check_combinators(&self, keywords: &'s Keywords, instance: &Value, path: &str, depth: usize) -> Outcome {
+    fn check_combinators(&self, keywords: &'s Keywords, instance: &Value, path: &Loc<'_>, depth: usize) -> Outcome {
         let list = |name: &str| keywords.get(name).and_then(Value::as_array);
         for schema in list("allOf").into_iter().flatten() {
             self.check(schema, instance, path, depth)?;
@@ -370,8 +388,9 @@ impl<'s> Validator<'s> {
     }
 }
 
-fn check_type(keywords: &Keywords, instance: &Value, path: &str) -> Outcome {
+fn check_type(keywords: &Keywords, instance: &Value, path: &Loc<'_>) -> Outcome {
     let names: Vec<&str> = match keywords.get("type") {
+        Some(Value::String(name)) if has_type(name, instance) => return Ok(()),
         Some(Value::String(name)) => vec![name],
         Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
         _ => return Ok(()),
@@ -388,7 +407,12 @@ fn check_type(keywords: &Keywords, instance: &Value, path: &str) -> Outcome {
 }
 
 /// `minItems`/`maxItems` and their string and object twins.
-fn check_size(keywords: &Keywords, (min, max, one, many): (&str, &str, &str, &str), len: usize, path: &str) -> Outcome {
+fn check_size(
+    keywords: &Keywords,
+    (min, max, one, many): (&str, &str, &str, &str),
+    len: usize,
+    path: &Loc<'_>,
+) -> Outcome {
     let len = count(len);
     if let Some(min) = keywords.get(min).and_then(Value::as_u64).filter(|&min| len < min) {
         return invalid(path, format!("expected at least {}", plural(min, one, many)));
@@ -399,7 +423,7 @@ fn check_size(keywords: &Keywords, (min, max, one, many): (&str, &str, &str, &st
     Ok(())
 }
 
-fn check_number(keywords: &Keywords, n: &Number, path: &str) -> Outcome {
+fn check_number(keywords: &Keywords, n: &Number, path: &Loc<'_>) -> Outcome {
     let bound = |name: &str| match keywords.get(name) {
         Some(Value::Number(b)) => compare(n, b).map(|order| (order, b)),
         _ => None,

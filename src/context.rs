@@ -145,7 +145,7 @@ impl RequestCx {
         if params.get("tools").is_some()
             && !self.client_capabilities.pointer("/sampling/tools").is_some_and(Value::is_object)
         {
-            return Err(missing_capability("sampling", json!({"sampling": {"tools": {}}})));
+            return Err(missing_capability("sampling.tools", json!({"sampling": {"tools": {}}})));
         }
         self.request("sampling/createMessage", params)
     }
@@ -155,7 +155,7 @@ impl RequestCx {
         self.require("elicitation")?;
         let url_mode = params.get("mode").and_then(Value::as_str) == Some("url");
         if url_mode && !self.client_capabilities.pointer("/elicitation/url").is_some_and(Value::is_object) {
-            return Err(missing_capability("elicitation", json!({"elicitation": {"url": {}}})));
+            return Err(missing_capability("elicitation.url", json!({"elicitation": {"url": {}}})));
         }
         self.request("elicitation/create", params)
     }

@@ -1,0 +1,155 @@
+//! The stdio load driver behind `scripts/bench.sh`; std and serde_json only, so it measures any
+//! MCP server the same way (ours and the yardstick).
+//!
+//! ```text
+//! bench_stdio startup RUNS -- CMD ARGS...          spawn to `initialize` answer: median and p90
+//! bench_stdio echo SECONDS IN_FLIGHT -- CMD ARGS... `echo` calls per second, idle and peak RSS
+//! ```
+//! Figures go to stdout as `key=value` lines for the script to read.
+#![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
+
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let split = args.iter().position(|a| a == "--").unwrap_or_else(|| usage());
+    let (head, command) = (&args[..split], &args[split + 1..]);
+    if command.is_empty() {
+        usage();
+    }
+    match head.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["startup", runs] => startup(number(runs), command),
+        ["echo", seconds, in_flight] => echo(number(seconds), number(in_flight), command),
+        _ => usage(),
+    }
+}
+
+fn usage() -> ! {
+    eprintln!("usage: bench_stdio startup RUNS -- CMD... | bench_stdio echo SECONDS IN_FLIGHT -- CMD...");
+    std::process::exit(2)
+}
+
+fn number(text: &str) -> u64 {
+    text.parse().unwrap_or_else(|_| usage())
+}
+
+fn spawn(command: &[String]) -> (Child, ChildStdin, BufReader<ChildStdout>) {
+    let mut child = Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", command[0]));
+    let stdin = child.stdin.take().expect("piped stdin");
+    let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    (child, stdin, stdout)
+}
+
+/// Reads lines until the answer to request `id`, skipping notifications the server sends first.
+fn read_answer(out: &mut impl BufRead, id: u64) {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if out.read_line(&mut line).expect("read stdout") == 0 {
+            panic!("the server closed stdout before answering request {id}");
+        }
+        let message: serde_json::Value = serde_json::from_str(&line).expect("server wrote a line that is not JSON");
+        if message["id"] == id && message.get("result").is_some() {
+            return;
+        }
+    }
+}
+
+fn startup(runs: u64, command: &[String]) {
+    let mut times = Vec::new();
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        let (mut child, mut stdin, mut out) = spawn(command);
+        writeln!(stdin, "{INITIALIZE}").expect("write initialize");
+        read_answer(&mut out, 0);
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+        drop(stdin);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    println!("startup_median_ms={:.3}", at(0.5));
+    println!("startup_p90_ms={:.3}", at(0.9));
+}
+
+/// `VmRSS` (now) or `VmHWM` (peak) of a process, in KiB.
+fn rss_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.trim_start_matches(':').split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn echo(seconds: u64, in_flight: u64, command: &[String]) {
+    let (mut child, stdin, mut out) = spawn(command);
+    let mut stdin = BufWriter::new(stdin);
+    writeln!(stdin, "{INITIALIZE}").expect("write initialize");
+    stdin.flush().expect("flush");
+    read_answer(&mut out, 0);
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).expect("write");
+    stdin.flush().expect("flush");
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = child.id();
+    println!("idle_rss_kib={}", rss_kib(pid, "VmRSS"));
+
+    // One thread counts answers; this one keeps `in_flight` requests outstanding.
+    let answered = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&answered);
+    let reader = std::thread::spawn(move || {
+        let mut line = String::new();
+        let mut n = 0;
+        loop {
+            line.clear();
+            if out.read_line(&mut line).unwrap_or(0) == 0 {
+                return n;
+            }
+            if line.contains("\"result\"") {
+                if !line.contains("Echo: hello") {
+                    panic!("unexpected answer: {line}");
+                }
+                n += 1;
+                counter.store(n, Ordering::Release);
+            }
+        }
+    });
+    let start = Instant::now();
+    let mut sent = 0;
+    while start.elapsed() < Duration::from_secs(seconds) {
+        let done = answered.load(Ordering::Acquire);
+        if sent >= done + in_flight {
+            std::thread::yield_now();
+            continue;
+        }
+        while sent < done + in_flight {
+            sent += 1;
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","id":{sent},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello"}}}}}}"#
+            )
+            .expect("write request");
+        }
+        stdin.flush().expect("flush");
+    }
+    let calls = answered.load(Ordering::Acquire);
+    let elapsed = start.elapsed();
+    println!("peak_rss_kib={}", rss_kib(pid, "VmHWM"));
+    println!("echo_per_s={:.0}", calls as f64 / elapsed.as_secs_f64());
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = reader.join();
+}

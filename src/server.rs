@@ -171,8 +171,24 @@ impl Server {
         tool: Tool,
         handler: impl Fn(&RequestCx, Value) -> Result<CallToolResult, RpcError> + Send + Sync + 'static,
     ) {
-        let entry = Arc::new(ToolEntry { tool, handler: Box::new(handler) });
+        self.insert_tool(Arc::new(ToolEntry { tool, handler: Box::new(handler) }));
+    }
+
+    // The generic `register_*` only box the handler; the registry update lives here once, not
+    // once per registered closure type (which made every provider's code several times larger).
+    #[inline(never)]
+    fn insert_tool(&self, entry: Arc<ToolEntry>) {
         self.update(|r| upsert(&mut r.tools, entry, |a, b| a.tool.name == b.tool.name));
+    }
+
+    #[inline(never)]
+    fn insert_resource(&self, entry: Arc<ResourceEntry>) {
+        self.update(|r| upsert(&mut r.resources, entry, |a, b| a.resource.uri == b.resource.uri));
+    }
+
+    #[inline(never)]
+    fn insert_prompt(&self, entry: Arc<PromptEntry>) {
+        self.update(|r| upsert(&mut r.prompts, entry, |a, b| a.prompt.name == b.prompt.name));
     }
 
     /// Removes a tool; says whether it was there.
@@ -186,8 +202,10 @@ impl Server {
         resource: Resource,
         handler: impl Fn(&RequestCx, &str) -> Result<Vec<ResourceContents>, RpcError> + Send + Sync + 'static,
     ) {
-        let entry = Arc::new(ResourceEntry { resource, handler: Box::new(move |cx, uri, _| handler(cx, uri)) });
-        self.update(|r| upsert(&mut r.resources, entry, |a, b| a.resource.uri == b.resource.uri));
+        self.insert_resource(Arc::new(ResourceEntry {
+            resource,
+            handler: Box::new(move |cx, uri, _| handler(cx, uri)),
+        }));
     }
 
     /// Registers a function that lists resources at call time; they are read through templates.
@@ -220,8 +238,7 @@ impl Server {
         handler: impl Fn(&RequestCx, &PromptArguments) -> Result<GetPromptResult, RpcError> + Send + Sync + 'static,
         completer: Option<Box<Completer>>,
     ) {
-        let entry = Arc::new(PromptEntry { prompt, handler: Box::new(handler), completer });
-        self.update(|r| upsert(&mut r.prompts, entry, |a, b| a.prompt.name == b.prompt.name));
+        self.insert_prompt(Arc::new(PromptEntry { prompt, handler: Box::new(handler), completer }));
     }
 
     /// Removes a prompt; says whether it was there.

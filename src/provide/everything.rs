@@ -20,16 +20,22 @@ pub const TEST_IMAGE_BASE64: &str =
 /// A minimal WAV file.
 pub const TEST_AUDIO_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
+/// Parses a JSON literal of the fixture: text parsed once at start-up costs far less binary than
+/// `json!`, which expands every key and value into code.
+fn lit(text: &str) -> Value {
+    serde_json::from_str(text).expect("the fixture's JSON literals are valid")
+}
+
 fn no_args() -> Value {
-    json!({ "type": "object", "properties": {} })
+    lit(r#"{"type":"object","properties":{}}"#)
 }
 
 fn string_arg(name: &str, description: &str) -> Value {
-    json!({
-        "type": "object",
-        "properties": { name: { "type": "string", "description": description } },
-        "required": [name]
-    })
+    let mut schema = lit(r#"{"type":"object","properties":{}}"#);
+    schema["properties"][name] = lit(r#"{"type":"string"}"#);
+    schema["properties"][name]["description"] = description.into();
+    schema["required"] = vec![name].into();
+    schema
 }
 
 /// Registers the whole fixture on `server`.
@@ -78,7 +84,7 @@ fn register_content_tools(server: &Server) {
                 Content::resource(ResourceContents::text(
                     "test://mixed-content-resource",
                     "application/json",
-                    json!({"test": "data", "value": 123}).to_string(),
+                    lit(r#"{"test":"data","value":123}"#).to_string(),
                 )),
             ]))
         },
@@ -106,7 +112,7 @@ fn register_interactive_tools(server: &Server) {
                 if i > 0 {
                     sleep(Duration::from_millis(50));
                 }
-                cx.log(LogLevel::Info, None, json!(text));
+                cx.log(LogLevel::Info, None, Value::from(*text));
             }
             Ok(CallToolResult::text("Tool with logging executed successfully"))
         },
@@ -146,10 +152,8 @@ fn register_interactive_tools(server: &Server) {
             string_arg("prompt", "The prompt to send to the LLM"),
         ),
         |cx, args| {
-            let params = json!({
-                "messages": [{ "role": "user", "content": { "type": "text", "text": args["prompt"] } }],
-                "maxTokens": 100
-            });
+            let mut params = lit(r#"{"messages":[{"role":"user","content":{"type":"text"}}],"maxTokens":100}"#);
+            params["messages"][0]["content"]["text"] = args["prompt"].clone();
             let answer = cx.sample(params)?;
             let text = answer.pointer("/content/text").and_then(Value::as_str).unwrap_or("No response");
             Ok(CallToolResult::text(format!("LLM response: {text}")))
@@ -162,38 +166,19 @@ fn register_interactive_tools(server: &Server) {
             string_arg("message", "The message to show the user"),
         ),
         |cx, args| {
-            let answer = cx.elicit(json!({
-                "message": args["message"],
-                "requestedSchema": {
-                    "type": "object",
-                    "properties": {
-                        "username": { "type": "string", "description": "User's name" },
-                        "email": { "type": "string", "description": "User's email address", "format": "email" }
-                    },
-                    "required": ["username", "email"]
-                }
-            }))?;
+            let mut params = lit(r#"{"requestedSchema":{"type":"object","properties":{
+                    "username":{"type":"string","description":"User's name"},
+                    "email":{"type":"string","description":"User's email address","format":"email"}},
+                    "required":["username","email"]}}"#);
+            params["message"] = args["message"].clone();
+            let answer = cx.elicit(params)?;
             Ok(CallToolResult::text(elicitation_summary("User response", &answer)))
         },
     );
     server.register_tool(
         Tool::new("test_elicitation_sep1034_defaults", "Tests elicitation with default values per SEP-1034", no_args()),
         |cx, _| {
-            let answer = cx.elicit(json!({
-                "message": "Please review and update the form fields with defaults",
-                "requestedSchema": {
-                    "type": "object",
-                    "properties": {
-                        "name": { "type": "string", "description": "User name", "default": "John Doe" },
-                        "age": { "type": "integer", "description": "User age", "default": 30 },
-                        "score": { "type": "number", "description": "User score", "default": 95.5 },
-                        "status": { "type": "string", "description": "User status",
-                                    "enum": ["active", "inactive", "pending"], "default": "active" },
-                        "verified": { "type": "boolean", "description": "Verification status", "default": true }
-                    },
-                    "required": []
-                }
-            }))?;
+            let answer = cx.elicit(lit(r#"{"message":"Please review and update the form fields with defaults","requestedSchema":{"type":"object","properties":{"name":{"type":"string","description":"User name","default":"John Doe"},"age":{"type":"integer","description":"User age","default":30},"score":{"type":"number","description":"User score","default":95.5},"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","description":"Verification status","default":true}},"required":[]}}"#))?;
             Ok(CallToolResult::text(elicitation_summary("Elicitation completed", &answer)))
         },
     );
@@ -204,10 +189,9 @@ fn register_interactive_tools(server: &Server) {
             no_args(),
         ),
         |cx, _| {
-            let answer = cx.elicit(json!({
-                "message": "Please select options from the enum fields",
-                "requestedSchema": sep1330_schema()
-            }))?;
+            let mut params = lit(r#"{"message":"Please select options from the enum fields"}"#);
+            params["requestedSchema"] = sep1330_schema();
+            let answer = cx.elicit(params)?;
             Ok(CallToolResult::text(elicitation_summary("Elicitation completed", &answer)))
         },
     );
@@ -215,7 +199,7 @@ fn register_interactive_tools(server: &Server) {
 
 fn elicitation_summary(prefix: &str, answer: &Value) -> String {
     let action = answer["action"].as_str().unwrap_or("unknown");
-    let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
+    let content = answer.get("content").cloned().unwrap_or_else(|| lit(r#"{}"#));
     format!("{prefix}: action={action}, content={content}")
 }
 
@@ -229,12 +213,7 @@ fn register_extra_tools(server: &Server) {
     server.register_tool(
         Tool::new("test_url_elicitation", "Asks the user to visit a URL (URL-mode elicitation)", no_args()),
         |cx, _| {
-            let answer = cx.elicit(json!({
-                "mode": "url",
-                "message": "Please authorize at the example page",
-                "url": "https://example.com/authorize",
-                "elicitationId": "everything-url-1"
-            }))?;
+            let answer = cx.elicit(lit(r#"{"mode":"url","message":"Please authorize at the example page","url":"https://example.com/authorize","elicitationId":"everything-url-1"}"#))?;
             cx.elicitation_complete("everything-url-1");
             Ok(CallToolResult::text(elicitation_summary("URL elicitation", &answer)))
         },
@@ -242,13 +221,7 @@ fn register_extra_tools(server: &Server) {
     server.register_tool(
         Tool::new("test_sampling_with_tools", "Sampling that offers the model a tool (2025-11-25)", no_args()),
         |cx, _| {
-            let answer = cx.sample(json!({
-                "messages": [{ "role": "user", "content": { "type": "text", "text": "What is the weather?" } }],
-                "maxTokens": 100,
-                "tools": [{ "name": "get_weather", "description": "Weather for a city",
-                            "inputSchema": { "type": "object", "properties": { "city": { "type": "string" } } } }],
-                "toolChoice": { "mode": "auto" }
-            }))?;
+            let answer = cx.sample(lit(r#"{"messages":[{"role":"user","content":{"type":"text","text":"What is the weather?"}}],"maxTokens":100,"tools":[{"name":"get_weather","description":"Weather for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}],"toolChoice":{"mode":"auto"}}"#))?;
             Ok(CallToolResult::text(format!("Sampling answer: {answer}")))
         },
     );
@@ -256,17 +229,10 @@ fn register_extra_tools(server: &Server) {
         Tool::new(
             "add",
             "Adds two integers; the sum comes back as structured content",
-            json!({
-                "type": "object",
-                "properties": { "a": { "type": "integer" }, "b": { "type": "integer" } },
-                "required": ["a", "b"],
-                "additionalProperties": false
-            }),
+            lit(r#"{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}"#),
         )
         .with_title("Add")
-        .with_output_schema(json!({
-            "type": "object", "properties": { "sum": { "type": "integer" } }, "required": ["sum"]
-        }))
+        .with_output_schema(lit(r#"{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}"#))
         .with_annotations(ToolAnnotations {
             read_only_hint: Some(true),
             idempotent_hint: Some(true),
@@ -295,9 +261,7 @@ fn register_extra_tools(server: &Server) {
         Tool::new(
             "test_slow",
             "Sleeps for `ms` milliseconds in steps, honouring cancellation",
-            json!({
-                "type": "object", "properties": { "ms": { "type": "integer", "minimum": 0, "maximum": 600000 } }
-            }),
+            lit(r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":600000}}}"#),
         ),
         |cx, args| {
             let total = args["ms"].as_u64().unwrap_or(1000);
@@ -368,8 +332,7 @@ fn register_task_tools(server: &Server) {
         Tool::new(
             "slow_compute",
             "Works for `seconds` seconds, honouring cancellation; may run as a task",
-            json!({"type": "object", "properties": {
-                "seconds": {"type": "number", "minimum": 0, "maximum": 3600}, "label": {"type": "string"}}}),
+            lit(r#"{"type":"object","properties":{"seconds":{"type":"number","minimum":0,"maximum":3600},"label":{"type":"string"}}}"#),
         )
         .with_task_support(TaskSupport::Optional),
         |cx, args| {
@@ -401,10 +364,11 @@ fn register_task_tools(server: &Server) {
             .with_task_support(TaskSupport::Required),
         |cx, args| {
             let filename = args["filename"].as_str().unwrap_or_default();
-            let answer = cx.elicit(json!({
-                "message": format!("Delete {filename}?"),
-                "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
-            }))?;
+            let mut params = lit(
+                r#"{"requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}}"#,
+            );
+            params["message"] = format!("Delete {filename}?").into();
+            let answer = cx.elicit(params)?;
             let confirmed = answer["action"] == "accept" && answer["content"]["confirm"] == true;
             Ok(CallToolResult::text(if confirmed { format!("Deleted {filename}") } else { format!("Kept {filename}") }))
         },
@@ -525,51 +489,13 @@ fn register_prompts(server: &Server) {
 }
 
 fn json_schema_2020_12() -> Value {
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "type": "object",
-        "$defs": {
-            "address": {
-                "$anchor": "addressDef",
-                "type": "object",
-                "properties": { "street": { "type": "string" }, "city": { "type": "string" } }
-            }
-        },
-        "properties": {
-            "name": { "type": "string" },
-            "address": { "$ref": "#/$defs/address" },
-            "contactMethod": { "type": "string", "enum": ["phone", "email"] },
-            "phone": { "type": "string" },
-            "email": { "type": "string" }
-        },
-        "allOf": [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
-        "if": { "properties": { "contactMethod": { "const": "phone" } }, "required": ["contactMethod"] },
-        "then": { "required": ["phone"] },
-        "else": { "required": ["email"] },
-        "additionalProperties": false
-    })
+    lit(
+        r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}"##,
+    )
 }
 
 fn sep1330_schema() -> Value {
-    let titled = |prefix: &str, word: &str| -> Value {
-        json!([
-            { "const": format!("{prefix}1"), "title": format!("First {word}") },
-            { "const": format!("{prefix}2"), "title": format!("Second {word}") },
-            { "const": format!("{prefix}3"), "title": format!("Third {word}") }
-        ])
-    };
-    json!({
-        "type": "object",
-        "properties": {
-            "untitledSingle": { "type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"] },
-            "titledSingle": { "type": "string", "description": "Select one option with titles", "oneOf": titled("value", "Option") },
-            "legacyEnum": { "type": "string", "description": "Select one option (legacy)",
-                            "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"] },
-            "untitledMulti": { "type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3,
-                               "items": { "type": "string", "enum": ["option1", "option2", "option3"] } },
-            "titledMulti": { "type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3,
-                             "items": { "anyOf": titled("value", "Choice") } }
-        },
-        "required": []
-    })
+    lit(
+        r#"{"type":"object","properties":{"untitledSingle":{"type":"string","description":"Select one option","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","description":"Select one option with titles","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"legacyEnum":{"type":"string","description":"Select one option (legacy)","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},"untitledMulti":{"type":"array","description":"Select multiple options","minItems":1,"maxItems":3,"items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","description":"Select multiple options with titles","minItems":1,"maxItems":3,"items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}},"required":[]}"#,
+    )
 }

@@ -10,8 +10,7 @@
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
@@ -106,8 +105,10 @@ fn echo(seconds: u64, in_flight: u64, command: &[String]) {
     let pid = child.id();
     println!("idle_rss_kib={}", rss_kib(pid, "VmRSS"));
 
-    // One thread counts answers; this one keeps `in_flight` requests outstanding.
-    let answered = Arc::new(AtomicU64::new(0));
+    // One thread counts answers; this one keeps `in_flight` requests outstanding. The writer
+    // sleeps until answers arrive (woken once per batch the reader drains, not per answer), so
+    // the driver's own CPU use stays small beside the server's on a two-core machine.
+    let answered = Arc::new((Mutex::new(0u64), Condvar::new()));
     let counter = Arc::clone(&answered);
     let reader = std::thread::spawn(move || {
         let mut line = String::new();
@@ -122,18 +123,23 @@ fn echo(seconds: u64, in_flight: u64, command: &[String]) {
                     panic!("unexpected answer: {line}");
                 }
                 n += 1;
-                counter.store(n, Ordering::Release);
+                if out.buffer().is_empty() {
+                    *counter.0.lock().expect("lock") = n;
+                    counter.1.notify_one();
+                }
             }
         }
     });
     let start = Instant::now();
     let mut sent = 0;
     while start.elapsed() < Duration::from_secs(seconds) {
-        let done = answered.load(Ordering::Acquire);
-        if sent >= done + in_flight {
-            std::thread::yield_now();
-            continue;
-        }
+        let done = {
+            let (lock, cond) = &*answered;
+            let guard = lock.lock().expect("lock");
+            let guard =
+                cond.wait_timeout_while(guard, Duration::from_millis(100), |n| sent >= *n + in_flight).expect("lock").0;
+            *guard
+        };
         while sent < done + in_flight {
             sent += 1;
             writeln!(
@@ -144,11 +150,16 @@ fn echo(seconds: u64, in_flight: u64, command: &[String]) {
         }
         stdin.flush().expect("flush");
     }
-    let calls = answered.load(Ordering::Acquire);
+    let calls = *answered.0.lock().expect("lock");
     let elapsed = start.elapsed();
     println!("peak_rss_kib={}", rss_kib(pid, "VmHWM"));
     println!("echo_per_s={:.0}", calls as f64 / elapsed.as_secs_f64());
+    // End of input asks the server to exit; a server that does not is killed after 2 s.
     drop(stdin);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let _ = child.kill();
     let _ = child.wait();
     let _ = reader.join();

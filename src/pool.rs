@@ -15,7 +15,9 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 /// How long a worker above the resident count waits for work before it exits.
 const IDLE_EXIT: Duration = Duration::from_secs(10);
 /// How long queued work may wait with no worker taking a job before another worker starts.
-const STALL: Duration = Duration::from_millis(2);
+/// Long enough that a worker merely waiting for a CPU (two cores, five busy threads) is not
+/// mistaken for one stuck in a slow tool.
+const STALL: Duration = Duration::from_millis(5);
 
 struct State {
     queue: VecDeque<Job>,
@@ -25,6 +27,8 @@ struct State {
     taken: u64,
     next_name: u64,
     monitor_started: bool,
+    /// The monitor sleeps on `stalled` until work is queued; only then is it worth a wake-up.
+    monitor_parked: bool,
 }
 
 struct Shared {
@@ -54,6 +58,7 @@ impl Pool {
                     taken: 0,
                     next_name: 0,
                     monitor_started: false,
+                    monitor_parked: false,
                 }),
                 ready: Condvar::new(),
                 stalled: Condvar::new(),
@@ -65,13 +70,20 @@ impl Pool {
 
     /// Queues a job: an idle worker takes it, or a new one while under the resident count;
     /// otherwise it waits for a worker and the monitor makes sure one comes.
+    ///
+    /// Wake-ups are the expensive part (a futex call and a context switch each), so a job queued
+    /// behind others wakes nobody: whoever was woken for, or is busy before, the first one
+    /// drains the queue, and the monitor covers the case where that worker is stuck.
     pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) {
         let shared = &self.shared;
         let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.queue.push_back(Box::new(job));
+        let first = state.queue.len() == 1;
         if state.idle > 0 {
             drop(state);
-            shared.ready.notify_one();
+            if first {
+                shared.ready.notify_one();
+            }
         } else if state.threads < shared.resident {
             add_worker(shared, &mut state);
         } else {
@@ -87,8 +99,11 @@ impl Pool {
                     state.monitor_started = false;
                 }
             }
-            drop(state);
-            shared.stalled.notify_one();
+            if state.monitor_parked {
+                state.monitor_parked = false;
+                drop(state);
+                shared.stalled.notify_one();
+            }
         }
     }
 }
@@ -105,16 +120,26 @@ fn add_worker(shared: &Arc<Shared>, state: &mut State) {
     }
 }
 
-/// The monitor: while work is queued, add a worker whenever no job was taken for `STALL`.
+/// The monitor: while work is queued and no job was taken for `STALL`, wake an idle worker or,
+/// with none, add one.
 fn watch(shared: &Arc<Shared>) {
     let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
     loop {
         while state.queue.is_empty() {
+            state.monitor_parked = true;
             state = shared.stalled.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
+        state.monitor_parked = false;
         let seen = state.taken;
-        state = shared.stalled.wait_timeout(state, STALL).unwrap_or_else(PoisonError::into_inner).0;
-        if !state.queue.is_empty() && state.taken == seen && state.idle == 0 && state.threads < shared.max_threads {
+        drop(state);
+        thread::sleep(STALL);
+        state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.queue.is_empty() || state.taken != seen {
+            continue;
+        }
+        if state.idle > 0 {
+            shared.ready.notify_one();
+        } else if state.threads < shared.max_threads {
             log::debug!("every worker is busy: adding one ({} running)", state.threads);
             add_worker(shared, &mut state);
         }

@@ -19,3 +19,5 @@ bash scripts/deps.sh
 cargo build --release --quiet
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp --everything
+step "interop: TypeScript SDK client over stdio"
+.cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- target/release/tinymcp --everything

@@ -13,6 +13,15 @@ USAGE:
 
 OPTIONS:
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
+    --http ADDR             serve HTTP instead of stdio: Streamable HTTP at /mcp, legacy SSE at
+                            /sse; ADDR is PORT (on 127.0.0.1) or HOST:PORT
+    --allow-origin ORIGIN   also accept browser requests from ORIGIN, with CORS (repeatable;
+                            loopback origins are always accepted)
+    --token-file FILE       require `Authorization: Bearer <token>`, the token read from FILE
+                            (or set TINYMCP_TOKEN); never given on the command line
+    --max-sessions N        HTTP sessions at once (default 1000); more get 503
+    --session-idle-secs N   end an HTTP session unused this long (default 1800)
+    --max-streams N         GET streams one HTTP session may hold open (default 8)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
     --max-in-flight N       requests one client may have running; more wait up to 1 s for a
@@ -24,6 +33,12 @@ Logs go to stderr; set RUST_LOG (error, warn, info, debug, trace) to choose how 
 
 struct Args {
     everything: bool,
+    http: Option<String>,
+    allow_origins: Vec<String>,
+    token_file: Option<String>,
+    max_sessions: Option<usize>,
+    session_idle_secs: Option<usize>,
+    max_streams: Option<usize>,
     max_message_bytes: Option<usize>,
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
@@ -36,12 +51,29 @@ enum Parsed {
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
-    let mut parsed = Args { everything: false, max_message_bytes: None, page_size: None, max_in_flight: None };
+    let mut parsed = Args {
+        everything: false,
+        http: None,
+        allow_origins: Vec::new(),
+        token_file: None,
+        max_sessions: None,
+        session_idle_secs: None,
+        max_streams: None,
+        max_message_bytes: None,
+        page_size: None,
+        max_in_flight: None,
+    };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-h" | "--help" => return Ok(Parsed::Help),
             "-V" | "--version" => return Ok(Parsed::Version),
             "--everything" => parsed.everything = true,
+            "--http" => parsed.http = Some(value(&arg, args.next())?),
+            "--allow-origin" => parsed.allow_origins.push(value(&arg, args.next())?),
+            "--token-file" => parsed.token_file = Some(value(&arg, args.next())?),
+            "--max-sessions" => parsed.max_sessions = Some(number(&arg, args.next())?),
+            "--session-idle-secs" => parsed.session_idle_secs = Some(number(&arg, args.next())?),
+            "--max-streams" => parsed.max_streams = Some(number(&arg, args.next())?),
             "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
             "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
             "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
@@ -49,6 +81,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         }
     }
     Ok(Parsed::Run(parsed))
+}
+
+fn value(flag: &str, value: Option<String>) -> Result<String, String> {
+    value.filter(|v| !v.starts_with("--")).ok_or_else(|| format!("{flag} needs a value"))
 }
 
 fn number(flag: &str, value: Option<String>) -> Result<usize, String> {
@@ -74,7 +110,58 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if args.everything {
         provide::everything::register(&server);
     }
-    transport::stdio::serve(Arc::new(server))
+    match &args.http {
+        #[cfg(feature = "http")]
+        Some(addr) => {
+            let options = http_options(&args, addr).map_err(|why| tinymcp::Error::Io(std::io::Error::other(why)))?;
+            transport::http::serve(Arc::new(server), &listen_addr(addr), options)
+        }
+        #[cfg(not(feature = "http"))]
+        Some(_) => {
+            Err(tinymcp::Error::Io(std::io::Error::other("this build has no HTTP (built without the `http` feature)")))
+        }
+        None => transport::stdio::serve(Arc::new(server)),
+    }
+}
+
+#[cfg(feature = "http")]
+/// `PORT` alone means loopback: nothing is exposed unless asked for.
+fn listen_addr(addr: &str) -> String {
+    if addr.bytes().all(|b| b.is_ascii_digit()) {
+        format!("127.0.0.1:{addr}")
+    } else {
+        addr.to_owned()
+    }
+}
+
+#[cfg(feature = "http")]
+fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions, String> {
+    let mut options = transport::http::HttpOptions::default();
+    let host = listen_addr(addr);
+    let host = host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h).trim_matches(|c| c == '[' || c == ']');
+    options.access.loopback_only =
+        host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    options.access.allowed_origins = args.allow_origins.clone();
+    options.access.token = match &args.token_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {path}: {e}"))?;
+            Some(text.trim().to_owned())
+                .filter(|t| !t.is_empty())
+                .ok_or(format!("--token-file {path} is empty"))?
+                .into()
+        }
+        None => std::env::var("TINYMCP_TOKEN").ok().filter(|t| !t.trim().is_empty()).map(|t| t.trim().to_owned()),
+    };
+    if let Some(n) = args.max_sessions {
+        options.max_sessions = n;
+    }
+    if let Some(n) = args.session_idle_secs {
+        options.session_idle = std::time::Duration::from_secs(n as u64);
+    }
+    if let Some(n) = args.max_streams {
+        options.max_streams_per_session = n;
+    }
+    Ok(options)
 }
 
 #[allow(clippy::print_stdout, clippy::print_stderr)]

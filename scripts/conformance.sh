@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The referee: the official conformance suite (@modelcontextprotocol/conformance, pinned in
+# scripts/deps.sh) against `tinymcp --everything --http` on a free loopback port. Runs the
+# 2025-11-25 requirement set and the whole suite at 2025-11-25; fails on any failing scenario
+# (scripts/conformance-expected-failures.yml may list only scenarios outside the requirement set).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+[ -x target/release/tinymcp ] || cargo build --release --quiet
+NODE=.cache/npm/node_modules/.bin/node
+CONFORMANCE=.cache/npm/node_modules/.bin/conformance
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+log=$(mktemp -d)
+target/release/tinymcp --everything --http "127.0.0.1:$port" 2>"$log/server.log" &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$log"' EXIT
+for _ in $(seq 100); do
+  curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  sleep 0.05
+done
+
+status=0
+run() { # run NAME ARGS...: one suite run; its failures fail the script
+  local name=$1
+  shift
+  if "$NODE" "$CONFORMANCE" server --url "http://127.0.0.1:$port/mcp" "$@" >"$log/$name.txt" 2>&1; then rc=0; else rc=$?; fi
+  local total
+  total=$(grep -E '^Total: ' "$log/$name.txt" | tail -1)
+  echo "conformance $name: ${total:-no summary} (exit $rc)"
+  if [ "$rc" -ne 0 ] || ! grep -qE '^Total: [0-9]+ passed, 0 failed' <<<"$total"; then
+    grep -E '^✗|FAIL' "$log/$name.txt" | head -40 || tail -40 "$log/$name.txt"
+    status=1
+  fi
+}
+expected=()
+[ -s scripts/conformance-expected-failures.yml ] && expected=(--expected-failures scripts/conformance-expected-failures.yml)
+run "requirements-2025-11-25" --requirements 2025-11-25
+run "all-at-2025-11-25" --suite all --spec-version 2025-11-25 "${expected[@]}"
+# The requirement set must be complete: 30 scored scenarios, every one passing.
+scored=$(grep -cE '^✓ ' "$log/requirements-2025-11-25.txt" || true)
+echo "conformance: $scored scenarios passed in the 2025-11-25 requirement run"
+exit $status

@@ -1,0 +1,77 @@
+//! The HTTP+SSE transport of 2024-11-05, for old clients: GET `/sse` opens the session's one
+//! stream and names the URL to POST to; every answer travels on that stream as `event: message`.
+//! Closing the stream ends the session.
+
+use super::sse::SseWriter;
+use super::{read_message, Answer, Http};
+use crate::connection::{Connection, Sink};
+use crate::jsonrpc::RpcError;
+use crate::random;
+use std::collections::HashMap;
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::{Arc, Mutex, PoisonError};
+use tiny_http::Request;
+
+struct LegacySession {
+    connection: Connection,
+    /// Where every answer of this session goes: its one stream.
+    stream: Sink,
+}
+
+/// Legacy sessions by id.
+#[derive(Default)]
+pub(super) struct Legacy {
+    table: Mutex<HashMap<String, Arc<LegacySession>>>,
+}
+
+pub(super) fn open(http: &Http, request: Request, cors: &[(&'static str, String)]) {
+    let id = match random::hex_token(16) {
+        Ok(id) => id,
+        Err(e) => {
+            log::error!("no session id: {e}");
+            return Answer::rpc_error(500, &RpcError::internal()).send(request, cors);
+        }
+    };
+    let (stream, messages) = Sink::channel();
+    let session =
+        Arc::new(LegacySession { connection: Connection::new(Arc::clone(&http.server), stream.clone()), stream });
+    {
+        let mut table = http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner);
+        if table.len() >= http.options.max_sessions {
+            drop(table);
+            let error = RpcError::invalid_request("too many sessions; try later");
+            return Answer::rpc_error(503, &error).with("Retry-After", "5").send(request, cors);
+        }
+        table.insert(id.clone(), Arc::clone(&session));
+    }
+    log::info!("legacy SSE session {id} opened");
+    if let Ok(mut writer) = SseWriter::start(request, cors) {
+        let mut alive = writer.event(None, Some("endpoint"), None, &format!("/messages?sessionId={id}")).is_ok();
+        while alive && !session.connection.session().is_closed() {
+            alive = match messages.recv_timeout(http.options.keep_alive) {
+                Ok(message) => writer.event(None, Some("message"), None, message.json()).is_ok(),
+                Err(RecvTimeoutError::Timeout) => writer.comment("keep-alive").is_ok(),
+                Err(RecvTimeoutError::Disconnected) => false,
+            };
+        }
+    }
+    http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+    session.connection.close();
+    log::info!("legacy SSE session {id} closed");
+}
+
+pub(super) fn post(http: &Http, mut request: Request, query: &str, cors: &[(&'static str, String)]) {
+    let id = query.split('&').find_map(|pair| pair.strip_prefix("sessionId=")).unwrap_or("");
+    let session = http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
+    let Some(session) = session else {
+        let error = RpcError::invalid_request("unknown or closed sessionId: open /sse first");
+        return Answer::rpc_error(404, &error).send(request, cors);
+    };
+    match read_message(http, &mut request) {
+        Ok(incoming) => {
+            session.connection.handle(Ok(incoming), &session.stream);
+            Answer::text(202, "Accepted\n").send(request, cors);
+        }
+        Err(answer) => answer.send(request, cors),
+    }
+}

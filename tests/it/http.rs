@@ -1,0 +1,447 @@
+//! Streamable HTTP and legacy SSE, spoken byte by byte over a TcpStream to the real binary.
+
+use crate::support::{binary, SchemaBook};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn start(extra: &[&str], env: &[(&str, &str)]) -> Server {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let addr = format!("127.0.0.1:{port}");
+        let mut command = Command::new(binary());
+        command.args(["--everything", "--http", &addr]).args(extra).stdout(Stdio::null()).stderr(Stdio::null());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let server = Server { child: command.spawn().expect("spawn tinymcp"), port };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if TcpStream::connect(&addr).is_ok() {
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("the HTTP server did not start");
+    }
+
+    fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream
+    }
+
+    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+        let mut stream = self.connect();
+        write_request(&mut stream, self.port, method, path, headers, body);
+        read_reply(&mut BufReader::new(stream))
+    }
+
+    fn post(&self, headers: &[(&str, &str)], body: &Value) -> Reply {
+        let mut all = vec![ACCEPT_BOTH, JSON];
+        all.extend_from_slice(headers);
+        self.send("POST", "/mcp", &all, &body.to_string())
+    }
+
+    /// A session at 2025-11-25: its id, after `notifications/initialized`.
+    fn session(&self, capabilities: Value) -> String {
+        let reply = self.post(&[], &initialize(capabilities));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let id = reply.header("mcp-session-id").expect("Mcp-Session-Id").to_owned();
+        let ack =
+            self.post(&[("Mcp-Session-Id", &id)], &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert_eq!(ack.status, 202);
+        id
+    }
+}
+
+fn initialize(capabilities: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "it", "version": "1"}}})
+}
+
+fn write_request(stream: &mut TcpStream, port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &str) {
+    let mut text = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        text.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers {
+        text.push_str(&format!("{k}: {v}\r\n"));
+    }
+    text.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(text.as_bytes()).unwrap();
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+
+    /// The JSON of every `data:` line of an SSE body, with its event id.
+    fn events(&self) -> Vec<(Option<String>, Value)> {
+        sse_events(&self.body)
+    }
+}
+
+fn sse_events(body: &str) -> Vec<(Option<String>, Value)> {
+    let mut events = Vec::new();
+    for block in body.split("\n\n") {
+        let id = block.lines().find_map(|l| l.strip_prefix("id: ")).map(str::to_owned);
+        if let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) {
+            if !data.trim().is_empty() {
+                events.push((id, serde_json::from_str(data).unwrap()));
+            }
+        }
+    }
+    events
+}
+
+/// Reads one response: a Content-Length body or a chunked one, to its end.
+fn read_reply(reader: &mut impl BufRead) -> Reply {
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    let status =
+        line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("status line {line:?}"));
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        let (k, v) = l.split_once(':').unwrap();
+        headers.push((k.trim().to_owned(), v.trim().to_owned()));
+    }
+    let find = |name: &str| {
+        headers.iter().find(|(k, _): &&(String, String)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone())
+    };
+    let mut body = Vec::new();
+    if find("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        loop {
+            line.clear();
+            reader.read_line(&mut line).unwrap();
+            let size = usize::from_str_radix(line.trim(), 16).unwrap();
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk).unwrap();
+            if size == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..size]);
+        }
+    } else if let Some(n) = find("content-length").and_then(|v| v.parse::<usize>().ok()) {
+        body.resize(n, 0);
+        reader.read_exact(&mut body).unwrap();
+    }
+    Reply { status, headers, body: String::from_utf8(body).unwrap() }
+}
+
+#[test]
+fn initialize_mints_a_visible_ascii_session_and_answers_json() {
+    let server = Server::start(&[], &[]);
+    let reply = server.post(&[], &initialize(json!({})));
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    let id = reply.header("mcp-session-id").unwrap();
+    assert!(id.len() >= 32 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)), "{id}");
+    SchemaBook::get().validate("2025-11-25", "JSONRPCResponse", &reply.json());
+    SchemaBook::get().validate("2025-11-25", "InitializeResult", &reply.json()["result"]);
+    let other = server.post(&[], &initialize(json!({})));
+    assert_ne!(other.header("mcp-session-id"), Some(id));
+}
+
+#[test]
+fn bad_requests_get_the_right_status() {
+    let server = Server::start(&["--max-message-bytes", "2000"], &[]);
+    let session = server.session(json!({}));
+    let sid = ("Mcp-Session-Id", session.as_str());
+    let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"}).to_string();
+    let only_json = server.send("POST", "/mcp", &[("Accept", "application/json"), JSON, sid], &ping);
+    assert_eq!(only_json.status, 406);
+    let text = server.send("POST", "/mcp", &[ACCEPT_BOTH, ("Content-Type", "text/plain"), sid], &ping);
+    assert_eq!(text.status, 415);
+    let big = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, sid], &"x".repeat(5000));
+    assert_eq!(big.status, 413);
+    let broken = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, sid], "{not json");
+    assert_eq!(broken.status, 400);
+    assert_eq!(broken.json()["error"]["code"], -32700);
+    let version = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, sid, ("MCP-Protocol-Version", "1999-01-01")], &ping);
+    assert_eq!(version.status, 400);
+    assert!(version.body.contains("1999-01-01"));
+    assert_eq!(server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON], &ping).status, 400);
+    assert_eq!(server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Mcp-Session-Id", "nope")], &ping).status, 404);
+    let ok = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, sid, ("MCP-Protocol-Version", "2025-11-25")], &ping);
+    assert_eq!((ok.status, ok.json()["result"].clone()), (200, json!({})));
+    assert_eq!(server.send("PUT", "/mcp", &[], "").status, 405);
+    assert_eq!(server.send("GET", "/healthz", &[], "").status, 200);
+}
+
+#[test]
+fn delete_ends_the_session() {
+    let server = Server::start(&[], &[]);
+    let session = server.session(json!({}));
+    let sid = ("Mcp-Session-Id", session.as_str());
+    assert_eq!(server.send("DELETE", "/mcp", &[sid], "").status, 200);
+    assert_eq!(server.post(&[sid], &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).status, 404);
+    assert_eq!(server.send("DELETE", "/mcp", &[sid], "").status, 404);
+}
+
+#[test]
+fn the_session_cap_is_a_clear_503() {
+    let server = Server::start(&["--max-sessions", "1"], &[]);
+    server.session(json!({}));
+    let refused = server.post(&[], &initialize(json!({})));
+    assert_eq!(refused.status, 503);
+    assert!(refused.json()["error"]["message"].as_str().unwrap().contains("too many sessions"));
+}
+
+#[test]
+fn progress_streams_as_sse_with_ids_priming_and_the_response_last() {
+    let server = Server::start(&[], &[]);
+    let session = server.session(json!({}));
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "t"}}});
+    let reply = server.post(&[("Mcp-Session-Id", &session)], &call);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    assert_eq!(reply.header("x-accel-buffering"), Some("no"));
+    let first = reply.body.split("\n\n").next().unwrap();
+    assert!(
+        first.contains("id: ") && first.contains("retry: ") && first.contains("data: "),
+        "priming event: {first:?}"
+    );
+    let events = reply.events();
+    let methods: Vec<&str> = events.iter().map(|(_, m)| m["method"].as_str().unwrap_or("response")).collect();
+    assert_eq!(methods, ["notifications/progress", "notifications/progress", "notifications/progress", "response"]);
+    let stream = events[0].0.as_deref().unwrap().split('-').next().unwrap().to_owned();
+    for (i, (id, message)) in events.iter().enumerate() {
+        assert_eq!(id.as_deref(), Some(format!("{stream}-{}", i + 1).as_str()));
+        let name = SchemaBook::definition_for(message, Some("tools/call")).unwrap();
+        SchemaBook::get().validate("2025-11-25", name, message.get("result").unwrap_or(message));
+    }
+    assert_eq!(events[3].1["id"], 7);
+}
+
+#[test]
+fn a_dropped_stream_is_resumed_with_last_event_id() {
+    let server = Server::start(&[], &[]);
+    let session = server.session(json!({}));
+    let call = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "r"}}});
+    let mut stream = server.connect();
+    let body = call.to_string();
+    write_request(&mut stream, server.port, "POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Mcp-Session-Id", &session)], &body);
+    // Read until the first progress event, then hang up.
+    let mut reader = BufReader::new(stream);
+    let mut seen = String::new();
+    while !seen.contains("notifications/progress") {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        seen.push_str(&line);
+    }
+    let last_id = seen.lines().rev().find_map(|l| l.strip_prefix("id: ")).unwrap().to_owned();
+    drop(reader);
+    std::thread::sleep(Duration::from_millis(300));
+    let resumed = server.send(
+        "GET",
+        "/mcp",
+        &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &session), ("Last-Event-ID", &last_id)],
+        "",
+    );
+    assert_eq!(resumed.status, 200);
+    let events = resumed.events();
+    assert_eq!(events.len(), 3, "{}", resumed.body);
+    assert_eq!(events[2].1["id"], 8);
+    assert_eq!(events[2].1["result"]["content"][0]["text"], "Progress reported");
+    let unknown = server.send(
+        "GET",
+        "/mcp",
+        &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &session), ("Last-Event-ID", "999-1")],
+        "",
+    );
+    assert_eq!(unknown.status, 404);
+}
+
+#[test]
+fn the_get_stream_carries_list_changed() {
+    let server = Server::start(&[], &[]);
+    let session = server.session(json!({}));
+    let mut get = server.connect();
+    write_request(
+        &mut get,
+        server.port,
+        "GET",
+        "/mcp",
+        &[("Accept", "text/event-stream"), ("Mcp-Session-Id", &session)],
+        "",
+    );
+    let mut reader = BufReader::new(get);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+    let trigger = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "test_trigger_tool_change", "arguments": {}}});
+    assert_eq!(server.post(&[("Mcp-Session-Id", &session)], &trigger).status, 200);
+    let mut seen = String::new();
+    while !seen.contains("notifications/tools/list_changed") {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "stream ended: {seen}");
+        seen.push_str(&line);
+    }
+}
+
+#[test]
+fn sampling_goes_out_on_the_stream_and_its_answer_comes_back_as_a_post() {
+    let server = Server::start(&[], &[]);
+    let session = server.session(json!({"sampling": {}}));
+    let mut post = server.connect();
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "test_sampling", "arguments": {"prompt": "hi"}}});
+    write_request(
+        &mut post,
+        server.port,
+        "POST",
+        "/mcp",
+        &[ACCEPT_BOTH, JSON, ("Mcp-Session-Id", &session)],
+        &call.to_string(),
+    );
+    let mut reader = BufReader::new(post);
+    let mut seen = String::new();
+    let request = loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        if let Some(data) = line.strip_prefix("data: ") {
+            if data.contains("sampling/createMessage") {
+                break serde_json::from_str::<Value>(data).unwrap();
+            }
+        }
+        seen.push_str(&line);
+    };
+    SchemaBook::get().validate("2025-11-25", "CreateMessageRequest", &request);
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+        "role": "assistant", "content": {"type": "text", "text": "hello back"}, "model": "m"}});
+    assert_eq!(server.post(&[("Mcp-Session-Id", &session)], &answer).status, 202);
+    let mut rest = String::new();
+    while !rest.contains("\"id\":9") {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        rest.push_str(&line);
+    }
+    assert!(rest.contains("LLM response: hello back"), "{rest}");
+}
+
+#[test]
+fn foreign_hosts_and_origins_are_forbidden_and_listed_origins_get_cors() {
+    let server = Server::start(&["--allow-origin", "https://app.example"], &[]);
+    let body = initialize(json!({})).to_string();
+    let evil_host = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Host", "evil.example.com")], &body);
+    assert_eq!(evil_host.status, 403);
+    let evil_origin = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Origin", "http://evil.example.com")], &body);
+    assert_eq!(evil_origin.status, 403);
+    let local = format!("http://127.0.0.1:{}", server.port);
+    assert_eq!(server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Origin", &local)], &body).status, 200);
+    let listed = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Origin", "https://app.example")], &body);
+    assert_eq!(listed.status, 200);
+    assert_eq!(listed.header("access-control-allow-origin"), Some("https://app.example"));
+    assert!(listed.header("access-control-expose-headers").unwrap().contains("Mcp-Session-Id"));
+    let preflight = server.send("OPTIONS", "/mcp", &[("Origin", "https://app.example")], "");
+    assert_eq!(preflight.status, 204);
+    assert!(preflight.header("access-control-allow-headers").unwrap().contains("MCP-Protocol-Version"));
+}
+
+#[test]
+fn a_bearer_token_is_required_when_configured() {
+    let server = Server::start(&[], &[("TINYMCP_TOKEN", "let-me-in")]);
+    let body = initialize(json!({})).to_string();
+    let without = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON], &body);
+    assert_eq!(without.status, 401);
+    assert_eq!(without.header("www-authenticate"), Some("Bearer"));
+    let wrong = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Authorization", "Bearer let-me-out")], &body);
+    assert_eq!(wrong.status, 401);
+    let right = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Authorization", "Bearer let-me-in")], &body);
+    assert_eq!(right.status, 200);
+}
+
+#[test]
+fn a_hundred_requests_on_one_keep_alive_connection_take_well_under_a_second() {
+    let server = Server::start(&[], &[]);
+    let session = server.session(json!({}));
+    let stream = server.connect();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let start = Instant::now();
+    for i in 0..100 {
+        let ping = json!({"jsonrpc": "2.0", "id": i, "method": "ping"}).to_string();
+        write_request(
+            &mut writer,
+            server.port,
+            "POST",
+            "/mcp",
+            &[ACCEPT_BOTH, JSON, ("Mcp-Session-Id", &session)],
+            &ping,
+        );
+        let reply = read_reply(&mut reader);
+        assert_eq!(reply.json()["id"], i);
+    }
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(1), "100 keep-alive requests took {took:?} (a delayed-ACK stall?)");
+}
+
+#[test]
+fn legacy_sse_names_its_endpoint_and_answers_on_the_stream() {
+    let server = Server::start(&[], &[]);
+    let mut get = server.connect();
+    write_request(&mut get, server.port, "GET", "/sse", &[("Accept", "text/event-stream")], "");
+    let mut reader = BufReader::new(get);
+    let mut seen = String::new();
+    let endpoint = loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        if seen.ends_with("event: endpoint\n") {
+            break line.strip_prefix("data: ").unwrap().trim().to_owned();
+        }
+        seen.push_str(&line);
+    };
+    assert!(endpoint.starts_with("/messages?sessionId="), "{endpoint}");
+    let mut init = initialize(json!({}));
+    init["params"]["protocolVersion"] = json!("2024-11-05");
+    let accepted = server.send("POST", &endpoint, &[JSON], &init.to_string());
+    assert_eq!(accepted.status, 202);
+    let mut rest = String::new();
+    let answer = loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        if rest.ends_with("event: message\n") {
+            break serde_json::from_str::<Value>(line.strip_prefix("data: ").unwrap()).unwrap();
+        }
+        rest.push_str(&line);
+    };
+    assert_eq!(answer["result"]["protocolVersion"], "2024-11-05");
+    SchemaBook::get().validate("2024-11-05", "InitializeResult", &answer["result"]);
+    assert_eq!(server.send("POST", "/messages?sessionId=unknown", &[JSON], "{}").status, 404);
+}

@@ -4,6 +4,8 @@
 //! ```text
 //! bench_stdio startup RUNS -- CMD ARGS...          spawn to `initialize` answer: median and p90
 //! bench_stdio echo SECONDS IN_FLIGHT -- CMD ARGS... `echo` calls per second, idle and peak RSS
+//! bench_stdio http-echo SECONDS CONNECTIONS -- URL  `echo` over keep-alive HTTP: calls/s, p50, p99
+//! bench_stdio http-sessions N PID -- URL           RSS of PID per session, N sessions opened
 //! ```
 //! Figures go to stdout as `key=value` lines for the script to read.
 #![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
@@ -25,6 +27,8 @@ fn main() {
     match head.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["startup", runs] => startup(number(runs), command),
         ["echo", seconds, in_flight] => echo(number(seconds), number(in_flight), command),
+        ["http-echo", seconds, connections] => http_echo(number(seconds), number(connections), &command[0]),
+        ["http-sessions", n, pid] => http_sessions(number(n), number(pid) as u32, &command[0]),
         _ => usage(),
     }
 }
@@ -163,4 +167,135 @@ fn echo(seconds: u64, in_flight: u64, command: &[String]) {
     let _ = child.kill();
     let _ = child.wait();
     let _ = reader.join();
+}
+
+/// `http://HOST:PORT/PATH` split into the address and the path.
+fn split_url(url: &str) -> (String, String) {
+    let rest = url.strip_prefix("http://").unwrap_or_else(|| usage());
+    let (addr, path) = rest.split_once('/').unwrap_or((rest, ""));
+    (addr.to_owned(), format!("/{path}"))
+}
+
+struct HttpConn {
+    reader: BufReader<std::net::TcpStream>,
+    writer: std::net::TcpStream,
+    addr: String,
+    path: String,
+    session: Option<String>,
+}
+
+impl HttpConn {
+    fn open(url: &str) -> HttpConn {
+        let (addr, path) = split_url(url);
+        let stream = std::net::TcpStream::connect(&addr).expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        HttpConn {
+            reader: BufReader::new(stream.try_clone().expect("clone")),
+            writer: stream,
+            addr,
+            path,
+            session: None,
+        }
+    }
+
+    /// One POST and its whole answer (JSON or SSE); returns the body.
+    fn post(&mut self, body: &str) -> String {
+        let mut head = format!(
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+            self.path, self.addr, body.len()
+        );
+        if let Some(id) = &self.session {
+            head.push_str(&format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-06-18\r\n"));
+        }
+        head.push_str("\r\n");
+        head.push_str(body);
+        self.writer.write_all(head.as_bytes()).expect("write");
+        let mut line = String::new();
+        let mut length = 0;
+        let mut chunked = false;
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).expect("read");
+            let l = line.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            let lower = l.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap_or(0);
+            } else if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+                chunked = true;
+            } else if lower.starts_with("mcp-session-id:") {
+                self.session = Some(l[15..].trim().to_owned());
+            }
+        }
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                line.clear();
+                self.reader.read_line(&mut line).expect("read");
+                let size = usize::from_str_radix(line.trim(), 16).unwrap_or(0);
+                let mut chunk = vec![0; size + 2];
+                std::io::Read::read_exact(&mut self.reader, &mut chunk).expect("read");
+                if size == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..size]);
+            }
+        } else {
+            body.resize(length, 0);
+            std::io::Read::read_exact(&mut self.reader, &mut body).expect("read");
+        }
+        String::from_utf8_lossy(&body).into_owned()
+    }
+
+    fn initialize(&mut self) {
+        self.post(INITIALIZE);
+        self.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+}
+
+fn http_echo(seconds: u64, connections: u64, url: &str) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let workers: Vec<_> = (0..connections.max(1))
+        .map(|_| {
+            let url = url.to_owned();
+            std::thread::spawn(move || {
+                let mut conn = HttpConn::open(&url);
+                conn.initialize();
+                let mut latencies = Vec::new();
+                let mut id = 1;
+                while Instant::now() < deadline {
+                    id += 1;
+                    let start = Instant::now();
+                    let body = conn.post(&format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello"}}}}}}"#
+                    ));
+                    latencies.push(start.elapsed());
+                    assert!(body.contains("Echo: hello"), "unexpected answer: {body}");
+                }
+                latencies
+            })
+        })
+        .collect();
+    let started = Instant::now();
+    let mut all: Vec<Duration> = workers.into_iter().flat_map(|w| w.join().expect("worker")).collect();
+    let elapsed = started.elapsed().min(Duration::from_secs(seconds)).max(Duration::from_millis(1));
+    all.sort();
+    let at = |q: f64| all.get(((all.len().max(1) - 1) as f64 * q) as usize).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    println!("http_echo_per_s={:.0}", all.len() as f64 / elapsed.as_secs_f64());
+    println!("http_p50_ms={:.3}", at(0.5));
+    println!("http_p99_ms={:.3}", at(0.99));
+}
+
+fn http_sessions(n: u64, pid: u32, url: &str) {
+    let before = rss_kib(pid, "VmRSS");
+    let mut conn = HttpConn::open(url);
+    for _ in 0..n {
+        conn.session = None;
+        conn.initialize();
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let after = rss_kib(pid, "VmRSS");
+    println!("session_rss_kib_each={:.2}", (after.saturating_sub(before)) as f64 / n.max(1) as f64);
 }

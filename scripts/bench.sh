@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints the figures we hold ourselves to, measured on this machine in one run, beside the
+# Prints the figures we hold ourselves to, measured on this machine in one run; stdio beside the
 # yardstick @modelcontextprotocol/server-everything (Node) driven the same way.
 # Figures, not tests: nothing here fails on a slow machine. Usage: scripts/bench.sh [SECONDS]
 set -euo pipefail
@@ -63,3 +63,20 @@ for build in "${BUILDS[@]}"; do
   note "peak resident memory under load (VmHWM)" "$(kib_to_mib "$ours_peak_rss_kib")" "MiB"
   aim "stripped release binary" "$(bytes_to_mib "$(stat -c %s "$bin")")" "<" 1 "MiB"
 done
+
+# HTTP (glibc build): keep-alive `echo` with 1 and 16 connections, memory per idle session.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+target/release/tinymcp --everything --http "127.0.0.1:$port" --max-sessions 2000 2>/dev/null &
+server=$!
+trap 'kill $server 2>/dev/null' EXIT
+for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
+url="http://127.0.0.1:$port/mcp"
+measure one http-echo "$SECONDS_PER_RUN" 1 -- "$url"
+measure many http-echo "$SECONDS_PER_RUN" 16 -- "$url"
+measure sess http-sessions 1000 "$server" -- "$url"
+echo
+echo "Streamable HTTP, dynamic glibc build (keep-alive, one request at a time per connection)"
+note "echo calls/s, 1 connection" "$one_http_echo_per_s" "/s   p50 ${one_http_p50_ms} ms, p99 ${one_http_p99_ms} ms"
+aim "echo calls/s, 16 connections" "$many_http_echo_per_s" ">=" 20000 "/s"
+note "  latency p50 / p99" "$many_http_p50_ms" "ms / ${many_http_p99_ms} ms"
+aim "resident memory per idle session (1000)" "$sess_session_rss_kib_each" "<" 16 "KiB"

@@ -13,6 +13,7 @@ pub use security::Access;
 use crate::connection::{Outgoing, Sink};
 use crate::error::Error;
 use crate::jsonrpc::{self, Incoming, Malformed, Message, RpcError};
+use crate::pool::Pool;
 use crate::server::Server;
 use crate::version::ProtocolVersion;
 use security::Refusal;
@@ -82,13 +83,12 @@ pub fn serve(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<()
         thread::sleep(Duration::from_secs(10));
         reaper.sessions.expire();
     })?;
+    // Request threads are pooled: starting a thread per request cost more than an `echo`. A
+    // request that blocks (an SSE stream) makes the pool's monitor add a thread.
+    let requests = Pool::new(4, 8192);
     for request in listener.incoming_requests() {
         let http = Arc::clone(&http);
-        let spawned =
-            thread::Builder::new().name("mcp-http".into()).stack_size(STACK).spawn(move || route(&http, request));
-        if let Err(e) = spawned {
-            log::error!("cannot start a request thread: {e}");
-        }
+        requests.spawn(move || route(&http, request));
     }
     Ok(())
 }

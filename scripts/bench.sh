@@ -69,7 +69,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 target/release/tinymcp --everything --http "127.0.0.1:$port" --max-sessions 2000 2>/dev/null &
 server=$!
 trap 'kill $server 2>/dev/null' EXIT
-for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.05; done
+for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
 url="http://127.0.0.1:$port/mcp"
 measure one http-echo "$SECONDS_PER_RUN" 1 -- "$url"
 measure many http-echo "$SECONDS_PER_RUN" 16 -- "$url"

@@ -15,7 +15,7 @@ target/release/tinymcp --everything --http "127.0.0.1:$port" 2>"$log/server.log"
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$log"' EXIT
 for _ in $(seq 100); do
-  curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
   sleep 0.05
 done
 

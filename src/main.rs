@@ -1,8 +1,12 @@
 //! The `tinymcp` binary: parses the command line once, sets up logging to stderr, builds the
 //! server from the chosen providers and runs the chosen transport. Errors become an exit code here.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
+use tinymcp::provide::files::FilesOptions;
+use tinymcp::provide::watch::Watcher;
 use tinymcp::{provide, transport, Server};
 
 const USAGE: &str = "\
@@ -11,7 +15,13 @@ tinymcp: a Model Context Protocol server
 USAGE:
     tinymcp [OPTIONS]
 
+With no --root, --manifest or --everything, the current directory is served read-only.
+
 OPTIONS:
+    --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
+    --include-hidden        also serve hidden files and folders such as .git and .env
+    --no-watch              send no change notifications (no polling of files)
+    --watch-interval MS     how often files are polled for changes (default 1000)
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
@@ -24,6 +34,10 @@ Logs go to stderr; set RUST_LOG (error, warn, info, debug, trace) to choose how 
 
 struct Args {
     everything: bool,
+    roots: Vec<PathBuf>,
+    include_hidden: bool,
+    watch: bool,
+    watch_interval: Duration,
     max_message_bytes: Option<usize>,
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
@@ -36,12 +50,27 @@ enum Parsed {
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
-    let mut parsed = Args { everything: false, max_message_bytes: None, page_size: None, max_in_flight: None };
+    let mut parsed = Args {
+        everything: false,
+        roots: Vec::new(),
+        include_hidden: false,
+        watch: true,
+        watch_interval: Duration::from_secs(1),
+        max_message_bytes: None,
+        page_size: None,
+        max_in_flight: None,
+    };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-h" | "--help" => return Ok(Parsed::Help),
             "-V" | "--version" => return Ok(Parsed::Version),
             "--everything" => parsed.everything = true,
+            "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
+            "--include-hidden" => parsed.include_hidden = true,
+            "--no-watch" => parsed.watch = false,
+            "--watch-interval" => {
+                parsed.watch_interval = Duration::from_millis(number(&arg, args.next())? as u64);
+            }
             "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
             "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
             "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
@@ -71,10 +100,27 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         options.max_in_flight = n;
     }
     let server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
+    let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);
     }
-    transport::stdio::serve(Arc::new(server))
+    let mut roots = args.roots;
+    // With nothing else asked for, the job is the current directory.
+    if roots.is_empty() && !args.everything {
+        roots.push(std::env::current_dir()?);
+    }
+    if !roots.is_empty() {
+        let options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
+        let files = provide::files::register(&server, &roots, options)?;
+        for root in files.roots() {
+            log::info!("serving {} read-only", root.display());
+        }
+        watcher.add(files.watch_job());
+    }
+    let server = Arc::new(server);
+    // Keep the handle: the watcher thread ends with the process.
+    let _watching = if args.watch { watcher.spawn(&server)? } else { None };
+    transport::stdio::serve(server)
 }
 
 #[allow(clippy::print_stdout, clippy::print_stderr)]

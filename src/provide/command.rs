@@ -350,7 +350,11 @@ fn outcome(
             let truncated = c.total > c.bytes.len() as u64;
             let mut text = String::from_utf8_lossy(&c.bytes).into_owned();
             if truncated {
-                text.push_str(&format!("\n[output truncated: showing the first {} of {} bytes]", c.bytes.len(), c.total));
+                text.push_str(&format!(
+                    "\n[output truncated: showing the first {} of {} bytes]",
+                    c.bytes.len(),
+                    c.total
+                ));
             }
             (text, truncated)
         }
@@ -374,7 +378,9 @@ fn outcome(
                 spec.timeout.as_millis()
             ))
         }
-        Ended::Cancelled => return CallToolResult::error("cancelled; the command and everything it started were killed"),
+        Ended::Cancelled => {
+            return CallToolResult::error("cancelled; the command and everything it started were killed")
+        }
         Ended::Lost(e) => return CallToolResult::error(format!("lost track of {program}: {e}")),
     };
     if !status.success() {
@@ -436,7 +442,10 @@ mod tests {
     fn values_are_never_interpreted() {
         let evil = "; rm -rf / $(id) `id` \"'\n--x";
         let args = json!({"v": evil}).as_object().cloned().unwrap();
-        assert_eq!(expand_argv(&argv(&["echo", "{{v}}", "pre{{v}}"]), &args), argv(&["echo", evil, &format!("pre{evil}")]));
+        assert_eq!(
+            expand_argv(&argv(&["echo", "{{v}}", "pre{{v}}"]), &args),
+            argv(&["echo", evil, &format!("pre{evil}")])
+        );
     }
 
     #[test]

@@ -318,7 +318,14 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     }
     let mut text: String = matches
         .iter()
-        .map(|m| format!("{}:{}: {}\n", m["path"].as_str().unwrap_or_default(), m["line"], m["text"].as_str().unwrap_or_default()))
+        .map(|m| {
+            format!(
+                "{}:{}: {}\n",
+                m["path"].as_str().unwrap_or_default(),
+                m["line"],
+                m["text"].as_str().unwrap_or_default()
+            )
+        })
         .collect();
     if matches.is_empty() {
         text = format!("no matches for {:?}\n", str_arg(args, "query").unwrap_or_default());

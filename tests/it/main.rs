@@ -5,6 +5,7 @@ mod support;
 mod client_requests;
 mod embedding;
 mod features;
+mod files;
 mod jsonrpc;
 mod lifecycle;
 mod revisions;

@@ -67,6 +67,7 @@ pub mod tasks;
 pub mod tools;
 
 pub mod error;
+pub mod manifest;
 pub mod transport;
 
 pub use completion::CompletionRequest;

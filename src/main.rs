@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tinymcp::provide::files::FilesOptions;
 use tinymcp::provide::watch::Watcher;
-use tinymcp::{provide, transport, Server};
+use tinymcp::{manifest, provide, transport, Server};
 
 const USAGE: &str = "\
 tinymcp: a Model Context Protocol server
@@ -18,6 +18,10 @@ USAGE:
 With no --root, --manifest or --everything, the current directory is served read-only.
 
 OPTIONS:
+    --manifest FILE         serve the command tools, prompts and resources a JSON manifest
+                            declares (reloaded when it changes)
+    --check FILE            check a manifest: print every problem with its JSON path and exit
+                            non-zero, or print OK
     --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
     --include-hidden        also serve hidden files and folders such as .git and .env
     --no-watch              send no change notifications (no polling of files)
@@ -41,10 +45,12 @@ struct Args {
     max_message_bytes: Option<usize>,
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
+    manifest: Option<PathBuf>,
 }
 
 enum Parsed {
     Run(Args),
+    Check(PathBuf),
     Help,
     Version,
 }
@@ -59,6 +65,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_message_bytes: None,
         page_size: None,
         max_in_flight: None,
+        manifest: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -66,6 +73,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "-V" | "--version" => return Ok(Parsed::Version),
             "--everything" => parsed.everything = true,
             "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
+            "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
+            "--check" => return Ok(Parsed::Check(PathBuf::from(args.next().ok_or("--check needs a file")?))),
             "--include-hidden" => parsed.include_hidden = true,
             "--no-watch" => parsed.watch = false,
             "--watch-interval" => {
@@ -99,14 +108,23 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(n) = args.max_in_flight {
         options.max_in_flight = n;
     }
-    let server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
+    let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);
     }
+    if let Some(file) = &args.manifest {
+        let manifest = manifest::load(file).map_err(|e| tinymcp::Error::Config(format!("\n{e}")))?;
+        log::info!("{}: {}", manifest.file().display(), manifest.summary());
+        if let Some(instructions) = manifest.instructions() {
+            server.set_instructions(instructions);
+        }
+        manifest.register(&server);
+        watcher.add(manifest.watch_job());
+    }
     let mut roots = args.roots;
     // With nothing else asked for, the job is the current directory.
-    if roots.is_empty() && !args.everything {
+    if roots.is_empty() && !args.everything && args.manifest.is_none() {
         roots.push(std::env::current_dir()?);
     }
     if !roots.is_empty() {
@@ -132,6 +150,18 @@ fn main() -> ExitCode {
         .init();
     let args = match parse_args(std::env::args().skip(1)) {
         Ok(Parsed::Run(args)) => args,
+        Ok(Parsed::Check(file)) => {
+            return match manifest::load(&file) {
+                Ok(manifest) => {
+                    println!("{}: OK ({})", file.display(), manifest.summary());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         Ok(Parsed::Help) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -129,21 +129,20 @@ pub struct Manifest {
 
 /// Reads and checks a manifest file. Relative paths in it are relative to its folder.
 pub fn load(file: &Path) -> Result<Manifest, ManifestError> {
-    let fail = |message: String| ManifestError { file: file.to_path_buf(), problems: vec![check::problem("", message)] };
+    let fail =
+        |message: String| ManifestError { file: file.to_path_buf(), problems: vec![check::problem("", message)] };
     let file = fs::canonicalize(file).map_err(|e| fail(format!("cannot read: {e}")))?;
     let stamp = stamp(&file);
     let text = fs::read_to_string(&file).map_err(|e| fail(format!("cannot read: {e}")))?;
     let dir = file.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
-    parse(&text, &dir).map(|m| Manifest { file: file.clone(), stamp, ..m }).map_err(|problems| ManifestError {
-        file: file.clone(),
-        problems,
-    })
+    parse(&text, &dir)
+        .map(|m| Manifest { file: file.clone(), stamp, ..m })
+        .map_err(|problems| ManifestError { file: file.clone(), problems })
 }
 
 /// Checks manifest text; relative paths resolve against `dir`. Every problem is reported.
 pub fn parse(text: &str, dir: &Path) -> Result<Manifest, Vec<Problem>> {
-    let raw: Value =
-        serde_json::from_str(text).map_err(|e| vec![check::problem("", format!("invalid JSON: {e}"))])?;
+    let raw: Value = serde_json::from_str(text).map_err(|e| vec![check::problem("", format!("invalid JSON: {e}"))])?;
     let checked = check::manifest(&raw, dir)?;
     Ok(Manifest {
         file: dir.join("manifest.json"),

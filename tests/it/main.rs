@@ -8,6 +8,7 @@ mod features;
 mod files;
 mod jsonrpc;
 mod lifecycle;
+mod manifest;
 mod revisions;
 mod stdio;
 mod tasks;

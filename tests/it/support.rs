@@ -406,3 +406,37 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.path);
     }
 }
+
+/// Runs the binary to completion (for one-shot commands such as `--check` and `config`), bounded.
+pub fn run_binary(args: &[&str]) -> std::process::Output {
+    let child = Command::new(binary())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tinymcp");
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    rx.recv_timeout(TIMEOUT).expect("tinymcp finished in time").expect("output")
+}
+
+/// Whether a process is gone (absent, or a zombie nobody reaped yet).
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the command name in parentheses: `pid (comm) S ...`.
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+/// Waits until `pred` holds, polling (for effects outside the protocol, such as a killed process).
+pub fn eventually(what: &str, pred: impl Fn() -> bool) {
+    let deadline = Instant::now() + TIMEOUT;
+    while !pred() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+use tinymcp::hosts::{self, Host};
 use tinymcp::provide::files::FilesOptions;
 use tinymcp::provide::watch::Watcher;
 use tinymcp::{manifest, provide, transport, Server};
@@ -14,6 +15,9 @@ tinymcp: a Model Context Protocol server
 
 USAGE:
     tinymcp [OPTIONS]
+    tinymcp config --host claude|vscode|cursor|claude-code [OPTIONS]
+        print the configuration that makes that host run this binary with these options
+        (relative paths made absolute; the current directory as --root when none is given)
 
 With no --root, --manifest or --everything, the current directory is served read-only.
 
@@ -51,6 +55,7 @@ struct Args {
 enum Parsed {
     Run(Args),
     Check(PathBuf),
+    Config(Host, Vec<String>),
     Help,
     Version,
 }
@@ -87,6 +92,42 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         }
     }
     Ok(Parsed::Run(parsed))
+}
+
+/// `tinymcp config --host HOST [OPTIONS]`: the options are checked as if to run, and the paths
+/// in them made absolute, since a host starts the server in a folder of its choosing.
+fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+    let mut host = None;
+    let mut flags = Vec::new();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--host" => {
+                let name = args.next().ok_or_else(|| format!("--host needs one of: {}", hosts::HOST_NAMES))?;
+                let found = Host::from_name(&name)
+                    .ok_or_else(|| format!("--host: expected one of {}, got {name:?}", hosts::HOST_NAMES))?;
+                host = Some(found);
+            }
+            "--root" | "--manifest" => {
+                let value = args.next().ok_or_else(|| format!("{arg} needs a path"))?;
+                let absolute =
+                    std::fs::canonicalize(&value).map_err(|e| format!("{arg} {value}: {e}"))?.display().to_string();
+                flags.push(arg);
+                flags.push(absolute);
+            }
+            _ => flags.push(arg),
+        }
+    }
+    let host = host.ok_or_else(|| format!("config needs --host (one of: {})", hosts::HOST_NAMES))?;
+    match parse_args(flags.clone().into_iter())? {
+        Parsed::Run(run) => {
+            if run.roots.is_empty() && run.manifest.is_none() && !run.everything {
+                let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+                flags.extend(["--root".to_owned(), here.display().to_string()]);
+            }
+            Ok(Parsed::Config(host, flags))
+        }
+        _ => Err("config: give the options the server should run with (not --check, --help or --version)".into()),
+    }
 }
 
 fn number(flag: &str, value: Option<String>) -> Result<usize, String> {
@@ -148,8 +189,23 @@ fn main() -> ExitCode {
         .parse_env("RUST_LOG")
         .target(env_logger::Target::Stderr)
         .init();
-    let args = match parse_args(std::env::args().skip(1)) {
+    let mut raw = std::env::args().skip(1).peekable();
+    let parsed =
+        if raw.peek().map(String::as_str) == Some("config") { parse_config(raw.skip(1)) } else { parse_args(raw) };
+    let args = match parsed {
         Ok(Parsed::Run(args)) => args,
+        Ok(Parsed::Config(host, flags)) => {
+            let exe = match std::env::current_exe() {
+                Ok(exe) => exe.display().to_string(),
+                Err(e) => {
+                    eprintln!("tinymcp: cannot find this binary's path: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            eprintln!("# for {host}: paste into {}", host.destination());
+            println!("{}", hosts::snippet(host, "tinymcp", &exe, &flags));
+            return ExitCode::SUCCESS;
+        }
         Ok(Parsed::Check(file)) => {
             return match manifest::load(&file) {
                 Ok(manifest) => {

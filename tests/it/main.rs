@@ -3,6 +3,7 @@
 mod support;
 
 mod client_requests;
+mod config;
 mod embedding;
 mod features;
 mod files;

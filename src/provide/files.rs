@@ -283,13 +283,35 @@ impl Files {
         hasher.finish()
     }
 
+    /// What the watcher remembers of the trees (a full walk: only at start and after a change).
+    fn tree_state(&self) -> TreeState {
+        let mut folders = Vec::new();
+        for root in &self.roots {
+            self.collect_folders(root, root.sandbox.root(), 0, &mut folders);
+        }
+        TreeState { folders, signature: self.tree_signature() }
+    }
+
+    fn collect_folders(&self, root: &Root, dir: &Path, depth: usize, out: &mut Vec<(PathBuf, Option<SystemTime>)>) {
+        if depth > 64 || out.len() >= self.options.max_files {
+            return;
+        }
+        out.push((dir.to_path_buf(), modified(dir)));
+        for (_, path, kind) in root.sandbox.entries(dir) {
+            if let EntryKind::Dir = kind {
+                self.collect_folders(root, &path, depth + 1, out);
+            }
+        }
+    }
+
     /// The watcher's job: `resources/updated` for subscribed files whose modification time or
     /// size changed since a client read them (or the watcher first saw them), and
-    /// `resources/list_changed` when files appear or disappear. Only subscribed files are
-    /// stat-ed; the tree is walked once per tick.
+    /// `resources/list_changed` when files appear or disappear. A tick stats the subscribed
+    /// files and the folders; the files are walked again only when a folder changed (a file
+    /// appearing, disappearing or renamed changes its folder's modification time).
     pub fn watch_job(self: &Arc<Self>) -> impl FnMut(&Server) + Send + 'static {
         let files = Arc::clone(self);
-        let mut tree = files.tree_signature();
+        let mut tree = files.tree_state();
         move |server: &Server| {
             let subscribed = server.subscribed_uris();
             for uri in &subscribed {
@@ -308,14 +330,29 @@ impl Files {
                     stamps.retain(|uri, _| subscribed.contains(uri));
                 }
             }
-            let now = files.tree_signature();
-            if now != tree {
+            if tree.folders.iter().any(|(dir, seen)| modified(dir) != *seen) {
+                let now = files.tree_state();
+                let changed = now.signature != tree.signature;
                 tree = now;
-                log::debug!("the served files changed");
-                server.notify_resource_list_changed();
+                if changed {
+                    log::debug!("the served files changed");
+                    server.notify_resource_list_changed();
+                }
             }
         }
     }
+}
+
+/// What the watcher remembers of the served trees: each shown folder with its modification
+/// time, and a signature of the listed files.
+struct TreeState {
+    folders: Vec<(PathBuf, Option<SystemTime>)>,
+    signature: u64,
+}
+
+/// Modification time of `path`, following links.
+fn modified(path: &Path) -> Option<SystemTime> {
+    fs::metadata(path).ok()?.modified().ok()
 }
 
 /// Modification time and size of `path`, following links.

@@ -370,3 +370,29 @@ fn the_example_manifest_is_valid_and_its_tools_run() {
     let prompt = client.request("prompts/get", json!({"name": "review", "arguments": {"language": "go", "code": "x"}}));
     check(&prompt, json!({"result": {"messages": [{}, {"content": {"type": "resource"}}]}}));
 }
+
+#[test]
+fn file_resources_report_changes_and_reloads_change_the_resource_list() {
+    let dir = TempDir::new("watch-resources");
+    dir.write("notes.md", "v1\n");
+    let manifest = json!({"resources": [{"uri": "note://notes", "path": "notes.md"}]});
+    let mut client = serve(&dir, &manifest);
+    check(&client.request("resources/subscribe", json!({"uri": "note://notes"})), json!({"result": {}}));
+    // The watcher notes the file's state on its next tick; wait for a tick to pass.
+    client.drain(Duration::from_millis(100));
+    dir.write("notes.md", "version two\n");
+    check(
+        &client.wait(|m| m["method"] == "notifications/resources/updated"),
+        json!({"params": {"uri": "note://notes"}}),
+    );
+    check(
+        &client.request("resources/read", json!({"uri": "note://notes"})),
+        json!({"result": {"contents": [{"text": "version two\n", "mimeType": "text/markdown"}]}}),
+    );
+    let more = json!({"resources": [
+        {"uri": "note://notes", "path": "notes.md"}, {"uri": "note://inline", "text": "inline"}]});
+    write_manifest(&dir, &more);
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    let listed = client.request("resources/list", json!({}));
+    check(&listed, json!({"result": {"resources": [{"uri": "note://notes"}, {"uri": "note://inline"}]}}));
+}

@@ -157,11 +157,16 @@ pub enum EntryKind {
 }
 
 /// Splits a client's spelling of a relative path into checked components, refusing every way
-/// to leave the root or smuggle a separator: the text is percent-decoded exactly once, then
-/// NUL, backslashes, absolute paths, drive letters, `..`, empty components (`a//b`), separators
+/// to leave the root or smuggle a separator: percent-encoded separators are refused, the text
+/// is percent-decoded exactly once, then NUL, backslashes, absolute paths, drive letters, `..`, empty components (`a//b`), separators
 /// that were encoded twice, and hidden names (unless `include_hidden`) are refused. `""` and
 /// `.` name the root.
 pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, String> {
+    // A name cannot hold a separator, so an encoded one is only ever a disguise.
+    let raw = spelled.to_ascii_lowercase();
+    if raw.contains("%2f") || raw.contains("%5c") {
+        return Err("contains a percent-encoded separator (separate folders with a plain /)".into());
+    }
     let decoded = percent_decode(spelled).ok_or("is not UTF-8 once percent-decoded")?;
     if decoded.contains('\0') {
         return Err("contains a NUL character".into());
@@ -258,6 +263,8 @@ mod tests {
             "a%2f..%2f..%2fb",
             "%252e%252e/x",
             "a%252fb",
+            "sub%2fm.rs",
+            "sub%2Fm.rs",
             "a//b",
             "//etc/passwd",
             "..\\x",

@@ -19,3 +19,5 @@ bash scripts/deps.sh
 cargo build --release --quiet
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp --everything
+step "interop: Python SDK client on a temporary folder and manifest"
+.cache/venv/bin/python tests/interop/python_files.py -- target/release/tinymcp

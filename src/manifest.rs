@@ -20,7 +20,7 @@ use std::fmt;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 /// The largest file a prompt embeds or a manifest resource serves.
@@ -125,6 +125,8 @@ pub struct Manifest {
     tools: Vec<ToolDef>,
     prompts: Vec<PromptDef>,
     resources: Arc<Vec<ResourceDef>>,
+    /// URI -> the file's stamp when a client last read it or the watcher last looked.
+    stamps: Arc<Mutex<HashMap<String, Stamp>>>,
 }
 
 /// Reads and checks a manifest file. Relative paths in it are relative to its folder.
@@ -153,6 +155,7 @@ pub fn parse(text: &str, dir: &Path) -> Result<Manifest, Vec<Problem>> {
         tools: checked.tools,
         prompts: checked.prompts,
         resources: Arc::new(checked.resources),
+        stamps: Arc::default(),
     })
 }
 
@@ -212,7 +215,12 @@ impl Manifest {
         for def in self.resources.iter() {
             let source = def.source.clone();
             let mime_type = def.resource.mime_type.clone().unwrap_or_else(|| "text/plain".into());
+            let stamps = Arc::clone(&self.stamps);
             server.register_resource(def.resource.clone(), move |_, uri| {
+                if let Source::File(path) = &source {
+                    // What the client saw is what a later change is compared with.
+                    stamps.lock().unwrap_or_else(PoisonError::into_inner).insert(uri.to_owned(), stamp(path));
+                }
                 read_source(uri, &source, &mime_type).map(|c| vec![c]).map_err(RpcError::invalid_params)
             });
         }
@@ -262,7 +270,6 @@ impl Manifest {
     pub fn watch_job(self) -> impl FnMut(&Server) + Send + 'static {
         let mut current = self;
         let mut seen = current.stamp;
-        let mut files: HashMap<String, Stamp> = HashMap::new();
         move |server: &Server| {
             let now = stamp(&current.file);
             if now != seen {
@@ -277,16 +284,22 @@ impl Manifest {
                 }
             }
             let subscribed = server.subscribed_uris();
-            files.retain(|uri, _| subscribed.contains(uri));
-            for def in current.resources.iter() {
-                let Source::File(path) = &def.source else { continue };
-                if !subscribed.contains(&def.resource.uri) {
-                    continue;
+            let mut changed = Vec::new();
+            {
+                let mut stamps = current.stamps.lock().unwrap_or_else(PoisonError::into_inner);
+                for def in current.resources.iter() {
+                    let Source::File(path) = &def.source else { continue };
+                    if !subscribed.contains(&def.resource.uri) {
+                        continue;
+                    }
+                    let now = stamp(path);
+                    if stamps.insert(def.resource.uri.clone(), now).is_some_and(|before| before != now) {
+                        changed.push(def.resource.uri.clone());
+                    }
                 }
-                let now = stamp(path);
-                if files.insert(def.resource.uri.clone(), now).is_some_and(|before| before != now) {
-                    server.notify_resource_updated(&def.resource.uri);
-                }
+            }
+            for uri in changed {
+                server.notify_resource_updated(&uri);
             }
         }
     }

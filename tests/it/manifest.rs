@@ -377,9 +377,9 @@ fn file_resources_report_changes_and_reloads_change_the_resource_list() {
     dir.write("notes.md", "v1\n");
     let manifest = json!({"resources": [{"uri": "note://notes", "path": "notes.md"}]});
     let mut client = serve(&dir, &manifest);
+    // A change is relative to what the client last read.
+    client.request("resources/read", json!({"uri": "note://notes"}));
     check(&client.request("resources/subscribe", json!({"uri": "note://notes"})), json!({"result": {}}));
-    // The watcher notes the file's state on its next tick; wait for a tick to pass.
-    client.drain(Duration::from_millis(100));
     dir.write("notes.md", "version two\n");
     check(
         &client.wait(|m| m["method"] == "notifications/resources/updated"),

@@ -28,7 +28,7 @@ OPTIONS:
                             non-zero, or print OK
     --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
     --include-hidden        also serve hidden files and folders such as .git and .env
-    --no-watch              send no change notifications (no polling of files)
+    --no-watch              poll nothing: no change notifications, no manifest reload
     --watch-interval MS     how often files are polled for changes (default 1000)
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)

@@ -219,6 +219,17 @@ fn kill_group(pgid: u32) {
     }
 }
 
+/// Whether any process belongs to the group `pgid` (from `/proc`; without it, assume so).
+fn group_has_members(pgid: u32) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else { return true };
+    procs.filter_map(Result::ok).any(|entry| {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid pgrp ...`: the name may hold spaces, so split after its `)`.
+        let fields = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+        fields.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
+    })
+}
+
 /// How a run ended.
 enum Ended {
     Exited(ExitStatus),
@@ -267,7 +278,11 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     let (stdout, stderr) = start_readers(&mut child, spec, args);
     let ended = wait(cx, &mut child, spec.timeout);
     // Whatever the command left running in its group goes too: nothing it started survives.
-    kill_group(child.id());
+    // The leader is reaped by now; while any member lives, no new process can take its id, so
+    // the group is still ours exactly when it has members.
+    if group_has_members(child.id()) {
+        kill_group(child.id());
+    }
     let deadline = Instant::now() + DRAIN;
     let stdout = stdout.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok();
     let stderr = stderr.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok();

@@ -396,3 +396,13 @@ fn file_resources_report_changes_and_reloads_change_the_resource_list() {
     let listed = client.request("resources/list", json!({}));
     check(&listed, json!({"result": {"resources": [{"uri": "note://notes"}, {"uri": "note://inline"}]}}));
 }
+
+#[test]
+fn what_a_command_leaves_running_is_killed_when_it_exits() {
+    let dir = TempDir::new("leftover");
+    let script = format!("sleep 30 & echo $! > {}/bg.pid; echo started", dir.path().display());
+    let mut client = serve(&dir, &json!({"tools": [{"name": "bg", "command": ["sh", "-c", script]}]}));
+    assert_eq!(text_of(&call(&mut client, "bg", json!({}))), "started\n");
+    let pid: u32 = std::fs::read_to_string(dir.path().join("bg.pid")).unwrap().trim().parse().unwrap();
+    eventually(&format!("the background process {pid} to be gone"), || process_gone(pid));
+}

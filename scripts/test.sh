@@ -19,6 +19,8 @@ bash scripts/deps.sh
 cargo build --release --quiet
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp --everything
+step "interop: Python SDK client on a temporary folder and manifest"
+.cache/venv/bin/python tests/interop/python_files.py -- target/release/tinymcp
 step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- target/release/tinymcp --everything
 step "conformance suite (2025-11-25) over Streamable HTTP"

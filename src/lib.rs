@@ -67,6 +67,8 @@ pub mod tasks;
 pub mod tools;
 
 pub mod error;
+pub mod hosts;
+pub mod manifest;
 pub mod transport;
 
 pub use completion::CompletionRequest;

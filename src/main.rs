@@ -1,17 +1,35 @@
 //! The `tinymcp` binary: parses the command line once, sets up logging to stderr, builds the
 //! server from the chosen providers and runs the chosen transport. Errors become an exit code here.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use tinymcp::{provide, transport, Server};
+use std::time::Duration;
+use tinymcp::hosts::{self, Host};
+use tinymcp::provide::files::FilesOptions;
+use tinymcp::provide::watch::Watcher;
+use tinymcp::{manifest, provide, transport, Server};
 
 const USAGE: &str = "\
 tinymcp: a Model Context Protocol server
 
 USAGE:
     tinymcp [OPTIONS]
+    tinymcp config --host claude|vscode|cursor|claude-code [OPTIONS]
+        print the configuration that makes that host run this binary with these options
+        (relative paths made absolute; the current directory as --root when none is given)
+
+With no --root, --manifest or --everything, the current directory is served read-only.
 
 OPTIONS:
+    --manifest FILE         serve the command tools, prompts and resources a JSON manifest
+                            declares (reloaded when it changes)
+    --check FILE            check a manifest: print every problem with its JSON path and exit
+                            non-zero, or print OK
+    --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
+    --include-hidden        also serve hidden files and folders such as .git and .env
+    --no-watch              poll nothing: no change notifications, no manifest reload
+    --watch-interval MS     how often files are polled for changes (default 1000)
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
     --http ADDR             serve HTTP instead of stdio: Streamable HTTP at /mcp, legacy SSE at
                             /sse; ADDR is PORT (on 127.0.0.1) or HOST:PORT
@@ -39,13 +57,20 @@ struct Args {
     max_sessions: Option<usize>,
     session_idle_secs: Option<usize>,
     max_streams: Option<usize>,
+    roots: Vec<PathBuf>,
+    include_hidden: bool,
+    watch: bool,
+    watch_interval: Duration,
     max_message_bytes: Option<usize>,
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
+    manifest: Option<PathBuf>,
 }
 
 enum Parsed {
-    Run(Args),
+    Run(Box<Args>),
+    Check(PathBuf),
+    Config(Host, Vec<String>),
     Help,
     Version,
 }
@@ -59,9 +84,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_sessions: None,
         session_idle_secs: None,
         max_streams: None,
+        roots: Vec::new(),
+        include_hidden: false,
+        watch: true,
+        watch_interval: Duration::from_secs(1),
         max_message_bytes: None,
         page_size: None,
         max_in_flight: None,
+        manifest: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -74,17 +104,61 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--max-sessions" => parsed.max_sessions = Some(number(&arg, args.next())?),
             "--session-idle-secs" => parsed.session_idle_secs = Some(number(&arg, args.next())?),
             "--max-streams" => parsed.max_streams = Some(number(&arg, args.next())?),
+            "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
+            "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
+            "--check" => return Ok(Parsed::Check(PathBuf::from(args.next().ok_or("--check needs a file")?))),
+            "--include-hidden" => parsed.include_hidden = true,
+            "--no-watch" => parsed.watch = false,
+            "--watch-interval" => {
+                parsed.watch_interval = Duration::from_millis(number(&arg, args.next())? as u64);
+            }
             "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
             "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
             "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
             other => return Err(format!("unknown argument: {other} (see --help)")),
         }
     }
-    Ok(Parsed::Run(parsed))
+    Ok(Parsed::Run(Box::new(parsed)))
 }
 
 fn value(flag: &str, value: Option<String>) -> Result<String, String> {
     value.filter(|v| !v.starts_with("--")).ok_or_else(|| format!("{flag} needs a value"))
+}
+
+/// `tinymcp config --host HOST [OPTIONS]`: the options are checked as if to run, and the paths
+/// in them made absolute, since a host starts the server in a folder of its choosing.
+fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+    let mut host = None;
+    let mut flags = Vec::new();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--host" => {
+                let name = args.next().ok_or_else(|| format!("--host needs one of: {}", hosts::HOST_NAMES))?;
+                let found = Host::from_name(&name)
+                    .ok_or_else(|| format!("--host: expected one of {}, got {name:?}", hosts::HOST_NAMES))?;
+                host = Some(found);
+            }
+            "--root" | "--manifest" => {
+                let value = args.next().ok_or_else(|| format!("{arg} needs a path"))?;
+                let absolute =
+                    std::fs::canonicalize(&value).map_err(|e| format!("{arg} {value}: {e}"))?.display().to_string();
+                flags.push(arg);
+                flags.push(absolute);
+            }
+            _ => flags.push(arg),
+        }
+    }
+    let host = host.ok_or_else(|| format!("config needs --host (one of: {})", hosts::HOST_NAMES))?;
+    match parse_args(flags.clone().into_iter())? {
+        Parsed::Run(run) => {
+            if run.roots.is_empty() && run.manifest.is_none() && !run.everything {
+                let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+                flags.extend(["--root".to_owned(), here.display().to_string()]);
+            }
+            Ok(Parsed::Config(host, flags))
+        }
+        _ => Err("config: give the options the server should run with (not --check, --help or --version)".into()),
+    }
 }
 
 fn number(flag: &str, value: Option<String>) -> Result<usize, String> {
@@ -106,21 +180,47 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(n) = args.max_in_flight {
         options.max_in_flight = n;
     }
-    let server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
+    let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
+    let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);
     }
+    if let Some(file) = &args.manifest {
+        let manifest = manifest::load(file).map_err(|e| tinymcp::Error::Config(format!("\n{e}")))?;
+        log::info!("{}: {}", manifest.file().display(), manifest.summary());
+        if let Some(instructions) = manifest.instructions() {
+            server.set_instructions(instructions);
+        }
+        manifest.register(&server);
+        watcher.add(manifest.watch_job());
+    }
+    let mut roots = args.roots.clone();
+    // With nothing else asked for, the job is the current directory.
+    if roots.is_empty() && !args.everything && args.manifest.is_none() {
+        roots.push(std::env::current_dir()?);
+    }
+    if !roots.is_empty() {
+        let options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
+        let files = provide::files::register(&server, &roots, options)?;
+        for root in files.roots() {
+            log::info!("serving {} read-only", root.display());
+        }
+        watcher.add(files.watch_job());
+    }
+    let server = Arc::new(server);
+    // Keep the handle: the watcher thread ends with the process.
+    let _watching = if args.watch { watcher.spawn(&server)? } else { None };
     match &args.http {
         #[cfg(feature = "http")]
         Some(addr) => {
             let options = http_options(&args, addr).map_err(|why| tinymcp::Error::Io(std::io::Error::other(why)))?;
-            transport::http::serve(Arc::new(server), &listen_addr(addr), options)
+            transport::http::serve(server, &listen_addr(addr), options)
         }
         #[cfg(not(feature = "http"))]
         Some(_) => {
             Err(tinymcp::Error::Io(std::io::Error::other("this build has no HTTP (built without the `http` feature)")))
         }
-        None => transport::stdio::serve(Arc::new(server)),
+        None => transport::stdio::serve(server),
     }
 }
 
@@ -171,8 +271,35 @@ fn main() -> ExitCode {
         .parse_env("RUST_LOG")
         .target(env_logger::Target::Stderr)
         .init();
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(Parsed::Run(args)) => args,
+    let mut raw = std::env::args().skip(1).peekable();
+    let parsed =
+        if raw.peek().map(String::as_str) == Some("config") { parse_config(raw.skip(1)) } else { parse_args(raw) };
+    let args = match parsed {
+        Ok(Parsed::Run(args)) => *args,
+        Ok(Parsed::Config(host, flags)) => {
+            let exe = match std::env::current_exe() {
+                Ok(exe) => exe.display().to_string(),
+                Err(e) => {
+                    eprintln!("tinymcp: cannot find this binary's path: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            eprintln!("# for {host}: paste into {}", host.destination());
+            println!("{}", hosts::snippet(host, "tinymcp", &exe, &flags));
+            return ExitCode::SUCCESS;
+        }
+        Ok(Parsed::Check(file)) => {
+            return match manifest::load(&file) {
+                Ok(manifest) => {
+                    println!("{}: OK ({})", file.display(), manifest.summary());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         Ok(Parsed::Help) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -1,4 +1,9 @@
 //! Providers: ready-made sets of tools, resources and prompts registered on a `Server`
 //! through its public API only.
 
+pub mod command;
 pub mod everything;
+mod file_tools;
+pub mod files;
+pub mod sandbox;
+pub mod watch;

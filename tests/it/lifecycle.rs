@@ -28,10 +28,26 @@ fn capabilities_advertise_what_is_registered() {
         json!({"tools": {"listChanged": true}, "resources": {"subscribe": true, "listChanged": true},
                "prompts": {"listChanged": true}, "logging": {}, "completions": {}}),
     );
-    // A server with nothing registered advertises no tools, resources or prompts.
-    let mut bare = StdioClient::spawn(&[]);
-    let caps = bare.initialize("2025-11-25", json!({}))["capabilities"].clone();
-    assert!(caps.get("tools").is_none() && caps.get("prompts").is_none(), "{caps}");
+    // A server with nothing registered advertises no tools, resources or prompts. (The binary
+    // always serves something, so this one is embedded and fed one line from memory.)
+    #[derive(Clone, Default)]
+    struct Buffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Buffer {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().write(b)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let bare = std::sync::Arc::new(tinymcp::Server::new("bare", "0"));
+    let input =
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
+    let output = Buffer::default();
+    tinymcp::transport::stdio::serve_io(bare, std::io::Cursor::new(format!("{input}\n")), output.clone()).unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&output.0.lock().unwrap()).unwrap();
+    let caps = &answer["result"]["capabilities"];
+    assert!(caps.get("tools").is_none() && caps.get("prompts").is_none() && caps.get("resources").is_none(), "{caps}");
 }
 
 #[test]

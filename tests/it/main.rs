@@ -3,11 +3,14 @@
 mod support;
 
 mod client_requests;
+mod config;
 mod embedding;
 mod features;
+mod files;
 mod http;
 mod jsonrpc;
 mod lifecycle;
+mod manifest;
 mod revisions;
 mod stdio;
 mod tasks;

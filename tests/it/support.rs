@@ -349,3 +349,94 @@ impl Drop for StdioClient {
         let _ = self.child.wait();
     }
 }
+
+/// A fresh folder under the system temp dir, removed on drop. Canonical, so `file://` URIs
+/// built from it match the server's.
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    /// Creates `tinymcp-it-<label>-<pid>-<n>`.
+    pub fn new(label: &str) -> TempDir {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("tinymcp-it-{label}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create temp dir");
+        TempDir { path: std::fs::canonicalize(&path).expect("canonical temp dir") }
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    /// The folder as a string argument.
+    pub fn arg(&self) -> &str {
+        self.path.to_str().expect("UTF-8 temp path")
+    }
+
+    /// Writes a file (creating its folders) and returns its path.
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create folders");
+        }
+        std::fs::write(&path, contents).expect("write file");
+        path
+    }
+
+    /// The `file://` URI of a file in it, percent-encoded the way the server spells it.
+    pub fn uri(&self, relative: &str) -> String {
+        let mut out = String::from("file://");
+        for b in self.path.join(relative).to_str().expect("UTF-8").bytes() {
+            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+                out.push(b as char);
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Runs the binary to completion (for one-shot commands such as `--check` and `config`), bounded.
+pub fn run_binary(args: &[&str]) -> std::process::Output {
+    let child = Command::new(binary())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tinymcp");
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    rx.recv_timeout(TIMEOUT).expect("tinymcp finished in time").expect("output")
+}
+
+/// Whether a process is gone (absent, or a zombie nobody reaped yet).
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the command name in parentheses: `pid (comm) S ...`.
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+/// Waits until `pred` holds, polling (for effects outside the protocol, such as a killed process).
+pub fn eventually(what: &str, pred: impl Fn() -> bool) {
+    let deadline = Instant::now() + TIMEOUT;
+    while !pred() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -1,0 +1,357 @@
+//! The JSON manifest: command tools, prompt templates and resources declared in a file. Parsed
+//! and checked in one pass that names the JSON path of every problem (`check.rs`), registered
+//! through the public `Server` API, and reloaded when the file changes (the old one stays when
+//! the new one is broken). Commands run through `provide::command`.
+
+mod check;
+
+use crate::content::{Content, ResourceContents, Role};
+use crate::jsonrpc::RpcError;
+use crate::prompts::{GetPromptResult, Prompt, PromptArguments, PromptMessage};
+use crate::provide::command::{self, CommandSpec};
+use crate::provide::files::read_contents;
+use crate::provide::sandbox::{file_uri, Sandbox};
+use crate::resources::Resource;
+use crate::tools::Tool;
+use crate::{completion, RequestCx, Server};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fmt;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+/// The largest file a prompt embeds or a manifest resource serves.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// A problem in a manifest: where (a JSON path such as `tools[1].command[2]`) and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The JSON path, `""` for the whole file.
+    pub path: String,
+    /// What is wrong, lowercase, saying what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// A manifest that cannot be used: the file and every problem found in it.
+#[derive(Debug, Clone)]
+pub struct ManifestError {
+    /// The manifest file.
+    pub file: PathBuf,
+    /// The problems, in document order.
+    pub problems: Vec<Problem>,
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{}: {problem}", self.file.display())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+/// A command tool of the manifest.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolDef {
+    pub tool: Tool,
+    pub spec: CommandSpec,
+}
+
+/// What a prompt message holds.
+#[derive(Debug, Clone)]
+pub(crate) enum Body {
+    /// A text template.
+    Text(String),
+    /// A file (template) embedded as a resource.
+    File(String),
+    /// A resource of the manifest, by URI.
+    Resource(String),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct PromptDef {
+    pub prompt: Prompt,
+    pub completions: HashMap<String, Vec<String>>,
+    pub messages: Vec<(Role, Body)>,
+}
+
+/// Where a resource's contents come from.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    File(PathBuf),
+    Text(String),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ResourceDef {
+    pub resource: Resource,
+    pub source: Source,
+}
+
+/// Modification time, size and inode of a file: what the watcher compares.
+type Stamp = Option<(SystemTime, u64, u64)>;
+
+fn stamp(path: &Path) -> Stamp {
+    let meta = fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len(), meta.ino()))
+}
+
+/// A checked manifest, ready to register.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    file: PathBuf,
+    dir: PathBuf,
+    stamp: Stamp,
+    raw: Value,
+    instructions: Option<String>,
+    tools: Vec<ToolDef>,
+    prompts: Vec<PromptDef>,
+    resources: Arc<Vec<ResourceDef>>,
+    /// URI -> the file's stamp when a client last read it or the watcher last looked.
+    stamps: Arc<Mutex<HashMap<String, Stamp>>>,
+}
+
+/// Reads and checks a manifest file. Relative paths in it are relative to its folder.
+pub fn load(file: &Path) -> Result<Manifest, ManifestError> {
+    let fail =
+        |message: String| ManifestError { file: file.to_path_buf(), problems: vec![check::problem("", message)] };
+    let file = fs::canonicalize(file).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let stamp = stamp(&file);
+    let text = fs::read_to_string(&file).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let dir = file.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+    parse(&text, &dir)
+        .map(|m| Manifest { file: file.clone(), stamp, ..m })
+        .map_err(|problems| ManifestError { file: file.clone(), problems })
+}
+
+/// Checks manifest text; relative paths resolve against `dir`. Every problem is reported.
+pub fn parse(text: &str, dir: &Path) -> Result<Manifest, Vec<Problem>> {
+    let raw: Value = serde_json::from_str(text).map_err(|e| vec![check::problem("", format!("invalid JSON: {e}"))])?;
+    let checked = check::manifest(&raw, dir)?;
+    Ok(Manifest {
+        file: dir.join("manifest.json"),
+        dir: dir.to_path_buf(),
+        stamp: None,
+        raw,
+        instructions: checked.instructions,
+        tools: checked.tools,
+        prompts: checked.prompts,
+        resources: Arc::new(checked.resources),
+        stamps: Arc::default(),
+    })
+}
+
+fn count(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+impl Manifest {
+    /// The `instructions` for `initialize`, if the manifest gives them.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    /// The file it was loaded from.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// The names of its tools.
+    pub fn tool_names(&self) -> Vec<&str> {
+        self.tools.iter().map(|t| t.tool.name.as_str()).collect()
+    }
+
+    /// What it declares, e.g. `2 tools, 1 prompt, 2 resources`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}, {}, {}",
+            count(self.tools.len(), "tool"),
+            count(self.prompts.len(), "prompt"),
+            count(self.resources.len(), "resource")
+        )
+    }
+
+    /// Registers everything it declares (replacing what has the same name).
+    pub fn register(&self, server: &Server) {
+        for def in &self.tools {
+            let spec = Arc::new(def.spec.clone());
+            server.register_tool(def.tool.clone(), move |cx, args| Ok(command::run(cx, &spec, &args)));
+        }
+        for def in &self.prompts {
+            let def = Arc::new(def.clone());
+            let resources = Arc::clone(&self.resources);
+            let dir = self.dir.clone();
+            let completer = (!def.completions.is_empty()).then(|| {
+                let def = Arc::clone(&def);
+                Box::new(move |_: &RequestCx, req: &completion::CompletionRequest| {
+                    let values = def.completions.get(req.argument).map(Vec::as_slice).unwrap_or_default();
+                    completion::filter_prefix(values.iter().map(String::as_str), req.value)
+                }) as Box<crate::server::Completer>
+            });
+            server.register_prompt(
+                def.prompt.clone(),
+                move |_, args| render_prompt(&def, args, &resources, &dir),
+                completer,
+            );
+        }
+        for def in self.resources.iter() {
+            let source = def.source.clone();
+            let mime_type = def.resource.mime_type.clone().unwrap_or_else(|| "text/plain".into());
+            let stamps = Arc::clone(&self.stamps);
+            server.register_resource(def.resource.clone(), move |_, uri| {
+                if let Source::File(path) = &source {
+                    // What the client saw is what a later change is compared with.
+                    stamps.lock().unwrap_or_else(PoisonError::into_inner).insert(uri.to_owned(), stamp(path));
+                }
+                read_source(uri, &source, &mime_type).map(|c| vec![c]).map_err(RpcError::invalid_params)
+            });
+        }
+    }
+
+    /// Removes from `server` what this manifest declares and `next` does not.
+    fn unregister_missing(&self, server: &Server, next: &Manifest) {
+        for def in &self.tools {
+            if !next.tools.iter().any(|t| t.tool.name == def.tool.name) {
+                server.remove_tool(&def.tool.name);
+            }
+        }
+        for def in &self.prompts {
+            if !next.prompts.iter().any(|p| p.prompt.name == def.prompt.name) {
+                server.remove_prompt(&def.prompt.name);
+            }
+        }
+        for def in self.resources.iter() {
+            if !next.resources.iter().any(|r| r.resource.uri == def.resource.uri) {
+                server.remove_resource(&def.resource.uri);
+            }
+        }
+    }
+
+    /// Replaces `self` on `server` by `next`, and sends the list-changed notifications for the
+    /// lists that changed.
+    pub fn replace_with(&self, server: &Server, next: &Manifest) {
+        self.unregister_missing(server, next);
+        next.register(server);
+        if self.raw.get("tools") != next.raw.get("tools") {
+            server.notify_tool_list_changed();
+        }
+        if self.raw.get("prompts") != next.raw.get("prompts") {
+            server.notify_prompt_list_changed();
+        }
+        if self.raw.get("resources") != next.raw.get("resources") {
+            server.notify_resource_list_changed();
+        }
+        if self.instructions != next.instructions {
+            log::warn!("{}: new instructions take effect when tinymcp restarts", next.file.display());
+        }
+    }
+
+    /// The watcher's job: reloads the manifest when its file changes (keeping the old one and
+    /// logging the problems when the new one is broken), and sends `resources/updated` for
+    /// subscribed file resources whose file changed.
+    pub fn watch_job(self) -> impl FnMut(&Server) + Send + 'static {
+        let mut current = self;
+        let mut seen = current.stamp;
+        move |server: &Server| {
+            let now = stamp(&current.file);
+            if now != seen {
+                seen = now;
+                match load(&current.file) {
+                    Ok(next) => {
+                        log::info!("{}: reloaded ({})", next.file.display(), next.summary());
+                        current.replace_with(server, &next);
+                        current = next;
+                    }
+                    Err(e) => log::error!("{e}\n(the previous manifest stays in force)"),
+                }
+            }
+            let subscribed = server.subscribed_uris();
+            let mut changed = Vec::new();
+            {
+                let mut stamps = current.stamps.lock().unwrap_or_else(PoisonError::into_inner);
+                for def in current.resources.iter() {
+                    let Source::File(path) = &def.source else { continue };
+                    if !subscribed.contains(&def.resource.uri) {
+                        continue;
+                    }
+                    let now = stamp(path);
+                    if stamps.insert(def.resource.uri.clone(), now).is_some_and(|before| before != now) {
+                        changed.push(def.resource.uri.clone());
+                    }
+                }
+            }
+            for uri in changed {
+                server.notify_resource_updated(&uri);
+            }
+        }
+    }
+}
+
+/// Reads a manifest resource.
+fn read_source(uri: &str, source: &Source, mime_type: &str) -> Result<ResourceContents, String> {
+    match source {
+        Source::Text(text) => Ok(ResourceContents::text(uri, mime_type, text.clone())),
+        Source::File(path) => match read_contents(uri, path, MAX_FILE_BYTES)? {
+            // The manifest's type wins over the one guessed from the extension.
+            ResourceContents::Text { uri, text, .. } => Ok(ResourceContents::text(uri, mime_type, text)),
+            ResourceContents::Blob { uri, blob, .. } => {
+                Ok(ResourceContents::Blob { uri, mime_type: Some(mime_type.to_owned()), blob })
+            }
+        },
+    }
+}
+
+/// Renders a prompt: placeholders filled (absent optional arguments become empty), files and
+/// resources embedded. A file named through a placeholder must stay in the manifest's folder.
+fn render_prompt(
+    def: &PromptDef,
+    args: &PromptArguments,
+    resources: &[ResourceDef],
+    dir: &Path,
+) -> Result<GetPromptResult, RpcError> {
+    let lookup = |name: &str| args.get(name).cloned();
+    let mut messages = Vec::new();
+    for (role, body) in &def.messages {
+        let content = match body {
+            Body::Text(template) => Content::text(command::expand_text(template, &lookup)),
+            Body::File(template) => {
+                let spelled = command::expand_text(template, &lookup);
+                let path = if command::placeholders(template).is_empty() {
+                    Ok(dir.join(&spelled))
+                } else {
+                    Sandbox::new(dir, false).map_err(|e| e.to_string()).and_then(|s| s.resolve(&spelled))
+                };
+                let refused = |why: String| RpcError::invalid_params(format!("file {spelled:?}: {why}"));
+                let path = path.map_err(refused)?;
+                let uri = file_uri(&path).unwrap_or_default();
+                Content::resource(read_contents(&uri, &path, MAX_FILE_BYTES).map_err(refused)?)
+            }
+            Body::Resource(uri) => {
+                let def = resources.iter().find(|r| r.resource.uri == *uri);
+                let def = def.ok_or_else(|| RpcError::invalid_params(format!("no resource {uri}")))?;
+                let mime_type = def.resource.mime_type.as_deref().unwrap_or("text/plain");
+                Content::resource(read_source(uri, &def.source, mime_type).map_err(RpcError::invalid_params)?)
+            }
+        };
+        messages.push(PromptMessage { role: *role, content });
+    }
+    Ok(GetPromptResult { description: def.prompt.description.clone(), messages })
+}

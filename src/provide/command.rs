@@ -1,0 +1,474 @@
+//! Tools backed by local commands: argv templates expanded without a shell, a minimal
+//! environment, output caps, and a process group that a timeout or a cancellation kills whole.
+//! Std only (no libc): the group is killed with the system's `kill` program.
+
+use crate::content::Content;
+use crate::tools::CallToolResult;
+use crate::RequestCx;
+use serde_json::{Map, Value};
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How often a running command is checked for exit, timeout and cancellation.
+const POLL: Duration = Duration::from_millis(10);
+/// How much of stderr is kept (the tail) for an error result.
+const STDERR_TAIL: usize = 4096;
+/// How long output readers may take to finish once the command is gone.
+const DRAIN: Duration = Duration::from_secs(2);
+/// The environment variables passed through from tinymcp's own environment.
+const PASSED_ENV: [&str; 3] = ["PATH", "HOME", "LANG"];
+
+/// What the command's stdout is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// Text, returned as a text block.
+    Text,
+    /// A JSON object, returned as `structuredContent` (and as text).
+    Json,
+}
+
+/// A command a tool runs.
+#[derive(Debug, Clone)]
+pub struct CommandSpec {
+    /// The argv template: `{{name}}` placeholders; an element that is exactly `{{name}}` expands
+    /// an array into several elements and disappears when the argument is absent.
+    pub argv: Vec<String>,
+    /// A template written to the command's stdin (stdin is empty otherwise).
+    pub stdin: Option<String>,
+    /// The working directory.
+    pub cwd: Option<PathBuf>,
+    /// Variables added to the minimal environment (PATH, HOME, LANG).
+    pub env: Vec<(String, String)>,
+    /// How long the command may run.
+    pub timeout: Duration,
+    /// How much of stdout is kept.
+    pub max_output_bytes: usize,
+    /// How stdout is returned.
+    pub output: Output,
+}
+
+impl CommandSpec {
+    /// A command with the defaults: no stdin, 60 s, 1 MiB of text output.
+    pub fn new(argv: Vec<String>) -> Self {
+        CommandSpec {
+            argv,
+            stdin: None,
+            cwd: None,
+            env: Vec::new(),
+            timeout: Duration::from_secs(60),
+            max_output_bytes: 1 << 20,
+            output: Output::Text,
+        }
+    }
+}
+
+/// A piece of a template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment<'a> {
+    /// Literal text.
+    Text(&'a str),
+    /// A `{{name}}` placeholder.
+    Placeholder(&'a str),
+}
+
+/// Splits a template into text and `{{name}}` placeholders (names of `A-Za-z0-9_-.`).
+/// Braces that do not form a placeholder are text.
+pub fn segments(template: &str) -> Vec<Segment<'_>> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    let mut pending = 0;
+    while let Some(open) = rest.get(pending..).and_then(|r| r.find("{{")).map(|i| i + pending) {
+        let after = rest.get(open + 2..).unwrap_or_default();
+        let len = after.bytes().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')).count();
+        let name = after.get(..len).unwrap_or_default();
+        if len > 0 && after.get(len..).is_some_and(|t| t.starts_with("}}")) {
+            if open > 0 {
+                out.push(Segment::Text(rest.get(..open).unwrap_or_default()));
+            }
+            out.push(Segment::Placeholder(name));
+            rest = after.get(len + 2..).unwrap_or_default();
+            pending = 0;
+        } else {
+            pending = open + 1;
+        }
+    }
+    if !rest.is_empty() {
+        out.push(Segment::Text(rest));
+    }
+    out
+}
+
+/// The placeholder names of a template, in order.
+pub fn placeholders(template: &str) -> Vec<&str> {
+    segments(template)
+        .into_iter()
+        .filter_map(|s| match s {
+            Segment::Placeholder(name) => Some(name),
+            Segment::Text(_) => None,
+        })
+        .collect()
+}
+
+/// An argument as text: strings as they are, numbers and booleans spelled, arrays and objects
+/// as JSON; `null` counts as absent.
+fn as_text(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Fills a template; an absent placeholder becomes empty text.
+pub fn expand_text(template: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
+    segments(template)
+        .into_iter()
+        .map(|s| match s {
+            Segment::Text(t) => t.to_owned(),
+            Segment::Placeholder(name) => lookup(name).unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// Expands an argv template. An element that is exactly `{{name}}` becomes one element per
+/// item of an array argument and disappears when the argument is absent; any other element
+/// with a placeholder whose argument is absent disappears whole (so `--limit={{n}}` goes away).
+pub fn expand_argv(argv: &[String], args: &Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    for element in argv {
+        let parts = segments(element);
+        if let [Segment::Placeholder(name)] = parts.as_slice() {
+            match args.get(*name) {
+                Some(Value::Array(items)) => out.extend(items.iter().filter_map(as_text)),
+                Some(value) => out.extend(as_text(value)),
+                None => {}
+            }
+            continue;
+        }
+        let mut text = String::new();
+        let mut complete = true;
+        for part in parts {
+            match part {
+                Segment::Text(t) => text.push_str(t),
+                Segment::Placeholder(name) => match args.get(name).and_then(as_text) {
+                    Some(value) => text.push_str(&value),
+                    None => complete = false,
+                },
+            }
+        }
+        if complete {
+            out.push(text);
+        }
+    }
+    out
+}
+
+/// What a reader thread kept of a stream.
+struct Captured {
+    bytes: Vec<u8>,
+    total: u64,
+}
+
+/// Keeps the first `cap` bytes and counts the rest (draining it, so the command never blocks).
+fn capture_head(mut stream: impl Read, cap: usize) -> Captured {
+    let mut captured = Captured { bytes: Vec::new(), total: 0 };
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = stream.read(&mut buf) {
+        let Some(chunk) = buf.get(..n).filter(|c| !c.is_empty()) else { break };
+        captured.total += n as u64;
+        let room = cap.saturating_sub(captured.bytes.len());
+        captured.bytes.extend_from_slice(chunk.get(..room.min(n)).unwrap_or_default());
+    }
+    captured
+}
+
+/// Keeps the last `cap` bytes.
+fn capture_tail(mut stream: impl Read, cap: usize) -> Captured {
+    let mut captured = Captured { bytes: Vec::new(), total: 0 };
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = stream.read(&mut buf) {
+        let Some(chunk) = buf.get(..n).filter(|c| !c.is_empty()) else { break };
+        captured.total += n as u64;
+        captured.bytes.extend_from_slice(chunk);
+        if captured.bytes.len() > 2 * cap {
+            captured.bytes.drain(..captured.bytes.len() - cap);
+        }
+    }
+    if captured.bytes.len() > cap {
+        captured.bytes.drain(..captured.bytes.len() - cap);
+    }
+    captured
+}
+
+/// Kills every process of the group `pgid` (the command and all it started).
+fn kill_group(pgid: u32) {
+    let kill = ["/bin/kill", "/usr/bin/kill"].into_iter().find(|p| Path::new(p).exists()).unwrap_or("kill");
+    let status = Command::new(kill)
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if let Err(e) = status {
+        log::error!("cannot run {kill} to stop process group {pgid}: {e}");
+    }
+}
+
+/// Whether any process belongs to the group `pgid` (from `/proc`; without it, assume so).
+fn group_has_members(pgid: u32) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else { return true };
+    procs.filter_map(Result::ok).any(|entry| {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid pgrp ...`: the name may hold spaces, so split after its `)`.
+        let fields = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+        fields.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
+    })
+}
+
+/// How a run ended.
+enum Ended {
+    Exited(ExitStatus),
+    TimedOut,
+    Cancelled,
+    Lost(std::io::Error),
+}
+
+/// Runs the command with these (already validated) arguments and turns the outcome into a
+/// tool result: a non-zero exit, a timeout or a failure to start is `isError` with the reason.
+pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
+    let empty = Map::new();
+    let args = args.as_object().unwrap_or(&empty);
+    let argv = expand_argv(&spec.argv, args);
+    let Some((program, rest)) = argv.split_first() else {
+        return CallToolResult::error("the command is empty");
+    };
+    let mut command = Command::new(program);
+    command
+        .args(rest)
+        .env_clear()
+        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // A group of its own, so a timeout or a cancellation can kill all it started.
+        .process_group(0);
+    for key in PASSED_ENV {
+        if let Some(value) = std::env::var_os(key) {
+            command.env(key, value);
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        command.env("PATH", "/usr/local/bin:/usr/bin:/bin");
+    }
+    for (key, value) in &spec.env {
+        command.env(key, value);
+    }
+    if let Some(dir) = &spec.cwd {
+        command.current_dir(dir);
+    }
+    log::debug!("running {argv:?}");
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => return CallToolResult::error(format!("cannot run {program}: {e}")),
+    };
+    let (stdout, stderr) = start_readers(&mut child, spec, args);
+    let ended = wait(cx, &mut child, spec.timeout);
+    // Whatever the command left running in its group goes too: nothing it started survives.
+    // The leader is reaped by now; while any member lives, no new process can take its id, so
+    // the group is still ours exactly when it has members.
+    if group_has_members(child.id()) {
+        kill_group(child.id());
+    }
+    let deadline = Instant::now() + DRAIN;
+    let stdout = stdout.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok();
+    let stderr = stderr.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok();
+    outcome(program, spec, ended, stdout, stderr)
+}
+
+/// Starts the stdin writer and the two output readers.
+fn start_readers(
+    child: &mut Child,
+    spec: &CommandSpec,
+    args: &Map<String, Value>,
+) -> (mpsc::Receiver<Captured>, mpsc::Receiver<Captured>) {
+    if let (Some(template), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
+        let text = expand_text(template, &|name| args.get(name).and_then(as_text));
+        let spawned = thread::Builder::new().name("tinymcp-cmd-stdin".into()).spawn(move || {
+            // A command that does not read its stdin closes the pipe; that is its business.
+            let _ = pipe.write_all(text.as_bytes());
+        });
+        if let Err(e) = spawned {
+            log::warn!("cannot start the stdin writer: {e}");
+        }
+    }
+    let (out_tx, out_rx) = mpsc::sync_channel(1);
+    let (err_tx, err_rx) = mpsc::sync_channel(1);
+    if let Some(pipe) = child.stdout.take() {
+        let cap = spec.max_output_bytes;
+        let _ = thread::Builder::new()
+            .name("tinymcp-cmd-out".into())
+            .spawn(move || drop(out_tx.send(capture_head(pipe, cap))));
+    }
+    if let Some(pipe) = child.stderr.take() {
+        let _ = thread::Builder::new()
+            .name("tinymcp-cmd-err".into())
+            .spawn(move || drop(err_tx.send(capture_tail(pipe, STDERR_TAIL))));
+    }
+    (out_rx, err_rx)
+}
+
+/// Waits for exit, the timeout or cancellation, reporting progress each second when asked.
+fn wait(cx: &RequestCx, child: &mut Child, timeout: Duration) -> Ended {
+    let started = Instant::now();
+    let mut reported = 0;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ended::Exited(status),
+            Ok(None) => {}
+            Err(e) => return Ended::Lost(e),
+        }
+        let stop = if cx.is_cancelled() {
+            Some(Ended::Cancelled)
+        } else if started.elapsed() >= timeout {
+            Some(Ended::TimedOut)
+        } else {
+            None
+        };
+        if let Some(ended) = stop {
+            kill_group(child.id());
+            let _ = child.wait();
+            return ended;
+        }
+        let seconds = started.elapsed().as_secs();
+        if seconds > reported {
+            reported = seconds;
+            cx.progress(seconds as f64, None, Some("running"));
+        }
+        thread::sleep(POLL);
+    }
+}
+
+/// Turns what happened into a tool result.
+fn outcome(
+    program: &str,
+    spec: &CommandSpec,
+    ended: Ended,
+    stdout: Option<Captured>,
+    stderr: Option<Captured>,
+) -> CallToolResult {
+    let (out, truncated) = match stdout {
+        Some(c) => {
+            let truncated = c.total > c.bytes.len() as u64;
+            let mut text = String::from_utf8_lossy(&c.bytes).into_owned();
+            if truncated {
+                text.push_str(&format!(
+                    "\n[output truncated: showing the first {} of {} bytes]",
+                    c.bytes.len(),
+                    c.total
+                ));
+            }
+            (text, truncated)
+        }
+        None => (String::new(), false),
+    };
+    let err = stderr.map(|c| String::from_utf8_lossy(&c.bytes).trim_end().to_owned()).unwrap_or_default();
+    let with_output = |mut message: String| {
+        if !err.is_empty() {
+            message.push_str(&format!("\nstderr (the end):\n{err}"));
+        }
+        if !out.is_empty() {
+            message.push_str(&format!("\nstdout:\n{out}"));
+        }
+        CallToolResult::error(message)
+    };
+    let status = match ended {
+        Ended::Exited(status) => status,
+        Ended::TimedOut => {
+            return with_output(format!(
+                "{program} timed out after {} ms; it and everything it started were killed",
+                spec.timeout.as_millis()
+            ))
+        }
+        Ended::Cancelled => {
+            return CallToolResult::error("cancelled; the command and everything it started were killed")
+        }
+        Ended::Lost(e) => return CallToolResult::error(format!("lost track of {program}: {e}")),
+    };
+    if !status.success() {
+        let how = match (status.code(), status.signal()) {
+            (Some(code), _) => format!("exited with status {code}"),
+            (None, Some(signal)) => format!("was killed by signal {signal}"),
+            (None, None) => "failed".to_owned(),
+        };
+        return with_output(format!("{program} {how}"));
+    }
+    match spec.output {
+        Output::Text => CallToolResult::success(vec![Content::text(out)]),
+        Output::Json if truncated => {
+            CallToolResult::error(format!("{program} printed more than {} bytes of JSON", spec.max_output_bytes))
+        }
+        Output::Json => match serde_json::from_str::<Value>(&out) {
+            Ok(value @ Value::Object(_)) => {
+                CallToolResult { structured_content: Some(value), ..CallToolResult::text(out.trim_end()) }
+            }
+            Ok(_) => CallToolResult::error(format!("{program} printed JSON that is not an object:\n{out}")),
+            Err(e) => CallToolResult::error(format!("{program} printed something that is not JSON ({e}):\n{out}")),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn argv(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn segments_find_placeholders_and_leave_other_braces() {
+        assert_eq!(
+            segments("a{{x}}b{{ y }}{{}}{{z.1}}"),
+            vec![
+                Segment::Text("a"),
+                Segment::Placeholder("x"),
+                Segment::Text("b{{ y }}{{}}"),
+                Segment::Placeholder("z.1")
+            ]
+        );
+        assert_eq!(placeholders("{{{a}}}"), vec!["a"]);
+    }
+
+    #[test]
+    fn whole_elements_expand_arrays_and_vanish_when_absent() {
+        let args = json!({"files": ["a b", "-c"], "n": 3, "flag": true}).as_object().cloned().unwrap();
+        assert_eq!(
+            expand_argv(&argv(&["wc", "{{files}}", "--n={{n}}", "{{missing}}", "--m={{missing}}", "{{flag}}"]), &args),
+            argv(&["wc", "a b", "-c", "--n=3", "true"])
+        );
+    }
+
+    #[test]
+    fn values_are_never_interpreted() {
+        let evil = "; rm -rf / $(id) `id` \"'\n--x";
+        let args = json!({"v": evil}).as_object().cloned().unwrap();
+        assert_eq!(
+            expand_argv(&argv(&["echo", "{{v}}", "pre{{v}}"]), &args),
+            argv(&["echo", evil, &format!("pre{evil}")])
+        );
+    }
+
+    #[test]
+    fn captures_keep_head_and_tail() {
+        let data = vec![b'x'; 20_000];
+        let head = capture_head(&data[..], 100);
+        assert_eq!((head.bytes.len(), head.total), (100, 20_000));
+        let tail = capture_tail(&b"0123456789"[..], 4);
+        assert_eq!(tail.bytes, b"6789");
+    }
+}

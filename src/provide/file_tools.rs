@@ -1,0 +1,498 @@
+//! The files provider's tools, all read-only: `list_directory`, `read_file`, `search_files` and
+//! `file_info`. Every path goes through `Files::locate` (the sandbox); a refused path is an
+//! `isError` result that says why, never content. Uses only the public registration API.
+
+use super::files::{looks_textual, text_type, Files, Target};
+use super::sandbox::{file_uri, EntryKind};
+use crate::content::{Content, ResourceContents};
+use crate::tools::{CallToolResult, Tool, ToolAnnotations};
+use crate::{base64, mime, RequestCx, Server};
+use serde_json::{json, Value};
+use std::fs::{self, File};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The most entries `list_directory` returns.
+const MAX_ENTRIES: usize = 1000;
+/// The default and largest `max_results` of `search_files`.
+const DEFAULT_RESULTS: u64 = 100;
+const MAX_RESULTS: u64 = 1000;
+/// A matching line is cut to this many characters.
+const MAX_LINE_CHARS: usize = 240;
+
+fn read_only(title: &str) -> ToolAnnotations {
+    ToolAnnotations {
+        title: Some(title.into()),
+        read_only_hint: Some(true),
+        destructive_hint: Some(false),
+        idempotent_hint: Some(true),
+        open_world_hint: Some(false),
+    }
+}
+
+/// Registers the four tools.
+pub(crate) fn register(server: &Server, files: &Arc<Files>) {
+    let path_help = if files.roots.len() == 1 {
+        "relative to the served folder".to_owned()
+    } else {
+        let labels: Vec<&str> = files.roots.iter().map(|r| r.label.as_str()).collect();
+        format!("starting with one of the served folders ({})", labels.join(", "))
+    };
+    let f = Arc::clone(files);
+    server.register_tool(
+        Tool::new(
+            "list_directory",
+            "List the entries of a folder, with their kind and size",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string", "description": format!("The folder, {path_help}; the top when omitted")}
+            }}),
+        )
+        .with_output_schema(json!({"type": "object", "properties": {
+            "path": {"type": "string"},
+            "entries": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "kind": {"type": "string", "enum": ["file", "directory", "symlink", "other"]},
+                "size": {"type": "integer"}
+            }, "required": ["name", "kind"]}},
+            "truncated": {"type": "boolean"}
+        }, "required": ["path", "entries", "truncated"]}))
+        .with_annotations(read_only("List directory")),
+        move |_, args| Ok(list_directory(&f, str_arg(&args, "path").unwrap_or_default())),
+    );
+    let f = Arc::clone(files);
+    let max_read = files.options.max_read_bytes;
+    server.register_tool(
+        Tool::new(
+            "read_file",
+            format!(
+                "Read a file. Text comes back as text, a window of at most {max_read} bytes per call \
+                 (use offset to read on); images come back as images, other binary files as an embedded blob"
+            ),
+            json!({"type": "object", "properties": {
+                "path": {"type": "string", "description": format!("The file, {path_help}")},
+                "offset": {"type": "integer", "minimum": 0, "description": "The first byte to read (default 0)"},
+                "length": {"type": "integer", "minimum": 1, "description": format!("How many bytes to read (default and most {max_read})")}
+            }, "required": ["path"]}),
+        )
+        .with_annotations(read_only("Read file")),
+        move |_, args| Ok(read_file(&f, &args)),
+    );
+    let f = Arc::clone(files);
+    server.register_tool(
+        Tool::new(
+            "search_files",
+            "Search text files for a string (case-insensitive); answers with path:line: text",
+            json!({"type": "object", "properties": {
+                "query": {"type": "string", "minLength": 1, "description": "The text to look for"},
+                "path": {"type": "string", "description": format!("A folder or file to search, {path_help}; everything when omitted")},
+                "glob": {"type": "string", "description": "Only files whose name matches (e.g. *.rs); with a / the pattern matches the path below `path` (e.g. src/**/*.rs)"},
+                "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": format!("The most matching lines (default {DEFAULT_RESULTS})")}
+            }, "required": ["query"]}),
+        )
+        .with_output_schema(json!({"type": "object", "properties": {
+            "matches": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string"}, "line": {"type": "integer"}, "text": {"type": "string"}
+            }, "required": ["path", "line", "text"]}},
+            "truncated": {"type": "boolean"}
+        }, "required": ["matches", "truncated"]}))
+        .with_annotations(read_only("Search files")),
+        move |cx, args| Ok(search_files(cx, &f, &args)),
+    );
+    let f = Arc::clone(files);
+    server.register_tool(
+        Tool::new(
+            "file_info",
+            "Kind, size, modification time and MIME type of a file or folder",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string", "description": format!("The file or folder, {path_help}")}
+            }, "required": ["path"]}),
+        )
+        .with_output_schema(json!({"type": "object", "properties": {
+            "path": {"type": "string"},
+            "kind": {"type": "string", "enum": ["file", "directory", "other"]},
+            "size": {"type": "integer"},
+            "modified": {"type": "string"},
+            "mimeType": {"type": "string"}
+        }, "required": ["path", "kind", "size"]}))
+        .with_annotations(read_only("File info")),
+        move |_, args| Ok(file_info(&f, str_arg(&args, "path").unwrap_or_default())),
+    );
+}
+
+fn str_arg<'a>(args: &'a Value, name: &str) -> Option<&'a str> {
+    args.get(name).and_then(Value::as_str)
+}
+
+fn refused(spelled: &str, why: &str) -> CallToolResult {
+    CallToolResult::error(format!("path {spelled:?} refused: {why}"))
+}
+
+/// A result with readable text for the model and structured content for programs.
+fn both(text: String, structured: Value) -> CallToolResult {
+    CallToolResult { structured_content: Some(structured), ..CallToolResult::text(text) }
+}
+
+fn list_directory(files: &Files, spelled: &str) -> CallToolResult {
+    let (shown, entries) = match files.locate(spelled) {
+        Err(why) => return refused(spelled, &why),
+        Ok(Target::Top) => {
+            let entries = files.roots.iter().map(|r| json!({"name": r.label, "kind": "directory"})).collect();
+            (".".to_owned(), entries)
+        }
+        Ok(Target::In { root, path }) if path.is_dir() => {
+            let entries: Vec<Value> = root
+                .sandbox
+                .entries(&path)
+                .into_iter()
+                .map(|(name, link, kind)| match kind {
+                    EntryKind::Dir => json!({"name": name, "kind": "directory"}),
+                    EntryKind::File(meta) => json!({"name": name, "kind": "file", "size": meta.len()}),
+                    EntryKind::Link => match root.sandbox.follow(&link) {
+                        Some((_, meta)) if meta.is_dir() => json!({"name": name, "kind": "directory"}),
+                        Some((_, meta)) => json!({"name": name, "kind": "file", "size": meta.len()}),
+                        None => json!({"name": name, "kind": "symlink"}),
+                    },
+                    EntryKind::Other => json!({"name": name, "kind": "other"}),
+                })
+                .collect();
+            (files.display(root, &path), entries)
+        }
+        Ok(Target::In { .. }) => return refused(spelled, "is not a folder (use read_file or file_info)"),
+    };
+    let truncated = entries.len() > MAX_ENTRIES;
+    let entries: Vec<Value> = entries.into_iter().take(MAX_ENTRIES).collect();
+    let mut text = format!("{shown}: {} entries\n", entries.len());
+    for e in &entries {
+        let name = e["name"].as_str().unwrap_or_default();
+        match (e["kind"].as_str(), e["size"].as_u64()) {
+            (Some("directory"), _) => text.push_str(&format!("{name}/\n")),
+            (_, Some(size)) => text.push_str(&format!("{name} ({size} bytes)\n")),
+            (Some(kind), None) => text.push_str(&format!("{name} ({kind})\n")),
+            (None, None) => {}
+        }
+    }
+    if truncated {
+        text.push_str(&format!("[only the first {MAX_ENTRIES} entries are shown]\n"));
+    }
+    both(text, json!({"path": shown, "entries": entries, "truncated": truncated}))
+}
+
+fn read_file(files: &Files, args: &Value) -> CallToolResult {
+    let spelled = str_arg(args, "path").unwrap_or_default();
+    let (root, path) = match files.locate(spelled) {
+        Err(why) => return refused(spelled, &why),
+        Ok(Target::Top) => return refused(spelled, "is the list of served folders (use list_directory)"),
+        Ok(Target::In { root, path }) => (root, path),
+    };
+    let size = match fs::metadata(&path) {
+        Ok(meta) if meta.is_file() => meta.len(),
+        Ok(_) => return refused(spelled, "is not a file (use list_directory)"),
+        Err(e) => return CallToolResult::error(format!("cannot read {spelled:?}: {e}")),
+    };
+    let shown = files.display(root, &path);
+    let mime_type = mime::from_path(&shown);
+    let whole = |why_binary: &str| -> CallToolResult {
+        if size > files.options.max_file_bytes {
+            return CallToolResult::error(format!(
+                "{shown} is {why_binary} of {size} bytes, more than the limit of {} bytes",
+                files.options.max_file_bytes
+            ));
+        }
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) => return CallToolResult::error(format!("cannot read {shown}: {e}")),
+        };
+        if mime_type.starts_with("image/") {
+            return CallToolResult::success(vec![Content::image(base64::encode(&bytes), mime_type)]);
+        }
+        let uri = file_uri(&path).unwrap_or_default();
+        CallToolResult::success(vec![Content::resource(ResourceContents::blob(uri, mime_type, &bytes))])
+    };
+    if mime_type.starts_with("image/") && !mime::is_text(mime_type) {
+        return whole("an image");
+    }
+    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0);
+    let max = files.options.max_read_bytes;
+    let length = args.get("length").and_then(Value::as_u64).map_or(max, |l| usize::try_from(l).unwrap_or(max).min(max));
+    if offset > size {
+        return CallToolResult::error(format!("offset {offset} is past the end of {shown} ({size} bytes)"));
+    }
+    let mut window = Vec::with_capacity(length.min(usize::try_from(size).unwrap_or(length)));
+    let read = File::open(&path)
+        .and_then(|mut f| f.seek(SeekFrom::Start(offset)).map(|_| f))
+        .and_then(|f| f.take(length as u64).read_to_end(&mut window));
+    if let Err(e) = read {
+        return CallToolResult::error(format!("cannot read {shown}: {e}"));
+    }
+    if !looks_textual(mime_type, &window) {
+        return whole("a binary file");
+    }
+    // A window may start or end inside a character: skip its continuation bytes at the start
+    // and leave a cut character for the next call.
+    let skip = window.iter().take(3).take_while(|b| (0x80..0xC0).contains(*b)).count();
+    let body = window.get(skip..).unwrap_or_default();
+    let body = match std::str::from_utf8(body) {
+        Err(e) if e.error_len().is_none() => body.get(..e.valid_up_to()).unwrap_or_default(),
+        _ => body,
+    };
+    let start = offset + skip as u64;
+    let end = start + body.len() as u64;
+    let mut blocks = vec![Content::text(String::from_utf8_lossy(body).into_owned())];
+    if end < size || start > 0 {
+        blocks.push(Content::text(format!(
+            "[{shown} ({}): showing bytes {start}-{end} of {size}.{}]",
+            text_type(mime_type),
+            if end < size { format!(" Call read_file with offset={end} to read more.") } else { String::new() }
+        )));
+    }
+    CallToolResult::success(blocks)
+}
+
+fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
+    let query = str_arg(args, "query").unwrap_or_default().to_lowercase();
+    let spelled = str_arg(args, "path").unwrap_or_default();
+    let glob: Option<Vec<char>> = str_arg(args, "glob").map(|g| g.chars().collect());
+    let max = args.get("max_results").and_then(Value::as_u64).unwrap_or(DEFAULT_RESULTS).min(MAX_RESULTS);
+    let max = usize::try_from(max).unwrap_or(100);
+    let targets: Vec<_> = match files.locate(spelled) {
+        Err(why) => return refused(spelled, &why),
+        Ok(Target::Top) => files.roots.iter().map(|r| (r, r.sandbox.root().to_path_buf())).collect(),
+        Ok(Target::In { root, path }) => vec![(root, path)],
+    };
+    let mut matches: Vec<Value> = Vec::new();
+    let mut truncated = false;
+    let mut cancelled = false;
+    for (root, base) in targets {
+        let base_rel = root.sandbox.relative(&base).unwrap_or_default();
+        let mut search_one = |rel: &str, path: &Path, size: u64| -> bool {
+            if cx.is_cancelled() {
+                cancelled = true;
+                return false;
+            }
+            let below = rel.strip_prefix(&base_rel).map(|r| r.trim_start_matches('/')).unwrap_or(rel);
+            if let Some(glob) = &glob {
+                let subject = if glob.contains(&'/') { below } else { rel.rsplit('/').next().unwrap_or(rel) };
+                if !glob_match(glob, &subject.chars().collect::<Vec<_>>()) {
+                    return true;
+                }
+            }
+            if size > files.options.max_file_bytes {
+                return true;
+            }
+            let Ok(bytes) = fs::read(path) else { return true };
+            if !looks_textual(mime::from_path(rel), &bytes) {
+                return true;
+            }
+            let shown = files.display(root, path);
+            for (n, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
+                if line.to_lowercase().contains(&query) {
+                    if matches.len() >= max {
+                        truncated = true;
+                        return false;
+                    }
+                    let text: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
+                    matches.push(json!({"path": shown, "line": n + 1, "text": text}));
+                }
+            }
+            true
+        };
+        if base.is_file() {
+            let rel = root.sandbox.relative(&base).unwrap_or_default();
+            let size = fs::metadata(&base).map(|m| m.len()).unwrap_or(0);
+            search_one(&rel, &base, size);
+        } else {
+            let mut count = 0;
+            root.sandbox.walk(&base, &mut |rel, path, meta| {
+                count += 1;
+                count <= files.options.max_files && search_one(rel, path, meta.len())
+            });
+        }
+        if truncated || cancelled {
+            break;
+        }
+    }
+    if cancelled {
+        return CallToolResult::error("search cancelled");
+    }
+    let mut text: String = matches
+        .iter()
+        .map(|m| {
+            format!(
+                "{}:{}: {}\n",
+                m["path"].as_str().unwrap_or_default(),
+                m["line"],
+                m["text"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    if matches.is_empty() {
+        text = format!("no matches for {:?}\n", str_arg(args, "query").unwrap_or_default());
+    }
+    if truncated {
+        text.push_str(&format!("[stopped after {max} matches; narrow the search with path or glob]\n"));
+    }
+    both(text, json!({"matches": matches, "truncated": truncated}))
+}
+
+fn file_info(files: &Files, spelled: &str) -> CallToolResult {
+    let (root, path) = match files.locate(spelled) {
+        Err(why) => return refused(spelled, &why),
+        Ok(Target::Top) => return refused(spelled, "is the list of served folders (use list_directory)"),
+        Ok(Target::In { root, path }) => (root, path),
+    };
+    let meta = match fs::metadata(&path) {
+        Ok(meta) => meta,
+        Err(e) => return CallToolResult::error(format!("cannot inspect {spelled:?}: {e}")),
+    };
+    let shown = files.display(root, &path);
+    let kind = if meta.is_file() {
+        "file"
+    } else if meta.is_dir() {
+        "directory"
+    } else {
+        "other"
+    };
+    let mut info = json!({"path": shown, "kind": kind, "size": meta.len()});
+    let mut text = format!("{shown}: {kind}, {} bytes", meta.len());
+    if let Ok(modified) = meta.modified() {
+        let stamp = rfc3339(modified);
+        text.push_str(&format!(", modified {stamp}"));
+        info["modified"] = stamp.into();
+    }
+    if meta.is_file() {
+        let mime_type = mime::from_path(&shown);
+        text.push_str(&format!(", {mime_type}"));
+        info["mimeType"] = mime_type.into();
+    }
+    both(text, info)
+}
+
+/// UTC time as RFC 3339 (`2025-01-31T12:00:00Z`), without a date crate.
+fn rfc3339(time: SystemTime) -> String {
+    let secs = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// A token of a glob pattern.
+#[derive(Clone, Copy, PartialEq)]
+enum Glob {
+    Char(char),
+    /// `?`: one character other than `/`.
+    One,
+    /// `*`: any run without `/`.
+    Star,
+    /// `**`: any run.
+    Any,
+    /// `**/`: nothing, or any run that ends with `/`.
+    Dirs,
+}
+
+/// Matches `text` against a glob with `?`, `*`, `**` and `**/`, in O(pattern × text).
+fn glob_match(pattern: &[char], text: &[char]) -> bool {
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = pattern.get(i) {
+        let next = pattern.get(i + 1).copied();
+        let token = match (c, next, pattern.get(i + 2).copied()) {
+            ('*', Some('*'), Some('/')) => {
+                i += 2;
+                Glob::Dirs
+            }
+            ('*', Some('*'), _) => {
+                i += 1;
+                Glob::Any
+            }
+            ('*', _, _) => Glob::Star,
+            ('?', _, _) => Glob::One,
+            (c, _, _) => Glob::Char(c),
+        };
+        tokens.push(token);
+        i += 1;
+    }
+    let n = text.len();
+    let mut row = vec![false; n + 1];
+    row[0] = true;
+    for token in tokens {
+        let mut next = vec![false; n + 1];
+        for j in 0..=n {
+            if !row[j] {
+                continue;
+            }
+            match token {
+                Glob::Char(c) => {
+                    if text.get(j) == Some(&c) {
+                        next[j + 1] = true;
+                    }
+                }
+                Glob::One => {
+                    if text.get(j).is_some_and(|&t| t != '/') {
+                        next[j + 1] = true;
+                    }
+                }
+                Glob::Star | Glob::Any => {
+                    next[j] = true;
+                    for k in j..n {
+                        if token == Glob::Star && text[k] == '/' {
+                            break;
+                        }
+                        next[k + 1] = true;
+                    }
+                }
+                Glob::Dirs => {
+                    next[j] = true;
+                    for k in j..n {
+                        if text[k] == '/' {
+                            next[k + 1] = true;
+                        }
+                    }
+                }
+            }
+        }
+        row = next;
+    }
+    row[n]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn globs(pattern: &str, text: &str) -> bool {
+        glob_match(&pattern.chars().collect::<Vec<_>>(), &text.chars().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn glob_matches_names_and_paths() {
+        assert!(globs("*.rs", "main.rs"));
+        assert!(!globs("*.rs", "src/main.rs"));
+        assert!(globs("src/**/*.rs", "src/main.rs"));
+        assert!(globs("src/**/*.rs", "src/a/b/main.rs"));
+        assert!(globs("**", "a/b/c"));
+        assert!(globs("?.txt", "a.txt"));
+        assert!(!globs("?.txt", "ab.txt"));
+        assert!(!globs("*.md", "README.mdx"));
+    }
+
+    #[test]
+    fn rfc3339_spells_utc() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        assert_eq!(rfc3339(t), "2023-11-14T22:13:20Z");
+        let leap = UNIX_EPOCH + std::time::Duration::from_secs(951_782_400);
+        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00Z");
+    }
+}

@@ -1,0 +1,415 @@
+//! The default job: folders served read-only. Every file is a `file://` resource (listed,
+//! readable through a template per root, subscribable), four read-only tools live in
+//! `file_tools`, and a `summarize_file` prompt embeds a file. Paths go through `sandbox`.
+//! Uses only the public registration API.
+
+use super::file_tools;
+use super::sandbox::{self, file_uri, EntryKind, Sandbox};
+use crate::completion::CompletionRequest;
+use crate::content::{Content, ResourceContents};
+use crate::jsonrpc::RpcError;
+use crate::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
+use crate::resources::{self, Resource, ResourceTemplate};
+use crate::{mime, Error, RequestCx, Server};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::fs::{self, Metadata};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+/// How much of a file is sniffed to tell text from binary when the extension does not say.
+const SNIFF_BYTES: usize = 8192;
+
+/// Limits and switches of the files provider.
+#[derive(Debug, Clone)]
+pub struct FilesOptions {
+    /// Serve hidden (dot) files and folders such as `.git` and `.env`.
+    pub include_hidden: bool,
+    /// The most bytes `read_file` returns per call (the default and cap of `length`).
+    pub max_read_bytes: usize,
+    /// The largest file returned whole (a resource read, an image, an embedded blob).
+    pub max_file_bytes: u64,
+    /// The most files listed or searched per root walk.
+    pub max_files: usize,
+}
+
+impl Default for FilesOptions {
+    fn default() -> Self {
+        FilesOptions { include_hidden: false, max_read_bytes: 256 * 1024, max_file_bytes: 16 << 20, max_files: 10_000 }
+    }
+}
+
+/// One served folder, with the label that prefixes its paths when several are served.
+pub(crate) struct Root {
+    pub label: String,
+    pub sandbox: Sandbox,
+    /// `file://.../` of the root, with a trailing slash.
+    pub dir_uri: String,
+}
+
+/// Where a client's path leads.
+pub(crate) enum Target<'a> {
+    /// The virtual folder that holds the roots, when several are served.
+    Top,
+    /// A canonical path under a root.
+    In { root: &'a Root, path: PathBuf },
+}
+
+/// Modification time and size of a file, or `None` when it is gone.
+type Stamp = Option<(SystemTime, u64)>;
+
+/// The served folders and what the watcher last saw of them.
+pub struct Files {
+    pub(crate) roots: Vec<Root>,
+    pub(crate) options: FilesOptions,
+    /// URI -> the file's stamp when a client last read it or the watcher last looked.
+    stamps: Mutex<HashMap<String, Stamp>>,
+}
+
+/// Serves `roots` on `server`: resources, templates, tools and the prompt.
+/// Fails when a root is not a readable directory.
+pub fn register(server: &Server, roots: &[PathBuf], options: FilesOptions) -> Result<Arc<Files>, Error> {
+    let files = Arc::new(Files::new(roots, options)?);
+    let lister = Arc::clone(&files);
+    server.register_resource_lister(move |_| lister.list());
+    for index in 0..files.roots.len() {
+        register_template(server, &files, index)?;
+    }
+    file_tools::register(server, &files);
+    let for_prompt = Arc::clone(&files);
+    let for_completion = Arc::clone(&files);
+    server.register_prompt(
+        Prompt::new(
+            "summarize_file",
+            "Summarize a file: the file is embedded as a resource",
+            vec![PromptArgument::new("path", "The file, relative to the served folder", true)],
+        ),
+        move |_, args| for_prompt.summarize(args.get("path").map(String::as_str).unwrap_or_default()),
+        Some(Box::new(move |_: &RequestCx, req: &CompletionRequest| for_completion.complete(req.value, None))),
+    );
+    Ok(files)
+}
+
+fn register_template(server: &Server, files: &Arc<Files>, index: usize) -> Result<(), Error> {
+    let Some(root) = files.roots.get(index) else { return Ok(()) };
+    let template = ResourceTemplate::new(format!("{}{{+path}}", root.dir_uri), format!("files in {}", root.label))
+        .with_description(format!("Any file under {}; path is relative to it", root.sandbox.root().display()));
+    let reader = Arc::clone(files);
+    let completer = Arc::clone(files);
+    server
+        .register_resource_template(
+            template,
+            move |cx, uri, _| {
+                let Some(root) = reader.roots.get(index) else { return Ok(Vec::new()) };
+                let Some(rest) = uri.strip_prefix(&root.dir_uri) else { return Ok(Vec::new()) };
+                let contents = root.sandbox.resolve(rest).and_then(|path| reader.read_resource(uri, &path));
+                contents.map(|c| vec![c]).map_err(|why| not_found_because(cx, uri, &why))
+            },
+            Some(Box::new(move |_: &RequestCx, req: &CompletionRequest| {
+                completer.complete(req.value, completer.roots.get(index))
+            })),
+        )
+        .map_err(Error::Config)
+}
+
+/// The resource-not-found error, saying why.
+fn not_found_because(cx: &RequestCx, uri: &str, why: &str) -> RpcError {
+    let mut error = resources::not_found(cx.version(), uri);
+    error.message = format!("resource not found: {uri} ({why})");
+    error
+}
+
+impl Files {
+    /// Checks and canonicalizes the roots once.
+    pub fn new(roots: &[PathBuf], options: FilesOptions) -> Result<Files, Error> {
+        let mut served: Vec<Root> = Vec::new();
+        for dir in roots {
+            let sandbox = Sandbox::new(dir, options.include_hidden).map_err(|e| Error::Config(e.to_string()))?;
+            let base = sandbox.root().file_name().and_then(|n| n.to_str()).unwrap_or("root");
+            let base = base.trim_start_matches('.');
+            let base = if base.is_empty() { "root" } else { base };
+            let mut label = base.to_owned();
+            let mut n = 1;
+            while served.iter().any(|r| r.label == label) {
+                n += 1;
+                label = format!("{base}-{n}");
+            }
+            let mut dir_uri = file_uri(sandbox.root())
+                .ok_or_else(|| Error::Config(format!("{}: the path is not UTF-8", dir.display())))?;
+            if !dir_uri.ends_with('/') {
+                dir_uri.push('/');
+            }
+            served.push(Root { label, sandbox, dir_uri });
+        }
+        if served.is_empty() {
+            return Err(Error::Config("no folder to serve".into()));
+        }
+        Ok(Files { roots: served, options, stamps: Mutex::new(HashMap::new()) })
+    }
+
+    /// The canonical roots, in the order given.
+    pub fn roots(&self) -> Vec<&Path> {
+        self.roots.iter().map(|r| r.sandbox.root()).collect()
+    }
+
+    /// Resolves a path a client gave a tool. With several roots, its first component is the
+    /// root's label.
+    pub(crate) fn locate(&self, spelled: &str) -> Result<Target<'_>, String> {
+        let parts = sandbox::components(spelled, self.options.include_hidden)?;
+        if let [root] = self.roots.as_slice() {
+            return Ok(Target::In { root, path: root.sandbox.resolve_parts(&parts)? });
+        }
+        let Some((first, rest)) = parts.split_first() else { return Ok(Target::Top) };
+        let Some(root) = self.roots.iter().find(|r| r.label == *first) else {
+            let labels: Vec<&str> = self.roots.iter().map(|r| r.label.as_str()).collect();
+            return Err(format!("names no served folder (paths start with one of: {})", labels.join(", ")));
+        };
+        Ok(Target::In { root, path: root.sandbox.resolve_parts(rest)? })
+    }
+
+    /// How a path is shown to clients: relative to its root, behind the label when several are served.
+    pub(crate) fn display(&self, root: &Root, path: &Path) -> String {
+        let rel = root.sandbox.relative(path).unwrap_or_default();
+        match (self.roots.len(), rel.is_empty()) {
+            (1, true) => ".".into(),
+            (1, false) => rel,
+            (_, true) => root.label.clone(),
+            (_, false) => format!("{}/{rel}", root.label),
+        }
+    }
+
+    /// Every file of every root, as resources (at most `max_files` per root).
+    fn list(&self) -> Vec<Resource> {
+        let mut all = Vec::new();
+        for root in &self.roots {
+            let mut count = 0;
+            root.sandbox.walk(root.sandbox.root(), &mut |rel, path, meta| {
+                if let Some(uri) = file_uri(path) {
+                    let name = if self.roots.len() == 1 { rel.to_owned() } else { format!("{}/{rel}", root.label) };
+                    all.push(Resource::new(uri, name).with_mime_type(mime::from_path(rel)).with_size(meta.len()));
+                }
+                count += 1;
+                if count >= self.options.max_files {
+                    log::warn!("{}: listing stopped after {count} files", root.sandbox.root().display());
+                }
+                count < self.options.max_files
+            });
+        }
+        all
+    }
+
+    /// Reads a file whole as resource contents, and remembers what the client saw.
+    pub(crate) fn read_resource(&self, uri: &str, path: &Path) -> Result<ResourceContents, String> {
+        let before = stamp(path);
+        let contents = read_contents(uri, path, self.options.max_file_bytes)?;
+        self.stamps.lock().unwrap_or_else(PoisonError::into_inner).insert(uri.to_owned(), before);
+        Ok(contents)
+    }
+
+    /// `summarize_file`: the file embedded as a resource, after a request to summarize it.
+    fn summarize(&self, spelled: &str) -> Result<GetPromptResult, crate::RpcError> {
+        let refused = |why: String| RpcError::invalid_params(format!("path {spelled:?}: {why}"));
+        let (root, path) = match self.locate(spelled).map_err(refused)? {
+            Target::In { root, path } if path.is_file() => (root, path),
+            _ => return Err(refused("is not a file".into())),
+        };
+        let uri = file_uri(&path).ok_or_else(|| refused("is not UTF-8".into()))?;
+        let contents = self.read_resource(&uri, &path).map_err(refused)?;
+        let shown = self.display(root, &path);
+        Ok(GetPromptResult::new(vec![
+            PromptMessage::user(Content::text(format!(
+                "Summarize the file {shown}: what it is for, how it is organized, and anything notable."
+            ))),
+            PromptMessage::user(Content::resource(contents)),
+        ]))
+    }
+
+    /// Completes a path from a typed prefix: the entries of the prefix's folder whose names start
+    /// with its last component (case-insensitive), folders ending in `/`. `within` completes
+    /// relative to one root; `None` completes tool-style paths.
+    pub(crate) fn complete(&self, prefix: &str, within: Option<&Root>) -> Vec<String> {
+        let (dir, partial) = match prefix.rsplit_once('/') {
+            Some((dir, partial)) => (format!("{dir}/"), partial),
+            None => (String::new(), prefix),
+        };
+        let target = match within {
+            Some(root) => root.sandbox.resolve(&dir).map(|path| Target::In { root, path }),
+            None => self.locate(&dir),
+        };
+        let partial = partial.to_lowercase();
+        let wanted = |name: &str| name.to_lowercase().starts_with(&partial);
+        match target {
+            Ok(Target::Top) => {
+                self.roots.iter().filter(|r| wanted(&r.label)).map(|r| format!("{}/", r.label)).collect()
+            }
+            Ok(Target::In { root, path }) => root
+                .sandbox
+                .entries(&path)
+                .into_iter()
+                .filter(|(name, _, _)| wanted(name))
+                .filter_map(|(name, path, kind)| match kind {
+                    EntryKind::Dir => Some(format!("{dir}{name}/")),
+                    EntryKind::File(_) => Some(format!("{dir}{name}")),
+                    EntryKind::Link => match root.sandbox.follow(&path) {
+                        Some((_, meta)) if meta.is_dir() => Some(format!("{dir}{name}/")),
+                        Some(_) => Some(format!("{dir}{name}")),
+                        None => None,
+                    },
+                    EntryKind::Other => None,
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The canonical path behind a `file://` URI of ours (`None` when no root claims it).
+    fn path_of_uri(&self, uri: &str) -> Option<Result<PathBuf, String>> {
+        self.roots.iter().find_map(|r| uri.strip_prefix(&r.dir_uri).map(|rest| r.sandbox.resolve(rest)))
+    }
+
+    /// A signature of the set of listed files: it changes when one appears or disappears.
+    fn tree_signature(&self) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        for (i, root) in self.roots.iter().enumerate() {
+            let mut count = 0;
+            root.sandbox.walk(root.sandbox.root(), &mut |rel, _, _| {
+                (i, rel).hash(&mut hasher);
+                count += 1;
+                count < self.options.max_files
+            });
+        }
+        hasher.finish()
+    }
+
+    /// What the watcher remembers of the trees (a full walk: only at start and after a change).
+    fn tree_state(&self) -> TreeState {
+        let mut folders = Vec::new();
+        for root in &self.roots {
+            self.collect_folders(root, root.sandbox.root(), 0, &mut folders);
+        }
+        TreeState { folders, signature: self.tree_signature() }
+    }
+
+    fn collect_folders(&self, root: &Root, dir: &Path, depth: usize, out: &mut Vec<(PathBuf, Option<SystemTime>)>) {
+        if depth > 64 || out.len() >= self.options.max_files {
+            return;
+        }
+        out.push((dir.to_path_buf(), modified(dir)));
+        for (_, path, kind) in root.sandbox.entries(dir) {
+            if let EntryKind::Dir = kind {
+                self.collect_folders(root, &path, depth + 1, out);
+            }
+        }
+    }
+
+    /// The watcher's job: `resources/updated` for subscribed files whose modification time or
+    /// size changed since a client read them (or the watcher first saw them), and
+    /// `resources/list_changed` when files appear or disappear. A tick stats the subscribed
+    /// files and the folders; the files are walked again only when a folder changed (a file
+    /// appearing, disappearing or renamed changes its folder's modification time).
+    pub fn watch_job(self: &Arc<Self>) -> impl FnMut(&Server) + Send + 'static {
+        let files = Arc::clone(self);
+        let mut tree = files.tree_state();
+        move |server: &Server| {
+            let subscribed = server.subscribed_uris();
+            for uri in &subscribed {
+                let Some(resolved) = files.path_of_uri(uri) else { continue };
+                let now = resolved.ok().and_then(|path| stamp(&path));
+                let previous = files.stamps.lock().unwrap_or_else(PoisonError::into_inner).insert(uri.clone(), now);
+                if previous.is_some_and(|before| before != now) {
+                    log::debug!("{uri} changed");
+                    server.notify_resource_updated(uri);
+                }
+            }
+            {
+                // Read stamps of files nobody subscribed to are kept, up to a bound.
+                let mut stamps = files.stamps.lock().unwrap_or_else(PoisonError::into_inner);
+                if stamps.len() > 4 * files.options.max_files {
+                    stamps.retain(|uri, _| subscribed.contains(uri));
+                }
+            }
+            if tree.folders.iter().any(|(dir, seen)| modified(dir) != *seen) {
+                let now = files.tree_state();
+                let changed = now.signature != tree.signature;
+                tree = now;
+                if changed {
+                    log::debug!("the served files changed");
+                    server.notify_resource_list_changed();
+                }
+            }
+        }
+    }
+}
+
+/// What the watcher remembers of the served trees: each shown folder with its modification
+/// time, and a signature of the listed files.
+struct TreeState {
+    folders: Vec<(PathBuf, Option<SystemTime>)>,
+    signature: u64,
+}
+
+/// Modification time of `path`, following links.
+fn modified(path: &Path) -> Option<SystemTime> {
+    fs::metadata(path).ok()?.modified().ok()
+}
+
+/// Modification time and size of `path`, following links.
+fn stamp(path: &Path) -> Stamp {
+    let meta = fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
+}
+
+/// Reads a file whole as resource contents: text when it is text, a base64 blob otherwise.
+pub(crate) fn read_contents(uri: &str, path: &Path, max_bytes: u64) -> Result<ResourceContents, String> {
+    let meta: Metadata = fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if meta.is_dir() {
+        return Err("is a folder, not a file".into());
+    }
+    if meta.len() > max_bytes {
+        return Err(format!("is {} bytes, more than the limit of {max_bytes}", meta.len()));
+    }
+    let bytes = fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let name = path.to_str().unwrap_or_default();
+    Ok(contents_from_bytes(uri, mime::from_path(name), bytes))
+}
+
+/// Text contents when the type says text (or is unknown and the bytes look like text), else a blob.
+pub(crate) fn contents_from_bytes(uri: &str, mime_type: &str, bytes: Vec<u8>) -> ResourceContents {
+    if looks_textual(mime_type, &bytes) {
+        match String::from_utf8(bytes) {
+            Ok(text) => return ResourceContents::text(uri, text_type(mime_type), text),
+            Err(e) => return ResourceContents::blob(uri, mime_type, e.as_bytes()),
+        }
+    }
+    ResourceContents::blob(uri, mime_type, &bytes)
+}
+
+/// Whether content of this type (with these first bytes) is shown as text.
+pub(crate) fn looks_textual(mime_type: &str, bytes: &[u8]) -> bool {
+    if mime::is_text(mime_type) {
+        return true;
+    }
+    if mime_type != mime::DEFAULT {
+        return false;
+    }
+    let head = bytes.get(..SNIFF_BYTES).unwrap_or(bytes);
+    if head.contains(&0) {
+        return false;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => true,
+        // A character cut by the sniff window still counts as text.
+        Err(e) => e.error_len().is_none(),
+    }
+}
+
+/// The type shown for text: unknown types that sniffed as text become `text/plain`.
+pub(crate) fn text_type(mime_type: &str) -> &str {
+    if mime_type == mime::DEFAULT {
+        "text/plain"
+    } else {
+        mime_type
+    }
+}

@@ -1,0 +1,302 @@
+//! The sandbox of served folders: turns a path a client spelled into a canonical path that is
+//! provably under a root, or a refusal that says why; walks a root's files; and spells files as
+//! `file://` URIs. Pure std; knows nothing of MCP.
+
+use std::fs::{self, Metadata};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// How deep a walk descends before it stops (a guard against pathological trees).
+const MAX_DEPTH: usize = 64;
+
+/// One served folder.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    root: PathBuf,
+    include_hidden: bool,
+}
+
+impl Sandbox {
+    /// A sandbox at `root`, canonicalized once here. Fails unless `root` is a directory.
+    pub fn new(root: &Path, include_hidden: bool) -> io::Result<Sandbox> {
+        let root = fs::canonicalize(root).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
+        if !root.is_dir() {
+            return Err(io::Error::other(format!("{} is not a directory", root.display())));
+        }
+        Ok(Sandbox { root, include_hidden })
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether hidden (dot) files and folders are served.
+    pub fn include_hidden(&self) -> bool {
+        self.include_hidden
+    }
+
+    /// Resolves `spelled` (relative to the root, percent-decoded exactly once) to a canonical
+    /// path that exists and stays under the root. Symbolic links are followed, then checked.
+    pub fn resolve(&self, spelled: &str) -> Result<PathBuf, String> {
+        let parts = components(spelled, self.include_hidden)?;
+        self.resolve_parts(&parts)
+    }
+
+    /// Resolves components that [`components`] already checked.
+    pub fn resolve_parts(&self, parts: &[String]) -> Result<PathBuf, String> {
+        let joined: PathBuf = parts.iter().fold(self.root.clone(), |p, c| p.join(c));
+        let canonical = match fs::canonicalize(&joined) {
+            Ok(p) => p,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err("no such file or directory".into()),
+            Err(e) => return Err(format!("cannot resolve: {e}")),
+        };
+        let Some(relative) = self.relative(&canonical) else {
+            return Err("a symbolic link leads outside the served folder".into());
+        };
+        if !self.include_hidden && relative.split('/').any(|c| c.starts_with('.')) {
+            return Err("a symbolic link leads to a hidden file or folder (serve them with --include-hidden)".into());
+        }
+        Ok(canonical)
+    }
+
+    /// The path of `canonical` relative to the root (`""` for the root itself), or `None` when
+    /// it is outside or not UTF-8.
+    pub fn relative(&self, canonical: &Path) -> Option<String> {
+        let rest = canonical.strip_prefix(&self.root).ok()?;
+        let parts: Option<Vec<&str>> = rest.components().map(|c| c.as_os_str().to_str()).collect();
+        Some(parts?.join("/"))
+    }
+
+    /// Whether a directory entry is shown: hidden names only with `--include-hidden`.
+    pub fn shows(&self, name: &str) -> bool {
+        self.include_hidden || !name.starts_with('.')
+    }
+
+    /// Visits every regular file under `dir` (canonical, inside the root) in a stable order,
+    /// depth first, with its path relative to the root. Symbolic links to files inside the root
+    /// are followed; links to folders are not (no loops). `visit` returns `false` to stop.
+    pub fn walk(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path, &Metadata) -> bool) {
+        self.walk_at(dir, 0, visit);
+    }
+
+    fn walk_at(&self, dir: &Path, depth: usize, visit: &mut dyn FnMut(&str, &Path, &Metadata) -> bool) -> bool {
+        if depth > MAX_DEPTH {
+            return true;
+        }
+        for (_, path, kind) in self.entries(dir) {
+            let keep_going = match kind {
+                EntryKind::Dir => self.walk_at(&path, depth + 1, visit),
+                EntryKind::File(meta) => match self.relative(&path) {
+                    Some(rel) => visit(&rel, &path, &meta),
+                    None => true,
+                },
+                EntryKind::Link => match (self.follow(&path), self.relative(&path)) {
+                    (Some((_, meta)), Some(rel)) if meta.is_file() => visit(&rel, &path, &meta),
+                    _ => true,
+                },
+                EntryKind::Other => true,
+            };
+            if !keep_going {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The shown entries of a directory, sorted by name.
+    pub fn entries(&self, dir: &Path) -> Vec<(String, PathBuf, EntryKind)> {
+        let Ok(read) = fs::read_dir(dir) else { return Vec::new() };
+        let mut entries: Vec<(String, PathBuf, EntryKind)> = read
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                if !self.shows(&name) {
+                    return None;
+                }
+                let meta = fs::symlink_metadata(e.path()).ok()?;
+                let kind = if meta.is_dir() {
+                    EntryKind::Dir
+                } else if meta.is_file() {
+                    EntryKind::File(meta)
+                } else if meta.file_type().is_symlink() {
+                    EntryKind::Link
+                } else {
+                    EntryKind::Other
+                };
+                Some((name, e.path(), kind))
+            })
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries
+    }
+
+    /// Follows a symbolic link when its target stays inside the root and is shown.
+    pub fn follow(&self, link: &Path) -> Option<(PathBuf, Metadata)> {
+        let target = fs::canonicalize(link).ok()?;
+        let rel = self.relative(&target)?;
+        if !self.include_hidden && rel.split('/').any(|c| c.starts_with('.')) {
+            return None;
+        }
+        let meta = fs::metadata(&target).ok()?;
+        Some((target, meta))
+    }
+}
+
+/// What a directory entry is, before following links.
+#[derive(Debug)]
+pub enum EntryKind {
+    /// A folder.
+    Dir,
+    /// A regular file, with its metadata.
+    File(Metadata),
+    /// A symbolic link (not followed yet).
+    Link,
+    /// A socket, FIFO or device.
+    Other,
+}
+
+/// Splits a client's spelling of a relative path into checked components, refusing every way
+/// to leave the root or smuggle a separator: percent-encoded separators are refused, the text
+/// is percent-decoded exactly once, then NUL, backslashes, absolute paths, drive letters, `..`, empty components (`a//b`), separators
+/// that were encoded twice, and hidden names (unless `include_hidden`) are refused. `""` and
+/// `.` name the root.
+pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, String> {
+    // A name cannot hold a separator, so an encoded one is only ever a disguise.
+    let raw = spelled.to_ascii_lowercase();
+    if raw.contains("%2f") || raw.contains("%5c") {
+        return Err("contains a percent-encoded separator (separate folders with a plain /)".into());
+    }
+    let decoded = percent_decode(spelled).ok_or("is not UTF-8 once percent-decoded")?;
+    if decoded.contains('\0') {
+        return Err("contains a NUL character".into());
+    }
+    if decoded.contains('\\') {
+        return Err("contains a backslash (separate folders with /)".into());
+    }
+    let lower = decoded.to_ascii_lowercase();
+    if lower.contains("%2f") || lower.contains("%5c") || lower.contains("%2e") {
+        return Err("contains a separator or dot that was percent-encoded twice".into());
+    }
+    if decoded.starts_with('/') {
+        return Err("is absolute (give a path relative to the served folder)".into());
+    }
+    let trimmed = decoded.strip_suffix('/').unwrap_or(&decoded);
+    if trimmed.is_empty() || trimmed == "." {
+        return Ok(Vec::new());
+    }
+    let mut parts = Vec::new();
+    for (i, part) in trimmed.split('/').enumerate() {
+        match part {
+            "" => return Err("contains an empty component (a doubled /)".into()),
+            "." => continue,
+            ".." => return Err("leaves the served folder (..)".into()),
+            _ if i == 0 && part.len() == 2 && part.ends_with(':') => {
+                return Err("looks like a Windows drive (give a path relative to the served folder)".into())
+            }
+            _ if part.starts_with('.') && !include_hidden => {
+                return Err("names a hidden file or folder (serve them with --include-hidden)".into())
+            }
+            _ => parts.push(part.to_owned()),
+        }
+    }
+    Ok(parts)
+}
+
+/// Decodes `%XX` escapes once. A `%` not followed by two hex digits stays as it is.
+/// `None` when the result is not UTF-8.
+pub fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |j: usize| bytes.get(j).and_then(|c| (*c as char).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(hi), Some(lo)) => {
+                // Invariant: two hex digits make at most 255.
+                out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Percent-encodes a path for a `file://` URI: unreserved characters and `/` stay, every other
+/// byte of the UTF-8 becomes `%XX`.
+pub fn percent_encode_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The `file://` URI of a canonical absolute path (`None` when it is not UTF-8).
+pub fn file_uri(path: &Path) -> Option<String> {
+    Some(format!("file://{}", percent_encode_path(path.to_str()?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_refuse_every_escape_spelling() {
+        for bad in [
+            "..",
+            "../etc/passwd",
+            "a/../../b",
+            "a/..",
+            "/etc/passwd",
+            "%2e%2e/x",
+            "%2E%2E%2Fetc",
+            "%2fetc%2fpasswd",
+            "a%2f..%2f..%2fb",
+            "%252e%252e/x",
+            "a%252fb",
+            "sub%2fm.rs",
+            "sub%2Fm.rs",
+            "a//b",
+            "//etc/passwd",
+            "..\\x",
+            "a\\b",
+            "a%5cb",
+            "C:/Windows",
+            "a\0b",
+            "a%00b",
+            ".git/config",
+            "x/.env",
+            "%ff",
+        ] {
+            assert!(components(bad, false).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn components_accept_plain_relative_paths() {
+        assert_eq!(components("", false), Ok(vec![]));
+        assert_eq!(components(".", false), Ok(vec![]));
+        assert_eq!(components("src/", false), Ok(vec!["src".to_string()]));
+        assert_eq!(components("./a/b.txt", false), Ok(vec!["a".to_string(), "b.txt".to_string()]));
+        assert_eq!(components("a%20b", false), Ok(vec!["a b".to_string()]));
+        assert_eq!(components("100%.txt", false), Ok(vec!["100%.txt".to_string()]));
+        assert_eq!(components(".git/config", true), Ok(vec![".git".to_string(), "config".to_string()]));
+    }
+
+    #[test]
+    fn encoding_round_trips_once() {
+        let path = "/tmp/a b/ü%.txt";
+        let encoded = percent_encode_path(path);
+        assert_eq!(encoded, "/tmp/a%20b/%C3%BC%25.txt");
+        assert_eq!(percent_decode(&encoded).as_deref(), Some(path));
+    }
+}

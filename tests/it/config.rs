@@ -1,0 +1,62 @@
+//! `tinymcp config --host ...`: the snippet each host needs, filled in with this binary's
+//! absolute path and the given options (paths made absolute).
+
+use crate::support::{binary, run_binary, TempDir};
+use serde_json::{json, Value};
+
+fn config(args: &[&str]) -> (bool, String, String) {
+    let out = run_binary(args);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn exe() -> String {
+    std::fs::canonicalize(binary()).unwrap().display().to_string()
+}
+
+#[test]
+fn json_hosts_get_the_absolute_binary_and_the_flags() {
+    let dir = TempDir::new("config");
+    let (ok, stdout, stderr) = config(&["config", "--host", "claude", "--root", dir.arg(), "--include-hidden"]);
+    assert!(ok, "{stderr}");
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        value,
+        json!({"mcpServers": {"tinymcp": {"command": exe(), "args": ["--root", dir.arg(), "--include-hidden"]}}})
+    );
+    assert!(stderr.contains("claude_desktop_config.json"), "{stderr}");
+    let (_, stdout, _) = config(&["config", "--host", "cursor", "--everything"]);
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value, json!({"mcpServers": {"tinymcp": {"command": exe(), "args": ["--everything"]}}}));
+    let (_, stdout, _) = config(&["config", "--host", "vscode", "--no-watch", "--root", dir.arg()]);
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        value,
+        json!({"servers": {"tinymcp": {"type": "stdio", "command": exe(), "args": ["--no-watch", "--root", dir.arg()]}}})
+    );
+}
+
+#[test]
+fn claude_code_gets_a_command_line() {
+    let dir = TempDir::new("config code");
+    let (ok, stdout, _) = config(&["config", "--host", "claude-code", "--root", dir.arg()]);
+    assert!(ok);
+    assert_eq!(stdout, format!("claude mcp add tinymcp -- {} --root '{}'\n", exe(), dir.arg()));
+}
+
+#[test]
+fn bad_hosts_and_flags_are_refused() {
+    for args in [
+        &["config"][..],
+        &["config", "--host", "emacs"],
+        &["config", "--host", "claude", "--bogus"],
+        &["config", "--host", "claude", "--root", "/nonexistent/folder"],
+        &["config", "--host", "claude", "--check", "x.json"],
+    ] {
+        let (ok, stdout, stderr) = config(args);
+        assert!(!ok && stdout.is_empty() && stderr.starts_with("tinymcp: "), "{args:?}: {stdout} {stderr}");
+    }
+}

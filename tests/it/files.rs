@@ -1,0 +1,441 @@
+//! The default job over stdio: a folder served read-only. Resources (list, read, template,
+//! completion, subscriptions), the four tools, the `summarize_file` prompt, and the sandbox
+//! refusing every spelling of an escape.
+
+use crate::support::{check, StdioClient, TempDir};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// A folder with text, code, an image, a binary, hidden files, a link inside and links outside.
+struct Fixture {
+    dir: TempDir,
+    outside: TempDir,
+}
+
+fn fixture() -> Fixture {
+    let dir = TempDir::new("files");
+    let outside = TempDir::new("outside");
+    dir.write("a.txt", "hello world\nsecond line HELLO\n");
+    dir.write("with space.md", "# Title\n");
+    dir.write("sub/m.rs", "fn main() {}\n// hello from rust\n");
+    dir.write("sub/deeper/notes.txt", "nothing to see\n");
+    dir.write(".git/config", "secret hello\n");
+    dir.write(".env", "TOKEN=hello\n");
+    dir.write("i.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    dir.write("data.bin", b"\0\x01\x02\xffhello\0");
+    outside.write("secret.txt", "outside hello\n");
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), dir.path().join("escape")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("escape_dir")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("a.txt"), dir.path().join("link.txt")).unwrap();
+    Fixture { dir, outside }
+}
+
+fn serve(dir: &TempDir, extra: &[&str]) -> StdioClient {
+    let mut args = vec!["--root", dir.arg(), "--watch-interval", "20"];
+    args.extend_from_slice(extra);
+    let mut client = StdioClient::spawn(&args);
+    client.initialize("2025-11-25", json!({}));
+    client
+}
+
+fn call(client: &mut StdioClient, name: &str, arguments: Value) -> Value {
+    client.request("tools/call", json!({"name": name, "arguments": arguments}))
+}
+
+fn text_of(result: &Value) -> String {
+    result["result"]["content"]
+        .as_array()
+        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"))
+        .unwrap_or_default()
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["result"]["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn resources_list_every_regular_file_but_hidden_ones_and_outside_links() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let list = client.request("resources/list", json!({}));
+    assert_eq!(
+        names(&list),
+        ["a.txt", "data.bin", "i.png", "link.txt", "sub/deeper/notes.txt", "sub/m.rs", "with space.md"]
+    );
+    let resources = list["result"]["resources"].as_array().unwrap();
+    check(&resources[0], json!({"uri": f.dir.uri("a.txt"), "name": "a.txt", "mimeType": "text/plain", "size": 30}));
+    let spaced = resources.iter().find(|r| r["name"] == "with space.md").unwrap();
+    check(spaced, json!({"uri": f.dir.uri("with space.md"), "mimeType": "text/markdown"}));
+    assert!(spaced["uri"].as_str().unwrap().ends_with("/with%20space.md"));
+}
+
+#[test]
+fn include_hidden_serves_dot_files() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &["--include-hidden"]);
+    let listed = names(&client.request("resources/list", json!({})));
+    assert!(listed.contains(&".git/config".to_owned()) && listed.contains(&".env".to_owned()), "{listed:?}");
+    let read = call(&mut client, "read_file", json!({"path": ".env"}));
+    assert_eq!(text_of(&read), "TOKEN=hello\n");
+}
+
+#[test]
+fn resources_list_is_paginated() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &["--page-size", "3"]);
+    let mut seen = Vec::new();
+    let mut cursor: Option<Value> = None;
+    loop {
+        let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
+        let page = client.request("resources/list", params);
+        seen.extend(names(&page));
+        match page["result"].get("nextCursor") {
+            Some(next) => cursor = Some(next.clone()),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 7, "{seen:?}");
+}
+
+#[test]
+fn resources_read_text_as_text_and_binary_as_blob() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let text = client.request("resources/read", json!({"uri": f.dir.uri("a.txt")}));
+    check(
+        &text,
+        json!({"result": {"contents": [{"uri": f.dir.uri("a.txt"), "mimeType": "text/plain", "text": "hello world\nsecond line HELLO\n"}]}}),
+    );
+    let spaced = client.request("resources/read", json!({"uri": f.dir.uri("with space.md")}));
+    check(&spaced, json!({"result": {"contents": [{"text": "# Title\n"}]}}));
+    let blob = client.request("resources/read", json!({"uri": f.dir.uri("data.bin")}));
+    check(&blob, json!({"result": {"contents": [{"uri": f.dir.uri("data.bin"), "blob": "AAEC/2hlbGxvAA=="}]}}));
+    let image = client.request("resources/read", json!({"uri": f.dir.uri("i.png")}));
+    check(&image, json!({"result": {"contents": [{"mimeType": "image/png"}]}}));
+    assert!(image["result"]["contents"][0]["blob"].is_string());
+}
+
+#[test]
+fn resources_outside_the_root_are_not_found() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let root = f.dir.uri("");
+    for uri in [
+        f.dir.uri("escape"),
+        f.dir.uri("escape_dir/secret.txt"),
+        f.dir.uri(".env"),
+        format!("{root}..%2F..%2Fetc%2Fpasswd"),
+        format!("{root}%2e%2e/%2e%2e/etc/passwd"),
+        format!("{root}../../etc/passwd"),
+        format!("{root}sub//m.rs"),
+        format!("{root}sub%5cm.rs"),
+        format!("{root}nope.txt"),
+        "file:///etc/passwd".to_owned(),
+        f.outside.uri("secret.txt"),
+    ] {
+        let res = client.request("resources/read", json!({"uri": uri}));
+        check(&res, json!({"error": {"code": -32002}}));
+        assert!(!res.to_string().contains("outside hello"), "{res}");
+    }
+}
+
+#[test]
+fn a_template_per_root_completes_paths_from_a_prefix() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let templates = client.request("resources/templates/list", json!({}));
+    let template = format!("{}{{+path}}", f.dir.uri(""));
+    check(&templates, json!({"result": {"resourceTemplates": [{"uriTemplate": template}]}}));
+    let complete = |client: &mut StdioClient, value: &str| {
+        client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": template}, "argument": {"name": "path", "value": value}}),
+        )["result"]["completion"]["values"]
+            .clone()
+    };
+    assert_eq!(complete(&mut client, "su"), json!(["sub/"]));
+    assert_eq!(complete(&mut client, "sub/"), json!(["sub/deeper/", "sub/m.rs"]));
+    assert_eq!(complete(&mut client, "sub/M"), json!(["sub/m.rs"]));
+    assert_eq!(complete(&mut client, "../"), json!([]));
+    assert_eq!(complete(&mut client, "escape_dir/"), json!([]));
+    assert_eq!(complete(&mut client, ".g"), json!([]));
+}
+
+#[test]
+fn the_four_tools_are_read_only_with_schemas() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let tools = client.request("tools/list", json!({}))["result"]["tools"].clone();
+    let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["list_directory", "read_file", "search_files", "file_info"]);
+    for tool in tools.as_array().unwrap() {
+        check(tool, json!({"annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}}));
+        if tool["name"] != "read_file" {
+            assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
+        }
+    }
+}
+
+#[test]
+fn list_directory_gives_kinds_and_sizes() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let top = call(&mut client, "list_directory", json!({}));
+    let entries = top["result"]["structuredContent"]["entries"].as_array().unwrap().clone();
+    let shown: Vec<(&str, &str)> =
+        entries.iter().map(|e| (e["name"].as_str().unwrap(), e["kind"].as_str().unwrap())).collect();
+    assert_eq!(
+        shown,
+        [
+            ("a.txt", "file"),
+            ("data.bin", "file"),
+            ("escape", "symlink"),
+            ("escape_dir", "symlink"),
+            ("i.png", "file"),
+            ("link.txt", "file"),
+            ("sub", "directory"),
+            ("with space.md", "file")
+        ]
+    );
+    check(&entries[0], json!({"size": 30}));
+    let sub = call(&mut client, "list_directory", json!({"path": "sub"}));
+    check(
+        &sub,
+        json!({"result": {"structuredContent": {"path": "sub", "truncated": false, "entries": [
+            {"name": "deeper", "kind": "directory"}, {"name": "m.rs", "kind": "file", "size": 32}]}}}),
+    );
+    assert!(text_of(&sub).contains("deeper/"));
+    let file = call(&mut client, "list_directory", json!({"path": "a.txt"}));
+    check(&file, json!({"result": {"isError": true}}));
+}
+
+#[test]
+fn read_file_reads_a_window_and_says_when_truncated() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    check(
+        &call(&mut client, "read_file", json!({"path": "a.txt"})),
+        json!({"result": {"content": [{"type": "text", "text": "hello world\nsecond line HELLO\n"}]}}),
+    );
+    let window = call(&mut client, "read_file", json!({"path": "a.txt", "offset": 6, "length": 5}));
+    assert_eq!(window["result"]["content"][0]["text"], "world");
+    let note = window["result"]["content"][1]["text"].as_str().unwrap();
+    assert!(note.contains("bytes 6-11 of 30") && note.contains("offset=11"), "{note}");
+    // The default cap: a big file comes back in part, with a note saying how to read on.
+    f.dir.write("big.txt", "0123456789\n".repeat(40_000));
+    let big = call(&mut client, "read_file", json!({"path": "big.txt"}));
+    assert_eq!(big["result"]["content"][0]["text"].as_str().unwrap().len(), 256 * 1024);
+    assert!(text_of(&big).contains("Call read_file with offset=262144"), "{}", text_of(&big));
+    let past = call(&mut client, "read_file", json!({"path": "a.txt", "offset": 99}));
+    check(&past, json!({"result": {"isError": true}}));
+}
+
+#[test]
+fn read_file_returns_images_as_images_and_binaries_as_blobs() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    check(
+        &call(&mut client, "read_file", json!({"path": "i.png"})),
+        json!({"result": {"content": [{"type": "image", "mimeType": "image/png"}]}}),
+    );
+    check(
+        &call(&mut client, "read_file", json!({"path": "data.bin"})),
+        json!({"result": {"content": [{"type": "resource", "resource": {"uri": f.dir.uri("data.bin"), "blob": "AAEC/2hlbGxvAA=="}}]}}),
+    );
+    // A link inside the folder is followed.
+    assert_eq!(
+        text_of(&call(&mut client, "read_file", json!({"path": "link.txt"}))),
+        "hello world\nsecond line HELLO\n"
+    );
+}
+
+#[test]
+fn search_files_finds_lines_case_insensitively_and_is_bounded() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let all = call(&mut client, "search_files", json!({"query": "HeLLo"}));
+    assert_eq!(
+        text_of(&all),
+        "a.txt:1: hello world\na.txt:2: second line HELLO\nlink.txt:1: hello world\nlink.txt:2: second line HELLO\nsub/m.rs:2: // hello from rust\n"
+    );
+    check(
+        &all,
+        json!({"result": {"structuredContent": {"truncated": false, "matches": [{"path": "a.txt", "line": 1, "text": "hello world"}, {}, {}, {}, {}]}}}),
+    );
+    let rust = call(&mut client, "search_files", json!({"query": "hello", "glob": "*.rs"}));
+    assert_eq!(text_of(&rust), "sub/m.rs:2: // hello from rust\n");
+    let under = call(&mut client, "search_files", json!({"query": "nothing", "path": "sub"}));
+    assert_eq!(text_of(&under), "sub/deeper/notes.txt:1: nothing to see\n");
+    let one = call(&mut client, "search_files", json!({"query": "hello", "max_results": 1}));
+    check(&one, json!({"result": {"structuredContent": {"truncated": true}}}));
+    assert!(text_of(&one).contains("stopped after 1 matches"));
+    let none = call(&mut client, "search_files", json!({"query": "zebra"}));
+    check(&none, json!({"result": {"structuredContent": {"matches": [], "truncated": false}}}));
+}
+
+#[test]
+fn file_info_gives_kind_size_time_and_type() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let info = call(&mut client, "file_info", json!({"path": "sub/m.rs"}));
+    check(
+        &info,
+        json!({"result": {"structuredContent": {"path": "sub/m.rs", "kind": "file", "size": 32, "mimeType": "text/x-rust"}}}),
+    );
+    let modified = info["result"]["structuredContent"]["modified"].as_str().unwrap();
+    assert!(modified.len() == 20 && modified.ends_with('Z'), "{modified}");
+    check(
+        &call(&mut client, "file_info", json!({"path": "sub"})),
+        json!({"result": {"structuredContent": {"kind": "directory"}}}),
+    );
+}
+
+#[test]
+fn every_escape_spelling_is_refused_by_every_tool() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let outside = f.outside.path().join("secret.txt");
+    let escapes = [
+        ("..", "leaves the served folder"),
+        ("../x", "leaves the served folder"),
+        ("sub/../../x", "leaves the served folder"),
+        ("/etc/passwd", "is absolute"),
+        (outside.to_str().unwrap(), "is absolute"),
+        ("%2e%2e/x", "leaves the served folder"),
+        ("%2E%2E%2Fsecret.txt", "percent-encoded separator"),
+        ("sub%2f..%2f..%2fx", "percent-encoded separator"),
+        ("sub%2fm.rs", "percent-encoded separator"),
+        ("%2e%2e", "leaves the served folder"),
+        ("%252e%252e/x", "percent-encoded twice"),
+        ("sub//m.rs", "doubled /"),
+        ("//etc/passwd", "is absolute"),
+        ("escape", "symbolic link leads outside"),
+        ("escape_dir/secret.txt", "symbolic link leads outside"),
+        ("..\\x", "backslash"),
+        ("sub\\m.rs", "backslash"),
+        ("sub%5cm.rs", "percent-encoded separator"),
+        ("C:/Windows", "Windows drive"),
+        (".git/config", "hidden"),
+        (".env", "hidden"),
+    ];
+    for (path, why) in escapes {
+        for (tool, args) in [
+            ("read_file", json!({"path": path})),
+            ("file_info", json!({"path": path})),
+            ("list_directory", json!({"path": path})),
+            ("search_files", json!({"query": "hello", "path": path})),
+        ] {
+            let res = call(&mut client, tool, args);
+            let text = text_of(&res);
+            assert_eq!(res["result"]["isError"], true, "{tool} {path:?}: {res}");
+            // A path that does not exist may be refused for that reason instead (no leak either way).
+            assert!(
+                text.contains(why) || text.contains("no such file"),
+                "{tool} {path:?} refused for the wrong reason: {text}"
+            );
+            assert!(!text.contains("outside hello") && !text.contains("secret hello"), "{tool} {path:?} leaked");
+        }
+    }
+}
+
+#[test]
+fn summarize_file_embeds_the_file_and_completes_its_path() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let prompt = client.request("prompts/get", json!({"name": "summarize_file", "arguments": {"path": "sub/m.rs"}}));
+    check(
+        &prompt,
+        json!({"result": {"messages": [
+            {"role": "user", "content": {"type": "text"}},
+            {"role": "user", "content": {"type": "resource", "resource": {"uri": f.dir.uri("sub/m.rs"), "mimeType": "text/x-rust", "text": "fn main() {}\n// hello from rust\n"}}}
+        ]}}),
+    );
+    let refused = client.request("prompts/get", json!({"name": "summarize_file", "arguments": {"path": "../x"}}));
+    check(&refused, json!({"error": {"code": -32602}}));
+    let complete = client.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "summarize_file"}, "argument": {"name": "path", "value": "w"}}),
+    );
+    check(&complete, json!({"result": {"completion": {"values": ["with space.md"]}}}));
+}
+
+#[test]
+fn subscribed_files_report_changes_and_new_files_change_the_list() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    let uri = f.dir.uri("a.txt");
+    client.request("resources/read", json!({"uri": uri}));
+    check(&client.request("resources/subscribe", json!({"uri": uri})), json!({"result": {}}));
+    f.dir.write("a.txt", "changed, and longer than before\n");
+    let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
+    check(&updated, json!({"params": {"uri": uri}}));
+    f.dir.write("sub/new.txt", "new\n");
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    assert!(names(&client.request("resources/list", json!({}))).contains(&"sub/new.txt".to_owned()));
+    std::fs::remove_file(f.dir.path().join("sub/new.txt")).unwrap();
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    // An unsubscribed file changing sends nothing.
+    check(&client.request("resources/unsubscribe", json!({"uri": uri})), json!({"result": {}}));
+    f.dir.write("a.txt", "x");
+    let seen = client.drain(Duration::from_millis(300));
+    assert!(!seen.iter().any(|m| m["method"] == "notifications/resources/updated"), "{seen:?}");
+}
+
+#[test]
+fn no_watch_sends_no_change_notifications() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &["--no-watch"]);
+    let uri = f.dir.uri("a.txt");
+    client.request("resources/read", json!({"uri": uri}));
+    client.request("resources/subscribe", json!({"uri": uri}));
+    f.dir.write("a.txt", "changed, and longer than before\n");
+    f.dir.write("new.txt", "new\n");
+    let seen = client.drain(Duration::from_millis(300));
+    assert!(seen.iter().all(|m| m.get("method").is_none()), "{seen:?}");
+}
+
+#[test]
+fn with_no_flags_the_current_directory_is_served() {
+    let f = fixture();
+    let mut client = StdioClient::spawn_in(&[], Some(f.dir.path()));
+    client.initialize("2025-11-25", json!({}));
+    let read = call(&mut client, "read_file", json!({"path": "sub/m.rs"}));
+    assert_eq!(text_of(&read), "fn main() {}\n// hello from rust\n");
+}
+
+#[test]
+fn everything_alone_serves_no_folder_but_combines_with_root() {
+    let f = fixture();
+    let mut alone = StdioClient::spawn_in(&["--everything"], Some(f.dir.path()));
+    alone.initialize("2025-11-25", json!({}));
+    check(&call(&mut alone, "read_file", json!({"path": "a.txt"})), json!({"error": {"code": -32602}}));
+    let mut both = serve(&f.dir, &["--everything"]);
+    check(&call(&mut both, "echo", json!({"message": "hi"})), json!({"result": {"content": [{"text": "Echo: hi"}]}}));
+    assert_eq!(text_of(&call(&mut both, "read_file", json!({"path": "a.txt"}))), "hello world\nsecond line HELLO\n");
+}
+
+#[test]
+fn several_roots_are_told_apart_by_their_folder_name() {
+    let first = TempDir::new("first");
+    let second = TempDir::new("second");
+    first.write("one.txt", "1\n");
+    second.write("two.txt", "2\n");
+    let mut client = StdioClient::spawn(&["--root", first.arg(), "--root", second.arg()]);
+    client.initialize("2025-11-25", json!({}));
+    let top = call(&mut client, "list_directory", json!({}));
+    let labels: Vec<String> = top["result"]["structuredContent"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_owned())
+        .collect();
+    let first_label = first.path().file_name().unwrap().to_str().unwrap();
+    let second_label = second.path().file_name().unwrap().to_str().unwrap();
+    assert_eq!(labels, [first_label, second_label]);
+    let two = call(&mut client, "read_file", json!({"path": format!("{second_label}/two.txt")}));
+    assert_eq!(text_of(&two), "2\n");
+    let listed = names(&client.request("resources/list", json!({})));
+    assert_eq!(listed, [format!("{first_label}/one.txt"), format!("{second_label}/two.txt")]);
+    let templates = client.request("resources/templates/list", json!({}));
+    assert_eq!(templates["result"]["resourceTemplates"].as_array().unwrap().len(), 2);
+}

@@ -29,6 +29,8 @@ struct State {
     monitor_started: bool,
     /// The monitor sleeps on `stalled` until work is queued; only then is it worth a wake-up.
     monitor_parked: bool,
+    /// Idle workers signalled and not yet awake: an eager pool wakes one per queued job, never more.
+    waking: usize,
 }
 
 struct Shared {
@@ -38,6 +40,8 @@ struct Shared {
     stalled: Condvar,
     resident: usize,
     max_threads: usize,
+    /// Wake an idle worker for every queued job, not just the first of a burst.
+    eager: bool,
 }
 
 /// The pool. Cloning shares it.
@@ -48,7 +52,18 @@ pub(crate) struct Pool {
 
 impl Pool {
     /// A pool that keeps up to `resident` idle workers and runs at most `max_threads` at once.
+    /// Its jobs are mostly quick: a burst queues behind the first woken worker.
     pub(crate) fn new(resident: usize, max_threads: usize) -> Self {
+        Self::build(resident, max_threads, false)
+    }
+
+    /// A pool for jobs that mostly block (an HTTP request waits for its handler's answer): every
+    /// job gets its own idle worker, as a queue behind a blocked one would only wait.
+    pub(crate) fn for_blocking_jobs(resident: usize, max_threads: usize) -> Self {
+        Self::build(resident, max_threads, true)
+    }
+
+    fn build(resident: usize, max_threads: usize, eager: bool) -> Self {
         Pool {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
@@ -59,11 +74,13 @@ impl Pool {
                     next_name: 0,
                     monitor_started: false,
                     monitor_parked: false,
+                    waking: 0,
                 }),
                 ready: Condvar::new(),
                 stalled: Condvar::new(),
                 resident: resident.max(1),
                 max_threads: max_threads.max(1),
+                eager,
             }),
         }
     }
@@ -71,22 +88,24 @@ impl Pool {
     /// Queues a job: an idle worker takes it, or a new one while under the resident count;
     /// otherwise it waits for a worker and the monitor makes sure one comes.
     ///
-    /// Wake-ups are the expensive part (a futex call and a context switch each), so a job queued
-    /// behind others wakes nobody: whoever was woken for, or is busy before, the first one
-    /// drains the queue, and the monitor covers the case where that worker is stuck.
+    /// Wake-ups are the expensive part (a futex call and a context switch each), so in a pool of
+    /// quick jobs a job queued behind others wakes nobody: whoever was woken for, or is busy
+    /// before, the first one drains the queue, and the monitor covers the case where that
+    /// worker is stuck.
     pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) {
         let shared = &self.shared;
         let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.queue.push_back(Box::new(job));
-        let first = state.queue.len() == 1;
-        if state.idle > 0 {
+        let wake = if shared.eager { state.idle > state.waking } else { state.idle > 0 && state.queue.len() == 1 };
+        if wake {
+            state.waking += 1;
             drop(state);
-            if first {
-                shared.ready.notify_one();
-            }
-        } else if state.threads < shared.resident {
+            shared.ready.notify_one();
+        } else if state.idle <= state.waking && state.threads < shared.resident {
             add_worker(shared, &mut state);
         } else {
+            // Queued behind other work: the worker draining the queue may be stuck in a slow job
+            // (an SSE stream never ends), so the monitor must watch, or this job waits forever.
             if !state.monitor_started {
                 state.monitor_started = true;
                 let monitor = Arc::clone(shared);
@@ -138,6 +157,7 @@ fn watch(shared: &Arc<Shared>) {
             continue;
         }
         if state.idle > 0 {
+            state.waking += 1;
             shared.ready.notify_one();
         } else if state.threads < shared.max_threads {
             log::debug!("every worker is busy: adding one ({} running)", state.threads);
@@ -163,6 +183,7 @@ fn work(shared: &Shared) {
         let (next, timeout) = shared.ready.wait_timeout(state, IDLE_EXIT).unwrap_or_else(PoisonError::into_inner);
         state = next;
         state.idle -= 1;
+        state.waking = state.waking.saturating_sub(1);
         if timeout.timed_out() && state.queue.is_empty() && state.threads > shared.resident {
             state.threads -= 1;
             return;
@@ -178,6 +199,33 @@ mod tests {
     #[test]
     fn a_blocked_job_does_not_delay_the_next() {
         let pool = Pool::new(1, 8);
+        let (gate_tx, gate_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel();
+        pool.spawn(move || {
+            let _ = gate_rx.recv();
+        });
+        pool.spawn(move || done_tx.send(()).unwrap_or(()));
+        assert!(done_rx.recv_timeout(Duration::from_secs(5)).is_ok());
+        drop(gate_tx);
+    }
+
+    #[test]
+    fn a_job_queued_behind_a_blocked_one_still_runs() {
+        let pool = Pool::new(2, 8);
+        // Two idle workers, then a job that blocks and one queued right behind it: the second
+        // must not wait for the first even though nobody was woken for it.
+        let (warm_tx, warm_rx) = mpsc::channel();
+        for _ in 0..2 {
+            let warm_tx = warm_tx.clone();
+            pool.spawn(move || {
+                thread::sleep(Duration::from_millis(20));
+                warm_tx.send(()).unwrap_or(());
+            });
+        }
+        for _ in 0..2 {
+            assert!(warm_rx.recv_timeout(Duration::from_secs(5)).is_ok());
+        }
+        thread::sleep(Duration::from_millis(20));
         let (gate_tx, gate_rx) = mpsc::channel::<()>();
         let (done_tx, done_rx) = mpsc::channel();
         pool.spawn(move || {

@@ -317,6 +317,52 @@ fn the_get_stream_carries_list_changed() {
 }
 
 #[test]
+fn a_burst_of_requests_beside_new_streams_is_all_answered() {
+    // A GET stream holds its request thread for good; POSTs that arrive with it, queued behind
+    // it, must still be answered (a lost wake-up once left such a burst waiting forever).
+    let server = Server::start(&[], &[]);
+    for round in 0..10 {
+        let session = server.session(json!({}));
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(40));
+        let calls: Vec<_> = (0..40)
+            .map(|i| {
+                let (port, session, barrier) = (server.port, session.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+                    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+                    barrier.wait();
+                    if i % 10 == 0 {
+                        let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", session.as_str())];
+                        write_request(&mut stream, port, "GET", "/mcp", &headers, "");
+                        let mut reader = BufReader::new(stream);
+                        let mut line = String::new();
+                        reader.read_line(&mut line).unwrap();
+                        assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+                        return (None, Some(reader));
+                    }
+                    let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                        "params": {"name": "echo", "arguments": {"message": format!("m{i}")}}});
+                    let headers = [ACCEPT_BOTH, JSON, ("Mcp-Session-Id", session.as_str())];
+                    write_request(&mut stream, port, "POST", "/mcp", &headers, &call.to_string());
+                    (Some(read_reply(&mut BufReader::new(stream))), None)
+                })
+            })
+            .collect();
+        let mut streams = Vec::new();
+        for (i, call) in calls.into_iter().enumerate() {
+            match call.join().unwrap() {
+                (Some(reply), _) => {
+                    assert_eq!(reply.status, 200, "round {round}, call {i}: {}", reply.body);
+                    assert!(reply.body.contains(&format!("Echo: m{i}")), "call {i}: {}", reply.body);
+                }
+                (None, stream) => streams.extend(stream),
+            }
+        }
+        assert_eq!(streams.len(), 4);
+    }
+}
+
+#[test]
 fn sampling_goes_out_on_the_stream_and_its_answer_comes_back_as_a_post() {
     let server = Server::start(&[], &[]);
     let session = server.session(json!({"sampling": {}}));

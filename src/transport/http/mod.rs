@@ -85,7 +85,7 @@ pub fn serve(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<()
     })?;
     // Request threads are pooled: starting a thread per request cost more than an `echo`. A
     // request that blocks (an SSE stream) makes the pool's monitor add a thread.
-    let requests = Pool::new(4, 8192);
+    let requests = Pool::for_blocking_jobs(4, 8192);
     for request in listener.incoming_requests() {
         let http = Arc::clone(&http);
         requests.spawn(move || route(&http, request));

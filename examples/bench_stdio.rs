@@ -6,6 +6,9 @@
 //! bench_stdio echo SECONDS IN_FLIGHT -- CMD ARGS... `echo` calls per second, idle and peak RSS
 //! bench_stdio http-echo SECONDS CONNECTIONS -- URL  `echo` over keep-alive HTTP: calls/s, p50, p99
 //! bench_stdio http-sessions N PID -- URL           RSS of PID per session, N sessions opened
+//! bench_stdio http-streams N PID -- URL            N sessions each holding a GET stream open:
+//!                                                  time to open, RSS and threads of PID per
+//!                                                  stream, one list_changed broadcast to all
 //! ```
 //! Figures go to stdout as `key=value` lines for the script to read.
 #![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
@@ -29,6 +32,7 @@ fn main() {
         ["echo", seconds, in_flight] => echo(number(seconds), number(in_flight), command),
         ["http-echo", seconds, connections] => http_echo(number(seconds), number(connections), &command[0]),
         ["http-sessions", n, pid] => http_sessions(number(n), number(pid) as u32, &command[0]),
+        ["http-streams", n, pid] => http_streams(number(n), number(pid) as u32, &command[0]),
         _ => usage(),
     }
 }
@@ -298,4 +302,66 @@ fn http_sessions(n: u64, pid: u32, url: &str) {
     std::thread::sleep(Duration::from_millis(200));
     let after = rss_kib(pid, "VmRSS");
     println!("session_rss_kib_each={:.2}", (after.saturating_sub(before)) as f64 / n.max(1) as f64);
+}
+
+fn http_streams(n: u64, pid: u32, url: &str) {
+    let (rss_before, threads_before) = (rss_kib(pid, "VmRSS"), rss_kib(pid, "Threads"));
+    let started = Instant::now();
+    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+    let mut streams = Vec::new();
+    for _ in 0..n {
+        let mut conn = HttpConn::open(url);
+        conn.initialize();
+        let head = format!(
+            "GET {} HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: 2025-06-18\r\n\r\n",
+            conn.path,
+            conn.addr,
+            conn.session.as_deref().unwrap_or_default()
+        );
+        conn.writer.write_all(head.as_bytes()).expect("write");
+        let mut status = String::new();
+        conn.reader.read_line(&mut status).expect("read");
+        assert!(status.starts_with("HTTP/1.1 200"), "GET stream refused: {status}");
+        let seen_tx = seen_tx.clone();
+        let reader = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || {
+                let mut line = String::new();
+                while conn.reader.read_line(&mut line).unwrap_or(0) > 0 {
+                    if line.contains("list_changed") {
+                        let _ = seen_tx.send(Instant::now());
+                    }
+                    line.clear();
+                }
+            })
+            .expect("reader thread");
+        streams.push(reader);
+    }
+    let opened = started.elapsed();
+    std::thread::sleep(Duration::from_millis(300));
+    let (rss_after, threads_after) = (rss_kib(pid, "VmRSS"), rss_kib(pid, "Threads"));
+    // One tool-list change reaches every session's stream.
+    let mut trigger = HttpConn::open(url);
+    trigger.initialize();
+    let sent = Instant::now();
+    trigger.post(
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_trigger_tool_change","arguments":{}}}"#,
+    );
+    let mut last = sent;
+    let mut reached = 0;
+    while reached < n {
+        match seen_rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(at) => {
+                last = last.max(at);
+                reached += 1;
+            }
+            Err(_) => break,
+        }
+    }
+    println!("streams_open_s={:.2}", opened.as_secs_f64());
+    println!("stream_rss_kib_each={:.1}", rss_after.saturating_sub(rss_before) as f64 / n.max(1) as f64);
+    println!("stream_threads_each={:.2}", threads_after.saturating_sub(threads_before) as f64 / n.max(1) as f64);
+    println!("broadcast_reached={reached}");
+    println!("broadcast_ms={:.1}", last.duration_since(sent).as_secs_f64() * 1000.0);
+    std::process::exit(0);
 }

@@ -64,19 +64,36 @@ for build in "${BUILDS[@]}"; do
   aim "stripped release binary" "$(bytes_to_mib "$(stat -c %s "$bin")")" "<" 1 "MiB"
 done
 
-# HTTP (glibc build): keep-alive `echo` with 1 and 16 connections, memory per idle session.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-target/release/tinymcp --everything --http "127.0.0.1:$port" --max-sessions 2000 2>/dev/null &
+# HTTP (glibc build): keep-alive `echo` with 1 and 16 connections, memory per idle session,
+# 1000 streams held open; the yardstick's Streamable HTTP server measured the same way.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.05; done; }
+port=$(free_port)
+target/release/tinymcp --everything --http "127.0.0.1:$port" --max-sessions 3000 2>/dev/null &
 server=$!
-trap 'kill $server 2>/dev/null' EXIT
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+yport=$(free_port)
+PORT=$yport "$NODE" .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp >/dev/null 2>&1 &
+yserver=$!
+trap 'kill $server $yserver 2>/dev/null' EXIT
+wait_port "$port"
+wait_port "$yport"
 url="http://127.0.0.1:$port/mcp"
+yurl="http://127.0.0.1:$yport/mcp"
 measure one http-echo "$SECONDS_PER_RUN" 1 -- "$url"
 measure many http-echo "$SECONDS_PER_RUN" 16 -- "$url"
 measure sess http-sessions 1000 "$server" -- "$url"
+measure streams http-streams 1000 "$server" -- "$url"
+measure yone http-echo "$SECONDS_PER_RUN" 1 -- "$yurl"
+measure ymany http-echo "$SECONDS_PER_RUN" 16 -- "$yurl"
+measure ysess http-sessions 1000 "$yserver" -- "$yurl"
 echo
+echo "yardstick over Streamable HTTP: ${yone_http_echo_per_s} echo/s on 1 connection (p50 ${yone_http_p50_ms} ms)," \
+  "${ymany_http_echo_per_s} echo/s on 16 (p50 ${ymany_http_p50_ms} ms), ${ysess_session_rss_kib_each} KiB per idle session"
 echo "Streamable HTTP, dynamic glibc build (keep-alive, one request at a time per connection)"
 note "echo calls/s, 1 connection" "$one_http_echo_per_s" "/s   p50 ${one_http_p50_ms} ms, p99 ${one_http_p99_ms} ms"
 aim "echo calls/s, 16 connections" "$many_http_echo_per_s" ">=" 20000 "/s"
 note "  latency p50 / p99" "$many_http_p50_ms" "ms / ${many_http_p99_ms} ms"
+note "  ratio to the yardstick" "$(awk -v a="$many_http_echo_per_s" -v b="$ymany_http_echo_per_s" 'BEGIN { printf "%.1f", a / b }')" "x"
 aim "resident memory per idle session (1000)" "$sess_session_rss_kib_each" "<" 16 "KiB"
+note "1000 GET streams held open: opened in" "$streams_streams_open_s" "s, ${streams_stream_rss_kib_each} KiB and ${streams_stream_threads_each} threads each"
+note "  one list_changed reaching all of them" "$streams_broadcast_ms" "ms (${streams_broadcast_reached} reached)"

@@ -25,7 +25,7 @@ step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- target/release/tinymcp --everything
 step "conformance suite (2025-11-25) over Streamable HTTP"
 bash scripts/conformance.sh
-step "interop: Python and TypeScript SDK clients over Streamable HTTP, Python over legacy SSE"
+step "interop: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 target/release/tinymcp --everything --http "127.0.0.1:$port" &
 server=$!
@@ -34,3 +34,4 @@ for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && brea
 .cache/venv/bin/python tests/interop/python_client.py --transport http "http://127.0.0.1:$port/mcp"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"
 .cache/venv/bin/python tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
+.cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport sse "http://127.0.0.1:$port/sse"

@@ -57,8 +57,9 @@ impl Pool {
         Self::build(resident, max_threads, false)
     }
 
-    /// A pool for jobs that mostly block (an HTTP request waits for its handler's answer): every
-    /// job gets its own idle worker, as a queue behind a blocked one would only wait.
+    /// A pool for jobs that mostly block (an HTTP request waits for its handler's answer, a
+    /// stream for its end): every job gets an idle worker of its own or a new one, as a queue
+    /// behind a blocked one would only wait.
     pub(crate) fn for_blocking_jobs(resident: usize, max_threads: usize) -> Self {
         Self::build(resident, max_threads, true)
     }
@@ -101,7 +102,9 @@ impl Pool {
             state.waking += 1;
             drop(state);
             shared.ready.notify_one();
-        } else if state.idle <= state.waking && state.threads < shared.resident {
+        } else if state.idle <= state.waking
+            && state.threads < if shared.eager { shared.max_threads } else { shared.resident }
+        {
             add_worker(shared, &mut state);
         } else {
             // Queued behind other work: the worker draining the queue may be stuck in a slow job

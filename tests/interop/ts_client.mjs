@@ -3,6 +3,7 @@
 //
 //   node ts_client.mjs --transport stdio -- <server command and args>
 //   node ts_client.mjs --transport http <url of /mcp>
+//   node ts_client.mjs --transport sse <url of /sse>      (the legacy HTTP+SSE transport)
 //
 // The SDK comes from the pinned install under .cache/npm (TINYMCP_NPM overrides). Every check
 // asserts on what the SDK parsed from the server's real answers. The last line is
@@ -18,6 +19,7 @@ const require = createRequire(resolve(npmDir, "package.json"));
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+const { SSEClientTransport } = require("@modelcontextprotocol/sdk/client/sse.js");
 const types = require("@modelcontextprotocol/sdk/types.js");
 
 const ROOT_URI = "file:///tmp/tinymcp-interop-root";
@@ -112,6 +114,8 @@ async function main() {
     transport = new StdioClientTransport({ command: target[0], args: target.slice(1), stderr: "inherit" });
   } else if (kind === "http") {
     transport = new StreamableHTTPClientTransport(new URL(target[0]));
+  } else if (kind === "sse") {
+    transport = new SSEClientTransport(new URL(target[0]));
   } else {
     throw new Error(`unknown transport ${kind}`);
   }

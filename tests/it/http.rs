@@ -195,6 +195,10 @@ fn bad_requests_get_the_right_status() {
     let version = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, sid, ("MCP-Protocol-Version", "1999-01-01")], &ping);
     assert_eq!(version.status, 400);
     assert!(version.body.contains("1999-01-01"));
+    // A revision we speak, but not the one this session negotiated.
+    let other = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, sid, ("MCP-Protocol-Version", "2025-06-18")], &ping);
+    assert_eq!(other.status, 400);
+    assert!(other.body.contains("2025-11-25"), "{}", other.body);
     assert_eq!(server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON], &ping).status, 400);
     assert_eq!(server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Mcp-Session-Id", "nope")], &ping).status, 404);
     let ok = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, sid, ("MCP-Protocol-Version", "2025-11-25")], &ping);

@@ -69,8 +69,10 @@ struct Http {
 
 /// Serves `server` over HTTP on `addr` until the process ends.
 pub fn serve(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<(), Error> {
-    let listener =
-        tiny_http::Server::http(addr).map_err(|e| Error::Io(std::io::Error::other(format!("{addr}: {e}"))))?;
+    let bound =
+        std::net::TcpListener::bind(addr).map_err(|e| Error::Io(std::io::Error::other(format!("{addr}: {e}"))))?;
+    let listener = tiny_http::Server::from_listener(no_delay(bound), None)
+        .map_err(|e| Error::Io(std::io::Error::other(format!("{addr}: {e}"))))?;
     log::info!("listening on http://{addr}/mcp");
     let http = Arc::new(Http {
         sessions: Sessions::new(options.max_sessions, options.session_idle),
@@ -91,6 +93,24 @@ pub fn serve(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<()
         requests.spawn(move || route(&http, request));
     }
     Ok(())
+}
+
+/// Sets `TCP_NODELAY` on the listening socket, which the sockets it accepts inherit (Linux and
+/// the BSDs): tiny_http never sets it, and an answer held back by Nagle waits for a delayed ACK.
+/// std has `set_nodelay` only on streams, so the socket passes through one, safely, by its fd.
+#[cfg(unix)]
+fn no_delay(listener: std::net::TcpListener) -> std::net::TcpListener {
+    use std::os::fd::OwnedFd;
+    let socket = std::net::TcpStream::from(OwnedFd::from(listener));
+    if let Err(e) = socket.set_nodelay(true) {
+        log::warn!("cannot set TCP_NODELAY: {e}");
+    }
+    std::net::TcpListener::from(OwnedFd::from(socket))
+}
+
+#[cfg(not(unix))]
+fn no_delay(listener: std::net::TcpListener) -> std::net::TcpListener {
+    listener
 }
 
 fn header<'a>(request: &'a Request, name: &'static str) -> Option<&'a str> {
@@ -374,9 +394,22 @@ fn find_session(http: &Http, request: &Request) -> Result<Arc<HttpSession>, Answ
             &RpcError::invalid_request("Mcp-Session-Id header required: initialize first"),
         ));
     };
-    http.sessions
-        .get(id)
-        .ok_or_else(|| Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again")))
+    let session = http.sessions.get(id).ok_or_else(|| {
+        Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"))
+    })?;
+    // Spec (2025-06-18 transports): the header carries the negotiated revision; another one is
+    // a client confused about its own session.
+    if let (Some(sent), Some(negotiated)) =
+        (header(request, "MCP-Protocol-Version"), session.connection.session().protocol_version())
+    {
+        if ProtocolVersion::parse(sent) != Some(negotiated) {
+            let error = RpcError::invalid_request(format!(
+                "MCP-Protocol-Version {sent:?} differs from the revision this session negotiated ({negotiated})"
+            ));
+            return Err(Answer::rpc_error(400, &error));
+        }
+    }
+    Ok(session)
 }
 
 /// GET opens a standalone stream for messages not tied to a request, or resumes a stream after
@@ -511,5 +544,19 @@ fn delete(http: &Http, request: Request, cors: &[(&'static str, String)]) {
         }
         Some(id) if http.sessions.remove(id) => Answer::new(200).send(request, cors),
         Some(_) => Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session")).send(request, cors),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::no_delay;
+    use std::net::{TcpListener, TcpStream};
+
+    #[test]
+    fn accepted_sockets_inherit_no_delay() {
+        let listener = no_delay(TcpListener::bind("127.0.0.1:0").unwrap());
+        let _client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (accepted, _) = listener.accept().unwrap();
+        assert!(accepted.nodelay().unwrap());
     }
 }

@@ -1,12 +1,12 @@
 //! Server-to-client requests from inside a tool: sampling, elicitation (form and URL), roots.
 //! Each only when the client declared the capability; answers matched by id.
 
-use crate::support::{check, StdioClient};
+use crate::support::{check, Client};
 use serde_json::json;
 
 #[test]
 fn sampling_round_trip_during_a_tool_call() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let call = client.send_request(
         "tools/call",
         json!({"name": "test_sampling", "arguments": {"prompt": "Test prompt for sampling"}}),
@@ -28,7 +28,7 @@ fn sampling_round_trip_during_a_tool_call() {
 
 #[test]
 fn elicitation_form_mode_round_trip() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let call = client.send_request("tools/call", json!({"name": "test_elicitation_sep1034_defaults", "arguments": {}}));
     let req = client.wait(|m| m["method"] == "elicitation/create");
     check(
@@ -43,7 +43,7 @@ fn elicitation_form_mode_round_trip() {
 
 #[test]
 fn elicitation_enum_shapes_of_sep_1330() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let call = client.send_request("tools/call", json!({"name": "test_elicitation_sep1330_enums", "arguments": {}}));
     let req = client.wait(|m| m["method"] == "elicitation/create");
     let props = &req["params"]["requestedSchema"]["properties"];
@@ -58,7 +58,7 @@ fn elicitation_enum_shapes_of_sep_1330() {
 
 #[test]
 fn url_elicitation_needs_the_url_capability_and_completes() {
-    let mut client = StdioClient::spawn(&["--everything"]);
+    let mut client = Client::spawn(&["--everything"]);
     client.initialize("2025-11-25", json!({"elicitation": {"form": {}, "url": {}}}));
     let call = client.send_request("tools/call", json!({"name": "test_url_elicitation", "arguments": {}}));
     let req = client.wait(|m| m["method"] == "elicitation/create");
@@ -70,14 +70,14 @@ fn url_elicitation_needs_the_url_capability_and_completes() {
     client.wait(|m| m["method"] == "notifications/elicitation/complete");
     assert!(client.response(&call).get("result").is_some());
 
-    let mut form_only = StdioClient::everything("2025-11-25");
+    let mut form_only = Client::everything("2025-11-25");
     let res = form_only.request("tools/call", json!({"name": "test_url_elicitation", "arguments": {}}));
     check(&res, json!({"error": {"code": -32021}}));
 }
 
 #[test]
 fn roots_are_listed_from_the_client() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let call = client.send_request("tools/call", json!({"name": "test_roots", "arguments": {}}));
     let req = client.wait(|m| m["method"] == "roots/list");
     client.answer(&req["id"], json!({"roots": [{"uri": "file:///tmp/project", "name": "project"}]}));
@@ -89,7 +89,7 @@ fn roots_are_listed_from_the_client() {
 
 #[test]
 fn no_request_is_sent_for_an_undeclared_capability() {
-    let mut client = StdioClient::spawn(&["--everything"]);
+    let mut client = Client::spawn(&["--everything"]);
     client.initialize("2025-11-25", json!({}));
     for (tool, args) in [
         ("test_sampling", json!({"prompt": "x"})),
@@ -104,7 +104,7 @@ fn no_request_is_sent_for_an_undeclared_capability() {
 
 #[test]
 fn a_client_error_answer_reaches_the_tool() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let call = client.send_request("tools/call", json!({"name": "test_sampling", "arguments": {"prompt": "x"}}));
     let req = client.wait(|m| m["method"] == "sampling/createMessage");
     client
@@ -115,10 +115,10 @@ fn a_client_error_answer_reaches_the_tool() {
 
 #[test]
 fn sampling_with_tools_needs_the_sampling_tools_capability() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = client.request("tools/call", json!({"name": "test_sampling_with_tools", "arguments": {}}));
     check(&res, json!({"error": {"code": -32021}}));
-    let mut client = StdioClient::spawn(&["--everything"]);
+    let mut client = Client::spawn(&["--everything"]);
     client.initialize("2025-11-25", json!({"sampling": {"tools": {}}}));
     let call = client.send_request("tools/call", json!({"name": "test_sampling_with_tools", "arguments": {}}));
     let req = client.wait(|m| m["method"] == "sampling/createMessage");

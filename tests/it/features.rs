@@ -1,17 +1,17 @@
 //! Server features over stdio: tools, resources, prompts, completion, logging, pagination,
 //! subscriptions, list changes, progress and cancellation. Fixture names come from `--everything`.
 
-use crate::support::{check, StdioClient};
+use crate::support::{check, Client};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-fn call(client: &mut StdioClient, name: &str, arguments: Value) -> Value {
+fn call(client: &mut Client, name: &str, arguments: Value) -> Value {
     client.request("tools/call", json!({"name": name, "arguments": arguments}))
 }
 
 #[test]
 fn tools_list_has_every_fixture_tool_in_registration_order() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let tools = client.request("tools/list", json!({}))["result"]["tools"].clone();
     let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names[0], "echo");
@@ -42,14 +42,14 @@ fn tools_list_has_every_fixture_tool_in_registration_order() {
 
 #[test]
 fn echo_answers_with_the_message() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = call(&mut client, "echo", json!({"message": "hi there"}));
     check(&res, json!({"result": {"content": [{"type": "text", "text": "Echo: hi there"}]}}));
 }
 
 #[test]
 fn every_content_type_comes_back() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     check(
         &call(&mut client, "test_image_content", json!({})),
         json!({"result": {"content": [{"type": "image", "mimeType": "image/png"}]}}),
@@ -75,7 +75,7 @@ fn every_content_type_comes_back() {
 
 #[test]
 fn a_call_without_arguments_reads_them_as_empty() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = client.request("tools/call", json!({"name": "test_simple_text"}));
     check(
         &res,
@@ -85,7 +85,7 @@ fn a_call_without_arguments_reads_them_as_empty() {
 
 #[test]
 fn tool_failure_is_a_result_with_is_error() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = call(&mut client, "test_error_handling", json!({}));
     check(
         &res,
@@ -95,7 +95,7 @@ fn tool_failure_is_a_result_with_is_error() {
 
 #[test]
 fn unknown_tool_is_invalid_params() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     check(&call(&mut client, "nope", json!({})), json!({"error": {"code": -32602}}));
     let res = client.request("tools/call", json!({"arguments": {}}));
     check(&res, json!({"error": {"code": -32602}}));
@@ -103,7 +103,7 @@ fn unknown_tool_is_invalid_params() {
 
 #[test]
 fn arguments_failing_the_input_schema_name_the_path() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = call(&mut client, "add", json!({"a": 1, "b": "two"}));
     check(&res, json!({"result": {"isError": true}}));
     let text = res["result"]["content"][0]["text"].as_str().unwrap();
@@ -118,7 +118,7 @@ fn arguments_failing_the_input_schema_name_the_path() {
 
 #[test]
 fn structured_output_travels_with_its_text_form() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = call(&mut client, "add", json!({"a": 2, "b": 40}));
     check(&res, json!({"result": {"structuredContent": {"sum": 42}, "content": [{"type": "text"}]}}));
     let text: Value = serde_json::from_str(res["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
@@ -130,7 +130,7 @@ fn structured_output_travels_with_its_text_form() {
 
 #[test]
 fn json_schema_2020_12_tool_is_served_verbatim() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let tools = client.request("tools/list", json!({}))["result"]["tools"].clone();
     let tool = tools.as_array().unwrap().iter().find(|t| t["name"] == "json_schema_2020_12_tool").unwrap().clone();
     check(
@@ -151,7 +151,7 @@ fn json_schema_2020_12_tool_is_served_verbatim() {
 
 #[test]
 fn resources_list_read_text_binary_and_template() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let list = client.request("resources/list", json!({}));
     let uris: Vec<&str> =
         list["result"]["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
@@ -172,7 +172,7 @@ fn resources_list_read_text_binary_and_template() {
 
 #[test]
 fn unknown_resource_is_32002_with_the_uri() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = client.request("resources/read", json!({"uri": "test://nonexistent-resource-for-conformance-testing"}));
     check(
         &res,
@@ -182,7 +182,7 @@ fn unknown_resource_is_32002_with_the_uri() {
 
 #[test]
 fn subscribed_resources_get_updates_and_others_do_not() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     check(&client.request("resources/subscribe", json!({"uri": "test://watched-resource"})), json!({"result": {}}));
     call(&mut client, "test_trigger_resource_update", json!({}));
     let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
@@ -197,7 +197,7 @@ fn subscribed_resources_get_updates_and_others_do_not() {
 
 #[test]
 fn list_changed_notifications_follow_changes() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     call(&mut client, "test_trigger_tool_change", json!({}));
     client.wait(|m| m["method"] == "notifications/tools/list_changed");
     let tools = client.request("tools/list", json!({}))["result"]["tools"].clone();
@@ -210,7 +210,7 @@ fn list_changed_notifications_follow_changes() {
 
 #[test]
 fn prompts_list_and_get_with_every_content_type() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let prompts = client.request("prompts/list", json!({}))["result"]["prompts"].clone();
     for p in prompts.as_array().unwrap() {
         assert!(p["name"].is_string() && p["description"].is_string(), "{p}");
@@ -238,7 +238,7 @@ fn prompts_list_and_get_with_every_content_type() {
 
 #[test]
 fn prompt_errors_are_invalid_params() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     check(&client.request("prompts/get", json!({"name": "nope"})), json!({"error": {"code": -32602}}));
     let res = client.request("prompts/get", json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "x"}}));
     check(&res, json!({"error": {"code": -32602}}));
@@ -247,7 +247,7 @@ fn prompt_errors_are_invalid_params() {
 
 #[test]
 fn completion_of_prompt_arguments_and_template_variables() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = client.request("completion/complete", json!({"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "argument": {"name": "arg1", "value": "pa"}}));
     check(&res, json!({"result": {"completion": {"values": ["paris", "park"], "total": 2, "hasMore": false}}}));
     let res = client.request("completion/complete", json!({"ref": {"type": "ref/resource", "uri": "test://template/{id}/data"}, "argument": {"name": "id", "value": "12"}, "context": {"arguments": {}}}));
@@ -266,7 +266,7 @@ fn completion_of_prompt_arguments_and_template_variables() {
 
 #[test]
 fn logging_respects_the_level_set() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     check(&client.request("logging/setLevel", json!({"level": "debug"})), json!({"result": {}}));
     let res = call(&mut client, "test_tool_with_logging", json!({}));
     check(&res, json!({"result": {"content": [{"type": "text"}]}}));
@@ -282,7 +282,7 @@ fn logging_respects_the_level_set() {
 
 #[test]
 fn progress_is_reported_only_with_a_token() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = client.request(
         "tools/call",
         json!({"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "progress-test-1"}}),
@@ -301,7 +301,7 @@ fn progress_is_reported_only_with_a_token() {
 
 #[test]
 fn a_cancelled_request_gets_no_response_and_others_keep_flowing() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let slow = client.send_request("tools/call", json!({"name": "test_slow", "arguments": {"ms": 5000}}));
     // A slow tool never blocks ping.
     check(&client.request("ping", json!({})), json!({"result": {}}));
@@ -313,7 +313,7 @@ fn a_cancelled_request_gets_no_response_and_others_keep_flowing() {
 
 #[test]
 fn pagination_cursor_errors_are_invalid_params() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     for method in ["tools/list", "resources/list", "prompts/list", "resources/templates/list"] {
         let res = client.request(method, json!({"cursor": "not-a-cursor"}));
         check(&res, json!({"error": {"code": -32602}}));
@@ -322,7 +322,7 @@ fn pagination_cursor_errors_are_invalid_params() {
 
 #[test]
 fn lists_page_through_every_item_with_opaque_cursors() {
-    let mut client = StdioClient::spawn(&["--everything", "--page-size", "4"]);
+    let mut client = Client::spawn(&["--everything", "--page-size", "4"]);
     client.initialize("2025-11-25", json!({}));
     let mut names = Vec::new();
     let mut cursor: Option<Value> = None;
@@ -342,10 +342,8 @@ fn lists_page_through_every_item_with_opaque_cursors() {
             None => break,
         }
     }
-    let all = StdioClient::everything("2025-11-25").request("tools/list", json!({}))["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .len();
+    let all =
+        Client::everything("2025-11-25").request("tools/list", json!({}))["result"]["tools"].as_array().unwrap().len();
     assert_eq!(names.len(), all);
     assert!(pages > 1);
     let mut unique = names.clone();

@@ -1,8 +1,8 @@
-//! The default job over stdio: a folder served read-only. Resources (list, read, template,
-//! completion, subscriptions), the four tools, the `summarize_file` prompt, and the sandbox
-//! refusing every spelling of an escape.
+//! The default job: a folder served read-only. Resources (list, read, template, completion,
+//! subscriptions), the four tools, the `summarize_file` prompt, and the sandbox refusing every
+//! spelling of an escape; the sandbox, reads and change notifications over HTTP as well.
 
-use crate::support::{check, StdioClient, TempDir};
+use crate::support::{check, over_both_transports, Client, TempDir, Transport};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -30,15 +30,19 @@ fn fixture() -> Fixture {
     Fixture { dir, outside }
 }
 
-fn serve(dir: &TempDir, extra: &[&str]) -> StdioClient {
+fn serve(dir: &TempDir, extra: &[&str]) -> Client {
+    serve_over(Transport::Stdio, dir, extra)
+}
+
+fn serve_over(t: Transport, dir: &TempDir, extra: &[&str]) -> Client {
     let mut args = vec!["--root", dir.arg(), "--watch-interval", "20"];
     args.extend_from_slice(extra);
-    let mut client = StdioClient::spawn(&args);
+    let mut client = Client::spawn_over(t, &args);
     client.initialize("2025-11-25", json!({}));
     client
 }
 
-fn call(client: &mut StdioClient, name: &str, arguments: Value) -> Value {
+fn call(client: &mut Client, name: &str, arguments: Value) -> Value {
     client.request("tools/call", json!({"name": name, "arguments": arguments}))
 }
 
@@ -52,6 +56,15 @@ fn text_of(result: &Value) -> String {
 fn names(list: &Value) -> Vec<String> {
     list["result"]["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_owned()).collect()
 }
+
+// The sandbox and the change notifications hold over HTTP too (notifications on the GET stream).
+over_both_transports!(
+    resources_read_text_as_text_and_binary_as_blob,
+    resources_outside_the_root_are_not_found,
+    every_escape_spelling_is_refused_by_every_tool,
+    subscribed_files_report_changes_and_new_files_change_the_list,
+    summarize_file_embeds_the_file_and_completes_its_path,
+);
 
 #[test]
 fn resources_list_every_regular_file_but_hidden_ones_and_outside_links() {
@@ -97,10 +110,9 @@ fn resources_list_is_paginated() {
     assert_eq!(seen.len(), 7, "{seen:?}");
 }
 
-#[test]
-fn resources_read_text_as_text_and_binary_as_blob() {
+fn resources_read_text_as_text_and_binary_as_blob(t: Transport) {
     let f = fixture();
-    let mut client = serve(&f.dir, &[]);
+    let mut client = serve_over(t, &f.dir, &[]);
     let text = client.request("resources/read", json!({"uri": f.dir.uri("a.txt")}));
     check(
         &text,
@@ -115,10 +127,9 @@ fn resources_read_text_as_text_and_binary_as_blob() {
     assert!(image["result"]["contents"][0]["blob"].is_string());
 }
 
-#[test]
-fn resources_outside_the_root_are_not_found() {
+fn resources_outside_the_root_are_not_found(t: Transport) {
     let f = fixture();
-    let mut client = serve(&f.dir, &[]);
+    let mut client = serve_over(t, &f.dir, &[]);
     let root = f.dir.uri("");
     for uri in [
         f.dir.uri("escape"),
@@ -146,7 +157,7 @@ fn a_template_per_root_completes_paths_from_a_prefix() {
     let templates = client.request("resources/templates/list", json!({}));
     let template = format!("{}{{+path}}", f.dir.uri(""));
     check(&templates, json!({"result": {"resourceTemplates": [{"uriTemplate": template}]}}));
-    let complete = |client: &mut StdioClient, value: &str| {
+    let complete = |client: &mut Client, value: &str| {
         client.request(
             "completion/complete",
             json!({"ref": {"type": "ref/resource", "uri": template}, "argument": {"name": "path", "value": value}}),
@@ -290,10 +301,9 @@ fn file_info_gives_kind_size_time_and_type() {
     );
 }
 
-#[test]
-fn every_escape_spelling_is_refused_by_every_tool() {
+fn every_escape_spelling_is_refused_by_every_tool(t: Transport) {
     let f = fixture();
-    let mut client = serve(&f.dir, &[]);
+    let mut client = serve_over(t, &f.dir, &[]);
     let outside = f.outside.path().join("secret.txt");
     let escapes = [
         ("..", "leaves the served folder"),
@@ -338,10 +348,9 @@ fn every_escape_spelling_is_refused_by_every_tool() {
     }
 }
 
-#[test]
-fn summarize_file_embeds_the_file_and_completes_its_path() {
+fn summarize_file_embeds_the_file_and_completes_its_path(t: Transport) {
     let f = fixture();
-    let mut client = serve(&f.dir, &[]);
+    let mut client = serve_over(t, &f.dir, &[]);
     let prompt = client.request("prompts/get", json!({"name": "summarize_file", "arguments": {"path": "sub/m.rs"}}));
     check(
         &prompt,
@@ -359,10 +368,9 @@ fn summarize_file_embeds_the_file_and_completes_its_path() {
     check(&complete, json!({"result": {"completion": {"values": ["with space.md"]}}}));
 }
 
-#[test]
-fn subscribed_files_report_changes_and_new_files_change_the_list() {
+fn subscribed_files_report_changes_and_new_files_change_the_list(t: Transport) {
     let f = fixture();
-    let mut client = serve(&f.dir, &[]);
+    let mut client = serve_over(t, &f.dir, &[]);
     let uri = f.dir.uri("a.txt");
     client.request("resources/read", json!({"uri": uri}));
     check(&client.request("resources/subscribe", json!({"uri": uri})), json!({"result": {}}));
@@ -397,7 +405,7 @@ fn no_watch_sends_no_change_notifications() {
 #[test]
 fn with_no_flags_the_current_directory_is_served() {
     let f = fixture();
-    let mut client = StdioClient::spawn_in(&[], Some(f.dir.path()));
+    let mut client = Client::spawn_in(&[], Some(f.dir.path()));
     client.initialize("2025-11-25", json!({}));
     let read = call(&mut client, "read_file", json!({"path": "sub/m.rs"}));
     assert_eq!(text_of(&read), "fn main() {}\n// hello from rust\n");
@@ -406,7 +414,7 @@ fn with_no_flags_the_current_directory_is_served() {
 #[test]
 fn everything_alone_serves_no_folder_but_combines_with_root() {
     let f = fixture();
-    let mut alone = StdioClient::spawn_in(&["--everything"], Some(f.dir.path()));
+    let mut alone = Client::spawn_in(&["--everything"], Some(f.dir.path()));
     alone.initialize("2025-11-25", json!({}));
     check(&call(&mut alone, "read_file", json!({"path": "a.txt"})), json!({"error": {"code": -32602}}));
     let mut both = serve(&f.dir, &["--everything"]);
@@ -420,7 +428,7 @@ fn several_roots_are_told_apart_by_their_folder_name() {
     let second = TempDir::new("second");
     first.write("one.txt", "1\n");
     second.write("two.txt", "2\n");
-    let mut client = StdioClient::spawn(&["--root", first.arg(), "--root", second.arg()]);
+    let mut client = Client::spawn(&["--root", first.arg(), "--root", second.arg()]);
     client.initialize("2025-11-25", json!({}));
     let top = call(&mut client, "list_directory", json!({}));
     let labels: Vec<String> = top["result"]["structuredContent"]["entries"]

@@ -1,11 +1,11 @@
 //! JSON-RPC framing errors: each gets the right code and the server keeps serving.
 
-use crate::support::{check, StdioClient};
+use crate::support::{check, Client};
 use serde_json::json;
 
 #[test]
 fn a_line_that_is_not_json_is_a_parse_error_with_null_id() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     client.send_line("{not json");
     let res = client.wait(|m| m.get("error").is_some());
     check(&res, json!({"id": null, "error": {"code": -32700}}));
@@ -14,7 +14,7 @@ fn a_line_that_is_not_json_is_a_parse_error_with_null_id() {
 
 #[test]
 fn json_that_is_not_a_request_is_invalid_request() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     for line in [
         "42",
         r#"{"jsonrpc":"2.0"}"#,
@@ -29,7 +29,7 @@ fn json_that_is_not_a_request_is_invalid_request() {
 
 #[test]
 fn invalid_request_keeps_a_valid_id() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     client.send_line(r#"{"jsonrpc":"1.0","id":"keep-me","method":"ping"}"#);
     let res = client.wait(|m| m.get("error").is_some());
     check(&res, json!({"id": "keep-me", "error": {"code": -32600}}));
@@ -37,14 +37,14 @@ fn invalid_request_keeps_a_valid_id() {
 
 #[test]
 fn unknown_method_is_method_not_found() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = client.request("tools/frobnicate", json!({}));
     check(&res, json!({"error": {"code": -32601}}));
 }
 
 #[test]
 fn params_that_are_not_an_object_are_invalid_params() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     client.send_line(r#"{"jsonrpc":"2.0","id":77,"method":"tools/list","params":[1,2]}"#);
     let res = client.wait(|m| m.get("id") == Some(&json!(77)));
     check(&res, json!({"error": {"code": -32602}}));
@@ -52,7 +52,7 @@ fn params_that_are_not_an_object_are_invalid_params() {
 
 #[test]
 fn null_params_read_as_empty() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     client.send_line(r#"{"jsonrpc":"2.0","id":78,"method":"tools/list","params":null}"#);
     let res = client.wait(|m| m.get("id") == Some(&json!(78)));
     assert!(res["result"]["tools"].is_array(), "{res}");
@@ -60,7 +60,7 @@ fn null_params_read_as_empty() {
 
 #[test]
 fn ids_are_echoed_exactly_strings_and_large_integers() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     client.send_line(r#"{"jsonrpc":"2.0","id":"abc-ü","method":"ping"}"#);
     check(&client.wait(|m| m.get("id") == Some(&json!("abc-ü"))), json!({"result": {}}));
     client.send_line(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#);
@@ -72,7 +72,7 @@ fn ids_are_echoed_exactly_strings_and_large_integers() {
 
 #[test]
 fn notifications_are_never_answered() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     client.notify("notifications/unknown", json!({}));
     client.notify("tools/list", json!({}));
     client.notify("notifications/cancelled", json!({"requestId": 999}));
@@ -82,7 +82,7 @@ fn notifications_are_never_answered() {
 
 #[test]
 fn batches_work_only_in_2025_03_26() {
-    let mut client = StdioClient::everything("2025-03-26");
+    let mut client = Client::everything("2025-03-26");
     client.send_line(r#"[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"b2","method":"nope"}]"#);
     // The batch's answers arrive as one array line; the test client sees it as an array value.
     let batch = client.wait(|m| m.is_array());
@@ -91,7 +91,7 @@ fn batches_work_only_in_2025_03_26() {
     assert!(items.iter().any(|i| i["id"] == "b1" && i["result"] == json!({})));
     assert!(items.iter().any(|i| i["id"] == "b2" && i["error"]["code"] == -32601));
 
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     client.send_line(r#"[{"jsonrpc":"2.0","id":"b1","method":"ping"}]"#);
     let res = client.wait(|m| m.get("error").is_some());
     check(&res, json!({"error": {"code": -32600}}));

@@ -1,12 +1,12 @@
 //! Spec `basic/lifecycle`: version negotiation, capabilities, the gate before initialize, ping.
 
-use crate::support::{check, StdioClient, STATEFUL_VERSIONS};
+use crate::support::{check, Client, STATEFUL_VERSIONS};
 use serde_json::json;
 
 #[test]
 fn initialize_echoes_each_known_revision() {
     for revision in STATEFUL_VERSIONS {
-        let mut client = StdioClient::spawn(&["--everything"]);
+        let mut client = Client::spawn(&["--everything"]);
         let result = client.initialize(revision, json!({}));
         check(&result, json!({"protocolVersion": revision, "serverInfo": {"name": "tinymcp"}}));
     }
@@ -14,14 +14,14 @@ fn initialize_echoes_each_known_revision() {
 
 #[test]
 fn initialize_answers_latest_for_an_unknown_revision() {
-    let mut client = StdioClient::spawn(&["--everything"]);
+    let mut client = Client::spawn(&["--everything"]);
     let result = client.initialize("2099-01-01", json!({}));
     check(&result, json!({"protocolVersion": "2025-11-25"}));
 }
 
 #[test]
 fn capabilities_advertise_what_is_registered() {
-    let mut client = StdioClient::spawn(&["--everything"]);
+    let mut client = Client::spawn(&["--everything"]);
     let result = client.initialize("2025-11-25", json!({}));
     check(
         &result["capabilities"],
@@ -52,14 +52,14 @@ fn capabilities_advertise_what_is_registered() {
 
 #[test]
 fn completions_capability_is_absent_for_2024_11_05() {
-    let mut client = StdioClient::spawn(&["--everything"]);
+    let mut client = Client::spawn(&["--everything"]);
     let result = client.initialize("2024-11-05", json!({}));
     assert!(result["capabilities"].get("completions").is_none(), "{result}");
 }
 
 #[test]
 fn requests_before_initialize_get_an_error_but_ping_works() {
-    let mut client = StdioClient::spawn(&["--everything"]);
+    let mut client = Client::spawn(&["--everything"]);
     let res = client.request("tools/list", json!({}));
     check(&res, json!({"error": {"code": -32600}}));
     assert!(res["error"]["message"].as_str().unwrap().contains("initialize"), "{res}");
@@ -69,7 +69,7 @@ fn requests_before_initialize_get_an_error_but_ping_works() {
 
 #[test]
 fn second_initialize_is_refused() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = client.request(
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}),
@@ -79,14 +79,14 @@ fn second_initialize_is_refused() {
 
 #[test]
 fn ping_answers_exactly_an_empty_object() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let res = client.request("ping", json!({}));
     assert_eq!(res["result"], json!({}));
 }
 
 #[test]
 fn initialize_without_protocol_version_is_invalid_params() {
-    let mut client = StdioClient::spawn(&["--everything"]);
+    let mut client = Client::spawn(&["--everything"]);
     let res = client.request("initialize", json!({"capabilities": {}}));
     check(&res, json!({"error": {"code": -32602}}));
 }

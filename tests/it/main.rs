@@ -1,5 +1,6 @@
 //! The one integration-test crate: every test spawns the real binary and speaks the protocol.
 
+mod http_link;
 mod support;
 
 mod client_requests;

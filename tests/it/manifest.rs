@@ -1,9 +1,9 @@
-//! The JSON manifest over stdio: command tools (argv without a shell, injection attempts reach
+//! The JSON manifest over stdio (and its command tools, limits and reloads over HTTP too): command tools (argv without a shell, injection attempts reach
 //! the program verbatim, stdin, environment, exit status, output caps, JSON output, timeouts and
 //! cancellation killing the whole process group), prompt templates, resources, `--check`, and
 //! reloading when the file changes.
 
-use crate::support::{check, eventually, process_gone, run_binary, StdioClient, TempDir};
+use crate::support::{check, eventually, over_both_transports, process_gone, run_binary, Client, TempDir, Transport};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -18,14 +18,18 @@ fn write_manifest(dir: &TempDir, manifest: &Value) -> String {
     dir.path().join("manifest.json").to_str().unwrap().to_owned()
 }
 
-fn serve(dir: &TempDir, manifest: &Value) -> StdioClient {
+fn serve(dir: &TempDir, manifest: &Value) -> Client {
+    serve_over(Transport::Stdio, dir, manifest)
+}
+
+fn serve_over(t: Transport, dir: &TempDir, manifest: &Value) -> Client {
     let file = write_manifest(dir, manifest);
-    let mut client = StdioClient::spawn(&["--manifest", &file, "--watch-interval", "20"]);
+    let mut client = Client::spawn_over(t, &["--manifest", &file, "--watch-interval", "20"]);
     client.initialize("2025-11-25", json!({}));
     client
 }
 
-fn call(client: &mut StdioClient, name: &str, arguments: Value) -> Value {
+fn call(client: &mut Client, name: &str, arguments: Value) -> Value {
     client.request("tools/call", json!({"name": name, "arguments": arguments}))
 }
 
@@ -40,10 +44,20 @@ fn tool(name: &str, command: &[&str], props: &[&str]) -> Value {
     json!({"name": name, "description": name, "command": command, "inputSchema": string_props(props)})
 }
 
-#[test]
-fn injection_attempts_reach_the_program_verbatim() {
+// Command tools, their limits and reloads hold over HTTP too (notifications on the GET stream).
+over_both_transports!(
+    injection_attempts_reach_the_program_verbatim,
+    a_failing_command_is_an_error_result_with_status_and_stderr,
+    output_beyond_the_cap_is_truncated_with_a_note,
+    a_timeout_kills_the_whole_process_group,
+    cancellation_kills_the_whole_process_group_and_sends_no_response,
+    a_changed_manifest_is_reloaded_and_a_broken_one_keeps_the_old,
+    file_resources_report_changes_and_reloads_change_the_resource_list,
+);
+
+fn injection_attempts_reach_the_program_verbatim(t: Transport) {
     let dir = TempDir::new("inject");
-    let mut client = serve(&dir, &json!({"tools": [tool("show", &["printf", "%s", "{{x}}"], &["x"])]}));
+    let mut client = serve_over(t, &dir, &json!({"tools": [tool("show", &["printf", "%s", "{{x}}"], &["x"])]}));
     for evil in [
         "; rm -rf /tmp/nope",
         "$(id)",
@@ -103,14 +117,13 @@ fn stdin_env_and_cwd_are_as_declared() {
     assert_eq!(text_of(&call(&mut client, "here", json!({}))), "manifest.json\n");
 }
 
-#[test]
-fn a_failing_command_is_an_error_result_with_status_and_stderr() {
+fn a_failing_command_is_an_error_result_with_status_and_stderr(t: Transport) {
     let dir = TempDir::new("fail");
     let manifest = json!({"tools": [
         {"name": "fail", "command": ["sh", "-c", "echo partial; echo 'it broke' >&2; exit 3"]},
         {"name": "missing", "command": ["/nonexistent/program"]}
     ]});
-    let mut client = serve(&dir, &manifest);
+    let mut client = serve_over(t, &dir, &manifest);
     let res = call(&mut client, "fail", json!({}));
     check(&res, json!({"result": {"isError": true}}));
     let text = text_of(&res);
@@ -120,13 +133,12 @@ fn a_failing_command_is_an_error_result_with_status_and_stderr() {
     assert!(text_of(&res).contains("cannot run /nonexistent/program"), "{res}");
 }
 
-#[test]
-fn output_beyond_the_cap_is_truncated_with_a_note() {
+fn output_beyond_the_cap_is_truncated_with_a_note(t: Transport) {
     let dir = TempDir::new("cap");
     let manifest = json!({"tools": [
         {"name": "loud", "command": ["sh", "-c", "yes | head -c 100000"], "maxOutputBytes": 1000}
     ]});
-    let mut client = serve(&dir, &manifest);
+    let mut client = serve_over(t, &dir, &manifest);
     let res = call(&mut client, "loud", json!({}));
     let text = text_of(&res);
     assert!(text.starts_with(&"y\n".repeat(500)), "{text}");
@@ -172,10 +184,9 @@ fn pids(dir: &TempDir) -> Vec<u32> {
     vec![read("parent.pid"), read("child.pid")]
 }
 
-#[test]
-fn a_timeout_kills_the_whole_process_group() {
+fn a_timeout_kills_the_whole_process_group(t: Transport) {
     let dir = TempDir::new("timeout");
-    let mut client = serve(&dir, &json!({"tools": [sleeper(&dir)]}));
+    let mut client = serve_over(t, &dir, &json!({"tools": [sleeper(&dir)]}));
     let res = call(&mut client, "sleeper", json!({}));
     check(&res, json!({"result": {"isError": true}}));
     assert!(text_of(&res).contains("timed out after 400 ms"), "{res}");
@@ -184,12 +195,11 @@ fn a_timeout_kills_the_whole_process_group() {
     }
 }
 
-#[test]
-fn cancellation_kills_the_whole_process_group_and_sends_no_response() {
+fn cancellation_kills_the_whole_process_group_and_sends_no_response(t: Transport) {
     let dir = TempDir::new("cancel");
     let mut tool = sleeper(&dir);
     tool["timeoutMs"] = json!(60_000);
-    let mut client = serve(&dir, &json!({"tools": [tool]}));
+    let mut client = serve_over(t, &dir, &json!({"tools": [tool]}));
     let id = client.send_request("tools/call", json!({"name": "sleeper", "arguments": {}}));
     let pids = pids(&dir);
     assert!(pids.iter().all(|&pid| !process_gone(pid)), "the command runs until cancelled");
@@ -259,7 +269,7 @@ fn resources_come_from_files_or_inline_text() {
         ]
     });
     let file = write_manifest(&dir, &manifest);
-    let mut client = StdioClient::spawn(&["--manifest", &file]);
+    let mut client = Client::spawn(&["--manifest", &file]);
     let init = client.initialize("2025-11-25", json!({}));
     assert_eq!(init["instructions"], "Tools for this repository.");
     check(
@@ -325,11 +335,10 @@ fn check_accepts_a_valid_manifest_and_names_every_problem_of_a_bad_one() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("extras: unknown key"), "{out:?}");
 }
 
-#[test]
-fn a_changed_manifest_is_reloaded_and_a_broken_one_keeps_the_old() {
+fn a_changed_manifest_is_reloaded_and_a_broken_one_keeps_the_old(t: Transport) {
     let dir = TempDir::new("reload");
     let first = json!({"tools": [tool("one", &["echo", "1"], &[])]});
-    let mut client = serve(&dir, &first);
+    let mut client = serve_over(t, &dir, &first);
     let second = json!({
         "tools": [tool("one", &["echo", "uno"], &[]), tool("two", &["echo", "2"], &[])],
         "prompts": [{"name": "hello", "messages": [{"text": "hello"}]}]
@@ -358,7 +367,7 @@ fn the_example_manifest_is_valid_and_its_tools_run() {
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/manifest.json");
     let out = run_binary(&["--check", example]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut client = StdioClient::spawn(&["--manifest", example]);
+    let mut client = Client::spawn(&["--manifest", example]);
     client.initialize("2025-11-25", json!({}));
     let stats = call(&mut client, "line_stats", json!({"path": "Cargo.toml"}));
     let structured = &stats["result"]["structuredContent"];
@@ -371,12 +380,11 @@ fn the_example_manifest_is_valid_and_its_tools_run() {
     check(&prompt, json!({"result": {"messages": [{}, {"content": {"type": "resource"}}]}}));
 }
 
-#[test]
-fn file_resources_report_changes_and_reloads_change_the_resource_list() {
+fn file_resources_report_changes_and_reloads_change_the_resource_list(t: Transport) {
     let dir = TempDir::new("watch-resources");
     dir.write("notes.md", "v1\n");
     let manifest = json!({"resources": [{"uri": "note://notes", "path": "notes.md"}]});
-    let mut client = serve(&dir, &manifest);
+    let mut client = serve_over(t, &dir, &manifest);
     // A change is relative to what the client last read.
     client.request("resources/read", json!({"uri": "note://notes"}));
     check(&client.request("resources/subscribe", json!({"uri": "note://notes"})), json!({"result": {}}));

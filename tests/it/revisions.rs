@@ -1,12 +1,12 @@
 //! Every answer is valid against the schema of the negotiated revision: fields a revision does
 //! not know are left out for it. The support client validates every message it reads.
 
-use crate::support::{StdioClient, STATEFUL_VERSIONS};
+use crate::support::{Client, STATEFUL_VERSIONS};
 use serde_json::{json, Value};
 
 /// Exercises every feature once; the support client schema-checks each message.
-fn tour(revision: &str) -> StdioClient {
-    let mut client = StdioClient::everything(revision);
+fn tour(revision: &str) -> Client {
+    let mut client = Client::everything(revision);
     client.request("tools/list", json!({}));
     for tool in [
         "test_simple_text",
@@ -61,14 +61,14 @@ fn every_message_is_valid_for_each_revision() {
     }
 }
 
-fn tool(client: &mut StdioClient, name: &str) -> Value {
+fn tool(client: &mut Client, name: &str) -> Value {
     let tools = client.request("tools/list", json!({}))["result"]["tools"].clone();
     tools.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap().clone()
 }
 
 #[test]
 fn old_revisions_get_no_new_fields() {
-    let mut old = StdioClient::everything("2024-11-05");
+    let mut old = Client::everything("2024-11-05");
     let add = tool(&mut old, "add");
     for key in ["title", "outputSchema", "annotations", "icons"] {
         assert!(add.get(key).is_none(), "{key} sent to 2024-11-05: {add}");
@@ -80,10 +80,10 @@ fn old_revisions_get_no_new_fields() {
     let link = old.request("tools/call", json!({"name": "test_resource_link", "arguments": {}}));
     assert!(link["result"]["content"].as_array().unwrap().iter().all(|c| c["type"] == "text"), "{link}");
 
-    let mut mid = StdioClient::everything("2025-03-26");
+    let mut mid = Client::everything("2025-03-26");
     let add = tool(&mut mid, "add");
     assert!(add.get("annotations").is_some() && add.get("title").is_none(), "{add}");
-    let mut new = StdioClient::everything("2025-06-18");
+    let mut new = Client::everything("2025-06-18");
     let add = tool(&mut new, "add");
     assert!(add.get("title").is_some() && add.get("outputSchema").is_some(), "{add}");
 }

@@ -1,17 +1,17 @@
 //! The stdio transport: nothing but protocol on stdout, hostile input answered, clean exit.
 
-use crate::support::{check, StdioClient};
+use crate::support::{check, Client};
 use serde_json::json;
 
 #[test]
 fn end_of_input_exits_zero() {
-    let client = StdioClient::everything("2025-11-25");
+    let client = Client::everything("2025-11-25");
     assert!(client.close().success());
 }
 
 #[test]
 fn end_of_input_with_a_slow_request_in_flight_exits_quickly() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     client.send_request("tools/call", json!({"name": "test_slow", "arguments": {"ms": 60000}}));
     let started = std::time::Instant::now();
     assert!(client.close().success());
@@ -20,7 +20,7 @@ fn end_of_input_with_a_slow_request_in_flight_exits_quickly() {
 
 #[test]
 fn an_oversized_message_is_refused_and_serving_goes_on() {
-    let mut client = StdioClient::spawn(&["--everything", "--max-message-bytes", "1000"]);
+    let mut client = Client::spawn(&["--everything", "--max-message-bytes", "1000"]);
     client.initialize("2025-11-25", json!({}));
     let big = "x".repeat(5000);
     client.send_line(&format!(r#"{{"jsonrpc":"2.0","id":1000,"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"{big}"}}}}}}"#));
@@ -32,7 +32,7 @@ fn an_oversized_message_is_refused_and_serving_goes_on() {
 
 #[test]
 fn invalid_utf8_is_a_parse_error() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let mut bytes = br#"{"jsonrpc":"2.0","id":1,"method":"ping","x":""#.to_vec();
     bytes.extend_from_slice(&[0xff, 0xfe]);
     bytes.extend_from_slice(b"\"}");
@@ -44,7 +44,7 @@ fn invalid_utf8_is_a_parse_error() {
 
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     client.send_line(&deep);
     let res = client.wait(|m| m.get("error").is_some());
@@ -54,7 +54,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
 
 #[test]
 fn many_requests_in_flight_all_get_answers() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let ids: Vec<_> = (0..200)
         .map(|i| client.send_request("tools/call", json!({"name": "echo", "arguments": {"message": format!("m{i}")}})))
         .collect();
@@ -67,7 +67,7 @@ fn many_requests_in_flight_all_get_answers() {
 #[test]
 fn a_burst_beyond_the_in_flight_cap_is_answered_in_full() {
     // A burst far beyond the in-flight cap must queue (back-pressure), not be refused.
-    let mut client = StdioClient::spawn(&["--everything", "--max-in-flight", "2"]);
+    let mut client = Client::spawn(&["--everything", "--max-in-flight", "2"]);
     client.initialize("2025-11-25", json!({}));
     let burst: String = (0..1024)
         .map(|i| {

@@ -1,7 +1,8 @@
-//! Test support: spawn the real binary, speak the protocol over its stdio, match partial JSON,
-//! and validate every message the server sends against the spec's JSON schema of the
-//! negotiated revision. Every blocking read has a timeout.
+//! Test support: spawn the real binary, speak the protocol over its stdio or over Streamable
+//! HTTP (`http_link`), match partial JSON, and validate every message the server sends against
+//! the spec's JSON schema of the negotiated revision. Every blocking read has a timeout.
 
+use crate::http_link::HttpLink;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Write};
@@ -145,10 +146,24 @@ impl SchemaBook {
     }
 }
 
-/// A running `tinymcp` speaking over its stdio.
-pub struct StdioClient {
+/// How a test talks to the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Lines on the child's stdin and stdout.
+    Stdio,
+    /// Streamable HTTP on a free loopback port (`--http`).
+    Http,
+}
+
+enum Link {
+    Stdio(Option<ChildStdin>),
+    Http(HttpLink),
+}
+
+/// A running `tinymcp` and one session with it.
+pub struct Client {
     child: Child,
-    stdin: Option<ChildStdin>,
+    link: Link,
     lines: Receiver<String>,
     /// Messages read while waiting for something else.
     pub backlog: VecDeque<Value>,
@@ -158,14 +173,30 @@ pub struct StdioClient {
     pub revision: Option<String>,
 }
 
-impl StdioClient {
+impl Client {
     /// Spawns `tinymcp` with these arguments (stderr inherited, RUST_LOG=trace so any stray print would show on stdout).
-    pub fn spawn(args: &[&str]) -> StdioClient {
+    pub fn spawn(args: &[&str]) -> Client {
         Self::spawn_in(args, None)
     }
 
+    /// Spawns `tinymcp --http 127.0.0.1:<free port>` with these arguments, or over stdio.
+    pub fn spawn_over(transport: Transport, args: &[&str]) -> Client {
+        if transport == Transport::Stdio {
+            return Self::spawn(args);
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let addr = format!("127.0.0.1:{port}");
+        let mut all = args.to_vec();
+        all.extend(["--http", &addr]);
+        let mut client = Self::spawn_in(&all, None);
+        let (tx, lines) = mpsc::channel();
+        client.lines = lines;
+        client.link = Link::Http(HttpLink::connect(port, tx));
+        client
+    }
+
     /// Spawns in a working directory.
-    pub fn spawn_in(args: &[&str], cwd: Option<&std::path::Path>) -> StdioClient {
+    pub fn spawn_in(args: &[&str], cwd: Option<&std::path::Path>) -> Client {
         let mut cmd = Command::new(binary());
         cmd.args(args).env("RUST_LOG", "trace").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
         if let Some(dir) = cwd {
@@ -183,9 +214,9 @@ impl StdioClient {
             }
         });
         let stdin = child.stdin.take();
-        StdioClient {
+        Client {
             child,
-            stdin,
+            link: Link::Stdio(stdin),
             lines,
             backlog: VecDeque::new(),
             next_id: 0,
@@ -195,7 +226,7 @@ impl StdioClient {
     }
 
     /// Spawns `--everything` and completes the handshake at `revision` with sampling, elicitation and roots declared.
-    pub fn everything(revision: &str) -> StdioClient {
+    pub fn everything(revision: &str) -> Client {
         let mut client = Self::spawn(&["--everything"]);
         client.initialize(revision, json!({"sampling": {}, "elicitation": {}, "roots": {"listChanged": true}}));
         client
@@ -216,7 +247,10 @@ impl StdioClient {
 
     /// Writes one raw line.
     pub fn send_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
+        let stdin = match &mut self.link {
+            Link::Stdio(stdin) => stdin.as_mut().expect("stdin open"),
+            Link::Http(http) => return http.send(line),
+        };
         stdin
             .write_all(line.as_bytes())
             .and_then(|_| stdin.write_all(b"\n"))
@@ -226,7 +260,10 @@ impl StdioClient {
 
     /// Writes raw bytes followed by a newline.
     pub fn send_raw(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
+        let stdin = match &mut self.link {
+            Link::Stdio(stdin) => stdin.as_mut().expect("stdin open"),
+            Link::Http(http) => return http.send(&String::from_utf8_lossy(bytes)),
+        };
         stdin.write_all(bytes).and_then(|_| stdin.write_all(b"\n")).and_then(|_| stdin.flush()).expect("write");
     }
 
@@ -331,7 +368,10 @@ impl StdioClient {
 
     /// Closes stdin and waits for the exit status (bounded).
     pub fn close(mut self) -> std::process::ExitStatus {
-        drop(self.stdin.take());
+        match &mut self.link {
+            Link::Stdio(stdin) => drop(stdin.take()),
+            Link::Http(_) => panic!("close is for stdio: an HTTP server outlives its sessions"),
+        }
         let deadline = Instant::now() + TIMEOUT;
         loop {
             if let Some(status) = self.child.try_wait().expect("wait") {
@@ -343,7 +383,7 @@ impl StdioClient {
     }
 }
 
-impl Drop for StdioClient {
+impl Drop for Client {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -440,3 +480,21 @@ pub fn eventually(what: &str, pred: impl Fn() -> bool) {
         thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Runs each named `fn(Transport)` as two tests, `<name>::stdio` and `<name>::http`.
+macro_rules! over_both_transports {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn stdio() {
+                super::$name($crate::support::Transport::Stdio)
+            }
+
+            #[test]
+            fn http() {
+                super::$name($crate::support::Transport::Http)
+            }
+        }
+    )*};
+}
+pub(crate) use over_both_transports;

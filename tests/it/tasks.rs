@@ -1,17 +1,17 @@
 //! Spec 2025-11-25 `basic/utilities/tasks`: task-augmented tools/call, polling, results,
 //! listing, cancellation, input_required with related-task metadata, per-tool negotiation.
 
-use crate::support::{check, StdioClient};
+use crate::support::{check, Client};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-fn create(client: &mut StdioClient, name: &str, arguments: Value) -> String {
+fn create(client: &mut Client, name: &str, arguments: Value) -> String {
     let res = client.request("tools/call", json!({"name": name, "arguments": arguments, "task": {"ttl": 60000}}));
     check(&res, json!({"result": {"task": {"status": "working", "ttl": 60000}}}));
     res["result"]["task"]["taskId"].as_str().unwrap().to_owned()
 }
 
-fn wait_status(client: &mut StdioClient, id: &str, wanted: &str) -> Value {
+fn wait_status(client: &mut Client, id: &str, wanted: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let res = client.request("tasks/get", json!({"taskId": id}));
@@ -25,7 +25,7 @@ fn wait_status(client: &mut StdioClient, id: &str, wanted: &str) -> Value {
 
 #[test]
 fn capabilities_and_tool_execution_are_declared_for_2025_11_25_only() {
-    let mut client = StdioClient::spawn(&["--everything"]);
+    let mut client = Client::spawn(&["--everything"]);
     let init = client.initialize("2025-11-25", json!({}));
     check(&init, json!({"capabilities": {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}}));
     let tools = client.request("tools/list", json!({}))["result"]["tools"].clone();
@@ -34,7 +34,7 @@ fn capabilities_and_tool_execution_are_declared_for_2025_11_25_only() {
     check(&by_name("failing_job"), json!({"execution": {"taskSupport": "required"}}));
     assert!(by_name("greet").get("execution").is_none());
 
-    let mut old = StdioClient::spawn(&["--everything"]);
+    let mut old = Client::spawn(&["--everything"]);
     let init = old.initialize("2025-06-18", json!({}));
     assert!(init["capabilities"].get("tasks").is_none());
     // No task support declared: a required-task tool simply runs.
@@ -45,7 +45,7 @@ fn capabilities_and_tool_execution_are_declared_for_2025_11_25_only() {
 
 #[test]
 fn a_task_runs_in_the_background_and_its_result_is_retrievable() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let id = create(&mut client, "slow_compute", json!({"seconds": 0.2, "label": "sum"}));
     let got = client.request("tasks/get", json!({"taskId": id}));
     check(&got, json!({"result": {"taskId": id, "status": "working"}}));
@@ -65,7 +65,7 @@ fn a_task_runs_in_the_background_and_its_result_is_retrievable() {
 
 #[test]
 fn tool_errors_complete_and_protocol_errors_fail() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let id = create(&mut client, "failing_job", json!({}));
     wait_status(&mut client, &id, "completed");
     check(&client.request("tasks/result", json!({"taskId": id})), json!({"result": {"isError": true}}));
@@ -76,7 +76,7 @@ fn tool_errors_complete_and_protocol_errors_fail() {
 
 #[test]
 fn cancelling_a_task_stops_it_and_a_second_cancel_is_invalid() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let id = create(&mut client, "slow_compute", json!({"seconds": 60}));
     let res = client.request("tasks/cancel", json!({"taskId": id}));
     check(&res, json!({"result": {"taskId": id, "status": "cancelled"}}));
@@ -87,7 +87,7 @@ fn cancelling_a_task_stops_it_and_a_second_cancel_is_invalid() {
 
 #[test]
 fn negotiation_per_tool() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     // Required without a task, forbidden with one: -32601.
     check(
         &client.request("tools/call", json!({"name": "failing_job", "arguments": {}})),
@@ -106,7 +106,7 @@ fn negotiation_per_tool() {
 
 #[test]
 fn a_task_waiting_for_the_user_is_input_required_and_its_request_names_the_task() {
-    let mut client = StdioClient::everything("2025-11-25");
+    let mut client = Client::everything("2025-11-25");
     let id = create(&mut client, "confirm_delete", json!({"filename": "a.txt"}));
     let req = client.wait(|m| m["method"] == "elicitation/create");
     check(&req, json!({"params": {"_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}}}));

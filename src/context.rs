@@ -139,6 +139,14 @@ impl RequestCx {
         self.sink.send(Outgoing::Notification(jsonrpc::notification(method, params)));
     }
 
+    /// Lets the transport close the stream carrying this request's messages now: over
+    /// Streamable HTTP at 2025-11-25 the client polls back with `Last-Event-ID` and gets the
+    /// rest, the answer included (SEP-1699). Frees a connection during a long wait; elsewhere
+    /// it does nothing.
+    pub fn close_stream(&self) {
+        self.sink.send(Outgoing::CloseStream);
+    }
+
     /// Asks the client's model for a completion (`sampling/createMessage`) and waits for it.
     pub fn sample(&self, params: Value) -> Result<Value, RpcError> {
         self.require("sampling")?;

@@ -138,7 +138,9 @@ fn register_interactive_tools(server: &Server) {
             "Tests SSE stream disconnection and client reconnection (SEP-1699)",
             no_args(),
         ),
-        |_, _| {
+        |cx, _| {
+            // The stream closes before the answer exists; the client must poll back for it.
+            cx.close_stream();
             sleep(Duration::from_millis(100));
             Ok(CallToolResult::text(
                 "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.",

@@ -124,10 +124,12 @@ fn write_loop(outbox: Receiver<Outgoing>, output: impl Write) {
     let mut out = BufWriter::with_capacity(64 * 1024, output);
     while let Ok(mut message) = outbox.recv() {
         loop {
-            log::debug!("-> {}", message.json());
-            if let Err(e) = out.write_all(message.json().as_bytes()).and_then(|_| out.write_all(b"\n")) {
-                log::debug!("stdout closed: {e}");
-                return;
+            if message != Outgoing::CloseStream {
+                log::debug!("-> {}", message.json());
+                if let Err(e) = out.write_all(message.json().as_bytes()).and_then(|_| out.write_all(b"\n")) {
+                    log::debug!("stdout closed: {e}");
+                    return;
+                }
             }
             // Batch whatever is already queued into one write; give busy workers one chance
             // to add theirs first (one write and one wake-up for many answers under load).

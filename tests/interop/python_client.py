@@ -165,6 +165,12 @@ def checks(session: ClientSession, seen: Observed, init: types.InitializeResult)
         expect(not result.is_error, "echo isError")
         expect(text_of(result) == "Echo: hello; $(rm -rf) 'quotes' \u00e9", f"echo said {text_of(result)!r}")
 
+    async def stream_closed_early():
+        # Over HTTP the server ends the POST stream before answering (SEP-1699); the client must
+        # poll back with Last-Event-ID for the answer. Over stdio the call is plain.
+        result = await session.call_tool("test_reconnection", {})
+        expect(text_of(result).startswith("Reconnection test completed"), f"test_reconnection said {text_of(result)!r}")
+
     async def content_types():
         image = await session.call_tool("test_image_content", {})
         expect(image.content[0].type == "image" and image.content[0].mime_type == "image/png", "image content")
@@ -341,6 +347,7 @@ def checks(session: ClientSession, seen: Observed, init: types.InitializeResult)
             ("completion", completion),
             ("list_changed", list_changed),
             ("cancellation", cancellation),
+            ("stream closed early", stream_closed_early),
             ("concurrency", concurrency),
         ]
     ]

@@ -275,6 +275,12 @@ async function main() {
       const result = await client.callTool({ name: "echo", arguments: { message: "after cancel" } });
       expect(textOf(result) === "Echo: after cancel", "echo after cancellation");
     },
+    "stream closed early": async () => {
+      // Over HTTP the server ends the POST stream before answering (SEP-1699); the client must
+      // poll back with Last-Event-ID for the answer. Over stdio the call is plain.
+      const result = await client.callTool({ name: "test_reconnection", arguments: {} });
+      expect(textOf(result).startsWith("Reconnection test completed"), `test_reconnection said ${textOf(result)}`);
+    },
     concurrency: async () => {
       const slow = client.callTool({ name: "test_slow", arguments: { ms: 300 } });
       const echoes = await Promise.all(

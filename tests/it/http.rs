@@ -294,6 +294,39 @@ fn a_dropped_stream_is_resumed_with_last_event_id() {
 }
 
 #[test]
+fn the_server_closes_a_stream_early_and_the_client_polls_back_for_the_answer() {
+    let server = Server::start(&[], &[]);
+    let session = server.session(json!({}));
+    let sid = ("Mcp-Session-Id", session.as_str());
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "test_reconnection", "arguments": {}}});
+    // The POST stream ends with only the priming event: an id, `retry:`, no answer.
+    let closed = server.post(&[sid], &call);
+    assert_eq!(closed.status, 200);
+    assert!(closed.body.contains("retry: "), "{}", closed.body);
+    assert!(closed.events().is_empty(), "the answer came on the closed stream: {}", closed.body);
+    let last_id = closed.body.lines().find_map(|l| l.strip_prefix("id: ")).expect("a priming id").to_owned();
+    let resumed =
+        server.send("GET", "/mcp", &[("Accept", "text/event-stream"), sid, ("Last-Event-ID", last_id.as_str())], "");
+    assert_eq!(resumed.status, 200);
+    let events = resumed.events();
+    assert_eq!(events.len(), 1, "{}", resumed.body);
+    assert_eq!(events[0].1["id"], 4);
+    assert!(events[0].1["result"]["content"][0]["text"].as_str().unwrap().starts_with("Reconnection test completed"));
+    // Before 2025-11-25 streams are not primed, so a client could not resume: the answer stays on the POST.
+    let old = server.post(
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}}),
+    );
+    let old_session = old.header("mcp-session-id").unwrap().to_owned();
+    let headers = [("Mcp-Session-Id", old_session.as_str()), ("MCP-Protocol-Version", "2025-06-18")];
+    let answered = server.post(&headers, &call);
+    assert_eq!(answered.status, 200);
+    let answer = if answered.body.starts_with('{') { answered.json() } else { answered.events()[0].1.clone() };
+    assert_eq!(answer["id"], 4, "{}", answered.body);
+}
+
+#[test]
 fn the_get_stream_carries_list_changed() {
     let server = Server::start(&[], &[]);
     let session = server.session(json!({}));

@@ -4,7 +4,7 @@
 
 use super::sse::SseWriter;
 use super::{read_message, Answer, Http};
-use crate::connection::{Connection, Sink};
+use crate::connection::{Connection, Outgoing, Sink};
 use crate::jsonrpc::RpcError;
 use crate::random;
 use std::collections::HashMap;
@@ -49,6 +49,7 @@ pub(super) fn open(http: &Http, request: Request, cors: &[(&'static str, String)
         let mut alive = writer.event(None, Some("endpoint"), None, &format!("/messages?sessionId={id}")).is_ok();
         while alive && !session.connection.session().is_closed() {
             alive = match messages.recv_timeout(http.options.keep_alive) {
+                Ok(Outgoing::CloseStream) => true,
                 Ok(message) => writer.event(None, Some("message"), None, message.json()).is_ok(),
                 Err(RecvTimeoutError::Timeout) => writer.comment("keep-alive").is_ok(),
                 Err(RecvTimeoutError::Disconnected) => false,

@@ -360,6 +360,15 @@ fn stream_answers(
     }
     let mut next = Some(first);
     while let Some(message) = next.take().or_else(|| answers.recv().ok()) {
+        if message == Outgoing::CloseStream {
+            // Only a primed stream can be resumed: before 2025-11-25 the client may hold no id.
+            if let Some(w) = writer.take_if(|_| primes(version)) {
+                log::debug!("closing stream {} early; the client polls back for the rest", stream.id);
+                let _ = w.finish();
+                stream.detach();
+            }
+            continue;
+        }
         let last = matches!(message, Outgoing::Response(_));
         let json = message.json().to_owned();
         let seq = stream.push(json.clone(), last);
@@ -374,12 +383,11 @@ fn stream_answers(
             break;
         }
     }
-    match writer {
-        Some(w) => {
-            let _ = w.finish();
-            stream.detach();
-        }
-        None => stream.detach(),
+    // Without a writer the stream was detached when it was lost or closed; a resumed
+    // connection may hold it by now.
+    if let Some(w) = writer {
+        let _ = w.finish();
+        stream.detach();
     }
 }
 
@@ -518,6 +526,7 @@ fn standalone(mut writer: SseWriter, session: &HttpSession, stream: &Stream, opt
         }
         let next = session.notices.lock().unwrap_or_else(PoisonError::into_inner).recv_timeout(options.keep_alive);
         let written = match next {
+            Ok(Outgoing::CloseStream) => Ok(()),
             Ok(message) => {
                 let json = message.json().to_owned();
                 let seq = stream.push(json.clone(), false);

@@ -2,24 +2,25 @@
 //! messages not tied to a request (drained by GET streams), and the streams kept for resumption.
 
 use super::sse::Stream;
-use crate::connection::{Connection, Outgoing, Sink};
+use crate::connection::{BoundedReceiver, Connection, Sink};
 use crate::random;
 use crate::server::Server;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Streams a session keeps for resumption; the oldest finished go first.
 const KEPT_STREAMS: usize = 32;
+/// Messages not tied to a request that may wait for a GET stream; more are dropped.
+const WAITING_NOTICES: usize = 1000;
 
 /// One client session.
 pub(super) struct HttpSession {
     pub(super) id: String,
     pub(super) connection: Connection,
     /// Messages for the standalone GET stream(s); each goes to exactly one of them.
-    pub(super) notices: Mutex<Receiver<Outgoing>>,
+    pub(super) notices: Mutex<BoundedReceiver>,
     last_seen: Mutex<Instant>,
     next_stream: AtomicU64,
     streams: Mutex<VecDeque<Arc<Stream>>>,
@@ -77,7 +78,7 @@ impl Sessions {
     pub(super) fn create(&self, server: &Arc<Server>) -> Result<Arc<HttpSession>, Refused> {
         self.expire();
         let id = random::hex_token(16).map_err(Refused::NoRandom)?;
-        let (notifier, notices) = Sink::channel();
+        let (notifier, notices) = Sink::bounded(WAITING_NOTICES);
         let session = Arc::new(HttpSession {
             id: id.clone(),
             connection: Connection::new(Arc::clone(server), notifier),

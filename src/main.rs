@@ -192,7 +192,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
             server.set_instructions(instructions);
         }
         manifest.register(&server);
-        watcher.add(manifest.watch_job());
+        watcher.add(manifest.watch_job(&server));
     }
     let mut roots = args.roots.clone();
     // With nothing else asked for, the job is the current directory.

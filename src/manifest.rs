@@ -266,18 +266,36 @@ impl Manifest {
 
     /// The watcher's job: reloads the manifest when its file changes (keeping the old one and
     /// logging the problems when the new one is broken), and sends `resources/updated` for
-    /// subscribed file resources whose file changed.
-    pub fn watch_job(self) -> impl FnMut(&Server) + Send + 'static {
+    /// subscribed file resources whose file changed since the client read it or subscribed
+    /// (a hook on `server` notes the file at subscription).
+    pub fn watch_job(self, server: &Server) -> impl FnMut(&Server) + Send + 'static {
         let mut current = self;
         let mut seen = current.stamp;
+        // The file resources in force, for the subscription hook.
+        let live = Arc::new(Mutex::new(Arc::clone(&current.resources)));
+        let (hooked, stamps) = (Arc::clone(&live), Arc::clone(&current.stamps));
+        server.on_subscribe(move |uri| {
+            // Unless a client read it already, the file as it is now is what a change is compared with.
+            let resources = Arc::clone(&hooked.lock().unwrap_or_else(PoisonError::into_inner));
+            if let Some(Source::File(path)) = resources.iter().find(|r| r.resource.uri == uri).map(|r| &r.source) {
+                stamps
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .entry(uri.to_owned())
+                    .or_insert_with(|| stamp(path));
+            }
+        });
         move |server: &Server| {
             let now = stamp(&current.file);
             if now != seen {
                 seen = now;
                 match load(&current.file) {
-                    Ok(next) => {
+                    Ok(mut next) => {
                         log::info!("{}: reloaded ({})", next.file.display(), next.summary());
+                        // What clients read of files outlives reloads.
+                        next.stamps = Arc::clone(&current.stamps);
                         current.replace_with(server, &next);
+                        *live.lock().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&next.resources);
                         current = next;
                     }
                     Err(e) => log::error!("{e}\n(the previous manifest stays in force)"),

@@ -214,6 +214,7 @@ pub(crate) fn read_contents(cx: &RequestCx, registry: &Registry, uri: &str) -> R
 
 /// `resources/subscribe`.
 pub(crate) fn subscribe(cx: &RequestCx, params: UriParams) -> Result<Value, RpcError> {
+    cx.server().subscribed(&params.uri);
     cx.session().subscribe(&params.uri);
     Ok(json!({}))
 }

@@ -121,8 +121,12 @@ pub struct Server {
     options: Options,
     registry: RwLock<Arc<Registry>>,
     sessions: Mutex<Vec<Weak<Session>>>,
+    subscribe_hooks: RwLock<Vec<Box<SubscribeHook>>>,
     pub(crate) pool: Pool,
 }
+
+/// Called with the URI of each `resources/subscribe`.
+type SubscribeHook = dyn Fn(&str) + Send + Sync;
 
 impl Server {
     /// A server that introduces itself with this name and version.
@@ -142,6 +146,7 @@ impl Server {
             options,
             registry: RwLock::new(Arc::new(Registry::default())),
             sessions: Mutex::new(Vec::new()),
+            subscribe_hooks: RwLock::new(Vec::new()),
         }
     }
 
@@ -264,6 +269,19 @@ impl Server {
     /// Tells every client that the prompt list changed.
     pub fn notify_prompt_list_changed(&self) {
         self.broadcast(|_| true, prompts::LIST_CHANGED, json!({}));
+    }
+
+    /// Runs `hook` with the URI of every `resources/subscribe`, before it is answered: a
+    /// provider that polls for changes notes there the state later changes are compared with,
+    /// so a change right after the subscription is not missed.
+    pub fn on_subscribe(&self, hook: impl Fn(&str) + Send + Sync + 'static) {
+        self.subscribe_hooks.write().unwrap_or_else(PoisonError::into_inner).push(Box::new(hook));
+    }
+
+    pub(crate) fn subscribed(&self, uri: &str) {
+        for hook in self.subscribe_hooks.read().unwrap_or_else(PoisonError::into_inner).iter() {
+            hook(uri);
+        }
     }
 
     /// Tells the clients subscribed to `uri` that it changed.

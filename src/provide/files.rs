@@ -78,6 +78,8 @@ pub fn register(server: &Server, roots: &[PathBuf], options: FilesOptions) -> Re
         register_template(server, &files, index)?;
     }
     file_tools::register(server, &files);
+    let watched = Arc::clone(&files);
+    server.on_subscribe(move |uri| watched.note_subscription(uri));
     let for_prompt = Arc::clone(&files);
     let for_completion = Arc::clone(&files);
     server.register_prompt(
@@ -265,6 +267,18 @@ impl Files {
     }
 
     /// The canonical path behind a `file://` URI of ours (`None` when no root claims it).
+    /// A subscription to a file no client has read: what it is now is what a change is
+    /// compared with (the watcher's next look may come after the change).
+    fn note_subscription(&self, uri: &str) {
+        if let Some(Ok(path)) = self.path_of_uri(uri) {
+            self.stamps
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(uri.to_owned())
+                .or_insert_with(|| stamp(&path));
+        }
+    }
+
     fn path_of_uri(&self, uri: &str) -> Option<Result<PathBuf, String>> {
         self.roots.iter().find_map(|r| uri.strip_prefix(&r.dir_uri).map(|rest| r.sandbox.resolve(rest)))
     }

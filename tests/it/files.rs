@@ -390,6 +390,20 @@ fn subscribed_files_report_changes_and_new_files_change_the_list(t: Transport) {
 }
 
 #[test]
+fn a_file_changed_right_after_an_unread_subscription_is_reported() {
+    // The watcher looks every 500 ms; the change comes before its next look, so only what the
+    // subscription noted tells that the file changed.
+    let f = fixture();
+    let mut client = Client::spawn(&["--root", f.dir.arg(), "--watch-interval", "500"]);
+    client.initialize("2025-11-25", json!({}));
+    let uri = f.dir.uri("sub/m.rs");
+    check(&client.request("resources/subscribe", json!({"uri": uri})), json!({"result": {}}));
+    f.dir.write("sub/m.rs", "fn main() { println!(\"changed\"); }\n");
+    let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
+    check(&updated, json!({"params": {"uri": uri}}));
+}
+
+#[test]
 fn no_watch_sends_no_change_notifications() {
     let f = fixture();
     let mut client = serve(&f.dir, &["--no-watch"]);

@@ -406,6 +406,23 @@ fn file_resources_report_changes_and_reloads_change_the_resource_list(t: Transpo
 }
 
 #[test]
+fn a_file_resource_changed_right_after_an_unread_subscription_is_reported() {
+    // The watcher looks every 500 ms; the change comes before its next look, so only what the
+    // subscription noted tells that the file changed.
+    let dir = TempDir::new("subscribe-unread");
+    dir.write("notes.md", "v1\n");
+    let file = write_manifest(&dir, &json!({"resources": [{"uri": "note://notes", "path": "notes.md"}]}));
+    let mut client = Client::spawn(&["--manifest", &file, "--watch-interval", "500"]);
+    client.initialize("2025-11-25", json!({}));
+    check(&client.request("resources/subscribe", json!({"uri": "note://notes"})), json!({"result": {}}));
+    dir.write("notes.md", "version two\n");
+    check(
+        &client.wait(|m| m["method"] == "notifications/resources/updated"),
+        json!({"params": {"uri": "note://notes"}}),
+    );
+}
+
+#[test]
 fn what_a_command_leaves_running_is_killed_when_it_exits() {
     let dir = TempDir::new("leftover");
     let script = format!("sleep 30 & echo $! > {}/bg.pid; echo started", dir.path().display());

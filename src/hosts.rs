@@ -1,7 +1,6 @@
 //! Configuration snippets for MCP hosts (Claude Desktop, VS Code, Cursor, Claude Code) that
 //! launch a server over stdio: text only, for `tinymcp config`. Pure: no filesystem, no printing.
 
-use serde_json::json;
 use std::fmt;
 
 /// A host application that starts MCP servers from a configuration.
@@ -59,10 +58,20 @@ impl fmt::Display for Host {
 
 /// The snippet that makes `host` run `command` with `args` over stdio, under the name `name`.
 pub fn snippet(host: Host, name: &str, command: &str, args: &[String]) -> String {
-    let pretty = |value: serde_json::Value| serde_json::to_string_pretty(&value).unwrap_or_default();
+    // Written by hand for the order people expect (command, then args), which a sorted
+    // serde_json map would turn around.
+    let text = |s: &str| serde_json::Value::from(s).to_string();
+    let list = args.iter().map(|a| text(a)).collect::<Vec<_>>().join(", ");
+    let entry = |servers: &str, first: &str| {
+        format!(
+            "{{\n  \"{servers}\": {{\n    {}: {{\n{first}      \"command\": {},\n      \"args\": [{list}]\n    }}\n  }}\n}}",
+            text(name),
+            text(command)
+        )
+    };
     match host {
-        Host::Claude | Host::Cursor => pretty(json!({ "mcpServers": { name: { "command": command, "args": args } } })),
-        Host::VsCode => pretty(json!({ "servers": { name: { "type": "stdio", "command": command, "args": args } } })),
+        Host::Claude | Host::Cursor => entry("mcpServers", ""),
+        Host::VsCode => entry("servers", "      \"type\": \"stdio\",\n"),
         Host::ClaudeCode => {
             let mut words = vec!["claude".to_owned(), "mcp".into(), "add".into(), shell_quote(name), "--".into()];
             words.push(shell_quote(command));
@@ -88,6 +97,7 @@ pub fn shell_quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn args(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
@@ -101,6 +111,15 @@ mod tests {
         let vscode: serde_json::Value =
             serde_json::from_str(&snippet(Host::VsCode, "tinymcp", "/bin/tinymcp", &[])).unwrap();
         assert_eq!(vscode, json!({"servers": {"tinymcp": {"type": "stdio", "command": "/bin/tinymcp", "args": []}}}));
+    }
+
+    #[test]
+    fn json_snippets_put_the_command_before_its_args_and_escape_what_needs_it() {
+        let odd = snippet(Host::Cursor, "my \"server\"", "C:\\bin\\tinymcp", &args(&["--root", "/a \"b\"\n"]));
+        let value: serde_json::Value = serde_json::from_str(&odd).unwrap();
+        assert_eq!(value["mcpServers"]["my \"server\""]["args"][1], "/a \"b\"\n");
+        assert_eq!(value["mcpServers"]["my \"server\""]["command"], "C:\\bin\\tinymcp");
+        assert!(odd.find("\"command\"").unwrap() < odd.find("\"args\"").unwrap(), "{odd}");
     }
 
     #[test]

@@ -199,9 +199,8 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
 
-    #[test]
-    fn a_blocked_job_does_not_delay_the_next() {
-        let pool = Pool::new(1, 8);
+    /// Queues a job that blocks until the test ends and one right behind it, which must run.
+    fn behind_a_blocked_job_the_next_runs(pool: &Pool) {
         let (gate_tx, gate_rx) = mpsc::channel::<()>();
         let (done_tx, done_rx) = mpsc::channel();
         pool.spawn(move || {
@@ -210,6 +209,11 @@ mod tests {
         pool.spawn(move || done_tx.send(()).unwrap_or(()));
         assert!(done_rx.recv_timeout(Duration::from_secs(5)).is_ok());
         drop(gate_tx);
+    }
+
+    #[test]
+    fn a_blocked_job_does_not_delay_the_next() {
+        behind_a_blocked_job_the_next_runs(&Pool::new(1, 8));
     }
 
     #[test]
@@ -229,14 +233,7 @@ mod tests {
             assert!(warm_rx.recv_timeout(Duration::from_secs(5)).is_ok());
         }
         thread::sleep(Duration::from_millis(20));
-        let (gate_tx, gate_rx) = mpsc::channel::<()>();
-        let (done_tx, done_rx) = mpsc::channel();
-        pool.spawn(move || {
-            let _ = gate_rx.recv();
-        });
-        pool.spawn(move || done_tx.send(()).unwrap_or(()));
-        assert!(done_rx.recv_timeout(Duration::from_secs(5)).is_ok());
-        drop(gate_tx);
+        behind_a_blocked_job_the_next_runs(&pool);
     }
 
     #[test]

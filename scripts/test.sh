@@ -23,6 +23,8 @@ step "interop: Python SDK client on a temporary folder and manifest"
 .cache/venv/bin/python tests/interop/python_files.py -- target/release/tinymcp
 step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- target/release/tinymcp --everything
+step "interop: MCP Inspector CLI over stdio, Streamable HTTP and legacy SSE"
+bash tests/interop/inspector_cli.sh target/release/tinymcp
 step "conformance suite (2025-11-25) over Streamable HTTP"
 bash scripts/conformance.sh
 step "interop: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE"

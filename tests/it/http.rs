@@ -354,6 +354,29 @@ fn the_get_stream_carries_list_changed() {
 }
 
 #[test]
+fn connections_that_arrive_together_are_all_served() {
+    // Keep-alive connections each hold one of tiny_http's threads; the others close and leave
+    // idle threads behind. New connections that then arrive together once lost a wake-up in
+    // tiny_http's pool and sat unread until some other connection closed.
+    let server = Server::start(&[], &[]);
+    let mut held = Vec::new();
+    for round in 0..20 {
+        let mut burst: Vec<TcpStream> = (0..6).map(|_| server.connect()).collect();
+        for stream in &mut burst {
+            write_request(stream, server.port, "GET", "/healthz", &[], "");
+        }
+        for (i, stream) in burst.iter_mut().enumerate() {
+            stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let reply = read_reply(&mut BufReader::new(&*stream));
+            assert_eq!(reply.status, 200, "round {round}, connection {i}");
+        }
+        held.push(burst.swap_remove(0));
+        drop(burst);
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+#[test]
 fn a_burst_of_requests_beside_new_streams_is_all_answered() {
     // A GET stream holds its request thread for good; POSTs that arrive with it, queued behind
     // it, must still be answered (a lost wake-up once left such a burst waiting forever).

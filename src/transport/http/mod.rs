@@ -4,6 +4,7 @@
 //! session table, `sse` the event framing and replay, `security` the access checks.
 
 mod legacy;
+mod nudge;
 mod security;
 mod sessions;
 mod sse;
@@ -71,6 +72,7 @@ struct Http {
 pub fn serve(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<(), Error> {
     let bound =
         std::net::TcpListener::bind(addr).map_err(|e| Error::Io(std::io::Error::other(format!("{addr}: {e}"))))?;
+    let nudger = bound.local_addr().ok().and_then(nudge::Nudger::start);
     let listener = tiny_http::Server::from_listener(no_delay(bound), None)
         .map_err(|e| Error::Io(std::io::Error::other(format!("{addr}: {e}"))))?;
     log::info!("listening on http://{addr}/mcp");
@@ -89,6 +91,9 @@ pub fn serve(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<()
     // request that blocks (an SSE stream) makes the pool's monitor add a thread.
     let requests = Pool::for_blocking_jobs(4, 8192);
     for request in listener.incoming_requests() {
+        if let Some(nudger) = &nudger {
+            nudger.request_seen();
+        }
         let http = Arc::clone(&http);
         requests.spawn(move || route(&http, request));
     }

@@ -1,9 +1,9 @@
 //! Streamable HTTP and legacy SSE, spoken byte by byte over a TcpStream to the real binary.
 
-use crate::support::{binary, SchemaBook};
+use crate::support::{announced_port, binary, SchemaBook};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,22 +24,19 @@ impl Drop for Server {
 
 impl Server {
     fn start(extra: &[&str], env: &[(&str, &str)]) -> Server {
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let addr = format!("127.0.0.1:{port}");
         let mut command = Command::new(binary());
-        command.args(["--everything", "--http", &addr]).args(extra).stdout(Stdio::null()).stderr(Stdio::null());
+        command
+            .args(["--everything", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .env("RUST_LOG", "tinymcp=info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
         for (k, v) in env {
             command.env(k, v);
         }
-        let server = Server { child: command.spawn().expect("spawn tinymcp"), port };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if TcpStream::connect(&addr).is_ok() {
-                return server;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("the HTTP server did not start");
+        let mut child = command.spawn().expect("spawn tinymcp");
+        let port = announced_port(&mut child);
+        Server { child, port }
     }
 
     fn connect(&self) -> TcpStream {

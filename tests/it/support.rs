@@ -179,16 +179,15 @@ impl Client {
         Self::spawn_in(args, None)
     }
 
-    /// Spawns `tinymcp --http 127.0.0.1:<free port>` with these arguments, or over stdio.
+    /// Spawns `tinymcp --http 127.0.0.1:0` with these arguments, or over stdio.
     pub fn spawn_over(transport: Transport, args: &[&str]) -> Client {
         if transport == Transport::Stdio {
             return Self::spawn(args);
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let addr = format!("127.0.0.1:{port}");
         let mut all = args.to_vec();
-        all.extend(["--http", &addr]);
-        let mut client = Self::spawn_in(&all, None);
+        all.extend(["--http", "127.0.0.1:0"]);
+        let mut client = Self::launch(&all, None, Stdio::piped());
+        let port = announced_port(&mut client.child);
         let (tx, lines) = mpsc::channel();
         client.lines = lines;
         client.link = Link::Http(HttpLink::connect(port, tx));
@@ -197,8 +196,12 @@ impl Client {
 
     /// Spawns in a working directory.
     pub fn spawn_in(args: &[&str], cwd: Option<&std::path::Path>) -> Client {
+        Self::launch(args, cwd, Stdio::null())
+    }
+
+    fn launch(args: &[&str], cwd: Option<&std::path::Path>, stderr: Stdio) -> Client {
         let mut cmd = Command::new(binary());
-        cmd.args(args).env("RUST_LOG", "trace").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        cmd.args(args).env("RUST_LOG", "trace").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr);
         if let Some(dir) = cwd {
             cmd.current_dir(dir);
         }
@@ -498,3 +501,19 @@ macro_rules! over_both_transports {
     )*};
 }
 pub(crate) use over_both_transports;
+
+/// Reads the stderr of a server started with `--http 127.0.0.1:0` (logging at info or finer) up
+/// to the line naming the port the OS gave it, then drains the rest in a thread. A port picked by
+/// the test and freed before the server binds it can be taken in between, by another test's
+/// server or by any socket's source port.
+pub fn announced_port(child: &mut Child) -> u16 {
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut lines = BufReader::new(stderr).lines();
+    let port = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| line.split_once("listening on http://127.0.0.1:")?.1.split('/').next()?.parse().ok())
+        .expect("the HTTP server did not start");
+    thread::spawn(move || lines.for_each(drop));
+    port
+}

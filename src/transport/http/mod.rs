@@ -72,10 +72,12 @@ struct Http {
 pub fn serve(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<(), Error> {
     let bound =
         std::net::TcpListener::bind(addr).map_err(|e| Error::Io(std::io::Error::other(format!("{addr}: {e}"))))?;
-    let nudger = bound.local_addr().ok().and_then(nudge::Nudger::start);
+    // The bound address, not the asked one: with port 0 the log names the port the OS chose.
+    let local = bound.local_addr()?;
+    let nudger = nudge::Nudger::start(local);
     let listener = tiny_http::Server::from_listener(no_delay(bound), None)
         .map_err(|e| Error::Io(std::io::Error::other(format!("{addr}: {e}"))))?;
-    log::info!("listening on http://{addr}/mcp");
+    log::info!("listening on http://{local}/mcp");
     let http = Arc::new(Http {
         sessions: Sessions::new(options.max_sessions, options.session_idle),
         legacy: legacy::Legacy::default(),

@@ -27,28 +27,22 @@ const AFTER_LAST_REQUEST: u32 = 50;
 
 /// Tells the nudging thread that requests arrive.
 pub(super) struct Nudger {
-    shared: Arc<Shared>,
-    thread: Thread,
-}
-
-struct Shared {
     /// A request arrived since the nudging thread last looked.
-    activity: AtomicBool,
-    /// The nudging thread sleeps until activity; it must be unparked.
-    parked: AtomicBool,
+    activity: Arc<AtomicBool>,
+    thread: Thread,
 }
 
 impl Nudger {
     /// Starts the nudging thread for a server listening on `local`; `None` if no thread starts.
     pub(super) fn start(local: SocketAddr) -> Option<Nudger> {
-        let shared = Arc::new(Shared { activity: AtomicBool::new(false), parked: AtomicBool::new(false) });
+        let activity = Arc::new(AtomicBool::new(false));
         let target = reachable(local);
-        let nudging = Arc::clone(&shared);
+        let nudging = Arc::clone(&activity);
         let spawned = thread::Builder::new().name("mcp-http-nudge".into()).stack_size(64 * 1024).spawn(move || {
             run(&nudging, target);
         });
         match spawned {
-            Ok(handle) => Some(Nudger { thread: handle.thread().clone(), shared }),
+            Ok(handle) => Some(Nudger { thread: handle.thread().clone(), activity }),
             Err(e) => {
                 log::warn!("cannot start the connection nudger: {e}");
                 None
@@ -56,13 +50,11 @@ impl Nudger {
         }
     }
 
-    /// Called for every request: a store and a load, and an unpark only after a quiet spell.
+    /// Called for every request: a store, and an unpark that is one atomic swap unless the
+    /// thread is parked (an unpark before `park` makes that `park` return at once).
     pub(super) fn request_seen(&self) {
-        self.shared.activity.store(true, Ordering::SeqCst);
-        if self.shared.parked.load(Ordering::SeqCst) {
-            self.shared.parked.store(false, Ordering::Relaxed);
-            self.thread.unpark();
-        }
+        self.activity.store(true, Ordering::Relaxed);
+        self.thread.unpark();
     }
 }
 
@@ -75,23 +67,17 @@ fn reachable(local: SocketAddr) -> SocketAddr {
     }
 }
 
-fn run(shared: &Shared, target: SocketAddr) {
+fn run(activity: &AtomicBool, target: SocketAddr) {
     loop {
-        // Sleep until a request arrives. `parked` is stored before `activity` is checked, and
-        // `request_seen` stores `activity` before it checks `parked`: one of them sees the other.
-        while !shared.activity.swap(false, Ordering::Relaxed) {
-            shared.parked.store(true, Ordering::SeqCst);
-            if shared.activity.load(Ordering::SeqCst) {
-                shared.parked.store(false, Ordering::Relaxed);
-                continue;
-            }
+        // Sleep until a request arrives (unpark orders the store before it with this swap).
+        while !activity.swap(false, Ordering::Relaxed) {
             thread::park();
         }
         let mut left = AFTER_LAST_REQUEST;
         while left > 0 {
             thread::sleep(EVERY);
             nudge(target);
-            left = if shared.activity.swap(false, Ordering::Relaxed) { AFTER_LAST_REQUEST } else { left - 1 };
+            left = if activity.swap(false, Ordering::Relaxed) { AFTER_LAST_REQUEST } else { left - 1 };
         }
     }
 }

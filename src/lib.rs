@@ -50,6 +50,12 @@ pub mod schema;
 pub mod time;
 pub mod uri_template;
 pub mod version;
+// Leaves for protocol revision 2026-07-28, wired in by the integration of issue 12.
+#[allow(dead_code)]
+mod util {
+    pub(crate) mod seal;
+    pub(crate) mod sha256;
+}
 
 pub mod completion;
 pub mod connection;

@@ -56,6 +56,10 @@ mod util {
     pub(crate) mod seal;
     pub(crate) mod sha256;
 }
+#[allow(dead_code)]
+mod wire {
+    pub(crate) mod meta;
+}
 
 pub mod completion;
 pub mod connection;

@@ -58,6 +58,7 @@ mod util {
 }
 #[allow(dead_code)]
 mod wire {
+    pub(crate) mod headers;
     pub(crate) mod meta;
 }
 

@@ -8,8 +8,8 @@
 //! parameters). The state is authenticated, not encrypted: the client can read it, so handlers
 //! must not put secrets in it.
 
-use crate::base64;
-use crate::random;
+use crate::util::base64;
+use crate::util::random;
 use crate::util::sha256::{constant_time_eq, HmacKey, Sha256, DIGEST_LEN};
 use serde_json::Value;
 use std::fmt;

@@ -3,8 +3,8 @@
 //! A pure function over header pairs, the body and the tool's input schema; the HTTP transport
 //! calls it on per-request-era POSTs. Imports only the wire and the shared base64 codec.
 
-use crate::base64;
-use crate::jsonrpc::{RpcError, HEADER_MISMATCH};
+use crate::util::base64;
+use crate::wire::jsonrpc::{RpcError, HEADER_MISMATCH};
 use serde_json::{Map, Value};
 
 /// One request header as the transport read it: the name, and the raw value bytes.

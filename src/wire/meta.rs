@@ -3,9 +3,9 @@
 //! conformance suite expect, and the rule that tells the two eras apart per message.
 //! Imports only the wire (envelopes, revisions) and the `LogLevel` enum.
 
-use crate::jsonrpc::{RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
-use crate::logging::LogLevel;
-use crate::version::ProtocolVersion;
+use crate::features::logging::LogLevel;
+use crate::wire::jsonrpc::{RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 
 /// `_meta` key: the revision this request speaks (required).
@@ -200,7 +200,7 @@ impl RequestMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonrpc::INVALID_PARAMS;
+    use crate::wire::jsonrpc::INVALID_PARAMS;
 
     const HTTP_2026: Carrier = Carrier::Http { protocol_version: Some("2026-07-28"), session: false };
 

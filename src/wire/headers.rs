@@ -161,8 +161,7 @@ fn check_param(headers: &[Header], arguments: &Value, path: &[&str], suffix: &st
             let matches = match body {
                 Value::String(text) => decoded == *text,
                 Value::Bool(flag) => decoded == if *flag { "true" } else { "false" },
-                // Spec: integers compare as numbers, so `42.0` matches 42. Safe integers are exact in f64.
-                Value::Number(number) => decoded.parse::<f64>().ok().zip(number.as_f64()).is_some_and(|(h, b)| h == b),
+                Value::Number(number) => number_matches(number, &decoded),
                 _ => false,
             };
             if matches {
@@ -171,6 +170,22 @@ fn check_param(headers: &[Header], arguments: &Value, path: &[&str], suffix: &st
                 Err(mismatch(format!("the {name} header {decoded:?} does not match arguments.{shown} {body}")))
             }
         }
+    }
+}
+
+/// Spec (Server Validation): integers compare as numbers, so `42.0` matches 42. Only a plain
+/// decimal (`-?digits[.digits]`) compares numerically, exactly and without a float round trip
+/// (as the Python and TypeScript SDKs do); other numbers compare as their JSON text.
+fn number_matches(number: &serde_json::Number, header: &str) -> bool {
+    let integer = number.as_i64().map(i128::from).or_else(|| number.as_u64().map(i128::from));
+    let (whole, fraction) = header.split_once('.').unwrap_or((header, ""));
+    let digits = whole.strip_prefix('-').unwrap_or(whole);
+    let plain = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (header.len() == whole.len() || (!fraction.is_empty() && fraction.bytes().all(|b| b.is_ascii_digit())));
+    match integer {
+        Some(body) if plain => fraction.bytes().all(|b| b == b'0') && whole.parse::<i128>().is_ok_and(|h| h == body),
+        _ => header == number.to_string(),
     }
 }
 
@@ -459,6 +474,24 @@ mod tests {
             ("negative integer", json!({"count": -7}), with(&[("Mcp-Param-Count", "-7")]), true),
             ("integer mismatch", json!({"count": 42}), with(&[("Mcp-Param-Count", "43")]), false),
             ("integer not a number", json!({"count": 42}), with(&[("Mcp-Param-Count", "forty-two")]), false),
+            ("integer with a fraction", json!({"count": 42}), with(&[("Mcp-Param-Count", "42.5")]), false),
+            ("integer in exponent form", json!({"count": 10}), with(&[("Mcp-Param-Count", "1e1")]), false),
+            ("integer with a bare dot", json!({"count": 42}), with(&[("Mcp-Param-Count", "42.")]), false),
+            ("integer with a plus", json!({"count": 42}), with(&[("Mcp-Param-Count", "+42")]), false),
+            (
+                "integer beyond f64",
+                json!({"count": 9007199254740993u64}),
+                with(&[("Mcp-Param-Count", "9007199254740993")]),
+                true,
+            ),
+            (
+                "integer beyond f64, off by one",
+                json!({"count": 9007199254740993u64}),
+                with(&[("Mcp-Param-Count", "9007199254740992")]),
+                false,
+            ),
+            ("a float body compares as text", json!({"count": 2.5}), with(&[("Mcp-Param-Count", "2.5")]), true),
+            ("minus zero", json!({"count": 0}), with(&[("Mcp-Param-Count", "-0")]), true),
             ("integer header missing", json!({"count": 0}), with(&[]), false),
             ("boolean", json!({"dry": true}), with(&[("Mcp-Param-Dry-Run", "true")]), true),
             ("boolean false", json!({"dry": false}), with(&[("Mcp-Param-Dry-Run", "false")]), true),

@@ -73,11 +73,12 @@ pub(crate) fn era(method: &str, params: &Value, carrier: Carrier) -> Era {
     }
 }
 
-/// The revisions this server speaks, newest first: `supportedVersions` in `server/discover` and
-/// `data.supported` in `-32022`. The handshake revisions are listed too (spec basic/versioning
-/// shows a dual-era server doing so), so a dual-era client can fall back to `initialize`.
+/// The revisions served per request, newest first: `supportedVersions` in `server/discover` and
+/// `data.supported` in `-32022`. The handshake revisions are not listed: a client cannot name
+/// them in `_meta`, and the Python SDK and the TypeScript fixture list the per-request ones
+/// only. A dual-era client learns of the others from `initialize`.
 pub(crate) fn supported_versions() -> Vec<&'static str> {
-    ProtocolVersion::ALL.iter().rev().map(|v| v.as_str()).collect()
+    ProtocolVersion::ALL.iter().rev().filter(|v| !v.is_stateful()).map(|v| v.as_str()).collect()
 }
 
 /// A 2026-07-28 request's `_meta`, checked.
@@ -327,7 +328,7 @@ mod tests {
         assert_eq!(err.code, UNSUPPORTED_PROTOCOL_VERSION);
         let data = err.data.unwrap();
         assert_eq!(data["requested"], "v999.0.0");
-        assert_eq!(data["supported"], json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]));
+        assert_eq!(data["supported"], json!(["2026-07-28"]));
     }
 
     #[test]

@@ -59,6 +59,12 @@ pub(crate) enum StateError {
         /// The tool or prompt name it was issued for.
         name: String,
     },
+    /// At sealing: the state would make a token longer than [`MAX_TOKEN_LEN`], which `open`
+    /// refuses; the answers gathered so far are too large to carry through the client.
+    TooLarge {
+        /// The token length it would have, in characters.
+        len: usize,
+    },
     /// Authentic and for this request, but past its expiry.
     Expired {
         /// How long ago it expired.
@@ -75,6 +81,9 @@ impl fmt::Display for StateError {
             }
             StateError::Foreign { method, name } => {
                 write!(f, "requestState was issued for another request ({method} {name:?} with other arguments or another name)")
+            }
+            StateError::TooLarge { len } => {
+                write!(f, "requestState too large: {len} characters, the limit is {MAX_TOKEN_LEN}")
             }
             StateError::Expired { ago } => {
                 write!(f, "requestState expired {} ms ago: start the request again", ago.as_millis())
@@ -141,8 +150,15 @@ impl StateKey {
         Ok(StateKey { mac: HmacKey::new(&key) })
     }
 
-    /// Seals `state` for the request `origin`, valid until `expires`.
-    pub(crate) fn seal(&self, state: &[u8], origin: &Origin, expires: SystemTime) -> String {
+    /// Seals `state` for the request `origin`, valid until `expires`. Refuses a state whose
+    /// token [`StateKey::open`] would refuse as too long.
+    pub(crate) fn seal(&self, state: &[u8], origin: &Origin, expires: SystemTime) -> Result<String, StateError> {
+        let raw_len = FIXED_LEN + origin.method.len() + origin.name.len() + state.len() + DIGEST_LEN;
+        // Unpadded base64: four characters per three bytes, rounded up.
+        let len = (raw_len * 4).div_ceil(3);
+        if len > MAX_TOKEN_LEN {
+            return Err(StateError::TooLarge { len });
+        }
         let expires_ms =
             expires.duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let mut token =
@@ -155,7 +171,7 @@ impl StateKey {
         token.extend_from_slice(state);
         let tag = self.mac.tag(&token);
         token.extend_from_slice(&tag);
-        to_url_safe(&base64::encode(&token))
+        Ok(to_url_safe(&base64::encode(&token)))
     }
 
     /// Opens a token sealed by [`StateKey::seal`] for the request `origin`, at time `now`.
@@ -204,7 +220,7 @@ impl StateKey {
     }
 
     /// [`StateKey::seal`] for a JSON state.
-    pub(crate) fn seal_json(&self, state: &Value, origin: &Origin, expires: SystemTime) -> String {
+    pub(crate) fn seal_json(&self, state: &Value, origin: &Origin, expires: SystemTime) -> Result<String, StateError> {
         self.seal(state.to_string().as_bytes(), origin, expires)
     }
 
@@ -339,7 +355,7 @@ mod tests {
     #[test]
     fn sealed_state_opens_for_the_same_request() {
         let args = json!({"b": [1, 2.5, "x"], "a": {"nested": null, "t": true}});
-        let token = key().seal(b"round 2 of 3", &origin(&args), now() + HOUR);
+        let token = key().seal(b"round 2 of 3", &origin(&args), now() + HOUR).unwrap();
         assert!(token.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'), "{token}");
         assert_eq!(key().open(&token, &origin(&args), now()).unwrap(), b"round 2 of 3");
         // Key order in the arguments does not matter.
@@ -351,24 +367,24 @@ mod tests {
     fn json_state_round_trips_and_empty_state_is_allowed() {
         let args = json!({});
         let state = json!({"round": 2, "answers": {"step1": {"name": "Alice"}}});
-        let token = key().seal_json(&state, &origin(&args), now() + HOUR);
+        let token = key().seal_json(&state, &origin(&args), now() + HOUR).unwrap();
         assert_eq!(key().open_json(&token, &origin(&args), now()).unwrap(), state);
-        let empty = key().seal(b"", &origin(&args), now() + HOUR);
+        let empty = key().seal(b"", &origin(&args), now() + HOUR).unwrap();
         assert_eq!(key().open(&empty, &origin(&args), now()).unwrap(), b"");
     }
 
     #[test]
     fn two_seals_of_one_state_open_alike_and_differ_by_expiry() {
         let args = json!({});
-        let first = key().seal(b"s", &origin(&args), now() + HOUR);
-        let second = key().seal(b"s", &origin(&args), now() + HOUR + Duration::from_millis(1));
+        let first = key().seal(b"s", &origin(&args), now() + HOUR).unwrap();
+        let second = key().seal(b"s", &origin(&args), now() + HOUR + Duration::from_millis(1)).unwrap();
         assert_ne!(first, second);
     }
 
     #[test]
     fn every_refusal_names_its_reason() {
         let args = json!({"city": "Paris"});
-        let token = key().seal(b"state", &origin(&args), now() + HOUR);
+        let token = key().seal(b"state", &origin(&args), now() + HOUR).unwrap();
         let other_args = json!({"city": "Lyon"});
         let other_tool = Origin { name: "test_input_required_result_elicitation", ..origin(&args) };
         let other_method = Origin { method: "prompts/get", ..origin(&args) };
@@ -415,6 +431,7 @@ mod tests {
                 StateError::Tampered => "tampered",
                 StateError::Foreign { .. } => "foreign",
                 StateError::Expired { .. } => "expired",
+                StateError::TooLarge { .. } => "too large",
             });
             assert_eq!(kind, expect(name), "{name}: {got:?}");
             if let Err(StateError::Foreign { .. }) = &got {
@@ -430,7 +447,7 @@ mod tests {
     #[test]
     fn a_version_byte_we_do_not_know_is_malformed_not_tampered() {
         let args = json!({});
-        let token = key().seal(b"s", &origin(&args), now() + HOUR);
+        let token = key().seal(b"s", &origin(&args), now() + HOUR).unwrap();
         let mut bytes = from_url_safe(&token).unwrap();
         bytes[0] = 2;
         let forged = to_url_safe(&base64::encode(&bytes));
@@ -438,9 +455,38 @@ mod tests {
     }
 
     #[test]
+    fn seal_refuses_exactly_the_states_open_would_refuse_as_too_long() {
+        let args = json!({});
+        let o = origin(&args);
+        let boundary = MAX_TOKEN_LEN * 3 / 4 - (FIXED_LEN + o.method.len() + o.name.len() + DIGEST_LEN);
+        let mut largest = 0;
+        for len in boundary - 4..boundary + 4 {
+            match key().seal(&vec![b'x'; len], &origin(&args), now() + HOUR) {
+                Ok(token) => {
+                    assert!(token.len() <= MAX_TOKEN_LEN);
+                    largest = len;
+                }
+                Err(StateError::TooLarge { len: predicted }) => {
+                    assert!(predicted > MAX_TOKEN_LEN, "{predicted}");
+                    let err = StateError::TooLarge { len: predicted }.to_string();
+                    assert!(err.starts_with("requestState too large: "), "{err}");
+                }
+                Err(other) => panic!("{other}"),
+            }
+        }
+        assert!(largest > 0, "some state near the limit seals");
+        let token = key().seal(&vec![b'x'; largest], &origin(&args), now() + HOUR).unwrap();
+        assert_eq!(key().open(&token, &origin(&args), now()).unwrap().len(), largest);
+        assert!(matches!(
+            key().seal(&vec![b'x'; largest + 1], &origin(&args), now() + HOUR),
+            Err(StateError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
     fn expired_error_says_how_long_ago() {
         let args = json!({});
-        let token = key().seal(b"s", &origin(&args), now());
+        let token = key().seal(b"s", &origin(&args), now()).unwrap();
         let err = key().open(&token, &origin(&args), now() + Duration::from_millis(1500)).unwrap_err();
         assert_eq!(err, StateError::Expired { ago: Duration::from_millis(1500) });
         assert_eq!(err.to_string(), "requestState expired 1500 ms ago: start the request again");
@@ -454,7 +500,7 @@ mod tests {
         std::fs::write(&path, format!("  {}\n", "0123456789abcdefABCDEF".repeat(3))).unwrap();
         let (a, b) = (StateKey::from_file(&path).unwrap(), StateKey::from_file(&path).unwrap());
         let args = json!({});
-        let token = a.seal(b"shared", &origin(&args), now() + HOUR);
+        let token = a.seal(b"shared", &origin(&args), now() + HOUR).unwrap();
         assert_eq!(b.open(&token, &origin(&args), now()).unwrap(), b"shared");
         let random = StateKey::random().unwrap();
         assert_eq!(random.open(&token, &origin(&args), now()), Err(StateError::Tampered));

@@ -314,7 +314,7 @@ pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> String {
 }
 
 /// A request frame (server to client).
-pub fn request(id: &RequestId, method: &str, params: &Value) -> String {
+pub fn request_text(id: &RequestId, method: &str, params: &Value) -> String {
     to_json(&RequestFrame { jsonrpc: "2.0", id, method, params })
 }
 

@@ -60,5 +60,6 @@ pub use features::tools::{CallToolResult, Tool, ToolAnnotations};
 pub use server::connection::{Connection, Outgoing, Sink};
 pub use server::context::RequestCx;
 pub use server::{Options, Server};
+pub use transport::memory::MemoryClient;
 pub use wire::jsonrpc::{RequestId, RpcError};
 pub use wire::version::ProtocolVersion;

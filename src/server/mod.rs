@@ -73,7 +73,7 @@ pub struct Server {
     options: Options,
     registry: RwLock<Arc<Registry>>,
     listeners: Mutex<Vec<Weak<dyn Listener>>>,
-    subscribe_hooks: RwLock<Vec<Box<SubscribeHook>>>,
+    subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
     pub(crate) pool: Pool,
 }
 
@@ -227,11 +227,13 @@ impl Server {
     /// provider that polls for changes notes there the state later changes are compared with,
     /// so a change right after the subscription is not missed.
     pub fn on_subscribe(&self, hook: impl Fn(&str) + Send + Sync + 'static) {
-        self.subscribe_hooks.write().unwrap_or_else(PoisonError::into_inner).push(Box::new(hook));
+        self.subscribe_hooks.write().unwrap_or_else(PoisonError::into_inner).push(Arc::new(hook));
     }
 
     pub(crate) fn subscribed(&self, uri: &str) {
-        for hook in self.subscribe_hooks.read().unwrap_or_else(PoisonError::into_inner).iter() {
+        // The hooks run on a copy of the list, with no lock held: a hook may add a hook.
+        let hooks = self.subscribe_hooks.read().unwrap_or_else(PoisonError::into_inner).clone();
+        for hook in hooks {
             hook(uri);
         }
     }

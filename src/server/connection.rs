@@ -37,9 +37,15 @@ impl Connection {
         &self.server
     }
 
-    /// Handles one parsed line or body. Never runs handler code on the caller's thread, so the
-    /// reader stays free to deliver the answers handlers wait for.
-    pub fn handle(&self, incoming: Result<Incoming, Malformed>, reply: &Sink) {
+    /// Handles one message (or batch) as text: a line of stdio, an HTTP body. Answers go to
+    /// `reply`. Never runs handler code on the caller's thread, so the reader stays free to
+    /// deliver the answers handlers wait for.
+    pub fn handle_text(&self, text: &str, reply: &Sink) {
+        self.handle(jsonrpc::parse(text), reply);
+    }
+
+    /// Handles one parsed line or body.
+    pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, reply: &Sink) {
         match incoming {
             Err(bad) => reply.send(Outgoing::Response(jsonrpc::error_response(bad.id.as_ref(), &bad.error))),
             Ok(Incoming::Single(message)) => self.handle_message(message, reply),
@@ -48,7 +54,7 @@ impl Connection {
     }
 
     /// Handles one message.
-    pub fn handle_message(&self, message: Message, reply: &Sink) {
+    pub(crate) fn handle_message(&self, message: Message, reply: &Sink) {
         match message {
             Message::Request(req) => self.on_request(req, reply),
             Message::Notification(n) => methods::on_notification(&self.session, n),

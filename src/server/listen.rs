@@ -14,4 +14,6 @@ pub(crate) trait Listener: Send + Sync {
     fn subscriptions(&self) -> Vec<String>;
     /// Delivers one notification.
     fn notify(&self, method: &str, params: &Value);
+    /// Ends it (the server is shutting down): what it runs sees cancellation.
+    fn close(&self);
 }

@@ -14,11 +14,8 @@ mod sink;
 
 pub use crate::features::completion::Completer;
 use crate::features::content::{Icon, ResourceContents};
-pub use crate::features::prompts::PromptHandler;
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
-use crate::features::resources::{self, Resource, ResourceEntry, ResourceTemplate, TemplateEntry};
-pub use crate::features::resources::{ReadHandler, ResourceLister};
-pub use crate::features::tools::ToolHandler;
+use crate::features::resources::{self, Resource, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
 use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
 use crate::server::context::{RequestCx, Runtime};
 use crate::server::listen::Listener;
@@ -33,14 +30,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
-/// Tunable limits. The defaults suit a local server.
+/// Tunable limits. The defaults suit a local server; change them with the `with_*` methods
+/// (`Options::default().with_max_in_flight(16)`), so a new option breaks no embedder.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// Items per page of every `*/list`.
     pub page_size: usize,
     /// How long a request to the client (sampling, elicitation, roots) may wait for its answer.
     pub client_request_timeout: Duration,
-    /// Requests one session may have running at once; more are refused.
+    /// Requests one session may have running at once; more wait in a bounded queue.
     pub max_in_flight: usize,
     /// Worker threads kept for handlers when idle.
     pub resident_workers: usize,
@@ -60,6 +59,44 @@ impl Default for Options {
             max_workers: 1024,
             max_message_bytes: 4 * 1024 * 1024,
         }
+    }
+}
+
+impl Options {
+    /// Items per page of every `*/list`.
+    pub fn with_page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size;
+        self
+    }
+
+    /// How long a request to the client (sampling, elicitation, roots) may wait for its answer.
+    pub fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
+    }
+
+    /// Requests one session may have running at once; more wait in a bounded queue.
+    pub fn with_max_in_flight(mut self, max_in_flight: usize) -> Self {
+        self.max_in_flight = max_in_flight;
+        self
+    }
+
+    /// Worker threads kept for handlers when idle.
+    pub fn with_resident_workers(mut self, resident_workers: usize) -> Self {
+        self.resident_workers = resident_workers;
+        self
+    }
+
+    /// Worker threads at most, across every session.
+    pub fn with_max_workers(mut self, max_workers: usize) -> Self {
+        self.max_workers = max_workers;
+        self
+    }
+
+    /// The largest message (stdio line or HTTP body) accepted, in bytes.
+    pub fn with_max_message_bytes(mut self, max_message_bytes: usize) -> Self {
+        self.max_message_bytes = max_message_bytes;
+        self
     }
 }
 
@@ -318,11 +355,33 @@ impl Server {
         self.instructions.as_deref()
     }
 
+    /// Stops the server: every connection's running handlers see cancellation and their
+    /// requests to the client fail at once; the worker threads finish their current job and
+    /// are joined (a handler that ignores cancellation for 5 s is left to finish alone). Requests that arrive later get no answer, so stop the transports first:
+    /// stdio ends with its input, HTTP with `HttpServer::shutdown`. Dropping the last
+    /// `Arc<Server>` does the same.
+    pub fn shutdown(&self) {
+        for listener in self.live_listeners() {
+            listener.close();
+        }
+        self.pool.shutdown(SHUTDOWN_GRACE);
+    }
+
     /// The capabilities: exactly the features something is registered for.
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> Value {
         self.registry().capabilities(version)
     }
 }
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.pool.shutdown(SHUTDOWN_GRACE);
+    }
+}
+
+/// How long stopping a server waits for handlers to end; one that ignores cancellation longer
+/// is left to finish alone.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// What a request reaches of the server: options, the pool, the subscribe hooks.
 impl Runtime for Server {

@@ -278,4 +278,8 @@ impl Listener for Session {
     fn notify(&self, method: &str, params: &Value) {
         Session::notify(self, method, params);
     }
+
+    fn close(&self) {
+        Session::close(self);
+    }
 }

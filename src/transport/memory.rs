@@ -3,7 +3,6 @@
 
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::server::Server;
-use crate::wire::jsonrpc;
 use serde_json::{json, Value};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
@@ -46,7 +45,7 @@ impl MemoryClient {
     /// Sends one JSON-RPC message (or batch), as text. Returns once the server has taken it;
     /// handlers run on the server's workers.
     pub fn send(&self, text: &str) {
-        self.connection.handle(jsonrpc::parse(text), &self.sink);
+        self.connection.handle_text(text, &self.sink);
     }
 
     /// The next message the server sent, or `None` when none came within `timeout`.

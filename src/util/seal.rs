@@ -108,9 +108,10 @@ impl StateKey {
     }
 
     /// Reads a key file: the key as hexadecimal text, at least 64 hex digits (32 bytes),
-    /// surrounding whitespace ignored, e.g. made by `openssl rand -hex 32 > state.key`.
-    pub(crate) fn from_file(path: &Path) -> Result<StateKey, crate::Error> {
-        let refuse = |why: String| crate::Error::Config(format!("state key file {}: {why}", path.display()));
+    /// surrounding whitespace ignored, e.g. made by `openssl rand -hex 32 > state.key`. The
+    /// error names the file and says what is wrong (the binary wraps it in `Error::Config`).
+    pub(crate) fn from_file(path: &Path) -> Result<StateKey, String> {
+        let refuse = |why: String| format!("state key file {}: {why}", path.display());
         let file = std::fs::File::open(path).map_err(|e| refuse(e.to_string()))?;
         let mut text = String::new();
         file.take(MAX_KEY_FILE_LEN + 1).read_to_string(&mut text).map_err(|e| refuse(e.to_string()))?;
@@ -528,17 +529,17 @@ mod tests {
     #[test]
     fn key_file_errors_name_the_file() {
         let missing = Path::new("/nonexistent/tinymcp/state.key");
-        let err = StateKey::from_file(missing).unwrap_err().to_string();
+        let err = StateKey::from_file(missing).unwrap_err();
         assert!(err.contains("/nonexistent/tinymcp/state.key"), "{err}");
         let dir = std::env::temp_dir().join(format!("tinymcp-seal-short-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let short = dir.join("short.key");
         std::fs::write(&short, "abcd\n").unwrap();
-        let err = StateKey::from_file(&short).unwrap_err().to_string();
+        let err = StateKey::from_file(&short).unwrap_err();
         assert!(err.contains("short.key") && err.contains("key too short: 2 bytes"), "{err}");
         let big = dir.join("big.key");
         std::fs::write(&big, "ab".repeat(4096)).unwrap();
-        let err = StateKey::from_file(&big).unwrap_err().to_string();
+        let err = StateKey::from_file(&big).unwrap_err();
         assert!(err.contains("longer than 4096 bytes"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

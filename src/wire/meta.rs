@@ -1,12 +1,53 @@
-//! Revision 2026-07-28 per-request `_meta` (protocol version, client capabilities, client info,
-//! log level), read into a typed [`RequestMeta`] with errors in the order the spec and the
-//! conformance suite expect, and the rule that tells the two eras apart per message.
-//! Imports only the wire (envelopes, revisions) and the `LogLevel` enum.
+//! What a request's own `_meta` carries, and the wire types it shares with the methods: the
+//! progress token, the related-task key, the logging level, and (revision 2026-07-28) the
+//! per-request revision, client capabilities, client info and log level, read into a typed
+//! [`RequestMeta`] in the order the spec and the conformance suite expect, with the rule that
+//! tells the two eras apart per message. Imports only the wire.
 
-use crate::features::logging::LogLevel;
 use crate::wire::jsonrpc::{RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::version::ProtocolVersion;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+
+/// The `_meta` key that ties a message to the task it belongs to (2025-11-25 tasks).
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// The `_meta.progressToken` of a request's params, if it asked for progress.
+pub fn progress_token(params: &Value) -> Option<Value> {
+    params.get("_meta").and_then(|m| m.get("progressToken")).cloned()
+}
+
+/// The eight syslog severities, least severe first, so `Ord` filters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Detailed debugging.
+    Debug,
+    /// Informational.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Warning conditions.
+    Warning,
+    /// Error conditions.
+    Error,
+    /// Critical conditions.
+    Critical,
+    /// Action must be taken immediately.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// The level used until the client sets one.
+    pub const DEFAULT: LogLevel = LogLevel::Info;
+
+    /// Reads a level name.
+    pub fn parse(text: &str) -> Option<LogLevel> {
+        serde_json::from_value(Value::String(text.to_owned())).ok()
+    }
+}
 
 /// `_meta` key: the revision this request speaks (required).
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -202,6 +243,20 @@ impl RequestMeta {
 mod tests {
     use super::*;
     use crate::wire::jsonrpc::INVALID_PARAMS;
+
+    #[test]
+    fn levels_order_like_syslog() {
+        assert!(LogLevel::Debug < LogLevel::Info && LogLevel::Alert < LogLevel::Emergency);
+        assert_eq!(LogLevel::parse("warning"), Some(LogLevel::Warning));
+        assert_eq!(LogLevel::parse("warn"), None);
+    }
+
+    #[test]
+    fn a_progress_token_is_read_from_meta_only() {
+        assert_eq!(progress_token(&json!({"_meta": {"progressToken": 7}})), Some(json!(7)));
+        assert_eq!(progress_token(&json!({"progressToken": 7})), None);
+        assert_eq!(progress_token(&Value::Null), None);
+    }
 
     const HTTP_2026: Carrier = Carrier::Http { protocol_version: Some("2026-07-28"), session: false };
 

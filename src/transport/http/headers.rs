@@ -1,7 +1,7 @@
 //! Streamable HTTP request headers of revision 2026-07-28 (SEP-2243), checked against the body:
 //! `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` mirrored from tool arguments marked `x-mcp-header`.
-//! A pure function over header pairs, the body and the tool's input schema; the HTTP transport
-//! calls it on per-request-era POSTs. Imports only the wire and the shared base64 codec.
+//! A pure function over header pairs, the body and the tool's input schema, which `post` calls
+//! on per-request-era POSTs. Imports only the wire and the shared base64 codec; no socket.
 
 use crate::util::base64;
 use crate::wire::jsonrpc::{RpcError, HEADER_MISMATCH};

@@ -28,13 +28,8 @@ impl Connection {
     }
 
     /// The session.
-    pub fn session(&self) -> &Arc<Session> {
+    pub(crate) fn session(&self) -> &Arc<Session> {
         &self.session
-    }
-
-    /// The server.
-    pub fn server(&self) -> &Arc<Server> {
-        &self.server
     }
 
     /// Handles one message (or batch) as text: a line of stdio, an HTTP body. Answers go to

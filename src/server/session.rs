@@ -49,13 +49,11 @@ struct Flights {
 pub(crate) struct Negotiated {
     pub version: ProtocolVersion,
     pub client_capabilities: Arc<Value>,
-    pub client_info: Arc<Value>,
 }
 
 #[derive(Default)]
 struct State {
     negotiated: Option<Negotiated>,
-    initialized_notified: bool,
     log_level: Option<LogLevel>,
 }
 
@@ -118,18 +116,9 @@ impl Session {
         lock(&self.state).negotiated.as_ref().map(|n| n.version)
     }
 
-    /// The `clientInfo` the client sent with `initialize`.
-    pub fn client_info(&self) -> Option<Value> {
-        lock(&self.state).negotiated.as_ref().map(|n| Value::clone(&n.client_info))
-    }
-
     /// Whether `initialize` has been answered.
     pub fn is_initialized(&self) -> bool {
         lock(&self.state).negotiated.is_some()
-    }
-
-    pub(crate) fn mark_initialized_notified(&self) {
-        lock(&self.state).initialized_notified = true;
     }
 
     pub(crate) fn log_level(&self) -> LogLevel {
@@ -253,11 +242,6 @@ impl Session {
     /// How many requests are running or waiting for a slot.
     pub fn in_flight(&self) -> usize {
         lock(&self.flights).flags.len()
-    }
-
-    /// Whether the client sent `notifications/initialized`.
-    pub fn was_initialized_notified(&self) -> bool {
-        lock(&self.state).initialized_notified
     }
 }
 

@@ -147,9 +147,15 @@ impl Session {
         self.notifier.send(Outgoing::Notification(jsonrpc::notification(method, params)));
     }
 
+    /// Whether every slot is taken right now (a hint: it may change before `admit`).
+    pub(crate) fn looks_full(&self, max_in_flight: usize) -> bool {
+        lock(&self.flights).running >= max_in_flight
+    }
+
     /// Registers an incoming request: its job, given the request's cancellation flag, comes
     /// back to run now, or waits for a slot in order (`None`). Never blocks: a full session
-    /// queues up to `MAX_QUEUED` requests (`size` bytes each) and refuses beyond.
+    /// queues up to `MAX_QUEUED` requests and `MAX_QUEUED_BYTES` of params (`size` each) and
+    /// refuses beyond.
     pub(crate) fn admit(
         &self,
         id: &RequestId,

@@ -43,6 +43,9 @@ OPTIONS:
     --max-sessions N        HTTP sessions at once (default 1000); more get 503
     --session-idle-secs N   end an HTTP session unused this long (default 1800)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
+    --state-key-file FILE   seal 2026-07-28 requestState with the hex key in FILE (at least 64
+                            hex digits, e.g. `openssl rand -hex 32`), so replicas sharing it
+                            accept each other's states (default: a random key per process)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
     --max-in-flight N       requests one client may have running; more wait up to 1 s for a
@@ -68,6 +71,7 @@ struct Args {
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
     manifest: Option<PathBuf>,
+    state_key_file: Option<PathBuf>,
 }
 
 enum Parsed {
@@ -95,6 +99,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         page_size: None,
         max_in_flight: None,
         manifest: None,
+        state_key_file: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -110,6 +115,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
             "--check" => return Ok(Parsed::Check(PathBuf::from(args.next().ok_or("--check needs a file")?))),
+            "--state-key-file" => {
+                parsed.state_key_file = Some(PathBuf::from(args.next().ok_or("--state-key-file needs a file")?));
+            }
             "--include-hidden" => parsed.include_hidden = true,
             "--no-watch" => parsed.watch = false,
             "--watch-interval" => {
@@ -141,7 +149,7 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
                     .ok_or_else(|| format!("--host: expected one of {}, got {name:?}", hosts::HOST_NAMES))?;
                 host = Some(found);
             }
-            "--root" | "--manifest" => {
+            "--root" | "--manifest" | "--state-key-file" => {
                 let value = args.next().ok_or_else(|| format!("{arg} needs a path"))?;
                 let absolute =
                     std::fs::canonicalize(&value).map_err(|e| format!("{arg} {value}: {e}"))?.display().to_string();
@@ -184,6 +192,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         options.max_in_flight = n;
     }
     let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
+    if let Some(file) = &args.state_key_file {
+        server.set_state_key_file(file)?;
+    }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);

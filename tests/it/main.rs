@@ -20,6 +20,7 @@ mod progress;
 mod prompts;
 mod resources;
 mod revisions;
+mod stateless;
 mod stdio;
 mod tasks;
 mod tools;

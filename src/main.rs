@@ -45,8 +45,8 @@ OPTIONS:
     --max-streams N         GET streams one HTTP session may hold open (default 8)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
-    --max-in-flight N       requests one client may have running; more wait up to 1 s for a
-                            slot, then are refused (default 256)
+    --max-in-flight N       requests one client may have running; more wait in order for a
+                            slot (4096 at most), then are refused (default 256)
     -h, --help              print this help
     -V, --version           print the version
 

@@ -8,8 +8,8 @@ say() { echo "check-layers: $*" >&2; fail=1; }
 # Only the stdio transport touches stdout; only main.rs prints.
 grep -rn 'io::stdout()\|std::io::stdout' src --include=*.rs | grep -v '^src/transport/stdio.rs:' && say "stdout used outside src/transport/stdio.rs"
 grep -rn 'println!\|print!(' src --include=*.rs | grep -v '^src/main.rs:' && say "print outside src/main.rs"
-# tiny_http only under transport/.
-grep -rln 'tiny_http' src --include=*.rs | grep -v '^src/transport/' && say "tiny_http used outside src/transport/"
+# Sockets and the HTTP parser only under transport/.
+grep -rln 'httparse\|TcpListener\|TcpStream' src --include=*.rs | grep -v '^src/transport/' && say "httparse or sockets used outside src/transport/"
 # Feature modules never name transports, threads or channels.
 for f in src/tools.rs src/resources.rs src/prompts.rs src/completion.rs src/logging.rs src/content.rs src/pagination.rs src/lifecycle.rs; do
   grep -n 'transport::\|std::thread\|mpsc' "$f" && say "$f names a transport, thread or channel"

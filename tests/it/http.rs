@@ -215,12 +215,26 @@ fn delete_ends_the_session() {
 }
 
 #[test]
-fn the_session_cap_is_a_clear_503() {
+fn at_the_session_cap_the_longest_idle_session_makes_room_and_busy_ones_get_a_503() {
     let server = Server::start(&["--max-sessions", "1"], &[]);
-    server.session(json!({}));
+    let first = server.session(json!({}));
+    // The only session is idle: it ends to make room, and its client learns so with a 404.
+    let second = server.session(json!({}));
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    assert_eq!(server.post(&[("Mcp-Session-Id", &first)], &ping).status, 404);
+    // A session holding a stream is busy: the newcomer is told to come back.
+    let mut get = server.connect();
+    let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", second.as_str())];
+    write_request(&mut get, server.port, "GET", "/mcp", &headers, "");
+    let mut reader = BufReader::new(get);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.starts_with("HTTP/1.1 200"), "{line}");
     let refused = server.post(&[], &initialize(json!({})));
     assert_eq!(refused.status, 503);
+    assert!(refused.header("retry-after").is_some());
     assert!(refused.json()["error"]["message"].as_str().unwrap().contains("too many sessions"));
+    assert_eq!(server.post(&[("Mcp-Session-Id", &second)], &ping).status, 200);
 }
 
 #[test]

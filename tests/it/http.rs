@@ -1,8 +1,9 @@
 //! Streamable HTTP and legacy SSE, spoken byte by byte over a TcpStream to the real binary.
 
+use crate::raw_http::{read_reply, write_request, Reply};
 use crate::support::{announced_port, binary, SchemaBook};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -40,9 +41,7 @@ impl Server {
     }
 
     fn connect(&self) -> TcpStream {
-        let stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        stream
+        crate::raw_http::connect(self.port)
     }
 
     fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
@@ -72,92 +71,6 @@ impl Server {
 fn initialize(capabilities: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "it", "version": "1"}}})
-}
-
-fn write_request(stream: &mut TcpStream, port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &str) {
-    let mut text = format!("{method} {path} HTTP/1.1\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        text.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
-    }
-    for (k, v) in headers {
-        text.push_str(&format!("{k}: {v}\r\n"));
-    }
-    text.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    stream.write_all(text.as_bytes()).unwrap();
-}
-
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
-    }
-
-    /// The JSON of every `data:` line of an SSE body, with its event id.
-    fn events(&self) -> Vec<(Option<String>, Value)> {
-        sse_events(&self.body)
-    }
-}
-
-fn sse_events(body: &str) -> Vec<(Option<String>, Value)> {
-    let mut events = Vec::new();
-    for block in body.split("\n\n") {
-        let id = block.lines().find_map(|l| l.strip_prefix("id: ")).map(str::to_owned);
-        if let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) {
-            if !data.trim().is_empty() {
-                events.push((id, serde_json::from_str(data).unwrap()));
-            }
-        }
-    }
-    events
-}
-
-/// Reads one response: a Content-Length body or a chunked one, to its end.
-fn read_reply(reader: &mut impl BufRead) -> Reply {
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    let status =
-        line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("status line {line:?}"));
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).unwrap();
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        let (k, v) = l.split_once(':').unwrap();
-        headers.push((k.trim().to_owned(), v.trim().to_owned()));
-    }
-    let find = |name: &str| {
-        headers.iter().find(|(k, _): &&(String, String)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone())
-    };
-    let mut body = Vec::new();
-    if find("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        loop {
-            line.clear();
-            reader.read_line(&mut line).unwrap();
-            let size = usize::from_str_radix(line.trim(), 16).unwrap();
-            let mut chunk = vec![0; size + 2];
-            reader.read_exact(&mut chunk).unwrap();
-            if size == 0 {
-                break;
-            }
-            body.extend_from_slice(&chunk[..size]);
-        }
-    } else if let Some(n) = find("content-length").and_then(|v| v.parse::<usize>().ok()) {
-        body.resize(n, 0);
-        reader.read_exact(&mut body).unwrap();
-    }
-    Reply { status, headers, body: String::from_utf8(body).unwrap() }
 }
 
 #[test]
@@ -366,9 +279,9 @@ fn the_get_stream_carries_list_changed() {
 
 #[test]
 fn connections_that_arrive_together_are_all_served() {
-    // Keep-alive connections each hold one of tiny_http's threads; the others close and leave
-    // idle threads behind. New connections that then arrive together once lost a wake-up in
-    // tiny_http's pool and sat unread until some other connection closed.
+    // Keep-alive connections each hold a thread; the others close. New connections that then
+    // arrive together once lost a wake-up in tiny_http's pool and sat unread until some other
+    // connection closed.
     let server = Server::start(&[], &[]);
     let mut held = Vec::new();
     for round in 0..20 {

@@ -1,6 +1,7 @@
 //! The one integration-test crate: every test spawns the real binary and speaks the protocol.
 
 mod http_link;
+mod raw_http;
 mod support;
 
 mod client_requests;
@@ -8,6 +9,7 @@ mod config;
 mod embedding;
 mod features;
 mod files;
+mod hostile;
 mod http;
 mod jsonrpc;
 mod lifecycle;

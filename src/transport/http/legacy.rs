@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 /// Messages that may wait for a legacy session's stream.
-const WAITING: usize = 1000;
+const WAITING: usize = 256;
 
 struct LegacySession {
     connection: Connection,

@@ -15,11 +15,11 @@ mod wire;
 
 pub use security::Access;
 
-use crate::connection::{Outgoing, Sink};
 use crate::error::Error;
-use crate::jsonrpc::{self, Incoming, Malformed, Message, RequestId, RpcError};
+use crate::server::connection::{Outgoing, Sink};
 use crate::server::Server;
-use crate::version::ProtocolVersion;
+use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, RequestId, RpcError};
+use crate::wire::version::ProtocolVersion;
 use security::Refusal;
 use sessions::{HttpSession, Refused, Sessions};
 use sse::{SseWriter, Stream};

@@ -4,9 +4,9 @@
 //! expires within a minute, and at the cap the longest-idle session makes room.
 
 use super::sse::Stream;
-use crate::connection::{BoundedReceiver, Connection, Outgoing, Sink};
-use crate::random;
+use crate::server::connection::{BoundedReceiver, Connection, Outgoing, Sink};
 use crate::server::Server;
+use crate::util::random;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;

@@ -4,8 +4,8 @@
 //! `WAITING` messages the newest are dropped, and a client that stops reading loses its stream
 //! (and session) once a write has made no progress for the write timeout.
 
+use super::http1::Exchange;
 use super::sse::SseWriter;
-use super::wire::Exchange;
 use super::{read_message, Answer, Http, SLICE};
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::util::random;

@@ -6,7 +6,7 @@
 //! in the backlog: the loop logs once, backs off (up to half a second) and serves again when
 //! something frees up. An accept loop that stopped would leave a process that looks alive.
 
-use super::wire::{Conn, Exchange, HEAD_TIMEOUT, WRITE_TIMEOUT};
+use super::http1::{Conn, Exchange, HEAD_TIMEOUT, WRITE_TIMEOUT};
 use super::Http;
 use std::collections::HashMap;
 use std::io::Write;

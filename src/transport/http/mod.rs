@@ -1,17 +1,17 @@
 //! HTTP: Streamable HTTP at `/mcp` (revisions 2025-03-26 to 2025-11-25) and the legacy
 //! HTTP+SSE transport of 2024-11-05 (`/sse` and `/messages`). Blocking, a thread per
-//! connection. `listener` owns the socket, `wire` speaks HTTP/1.1, this file routes and answers;
+//! connection. `listener` owns the socket, `http1` speaks HTTP/1.1, this file routes and answers;
 //! `sessions` keeps the session table, `sse` the event framing and replay, `security` the checks.
 
 mod chunked;
 #[cfg(test)]
 mod fuzz;
+mod http1;
 mod legacy;
 mod listener;
 mod security;
 mod sessions;
 mod sse;
-mod wire;
 
 pub use security::Access;
 
@@ -20,6 +20,7 @@ use crate::server::connection::{Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
+use http1::{BodyError, Exchange};
 use security::Refusal;
 use sessions::{HttpSession, Refused, Sessions};
 use sse::{SseWriter, Stream};
@@ -29,7 +30,6 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
-use wire::{BodyError, Exchange};
 
 /// Settings of the HTTP transport.
 #[derive(Debug, Clone)]

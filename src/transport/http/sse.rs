@@ -4,7 +4,7 @@
 //! waits in a buffer; the chunked framing keeps the connection reusable after the stream ends.
 //! A write that cannot progress (a client that stopped reading) fails after `WRITE_TIMEOUT`.
 
-use super::wire::{Exchange, RawOut};
+use super::http1::{Exchange, RawOut};
 use std::collections::VecDeque;
 use std::io;
 use std::sync::{Condvar, Mutex, PoisonError};

@@ -475,3 +475,46 @@ fn legacy_sse_names_its_endpoint_and_answers_on_the_stream() {
     SchemaBook::get().validate("2024-11-05", "InitializeResult", &answer["result"]);
     assert_eq!(server.send("POST", "/messages?sessionId=unknown", &[JSON], "{}").status, 404);
 }
+
+#[test]
+fn the_url_shows_at_the_default_log_level_and_debug_shows_every_frame() {
+    let mut quiet = Command::new(binary())
+        .args(["--everything", "--http", "127.0.0.1:0"])
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tinymcp");
+    let port = announced_port(&mut quiet);
+    assert!(port > 0);
+    let _ = quiet.kill();
+    let _ = quiet.wait();
+    let mut child = Command::new(binary())
+        .args(["--everything", "--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "debug")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tinymcp");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let port = loop {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no listening line");
+        if let Some(rest) = line.split_once("listening on http://127.0.0.1:") {
+            break rest.1.split('/').next().unwrap().parse::<u16>().unwrap();
+        }
+    };
+    let mut server = Server { child, port };
+    let reply = server.post(&[], &initialize(json!({})));
+    assert_eq!(reply.status, 200);
+    let (mut saw_in, mut saw_out) = (false, false);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(saw_in && saw_out) && Instant::now() < deadline {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0);
+        saw_in |= line.contains("<- {") && line.contains("\"initialize\"");
+        saw_out |= line.contains("-> {") && line.contains("protocolVersion");
+    }
+    assert!(saw_in && saw_out, "frames in {saw_in}, out {saw_out}");
+    let _ = server.child.kill();
+}

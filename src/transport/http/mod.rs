@@ -420,11 +420,14 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     if has_requests && !initialize {
         session.mark_used();
     }
-    let _busy = session.busy();
+    // Not evicted while it waits for its answers; counted only until the answer is written (a
+    // client may act on the answer before this thread has moved on).
+    let busy = session.busy();
     let (reply, answers) = Sink::channel();
     session.connection.handle(Ok(incoming), &reply);
     drop(reply);
     if !has_requests {
+        drop(busy);
         return Answer::new(202).send(exchange, cors);
     }
     let mut headers: Vec<(&'static str, String)> = cors.to_vec();
@@ -438,19 +441,24 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     }
     // The first thing the request produces decides the answer's form: its response alone is
     // JSON; anything before it (progress, logs, requests to the client) makes it a stream.
-    match next_answer(http, &answers) {
-        Some(Outgoing::Response(json)) => Answer::json(200, json).send(exchange, &headers),
-        Some(first) => {
-            let version = session.connection.session().protocol_version();
-            let request = Streamed { session: &session, first, answers: &answers, version, id: request_id.as_ref() };
-            stream_answers(http, exchange, &headers, request);
+    let first = match next_answer(http, &answers) {
+        Some(Outgoing::Response(json)) => {
+            drop(busy);
+            return Answer::json(200, json).send(exchange, &headers);
         }
-        None if session.connection.session().is_closed() => {
-            Answer::json(200, ended_with_session(request_id.as_ref())).send(exchange, &headers)
+        None => {
+            drop(busy);
+            if session.connection.session().is_closed() {
+                return Answer::json(200, ended_with_session(request_id.as_ref())).send(exchange, &headers);
+            }
+            // Cancelled: nothing will come.
+            return Answer::new(202).send(exchange, &headers);
         }
-        // Cancelled: nothing will come.
-        None => Answer::new(202).send(exchange, &headers),
-    }
+        Some(first) => first,
+    };
+    let version = session.connection.session().protocol_version();
+    let request = Streamed { session: &session, first, answers: &answers, version, id: request_id.as_ref() };
+    stream_answers(http, exchange, &headers, request);
 }
 
 /// Whether streams start with a priming event (an id and `retry:`, empty data) so a client can

@@ -482,3 +482,22 @@ fn a_blank_token_refuses_to_start() {
         assert!(stderr.contains("token"), "{stderr}");
     }
 }
+
+#[test]
+fn abandoned_handshakes_expire_within_a_minute() {
+    let mut server = Server::start(&[], &[]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}}});
+    let abandoned: Vec<String> =
+        (0..20).map(|_| server.post(&[], &init.to_string()).header("mcp-session-id").unwrap().to_owned()).collect();
+    let used = server.session();
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+    assert_eq!(server.post(&[("Mcp-Session-Id", &used)], &ping).status, 200);
+    // 30 s unused, and the reaper looks every 5 s.
+    thread::sleep(Duration::from_secs(36));
+    for id in &abandoned {
+        assert_eq!(server.post(&[("Mcp-Session-Id", id)], &ping).status, 404, "session {id} outlived its handshake");
+    }
+    assert_eq!(server.post(&[("Mcp-Session-Id", &used)], &ping).status, 200);
+    server.answers_quickly();
+}

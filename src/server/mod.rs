@@ -324,7 +324,11 @@ impl Server {
     }
 
     pub(crate) fn add_session(&self, session: &Arc<Session>) {
-        self.sessions.lock().unwrap_or_else(PoisonError::into_inner).push(Arc::downgrade(session));
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        // A `Weak` keeps its session's memory: without broadcasts (which prune too) every
+        // session an HTTP server ever had would stay (seen in scripts/soak.sh).
+        sessions.retain(|s| s.strong_count() > 0);
+        sessions.push(Arc::downgrade(session));
     }
 
     /// Removes the entries `keep` refuses from one list; says whether any went.

@@ -518,3 +518,28 @@ fn the_url_shows_at_the_default_log_level_and_debug_shows_every_frame() {
     assert!(saw_in && saw_out, "frames in {saw_in}, out {saw_out}");
     let _ = server.child.kill();
 }
+
+#[test]
+fn an_embedded_server_shuts_down_and_joins_its_threads() {
+    use std::io::Read;
+    use tinymcp::transport::http::{HttpOptions, HttpServer};
+    let server = std::sync::Arc::new(tinymcp::Server::new("embedded", "1.0.0"));
+    let http = HttpServer::start(server, "127.0.0.1:0", HttpOptions::default()).expect("start");
+    let port = http.local_addr().port();
+    // A kept-alive connection, idle after one answer, and an SSE stream in progress.
+    let mut idle = crate::raw_http::connect(port);
+    write_request(&mut idle, port, "GET", "/healthz", &[], "");
+    let mut idle = BufReader::new(idle);
+    assert_eq!(read_reply(&mut idle).status, 200);
+    let mut legacy = crate::raw_http::connect(port);
+    write_request(&mut legacy, port, "GET", "/sse", &[("Accept", "text/event-stream")], "");
+    let mut legacy = BufReader::new(legacy);
+    assert_eq!(crate::raw_http::read_head(&mut legacy).status, 200);
+    let start = Instant::now();
+    http.shutdown();
+    assert!(start.elapsed() < Duration::from_secs(5), "shutdown took {:?}", start.elapsed());
+    let mut rest = Vec::new();
+    assert_eq!(idle.read_to_end(&mut rest).unwrap(), 0, "the idle connection was not closed");
+    let _ = legacy.read_to_end(&mut rest);
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err(), "still accepting after shutdown");
+}

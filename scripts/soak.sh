@@ -19,12 +19,15 @@ import json, socket, sys, threading, time
 
 port, duration = int(sys.argv[1]), float(sys.argv[2])
 end = time.time() + duration
-counts = {"calls": 0, "abandoned": 0, "streams": 0, "legacy": 0, "errors": 0}
+counts = {"calls": 0, "abandoned": 0, "streams": 0, "legacy": 0}
 lock = threading.Lock()
 
 def count(key):
     with lock:
-        counts[key] += 1
+        counts[key] = counts.get(key, 0) + 1
+
+def error(where, e):
+    count(f"errors in {where} ({type(e).__name__}: {str(e)[:60]})")
 
 def request(sock, method, path, headers=(), body=""):
     head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {len(body.encode())}\r\n"
@@ -79,12 +82,12 @@ def caller():
                         "params": {"name": "echo", "arguments": {"message": "x" * (i * 10)}}}
                 request(sock, "POST", "/mcp", headers, json.dumps(call))
                 status, _, _ = read_answer(f)
-                count("calls" if status == 200 else "errors")
+                count("calls" if status == 200 else f"calls answered {status}")
             request(sock, "DELETE", "/mcp", [("Mcp-Session-Id", sid)])
             read_answer(f)
             sock.close()
-        except Exception:
-            count("errors")
+        except Exception as e:
+            error("caller", e)
             time.sleep(0.1)
 
 def abandoner():
@@ -96,8 +99,8 @@ def abandoner():
             sock.close()
             count("abandoned")
             time.sleep(0.05)
-        except Exception:
-            count("errors")
+        except Exception as e:
+            error("abandoner", e)
             time.sleep(0.1)
 
 def streamer():
@@ -113,8 +116,8 @@ def streamer():
             s2.close()
             sock.close()
             count("streams")
-        except Exception:
-            count("errors")
+        except Exception as e:
+            error("streamer", e)
             time.sleep(0.1)
 
 def legacy():
@@ -140,8 +143,8 @@ def legacy():
                 pass
             sock.close()
             count("legacy")
-        except Exception:
-            count("errors")
+        except Exception as e:
+            error("legacy", e)
             time.sleep(0.1)
 
 threads = [threading.Thread(target=t, daemon=True) for t in (caller, caller, abandoner, streamer, streamer, legacy)]

@@ -3,58 +3,33 @@
 //! a fresh client within a second, and its threads and memory must come back near where they
 //! started.
 
-use crate::raw_http::{connect, read_head, read_reply, write_request};
-use crate::support::{announced_port, binary};
+use crate::raw_http::{connect, read_head, read_reply, write_request, Server, ACCEPT_BOTH, JSON};
+use crate::support::binary;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
-const JSON: (&str, &str) = ("Content-Type", "application/json");
-
-struct Server {
-    child: Child,
-    port: u16,
+/// Started from a shell that first lowers the descriptor limit to `limit`.
+fn with_fd_limit(limit: u32) -> Server {
+    let mut command = Command::new("sh");
+    command.args(["-c", &format!("ulimit -n {limit} && exec \"$0\" \"$@\""), binary()]);
+    Server::spawn(command, &[], &[])
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// What the attacks watch: the process, its threads and memory.
+trait Watched {
+    fn status(&self, key: &str) -> u64;
+    fn threads(&self) -> u64;
+    fn rss_kib(&self) -> u64;
+    fn alive(&mut self) -> bool;
+    fn answers_quickly(&mut self);
+    fn threads_settle(&self, baseline: u64, within: Duration);
 }
 
-impl Server {
-    fn start(extra: &[&str], env: &[(&str, &str)]) -> Server {
-        Self::spawn(Command::new(binary()), extra, env)
-    }
-
-    /// Started from a shell that first lowers the descriptor limit to `limit`.
-    fn with_fd_limit(limit: u32, extra: &[&str]) -> Server {
-        let mut command = Command::new("sh");
-        command.args(["-c", &format!("ulimit -n {limit} && exec \"$0\" \"$@\""), binary()]);
-        Self::spawn(command, extra, &[])
-    }
-
-    fn spawn(mut command: Command, extra: &[&str], env: &[(&str, &str)]) -> Server {
-        command
-            .args(["--everything", "--no-watch", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .env("RUST_LOG", "tinymcp=info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            command.env(k, v);
-        }
-        let mut child = command.spawn().expect("spawn tinymcp");
-        let port = announced_port(&mut child);
-        Server { child, port }
-    }
-
+impl Watched for Server {
     fn status(&self, key: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("the server is gone");
         status
@@ -76,7 +51,6 @@ impl Server {
     }
 
     /// A fresh, well-behaved client is answered within a second.
-    #[track_caller]
     fn answers_quickly(&mut self) {
         assert!(self.alive(), "the server exited: {:?}", self.child.try_wait());
         let start = Instant::now();
@@ -89,7 +63,6 @@ impl Server {
     }
 
     /// Waits (up to `within`) for the thread count to come back to `baseline` plus a little.
-    #[track_caller]
     fn threads_settle(&self, baseline: u64, within: Duration) {
         let deadline = Instant::now() + within;
         loop {
@@ -100,25 +73,6 @@ impl Server {
             assert!(Instant::now() < deadline, "{now} threads, {baseline} at the start");
             thread::sleep(Duration::from_millis(100));
         }
-    }
-
-    fn session(&self) -> String {
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}}});
-        let reply = self.post(&[], &init.to_string());
-        assert_eq!(reply.status, 200, "{}", reply.body);
-        let id = reply.header("mcp-session-id").unwrap().to_owned();
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
-        assert_eq!(self.post(&[("Mcp-Session-Id", &id)], &initialized).status, 202);
-        id
-    }
-
-    fn post(&self, headers: &[(&str, &str)], body: &str) -> crate::raw_http::Reply {
-        let mut all = vec![ACCEPT_BOTH, JSON];
-        all.extend_from_slice(headers);
-        let mut stream = connect(self.port);
-        write_request(&mut stream, self.port, "POST", "/mcp", &all, body);
-        read_reply(&mut BufReader::new(stream))
     }
 }
 
@@ -159,7 +113,7 @@ fn a_huge_content_length_on_every_early_answer_path_is_refused_without_allocatin
 
 #[test]
 fn running_out_of_descriptors_pauses_accepting_and_it_resumes() {
-    let mut server = Server::with_fd_limit(64, &[]);
+    let mut server = with_fd_limit(64);
     server.answers_quickly();
     // Far more idle connections than descriptors: accept fails with EMFILE for a while.
     let held: Vec<TcpStream> = (0..150).filter_map(|_| TcpStream::connect(("127.0.0.1", server.port)).ok()).collect();
@@ -240,7 +194,7 @@ fn slowloris_and_slow_bodies_are_timed_out_and_their_threads_freed() {
 #[test]
 fn pipelined_requests_are_answered_in_order_and_lying_lengths_go_nowhere() {
     let mut server = Server::start(&[], &[]);
-    let session = server.session();
+    let session = server.session(json!({}));
     let ping = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
     let post = |body: &str| {
         format!(
@@ -308,7 +262,7 @@ fn pipelined_requests_are_answered_in_order_and_lying_lengths_go_nowhere() {
 #[test]
 fn a_body_that_is_not_utf8_is_a_parse_error() {
     let mut server = Server::start(&[], &[]);
-    let session = server.session();
+    let session = server.session(json!({}));
     let body = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}";
     let mut request = format!(
         "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
@@ -379,7 +333,7 @@ fn an_unread_legacy_stream_is_bounded_and_ends() {
 #[test]
 fn closed_get_streams_are_noticed_and_a_second_stream_is_never_starved() {
     let mut server = Server::start(&[], &[]);
-    let session = server.session();
+    let session = server.session(json!({}));
     let threads = server.threads();
     let open_stream = || {
         let mut stream = connect(server.port);
@@ -397,7 +351,7 @@ fn closed_get_streams_are_noticed_and_a_second_stream_is_never_starved() {
     thread::sleep(Duration::from_secs(2));
     let trigger = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "test_trigger_tool_change", "arguments": {}}});
-    assert_eq!(server.post(&[("Mcp-Session-Id", &session)], &trigger.to_string()).status, 200);
+    assert_eq!(server.post(&[("Mcp-Session-Id", &session)], &trigger).status, 200);
     second.get_ref().set_read_timeout(Some(Duration::from_secs(2))).unwrap();
     let mut seen = String::new();
     while !seen.contains("notifications/tools/list_changed") {
@@ -408,7 +362,7 @@ fn closed_get_streams_are_noticed_and_a_second_stream_is_never_starved() {
     }
     drop(second);
     // Many streams opened and dropped: their threads and descriptors go within a second or two.
-    let other = server.session();
+    let other = server.session(json!({}));
     let streams: Vec<_> = (0..8)
         .map(|_| {
             let mut stream = connect(server.port);
@@ -426,7 +380,7 @@ fn closed_get_streams_are_noticed_and_a_second_stream_is_never_starved() {
 #[test]
 fn deleting_a_session_during_a_request_still_answers_it() {
     let server = Server::start(&[], &[]);
-    let session = server.session();
+    let session = server.session(json!({}));
     let port = server.port;
     let sid = session.clone();
     let call = thread::spawn(move || {
@@ -489,9 +443,9 @@ fn abandoned_handshakes_expire_within_a_minute() {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}}});
     let abandoned: Vec<String> =
-        (0..20).map(|_| server.post(&[], &init.to_string()).header("mcp-session-id").unwrap().to_owned()).collect();
-    let used = server.session();
-    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
+        (0..20).map(|_| server.post(&[], &init).header("mcp-session-id").unwrap().to_owned()).collect();
+    let used = server.session(json!({}));
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     assert_eq!(server.post(&[("Mcp-Session-Id", &used)], &ping).status, 200);
     // 30 s unused, and the reaper looks every 5 s.
     thread::sleep(Duration::from_secs(36));

@@ -1,77 +1,12 @@
 //! Streamable HTTP and legacy SSE, spoken byte by byte over a TcpStream to the real binary.
 
-use crate::raw_http::{read_reply, write_request, Reply};
+use crate::raw_http::{initialize, read_reply, write_request, Server, ACCEPT_BOTH, JSON};
 use crate::support::{announced_port, binary, SchemaBook};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
-const JSON: (&str, &str) = ("Content-Type", "application/json");
-
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    fn start(extra: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(binary());
-        command
-            .args(["--everything", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .env("RUST_LOG", "tinymcp=info")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            command.env(k, v);
-        }
-        let mut child = command.spawn().expect("spawn tinymcp");
-        let port = announced_port(&mut child);
-        Server { child, port }
-    }
-
-    fn connect(&self) -> TcpStream {
-        crate::raw_http::connect(self.port)
-    }
-
-    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-        let mut stream = self.connect();
-        write_request(&mut stream, self.port, method, path, headers, body);
-        read_reply(&mut BufReader::new(stream))
-    }
-
-    fn post(&self, headers: &[(&str, &str)], body: &Value) -> Reply {
-        let mut all = vec![ACCEPT_BOTH, JSON];
-        all.extend_from_slice(headers);
-        self.send("POST", "/mcp", &all, &body.to_string())
-    }
-
-    /// A session at 2025-11-25: its id, after `notifications/initialized`.
-    fn session(&self, capabilities: Value) -> String {
-        let reply = self.post(&[], &initialize(capabilities));
-        assert_eq!(reply.status, 200, "{}", reply.body);
-        let id = reply.header("mcp-session-id").expect("Mcp-Session-Id").to_owned();
-        let ack =
-            self.post(&[("Mcp-Session-Id", &id)], &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        assert_eq!(ack.status, 202);
-        id
-    }
-}
-
-fn initialize(capabilities: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "it", "version": "1"}}})
-}
 
 #[test]
 fn initialize_mints_a_visible_ascii_session_and_answers_json() {

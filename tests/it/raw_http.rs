@@ -1,11 +1,86 @@
 //! The one raw HTTP/1.1 client of the tests, as tiny_http's own tests did it: requests written
-//! byte by byte over a `TcpStream`, answers read by `Content-Length` or chunk by chunk. The
-//! HTTP tests, the test client's HTTP link and the hostile-client tests all speak through it.
+//! byte by byte over a `TcpStream`, answers read by `Content-Length` or chunk by chunk, and the
+//! server process they talk to. The HTTP tests, the test client's HTTP link and the
+//! hostile-client tests all speak through it.
 
-use serde_json::Value;
-use std::io::{BufRead, Write};
+use crate::support::{announced_port, binary};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+pub const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
+pub const JSON: (&str, &str) = ("Content-Type", "application/json");
+
+/// `tinymcp --everything --http 127.0.0.1:0` (and more arguments), killed when dropped.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    pub fn start(extra: &[&str], env: &[(&str, &str)]) -> Server {
+        Self::spawn(Command::new(binary()), extra, env)
+    }
+
+    /// Runs `command` (the binary, or a shell that execs it) with the server's arguments.
+    pub fn spawn(mut command: Command, extra: &[&str], env: &[(&str, &str)]) -> Server {
+        command
+            .args(["--everything", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .env("RUST_LOG", "tinymcp=info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("spawn tinymcp");
+        let port = announced_port(&mut child);
+        Server { child, port }
+    }
+
+    pub fn connect(&self) -> TcpStream {
+        connect(self.port)
+    }
+
+    pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+        let mut stream = self.connect();
+        write_request(&mut stream, self.port, method, path, headers, body);
+        read_reply(&mut BufReader::new(stream))
+    }
+
+    pub fn post(&self, headers: &[(&str, &str)], body: &Value) -> Reply {
+        let mut all = vec![ACCEPT_BOTH, JSON];
+        all.extend_from_slice(headers);
+        self.send("POST", "/mcp", &all, &body.to_string())
+    }
+
+    /// A session at 2025-11-25: its id, after `notifications/initialized`.
+    pub fn session(&self, capabilities: Value) -> String {
+        let reply = self.post(&[], &initialize(capabilities));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let id = reply.header("mcp-session-id").expect("Mcp-Session-Id").to_owned();
+        let ack =
+            self.post(&[("Mcp-Session-Id", &id)], &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert_eq!(ack.status, 202);
+        id
+    }
+}
+
+/// `initialize` at 2025-11-25.
+pub fn initialize(capabilities: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "it", "version": "1"}}})
+}
 
 /// Connects to a server on loopback, every read bounded by the tests' timeout.
 pub fn connect(port: u16) -> TcpStream {

@@ -164,12 +164,10 @@ impl Sessions {
         });
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         if table.len() >= self.max {
-            // Make room: the idle session unused since its handshake, else the longest idle.
-            let victim = table
-                .values()
-                .filter(|s| s.is_idle())
-                .max_by_key(|s| (!s.used.load(Ordering::Relaxed), s.idle_for()))
-                .map(|s| s.id.clone());
+            // Make room: the longest idle session. Not "unused first": a client between its
+            // `initialize` and its first request is unused too, for a millisecond (the soak
+            // lost such sessions that way).
+            let victim = table.values().filter(|s| s.is_idle()).max_by_key(|s| s.idle_for()).map(|s| s.id.clone());
             let Some(victim) = victim.and_then(|id| table.remove(&id)) else {
                 return Err(Refused::Full(self.max));
             };

@@ -2,6 +2,7 @@
 //! One file per feature (tools.rs, resources.rs, ...); support.rs has the clients.
 
 mod http_link;
+mod raw_http;
 mod support;
 
 mod cancellation;
@@ -10,6 +11,7 @@ mod completion;
 mod config;
 mod embedding;
 mod files;
+mod hostile;
 mod http;
 mod jsonrpc;
 mod lifecycle;

@@ -10,7 +10,7 @@ use crate::jsonrpc::RpcError;
 use crate::prompts::{GetPromptResult, Prompt, PromptArguments, PromptMessage};
 use crate::provide::command::{self, CommandSpec};
 use crate::provide::files::read_contents;
-use crate::provide::sandbox::{file_uri, Sandbox};
+use crate::provide::sandbox::{file_uri, open_regular, Sandbox};
 use crate::resources::Resource;
 use crate::tools::Tool;
 use crate::{completion, RequestCx, Server};
@@ -327,7 +327,7 @@ impl Manifest {
 fn read_source(uri: &str, source: &Source, mime_type: &str) -> Result<ResourceContents, String> {
     match source {
         Source::Text(text) => Ok(ResourceContents::text(uri, mime_type, text.clone())),
-        Source::File(path) => match read_contents(uri, path, MAX_FILE_BYTES)? {
+        Source::File(path) => match read_contents(uri, path, open_regular(path)?, MAX_FILE_BYTES)? {
             // The manifest's type wins over the one guessed from the extension.
             ResourceContents::Text { uri, text, .. } => Ok(ResourceContents::text(uri, mime_type, text)),
             ResourceContents::Blob { uri, blob, .. } => {
@@ -352,15 +352,18 @@ fn render_prompt(
             Body::Text(template) => Content::text(command::expand_text(template, &lookup)),
             Body::File(template) => {
                 let spelled = command::expand_text(template, &lookup);
-                let path = if command::placeholders(template).is_empty() {
-                    Ok(dir.join(&spelled))
+                let opened = if command::placeholders(template).is_empty() {
+                    let path = dir.join(&spelled);
+                    open_regular(&path).map(|opened| (path, opened))
                 } else {
-                    Sandbox::new(dir, false).map_err(|e| e.to_string()).and_then(|s| s.resolve(&spelled))
+                    Sandbox::new(dir, false)
+                        .map_err(|e| e.to_string())
+                        .and_then(|s| s.resolve(&spelled).and_then(|path| Ok((path.clone(), s.open(&path)?))))
                 };
                 let refused = |why: String| RpcError::invalid_params(format!("file {spelled:?}: {why}"));
-                let path = path.map_err(refused)?;
+                let (path, opened) = opened.map_err(refused)?;
                 let uri = file_uri(&path).unwrap_or_default();
-                Content::resource(read_contents(&uri, &path, MAX_FILE_BYTES).map_err(refused)?)
+                Content::resource(read_contents(&uri, &path, opened, MAX_FILE_BYTES).map_err(refused)?)
             }
             Body::Resource(uri) => {
                 let def = resources.iter().find(|r| r.resource.uri == *uri);

@@ -3,7 +3,7 @@
 //! `isError` result that says why, never content. Uses only the public registration API.
 
 use super::files::{looks_textual, text_type, Files, Target};
-use super::sandbox::{file_uri, EntryKind};
+use super::sandbox::{self, file_uri, EntryKind};
 use crate::content::{Content, ResourceContents};
 use crate::tools::{CallToolResult, Tool, ToolAnnotations};
 use crate::{base64, mime, RequestCx, Server};
@@ -186,23 +186,26 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
         Ok(Target::Top) => return refused(spelled, "is the list of served folders (use list_directory)"),
         Ok(Target::In { root, path }) => (root, path),
     };
-    let size = match fs::metadata(&path) {
-        Ok(meta) if meta.is_file() => meta.len(),
-        Ok(_) => return refused(spelled, "is not a file (use list_directory)"),
-        Err(e) => return CallToolResult::error(format!("cannot read {spelled:?}: {e}")),
+    if path.is_dir() {
+        return refused(spelled, "is not a file (use list_directory)");
+    }
+    let (mut file, meta) = match root.sandbox.open(&path) {
+        Ok(opened) => opened,
+        Err(why) => return refused(spelled, &why),
     };
+    let size = meta.len();
     let shown = files.display(root, &path);
     let mime_type = mime::from_path(&shown);
-    let whole = |why_binary: &str| -> CallToolResult {
+    let whole = |file: File, why_binary: &str| -> CallToolResult {
         if size > files.options.max_file_bytes {
             return CallToolResult::error(format!(
                 "{shown} is {why_binary} of {size} bytes, more than the limit of {} bytes",
                 files.options.max_file_bytes
             ));
         }
-        let bytes = match fs::read(&path) {
+        let bytes = match sandbox::read_all(file, &meta, files.options.max_file_bytes) {
             Ok(bytes) => bytes,
-            Err(e) => return CallToolResult::error(format!("cannot read {shown}: {e}")),
+            Err(why) => return CallToolResult::error(format!("cannot read {shown}: {why}")),
         };
         if mime_type.starts_with("image/") {
             return CallToolResult::success(vec![Content::image(base64::encode(&bytes), mime_type)]);
@@ -211,23 +214,30 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
         CallToolResult::success(vec![Content::resource(ResourceContents::blob(uri, mime_type, &bytes))])
     };
     if mime_type.starts_with("image/") && !mime::is_text(mime_type) {
-        return whole("an image");
+        return whole(file, "an image");
     }
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0);
+    // An integer too large for u64 (1e30 passes the schema's "integer") is past any end: it must
+    // never fall back to the start of the file.
+    let offset = match args.get("offset") {
+        None => 0,
+        Some(v) => v.as_u64().unwrap_or(u64::MAX),
+    };
     let max = files.options.max_read_bytes;
-    let length = args.get("length").and_then(Value::as_u64).map_or(max, |l| usize::try_from(l).unwrap_or(max).min(max));
+    let length = args.get("length").map_or(max, |l| l.as_u64().map_or(max, |l| usize::try_from(l).unwrap_or(max)));
+    let length = length.min(max);
     if offset > size {
-        return CallToolResult::error(format!("offset {offset} is past the end of {shown} ({size} bytes)"));
+        let shown_offset = args.get("offset").map(Value::to_string).unwrap_or_default();
+        return CallToolResult::error(format!("offset {shown_offset} is past the end of {shown} ({size} bytes)"));
     }
     let mut window = Vec::with_capacity(length.min(usize::try_from(size).unwrap_or(length)));
-    let read = File::open(&path)
-        .and_then(|mut f| f.seek(SeekFrom::Start(offset)).map(|_| f))
-        .and_then(|f| f.take(length as u64).read_to_end(&mut window));
+    let read =
+        file.seek(SeekFrom::Start(offset)).and_then(|_| (&mut file).take(length as u64).read_to_end(&mut window));
     if let Err(e) = read {
         return CallToolResult::error(format!("cannot read {shown}: {e}"));
     }
     if !looks_textual(mime_type, &window) {
-        return whole("a binary file");
+        let _ = file.rewind();
+        return whole(file, "a binary file");
     }
     // A window may start or end inside a character: skip its continuation bytes at the start
     // and leave a cut character for the next call.
@@ -259,7 +269,8 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     let targets: Vec<_> = match files.locate(spelled) {
         Err(why) => return refused(spelled, &why),
         Ok(Target::Top) => files.roots.iter().map(|r| (r, r.sandbox.root().to_path_buf())).collect(),
-        Ok(Target::In { root, path }) => vec![(root, path)],
+        Ok(Target::In { root, path }) if path.is_dir() || path.is_file() => vec![(root, path)],
+        Ok(Target::In { .. }) => return refused(spelled, "is not a regular file or a folder"),
     };
     let mut matches: Vec<Value> = Vec::new();
     let mut truncated = false;
@@ -281,7 +292,8 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
             if size > files.options.max_file_bytes {
                 return true;
             }
-            let Ok(bytes) = fs::read(path) else { return true };
+            let Ok(opened) = root.sandbox.open(path) else { return true };
+            let Ok(bytes) = sandbox::read_all(opened.0, &opened.1, files.options.max_file_bytes) else { return true };
             if !looks_textual(mime::from_path(rel), &bytes) {
                 return true;
             }

@@ -13,7 +13,7 @@ use crate::resources::{self, Resource, ResourceTemplate};
 use crate::{mime, Error, RequestCx, Server};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::fs::{self, Metadata};
+use std::fs::{self, File, Metadata};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -106,7 +106,8 @@ fn register_template(server: &Server, files: &Arc<Files>, index: usize) -> Resul
             move |cx, uri, _| {
                 let Some(root) = reader.roots.get(index) else { return Ok(Vec::new()) };
                 let Some(rest) = uri.strip_prefix(&root.dir_uri) else { return Ok(Vec::new()) };
-                let contents = root.sandbox.resolve(rest).and_then(|path| reader.read_resource(uri, &path));
+                let contents =
+                    root.sandbox.resolve(rest).and_then(|path| reader.read_resource(&root.sandbox, uri, &path));
                 contents.map(|c| vec![c]).map_err(|why| not_found_because(cx, uri, &why))
             },
             Some(Box::new(move |_: &RequestCx, req: &CompletionRequest| {
@@ -203,9 +204,9 @@ impl Files {
     }
 
     /// Reads a file whole as resource contents, and remembers what the client saw.
-    pub(crate) fn read_resource(&self, uri: &str, path: &Path) -> Result<ResourceContents, String> {
+    pub(crate) fn read_resource(&self, sandbox: &Sandbox, uri: &str, path: &Path) -> Result<ResourceContents, String> {
         let before = stamp(path);
-        let contents = read_contents(uri, path, self.options.max_file_bytes)?;
+        let contents = read_contents(uri, path, sandbox.open(path)?, self.options.max_file_bytes)?;
         self.stamps.lock().unwrap_or_else(PoisonError::into_inner).insert(uri.to_owned(), before);
         Ok(contents)
     }
@@ -218,7 +219,7 @@ impl Files {
             _ => return Err(refused("is not a file".into())),
         };
         let uri = file_uri(&path).ok_or_else(|| refused("is not UTF-8".into()))?;
-        let contents = self.read_resource(&uri, &path).map_err(refused)?;
+        let contents = self.read_resource(&root.sandbox, &uri, &path).map_err(refused)?;
         let shown = self.display(root, &path);
         Ok(GetPromptResult::new(vec![
             PromptMessage::user(Content::text(format!(
@@ -375,16 +376,15 @@ fn stamp(path: &Path) -> Stamp {
     Some((meta.modified().ok()?, meta.len()))
 }
 
-/// Reads a file whole as resource contents: text when it is text, a base64 blob otherwise.
-pub(crate) fn read_contents(uri: &str, path: &Path, max_bytes: u64) -> Result<ResourceContents, String> {
-    let meta: Metadata = fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    if meta.is_dir() {
-        return Err("is a folder, not a file".into());
-    }
-    if meta.len() > max_bytes {
-        return Err(format!("is {} bytes, more than the limit of {max_bytes}", meta.len()));
-    }
-    let bytes = fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+/// Reads an opened file whole as resource contents: text when it is text, a base64 blob
+/// otherwise. `path` names it (for the MIME type).
+pub(crate) fn read_contents(
+    uri: &str,
+    path: &Path,
+    (file, meta): (File, Metadata),
+    max_bytes: u64,
+) -> Result<ResourceContents, String> {
+    let bytes = sandbox::read_all(file, &meta, max_bytes)?;
     let name = path.to_str().unwrap_or_default();
     Ok(contents_from_bytes(uri, mime::from_path(name), bytes))
 }

@@ -461,3 +461,137 @@ fn several_roots_are_told_apart_by_their_folder_name() {
     let templates = client.request("resources/templates/list", json!({}));
     assert_eq!(templates["result"]["resourceTemplates"].as_array().unwrap().len(), 2);
 }
+
+/// Makes a FIFO and a socket in `dir` (and a character device when the system lets us).
+fn special_files(dir: &TempDir) -> Vec<&'static str> {
+    let made = std::process::Command::new("mkfifo").arg(dir.path().join("fifo")).status().unwrap();
+    assert!(made.success(), "mkfifo failed");
+    let socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock")).unwrap();
+    std::mem::forget(socket);
+    std::os::unix::fs::symlink(dir.path().join("fifo"), dir.path().join("to_fifo")).unwrap();
+    let mut names = vec!["fifo", "sock", "to_fifo"];
+    let device = std::process::Command::new("mknod")
+        .args([dir.path().join("zero").to_str().unwrap(), "c", "1", "5"])
+        .stderr(std::process::Stdio::null())
+        .status();
+    if device.is_ok_and(|s| s.success()) {
+        names.push("zero");
+    }
+    names
+}
+
+// Issue 11: a FIFO, a socket or a device inside the served folder is refused on every path,
+// at once: opening a FIFO used to block the handler forever, a device was read until memory ran out.
+over_both_transports!(fifos_sockets_and_devices_are_refused_on_every_path);
+
+fn fifos_sockets_and_devices_are_refused_on_every_path(t: Transport) {
+    let f = fixture();
+    let specials = special_files(&f.dir);
+    let mut client = serve_over(t, &f.dir, &[]);
+    for name in specials {
+        let read = client.request("resources/read", json!({"uri": f.dir.uri(name)}));
+        check(&read, json!({"error": {"code": -32002}}));
+        for (tool, args) in
+            [("read_file", json!({"path": name})), ("search_files", json!({"query": "x", "path": name}))]
+        {
+            let res = call(&mut client, tool, args);
+            assert_eq!(res["result"]["isError"], true, "{tool} {name}: {res}");
+        }
+        let prompt = client.request("prompts/get", json!({"name": "summarize_file", "arguments": {"path": name}}));
+        check(&prompt, json!({"error": {"code": -32602}}));
+        let complete = client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "summarize_file"}, "argument": {"name": "path", "value": name}}),
+        );
+        check(&complete, json!({"result": {"completion": {"values": []}}}));
+    }
+    let listed = names(&client.request("resources/list", json!({})));
+    assert!(!listed.iter().any(|n| ["fifo", "sock", "to_fifo", "zero"].contains(&n.as_str())), "{listed:?}");
+    // The server still answers: nothing was left blocked.
+    check(&client.request("ping", json!({})), json!({"result": {}}));
+}
+
+// Issue 11: the decision that a file is inside the root is made about the file actually opened.
+// A writer in the folder swaps a file, and a folder, for symbolic links to outside as fast as it
+// can; not one read may return outside content (before: about 0.5 % did). The reads are
+// pipelined on a raw stdio link (no schema check per answer), so thousands fit in a few seconds.
+#[test]
+fn swapping_in_symbolic_links_never_leaks_outside_content() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let f = fixture();
+    f.outside.write("race.txt", "OUTSIDE-SECRET\n");
+    f.outside.write("d/f.txt", "OUTSIDE-SECRET\n");
+    f.dir.write("race.txt", "inside\n");
+    f.dir.write("d/f.txt", "inside\n");
+    let mut server = std::process::Command::new(crate::support::binary())
+        .args(["--root", f.dir.arg(), "--no-watch"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let (tx, lines) = std::sync::mpsc::channel();
+    let stdout = server.stdout.take().unwrap();
+    std::thread::spawn(move || BufReader::new(stdout).lines().map_while(Result::ok).try_for_each(|l| tx.send(l)));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "race", "version": "0"}}});
+    writeln!(input, "{init}\n{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+    lines.recv_timeout(crate::support::TIMEOUT).unwrap();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (dir, outside, stop) = (f.dir.path().to_path_buf(), f.outside.path().to_path_buf(), stop.clone());
+        std::thread::spawn(move || {
+            for n in 0.. {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let tmp = dir.join("tmp");
+                let _ = std::fs::remove_file(&tmp);
+                if n % 2 == 0 {
+                    std::os::unix::fs::symlink(outside.join("race.txt"), &tmp).unwrap();
+                    std::fs::rename(&tmp, dir.join("race.txt")).unwrap();
+                    std::fs::remove_dir_all(dir.join("d")).unwrap();
+                    std::os::unix::fs::symlink(outside.join("d"), dir.join("d")).unwrap();
+                } else {
+                    std::fs::write(&tmp, "inside\n").unwrap();
+                    std::fs::rename(&tmp, dir.join("race.txt")).unwrap();
+                    std::fs::remove_file(dir.join("d")).unwrap();
+                    std::fs::create_dir(dir.join("d")).unwrap();
+                    std::fs::write(dir.join("d/f.txt"), "inside\n").unwrap();
+                }
+            }
+        })
+    };
+    let requests = [
+        json!({"method": "resources/read", "params": {"uri": f.dir.uri("race.txt")}}),
+        json!({"method": "resources/read", "params": {"uri": f.dir.uri("d/f.txt")}}),
+        json!({"method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "race.txt"}}}),
+        json!({"method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "d/f.txt"}}}),
+    ];
+    let (mut reads, mut leaks, mut id) = (0, Vec::new(), 0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(4);
+    while std::time::Instant::now() < deadline && reads < 40_000 {
+        let mut batch = String::new();
+        for _ in 0..100 {
+            id += 1;
+            let mut request = requests[id % requests.len()].clone();
+            request["jsonrpc"] = json!("2.0");
+            request["id"] = json!(id);
+            batch.push_str(&format!("{request}\n"));
+        }
+        input.write_all(batch.as_bytes()).unwrap();
+        for _ in 0..100 {
+            let answer = lines.recv_timeout(crate::support::TIMEOUT).expect("an answer");
+            reads += 1;
+            if answer.contains("OUTSIDE-SECRET") {
+                leaks.push(answer);
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(leaks.is_empty(), "{} of {reads} reads returned outside content, e.g. {}", leaks.len(), leaks[0]);
+}

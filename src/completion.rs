@@ -32,13 +32,20 @@ pub fn filter_prefix<'a>(candidates: impl IntoIterator<Item = &'a str>, prefix: 
 #[serde(tag = "type")]
 pub(crate) enum Reference {
     #[serde(rename = "ref/prompt")]
-    Prompt { name: String },
+    Prompt {
+        #[serde(deserialize_with = "crate::limits::name")]
+        name: String,
+    },
     #[serde(rename = "ref/resource")]
-    Resource { uri: String },
+    Resource {
+        #[serde(deserialize_with = "crate::limits::uri")]
+        uri: String,
+    },
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Argument {
+    #[serde(deserialize_with = "crate::limits::name")]
     name: String,
     value: String,
 }

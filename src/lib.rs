@@ -43,6 +43,7 @@
 
 pub mod base64;
 pub mod jsonrpc;
+mod limits;
 pub mod mime;
 pub mod pagination;
 pub mod random;

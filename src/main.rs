@@ -28,6 +28,7 @@ OPTIONS:
                             non-zero, or print OK
     --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
     --include-hidden        also serve hidden files and folders such as .git and .env
+    --max-files N           files listed, searched or watched per folder (default 10000)
     --no-watch              poll nothing: no change notifications, no manifest reload
     --watch-interval MS     how often files are polled for changes (default 1000)
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
@@ -59,6 +60,7 @@ struct Args {
     max_streams: Option<usize>,
     roots: Vec<PathBuf>,
     include_hidden: bool,
+    max_files: Option<usize>,
     watch: bool,
     watch_interval: Duration,
     max_message_bytes: Option<usize>,
@@ -86,6 +88,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_streams: None,
         roots: Vec::new(),
         include_hidden: false,
+        max_files: None,
         watch: true,
         watch_interval: Duration::from_secs(1),
         max_message_bytes: None,
@@ -108,6 +111,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
             "--check" => return Ok(Parsed::Check(PathBuf::from(args.next().ok_or("--check needs a file")?))),
             "--include-hidden" => parsed.include_hidden = true,
+            "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
             "--watch-interval" => {
                 parsed.watch_interval = Duration::from_millis(number(&arg, args.next())? as u64);
@@ -200,7 +204,8 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         roots.push(std::env::current_dir()?);
     }
     if !roots.is_empty() {
-        let options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
+        let mut options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
+        options.max_files = args.max_files.unwrap_or(options.max_files).max(1);
         let files = provide::files::register(&server, &roots, options)?;
         for root in files.roots() {
             log::info!("serving {} read-only", root.display());

@@ -155,6 +155,7 @@ fn descriptor_to_wire(
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct UriParams {
+    #[serde(deserialize_with = "crate::limits::uri")]
     pub uri: String,
 }
 

@@ -187,6 +187,7 @@ pub(crate) struct ListParams {
 /// Params of `tools/call`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct CallParams {
+    #[serde(deserialize_with = "crate::limits::name")]
     pub name: String,
     #[serde(default)]
     pub arguments: Option<Value>,

@@ -7,6 +7,9 @@ use std::collections::{HashMap, HashSet};
 
 /// Upper bound on matcher steps, so a hostile URI cannot make matching slow.
 const MAX_MATCH_STEPS: usize = 200_000;
+/// The longest URI the matcher looks at (longer ones match nothing): every step is then cheap,
+/// and the whole match costs at most this times the steps. Requests are capped before this.
+const MAX_MATCH_BYTES: usize = 64 * 1024;
 
 /// An expression operator (RFC 6570 §3.2, Appendix A).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,6 +193,9 @@ impl UriTemplate {
     /// repeated variables must match equal values. An invalid `%XX`, or a
     /// decoding that is not UTF-8, leaves the value as it was.
     pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
+        if uri.len() > MAX_MATCH_BYTES {
+            return None;
+        }
         let tokens = self.tokens();
         let names = self.variables();
         let has_repeats = {
@@ -203,6 +209,7 @@ impl UriTemplate {
         let mut matcher = Matcher {
             uri,
             tokens: &tokens,
+            stops: Stops::new(uri),
             captures: Vec::new(),
             failed: HashSet::new(),
             memoize: !has_repeats,
@@ -211,7 +218,8 @@ impl UriTemplate {
         if !matcher.run(0, 0) {
             return None;
         }
-        let mut captures = matcher.captures;
+        let mut captures: Vec<(String, String)> =
+            matcher.captures.into_iter().map(|(name, cap)| (name, cap.text(uri))).collect();
         captures.sort_by_key(|(name, _)| names.iter().position(|n| n == name));
         captures.dedup_by(|a, b| a.0 == b.0);
         Some(captures)
@@ -374,12 +382,61 @@ enum Token<'t> {
     Named { first: &'static str, sep: &'static str, stops: &'static str, names: Vec<&'t str> },
 }
 
-/// Backtracking matcher over tokens, memoizing failed `(token, position)`
-/// states so the work stays polynomial in the URI length.
+/// For each position of a URI, where the next character of each class of excluded characters
+/// is: a variable's longest run is then found in constant time, not by a scan per attempt.
+struct Stops {
+    /// Next `/ ? # & , ;` (simple, label and path variables).
+    segment: Vec<usize>,
+    /// Next `?` or `#` (reserved variables).
+    reserved: Vec<usize>,
+}
+
+impl Stops {
+    fn new(uri: &str) -> Stops {
+        let table = |excluded: &str| {
+            let mut next = vec![uri.len(); uri.len() + 1];
+            for (i, b) in uri.bytes().enumerate().rev() {
+                next[i] = if excluded.as_bytes().contains(&b) { i } else { next[i + 1] };
+            }
+            next
+        };
+        Stops { segment: table("/?#&,;"), reserved: table("?#") }
+    }
+
+    /// The end of the run starting at `pos` of characters not in `excluded`.
+    fn end(&self, excluded: &str, len: usize, pos: usize) -> usize {
+        let table = match excluded {
+            "" => return len,
+            "?#" => &self.reserved,
+            _ => &self.segment,
+        };
+        table.get(pos).copied().unwrap_or(len)
+    }
+}
+
+/// What a variable captured: a range of the URI (decoded only once the match is complete) or
+/// an already decoded value.
+enum Cap {
+    Raw(usize, usize),
+    Text(String),
+}
+
+impl Cap {
+    fn text(&self, uri: &str) -> String {
+        match self {
+            Cap::Raw(start, end) => decode(uri.get(*start..*end).unwrap_or_default()),
+            Cap::Text(text) => text.clone(),
+        }
+    }
+}
+
+/// Backtracking matcher over tokens, memoizing failed `(token, position)` states; each step
+/// costs constant time apart from literal comparisons, and the steps are capped.
 struct Matcher<'a> {
     uri: &'a str,
     tokens: &'a [Token<'a>],
-    captures: Vec<(String, String)>,
+    stops: Stops,
+    captures: Vec<(String, Cap)>,
     failed: HashSet<(usize, usize)>,
     memoize: bool,
     steps: usize,
@@ -401,17 +458,17 @@ impl Matcher<'_> {
         let matched = match token {
             Token::Literal(text) => rest.starts_with(text.as_str()) && self.run(index + 1, pos + text.len()),
             Token::Var { name, excluded } => {
-                let run_len = rest.find(|c| excluded.contains(c)).unwrap_or(rest.len());
-                let ends: Vec<usize> =
-                    rest.get(..run_len).unwrap_or_default().char_indices().map(|(i, c)| i + c.len_utf8()).collect();
-                ends.into_iter().rev().any(|end| {
-                    let value = decode(rest.get(..end).unwrap_or_default());
-                    self.try_with(vec![(name.to_string(), value)], index + 1, pos + end)
+                let run_end = self.stops.end(excluded, self.uri.len(), pos);
+                let run = self.uri.get(pos..run_end).unwrap_or_default();
+                let mut ends = run.char_indices().map(|(i, c)| pos + i + c.len_utf8()).rev();
+                ends.any(|end| self.try_with(vec![(name.to_string(), Cap::Raw(pos, end))], index + 1, end))
+            }
+            Token::Named { first, sep, stops, names } => {
+                named_candidates(rest, first, sep, stops, names).into_iter().any(|(end, captured)| {
+                    let captured = captured.into_iter().map(|(n, v)| (n, Cap::Text(v))).collect();
+                    self.try_with(captured, index + 1, pos + end)
                 })
             }
-            Token::Named { first, sep, stops, names } => named_candidates(rest, first, sep, stops, names)
-                .into_iter()
-                .any(|(end, captured)| self.try_with(captured, index + 1, pos + end)),
         };
         if !matched && self.memoize {
             self.failed.insert((index, pos));
@@ -420,9 +477,11 @@ impl Matcher<'_> {
     }
 
     /// Records `captured` and matches the remaining tokens, undoing on failure.
-    fn try_with(&mut self, captured: Vec<(String, String)>, index: usize, pos: usize) -> bool {
-        let consistent =
-            captured.iter().all(|(name, value)| self.captures.iter().all(|(n, v)| n != name || v == value));
+    fn try_with(&mut self, captured: Vec<(String, Cap)>, index: usize, pos: usize) -> bool {
+        let uri = self.uri;
+        let consistent = captured
+            .iter()
+            .all(|(name, value)| self.captures.iter().all(|(n, v)| n != name || v.text(uri) == value.text(uri)));
         if !consistent {
             return false;
         }

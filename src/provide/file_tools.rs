@@ -19,6 +19,9 @@ const MAX_ENTRIES: usize = 1000;
 /// The default and largest `max_results` of `search_files`.
 const DEFAULT_RESULTS: u64 = 100;
 const MAX_RESULTS: u64 = 1000;
+/// The longest `query` and `glob` of `search_files` (checked by the input schema).
+const MAX_QUERY_CHARS: usize = 1024;
+const MAX_GLOB_CHARS: usize = 1024;
 /// A matching line is cut to this many characters.
 const MAX_LINE_CHARS: usize = 240;
 
@@ -46,7 +49,8 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "list_directory",
             "List the entries of a folder, with their kind and size",
             json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": format!("The folder, {path_help}; the top when omitted")}
+                "path": {"type": "string", "description": format!("The folder, {path_help}; the top when omitted")},
+                "offset": {"type": "integer", "minimum": 0, "description": format!("The first entry to list (default 0); a page holds at most {MAX_ENTRIES}")}
             }}),
         )
         .with_output_schema(json!({"type": "object", "properties": {
@@ -56,10 +60,14 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                 "kind": {"type": "string", "enum": ["file", "directory", "symlink", "other"]},
                 "size": {"type": "integer"}
             }, "required": ["name", "kind"]}},
-            "truncated": {"type": "boolean"}
+            "truncated": {"type": "boolean"},
+            "nextOffset": {"type": "integer"}
         }, "required": ["path", "entries", "truncated"]}))
         .with_annotations(read_only("List directory")),
-        move |_, args| Ok(list_directory(&f, str_arg(&args, "path").unwrap_or_default())),
+        move |_, args| {
+            let offset = args.get("offset").map_or(0, |o| o.as_u64().map_or(usize::MAX, |o| usize::try_from(o).unwrap_or(usize::MAX)));
+            Ok(list_directory(&f, str_arg(&args, "path").unwrap_or_default(), offset))
+        },
     );
     let f = Arc::clone(files);
     let max_read = files.options.max_read_bytes;
@@ -85,9 +93,9 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "search_files",
             "Search text files for a string (case-insensitive); answers with path:line: text",
             json!({"type": "object", "properties": {
-                "query": {"type": "string", "minLength": 1, "description": "The text to look for"},
+                "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": "The text to look for"},
                 "path": {"type": "string", "description": format!("A folder or file to search, {path_help}; everything when omitted")},
-                "glob": {"type": "string", "description": "Only files whose name matches (e.g. *.rs); with a / the pattern matches the path below `path` (e.g. src/**/*.rs)"},
+                "glob": {"type": "string", "maxLength": MAX_GLOB_CHARS, "description": "Only files whose name matches (e.g. *.rs); with a / the pattern matches the path below `path` (e.g. src/**/*.rs)"},
                 "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": format!("The most matching lines (default {DEFAULT_RESULTS})")}
             }, "required": ["query"]}),
         )
@@ -134,7 +142,8 @@ fn both(text: String, structured: Value) -> CallToolResult {
     CallToolResult { structured_content: Some(structured), ..CallToolResult::text(text) }
 }
 
-fn list_directory(files: &Files, spelled: &str) -> CallToolResult {
+/// One page of a folder's entries, from `offset`, with the offset of the next page when more follow.
+fn list_directory(files: &Files, spelled: &str, offset: usize) -> CallToolResult {
     let (shown, entries) = match files.locate(spelled) {
         Err(why) => return refused(spelled, &why),
         Ok(Target::Top) => {
@@ -161,9 +170,15 @@ fn list_directory(files: &Files, spelled: &str) -> CallToolResult {
         }
         Ok(Target::In { .. }) => return refused(spelled, "is not a folder (use read_file or file_info)"),
     };
-    let truncated = entries.len() > MAX_ENTRIES;
-    let entries: Vec<Value> = entries.into_iter().take(MAX_ENTRIES).collect();
-    let mut text = format!("{shown}: {} entries\n", entries.len());
+    let total = entries.len();
+    let entries: Vec<Value> = entries.into_iter().skip(offset).take(MAX_ENTRIES).collect();
+    let next = offset.saturating_add(entries.len());
+    let truncated = next < total;
+    let mut text = if offset == 0 && !truncated {
+        format!("{shown}: {total} entries\n")
+    } else {
+        format!("{shown}: entries {} to {next} of {total}\n", offset.min(total))
+    };
     for e in &entries {
         let name = e["name"].as_str().unwrap_or_default();
         match (e["kind"].as_str(), e["size"].as_u64()) {
@@ -173,10 +188,12 @@ fn list_directory(files: &Files, spelled: &str) -> CallToolResult {
             (None, None) => {}
         }
     }
+    let mut structured = json!({"path": shown, "entries": entries, "truncated": truncated});
     if truncated {
-        text.push_str(&format!("[only the first {MAX_ENTRIES} entries are shown]\n"));
+        text.push_str(&format!("[more entries follow: call list_directory with offset={next}]\n"));
+        structured["nextOffset"] = next.into();
     }
-    both(text, json!({"path": shown, "entries": entries, "truncated": truncated}))
+    both(text, structured)
 }
 
 fn read_file(files: &Files, args: &Value) -> CallToolResult {
@@ -263,7 +280,7 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
 fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     let query = str_arg(args, "query").unwrap_or_default().to_lowercase();
     let spelled = str_arg(args, "path").unwrap_or_default();
-    let glob: Option<Vec<char>> = str_arg(args, "glob").map(|g| g.chars().collect());
+    let glob = str_arg(args, "glob").map(GlobPattern::new);
     let max = args.get("max_results").and_then(Value::as_u64).unwrap_or(DEFAULT_RESULTS).min(MAX_RESULTS);
     let max = usize::try_from(max).unwrap_or(100);
     let targets: Vec<_> = match files.locate(spelled) {
@@ -275,6 +292,8 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     let mut matches: Vec<Value> = Vec::new();
     let mut truncated = false;
     let mut cancelled = false;
+    // The walk stopped at the file limit: files were left unsearched.
+    let mut walk_stopped = false;
     for (root, base) in targets {
         let base_rel = root.sandbox.relative(&base).unwrap_or_default();
         let mut search_one = |rel: &str, path: &Path, size: u64| -> bool {
@@ -284,8 +303,8 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
             }
             let below = rel.strip_prefix(&base_rel).map(|r| r.trim_start_matches('/')).unwrap_or(rel);
             if let Some(glob) = &glob {
-                let subject = if glob.contains(&'/') { below } else { rel.rsplit('/').next().unwrap_or(rel) };
-                if !glob_match(glob, &subject.chars().collect::<Vec<_>>()) {
+                let subject = if glob.has_slash { below } else { rel.rsplit('/').next().unwrap_or(rel) };
+                if !glob.matches(subject) {
                     return true;
                 }
             }
@@ -318,10 +337,14 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
             let mut count = 0;
             root.sandbox.walk(&base, &mut |rel, path, meta| {
                 count += 1;
-                count <= files.options.max_files && search_one(rel, path, meta.len())
+                if count > files.options.max_files {
+                    walk_stopped = true;
+                    return false;
+                }
+                search_one(rel, path, meta.len())
             });
         }
-        if truncated || cancelled {
+        if truncated || cancelled || walk_stopped {
             break;
         }
     }
@@ -344,8 +367,13 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     }
     if truncated {
         text.push_str(&format!("[stopped after {max} matches; narrow the search with path or glob]\n"));
+    } else if walk_stopped {
+        text.push_str(&format!(
+            "[stopped after {} files; narrow the search with path or glob]\n",
+            files.options.max_files
+        ));
     }
-    both(text, json!({"matches": matches, "truncated": truncated}))
+    both(text, json!({"matches": matches, "truncated": truncated || walk_stopped}))
 }
 
 fn file_info(files: &Files, spelled: &str) -> CallToolResult {
@@ -413,70 +441,92 @@ enum Glob {
     Dirs,
 }
 
-/// Matches `text` against a glob with `?`, `*`, `**` and `**/`, in O(pattern × text).
-fn glob_match(pattern: &[char], text: &[char]) -> bool {
-    let mut tokens = Vec::new();
-    let mut i = 0;
-    while let Some(&c) = pattern.get(i) {
-        let next = pattern.get(i + 1).copied();
-        let token = match (c, next, pattern.get(i + 2).copied()) {
-            ('*', Some('*'), Some('/')) => {
-                i += 2;
-                Glob::Dirs
+/// A glob with `?`, `*`, `**` and `**/`, parsed once; runs of stars collapse, so matching a
+/// name costs O(pattern × name) however the stars are arranged (no backtracking).
+struct GlobPattern {
+    tokens: Vec<Glob>,
+    has_slash: bool,
+}
+
+impl GlobPattern {
+    fn new(pattern: &str) -> GlobPattern {
+        let chars: Vec<char> = pattern.chars().collect();
+        let mut tokens: Vec<Glob> = Vec::new();
+        let mut i = 0;
+        while let Some(&c) = chars.get(i) {
+            let token = match (c, chars.get(i + 1).copied(), chars.get(i + 2).copied()) {
+                ('*', Some('*'), Some('/')) => {
+                    i += 2;
+                    Glob::Dirs
+                }
+                ('*', Some('*'), _) => {
+                    i += 1;
+                    Glob::Any
+                }
+                ('*', _, _) => Glob::Star,
+                ('?', _, _) => Glob::One,
+                (c, _, _) => Glob::Char(c),
+            };
+            i += 1;
+            // `**` after `*` or `**` (and `*` after `**`) matches the same runs as `**` alone.
+            match (tokens.last().copied(), token) {
+                (Some(Glob::Star), Glob::Star) | (Some(Glob::Any), Glob::Star | Glob::Any) => {}
+                (Some(Glob::Star), Glob::Any) => {
+                    tokens.pop();
+                    tokens.push(Glob::Any);
+                }
+                _ => tokens.push(token),
             }
-            ('*', Some('*'), _) => {
-                i += 1;
-                Glob::Any
-            }
-            ('*', _, _) => Glob::Star,
-            ('?', _, _) => Glob::One,
-            (c, _, _) => Glob::Char(c),
-        };
-        tokens.push(token);
-        i += 1;
+        }
+        GlobPattern { tokens, has_slash: chars.contains(&'/') }
     }
-    let n = text.len();
-    let mut row = vec![false; n + 1];
-    row[0] = true;
-    for token in tokens {
+
+    /// Whether the whole of `text` matches.
+    fn matches(&self, text: &str) -> bool {
+        let text: Vec<char> = text.chars().collect();
+        let n = text.len();
+        let mut row = vec![false; n + 1];
+        row[0] = true;
         let mut next = vec![false; n + 1];
-        for j in 0..=n {
-            if !row[j] {
-                continue;
-            }
-            match token {
+        for token in &self.tokens {
+            next.iter_mut().for_each(|x| *x = false);
+            match *token {
                 Glob::Char(c) => {
-                    if text.get(j) == Some(&c) {
-                        next[j + 1] = true;
+                    for j in 0..n {
+                        next[j + 1] = row[j] && text[j] == c;
                     }
                 }
                 Glob::One => {
-                    if text.get(j).is_some_and(|&t| t != '/') {
-                        next[j + 1] = true;
+                    for j in 0..n {
+                        next[j + 1] = row[j] && text[j] != '/';
                     }
                 }
                 Glob::Star | Glob::Any => {
-                    next[j] = true;
-                    for k in j..n {
-                        if token == Glob::Star && text[k] == '/' {
-                            break;
+                    // One pass: a run starts wherever the row holds, and a `*` run ends at `/`.
+                    let mut on = false;
+                    for j in 0..=n {
+                        on |= row[j];
+                        next[j] = on;
+                        if *token == Glob::Star && text.get(j) == Some(&'/') {
+                            on = false;
                         }
-                        next[k + 1] = true;
                     }
                 }
                 Glob::Dirs => {
-                    next[j] = true;
-                    for k in j..n {
-                        if text[k] == '/' {
-                            next[k + 1] = true;
-                        }
+                    let mut seen = false;
+                    for j in 0..=n {
+                        next[j] = row[j] || (seen && j > 0 && text[j - 1] == '/');
+                        seen |= row[j];
                     }
                 }
             }
+            std::mem::swap(&mut row, &mut next);
+            if !row.contains(&true) {
+                return false;
+            }
         }
-        row = next;
+        row[n]
     }
-    row[n]
 }
 
 #[cfg(test)]
@@ -484,7 +534,7 @@ mod tests {
     use super::*;
 
     fn globs(pattern: &str, text: &str) -> bool {
-        glob_match(&pattern.chars().collect::<Vec<_>>(), &text.chars().collect::<Vec<_>>())
+        GlobPattern::new(pattern).matches(text)
     }
 
     #[test]
@@ -497,6 +547,10 @@ mod tests {
         assert!(globs("?.txt", "a.txt"));
         assert!(!globs("?.txt", "ab.txt"));
         assert!(!globs("*.md", "README.mdx"));
+        assert!(globs("a/**/b", "a/b") && globs("a/**/b", "a/x/y/b") && !globs("a/**/b", "a/xb"));
+        assert!(globs("***.rs", "main.rs") && globs("**.rs", "src/main.rs") && !globs("*.rs", "src/main.rs"));
+        assert!(globs("**/*.rs", "main.rs") && globs("**/*.rs", "a/b/main.rs"));
+        assert!(!globs(&format!("{}b", "*a".repeat(500)), &"a".repeat(2000)));
     }
 
     #[test]

@@ -595,3 +595,54 @@ fn swapping_in_symbolic_links_never_leaks_outside_content() {
     let _ = server.wait();
     assert!(leaks.is_empty(), "{} of {reads} reads returned outside content, e.g. {}", leaks.len(), leaks[0]);
 }
+
+// Issue 11: exact answers at the edges. A walk that stopped early says so; a long folder is
+// read page by page; an offset past the end (however it is spelled) never reads the start.
+#[test]
+fn search_says_truncated_when_the_walk_stopped_early() {
+    let dir = TempDir::new("walk-cap");
+    for i in 0..60 {
+        dir.write(&format!("f{i:02}.txt"), "zebra\n");
+    }
+    let mut client = serve(&dir, &["--max-files", "50"]);
+    let res = call(&mut client, "search_files", json!({"query": "zebra", "max_results": 1000}));
+    check(&res, json!({"result": {"structuredContent": {"truncated": true}}}));
+    assert_eq!(res["result"]["structuredContent"]["matches"].as_array().unwrap().len(), 50);
+    assert!(text_of(&res).contains("stopped after 50 files"), "{}", text_of(&res));
+}
+
+#[test]
+fn list_directory_is_paginated() {
+    let dir = TempDir::new("many");
+    for i in 0..1005 {
+        dir.write(&format!("f{i:04}.txt"), "");
+    }
+    let mut client = serve(&dir, &[]);
+    let first = call(&mut client, "list_directory", json!({}));
+    let page = &first["result"]["structuredContent"];
+    check(page, json!({"truncated": true, "nextOffset": 1000}));
+    assert_eq!(page["entries"].as_array().unwrap().len(), 1000);
+    assert!(text_of(&first).contains("offset=1000"), "{}", text_of(&first));
+    let second = call(&mut client, "list_directory", json!({"offset": 1000}));
+    let page = &second["result"]["structuredContent"];
+    check(page, json!({"truncated": false, "entries": [{"name": "f1000.txt"}, {}, {}, {}, {"name": "f1004.txt"}]}));
+    assert!(page.get("nextOffset").is_none(), "{page}");
+    let past = call(&mut client, "list_directory", json!({"offset": 5000}));
+    check(&past, json!({"result": {"structuredContent": {"entries": [], "truncated": false}}}));
+}
+
+#[test]
+fn read_file_offsets_outside_the_file_never_read_the_start() {
+    let f = fixture();
+    let mut client = serve(&f.dir, &[]);
+    for offset in [json!(31), json!(1e30), json!(1.8446744073709552e19)] {
+        let res = call(&mut client, "read_file", json!({"path": "a.txt", "offset": offset}));
+        check(&res, json!({"result": {"isError": true}}));
+        assert!(text_of(&res).contains("past the end"), "{offset}: {res}");
+    }
+    // At exactly the end: an empty window.
+    let end = call(&mut client, "read_file", json!({"path": "a.txt", "offset": 30}));
+    assert_eq!(end["result"]["content"][0]["text"], "", "{end}");
+    let huge_length = call(&mut client, "read_file", json!({"path": "a.txt", "offset": 6, "length": 1e30}));
+    assert_eq!(huge_length["result"]["content"][0]["text"], "world\nsecond line HELLO\n", "{huge_length}");
+}

@@ -3,6 +3,7 @@
 mod http_link;
 mod support;
 
+mod bounds;
 mod client_requests;
 mod config;
 mod embedding;

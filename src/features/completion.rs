@@ -1,9 +1,9 @@
 //! `completion/complete`: argument completion for prompts and resource-template variables.
 //! Never names a transport or a thread.
 
-use crate::context::RequestCx;
-use crate::jsonrpc::RpcError;
+use crate::server::context::RequestCx;
 use crate::server::Registry;
+use crate::wire::jsonrpc::RpcError;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -33,19 +33,19 @@ pub fn filter_prefix<'a>(candidates: impl IntoIterator<Item = &'a str>, prefix: 
 pub(crate) enum Reference {
     #[serde(rename = "ref/prompt")]
     Prompt {
-        #[serde(deserialize_with = "crate::limits::name")]
+        #[serde(deserialize_with = "crate::wire::limits::name")]
         name: String,
     },
     #[serde(rename = "ref/resource")]
     Resource {
-        #[serde(deserialize_with = "crate::limits::uri")]
+        #[serde(deserialize_with = "crate::wire::limits::uri")]
         uri: String,
     },
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Argument {
-    #[serde(deserialize_with = "crate::limits::name")]
+    #[serde(deserialize_with = "crate::wire::limits::name")]
     name: String,
     value: String,
 }

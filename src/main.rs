@@ -195,6 +195,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(file) = &args.manifest {
         let manifest = manifest::load(file).map_err(|e| tinymcp::Error::Config(format!("\n{e}")))?;
         log::info!("{}: {}", manifest.file().display(), manifest.summary());
+        for warning in manifest.warnings() {
+            log::warn!("{}: {warning}", manifest.file().display());
+        }
         if let Some(instructions) = manifest.instructions() {
             server.set_instructions(instructions);
         }
@@ -299,6 +302,9 @@ fn main() -> ExitCode {
         Ok(Parsed::Check(file)) => {
             return match manifest::load(&file) {
                 Ok(manifest) => {
+                    for warning in manifest.warnings() {
+                        eprintln!("{}: {warning}", file.display());
+                    }
                     println!("{}: OK ({})", file.display(), manifest.summary());
                     ExitCode::SUCCESS
                 }

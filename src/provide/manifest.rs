@@ -123,6 +123,7 @@ pub struct Manifest {
     stamp: Stamp,
     raw: Value,
     instructions: Option<String>,
+    warnings: Vec<Problem>,
     tools: Vec<ToolDef>,
     prompts: Vec<PromptDef>,
     resources: Arc<Vec<ResourceDef>>,
@@ -153,6 +154,7 @@ pub fn parse(text: &str, dir: &Path) -> Result<Manifest, Vec<Problem>> {
         stamp: None,
         raw,
         instructions: checked.instructions,
+        warnings: checked.warnings,
         tools: checked.tools,
         prompts: checked.prompts,
         resources: Arc::new(checked.resources),
@@ -168,6 +170,12 @@ impl Manifest {
     /// The `instructions` for `initialize`, if the manifest gives them.
     pub fn instructions(&self) -> Option<&str> {
         self.instructions.as_deref()
+    }
+
+    /// What `--check` warns about: commands that run a placeholder as shell or interpreter
+    /// code, tools marked read-only whose command writes. Each names its JSON path.
+    pub fn warnings(&self) -> &[Problem] {
+        &self.warnings
     }
 
     /// The file it was loaded from.

@@ -69,7 +69,9 @@ mod tests {
         let mut watcher = Watcher::new(Duration::from_millis(5));
         watcher.add(|_: &Server| panic!("a job's bug"));
         let counted = Arc::clone(&ticks);
-        watcher.add(move |_: &Server| drop(counted.fetch_add(1, Ordering::SeqCst)));
+        watcher.add(move |_: &Server| {
+            counted.fetch_add(1, Ordering::SeqCst);
+        });
         let handle = watcher.spawn(&server).unwrap().unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while ticks.load(Ordering::SeqCst) < 3 && std::time::Instant::now() < deadline {

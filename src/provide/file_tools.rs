@@ -6,6 +6,7 @@ use super::files::{looks_textual, text_type, Files, Target};
 use super::sandbox::{self, file_uri, EntryKind};
 use crate::features::content::{Content, ResourceContents};
 use crate::features::tools::{CallToolResult, Tool, ToolAnnotations};
+use crate::util::time::rfc3339;
 use crate::util::{base64, mime};
 use crate::{RequestCx, Server};
 use serde_json::{json, Value};
@@ -13,7 +14,6 @@ use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The most entries `list_directory` returns.
 const MAX_ENTRIES: usize = 1000;
@@ -410,24 +410,6 @@ fn file_info(files: &Files, spelled: &str) -> CallToolResult {
     both(text, info)
 }
 
-/// UTC time as RFC 3339 (`2025-01-31T12:00:00Z`), without a date crate.
-fn rfc3339(time: SystemTime) -> String {
-    let secs = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
 /// A token of a glob pattern.
 #[derive(Clone, Copy, PartialEq)]
 enum Glob {
@@ -552,14 +534,5 @@ mod tests {
         assert!(globs("***.rs", "main.rs") && globs("**.rs", "src/main.rs") && !globs("*.rs", "src/main.rs"));
         assert!(globs("**/*.rs", "main.rs") && globs("**/*.rs", "a/b/main.rs"));
         assert!(!globs(&format!("{}b", "*a".repeat(500)), &"a".repeat(2000)));
-    }
-
-    #[test]
-    fn rfc3339_spells_utc() {
-        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        let t = UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
-        assert_eq!(rfc3339(t), "2023-11-14T22:13:20Z");
-        let leap = UNIX_EPOCH + std::time::Duration::from_secs(951_782_400);
-        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00Z");
     }
 }

@@ -13,16 +13,15 @@ use crate::features::tools::Tool;
 use crate::provide::command::{self, CommandSpec};
 use crate::provide::files::read_contents;
 use crate::provide::sandbox::{file_uri, open_regular, Sandbox};
+use crate::provide::tracker::{stamp, ChangeTracker, Stamp};
 use crate::wire::jsonrpc::RpcError;
 use crate::{RequestCx, Server};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::SystemTime;
 
 /// The largest file a prompt embeds or a manifest resource serves.
 const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -107,14 +106,6 @@ pub(crate) struct ResourceDef {
     pub source: Source,
 }
 
-/// Modification time, size and inode of a file: what the watcher compares.
-type Stamp = Option<(SystemTime, u64, u64)>;
-
-fn stamp(path: &Path) -> Stamp {
-    let meta = fs::metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len(), meta.ino()))
-}
-
 /// A checked manifest, ready to register.
 #[derive(Debug, Clone)]
 pub struct Manifest {
@@ -127,8 +118,8 @@ pub struct Manifest {
     tools: Vec<ToolDef>,
     prompts: Vec<PromptDef>,
     resources: Arc<Vec<ResourceDef>>,
-    /// URI -> the file's stamp when a client last read it or the watcher last looked.
-    stamps: Arc<Mutex<HashMap<String, Stamp>>>,
+    /// What clients last saw of the file resources they read or subscribed to.
+    tracker: Arc<ChangeTracker>,
 }
 
 /// Reads and checks a manifest file. Relative paths in it are relative to its folder.
@@ -158,7 +149,7 @@ pub fn parse(text: &str, dir: &Path) -> Result<Manifest, Vec<Problem>> {
         tools: checked.tools,
         prompts: checked.prompts,
         resources: Arc::new(checked.resources),
-        stamps: Arc::default(),
+        tracker: Arc::default(),
     })
 }
 
@@ -224,11 +215,11 @@ impl Manifest {
         for def in self.resources.iter() {
             let source = def.source.clone();
             let mime_type = def.resource.mime_type.clone().unwrap_or_else(|| "text/plain".into());
-            let stamps = Arc::clone(&self.stamps);
+            let tracker = Arc::clone(&self.tracker);
             server.register_resource(def.resource.clone(), move |_, uri| {
                 if let Source::File(path) = &source {
                     // What the client saw is what a later change is compared with.
-                    stamps.lock().unwrap_or_else(PoisonError::into_inner).insert(uri.to_owned(), stamp(path));
+                    tracker.read(uri, stamp(path));
                 }
                 read_source(uri, &source, &mime_type).map(|c| vec![c]).map_err(RpcError::invalid_params)
             });
@@ -282,16 +273,11 @@ impl Manifest {
         let mut seen = current.stamp;
         // The file resources in force, for the subscription hook.
         let live = Arc::new(Mutex::new(Arc::clone(&current.resources)));
-        let (hooked, stamps) = (Arc::clone(&live), Arc::clone(&current.stamps));
+        let (hooked, tracker) = (Arc::clone(&live), Arc::clone(&current.tracker));
         server.on_subscribe(move |uri| {
-            // Unless a client read it already, the file as it is now is what a change is compared with.
             let resources = Arc::clone(&hooked.lock().unwrap_or_else(PoisonError::into_inner));
             if let Some(Source::File(path)) = resources.iter().find(|r| r.resource.uri == uri).map(|r| &r.source) {
-                stamps
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .entry(uri.to_owned())
-                    .or_insert_with(|| stamp(path));
+                tracker.subscribed(uri, path);
             }
         });
         move |server: &Server| {
@@ -302,7 +288,7 @@ impl Manifest {
                     Ok(mut next) => {
                         log::info!("{}: reloaded ({})", next.file.display(), next.summary());
                         // What clients read of files outlives reloads.
-                        next.stamps = Arc::clone(&current.stamps);
+                        next.tracker = Arc::clone(&current.tracker);
                         current.replace_with(server, &next);
                         *live.lock().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&next.resources);
                         current = next;
@@ -311,22 +297,11 @@ impl Manifest {
                 }
             }
             let subscribed = server.subscribed_uris();
-            let mut changed = Vec::new();
-            {
-                let mut stamps = current.stamps.lock().unwrap_or_else(PoisonError::into_inner);
-                for def in current.resources.iter() {
-                    let Source::File(path) = &def.source else { continue };
-                    if !subscribed.contains(&def.resource.uri) {
-                        continue;
-                    }
-                    let now = stamp(path);
-                    if stamps.insert(def.resource.uri.clone(), now).is_some_and(|before| before != now) {
-                        changed.push(def.resource.uri.clone());
-                    }
+            for def in current.resources.iter() {
+                let Source::File(path) = &def.source else { continue };
+                if subscribed.contains(&def.resource.uri) && current.tracker.changed(&def.resource.uri, stamp(path)) {
+                    server.notify_resource_updated(&def.resource.uri);
                 }
-            }
-            for uri in changed {
-                server.notify_resource_updated(&uri);
             }
         }
     }

@@ -8,6 +8,8 @@ use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::util::percent;
+
 /// `O_NONBLOCK`, so opening a FIFO never waits for a writer (its value differs by platform).
 #[cfg(any(
     target_os = "macos",
@@ -326,7 +328,7 @@ pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, St
     if raw.contains("%2f") || raw.contains("%5c") {
         return Err("contains a percent-encoded separator (separate folders with a plain /)".into());
     }
-    let decoded = percent_decode(spelled).ok_or("is not UTF-8 once percent-decoded")?;
+    let decoded = percent::decode(spelled).ok_or("is not UTF-8 once percent-decoded")?;
     if decoded.contains('\0') {
         return Err("contains a NUL character".into());
     }
@@ -362,41 +364,10 @@ pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, St
     Ok(parts)
 }
 
-/// Decodes `%XX` escapes once. A `%` not followed by two hex digits stays as it is.
-/// `None` when the result is not UTF-8.
-pub fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = |j: usize| bytes.get(j).and_then(|c| (*c as char).to_digit(16));
-        match (b, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(hi), Some(lo)) => {
-                // Invariant: two hex digits make at most 255.
-                out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 /// Percent-encodes a path for a `file://` URI: unreserved characters and `/` stay, every other
 /// byte of the UTF-8 becomes `%XX`.
 pub fn percent_encode_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent::encode(path, |_, _, c| percent::is_unreserved(c) || c == '/')
 }
 
 /// The `file://` URI of a canonical absolute path (`None` when it is not UTF-8).
@@ -456,6 +427,6 @@ mod tests {
         let path = "/tmp/a b/ü%.txt";
         let encoded = percent_encode_path(path);
         assert_eq!(encoded, "/tmp/a%20b/%C3%BC%25.txt");
-        assert_eq!(percent_decode(&encoded).as_deref(), Some(path));
+        assert_eq!(percent::decode(&encoded).as_deref(), Some(path));
     }
 }

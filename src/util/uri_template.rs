@@ -3,6 +3,7 @@
 //! Pure std; values are plain strings (no lists or maps), so level-4 modifiers
 //! parse but `*` is a no-op and `:n` only truncates on expansion.
 
+use super::percent;
 use std::collections::{HashMap, HashSet};
 
 /// Upper bound on matcher steps, so a hostile URI cannot make matching slow.
@@ -317,10 +318,6 @@ fn is_var_name(name: &str) -> bool {
     !previous_dot
 }
 
-fn is_unreserved(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')
-}
-
 fn is_reserved(c: char) -> bool {
     matches!(
         c,
@@ -331,45 +328,14 @@ fn is_reserved(c: char) -> bool {
 /// Percent-encodes `text`, keeping unreserved characters and, when
 /// `allow_reserved`, reserved characters and existing `%XX` triplets too.
 fn encode(text: &str, allow_reserved: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for (i, c) in text.char_indices() {
-        let keep = is_unreserved(c)
-            || (allow_reserved
-                && (is_reserved(c)
-                    || (c == '%' && text.get(i + 1..i + 3).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit())))));
-        if keep {
-            out.push(c);
-        } else {
-            let mut buf = [0u8; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{b:02X}"));
-            }
-        }
-    }
-    out
+    percent::encode(text, |text, i, c| {
+        percent::is_unreserved(c) || (allow_reserved && (is_reserved(c) || (c == '%' && percent::is_triplet(text, i))))
+    })
 }
 
 /// Decodes `%XX` triplets; see [`UriTemplate::matches`] for the lenient cases.
 fn decode(text: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        char::from(b).to_digit(16).and_then(|d| u8::try_from(d).ok())
-    }
-    let mut out = Vec::with_capacity(text.len());
-    let mut bytes = text.as_bytes();
-    while let Some((&b, rest)) = bytes.split_first() {
-        bytes = rest;
-        if b == b'%' {
-            if let [h, l, tail @ ..] = rest {
-                if let (Some(h), Some(l)) = (hex(*h), hex(*l)) {
-                    out.push((h << 4) | l);
-                    bytes = tail;
-                    continue;
-                }
-            }
-        }
-        out.push(b);
-    }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    percent::decode(text).unwrap_or_else(|| text.to_string())
 }
 
 /// A piece of the template as the matcher sees it.

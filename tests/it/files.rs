@@ -2,7 +2,9 @@
 //! subscriptions), the four tools, the `summarize_file` prompt, and the sandbox refusing every
 //! spelling of an escape; the sandbox, reads and change notifications over HTTP as well.
 
-use crate::support::{check, over_both_transports, Client, TempDir, Transport};
+use crate::support::{
+    call_tool as call, check, over_both_transports, tool_text as text_of, Client, TempDir, Transport,
+};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -40,17 +42,6 @@ fn serve_over(t: Transport, dir: &TempDir, extra: &[&str]) -> Client {
     let mut client = Client::spawn_over(t, &args);
     client.initialize("2025-11-25", json!({}));
     client
-}
-
-fn call(client: &mut Client, name: &str, arguments: Value) -> Value {
-    client.request("tools/call", json!({"name": name, "arguments": arguments}))
-}
-
-fn text_of(result: &Value) -> String {
-    result["result"]["content"]
-        .as_array()
-        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"))
-        .unwrap_or_default()
 }
 
 fn names(list: &Value) -> Vec<String> {

@@ -3,7 +3,10 @@
 //! cancellation killing the whole process group), prompt templates, resources, `--check`, and
 //! reloading when the file changes.
 
-use crate::support::{check, eventually, over_both_transports, process_gone, run_binary, Client, TempDir, Transport};
+use crate::support::{
+    call_tool as call, check, eventually, over_both_transports, process_gone, run_binary, tool_text as text_of, Client,
+    TempDir, Transport,
+};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -27,17 +30,6 @@ fn serve_over(t: Transport, dir: &TempDir, manifest: &Value) -> Client {
     let mut client = Client::spawn_over(t, &["--manifest", &file, "--watch-interval", "20"]);
     client.initialize("2025-11-25", json!({}));
     client
-}
-
-fn call(client: &mut Client, name: &str, arguments: Value) -> Value {
-    client.request("tools/call", json!({"name": name, "arguments": arguments}))
-}
-
-fn text_of(result: &Value) -> String {
-    result["result"]["content"]
-        .as_array()
-        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"))
-        .unwrap_or_default()
 }
 
 fn tool(name: &str, command: &[&str], props: &[&str]) -> Value {

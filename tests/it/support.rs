@@ -450,6 +450,19 @@ impl Drop for TempDir {
     }
 }
 
+/// Calls a tool and waits for the answer.
+pub fn call_tool(client: &mut Client, name: &str, arguments: Value) -> Value {
+    client.request("tools/call", json!({"name": name, "arguments": arguments}))
+}
+
+/// The text blocks of a tool result, joined by newlines (empty for an error answer).
+pub fn tool_text(answer: &Value) -> String {
+    answer["result"]["content"]
+        .as_array()
+        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"))
+        .unwrap_or_default()
+}
+
 /// Runs the binary to completion (for one-shot commands such as `--check` and `config`), bounded.
 pub fn run_binary(args: &[&str]) -> std::process::Output {
     let child = Command::new(binary())

@@ -4,4 +4,5 @@
 
 pub mod jsonrpc;
 pub(crate) mod limits;
+pub mod meta;
 pub mod version;

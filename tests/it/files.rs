@@ -2,9 +2,7 @@
 //! subscriptions), the four tools, the `summarize_file` prompt, and the sandbox refusing every
 //! spelling of an escape; the sandbox, reads and change notifications over HTTP as well.
 
-use crate::support::{
-    call_tool as call, check, over_both_transports, tool_text as text_of, Client, TempDir, Transport,
-};
+use crate::support::{check, over_both_transports, tool_text as text_of, Client, TempDir, Transport};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -79,7 +77,7 @@ fn include_hidden_serves_dot_files() {
     let mut client = serve(&f.dir, &["--include-hidden"]);
     let listed = names(&client.request("resources/list", json!({})));
     assert!(listed.contains(&".git/config".to_owned()) && listed.contains(&".env".to_owned()), "{listed:?}");
-    let read = call(&mut client, "read_file", json!({"path": ".env"}));
+    let read = client.call_tool("read_file", json!({"path": ".env"}));
     assert_eq!(text_of(&read), "TOKEN=hello\n");
 }
 
@@ -182,7 +180,7 @@ fn the_four_tools_are_read_only_with_schemas() {
 fn list_directory_gives_kinds_and_sizes() {
     let f = fixture();
     let mut client = serve(&f.dir, &[]);
-    let top = call(&mut client, "list_directory", json!({}));
+    let top = client.call_tool("list_directory", json!({}));
     let entries = top["result"]["structuredContent"]["entries"].as_array().unwrap().clone();
     let shown: Vec<(&str, &str)> =
         entries.iter().map(|e| (e["name"].as_str().unwrap(), e["kind"].as_str().unwrap())).collect();
@@ -200,14 +198,14 @@ fn list_directory_gives_kinds_and_sizes() {
         ]
     );
     check(&entries[0], json!({"size": 30}));
-    let sub = call(&mut client, "list_directory", json!({"path": "sub"}));
+    let sub = client.call_tool("list_directory", json!({"path": "sub"}));
     check(
         &sub,
         json!({"result": {"structuredContent": {"path": "sub", "truncated": false, "entries": [
             {"name": "deeper", "kind": "directory"}, {"name": "m.rs", "kind": "file", "size": 32}]}}}),
     );
     assert!(text_of(&sub).contains("deeper/"));
-    let file = call(&mut client, "list_directory", json!({"path": "a.txt"}));
+    let file = client.call_tool("list_directory", json!({"path": "a.txt"}));
     check(&file, json!({"result": {"isError": true}}));
 }
 
@@ -216,19 +214,19 @@ fn read_file_reads_a_window_and_says_when_truncated() {
     let f = fixture();
     let mut client = serve(&f.dir, &[]);
     check(
-        &call(&mut client, "read_file", json!({"path": "a.txt"})),
+        &client.call_tool("read_file", json!({"path": "a.txt"})),
         json!({"result": {"content": [{"type": "text", "text": "hello world\nsecond line HELLO\n"}]}}),
     );
-    let window = call(&mut client, "read_file", json!({"path": "a.txt", "offset": 6, "length": 5}));
+    let window = client.call_tool("read_file", json!({"path": "a.txt", "offset": 6, "length": 5}));
     assert_eq!(window["result"]["content"][0]["text"], "world");
     let note = window["result"]["content"][1]["text"].as_str().unwrap();
     assert!(note.contains("bytes 6-11 of 30") && note.contains("offset=11"), "{note}");
     // The default cap: a big file comes back in part, with a note saying how to read on.
     f.dir.write("big.txt", "0123456789\n".repeat(40_000));
-    let big = call(&mut client, "read_file", json!({"path": "big.txt"}));
+    let big = client.call_tool("read_file", json!({"path": "big.txt"}));
     assert_eq!(big["result"]["content"][0]["text"].as_str().unwrap().len(), 256 * 1024);
     assert!(text_of(&big).contains("Call read_file with offset=262144"), "{}", text_of(&big));
-    let past = call(&mut client, "read_file", json!({"path": "a.txt", "offset": 99}));
+    let past = client.call_tool("read_file", json!({"path": "a.txt", "offset": 99}));
     check(&past, json!({"result": {"isError": true}}));
 }
 
@@ -237,16 +235,16 @@ fn read_file_returns_images_as_images_and_binaries_as_blobs() {
     let f = fixture();
     let mut client = serve(&f.dir, &[]);
     check(
-        &call(&mut client, "read_file", json!({"path": "i.png"})),
+        &client.call_tool("read_file", json!({"path": "i.png"})),
         json!({"result": {"content": [{"type": "image", "mimeType": "image/png"}]}}),
     );
     check(
-        &call(&mut client, "read_file", json!({"path": "data.bin"})),
+        &client.call_tool("read_file", json!({"path": "data.bin"})),
         json!({"result": {"content": [{"type": "resource", "resource": {"uri": f.dir.uri("data.bin"), "blob": "AAEC/2hlbGxvAA=="}}]}}),
     );
     // A link inside the folder is followed.
     assert_eq!(
-        text_of(&call(&mut client, "read_file", json!({"path": "link.txt"}))),
+        text_of(&client.call_tool("read_file", json!({"path": "link.txt"}))),
         "hello world\nsecond line HELLO\n"
     );
 }
@@ -255,7 +253,7 @@ fn read_file_returns_images_as_images_and_binaries_as_blobs() {
 fn search_files_finds_lines_case_insensitively_and_is_bounded() {
     let f = fixture();
     let mut client = serve(&f.dir, &[]);
-    let all = call(&mut client, "search_files", json!({"query": "HeLLo"}));
+    let all = client.call_tool("search_files", json!({"query": "HeLLo"}));
     assert_eq!(
         text_of(&all),
         "a.txt:1: hello world\na.txt:2: second line HELLO\nlink.txt:1: hello world\nlink.txt:2: second line HELLO\nsub/m.rs:2: // hello from rust\n"
@@ -264,14 +262,14 @@ fn search_files_finds_lines_case_insensitively_and_is_bounded() {
         &all,
         json!({"result": {"structuredContent": {"truncated": false, "matches": [{"path": "a.txt", "line": 1, "text": "hello world"}, {}, {}, {}, {}]}}}),
     );
-    let rust = call(&mut client, "search_files", json!({"query": "hello", "glob": "*.rs"}));
+    let rust = client.call_tool("search_files", json!({"query": "hello", "glob": "*.rs"}));
     assert_eq!(text_of(&rust), "sub/m.rs:2: // hello from rust\n");
-    let under = call(&mut client, "search_files", json!({"query": "nothing", "path": "sub"}));
+    let under = client.call_tool("search_files", json!({"query": "nothing", "path": "sub"}));
     assert_eq!(text_of(&under), "sub/deeper/notes.txt:1: nothing to see\n");
-    let one = call(&mut client, "search_files", json!({"query": "hello", "max_results": 1}));
+    let one = client.call_tool("search_files", json!({"query": "hello", "max_results": 1}));
     check(&one, json!({"result": {"structuredContent": {"truncated": true}}}));
     assert!(text_of(&one).contains("stopped after 1 matches"));
-    let none = call(&mut client, "search_files", json!({"query": "zebra"}));
+    let none = client.call_tool("search_files", json!({"query": "zebra"}));
     check(&none, json!({"result": {"structuredContent": {"matches": [], "truncated": false}}}));
 }
 
@@ -279,7 +277,7 @@ fn search_files_finds_lines_case_insensitively_and_is_bounded() {
 fn file_info_gives_kind_size_time_and_type() {
     let f = fixture();
     let mut client = serve(&f.dir, &[]);
-    let info = call(&mut client, "file_info", json!({"path": "sub/m.rs"}));
+    let info = client.call_tool("file_info", json!({"path": "sub/m.rs"}));
     check(
         &info,
         json!({"result": {"structuredContent": {"path": "sub/m.rs", "kind": "file", "size": 32, "mimeType": "text/x-rust"}}}),
@@ -287,7 +285,7 @@ fn file_info_gives_kind_size_time_and_type() {
     let modified = info["result"]["structuredContent"]["modified"].as_str().unwrap();
     assert!(modified.len() == 20 && modified.ends_with('Z'), "{modified}");
     check(
-        &call(&mut client, "file_info", json!({"path": "sub"})),
+        &client.call_tool("file_info", json!({"path": "sub"})),
         json!({"result": {"structuredContent": {"kind": "directory"}}}),
     );
 }
@@ -326,7 +324,7 @@ fn every_escape_spelling_is_refused_by_every_tool(t: Transport) {
             ("list_directory", json!({"path": path})),
             ("search_files", json!({"query": "hello", "path": path})),
         ] {
-            let res = call(&mut client, tool, args);
+            let res = client.call_tool(tool, args);
             let text = text_of(&res);
             assert_eq!(res["result"]["isError"], true, "{tool} {path:?}: {res}");
             // A path that does not exist may be refused for that reason instead (no leak either way).
@@ -412,7 +410,7 @@ fn with_no_flags_the_current_directory_is_served() {
     let f = fixture();
     let mut client = Client::spawn_in(&[], Some(f.dir.path()));
     client.initialize("2025-11-25", json!({}));
-    let read = call(&mut client, "read_file", json!({"path": "sub/m.rs"}));
+    let read = client.call_tool("read_file", json!({"path": "sub/m.rs"}));
     assert_eq!(text_of(&read), "fn main() {}\n// hello from rust\n");
 }
 
@@ -421,10 +419,10 @@ fn everything_alone_serves_no_folder_but_combines_with_root() {
     let f = fixture();
     let mut alone = Client::spawn_in(&["--everything"], Some(f.dir.path()));
     alone.initialize("2025-11-25", json!({}));
-    check(&call(&mut alone, "read_file", json!({"path": "a.txt"})), json!({"error": {"code": -32602}}));
+    check(&alone.call_tool("read_file", json!({"path": "a.txt"})), json!({"error": {"code": -32602}}));
     let mut both = serve(&f.dir, &["--everything"]);
-    check(&call(&mut both, "echo", json!({"message": "hi"})), json!({"result": {"content": [{"text": "Echo: hi"}]}}));
-    assert_eq!(text_of(&call(&mut both, "read_file", json!({"path": "a.txt"}))), "hello world\nsecond line HELLO\n");
+    check(&both.call_tool("echo", json!({"message": "hi"})), json!({"result": {"content": [{"text": "Echo: hi"}]}}));
+    assert_eq!(text_of(&both.call_tool("read_file", json!({"path": "a.txt"}))), "hello world\nsecond line HELLO\n");
 }
 
 #[test]
@@ -435,7 +433,7 @@ fn several_roots_are_told_apart_by_their_folder_name() {
     second.write("two.txt", "2\n");
     let mut client = Client::spawn(&["--root", first.arg(), "--root", second.arg()]);
     client.initialize("2025-11-25", json!({}));
-    let top = call(&mut client, "list_directory", json!({}));
+    let top = client.call_tool("list_directory", json!({}));
     let labels: Vec<String> = top["result"]["structuredContent"]["entries"]
         .as_array()
         .unwrap()
@@ -445,7 +443,7 @@ fn several_roots_are_told_apart_by_their_folder_name() {
     let first_label = first.path().file_name().unwrap().to_str().unwrap();
     let second_label = second.path().file_name().unwrap().to_str().unwrap();
     assert_eq!(labels, [first_label, second_label]);
-    let two = call(&mut client, "read_file", json!({"path": format!("{second_label}/two.txt")}));
+    let two = client.call_tool("read_file", json!({"path": format!("{second_label}/two.txt")}));
     assert_eq!(text_of(&two), "2\n");
     let listed = names(&client.request("resources/list", json!({})));
     assert_eq!(listed, [format!("{first_label}/one.txt"), format!("{second_label}/two.txt")]);
@@ -485,7 +483,7 @@ fn fifos_sockets_and_devices_are_refused_on_every_path(t: Transport) {
         for (tool, args) in
             [("read_file", json!({"path": name})), ("search_files", json!({"query": "x", "path": name}))]
         {
-            let res = call(&mut client, tool, args);
+            let res = client.call_tool(tool, args);
             assert_eq!(res["result"]["isError"], true, "{tool} {name}: {res}");
         }
         let prompt = client.request("prompts/get", json!({"name": "summarize_file", "arguments": {"path": name}}));
@@ -596,7 +594,7 @@ fn search_says_truncated_when_the_walk_stopped_early() {
         dir.write(&format!("f{i:02}.txt"), "zebra\n");
     }
     let mut client = serve(&dir, &["--max-files", "50"]);
-    let res = call(&mut client, "search_files", json!({"query": "zebra", "max_results": 1000}));
+    let res = client.call_tool("search_files", json!({"query": "zebra", "max_results": 1000}));
     check(&res, json!({"result": {"structuredContent": {"truncated": true}}}));
     assert_eq!(res["result"]["structuredContent"]["matches"].as_array().unwrap().len(), 50);
     assert!(text_of(&res).contains("stopped after 50 files"), "{}", text_of(&res));
@@ -609,16 +607,16 @@ fn list_directory_is_paginated() {
         dir.write(&format!("f{i:04}.txt"), "");
     }
     let mut client = serve(&dir, &[]);
-    let first = call(&mut client, "list_directory", json!({}));
+    let first = client.call_tool("list_directory", json!({}));
     let page = &first["result"]["structuredContent"];
     check(page, json!({"truncated": true, "nextOffset": 1000}));
     assert_eq!(page["entries"].as_array().unwrap().len(), 1000);
     assert!(text_of(&first).contains("offset=1000"), "{}", text_of(&first));
-    let second = call(&mut client, "list_directory", json!({"offset": 1000}));
+    let second = client.call_tool("list_directory", json!({"offset": 1000}));
     let page = &second["result"]["structuredContent"];
     check(page, json!({"truncated": false, "entries": [{"name": "f1000.txt"}, {}, {}, {}, {"name": "f1004.txt"}]}));
     assert!(page.get("nextOffset").is_none(), "{page}");
-    let past = call(&mut client, "list_directory", json!({"offset": 5000}));
+    let past = client.call_tool("list_directory", json!({"offset": 5000}));
     check(&past, json!({"result": {"structuredContent": {"entries": [], "truncated": false}}}));
 }
 
@@ -627,13 +625,13 @@ fn read_file_offsets_outside_the_file_never_read_the_start() {
     let f = fixture();
     let mut client = serve(&f.dir, &[]);
     for offset in [json!(31), json!(1e30), json!(1.8446744073709552e19)] {
-        let res = call(&mut client, "read_file", json!({"path": "a.txt", "offset": offset}));
+        let res = client.call_tool("read_file", json!({"path": "a.txt", "offset": offset}));
         check(&res, json!({"result": {"isError": true}}));
         assert!(text_of(&res).contains("past the end"), "{offset}: {res}");
     }
     // At exactly the end: an empty window.
-    let end = call(&mut client, "read_file", json!({"path": "a.txt", "offset": 30}));
+    let end = client.call_tool("read_file", json!({"path": "a.txt", "offset": 30}));
     assert_eq!(end["result"]["content"][0]["text"], "", "{end}");
-    let huge_length = call(&mut client, "read_file", json!({"path": "a.txt", "offset": 6, "length": 1e30}));
+    let huge_length = client.call_tool("read_file", json!({"path": "a.txt", "offset": 6, "length": 1e30}));
     assert_eq!(huge_length["result"]["content"][0]["text"], "world\nsecond line HELLO\n", "{huge_length}");
 }

@@ -4,8 +4,7 @@
 //! reloading when the file changes.
 
 use crate::support::{
-    call_tool as call, check, eventually, over_both_transports, process_gone, run_binary, tool_text as text_of, Client,
-    TempDir, Transport,
+    check, eventually, over_both_transports, process_gone, run_binary, tool_text as text_of, Client, TempDir, Transport,
 };
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -61,7 +60,7 @@ fn injection_attempts_reach_the_program_verbatim(t: Transport) {
         "$HOME ${PATH}",
         "{{x}}",
     ] {
-        let res = call(&mut client, "show", json!({"x": evil}));
+        let res = client.call_tool("show", json!({"x": evil}));
         check(&res, json!({"result": {"content": [{"type": "text", "text": evil}]}}));
         assert!(res["result"].get("isError").is_none(), "{res}");
     }
@@ -76,12 +75,12 @@ fn whole_element_placeholders_expand_arrays_and_vanish_when_absent() {
         {"name": "list", "command": ["printf", "[%s]", "{{items}}", "{{opt}}", "n={{n}}"], "inputSchema": schema}
     ]});
     let mut client = serve(&dir, &manifest);
-    let res = call(&mut client, "list", json!({"items": ["a", "b c", "d-"], "n": 3}));
+    let res = client.call_tool("list", json!({"items": ["a", "b c", "d-"], "n": 3}));
     assert_eq!(text_of(&res), "[a][b c][d-][n=3]");
-    let res = call(&mut client, "list", json!({"items": [], "opt": "o"}));
+    let res = client.call_tool("list", json!({"items": [], "opt": "o"}));
     assert_eq!(text_of(&res), "[o]");
     // Arguments failing the input schema never reach the command.
-    let bad = call(&mut client, "list", json!({"n": "three"}));
+    let bad = client.call_tool("list", json!({"n": "three"}));
     check(&bad, json!({"result": {"isError": true}}));
 }
 
@@ -96,16 +95,16 @@ fn stdin_env_and_cwd_are_as_declared() {
         {"name": "here", "command": ["ls", "manifest.json"]}
     ]});
     let mut client = serve(&dir, &manifest);
-    assert_eq!(text_of(&call(&mut client, "cat", json!({"x": "$(id)\n"}))), "to stdin: $(id)\n");
-    let env = text_of(&call(&mut client, "env", json!({})));
+    assert_eq!(text_of(&client.call_tool("cat", json!({"x": "$(id)\n"}))), "to stdin: $(id)\n");
+    let env = text_of(&client.call_tool("env", json!({})));
     let names: Vec<&str> = env.lines().filter_map(|l| l.split_once('=').map(|(k, _)| k)).collect();
     assert!(env.contains("GREETING=hi there\n"), "{env}");
     // The environment is cleared to a minimal set: the test runs tinymcp with RUST_LOG set.
     // TINYMCP_CALL marks the call's processes, so children that call setsid end with it.
     assert!(!names.contains(&"RUST_LOG"), "{env}");
     assert!(names.iter().all(|n| ["PATH", "HOME", "LANG", "GREETING", "TINYMCP_CALL"].contains(n)), "{names:?}");
-    assert_eq!(text_of(&call(&mut client, "ls", json!({}))), "here.txt\n");
-    assert_eq!(text_of(&call(&mut client, "here", json!({}))), "manifest.json\n");
+    assert_eq!(text_of(&client.call_tool("ls", json!({}))), "here.txt\n");
+    assert_eq!(text_of(&client.call_tool("here", json!({}))), "manifest.json\n");
 }
 
 fn a_failing_command_is_an_error_result_with_status_and_stderr(t: Transport) {
@@ -115,11 +114,11 @@ fn a_failing_command_is_an_error_result_with_status_and_stderr(t: Transport) {
         {"name": "missing", "command": ["/nonexistent/program"]}
     ]});
     let mut client = serve_over(t, &dir, &manifest);
-    let res = call(&mut client, "fail", json!({}));
+    let res = client.call_tool("fail", json!({}));
     check(&res, json!({"result": {"isError": true}}));
     let text = text_of(&res);
     assert!(text.contains("exited with status 3") && text.contains("it broke"), "{text}");
-    let res = call(&mut client, "missing", json!({}));
+    let res = client.call_tool("missing", json!({}));
     check(&res, json!({"result": {"isError": true}}));
     assert!(text_of(&res).contains("cannot run /nonexistent/program"), "{res}");
 }
@@ -130,7 +129,7 @@ fn output_beyond_the_cap_is_truncated_with_a_note(t: Transport) {
         {"name": "loud", "command": ["sh", "-c", "yes | head -c 100000"], "maxOutputBytes": 1000}
     ]});
     let mut client = serve_over(t, &dir, &manifest);
-    let res = call(&mut client, "loud", json!({}));
+    let res = client.call_tool("loud", json!({}));
     let text = text_of(&res);
     assert!(text.starts_with(&"y\n".repeat(500)), "{text}");
     assert!(text.ends_with("[output truncated: showing the first 1000 of 100000 bytes]"), "{text}");
@@ -151,9 +150,9 @@ fn json_output_becomes_structured_content_checked_against_the_schema() {
         &listed,
         json!({"result": {"tools": [{"name": "count", "outputSchema": out_schema, "annotations": {"readOnlyHint": true, "title": "Count"}}, {"name": "prose"}]}}),
     );
-    check(&call(&mut client, "count", json!({"n": "3"})), json!({"result": {"structuredContent": {"n": 3}}}));
-    check(&call(&mut client, "count", json!({"n": "\"three\""})), json!({"result": {"isError": true}}));
-    let prose = call(&mut client, "prose", json!({}));
+    check(&client.call_tool("count", json!({"n": "3"})), json!({"result": {"structuredContent": {"n": 3}}}));
+    check(&client.call_tool("count", json!({"n": "\"three\""})), json!({"result": {"isError": true}}));
+    let prose = client.call_tool("prose", json!({}));
     check(&prose, json!({"result": {"isError": true}}));
     assert!(text_of(&prose).contains("not JSON"), "{prose}");
 }
@@ -178,7 +177,7 @@ fn pids(dir: &TempDir) -> Vec<u32> {
 fn a_timeout_kills_the_whole_process_group(t: Transport) {
     let dir = TempDir::new("timeout");
     let mut client = serve_over(t, &dir, &json!({"tools": [sleeper(&dir)]}));
-    let res = call(&mut client, "sleeper", json!({}));
+    let res = client.call_tool("sleeper", json!({}));
     check(&res, json!({"result": {"isError": true}}));
     assert!(text_of(&res).contains("timed out after 400 ms"), "{res}");
     for pid in pids(&dir) {
@@ -278,7 +277,7 @@ fn resources_come_from_files_or_inline_text() {
         json!({"result": {"contents": [{"text": "Use snake_case."}]}}),
     );
     // A manifest alone serves no folder.
-    let res = call(&mut client, "read_file", json!({"path": "README.md"}));
+    let res = client.call_tool("read_file", json!({"path": "README.md"}));
     assert!(res.get("error").is_some(), "{res}");
 }
 
@@ -339,18 +338,18 @@ fn a_changed_manifest_is_reloaded_and_a_broken_one_keeps_the_old(t: Transport) {
     client.wait(|m| m["method"] == "notifications/prompts/list_changed");
     let tools = client.request("tools/list", json!({}));
     check(&tools, json!({"result": {"tools": [{"name": "one"}, {"name": "two"}]}}));
-    assert_eq!(text_of(&call(&mut client, "one", json!({}))), "uno\n");
+    assert_eq!(text_of(&client.call_tool("one", json!({}))), "uno\n");
     // A broken manifest changes nothing (the error goes to the log).
     write_manifest(&dir, &json!({"tools": [{"name": "bad name", "command": []}], "padding": "x".repeat(100)}));
     let seen = client.drain(Duration::from_millis(400));
     assert!(seen.iter().all(|m| m.get("method").is_none()), "{seen:?}");
-    assert_eq!(text_of(&call(&mut client, "two", json!({}))), "2\n");
+    assert_eq!(text_of(&client.call_tool("two", json!({}))), "2\n");
     // Removing a tool removes it.
     write_manifest(&dir, &json!({"tools": [tool("two", &["echo", "deux"], &[])]}));
     client.wait(|m| m["method"] == "notifications/tools/list_changed");
     let tools = client.request("tools/list", json!({}));
     check(&tools, json!({"result": {"tools": [{"name": "two"}]}}));
-    check(&call(&mut client, "one", json!({})), json!({"error": {"code": -32602}}));
+    check(&client.call_tool("one", json!({})), json!({"error": {"code": -32602}}));
 }
 
 #[test]
@@ -360,12 +359,12 @@ fn the_example_manifest_is_valid_and_its_tools_run() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut client = Client::spawn(&["--manifest", example]);
     client.initialize("2025-11-25", json!({}));
-    let stats = call(&mut client, "line_stats", json!({"path": "Cargo.toml"}));
+    let stats = client.call_tool("line_stats", json!({"path": "Cargo.toml"}));
     let structured = &stats["result"]["structuredContent"];
     assert!(structured["lines"].as_u64().unwrap() > 10 && structured["bytes"].as_u64().unwrap() > 100, "{stats}");
-    let words = call(&mut client, "word_count", json!({"path": "Cargo.toml"}));
+    let words = client.call_tool("word_count", json!({"path": "Cargo.toml"}));
     assert!(text_of(&words).ends_with("/Cargo.toml\n"), "{words}");
-    let sorted = call(&mut client, "sort_lines", json!({"text": "b\na\nc\n", "order": "-r"}));
+    let sorted = client.call_tool("sort_lines", json!({"text": "b\na\nc\n", "order": "-r"}));
     assert_eq!(text_of(&sorted), "c\nb\na\n");
     let prompt = client.request("prompts/get", json!({"name": "review", "arguments": {"language": "go", "code": "x"}}));
     check(&prompt, json!({"result": {"messages": [{}, {"content": {"type": "resource"}}]}}));
@@ -418,7 +417,7 @@ fn what_a_command_leaves_running_is_killed_when_it_exits() {
     let dir = TempDir::new("leftover");
     let script = format!("sleep 30 & echo $! > {}/bg.pid; echo started", dir.path().display());
     let mut client = serve(&dir, &json!({"tools": [{"name": "bg", "command": ["sh", "-c", script]}]}));
-    assert_eq!(text_of(&call(&mut client, "bg", json!({}))), "started\n");
+    assert_eq!(text_of(&client.call_tool("bg", json!({}))), "started\n");
     let pid: u32 = std::fs::read_to_string(dir.path().join("bg.pid")).unwrap().trim().parse().unwrap();
     eventually(&format!("the background process {pid} to be gone"), || process_gone(pid));
 }
@@ -440,14 +439,14 @@ fn values_starting_with_a_dash_are_refused_unless_declared_or_after_the_separato
     ]});
     let mut client = serve_over(t, &dir, &manifest);
     for args in [json!({"x": "--help"}), json!({"x": "-n"}), json!({"items": ["a", "--output=/tmp/x"]})] {
-        let res = call(&mut client, "show", args.clone());
+        let res = client.call_tool("show", args.clone());
         check(&res, json!({"result": {"isError": true}}));
         assert!(text_of(&res).contains("starts with '-'"), "{args}: {res}");
     }
-    assert_eq!(text_of(&call(&mut client, "show", json!({"x": "a-b", "items": ["c"]}))), "[a-b][c]");
-    assert_eq!(text_of(&call(&mut client, "after", json!({"x": "-n"}))), "-- -n\n");
-    assert_eq!(text_of(&call(&mut client, "literal", json!({"x": "-n"}))), "x=-n");
-    assert_eq!(text_of(&call(&mut client, "option", json!({"x": "-n"}))), "[-n]");
+    assert_eq!(text_of(&client.call_tool("show", json!({"x": "a-b", "items": ["c"]}))), "[a-b][c]");
+    assert_eq!(text_of(&client.call_tool("after", json!({"x": "-n"}))), "-- -n\n");
+    assert_eq!(text_of(&client.call_tool("literal", json!({"x": "-n"}))), "x=-n");
+    assert_eq!(text_of(&client.call_tool("option", json!({"x": "-n"}))), "[-n]");
 }
 
 // Issue 11: an argument declared in pathArguments is a path inside the tool's folder: it is
@@ -463,9 +462,9 @@ fn path_arguments_stay_inside_the_tools_folder() {
         {"name": "cat", "command": ["cat", "{{path}}"], "inputSchema": string_props(&["path"]), "pathArguments": ["path"]}
     ]});
     let mut client = serve(&dir, &manifest);
-    assert_eq!(text_of(&call(&mut client, "cat", json!({"path": "inside.txt"}))), "one two three\n");
+    assert_eq!(text_of(&client.call_tool("cat", json!({"path": "inside.txt"}))), "one two three\n");
     for bad in ["/etc/passwd", "../x", "link", "-n", "%2e%2e/x", ".hidden", "missing.txt"] {
-        let res = call(&mut client, "cat", json!({"path": bad}));
+        let res = client.call_tool("cat", json!({"path": bad}));
         check(&res, json!({"result": {"isError": true}}));
         assert!(!text_of(&res).contains("secret"), "{bad}: {res}");
     }
@@ -490,12 +489,12 @@ fn the_example_manifest_is_safe_against_the_issues_attacks() {
         ("sort_lines", json!({"text": "x", "order": "-o/tmp/x"})),
     ];
     for (tool, args) in attacks {
-        let res = call(&mut client, tool, args.clone());
+        let res = client.call_tool(tool, args.clone());
         check(&res, json!({"result": {"isError": true}}));
         assert!(!res.to_string().contains("root:"), "{tool} {args}: {res}");
     }
     assert!(!target.exists(), "a tool wrote {}", target.display());
-    let commits = call(&mut client, "recent_commits", json!({"count": 2, "paths": ["README.md"]}));
+    let commits = client.call_tool("recent_commits", json!({"count": 2, "paths": ["README.md"]}));
     assert!(commits["result"].get("isError").is_none(), "{commits}");
     let out = run_binary(&["--check", example]);
     assert!(out.status.success() && String::from_utf8_lossy(&out.stderr).is_empty(), "{out:?}");
@@ -551,11 +550,11 @@ fn children_that_call_setsid_are_ended_with_the_call() {
         {"name": "hold", "command": ["sh", "-c", held]}
     ]});
     let mut client = serve(&dir, &manifest);
-    assert_eq!(text_of(&call(&mut client, "escape", json!({}))), "started\n");
+    assert_eq!(text_of(&client.call_tool("escape", json!({}))), "started\n");
     let pid: u32 = std::fs::read_to_string(dir.path().join("escaped.pid")).unwrap().trim().parse().unwrap();
     eventually(&format!("the setsid child {pid} to be gone"), || process_gone(pid));
     let started = std::time::Instant::now();
-    assert_eq!(text_of(&call(&mut client, "hold", json!({}))), "hello\n");
+    assert_eq!(text_of(&client.call_tool("hold", json!({}))), "hello\n");
     // Before: the output was lost and the call waited out the 2 s drain.
     assert!(started.elapsed() < Duration::from_millis(1900), "took {:?}", started.elapsed());
 }
@@ -569,7 +568,7 @@ fn what_clears_its_environment_and_leaves_the_group_survives_the_call() {
     let mut client = serve(&dir, &manifest);
     let started = std::time::Instant::now();
     // The output is read to the end the command wrote, even though the survivor holds the pipe.
-    assert_eq!(text_of(&call(&mut client, "survivor", json!({}))), "hello\n");
+    assert_eq!(text_of(&client.call_tool("survivor", json!({}))), "hello\n");
     assert!(started.elapsed() < Duration::from_secs(4), "took {:?}", started.elapsed());
     let pid: u32 = std::fs::read_to_string(dir.path().join("survivor.pid")).unwrap().trim().parse().unwrap();
     std::thread::sleep(Duration::from_millis(300));

@@ -291,6 +291,11 @@ impl Client {
     }
 
     /// Waits for the response with `id`.
+    /// `tools/call` with these arguments; the whole answer.
+    pub fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+
     pub fn response(&mut self, id: &Value) -> Value {
         let id = id.clone();
         self.wait(move |m| m.get("id") == Some(&id) && m.get("method").is_none())
@@ -448,11 +453,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
     }
-}
-
-/// Calls a tool and waits for the answer.
-pub fn call_tool(client: &mut Client, name: &str, arguments: Value) -> Value {
-    client.request("tools/call", json!({"name": name, "arguments": arguments}))
 }
 
 /// The text blocks of a tool result, joined by newlines (empty for an error answer).

@@ -107,6 +107,11 @@ impl Sandbox {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err("no such file or directory".into()),
             Err(e) => return Err(format!("cannot resolve: {e}")),
         };
+        self.inside(canonical)
+    }
+
+    /// Checks that a real (canonical) path is under the root and shown.
+    fn inside(&self, canonical: PathBuf) -> Result<PathBuf, String> {
         let Some(relative) = self.relative(&canonical) else {
             return Err("a symbolic link leads outside the served folder".into());
         };
@@ -117,19 +122,18 @@ impl Sandbox {
     }
 
     /// Opens the regular file at `path` (under the root, as [`Sandbox::resolve`] or a walk gave
-    /// it) for reading, and checks that the file actually opened is the canonical path checked to
-    /// be inside: a file or folder on the way swapped for a symbolic link after the check is
-    /// refused, not followed outside.
+    /// it) for reading, then decides about the file actually opened: its real path, as the
+    /// kernel names the descriptor, must be under the root and shown. A file or folder on the
+    /// way swapped for a symbolic link after any earlier check is refused, not followed outside.
     pub fn open(&self, path: &Path) -> Result<(File, Metadata), String> {
-        let canonical = self.canonical_inside(path)?;
-        let (file, meta) = open_regular(&canonical)?;
-        same_file(&file, &meta, &canonical)?;
+        let (file, meta) = open_regular(path)?;
+        self.inside(real_path(&file, &meta, path)?)?;
         Ok((file, meta))
     }
 
-    /// Opens the folder at `path` (canonical) and checks that it is the one opened; the
-    /// returned path lists it through the open descriptor (on Linux), so a swap after the check
-    /// changes nothing.
+    /// Opens the folder at `path` and checks, like [`Sandbox::open`], that the folder opened is
+    /// under the root; the returned path lists it through the open descriptor (on Linux), so a
+    /// swap after the check changes nothing.
     fn open_dir(&self, path: &Path) -> Result<(File, PathBuf), String> {
         let file = OpenOptions::new()
             .read(true)
@@ -140,7 +144,7 @@ impl Sandbox {
         if !meta.is_dir() {
             return Err("is not a folder".into());
         }
-        same_file(&file, &meta, path)?;
+        self.inside(real_path(&file, &meta, path)?)?;
         let listed = via_descriptor(&file).unwrap_or_else(|| path.to_path_buf());
         Ok((file, listed))
     }
@@ -202,7 +206,8 @@ impl Sandbox {
                 if !self.shows(&name) {
                     return None;
                 }
-                let meta = fs::symlink_metadata(e.path()).ok()?;
+                // fstatat on the listed folder's descriptor, without following links.
+                let meta = e.metadata().ok()?;
                 let path = dir.join(&name);
                 let kind = if meta.is_dir() {
                     EntryKind::Dir
@@ -289,29 +294,26 @@ pub fn read_all(file: File, meta: &Metadata, max_bytes: u64) -> Result<Vec<u8>, 
     Ok(bytes)
 }
 
-/// The path that names an open descriptor's file through `/proc` (Linux), if there is one.
+/// The path that names an open descriptor's file through `/proc` (Linux only).
 fn via_descriptor(file: &File) -> Option<PathBuf> {
     use std::os::unix::io::AsRawFd;
-    let path = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
-    (cfg!(target_os = "linux") && fs::symlink_metadata(&path).is_ok()).then_some(path)
+    cfg!(target_os = "linux").then(|| PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd())))
 }
 
-/// Checks that the opened `file` is the file at the canonical `expected` path. On Linux the
-/// kernel names the opened file (`/proc/self/fd/N`), and any disagreement is a refusal; where
-/// there is no `/proc`, the device and inode of the descriptor must match those at the path.
-fn same_file(file: &File, meta: &Metadata, expected: &Path) -> Result<(), String> {
+/// The real path of the opened `file` (opened from `path`). On Linux the kernel names it
+/// (`/proc/self/fd/N`), and without `/proc` nothing is served. Elsewhere `path` is
+/// canonicalized and must still be the same device and inode as the descriptor (a swap in
+/// between is refused).
+fn real_path(file: &File, meta: &Metadata, path: &Path) -> Result<PathBuf, String> {
     use std::os::unix::fs::MetadataExt;
-    let changed = || "changed while it was opened (a symbolic link swapped in on the way?)".to_owned();
     if let Some(proc_path) = via_descriptor(file) {
-        let real = fs::read_link(proc_path).map_err(|e| format!("cannot check what was opened: {e}"))?;
-        return if real == expected { Ok(()) } else { Err(changed()) };
+        return fs::read_link(proc_path).map_err(|e| format!("cannot check what was opened (is /proc mounted?): {e}"));
     }
-    if cfg!(target_os = "linux") {
-        return Err("cannot check what was opened: /proc is not mounted".into());
-    }
-    let now = fs::symlink_metadata(expected).map_err(|_| changed())?;
+    let changed = || "changed while it was opened (a symbolic link swapped in on the way?)".to_owned();
+    let canonical = fs::canonicalize(path).map_err(|_| changed())?;
+    let now = fs::metadata(&canonical).map_err(|_| changed())?;
     if now.dev() == meta.dev() && now.ino() == meta.ino() {
-        Ok(())
+        Ok(canonical)
     } else {
         Err(changed())
     }

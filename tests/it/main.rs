@@ -2,14 +2,17 @@
 //! One file per feature (tools.rs, resources.rs, ...); support.rs has the clients.
 
 mod http_link;
+mod raw_http;
 mod support;
 
+mod bounds;
 mod cancellation;
 mod client_requests;
 mod completion;
 mod config;
 mod embedding;
 mod files;
+mod hostile;
 mod http;
 mod jsonrpc;
 mod lifecycle;

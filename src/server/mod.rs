@@ -350,6 +350,12 @@ impl Server {
         *current = Arc::new(next);
     }
 
+    /// A registered tool's input schema (for transports that check request headers against
+    /// the arguments, SEP-2243).
+    pub(crate) fn tool_input_schema(&self, name: &str) -> Option<Value> {
+        self.registry().tools.iter().find(|t| t.tool.name == name).map(|t| t.tool.input_schema.clone())
+    }
+
     /// The registry as it is now.
     pub(crate) fn registry(&self) -> Arc<Registry> {
         Arc::clone(&self.registry.read().unwrap_or_else(PoisonError::into_inner))

@@ -61,6 +61,12 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
             Ok(message) => break Some(message),
             Err(RecvTimeoutError::Disconnected) => break None,
             Err(RecvTimeoutError::Timeout) if http.stopping() => break None,
+            // Spec (2026-07-28 cancellation over HTTP): closing the POST cancels the request.
+            Err(RecvTimeoutError::Timeout) if exchange.client_gone() => {
+                log::debug!("client hung up; request cancelled");
+                connection.close();
+                return;
+            }
             Err(RecvTimeoutError::Timeout) => {}
         }
     };

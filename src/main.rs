@@ -31,6 +31,7 @@ OPTIONS:
                             non-zero, or print OK
     --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
     --include-hidden        also serve hidden files and folders such as .git and .env
+    --max-files N           files listed, searched or watched per folder (default 10000)
     --no-watch              poll nothing: no change notifications, no manifest reload
     --watch-interval MS     how often files are polled for changes (default 1000)
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
@@ -48,8 +49,8 @@ OPTIONS:
     --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
-    --max-in-flight N       requests one client may have running; more wait up to 1 s for a
-                            slot, then are refused (default 256)
+    --max-in-flight N       requests one client may have running; more wait in order for a
+                            slot (4096 at most), then are refused (default 256)
     -h, --help              print this help
     -V, --version           print the version
 
@@ -67,6 +68,7 @@ struct Args {
     idle_secs: Option<usize>,
     roots: Vec<PathBuf>,
     include_hidden: bool,
+    max_files: Option<usize>,
     watch: bool,
     watch_interval: Duration,
     max_message_bytes: Option<usize>,
@@ -96,6 +98,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         idle_secs: None,
         roots: Vec::new(),
         include_hidden: false,
+        max_files: None,
         watch: true,
         watch_interval: Duration::from_secs(1),
         max_message_bytes: None,
@@ -120,6 +123,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
             "--check" => return Ok(Parsed::Check(PathBuf::from(args.next().ok_or("--check needs a file")?))),
             "--include-hidden" => parsed.include_hidden = true,
+            "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
             "--watch-interval" => {
                 parsed.watch_interval = Duration::from_millis(number(&arg, args.next())? as u64);
@@ -200,6 +204,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(file) = &args.manifest {
         let manifest = manifest::load(file).map_err(|e| tinymcp::Error::Config(format!("\n{e}")))?;
         log::info!("{}: {}", manifest.file().display(), manifest.summary());
+        for warning in manifest.warnings() {
+            log::warn!("{}: {warning}", manifest.file().display());
+        }
         if let Some(instructions) = manifest.instructions() {
             server.set_instructions(instructions);
         }
@@ -212,7 +219,8 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         roots.push(std::env::current_dir()?);
     }
     if !roots.is_empty() {
-        let options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
+        let mut options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
+        options.max_files = args.max_files.unwrap_or(options.max_files).max(1);
         let files = provide::files::register(&server, &roots, options)?;
         for root in files.roots() {
             log::info!("serving {} read-only", root.display());
@@ -312,6 +320,9 @@ fn main() -> ExitCode {
         Ok(Parsed::Check(file)) => {
             return match manifest::load(&file) {
                 Ok(manifest) => {
+                    for warning in manifest.warnings() {
+                        eprintln!("{}: {warning}", file.display());
+                    }
                     println!("{}: OK ({})", file.display(), manifest.summary());
                     ExitCode::SUCCESS
                 }

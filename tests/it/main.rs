@@ -5,6 +5,7 @@ mod http_link;
 mod raw_http;
 mod support;
 
+mod bounds;
 mod cancellation;
 mod client_requests;
 mod completion;

@@ -460,6 +460,14 @@ impl Drop for TempDir {
     }
 }
 
+/// The text blocks of a tool result, joined by newlines (empty for an error answer).
+pub fn tool_text(answer: &Value) -> String {
+    answer["result"]["content"]
+        .as_array()
+        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"))
+        .unwrap_or_default()
+}
+
 /// Runs the binary to completion (for one-shot commands such as `--check` and `config`), bounded.
 pub fn run_binary(args: &[&str]) -> std::process::Output {
     let child = Command::new(binary())

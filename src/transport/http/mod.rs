@@ -579,7 +579,7 @@ fn get(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]
         return Answer::rpc_error(404, &RpcError::invalid_request("that stream is gone")).send(exchange, cors);
     }
     if let Some((stream, _)) = &resumed {
-        if !stream.attach() {
+        if !stream.attach(Duration::from_secs(1)) {
             let error = RpcError::invalid_request("that stream is still open on another connection");
             return Answer::rpc_error(409, &error).send(exchange, cors);
         }

@@ -137,9 +137,13 @@ impl Stream {
         self.changed.notify_all();
     }
 
-    /// Takes the stream over for a resumed connection; refuses while another writer holds it.
-    pub(super) fn attach(&self) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+    /// Takes the stream over for a resumed connection; refuses while another writer holds it
+    /// after `grace`. The grace covers a writer that has ended its answer but not yet let go: a
+    /// client polling back at once after an early close can arrive in between.
+    pub(super) fn attach(&self, grace: Duration) -> bool {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let (mut state, _) =
+            self.changed.wait_timeout_while(state, grace, |s| s.attached).unwrap_or_else(PoisonError::into_inner);
         if state.attached {
             return false;
         }
@@ -182,5 +186,19 @@ mod tests {
         assert_eq!(events, vec![(b, "b".to_owned())]);
         assert!(done);
         assert_eq!(parse_event_id("x-1"), None);
+    }
+
+    #[test]
+    fn a_resumption_waits_for_a_writer_that_is_letting_go() {
+        let stream = std::sync::Arc::new(Stream::new(1, true));
+        assert!(!stream.attach(Duration::ZERO), "the first writer still holds it");
+        let writer = std::sync::Arc::clone(&stream);
+        let letting_go = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            writer.detach();
+        });
+        assert!(stream.attach(Duration::from_secs(5)), "taken over once the first writer let go");
+        letting_go.join().unwrap();
+        assert!(!stream.attach(Duration::from_millis(20)), "a second resumption is refused");
     }
 }

@@ -41,13 +41,16 @@ OPTIONS:
                             loopback origins are always accepted)
     --token-file FILE       require `Authorization: Bearer <token>`, the token read from FILE
                             (or set TINYMCP_TOKEN); never given on the command line
-    --max-sessions N        HTTP sessions at once (default 1000); more get 503
+    --max-sessions N        HTTP sessions at once (default 1000); at the cap the longest-idle
+                            one ends to make room, or 503 when every one is busy
     --session-idle-secs N   end an HTTP session unused this long (default 1800)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
+    --max-connections N     HTTP connections open at once (default 2048); more get 503
+    --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
-    --max-in-flight N       requests one client may have running; more wait up to 1 s for a
-                            slot, then are refused (default 256)
+    --max-in-flight N       requests one client may have running; more wait in order for a
+                            slot (4096 at most), then are refused (default 256)
     -h, --help              print this help
     -V, --version           print the version
 
@@ -61,6 +64,8 @@ struct Args {
     max_sessions: Option<usize>,
     session_idle_secs: Option<usize>,
     max_streams: Option<usize>,
+    max_connections: Option<usize>,
+    idle_secs: Option<usize>,
     roots: Vec<PathBuf>,
     include_hidden: bool,
     max_files: Option<usize>,
@@ -89,6 +94,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_sessions: None,
         session_idle_secs: None,
         max_streams: None,
+        max_connections: None,
+        idle_secs: None,
         roots: Vec::new(),
         include_hidden: false,
         max_files: None,
@@ -110,6 +117,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--max-sessions" => parsed.max_sessions = Some(number(&arg, args.next())?),
             "--session-idle-secs" => parsed.session_idle_secs = Some(number(&arg, args.next())?),
             "--max-streams" => parsed.max_streams = Some(number(&arg, args.next())?),
+            "--max-connections" => parsed.max_connections = Some(number(&arg, args.next())?),
+            "--idle-secs" => parsed.idle_secs = Some(number(&arg, args.next())?),
             "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
             "--check" => return Ok(Parsed::Check(PathBuf::from(args.next().ok_or("--check needs a file")?))),
@@ -261,7 +270,8 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
                 .ok_or(format!("--token-file {path} is empty"))?
                 .into()
         }
-        None => std::env::var("TINYMCP_TOKEN").ok().filter(|t| !t.trim().is_empty()).map(|t| t.trim().to_owned()),
+        // Set but blank is kept: the transport refuses to start rather than serve without one.
+        None => std::env::var("TINYMCP_TOKEN").ok().map(|t| t.trim().to_owned()),
     };
     if let Some(n) = args.max_sessions {
         options.max_sessions = n;
@@ -272,6 +282,12 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     if let Some(n) = args.max_streams {
         options.max_streams_per_session = n;
     }
+    if let Some(n) = args.max_connections {
+        options.max_connections = n;
+    }
+    if let Some(n) = args.idle_secs {
+        options.idle = std::time::Duration::from_secs(n as u64);
+    }
     Ok(options)
 }
 
@@ -279,6 +295,8 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
 fn main() -> ExitCode {
     env_logger::Builder::new()
         .filter_level(log::LevelFilter::Warn)
+        // The HTTP transport's one "listening on URL" line shows by default.
+        .filter_module("tinymcp::listening", log::LevelFilter::Info)
         .parse_env("RUST_LOG")
         .target(env_logger::Target::Stderr)
         .init();

@@ -2,6 +2,7 @@
 //! One file per feature (tools.rs, resources.rs, ...); support.rs has the clients.
 
 mod http_link;
+mod raw_http;
 mod support;
 
 mod bounds;
@@ -11,6 +12,7 @@ mod completion;
 mod config;
 mod embedding;
 mod files;
+mod hostile;
 mod http;
 mod jsonrpc;
 mod lifecycle;

@@ -20,8 +20,13 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 pub const STATEFUL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// Path to the binary under test.
+/// `TINYMCP_TEST_BINARY` runs the tests against another build (an older one, to watch a test
+/// of a fixed attack fail there).
 pub fn binary() -> &'static str {
-    env!("CARGO_BIN_EXE_tinymcp")
+    static BINARY: OnceLock<String> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        std::env::var("TINYMCP_TEST_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tinymcp").to_owned())
+    })
 }
 
 /// Checks that `actual` contains everything in `expected` (objects partially, arrays and

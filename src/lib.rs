@@ -72,7 +72,7 @@ pub use server::connection::{Connection, Outgoing, Sink};
 pub use server::context::{InputRequest, RequestCx};
 pub use server::{Options, Server};
 #[cfg(feature = "http")]
-pub use transport::http::{HttpOptions, HttpServer};
+pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 pub use util::uri_template::UriTemplate;
 pub use wire::jsonrpc::{RequestId, RpcError};

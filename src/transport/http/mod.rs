@@ -36,8 +36,10 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// Settings of the HTTP transport.
+/// Settings of the HTTP transport: start from `HttpOptions::default()` and set fields
+/// (`#[non_exhaustive]`, so a new setting breaks no embedder).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct HttpOptions {
     /// Who may connect.
     pub access: Access,

@@ -5,6 +5,9 @@
 //! bench_stdio startup RUNS -- CMD ARGS...          spawn to `initialize` answer: median and p90
 //! bench_stdio echo SECONDS IN_FLIGHT -- CMD ARGS... `echo` calls per second, idle and peak RSS
 //! bench_stdio http-echo SECONDS CONNECTIONS -- URL  `echo` over keep-alive HTTP: calls/s, p50, p99
+//! bench_stdio echo-stateless SECONDS IN_FLIGHT -- CMD ARGS...  `echo` at 2026-07-28 (no
+//!                                                  handshake, `_meta` on every request)
+//! bench_stdio http-echo-stateless SECONDS CONNECTIONS -- URL   the same over HTTP, no session
 //! bench_stdio http-sessions N PID -- URL           RSS of PID per session, N sessions opened
 //! bench_stdio http-streams N PID -- URL            N sessions each holding a GET stream open:
 //!                                                  time to open, RSS and threads of PID per
@@ -18,6 +21,9 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+/// The `_meta` every 2026-07-28 request carries.
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
 
 fn main() {
@@ -29,8 +35,12 @@ fn main() {
     }
     match head.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["startup", runs] => startup(number(runs), command),
-        ["echo", seconds, in_flight] => echo(number(seconds), number(in_flight), command),
-        ["http-echo", seconds, connections] => http_echo(number(seconds), number(connections), &command[0]),
+        ["echo", seconds, in_flight] => echo(number(seconds), number(in_flight), command, false),
+        ["echo-stateless", seconds, in_flight] => echo(number(seconds), number(in_flight), command, true),
+        ["http-echo", seconds, connections] => http_echo(number(seconds), number(connections), &command[0], false),
+        ["http-echo-stateless", seconds, connections] => {
+            http_echo(number(seconds), number(connections), &command[0], true)
+        }
         ["http-sessions", n, pid] => http_sessions(number(n), number(pid) as u32, &command[0]),
         ["http-streams", n, pid] => http_streams(number(n), number(pid) as u32, &command[0]),
         _ => usage(),
@@ -101,14 +111,17 @@ fn rss_kib(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn echo(seconds: u64, in_flight: u64, command: &[String]) {
+fn echo(seconds: u64, in_flight: u64, command: &[String], stateless: bool) {
     let (mut child, stdin, mut out) = spawn(command);
     let mut stdin = BufWriter::new(stdin);
-    writeln!(stdin, "{INITIALIZE}").expect("write initialize");
-    stdin.flush().expect("flush");
-    read_answer(&mut out, 0);
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).expect("write");
-    stdin.flush().expect("flush");
+    if !stateless {
+        writeln!(stdin, "{INITIALIZE}").expect("write initialize");
+        stdin.flush().expect("flush");
+        read_answer(&mut out, 0);
+        writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).expect("write");
+        stdin.flush().expect("flush");
+    }
+    let meta = if stateless { format!(",{META}") } else { String::new() };
     std::thread::sleep(Duration::from_millis(300));
     let pid = child.id();
     println!("idle_rss_kib={}", rss_kib(pid, "VmRSS"));
@@ -152,7 +165,7 @@ fn echo(seconds: u64, in_flight: u64, command: &[String]) {
             sent += 1;
             writeln!(
                 stdin,
-                r#"{{"jsonrpc":"2.0","id":{sent},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello"}}}}}}"#
+                r#"{{"jsonrpc":"2.0","id":{sent},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello"}}{meta}}}}}"#
             )
             .expect("write request");
         }
@@ -186,6 +199,8 @@ struct HttpConn {
     addr: String,
     path: String,
     session: Option<String>,
+    /// 2026-07-28: no session; the version and routing headers on every POST.
+    stateless: bool,
 }
 
 impl HttpConn {
@@ -199,6 +214,7 @@ impl HttpConn {
             addr,
             path,
             session: None,
+            stateless: false,
         }
     }
 
@@ -210,6 +226,9 @@ impl HttpConn {
         );
         if let Some(id) = &self.session {
             head.push_str(&format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-06-18\r\n"));
+        }
+        if self.stateless {
+            head.push_str("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n");
         }
         head.push_str("\r\n");
         head.push_str(body);
@@ -259,21 +278,25 @@ impl HttpConn {
     }
 }
 
-fn http_echo(seconds: u64, connections: u64, url: &str) {
+fn http_echo(seconds: u64, connections: u64, url: &str, stateless: bool) {
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let workers: Vec<_> = (0..connections.max(1))
         .map(|_| {
             let url = url.to_owned();
             std::thread::spawn(move || {
                 let mut conn = HttpConn::open(&url);
-                conn.initialize();
+                conn.stateless = stateless;
+                if !stateless {
+                    conn.initialize();
+                }
+                let meta = if stateless { format!(",{META}") } else { String::new() };
                 let mut latencies = Vec::new();
                 let mut id = 1;
                 while Instant::now() < deadline {
                     id += 1;
                     let start = Instant::now();
                     let body = conn.post(&format!(
-                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello"}}}}}}"#
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello"}}{meta}}}}}"#
                     ));
                     latencies.push(start.elapsed());
                     assert!(body.contains("Echo: hello"), "unexpected answer: {body}");

@@ -53,12 +53,15 @@ for build in "${BUILDS[@]}"; do
   bin=${build#*:}
   measure ours startup 50 -- "$bin" --everything
   measure ours echo "$SECONDS_PER_RUN" 64 -- "$bin" --everything
+  measure sl echo-stateless "$SECONDS_PER_RUN" 64 -- "$bin" --everything
   echo
   echo "stdio, $kind build ($bin)"
   aim "spawn to initialize answer, median" "$ours_startup_median_ms" "<" 1 "ms"
   note "spawn to initialize answer, p90" "$ours_startup_p90_ms" "ms"
   aim "echo calls/s, 64 in flight" "$ours_echo_per_s" ">=" 100000 "/s"
   aim "  ratio to the yardstick" "$(awk -v a="$ours_echo_per_s" -v b="$yard_echo_per_s" 'BEGIN { printf "%.1f", a / b }')" ">=" 3.5 "x"
+  note "echo calls/s at 2026-07-28 (no handshake, _meta each)" "$sl_echo_per_s" "/s"
+  aim "  cost of a stateless call to a stateful one" "$(awk -v a="$ours_echo_per_s" -v b="$sl_echo_per_s" 'BEGIN { printf "%.2f", a / b }')" "<=" 1.2 "x"
   aim "idle resident memory (VmRSS)" "$(kib_to_mib "$ours_idle_rss_kib")" "<" 2 "MiB"
   note "peak resident memory under load (VmHWM)" "$(kib_to_mib "$ours_peak_rss_kib")" "MiB"
   aim "stripped release binary" "$(bytes_to_mib "$(stat -c %s "$bin")")" "<" 1 "MiB"
@@ -81,6 +84,7 @@ url="http://127.0.0.1:$port/mcp"
 yurl="http://127.0.0.1:$yport/mcp"
 measure one http-echo "$SECONDS_PER_RUN" 1 -- "$url"
 measure many http-echo "$SECONDS_PER_RUN" 16 -- "$url"
+measure slmany http-echo-stateless "$SECONDS_PER_RUN" 16 -- "$url"
 measure sess http-sessions 1000 "$server" -- "$url"
 measure streams http-streams 1000 "$server" -- "$url"
 measure yone http-echo "$SECONDS_PER_RUN" 1 -- "$yurl"
@@ -93,6 +97,8 @@ echo "Streamable HTTP, dynamic glibc build (keep-alive, one request at a time pe
 note "echo calls/s, 1 connection" "$one_http_echo_per_s" "/s   p50 ${one_http_p50_ms} ms, p99 ${one_http_p99_ms} ms"
 aim "echo calls/s, 16 connections" "$many_http_echo_per_s" ">=" 20000 "/s"
 note "  latency p50 / p99" "$many_http_p50_ms" "ms / ${many_http_p99_ms} ms"
+note "echo calls/s at 2026-07-28, 16 connections" "$slmany_http_echo_per_s" "/s   p50 ${slmany_http_p50_ms} ms, p99 ${slmany_http_p99_ms} ms"
+aim "  cost of a stateless call to a stateful one" "$(awk -v a="$many_http_echo_per_s" -v b="$slmany_http_echo_per_s" 'BEGIN { printf "%.2f", a / b }')" "<=" 1.2 "x"
 note "  ratio to the yardstick" "$(awk -v a="$many_http_echo_per_s" -v b="$ymany_http_echo_per_s" 'BEGIN { printf "%.1f", a / b }')" "x"
 aim "resident memory per idle session (1000)" "$sess_session_rss_kib_each" "<" 16 "KiB"
 note "1000 GET streams held open: opened in" "$streams_streams_open_s" "s, ${streams_stream_rss_kib_each} KiB and ${streams_stream_threads_each} threads each"

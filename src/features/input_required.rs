@@ -30,6 +30,19 @@ fn origin<'a>(method: &'a str, params: &'a Value, no_arguments: &'a Value) -> Or
     Origin { method, name, arguments }
 }
 
+/// The parts of a request's params its state is bound to (`name` or `uri`, and `arguments`),
+/// copied before the params move into the handler.
+pub(crate) fn origin_of(method: &str, params: &Value) -> Value {
+    let name_key = if method == "resources/read" { "uri" } else { "name" };
+    let mut kept = serde_json::Map::new();
+    for key in [name_key, "arguments"] {
+        if let Some(value) = params.get(key) {
+            kept.insert(key.to_owned(), value.clone());
+        }
+    }
+    Value::Object(kept)
+}
+
 /// Reads a request's `inputResponses` and `requestState` into its `Inputs`. The answers are
 /// those the sealed state kept plus the responses to what it was waiting for; without a state,
 /// every response the client sent (a client may answer without ever having been asked twice).
@@ -66,7 +79,8 @@ pub(crate) fn begin(key: Option<&StateKey>, method: &str, params: &Value, now: S
 /// After the handler: if it asked for answers the client has not given, the request is answered
 /// with every such request and a sealed state, whatever the handler returned (the error that
 /// stopped it, or a result it made of that error). A protocol error that is the client's fault
-/// (a malformed answer, a capability not declared) stays an error.
+/// (a malformed answer, a capability not declared) stays an error. `params` holds at least
+/// what [`origin_of`] keeps.
 pub(crate) fn finish(
     cx: &RequestCx,
     key: Option<&StateKey>,

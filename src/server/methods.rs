@@ -106,8 +106,10 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: 
         let key = Runtime::state_key(server);
         let now = SystemTime::now();
         cx.inputs = Some(input_required::begin(key, method, &params, now)?);
-        let outcome = dispatch(cx, server, method, params.clone());
-        input_required::finish(cx, key, method, &params, outcome, now)
+        // What the state is bound to, kept before params move into the handler.
+        let origin = input_required::origin_of(method, &params);
+        let outcome = dispatch(cx, server, method, params);
+        input_required::finish(cx, key, method, &origin, outcome, now)
     } else {
         dispatch(cx, server, method, params)
     };

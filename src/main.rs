@@ -221,7 +221,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if !roots.is_empty() {
         let mut options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
         options.max_files = args.max_files.unwrap_or(options.max_files).max(1);
-        let files = provide::files::register(&server, &roots, options)?;
+        let files = provide::serve_folders(&server, &roots, options)?;
         for root in files.roots() {
             log::info!("serving {} read-only", root.display());
         }

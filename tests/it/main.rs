@@ -8,6 +8,7 @@ mod config;
 mod embedding;
 mod features;
 mod files;
+mod first_run;
 mod http;
 mod jsonrpc;
 mod lifecycle;

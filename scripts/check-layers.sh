@@ -11,11 +11,11 @@ grep -rn 'println!\|print!(' src --include=*.rs | grep -v '^src/main.rs:' && say
 # tiny_http only under transport/.
 grep -rln 'tiny_http' src --include=*.rs | grep -v '^src/transport/' && say "tiny_http used outside src/transport/"
 # Feature modules never name transports, threads or channels.
-for f in src/tools.rs src/resources.rs src/prompts.rs src/completion.rs src/logging.rs src/content.rs src/pagination.rs src/lifecycle.rs; do
+for f in src/features/*.rs src/server/lifecycle.rs; do
   grep -n 'transport::\|std::thread\|mpsc' "$f" && say "$f names a transport, thread or channel"
 done
 # jsonrpc.rs imports nothing from the crate.
-grep -n 'use crate::' src/jsonrpc.rs && say "src/jsonrpc.rs imports from the crate"
+grep -n 'use crate::' src/wire/jsonrpc.rs && say "src/wire/jsonrpc.rs imports from the crate"
 # The library never exits the process or sets up logging.
 grep -rn 'process::exit\|env_logger' src --include=*.rs | grep -v '^src/main.rs:' && say "process exit or logger setup outside main.rs"
 

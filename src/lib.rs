@@ -41,47 +41,24 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod base64;
-pub mod jsonrpc;
-pub mod mime;
-pub mod pagination;
-pub mod random;
-pub mod schema;
-pub mod time;
-pub mod uri_template;
-pub mod version;
-
-pub mod completion;
-pub mod connection;
-pub mod content;
-pub mod context;
-mod dispatch;
-pub mod lifecycle;
-pub mod logging;
-mod pool;
-pub mod prompts;
-pub mod resources;
-pub mod server;
-pub mod session;
-pub mod tasks;
-pub mod tools;
-
 pub mod error;
-pub mod hosts;
-pub mod manifest;
-pub mod transport;
-
-pub use completion::CompletionRequest;
-pub use connection::{Connection, Outgoing, Sink};
-pub use content::{Annotations, Content, Icon, ResourceContents, Role};
-pub use context::RequestCx;
-pub use error::Error;
-pub use jsonrpc::{RequestId, RpcError};
-pub use logging::LogLevel;
-pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
-pub use resources::{Resource, ResourceTemplate};
-pub use server::{Options, Server};
-pub use tasks::TaskSupport;
-pub use tools::{CallToolResult, Tool, ToolAnnotations};
-pub use version::ProtocolVersion;
+pub mod features;
 pub mod provide;
+pub mod server;
+pub mod transport;
+pub mod util;
+pub mod wire;
+
+pub use error::Error;
+pub use features::completion::CompletionRequest;
+pub use features::content::{Annotations, Content, Icon, ResourceContents, Role};
+pub use features::logging::LogLevel;
+pub use features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
+pub use features::resources::{Resource, ResourceTemplate};
+pub use features::tasks::TaskSupport;
+pub use features::tools::{CallToolResult, Tool, ToolAnnotations};
+pub use server::connection::{Connection, Outgoing, Sink};
+pub use server::context::RequestCx;
+pub use server::{Options, Server};
+pub use wire::jsonrpc::{RequestId, RpcError};
+pub use wire::version::ProtocolVersion;

@@ -6,10 +6,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
-use tinymcp::hosts::{self, Host};
+mod cli;
+
+use cli::hosts::{self, Host};
 use tinymcp::provide::files::FilesOptions;
+use tinymcp::provide::manifest;
 use tinymcp::provide::watch::Watcher;
-use tinymcp::{manifest, provide, transport, Server};
+use tinymcp::{provide, transport, Server};
 
 const USAGE: &str = "\
 tinymcp: a Model Context Protocol server

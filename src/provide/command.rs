@@ -2,8 +2,8 @@
 //! environment, output caps, and a process group that a timeout or a cancellation kills whole.
 //! Std only (no libc): the group is killed with the system's `kill` program.
 
-use crate::content::Content;
-use crate::tools::CallToolResult;
+use crate::features::content::Content;
+use crate::features::tools::CallToolResult;
 use crate::RequestCx;
 use serde_json::{Map, Value};
 use std::io::{Read, Write};

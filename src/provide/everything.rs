@@ -3,11 +3,12 @@
 //! roots, URL elicitation, structured output, resource links and list changes for interop tests.
 //! Uses only the public registration API.
 
-use crate::content::{Annotations, Content, ResourceContents, Role};
-use crate::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
-use crate::resources::{Resource, ResourceTemplate};
-use crate::tools::{CallToolResult, Tool, ToolAnnotations};
-use crate::{completion, LogLevel, RpcError, Server, TaskSupport};
+use crate::features::completion;
+use crate::features::content::{Annotations, Content, ResourceContents, Role};
+use crate::features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
+use crate::features::resources::{Resource, ResourceTemplate};
+use crate::features::tools::{CallToolResult, Tool, ToolAnnotations};
+use crate::{LogLevel, RpcError, Server, TaskSupport};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

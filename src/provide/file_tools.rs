@@ -4,9 +4,10 @@
 
 use super::files::{looks_textual, text_type, Files, Target};
 use super::sandbox::{file_uri, EntryKind};
-use crate::content::{Content, ResourceContents};
-use crate::tools::{CallToolResult, Tool, ToolAnnotations};
-use crate::{base64, mime, RequestCx, Server};
+use crate::features::content::{Content, ResourceContents};
+use crate::features::tools::{CallToolResult, Tool, ToolAnnotations};
+use crate::util::{base64, mime};
+use crate::{RequestCx, Server};
 use serde_json::{json, Value};
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};

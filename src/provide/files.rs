@@ -5,12 +5,13 @@
 
 use super::file_tools;
 use super::sandbox::{self, file_uri, EntryKind, Sandbox};
-use crate::completion::CompletionRequest;
-use crate::content::{Content, ResourceContents};
-use crate::jsonrpc::RpcError;
-use crate::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
-use crate::resources::{self, Resource, ResourceTemplate};
-use crate::{mime, Error, RequestCx, Server};
+use crate::features::completion::CompletionRequest;
+use crate::features::content::{Content, ResourceContents};
+use crate::features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
+use crate::features::resources::{self, Resource, ResourceTemplate};
+use crate::util::mime;
+use crate::wire::jsonrpc::RpcError;
+use crate::{Error, RequestCx, Server};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::fs::{self, Metadata};

@@ -5,5 +5,6 @@ pub mod command;
 pub mod everything;
 mod file_tools;
 pub mod files;
+pub mod manifest;
 pub mod sandbox;
 pub mod watch;

@@ -1,10 +1,10 @@
 //! stdio: one JSON-RPC message per line, UTF-8. A reader thread parses lines and hands them to
 //! the connection; one writer thread owns the output. The ONLY code that touches stdout.
 
-use crate::connection::{Connection, Outgoing, Sink};
 use crate::error::Error;
-use crate::jsonrpc::{self, Malformed, RpcError};
+use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::server::Server;
+use crate::wire::jsonrpc::{self, Malformed, RpcError};
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;

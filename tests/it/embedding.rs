@@ -4,7 +4,7 @@ use crate::support::check;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
-use tinymcp::jsonrpc::parse;
+use tinymcp::wire::jsonrpc::parse;
 use tinymcp::{
     CallToolResult, Connection, Content, GetPromptResult, Outgoing, Prompt, PromptArgument, PromptMessage, Resource,
     ResourceContents, Server, Sink, Tool,

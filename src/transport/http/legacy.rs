@@ -4,9 +4,9 @@
 
 use super::sse::SseWriter;
 use super::{read_message, Answer, Http};
-use crate::connection::{Connection, Outgoing, Sink};
-use crate::jsonrpc::RpcError;
-use crate::random;
+use crate::server::connection::{Connection, Outgoing, Sink};
+use crate::util::random;
+use crate::wire::jsonrpc::RpcError;
 use std::collections::HashMap;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};

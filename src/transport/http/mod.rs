@@ -11,12 +11,12 @@ mod sse;
 
 pub use security::Access;
 
-use crate::connection::{Outgoing, Sink};
 use crate::error::Error;
-use crate::jsonrpc::{self, Incoming, Malformed, Message, RpcError};
-use crate::pool::Pool;
+use crate::server::connection::{Outgoing, Sink};
+use crate::server::pool::Pool;
 use crate::server::Server;
-use crate::version::ProtocolVersion;
+use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, RpcError};
+use crate::wire::version::ProtocolVersion;
 use security::Refusal;
 use sessions::{HttpSession, Refused, Sessions};
 use sse::{SseWriter, Stream};

@@ -2,9 +2,9 @@
 //! messages not tied to a request (drained by GET streams), and the streams kept for resumption.
 
 use super::sse::Stream;
-use crate::connection::{BoundedReceiver, Connection, Sink};
-use crate::random;
+use crate::server::connection::{BoundedReceiver, Connection, Sink};
 use crate::server::Server;
+use crate::util::random;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};

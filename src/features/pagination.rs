@@ -1,6 +1,6 @@
 //! Opaque cursors and page slicing shared by every `*/list` method.
 //! Spec (utilities/pagination): cursors are opaque strings and an invalid one
-//! is `-32602`; callers map [`InvalidCursor`] to that. Depends only on `crate::base64`.
+//! is `-32602`; callers map [`InvalidCursor`] to that. Depends only on `crate::util::base64`.
 
 use std::fmt;
 
@@ -27,7 +27,7 @@ impl std::error::Error for InvalidCursor {}
 
 /// Encodes a list offset as an opaque cursor string.
 pub fn encode_cursor(offset: usize) -> String {
-    crate::base64::encode(format!("{TAG}{offset}").as_bytes())
+    crate::util::base64::encode(format!("{TAG}{offset}").as_bytes())
 }
 
 /// Decodes a cursor made by [`encode_cursor`] back into its offset.
@@ -36,7 +36,7 @@ pub fn decode_cursor(c: &str) -> Result<usize, InvalidCursor> {
     if c.len() > 4 * (TAG.len() + MAX_DIGITS) {
         return Err(InvalidCursor);
     }
-    let bytes = crate::base64::decode(c).map_err(|_| InvalidCursor)?;
+    let bytes = crate::util::base64::decode(c).map_err(|_| InvalidCursor)?;
     let text = std::str::from_utf8(&bytes).map_err(|_| InvalidCursor)?;
     let digits = text.strip_prefix(TAG).ok_or(InvalidCursor)?;
     // `parse` would also accept a leading '+'; only the canonical form is ours.
@@ -100,12 +100,12 @@ mod tests {
     fn cursor_is_opaque_base64() {
         let c = encode_cursor(123);
         assert!(!c.contains("123"), "{c}");
-        assert_eq!(crate::base64::decode(&c).unwrap(), b"o:123");
+        assert_eq!(crate::util::base64::decode(&c).unwrap(), b"o:123");
     }
 
     #[test]
     fn garbage_cursors_are_invalid() {
-        let b64 = |s: &str| crate::base64::encode(s.as_bytes());
+        let b64 = |s: &str| crate::util::base64::encode(s.as_bytes());
         let bad = [
             String::new(),
             "not base64!".to_string(),
@@ -120,7 +120,7 @@ mod tests {
             b64("o:007"),
             b64("x:1"),
             b64("o:99999999999999999999999"),
-            crate::base64::encode(&[b'o', b':', 0xFF]),
+            crate::util::base64::encode(&[b'o', b':', 0xFF]),
             "A".repeat(10_000),
         ];
         for c in bad {

@@ -1,9 +1,9 @@
 //! `completion/complete`: argument completion for prompts and resource-template variables.
 //! Never names a transport or a thread.
 
-use crate::context::RequestCx;
-use crate::jsonrpc::RpcError;
+use crate::server::context::RequestCx;
 use crate::server::Registry;
+use crate::wire::jsonrpc::RpcError;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -5,15 +5,16 @@
 
 mod check;
 
-use crate::content::{Content, ResourceContents, Role};
-use crate::jsonrpc::RpcError;
-use crate::prompts::{GetPromptResult, Prompt, PromptArguments, PromptMessage};
+use crate::features::completion;
+use crate::features::content::{Content, ResourceContents, Role};
+use crate::features::prompts::{GetPromptResult, Prompt, PromptArguments, PromptMessage};
+use crate::features::resources::Resource;
+use crate::features::tools::Tool;
 use crate::provide::command::{self, CommandSpec};
 use crate::provide::files::read_contents;
 use crate::provide::sandbox::{file_uri, Sandbox};
-use crate::resources::Resource;
-use crate::tools::Tool;
-use crate::{completion, RequestCx, Server};
+use crate::wire::jsonrpc::RpcError;
+use crate::{RequestCx, Server};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;

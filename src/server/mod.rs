@@ -2,18 +2,25 @@
 //! options, the capabilities that follow from them, and notifications to every connected client.
 //! Knows no transport: connections find it through `Arc<Server>`.
 
-use crate::completion::CompletionRequest;
-use crate::content::{Icon, ResourceContents};
-use crate::context::RequestCx;
-use crate::jsonrpc::RpcError;
-use crate::pool::Pool;
-use crate::prompts;
-use crate::prompts::{GetPromptResult, Prompt, PromptArguments};
-use crate::resources::{self, Resource, ResourceTemplate};
-use crate::session::Session;
-use crate::tools::{self, CallToolResult, Tool};
-use crate::uri_template::UriTemplate;
-use crate::version::ProtocolVersion;
+pub mod connection;
+pub mod context;
+pub mod lifecycle;
+mod methods;
+pub(crate) mod pool;
+pub mod session;
+
+use crate::features::completion::CompletionRequest;
+use crate::features::content::{Icon, ResourceContents};
+use crate::features::prompts;
+use crate::features::prompts::{GetPromptResult, Prompt, PromptArguments};
+use crate::features::resources::{self, Resource, ResourceTemplate};
+use crate::features::tools::{self, CallToolResult, Tool};
+use crate::server::context::RequestCx;
+use crate::server::pool::Pool;
+use crate::server::session::Session;
+use crate::util::uri_template::UriTemplate;
+use crate::wire::jsonrpc::RpcError;
+use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
@@ -74,7 +81,7 @@ impl Registry {
     pub fn tasks_enabled(&self, version: ProtocolVersion) -> bool {
         version.has_icons()
             && version.is_stateful()
-            && self.tools.iter().any(|t| t.tool.task_support != crate::tasks::TaskSupport::Forbidden)
+            && self.tools.iter().any(|t| t.tool.task_support != crate::features::tasks::TaskSupport::Forbidden)
     }
     pub fn prompt(&self, name: &str) -> Option<&Arc<PromptEntry>> {
         self.prompts.iter().find(|p| p.prompt.name == name)

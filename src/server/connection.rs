@@ -2,13 +2,13 @@
 //! responses complete our pending requests, cancellations set flags. Every answer leaves
 //! through a `Sink` the transport drains, so one writer owns each output stream.
 
-use crate::context::RequestCx;
-use crate::dispatch;
-use crate::jsonrpc::{self, Incoming, Malformed, Message, Notification, Request, RequestId, RpcError};
-use crate::lifecycle;
+use crate::server::context::RequestCx;
+use crate::server::lifecycle;
+use crate::server::methods;
+use crate::server::session::Session;
 use crate::server::Server;
-use crate::session::Session;
-use crate::version::ProtocolVersion;
+use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Notification, Request, RequestId, RpcError};
+use crate::wire::version::ProtocolVersion;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
@@ -252,7 +252,7 @@ impl Connection {
 /// Runs one request on a worker and answers it, unless it was cancelled.
 fn run(cx: RequestCx, req: Request) {
     let outcome =
-        catch_unwind(AssertUnwindSafe(|| dispatch::request(&cx, &req.method, req.params))).unwrap_or_else(|_| {
+        catch_unwind(AssertUnwindSafe(|| methods::request(&cx, &req.method, req.params))).unwrap_or_else(|_| {
             log::error!("handler for {} panicked", req.method);
             Err(RpcError::internal())
         });

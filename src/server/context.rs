@@ -2,13 +2,13 @@
 //! and client capabilities (per request, ready for stateless revisions), cancellation, progress,
 //! logging, and requests to the client (sampling, elicitation, roots) with a timeout.
 
-use crate::connection::{Outgoing, Sink};
-use crate::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
-use crate::logging::{self, LogLevel};
+use crate::features::logging::{self, LogLevel};
+use crate::features::tasks::{self, Task};
+use crate::server::connection::{Outgoing, Sink};
+use crate::server::session::Session;
 use crate::server::Server;
-use crate::session::Session;
-use crate::tasks::{self, Task};
-use crate::version::ProtocolVersion;
+use crate::wire::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
+use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;

@@ -1,13 +1,13 @@
 //! `resources/*`: descriptors, templates, reading, subscriptions, and the `updated` and
 //! `list_changed` notifications. Never names a transport or a thread.
 
-use crate::content::{to_map, Annotations, Icon, ResourceContents};
-use crate::context::RequestCx;
-use crate::jsonrpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
-use crate::pagination;
+use crate::features::content::{to_map, Annotations, Icon, ResourceContents};
+use crate::features::pagination;
+use crate::features::tools::{with_cursor, ListParams};
+use crate::server::context::RequestCx;
 use crate::server::Registry;
-use crate::tools::{with_cursor, ListParams};
-use crate::version::ProtocolVersion;
+use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
+use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 

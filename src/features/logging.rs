@@ -1,8 +1,8 @@
 //! `logging/setLevel` and `notifications/message`: MCP logging, a protocol feature (never a
 //! backend for the `log` crate). Never names a transport or a thread.
 
-use crate::context::RequestCx;
-use crate::jsonrpc::RpcError;
+use crate::server::context::RequestCx;
+use crate::wire::jsonrpc::RpcError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 

@@ -3,13 +3,13 @@
 //! `--check` run shows them all. Pure: reads the filesystem only to see that files exist.
 
 use super::{Body, Problem, PromptDef, ResourceDef, Source, ToolDef};
-use crate::content::Role;
-use crate::mime;
-use crate::prompts::{Prompt, PromptArgument};
+use crate::features::content::Role;
+use crate::features::prompts::{Prompt, PromptArgument};
+use crate::features::resources::Resource;
+use crate::features::tools::{Tool, ToolAnnotations};
 use crate::provide::command::{placeholders, CommandSpec, Output};
-use crate::resources::Resource;
-use crate::schema;
-use crate::tools::{Tool, ToolAnnotations};
+use crate::util::mime;
+use crate::util::schema;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;

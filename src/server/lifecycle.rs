@@ -1,10 +1,10 @@
 //! `initialize`: version negotiation, client capabilities, server identity and capabilities.
 //! Never names a transport or a thread.
 
-use crate::jsonrpc::RpcError;
+use crate::server::session::{Negotiated, Session};
 use crate::server::Server;
-use crate::session::{Negotiated, Session};
-use crate::version::ProtocolVersion;
+use crate::wire::jsonrpc::RpcError;
+use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Value};
 use std::sync::Arc;
 

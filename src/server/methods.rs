@@ -1,9 +1,9 @@
 //! THE method table: one `match` on the request method. Params become typed structs here
 //! (`parse`, failures are `-32602`); each arm calls one feature function.
 
-use crate::context::RequestCx;
-use crate::jsonrpc::RpcError;
-use crate::{completion, logging, prompts, resources, tasks, tools};
+use crate::features::{completion, logging, prompts, resources, tasks, tools};
+use crate::server::context::RequestCx;
+use crate::wire::jsonrpc::RpcError;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 

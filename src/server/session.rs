@@ -2,11 +2,11 @@
 //! requests in flight (for cancellation) and our requests to the client awaiting an answer.
 //! The same `Session` serves stdio, Streamable HTTP and legacy SSE unchanged.
 
-use crate::connection::{Outgoing, Sink};
-use crate::jsonrpc::{self, RequestId, RpcError};
-use crate::logging::LogLevel;
-use crate::tasks::TaskTable;
-use crate::version::ProtocolVersion;
+use crate::features::logging::LogLevel;
+use crate::features::tasks::TaskTable;
+use crate::server::connection::{Outgoing, Sink};
+use crate::wire::jsonrpc::{self, RequestId, RpcError};
+use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};

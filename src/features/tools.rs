@@ -1,13 +1,13 @@
 //! `tools/list` and `tools/call`: the tool descriptor, the call result, argument and output
 //! validation, and the `tools/list_changed` notification. Never names a transport or a thread.
 
-use crate::content::{self, to_map, Content, Icon};
-use crate::context::RequestCx;
-use crate::jsonrpc::RpcError;
-use crate::pagination;
-use crate::schema;
+use crate::features::content::{self, to_map, Content, Icon};
+use crate::features::pagination;
+use crate::features::tasks::{self, TaskParams, TaskSupport};
+use crate::server::context::RequestCx;
 use crate::server::{Registry, ToolEntry};
-use crate::tasks::{self, TaskParams, TaskSupport};
+use crate::util::schema;
+use crate::wire::jsonrpc::RpcError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;

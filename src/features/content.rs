@@ -2,9 +2,9 @@
 //! resource link), their builders, and their shape for each protocol revision.
 //! Uses only `version` and `resources` descriptor types; no transport, no threads.
 
-use crate::base64;
-use crate::resources::Resource;
-use crate::version::ProtocolVersion;
+use crate::features::resources::Resource;
+use crate::util::base64;
+use crate::wire::version::ProtocolVersion;
 use serde::Serialize;
 use serde_json::{Map, Value};
 

@@ -2,12 +2,12 @@
 //! `tasks/list`, `tasks/cancel` and `notifications/tasks/status`. A task runs its tool on the
 //! worker pool after the `CreateTaskResult` is sent; its table lives in the session.
 
-use crate::context::RequestCx;
-use crate::jsonrpc::{RpcError, INVALID_PARAMS};
-use crate::pagination;
-use crate::random;
-use crate::time::rfc3339;
-use crate::tools::ListParams;
+use crate::features::pagination;
+use crate::features::tools::ListParams;
+use crate::server::context::RequestCx;
+use crate::util::random;
+use crate::util::time::rfc3339;
+use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -253,7 +253,7 @@ pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError
     let (page, next) = pagination::page(&tasks, params.cursor.as_deref(), cx.page_size())
         .map_err(|e| RpcError::invalid_params(e.to_string()))?;
     let listed: Vec<Value> = page.iter().map(|t| t.to_wire()).collect();
-    Ok(crate::tools::with_cursor(json!({ "tasks": listed }), next))
+    Ok(crate::features::tools::with_cursor(json!({ "tasks": listed }), next))
 }
 
 /// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.

@@ -1,13 +1,13 @@
 //! `prompts/list` and `prompts/get`: descriptors, argument checks, messages, and the
 //! `prompts/list_changed` notification. Never names a transport or a thread.
 
-use crate::content::{to_map, Content, Icon, Role};
-use crate::context::RequestCx;
-use crate::jsonrpc::RpcError;
-use crate::pagination;
+use crate::features::content::{to_map, Content, Icon, Role};
+use crate::features::pagination;
+use crate::features::tools::{with_cursor, ListParams};
+use crate::server::context::RequestCx;
 use crate::server::Registry;
-use crate::tools::{with_cursor, ListParams};
-use crate::version::ProtocolVersion;
+use crate::wire::jsonrpc::RpcError;
+use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;

@@ -1,0 +1,11 @@
+//! The protocol features: tools, resources, prompts, completion, logging, tasks, content and
+//! pagination. They use the wire, the utilities and the request context, never a transport.
+
+pub mod completion;
+pub mod content;
+pub mod logging;
+pub mod pagination;
+pub mod prompts;
+pub mod resources;
+pub mod tasks;
+pub mod tools;

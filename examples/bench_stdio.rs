@@ -250,7 +250,12 @@ fn allocs(calls: u64, command: &[String]) {
     };
     println!("allocs_per_call={:.1}", per_call(|c| c.0));
     println!("alloc_bytes_per_call={:.0}", per_call(|c| c.1));
+    // End of input asks the server to exit (a profiler around it writes its report then).
     drop(stdin);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -10,8 +10,10 @@ grep -rn 'io::stdout()\|std::io::stdout' src --include=*.rs | grep -v '^src/tran
 grep -rn 'println!\|print!(' src --include=*.rs | grep -v '^src/main.rs:' && say "print outside src/main.rs"
 # tiny_http only under transport/.
 grep -rln 'tiny_http' src --include=*.rs | grep -v '^src/transport/' && say "tiny_http used outside src/transport/"
+# The import graph: wire -> server core -> features -> providers -> transports, no circle.
+python3 scripts/layers.py || fail=1
 # Feature modules never name transports, threads or channels.
-for f in src/features/*.rs src/server/lifecycle.rs; do
+for f in src/features/*.rs src/server/lifecycle.rs src/server/methods.rs; do
   grep -n 'transport::\|std::thread\|mpsc' "$f" && say "$f names a transport, thread or channel"
 done
 # jsonrpc.rs imports nothing from the crate.

@@ -14,6 +14,9 @@ step "cargo clippy"
 cargo clippy --all-targets --quiet -- -D warnings
 step "cargo test"
 cargo test --quiet 2>&1 | tee .test-output.log
+step "examples"
+for example in typed_tool resource_template; do cargo run --quiet --example "$example" >/dev/null; done
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 step "layering and dependency checks"
 bash scripts/check-layers.sh
 step "interop: installing pinned clients"

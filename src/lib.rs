@@ -1,6 +1,14 @@
 //! tinymcp: a complete Model Context Protocol server, synchronous and small.
 //!
-//! Register tools, resources and prompts on a [`Server`], then serve it on a transport.
+//! Register tools, resources and prompts on a [`Server`], then serve it on a transport:
+//! [`transport::stdio`], [`transport::http`] (Streamable HTTP and the legacy HTTP+SSE), or
+//! [`MemoryClient`] in the same process. [`Server::shutdown`] (or dropping the last
+//! `Arc<Server>`) stops the server's threads; each transport says how it stops.
+//!
+//! Handlers get a [`RequestCx`]: the request's protocol revision and client capabilities,
+//! cancellation, progress, logging, and requests to the client (sampling, elicitation, roots).
+//! Tool failures the model should read are [`CallToolResult::error`]; protocol errors are
+//! [`RpcError`]s.
 //!
 //! ```
 //! use std::io::{Cursor, Write};
@@ -41,24 +49,39 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod error;
-pub mod features;
+mod error;
+mod features;
+#[doc(hidden)]
+/// The ready-made providers the `tinymcp` binary serves (folders, a manifest, the conformance
+/// fixture). Not part of the library's API: built on it, and free to change.
 pub mod provide;
-pub mod server;
+mod server;
 pub mod transport;
-pub mod util;
-pub mod wire;
+mod util;
+mod wire;
 
 pub use error::Error;
-pub use features::completion::CompletionRequest;
+pub use features::completion::{filter_prefix, Completer, CompletionRequest};
 pub use features::content::{Annotations, Content, Icon, ResourceContents, Role};
 pub use features::logging::LogLevel;
-pub use features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
-pub use features::resources::{Resource, ResourceTemplate};
+pub use features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptHandler, PromptMessage};
+pub use features::resources::{ReadHandler, Resource, ResourceLister, ResourceTemplate};
 pub use features::tasks::TaskSupport;
-pub use features::tools::{CallToolResult, Tool, ToolAnnotations};
+pub use features::tools::{CallToolResult, Tool, ToolAnnotations, ToolHandler};
 pub use server::connection::{Connection, Outgoing, Sink};
 pub use server::context::RequestCx;
 pub use server::{Options, Server};
+#[cfg(feature = "http")]
+pub use transport::http::HttpOptions;
+pub use transport::memory::MemoryClient;
+pub use util::uri_template::UriTemplate;
 pub use wire::jsonrpc::{RequestId, RpcError};
 pub use wire::version::ProtocolVersion;
+
+/// JSON-RPC and MCP error codes, for [`RpcError::new`] and for reading [`RpcError::code`].
+pub mod error_codes {
+    pub use crate::wire::jsonrpc::{
+        HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+        PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
+    };
+}

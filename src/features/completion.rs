@@ -1,32 +1,15 @@
 //! `completion/complete`: argument completion for prompts and resource-template variables.
 //! Never names a transport or a thread.
 
+pub use crate::features::completer::{filter_prefix, Completer, CompletionRequest, MAX_VALUES};
+use crate::features::prompts::{self, PromptEntry};
+use crate::features::resources::TemplateEntry;
 use crate::server::context::RequestCx;
-use crate::server::Registry;
 use crate::wire::jsonrpc::RpcError;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-
-/// The most values one answer may carry (spec: at most 100).
-pub const MAX_VALUES: usize = 100;
-
-/// What a completer is asked: the argument, its partial value, and the other arguments already given.
-#[derive(Debug, Clone)]
-pub struct CompletionRequest<'a> {
-    /// The argument or template variable being completed.
-    pub argument: &'a str,
-    /// What the user typed so far.
-    pub value: &'a str,
-    /// Values of the other arguments (`context.arguments`).
-    pub context: &'a HashMap<String, String>,
-}
-
-/// Keeps the candidates that start with `prefix` (case-insensitive), in order.
-pub fn filter_prefix<'a>(candidates: impl IntoIterator<Item = &'a str>, prefix: &str) -> Vec<String> {
-    let prefix = prefix.to_lowercase();
-    candidates.into_iter().filter(|c| c.to_lowercase().starts_with(&prefix)).map(str::to_owned).collect()
-}
+use std::sync::Arc;
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type")]
@@ -59,22 +42,26 @@ pub(crate) struct CompleteParams {
 }
 
 /// `completion/complete`.
-pub(crate) fn complete(cx: &RequestCx, registry: &Registry, params: CompleteParams) -> Result<Value, RpcError> {
+pub(crate) fn complete(
+    cx: &RequestCx,
+    prompts: &[Arc<PromptEntry>],
+    templates: &[Arc<TemplateEntry>],
+    params: CompleteParams,
+) -> Result<Value, RpcError> {
     let context = params.context.unwrap_or_default().arguments;
     let request =
         CompletionRequest { argument: &params.argument.name, value: &params.argument.value, context: &context };
     let values = match &params.reference {
         Reference::Prompt { name } => {
-            let entry =
-                registry.prompt(name).ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {name}")))?;
+            let entry = prompts::find(prompts, name)
+                .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {name}")))?;
             if !entry.prompt.arguments.iter().any(|a| a.name == request.argument) {
                 return Err(RpcError::invalid_params(format!("prompt {name} has no argument {:?}", request.argument)));
             }
             entry.completer.as_ref().map(|c| c(cx, &request)).unwrap_or_default()
         }
         Reference::Resource { uri } => {
-            let entry = registry
-                .templates
+            let entry = templates
                 .iter()
                 .find(|t| t.template.uri_template == *uri)
                 .ok_or_else(|| RpcError::invalid_params(format!("unknown resource template: {uri}")))?;

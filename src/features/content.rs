@@ -1,8 +1,8 @@
 //! Content blocks shared by tools, prompts and resources (text, image, audio, embedded resource,
 //! resource link), their builders, and their shape for each protocol revision.
-//! Uses only `version` and `resources` descriptor types; no transport, no threads.
+//! Also the `Resource` descriptor (a resource link carries one), so `resources` builds on content
+//! and not the other way round. Uses only the wire and util; no transport, no threads.
 
-use crate::features::resources::Resource;
 use crate::util::base64;
 use crate::wire::version::ProtocolVersion;
 use serde::Serialize;
@@ -37,7 +37,7 @@ impl Annotations {
     /// The annotations as the given revision knows them (`None` when nothing is left).
     pub fn to_wire(&self, version: ProtocolVersion) -> Option<Value> {
         let mut map = to_map(self);
-        if !version.has_structured() {
+        if !version.has_last_modified() {
             map.remove("lastModified");
         }
         (!map.is_empty()).then_some(Value::Object(map))
@@ -208,7 +208,7 @@ impl Content {
                 map.insert("mimeType".into(), mime_type.clone().into());
                 annotations
             }
-            Content::Audio { mime_type, .. } if !version.has_audio() => {
+            Content::Audio { mime_type, .. } if !version.has_audio_content() => {
                 return Content::text(format!("[{mime_type} audio omitted: protocol {version} has no audio content]"))
                     .to_wire(version)
             }
@@ -223,7 +223,7 @@ impl Content {
                 map.insert("resource".into(), resource.to_wire());
                 annotations
             }
-            Content::ResourceLink(r) if !version.has_structured() => {
+            Content::ResourceLink(r) if !version.has_resource_links() => {
                 return Content::text(format!("Resource: {} <{}>", r.name, r.uri)).to_wire(version)
             }
             Content::ResourceLink(r) => {
@@ -250,6 +250,93 @@ pub(crate) fn to_map<T: Serialize>(value: &T) -> Map<String, Value> {
 /// A list of blocks for a revision.
 pub fn list_to_wire(blocks: &[Content], version: ProtocolVersion) -> Value {
     Value::Array(blocks.iter().map(|c| c.to_wire(version)).collect())
+}
+
+/// A resource descriptor, as listed by `resources/list` or sent as a resource link.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// The URI.
+    pub uri: String,
+    /// A short name.
+    pub name: String,
+    /// A human-readable title (2025-06-18 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Hints for the client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Icons (2025-11-25 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Extra metadata (2025-06-18 and later).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
+}
+
+impl Resource {
+    /// A resource with a URI and a name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+        }
+    }
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+    /// Sets the MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+    /// Sets the size.
+    pub fn with_size(mut self, size: u64) -> Self {
+        self.size = Some(size);
+        self
+    }
+
+    /// The descriptor as the given revision knows it.
+    pub fn to_wire(&self, version: ProtocolVersion) -> Value {
+        descriptor_to_wire(to_map(self), self.annotations.as_ref(), version)
+    }
+}
+
+pub(crate) fn descriptor_to_wire(
+    mut map: serde_json::Map<String, Value>,
+    annotations: Option<&Annotations>,
+    version: ProtocolVersion,
+) -> Value {
+    if !version.has_titles() {
+        map.remove("title");
+        map.remove("_meta");
+    }
+    if !version.has_icons() {
+        map.remove("icons");
+    }
+    match annotations.and_then(|a| a.to_wire(version)) {
+        Some(a) => map.insert("annotations".into(), a),
+        None => map.remove("annotations"),
+    };
+    Value::Object(map)
 }
 
 #[cfg(test)]

@@ -3,40 +3,9 @@
 
 use crate::server::context::RequestCx;
 use crate::wire::jsonrpc::RpcError;
-use serde::{Deserialize, Serialize};
+pub use crate::wire::meta::LogLevel;
+use serde::Deserialize;
 use serde_json::{json, Value};
-
-/// The eight syslog severities, least severe first, so `Ord` filters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LogLevel {
-    /// Detailed debugging.
-    Debug,
-    /// Informational.
-    Info,
-    /// Normal but significant.
-    Notice,
-    /// Warning conditions.
-    Warning,
-    /// Error conditions.
-    Error,
-    /// Critical conditions.
-    Critical,
-    /// Action must be taken immediately.
-    Alert,
-    /// The system is unusable.
-    Emergency,
-}
-
-impl LogLevel {
-    /// The level used until the client sets one.
-    pub const DEFAULT: LogLevel = LogLevel::Info;
-
-    /// Reads a level name.
-    pub fn parse(text: &str) -> Option<LogLevel> {
-        serde_json::from_value(Value::String(text.to_owned())).ok()
-    }
-}
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct SetLevelParams {
@@ -49,26 +18,19 @@ pub(crate) fn set_level(cx: &RequestCx, params: SetLevelParams) -> Result<Value,
     Ok(json!({}))
 }
 
-/// The params of a `notifications/message`.
-pub(crate) fn message_params(level: LogLevel, logger: Option<&str>, data: Value) -> Value {
-    let mut params = json!({ "level": level, "data": data });
-    if let Some(logger) = logger {
-        params["logger"] = logger.into();
-    }
-    params
-}
-
 /// Method of a log message notification.
-pub(crate) const MESSAGE: &str = "notifications/message";
+const MESSAGE: &str = "notifications/message";
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn levels_order_like_syslog() {
-        assert!(LogLevel::Debug < LogLevel::Info && LogLevel::Alert < LogLevel::Emergency);
-        assert_eq!(LogLevel::parse("warning"), Some(LogLevel::Warning));
-        assert_eq!(LogLevel::parse("warn"), None);
+impl RequestCx {
+    /// Sends a log message to the client if `level` is at or above the level it set.
+    pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        let Some(threshold) = self.log_threshold() else { return };
+        if level >= threshold {
+            let mut params = json!({ "level": level, "data": data });
+            if let Some(logger) = logger {
+                params["logger"] = logger.into();
+            }
+            self.send_notification(MESSAGE, &params);
+        }
     }
 }

@@ -2,7 +2,36 @@
 //! Spec (utilities/pagination): cursors are opaque strings and an invalid one
 //! is `-32602`; callers map [`InvalidCursor`] to that. Depends only on `crate::util::base64`.
 
+use crate::wire::jsonrpc::RpcError;
+use serde::Deserialize;
+use serde_json::{Map, Value};
 use std::fmt;
+
+/// The params every `*/list` takes.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ListParams {
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// The answer of a `*/list`: one page of `items` under `key`, each shaped by `to_wire`, and
+/// `nextCursor` when more follow. A bad cursor is `-32602`.
+pub(crate) fn list_result<T>(
+    key: &str,
+    items: &[T],
+    params: &ListParams,
+    page_size: usize,
+    to_wire: impl Fn(&T) -> Value,
+) -> Result<Value, RpcError> {
+    let (page, next) =
+        page(items, params.cursor.as_deref(), page_size).map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    let mut result = Map::new();
+    result.insert(key.into(), page.iter().map(to_wire).collect());
+    if let Some(next) = next {
+        result.insert("nextCursor".into(), next.into());
+    }
+    Ok(Value::Object(result))
+}
 
 /// Page size used when the caller passes a limit of 0.
 pub const DEFAULT_PAGE_SIZE: usize = 100;

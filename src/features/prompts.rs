@@ -1,16 +1,31 @@
 //! `prompts/list` and `prompts/get`: descriptors, argument checks, messages, and the
 //! `prompts/list_changed` notification. Never names a transport or a thread.
 
+use crate::features::completer::Completer;
 use crate::features::content::{to_map, Content, Icon, Role};
-use crate::features::pagination;
-use crate::features::tools::{with_cursor, ListParams};
+use crate::features::pagination::{self, ListParams};
 use crate::server::context::RequestCx;
-use crate::server::Registry;
 use crate::wire::jsonrpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Renders a prompt from its arguments (required ones are checked before).
+pub type PromptHandler = dyn Fn(&RequestCx, &PromptArguments) -> Result<GetPromptResult, RpcError> + Send + Sync;
+
+/// A registered prompt.
+pub(crate) struct PromptEntry {
+    pub prompt: Prompt,
+    pub handler: Box<PromptHandler>,
+    pub completer: Option<Box<Completer>>,
+}
+
+/// The prompt called `name`.
+pub(crate) fn find<'a>(prompts: &'a [Arc<PromptEntry>], name: &str) -> Option<&'a Arc<PromptEntry>> {
+    prompts.iter().find(|p| p.prompt.name == name)
+}
 
 /// One argument a prompt takes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -65,7 +80,7 @@ impl Prompt {
     /// The descriptor as the given revision knows it.
     pub fn to_wire(&self, version: ProtocolVersion) -> Value {
         let mut map = to_map(self);
-        if !version.has_structured() {
+        if !version.has_titles() {
             map.remove("title");
             if let Some(Value::Array(args)) = map.get_mut("arguments") {
                 for arg in args.iter_mut().filter_map(Value::as_object_mut) {
@@ -139,17 +154,13 @@ pub(crate) struct GetParams {
 }
 
 /// `prompts/list`.
-pub(crate) fn list(cx: &RequestCx, registry: &Registry, params: ListParams) -> Result<Value, RpcError> {
-    let (page, next) = pagination::page(&registry.prompts, params.cursor.as_deref(), cx.page_size())
-        .map_err(|e| RpcError::invalid_params(e.to_string()))?;
-    let prompts: Vec<Value> = page.iter().map(|p| p.prompt.to_wire(cx.version())).collect();
-    Ok(with_cursor(json!({ "prompts": prompts }), next))
+pub(crate) fn list(cx: &RequestCx, prompts: &[Arc<PromptEntry>], params: ListParams) -> Result<Value, RpcError> {
+    pagination::list_result("prompts", prompts, &params, cx.page_size(), |p| p.prompt.to_wire(cx.version()))
 }
 
 /// `prompts/get`: checks the arguments, then runs the handler.
-pub(crate) fn get(cx: &RequestCx, registry: &Registry, params: GetParams) -> Result<Value, RpcError> {
-    let entry = registry
-        .prompt(&params.name)
+pub(crate) fn get(cx: &RequestCx, prompts: &[Arc<PromptEntry>], params: GetParams) -> Result<Value, RpcError> {
+    let entry = find(prompts, &params.name)
         .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {}", params.name)))?;
     let mut arguments = PromptArguments::new();
     for (name, value) in params.arguments.unwrap_or_default() {

@@ -1,82 +1,46 @@
 //! `resources/*`: descriptors, templates, reading, subscriptions, and the `updated` and
 //! `list_changed` notifications. Never names a transport or a thread.
 
-use crate::features::content::{to_map, Annotations, Icon, ResourceContents};
-use crate::features::pagination;
-use crate::features::tools::{with_cursor, ListParams};
+use crate::features::completer::Completer;
+pub use crate::features::content::Resource;
+use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, ResourceContents};
+use crate::features::pagination::{self, ListParams};
 use crate::server::context::RequestCx;
-use crate::server::Registry;
+use crate::util::uri_template::UriTemplate;
 use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
 
-/// A resource descriptor, as listed by `resources/list` or sent as a resource link.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resource {
-    /// The URI.
-    pub uri: String,
-    /// A short name.
-    pub name: String,
-    /// A human-readable title (2025-06-18 and later).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// MIME type.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Size in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Hints for the client.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Icons (2025-11-25 and later).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Extra metadata (2025-06-18 and later).
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
+/// Reads a resource: the URI and, for templates, the matched variables.
+/// An empty list from a template handler means "no such resource".
+pub type ReadHandler =
+    dyn Fn(&RequestCx, &str, &HashMap<String, String>) -> Result<Vec<ResourceContents>, RpcError> + Send + Sync;
+/// Lists resources computed at call time (a directory, say).
+pub type ResourceLister = dyn Fn(&RequestCx) -> Vec<Resource> + Send + Sync;
+
+/// A registered resource with a fixed URI.
+pub(crate) struct ResourceEntry {
+    pub resource: Resource,
+    pub handler: Box<ReadHandler>,
 }
 
-impl Resource {
-    /// A resource with a URI and a name.
-    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Resource {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-            annotations: None,
-            icons: None,
-            meta: None,
-        }
-    }
-    /// Sets the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-    /// Sets the MIME type.
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
-    /// Sets the size.
-    pub fn with_size(mut self, size: u64) -> Self {
-        self.size = Some(size);
-        self
-    }
+/// A registered resource template.
+pub(crate) struct TemplateEntry {
+    pub template: ResourceTemplate,
+    pub parsed: UriTemplate,
+    pub handler: Box<ReadHandler>,
+    pub completer: Option<Box<Completer>>,
+}
 
-    /// The descriptor as the given revision knows it.
-    pub fn to_wire(&self, version: ProtocolVersion) -> Value {
-        descriptor_to_wire(to_map(self), self.annotations.as_ref(), version)
-    }
+/// What `resources/*` read: the registry's resources, listers and templates.
+#[derive(Clone, Copy)]
+pub(crate) struct Catalog<'a> {
+    pub resources: &'a [Arc<ResourceEntry>],
+    pub listers: &'a [Arc<ResourceLister>],
+    pub templates: &'a [Arc<TemplateEntry>],
 }
 
 /// A resource template (RFC 6570), as listed by `resources/templates/list`.
@@ -134,25 +98,6 @@ impl ResourceTemplate {
     }
 }
 
-fn descriptor_to_wire(
-    mut map: serde_json::Map<String, Value>,
-    annotations: Option<&Annotations>,
-    version: ProtocolVersion,
-) -> Value {
-    if !version.has_structured() {
-        map.remove("title");
-        map.remove("_meta");
-    }
-    if !version.has_icons() {
-        map.remove("icons");
-    }
-    match annotations.and_then(|a| a.to_wire(version)) {
-        Some(a) => map.insert("annotations".into(), a),
-        None => map.remove("annotations"),
-    };
-    Value::Object(map)
-}
-
 #[derive(Debug, Deserialize)]
 pub(crate) struct UriParams {
     pub uri: String,
@@ -165,28 +110,24 @@ pub fn not_found(version: ProtocolVersion, uri: &str) -> RpcError {
 }
 
 /// `resources/list`: the static resources, then those of every dynamic lister.
-pub(crate) fn list(cx: &RequestCx, registry: &Registry, params: ListParams) -> Result<Value, RpcError> {
-    let mut all: Vec<Resource> = registry.resources.iter().map(|r| r.resource.clone()).collect();
-    for lister in &registry.listers {
+pub(crate) fn list(cx: &RequestCx, catalog: Catalog, params: ListParams) -> Result<Value, RpcError> {
+    let mut all: Vec<Resource> = catalog.resources.iter().map(|r| r.resource.clone()).collect();
+    for lister in catalog.listers {
         all.extend(lister(cx));
     }
-    let (page, next) = pagination::page(&all, params.cursor.as_deref(), cx.page_size())
-        .map_err(|e| RpcError::invalid_params(e.to_string()))?;
-    let resources: Vec<Value> = page.iter().map(|r| r.to_wire(cx.version())).collect();
-    Ok(with_cursor(json!({ "resources": resources }), next))
+    pagination::list_result("resources", &all, &params, cx.page_size(), |r| r.to_wire(cx.version()))
 }
 
 /// `resources/templates/list`.
-pub(crate) fn list_templates(cx: &RequestCx, registry: &Registry, params: ListParams) -> Result<Value, RpcError> {
-    let (page, next) = pagination::page(&registry.templates, params.cursor.as_deref(), cx.page_size())
-        .map_err(|e| RpcError::invalid_params(e.to_string()))?;
-    let templates: Vec<Value> = page.iter().map(|t| t.template.to_wire(cx.version())).collect();
-    Ok(with_cursor(json!({ "resourceTemplates": templates }), next))
+pub(crate) fn list_templates(cx: &RequestCx, catalog: Catalog, params: ListParams) -> Result<Value, RpcError> {
+    pagination::list_result("resourceTemplates", catalog.templates, &params, cx.page_size(), |t| {
+        t.template.to_wire(cx.version())
+    })
 }
 
 /// `resources/read`: an exact static resource first, then the first template that matches.
-pub(crate) fn read(cx: &RequestCx, registry: &Registry, params: UriParams) -> Result<Value, RpcError> {
-    let contents = read_contents(cx, registry, &params.uri)?;
+pub(crate) fn read(cx: &RequestCx, catalog: Catalog, params: UriParams) -> Result<Value, RpcError> {
+    let contents = read_contents(cx, catalog, &params.uri)?;
     if contents.is_empty() {
         return Err(not_found(cx.version(), &params.uri));
     }
@@ -194,12 +135,12 @@ pub(crate) fn read(cx: &RequestCx, registry: &Registry, params: UriParams) -> Re
     Ok(json!({ "contents": contents }))
 }
 
-/// Reads a URI through the registry, for `resources/read` and for handlers that embed resources.
-pub(crate) fn read_contents(cx: &RequestCx, registry: &Registry, uri: &str) -> Result<Vec<ResourceContents>, RpcError> {
-    if let Some(entry) = registry.resources.iter().find(|r| r.resource.uri == uri) {
+/// Reads a URI through the catalog.
+fn read_contents(cx: &RequestCx, catalog: Catalog, uri: &str) -> Result<Vec<ResourceContents>, RpcError> {
+    if let Some(entry) = catalog.resources.iter().find(|r| r.resource.uri == uri) {
         return (entry.handler)(cx, uri, &Default::default());
     }
-    for entry in &registry.templates {
+    for entry in catalog.templates {
         if let Some(vars) = entry.parsed.matches(uri) {
             let vars = vars.into_iter().collect();
             match (entry.handler)(cx, uri, &vars) {
@@ -214,7 +155,7 @@ pub(crate) fn read_contents(cx: &RequestCx, registry: &Registry, uri: &str) -> R
 
 /// `resources/subscribe`.
 pub(crate) fn subscribe(cx: &RequestCx, params: UriParams) -> Result<Value, RpcError> {
-    cx.server().subscribed(&params.uri);
+    cx.runtime().subscribed(&params.uri);
     cx.session().subscribe(&params.uri);
     Ok(json!({}))
 }

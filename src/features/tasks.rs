@@ -2,12 +2,12 @@
 //! `tasks/list`, `tasks/cancel` and `notifications/tasks/status`. A task runs its tool on the
 //! worker pool after the `CreateTaskResult` is sent; its table lives in the session.
 
-use crate::features::pagination;
-use crate::features::tools::ListParams;
-use crate::server::context::RequestCx;
+use crate::features::pagination::{self, ListParams};
+use crate::server::context::{RequestCx, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
 use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS};
+use crate::wire::meta::RELATED_TASK;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -56,9 +56,6 @@ const MAX_TTL_MS: u64 = 3_600_000;
 const POLL_INTERVAL_MS: u64 = 500;
 /// Tasks one session may hold; the oldest finished ones go first.
 const MAX_TASKS: usize = 1000;
-/// The `_meta` key that ties a message to its task.
-pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
-
 struct State {
     status: TaskStatus,
     message: Option<String>,
@@ -81,10 +78,6 @@ impl Task {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(crate) fn id(&self) -> &str {
-        &self.id
-    }
-
     /// The `Task` object of the wire.
     fn to_wire(&self) -> Value {
         let state = self.lock();
@@ -100,15 +93,6 @@ impl Task {
             task["statusMessage"] = message.clone().into();
         }
         task
-    }
-
-    /// Moves between `working` and `input_required`; terminal states stay.
-    pub(crate) fn set_waiting(&self, waiting: bool) {
-        let mut state = self.lock();
-        if !state.status.is_terminal() {
-            state.status = if waiting { TaskStatus::InputRequired } else { TaskStatus::Working };
-            state.updated = SystemTime::now();
-        }
     }
 
     fn finish(&self, outcome: Result<Value, RpcError>) -> bool {
@@ -129,6 +113,21 @@ impl Task {
 }
 
 /// The tasks of one session, oldest first.
+impl TaskLink for Task {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Moves between `working` and `input_required`; terminal states stay.
+    fn set_waiting(&self, waiting: bool) {
+        let mut state = self.lock();
+        if !state.status.is_terminal() {
+            state.status = if waiting { TaskStatus::InputRequired } else { TaskStatus::Working };
+            state.updated = SystemTime::now();
+        }
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct TaskTable {
     tasks: Mutex<Vec<Arc<Task>>>,
@@ -183,7 +182,8 @@ pub(crate) fn spawn(
         finished: Condvar::new(),
     });
     {
-        let mut tasks = cx.session().tasks.lock();
+        let tasks = cx.session().state::<TaskTable>();
+        let mut tasks = tasks.lock();
         if tasks.len() >= MAX_TASKS {
             match tasks.iter().position(|t| t.lock().status.is_terminal()) {
                 Some(i) => drop(tasks.remove(i)),
@@ -193,38 +193,33 @@ pub(crate) fn spawn(
         tasks.push(Arc::clone(&task));
     }
     let created = json!({ "task": task.to_wire() });
-    let background = cx.for_task(Arc::clone(&task));
-    cx.server().pool.spawn(move || {
+    let background = cx.for_task(Arc::clone(&task) as Arc<dyn TaskLink>, Arc::clone(&task.cancelled));
+    // The work starts once the `CreateTaskResult` naming the task is on its way, so nothing it
+    // sends (a first `elicitation/create`, say) reaches the client before the client knows the task.
+    cx.after_response(move || {
         let outcome = catch_unwind(AssertUnwindSafe(|| work(&background))).unwrap_or_else(|_| {
-            log::error!("task {} panicked", background_id(&background));
+            log::error!("task {} panicked", task.id);
             Err(RpcError::internal())
         });
-        if let Some(task) = background.task() {
-            if task.finish(outcome) {
-                status_changed(&background, task);
-            }
+        if task.finish(outcome) {
+            status_changed(&background, &task);
         }
     });
     Ok(created)
 }
 
-fn background_id(cx: &RequestCx) -> &str {
-    cx.task().map(|t| t.id()).unwrap_or("?")
-}
-
-/// Spec (tasks): receivers MAY notify status changes; we do for terminal ones.
 fn status_changed(cx: &RequestCx, task: &Task) {
     cx.session().notify("notifications/tasks/status", &task.to_wire());
 }
 
 /// `tasks/get`.
 pub(crate) fn get(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    Ok(cx.session().tasks.find(&params.task_id)?.to_wire())
+    Ok(cx.session().state::<TaskTable>().find(&params.task_id)?.to_wire())
 }
 
 /// `tasks/result`: waits for a terminal state, then answers what the request would have.
 pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    let task = cx.session().tasks.find(&params.task_id)?;
+    let task = cx.session().state::<TaskTable>().find(&params.task_id)?;
     let mut state = task.lock();
     while !state.status.is_terminal() {
         if cx.is_cancelled() {
@@ -249,16 +244,13 @@ pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcE
 
 /// `tasks/list`.
 pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError> {
-    let tasks = cx.session().tasks.lock().clone();
-    let (page, next) = pagination::page(&tasks, params.cursor.as_deref(), cx.page_size())
-        .map_err(|e| RpcError::invalid_params(e.to_string()))?;
-    let listed: Vec<Value> = page.iter().map(|t| t.to_wire()).collect();
-    Ok(crate::features::tools::with_cursor(json!({ "tasks": listed }), next))
+    let tasks = cx.session().state::<TaskTable>().lock().clone();
+    pagination::list_result("tasks", &tasks, &params, cx.page_size(), |t| t.to_wire())
 }
 
 /// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.
 pub(crate) fn cancel(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    let task = cx.session().tasks.find(&params.task_id)?;
+    let task = cx.session().state::<TaskTable>().find(&params.task_id)?;
     {
         let mut state = task.lock();
         if state.status.is_terminal() {

@@ -2,15 +2,24 @@
 //! validation, and the `tools/list_changed` notification. Never names a transport or a thread.
 
 use crate::features::content::{self, to_map, Content, Icon};
-use crate::features::pagination;
+use crate::features::pagination::{self, ListParams};
 use crate::features::tasks::{self, TaskParams, TaskSupport};
 use crate::server::context::RequestCx;
-use crate::server::{Registry, ToolEntry};
 use crate::util::schema;
 use crate::wire::jsonrpc::RpcError;
+use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
+
+/// Runs a tool: the arguments (already checked against the input schema) in, a result out.
+pub type ToolHandler = dyn Fn(&RequestCx, Value) -> Result<CallToolResult, RpcError> + Send + Sync;
+
+/// A registered tool.
+pub(crate) struct ToolEntry {
+    pub tool: Tool,
+    pub handler: Box<ToolHandler>,
+}
 
 /// Behaviour hints about a tool (2025-03-26 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -106,15 +115,17 @@ impl Tool {
     }
 
     /// The descriptor as the given revision knows it.
-    pub fn to_wire(&self, version: crate::ProtocolVersion) -> Value {
+    pub fn to_wire(&self, version: ProtocolVersion) -> Value {
         let mut map = to_map(self);
-        if !version.has_audio() {
+        if !version.has_tool_annotations() {
             map.remove("annotations");
         }
-        if !version.has_structured() {
-            for key in ["title", "outputSchema", "_meta"] {
-                map.remove(key);
-            }
+        if !version.has_titles() {
+            map.remove("title");
+            map.remove("_meta");
+        }
+        if !version.has_structured_output() {
+            map.remove("outputSchema");
         }
         if !version.has_icons() {
             map.remove("icons");
@@ -161,10 +172,10 @@ impl CallToolResult {
     }
 
     /// The result as the given revision knows it.
-    pub fn to_wire(&self, version: crate::ProtocolVersion) -> Value {
+    pub fn to_wire(&self, version: ProtocolVersion) -> Value {
         let mut map = Map::new();
         map.insert("content".into(), content::list_to_wire(&self.content, version));
-        if let (Some(s), true) = (&self.structured_content, version.has_structured()) {
+        if let (Some(s), true) = (&self.structured_content, version.has_structured_output()) {
             map.insert("structuredContent".into(), s.clone());
         }
         if self.is_error {
@@ -177,13 +188,6 @@ impl CallToolResult {
     }
 }
 
-/// Params of `tools/list` and every other paginated list.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ListParams {
-    #[serde(default)]
-    pub cursor: Option<String>,
-}
-
 /// Params of `tools/call`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct CallParams {
@@ -194,27 +198,22 @@ pub(crate) struct CallParams {
     pub task: Option<TaskParams>,
 }
 
-/// `tools/list`.
-pub(crate) fn list(cx: &RequestCx, registry: &Registry, params: ListParams) -> Result<Value, RpcError> {
-    let (page, next) = pagination::page(&registry.tools, params.cursor.as_deref(), cx.page_size())
-        .map_err(|e| RpcError::invalid_params(e.to_string()))?;
-    let tools: Vec<Value> = page.iter().map(|t| t.tool.to_wire(cx.version())).collect();
-    Ok(with_cursor(json!({ "tools": tools }), next))
-}
-
-/// Adds `nextCursor` when there is a next page.
-pub(crate) fn with_cursor(mut result: Value, next: Option<String>) -> Value {
-    if let (Some(next), Some(map)) = (next, result.as_object_mut()) {
-        map.insert("nextCursor".into(), next.into());
-    }
-    result
+/// `tools/list`: in registration order, a page at a time.
+pub(crate) fn list(cx: &RequestCx, tools: &[Arc<ToolEntry>], params: ListParams) -> Result<Value, RpcError> {
+    pagination::list_result("tools", tools, &params, cx.page_size(), |t| t.tool.to_wire(cx.version()))
 }
 
 /// `tools/call`: runs the tool now, or as a task when the client asks and the tool allows it.
-pub(crate) fn call(cx: &RequestCx, registry: &Registry, params: CallParams) -> Result<Value, RpcError> {
+pub(crate) fn call(
+    cx: &RequestCx,
+    tools: &[Arc<ToolEntry>],
+    tasks_enabled: bool,
+    params: CallParams,
+) -> Result<Value, RpcError> {
     let entry = Arc::clone(
-        registry
-            .tool(&params.name)
+        tools
+            .iter()
+            .find(|t| t.tool.name == params.name)
             .ok_or_else(|| RpcError::invalid_params(format!("unknown tool: {}", params.name)))?,
     );
     let arguments = match params.arguments {
@@ -223,9 +222,9 @@ pub(crate) fn call(cx: &RequestCx, registry: &Registry, params: CallParams) -> R
         Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
     };
     // Spec (tasks): a server that does not declare task support runs every call normally.
-    let support = if registry.tasks_enabled(cx.version()) { entry.tool.task_support } else { TaskSupport::Optional };
+    let support = if tasks_enabled { entry.tool.task_support } else { TaskSupport::Optional };
     match (params.task, support) {
-        (Some(task), TaskSupport::Optional | TaskSupport::Required) if registry.tasks_enabled(cx.version()) => {
+        (Some(task), TaskSupport::Optional | TaskSupport::Required) if tasks_enabled => {
             tasks::spawn(cx, task, move |cx| run(cx, &entry, arguments))
         }
         (Some(_), TaskSupport::Forbidden) => Err(RpcError::method_not_found(&format!(

@@ -1,33 +1,77 @@
 //! `RequestCx`: what a handler knows of the request it serves and can do with it: the revision
 //! and client capabilities (per request, ready for stateless revisions), cancellation, progress,
 //! logging, and requests to the client (sampling, elicitation, roots) with a timeout.
+//! Knows no feature type and not `Server`: it reaches the server through `Runtime`.
 
-use crate::features::logging::{self, LogLevel};
-use crate::features::tasks::{self, Task};
-use crate::server::connection::{Outgoing, Sink};
-use crate::server::session::Session;
-use crate::server::Server;
+use crate::server::session::{Negotiated, Session};
+use crate::server::sink::{Outgoing, Sink};
 use crate::wire::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
+use crate::wire::meta::{self, LogLevel, RELATED_TASK};
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
+use std::any::Any;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+/// What a request needs of the server that runs it. `Server` implements it; the context and
+/// the features reach the server only through it, so none of them names `Server`.
+pub(crate) trait Runtime: Send + Sync {
+    /// Items per page of every `*/list`.
+    fn page_size(&self) -> usize;
+    /// How long a request to the client may wait for its answer.
+    fn client_request_timeout(&self) -> Duration;
+    /// Runs `job` on the server's worker pool.
+    fn spawn(&self, job: Box<dyn FnOnce() + Send>);
+    /// Runs the subscribe hooks for `uri` (before `resources/subscribe` is answered).
+    fn subscribed(&self, uri: &str);
+    /// The runtime as `Any`, so `RequestCx::server` can hand handlers the `Server` itself.
+    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+}
+
+/// The background task a context runs for (2025-11-25 tasks), as far as the context needs it.
+pub(crate) trait TaskLink: Send + Sync {
+    /// The task's id, for `_meta` of the requests it sends.
+    fn id(&self) -> &str;
+    /// Marks the task as waiting for the client's input, or working again.
+    fn set_waiting(&self, waiting: bool);
+}
+
+/// The terms a request is served under. Up to 2025-11-25 they come from what `initialize`
+/// settled for the session (`From<Negotiated>`); from 2026-07-28 from the request's own
+/// `_meta`, which that revision's handling fills in here, and nowhere else.
+pub(crate) struct Terms {
+    pub version: ProtocolVersion,
+    pub client_capabilities: Arc<Value>,
+    /// The level the request itself asked for; `None` reads the session's.
+    pub log_level: Option<LogLevel>,
+}
+
+impl From<Negotiated> for Terms {
+    fn from(negotiated: Negotiated) -> Terms {
+        Terms { version: negotiated.version, client_capabilities: negotiated.client_capabilities, log_level: None }
+    }
+}
+
+/// Work to start once a request's response has been queued (`RequestCx::after_response`).
+type Deferred = Box<dyn FnOnce() + Send>;
+
 /// The context of one request, given to every handler.
 pub struct RequestCx {
-    pub(crate) server: Arc<Server>,
+    pub(crate) runtime: Arc<dyn Runtime>,
     pub(crate) session: Arc<Session>,
     pub(crate) id: Option<RequestId>,
     pub(crate) version: ProtocolVersion,
     pub(crate) client_capabilities: Arc<Value>,
+    /// The level the request itself asked for (2026-07-28); `None` reads the session's.
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) cancelled: Arc<AtomicBool>,
     pub(crate) sink: Sink,
     pub(crate) last_progress: Mutex<Option<f64>>,
-    pub(crate) task: Option<Arc<Task>>,
+    pub(crate) task: Option<Arc<dyn TaskLink>>,
+    pub(crate) deferred: Mutex<Vec<Deferred>>,
 }
 
 impl RequestCx {
@@ -46,45 +90,93 @@ impl RequestCx {
         self.client_capabilities.get(name).is_some_and(|v| !v.is_null())
     }
 
-    /// The server, to register things or send list-changed notifications from a handler.
-    pub fn server(&self) -> &Arc<Server> {
-        &self.server
-    }
-
     /// The id of the request, if this is one.
     pub fn request_id(&self) -> Option<&RequestId> {
         self.id.as_ref()
     }
 
+    /// The context of one request: revision, client capabilities and log level from `terms`,
+    /// the progress token from the request's own `_meta`.
+    pub(crate) fn new(
+        runtime: Arc<dyn Runtime>,
+        session: Arc<Session>,
+        id: RequestId,
+        terms: Terms,
+        params: &Value,
+        cancelled: Arc<AtomicBool>,
+        sink: Sink,
+    ) -> RequestCx {
+        let Terms { version, client_capabilities, log_level } = terms;
+        RequestCx {
+            runtime,
+            session,
+            id: Some(id),
+            version,
+            client_capabilities,
+            log_level,
+            progress_token: meta::progress_token(params),
+            cancelled,
+            sink,
+            last_progress: Mutex::new(None),
+            task: None,
+            deferred: Mutex::new(Vec::new()),
+        }
+    }
+
     /// A context for `task`'s background run: its own cancellation flag, and messages sent to
     /// the session's stream because the request that created it has been answered.
-    pub(crate) fn for_task(&self, task: Arc<Task>) -> RequestCx {
+    pub(crate) fn for_task(&self, task: Arc<dyn TaskLink>, cancelled: Arc<AtomicBool>) -> RequestCx {
         RequestCx {
-            server: Arc::clone(&self.server),
+            runtime: Arc::clone(&self.runtime),
             session: Arc::clone(&self.session),
             id: None,
             version: self.version,
             client_capabilities: Arc::clone(&self.client_capabilities),
             log_level: self.log_level,
             progress_token: self.progress_token.clone(),
-            cancelled: Arc::clone(&task.cancelled),
+            cancelled,
             sink: self.session.notifier(),
             last_progress: Mutex::new(None),
             task: Some(task),
+            deferred: Mutex::new(Vec::new()),
         }
-    }
-
-    /// The task this context runs, if any.
-    pub(crate) fn task(&self) -> Option<&Arc<Task>> {
-        self.task.as_ref()
     }
 
     pub(crate) fn session(&self) -> &Session {
         &self.session
     }
 
+    pub(crate) fn runtime(&self) -> &dyn Runtime {
+        &*self.runtime
+    }
+
     pub(crate) fn page_size(&self) -> usize {
-        self.server.options().page_size
+        self.runtime.page_size()
+    }
+
+    /// Runs `job` on the pool once this request's response has been queued, so nothing it
+    /// sends can reach the client before that response (a task's first `elicitation/create`
+    /// after the `CreateTaskResult` naming the task).
+    pub(crate) fn after_response(&self, job: impl FnOnce() + Send + 'static) {
+        self.deferred.lock().unwrap_or_else(PoisonError::into_inner).push(Box::new(job));
+    }
+
+    /// Starts what `after_response` deferred; the connection calls it after the response.
+    pub(crate) fn start_deferred(&self) {
+        let jobs = std::mem::take(&mut *self.deferred.lock().unwrap_or_else(PoisonError::into_inner));
+        for job in jobs {
+            self.runtime.spawn(job);
+        }
+    }
+
+    /// The level at or above which log messages go to the client; `None` sends none.
+    pub(crate) fn log_threshold(&self) -> Option<LogLevel> {
+        match self.log_level {
+            Some(l) => Some(l),
+            None if self.version.is_stateful() => Some(self.session.log_level()),
+            // Stateless revisions log only when the request asked for a level.
+            None => None,
+        }
     }
 
     /// Whether the client cancelled this request (check between units of work).
@@ -115,23 +207,10 @@ impl RequestCx {
         if let Some(total) = total {
             params.insert("total".into(), json!(total));
         }
-        if let (Some(message), true) = (message, self.version.has_audio()) {
+        if let (Some(message), true) = (message, self.version.has_progress_message()) {
             params.insert("message".into(), message.into());
         }
         self.send_notification("notifications/progress", &Value::Object(params));
-    }
-
-    /// Sends a log message to the client if `level` is at or above the level it set.
-    pub fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
-        let threshold = match self.log_level {
-            Some(l) => l,
-            None if self.version.is_stateful() => self.session.log_level(),
-            // Stateless revisions log only when the request asked for a level.
-            None => return,
-        };
-        if level >= threshold {
-            self.send_notification(logging::MESSAGE, &logging::message_params(level, logger, data));
-        }
     }
 
     /// Sends a notification tied to this request (it travels with the request's answer).
@@ -155,7 +234,7 @@ impl RequestCx {
         {
             return Err(missing_capability("sampling.tools", json!({"sampling": {"tools": {}}})));
         }
-        self.request("sampling/createMessage", params)
+        self.send_request("sampling/createMessage", params)
     }
 
     /// Asks the user for input (`elicitation/create`, form or URL mode) and waits for the answer.
@@ -165,7 +244,7 @@ impl RequestCx {
         if url_mode && !self.client_capabilities.pointer("/elicitation/url").is_some_and(Value::is_object) {
             return Err(missing_capability("elicitation.url", json!({"elicitation": {"url": {}}})));
         }
-        self.request("elicitation/create", params)
+        self.send_request("elicitation/create", params)
     }
 
     /// Tells the client that a URL-mode elicitation finished (`notifications/elicitation/complete`).
@@ -176,7 +255,7 @@ impl RequestCx {
     /// Asks the client for its roots (`roots/list`) and waits for them.
     pub fn list_roots(&self) -> Result<Value, RpcError> {
         self.require("roots")?;
-        self.request("roots/list", json!({}))
+        self.send_request("roots/list", json!({}))
     }
 
     fn require(&self, capability: &str) -> Result<(), RpcError> {
@@ -188,11 +267,11 @@ impl RequestCx {
     }
 
     /// Sends a request to the client and waits for its answer, the timeout, or cancellation.
-    pub fn request(&self, method: &str, mut params: Value) -> Result<Value, RpcError> {
+    pub fn send_request(&self, method: &str, mut params: Value) -> Result<Value, RpcError> {
         if let (Some(task), Some(map)) = (&self.task, params.as_object_mut()) {
             // Spec (tasks): requests a task depends on carry its id, and it waits in `input_required`.
             let meta = map.entry("_meta").or_insert_with(|| json!({}));
-            meta[tasks::RELATED_TASK] = json!({ "taskId": task.id() });
+            meta[RELATED_TASK] = json!({ "taskId": task.id() });
             task.set_waiting(true);
         }
         let outcome = self.request_and_wait(method, &params);
@@ -204,8 +283,8 @@ impl RequestCx {
 
     fn request_and_wait(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
         let (id, answer) = self.session.expect_answer();
-        self.sink.send(Outgoing::Request(jsonrpc::request(&id, method, params)));
-        let deadline = Instant::now() + self.server.options().client_request_timeout;
+        self.sink.send(Outgoing::Request(jsonrpc::request_text(&id, method, params)));
+        let deadline = Instant::now() + self.runtime.client_request_timeout();
         let outcome = loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {

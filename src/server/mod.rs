@@ -5,97 +5,41 @@
 pub mod connection;
 pub mod context;
 pub mod lifecycle;
+pub(crate) mod listen;
 mod methods;
 pub(crate) mod pool;
+pub(crate) mod registry;
 pub mod session;
+mod sink;
 
-use crate::features::completion::CompletionRequest;
+pub use crate::features::completion::Completer;
 use crate::features::content::{Icon, ResourceContents};
-use crate::features::prompts;
-use crate::features::prompts::{GetPromptResult, Prompt, PromptArguments};
-use crate::features::resources::{self, Resource, ResourceTemplate};
-use crate::features::tools::{self, CallToolResult, Tool};
-use crate::server::context::RequestCx;
+use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
+use crate::features::resources::{self, Resource, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
+use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
+use crate::server::context::{RequestCx, Runtime};
+use crate::server::listen::Listener;
 use crate::server::pool::Pool;
-use crate::server::session::Session;
+use crate::server::registry::Registry;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::jsonrpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
-/// Runs a tool: the arguments (already checked against the input schema) in, a result out.
-pub type ToolHandler = dyn Fn(&RequestCx, Value) -> Result<CallToolResult, RpcError> + Send + Sync;
-/// Reads a resource: the URI and, for templates, the matched variables.
-/// An empty list from a template handler means "no such resource".
-pub type ReadHandler =
-    dyn Fn(&RequestCx, &str, &HashMap<String, String>) -> Result<Vec<ResourceContents>, RpcError> + Send + Sync;
-/// Lists resources computed at call time (a directory, say).
-pub type ResourceLister = dyn Fn(&RequestCx) -> Vec<Resource> + Send + Sync;
-/// Renders a prompt from its arguments (required ones are checked before).
-pub type PromptHandler = dyn Fn(&RequestCx, &PromptArguments) -> Result<GetPromptResult, RpcError> + Send + Sync;
-/// Completes a prompt argument or a template variable.
-pub type Completer = dyn Fn(&RequestCx, &CompletionRequest) -> Vec<String> + Send + Sync;
-
-pub(crate) struct ToolEntry {
-    pub tool: Tool,
-    pub handler: Box<ToolHandler>,
-}
-
-pub(crate) struct ResourceEntry {
-    pub resource: Resource,
-    pub handler: Box<ReadHandler>,
-}
-
-pub(crate) struct TemplateEntry {
-    pub template: ResourceTemplate,
-    pub parsed: UriTemplate,
-    pub handler: Box<ReadHandler>,
-    pub completer: Option<Box<Completer>>,
-}
-
-pub(crate) struct PromptEntry {
-    pub prompt: Prompt,
-    pub handler: Box<PromptHandler>,
-    pub completer: Option<Box<Completer>>,
-}
-
-/// A snapshot of everything registered. Replaced whole on every change, so a handler that runs
-/// for minutes holds no lock and may itself register things.
-#[derive(Clone, Default)]
-pub(crate) struct Registry {
-    pub tools: Vec<Arc<ToolEntry>>,
-    pub resources: Vec<Arc<ResourceEntry>>,
-    pub listers: Vec<Arc<ResourceLister>>,
-    pub templates: Vec<Arc<TemplateEntry>>,
-    pub prompts: Vec<Arc<PromptEntry>>,
-}
-
-impl Registry {
-    pub fn tool(&self, name: &str) -> Option<&Arc<ToolEntry>> {
-        self.tools.iter().find(|t| t.tool.name == name)
-    }
-    /// Whether task-augmented `tools/call` is declared for this revision (2025-11-25 and a tool that allows it).
-    pub fn tasks_enabled(&self, version: ProtocolVersion) -> bool {
-        version.has_icons()
-            && version.is_stateful()
-            && self.tools.iter().any(|t| t.tool.task_support != crate::features::tasks::TaskSupport::Forbidden)
-    }
-    pub fn prompt(&self, name: &str) -> Option<&Arc<PromptEntry>> {
-        self.prompts.iter().find(|p| p.prompt.name == name)
-    }
-}
-
-/// Tunable limits. The defaults suit a local server.
+/// Tunable limits. The defaults suit a local server; change them with the `with_*` methods
+/// (`Options::default().with_max_in_flight(16)`), so a new option breaks no embedder.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// Items per page of every `*/list`.
     pub page_size: usize,
     /// How long a request to the client (sampling, elicitation, roots) may wait for its answer.
     pub client_request_timeout: Duration,
-    /// Requests one session may have running at once; more are refused.
+    /// Requests one session may have running at once; more wait in a bounded queue.
     pub max_in_flight: usize,
     /// Worker threads kept for handlers when idle.
     pub resident_workers: usize,
@@ -118,6 +62,44 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// Items per page of every `*/list`.
+    pub fn with_page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size;
+        self
+    }
+
+    /// How long a request to the client (sampling, elicitation, roots) may wait for its answer.
+    pub fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
+    }
+
+    /// Requests one session may have running at once; more wait in a bounded queue.
+    pub fn with_max_in_flight(mut self, max_in_flight: usize) -> Self {
+        self.max_in_flight = max_in_flight;
+        self
+    }
+
+    /// Worker threads kept for handlers when idle.
+    pub fn with_resident_workers(mut self, resident_workers: usize) -> Self {
+        self.resident_workers = resident_workers;
+        self
+    }
+
+    /// Worker threads at most, across every session.
+    pub fn with_max_workers(mut self, max_workers: usize) -> Self {
+        self.max_workers = max_workers;
+        self
+    }
+
+    /// The largest message (stdio line or HTTP body) accepted, in bytes.
+    pub fn with_max_message_bytes(mut self, max_message_bytes: usize) -> Self {
+        self.max_message_bytes = max_message_bytes;
+        self
+    }
+}
+
 /// An MCP server: register tools, resources and prompts, then hand it to a transport.
 pub struct Server {
     name: String,
@@ -127,8 +109,8 @@ pub struct Server {
     instructions: Option<String>,
     options: Options,
     registry: RwLock<Arc<Registry>>,
-    sessions: Mutex<Vec<Weak<Session>>>,
-    subscribe_hooks: RwLock<Vec<Box<SubscribeHook>>>,
+    listeners: Mutex<Vec<Weak<dyn Listener>>>,
+    subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
     pub(crate) pool: Pool,
 }
 
@@ -152,7 +134,7 @@ impl Server {
             pool: Pool::new(options.resident_workers, options.max_workers),
             options,
             registry: RwLock::new(Arc::new(Registry::default())),
-            sessions: Mutex::new(Vec::new()),
+            listeners: Mutex::new(Vec::new()),
             subscribe_hooks: RwLock::new(Vec::new()),
         }
     }
@@ -282,11 +264,13 @@ impl Server {
     /// provider that polls for changes notes there the state later changes are compared with,
     /// so a change right after the subscription is not missed.
     pub fn on_subscribe(&self, hook: impl Fn(&str) + Send + Sync + 'static) {
-        self.subscribe_hooks.write().unwrap_or_else(PoisonError::into_inner).push(Box::new(hook));
+        self.subscribe_hooks.write().unwrap_or_else(PoisonError::into_inner).push(Arc::new(hook));
     }
 
     pub(crate) fn subscribed(&self, uri: &str) {
-        for hook in self.subscribe_hooks.read().unwrap_or_else(PoisonError::into_inner).iter() {
+        // The hooks run on a copy of the list, with no lock held: a hook may add a hook.
+        let hooks = self.subscribe_hooks.read().unwrap_or_else(PoisonError::into_inner).clone();
+        for hook in hooks {
             hook(uri);
         }
     }
@@ -298,33 +282,35 @@ impl Server {
 
     /// Whether any connected client subscribed to `uri` (so a watcher knows what to poll).
     pub fn has_subscribers(&self, uri: &str) -> bool {
-        self.live_sessions().iter().any(|s| s.is_subscribed(uri))
+        self.live_listeners().iter().any(|s| s.is_subscribed(uri))
     }
 
     /// Every URI some connected client subscribed to.
     pub fn subscribed_uris(&self) -> Vec<String> {
-        let mut uris: Vec<String> = self.live_sessions().iter().flat_map(|s| s.subscriptions()).collect();
+        let mut uris: Vec<String> = self.live_listeners().iter().flat_map(|s| s.subscriptions()).collect();
         uris.sort();
         uris.dedup();
         uris
     }
 
-    fn broadcast(&self, wanted: impl Fn(&Session) -> bool, method: &str, params: Value) {
-        for session in self.live_sessions() {
-            if session.is_initialized() && wanted(&session) {
-                session.notify(method, &params);
+    /// Sends to every listener that hears it (a session once initialized; later a listen stream).
+    fn broadcast(&self, wanted: impl Fn(&dyn Listener) -> bool, method: &str, params: Value) {
+        for listener in self.live_listeners() {
+            if listener.is_listening() && wanted(&*listener) {
+                listener.notify(method, &params);
             }
         }
     }
 
-    fn live_sessions(&self) -> Vec<Arc<Session>> {
-        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-        sessions.retain(|s| s.strong_count() > 0);
-        sessions.iter().filter_map(Weak::upgrade).collect()
+    fn live_listeners(&self) -> Vec<Arc<dyn Listener>> {
+        let mut listeners = self.listeners.lock().unwrap_or_else(PoisonError::into_inner);
+        listeners.retain(|s| s.strong_count() > 0);
+        listeners.iter().filter_map(Weak::upgrade).collect()
     }
 
-    pub(crate) fn add_session(&self, session: &Arc<Session>) {
-        self.sessions.lock().unwrap_or_else(PoisonError::into_inner).push(Arc::downgrade(session));
+    /// Adds a listener for server-wide notifications; it is dropped once nothing else holds it.
+    pub(crate) fn add_listener(&self, listener: Arc<dyn Listener>) {
+        self.listeners.lock().unwrap_or_else(PoisonError::into_inner).push(Arc::downgrade(&listener));
     }
 
     /// Removes the entries `keep` refuses from one list; says whether any went.
@@ -356,7 +342,7 @@ impl Server {
         let mut info = Map::new();
         info.insert("name".into(), self.name.clone().into());
         info.insert("version".into(), self.version.clone().into());
-        if let (Some(title), true) = (&self.title, version.has_structured()) {
+        if let (Some(title), true) = (&self.title, version.has_titles()) {
             info.insert("title".into(), title.clone().into());
         }
         if !self.icons.is_empty() && version.has_icons() {
@@ -369,29 +355,62 @@ impl Server {
         self.instructions.as_deref()
     }
 
+    /// Stops the server: every connection's running handlers see cancellation and their
+    /// requests to the client fail at once; the worker threads finish their current job and
+    /// are joined (a handler that ignores cancellation for 5 s is left to finish alone). Requests that arrive later get no answer, so stop the transports first:
+    /// stdio ends with its input, HTTP with `HttpServer::shutdown`. Dropping the last
+    /// `Arc<Server>` does the same.
+    pub fn shutdown(&self) {
+        for listener in self.live_listeners() {
+            listener.close();
+        }
+        self.pool.shutdown(SHUTDOWN_GRACE);
+    }
+
     /// The capabilities: exactly the features something is registered for.
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> Value {
-        let registry = self.registry();
-        let mut caps = Map::new();
-        caps.insert("logging".into(), json!({}));
-        if !registry.tools.is_empty() {
-            caps.insert("tools".into(), json!({ "listChanged": true }));
-        }
-        let has_resources =
-            !registry.resources.is_empty() || !registry.listers.is_empty() || !registry.templates.is_empty();
-        if has_resources {
-            caps.insert("resources".into(), json!({ "subscribe": true, "listChanged": true }));
-        }
-        if !registry.prompts.is_empty() {
-            caps.insert("prompts".into(), json!({ "listChanged": true }));
-        }
-        if registry.tasks_enabled(version) {
-            caps.insert("tasks".into(), json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }));
-        }
-        if version.has_audio() && (!registry.prompts.is_empty() || !registry.templates.is_empty()) {
-            caps.insert("completions".into(), json!({}));
-        }
-        Value::Object(caps)
+        self.registry().capabilities(version)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.pool.shutdown(SHUTDOWN_GRACE);
+    }
+}
+
+/// How long stopping a server waits for handlers to end; one that ignores cancellation longer
+/// is left to finish alone.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// What a request reaches of the server: options, the pool, the subscribe hooks.
+impl Runtime for Server {
+    fn page_size(&self) -> usize {
+        self.options.page_size
+    }
+
+    fn client_request_timeout(&self) -> Duration {
+        self.options.client_request_timeout
+    }
+
+    fn spawn(&self, job: Box<dyn FnOnce() + Send>) {
+        self.pool.spawn(job);
+    }
+
+    fn subscribed(&self, uri: &str) {
+        Server::subscribed(self, uri);
+    }
+
+    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+}
+
+impl RequestCx {
+    /// The server, to register things or send list-changed notifications from a handler.
+    pub fn server(&self) -> Arc<Server> {
+        // Invariant: every `RequestCx` is made by a `Connection` from its `Arc<Server>`.
+        Arc::clone(&self.runtime).as_any().downcast::<Server>().unwrap_or_else(|_| unreachable!())
     }
 }
 

@@ -3,12 +3,13 @@
 //! instead of starting a thread each. A monitor thread watches the queue: when queued work
 //! sees no worker take anything for `STALL` (every worker stuck in a slow tool), it adds a
 //! worker, so a slow tool never delays `ping` or a cancellation for more than that.
+//! `shutdown` stops it: workers finish what is queued and exit, and every thread is joined.
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
@@ -31,6 +32,10 @@ struct State {
     monitor_parked: bool,
     /// Idle workers signalled and not yet awake: an eager pool wakes one per queued job, never more.
     waking: usize,
+    /// Set by `shutdown`: no new jobs or threads; workers drain the queue and exit.
+    stopping: bool,
+    /// Every thread started and not yet joined (finished ones are pruned as threads start).
+    handles: Vec<thread::JoinHandle<()>>,
 }
 
 struct Shared {
@@ -76,6 +81,8 @@ impl Pool {
                     monitor_started: false,
                     monitor_parked: false,
                     waking: 0,
+                    stopping: false,
+                    handles: Vec::new(),
                 }),
                 ready: Condvar::new(),
                 stalled: Condvar::new(),
@@ -96,6 +103,10 @@ impl Pool {
     pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) {
         let shared = &self.shared;
         let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.stopping {
+            log::warn!("the server is shutting down; a job was dropped");
+            return;
+        }
         state.queue.push_back(Box::new(job));
         let wake = if shared.eager { state.idle > state.waking } else { state.idle > 0 && state.queue.len() == 1 };
         if wake {
@@ -116,9 +127,12 @@ impl Pool {
                     .name("mcp-pool-monitor".into())
                     .stack_size(64 * 1024)
                     .spawn(move || watch(&monitor));
-                if let Err(e) = spawned {
-                    log::error!("cannot start the pool monitor: {e}");
-                    state.monitor_started = false;
+                match spawned {
+                    Ok(handle) => state.handles.push(handle),
+                    Err(e) => {
+                        log::error!("cannot start the pool monitor: {e}");
+                        state.monitor_started = false;
+                    }
                 }
             }
             if state.monitor_parked {
@@ -126,6 +140,37 @@ impl Pool {
                 drop(state);
                 shared.stalled.notify_one();
             }
+        }
+    }
+
+    /// Stops the pool: no new jobs; workers finish the queue and their current job, then exit.
+    /// Every thread is joined (but the caller's own, when a job calls it); one still busy after
+    /// `grace` (a handler ignoring cancellation) is left to finish alone, with a warning.
+    pub(crate) fn shutdown(&self, grace: Duration) {
+        let handles = {
+            let mut state = self.shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+            state.stopping = true;
+            std::mem::take(&mut state.handles)
+        };
+        self.shared.ready.notify_all();
+        self.shared.stalled.notify_all();
+        let me = thread::current().id();
+        let deadline = Instant::now() + grace;
+        let mut left: Vec<_> = handles.into_iter().filter(|h| h.thread().id() != me).collect();
+        while !left.is_empty() && Instant::now() < deadline {
+            let (done, busy): (Vec<_>, Vec<_>) = left.into_iter().partition(|h| h.is_finished());
+            for handle in done {
+                if handle.join().is_err() {
+                    log::error!("a pool thread panicked");
+                }
+            }
+            left = busy;
+            if !left.is_empty() {
+                thread::sleep(Duration::from_millis(2));
+            }
+        }
+        if !left.is_empty() {
+            log::warn!("{} pool threads still busy {grace:?} after shutdown; left to finish alone", left.len());
         }
     }
 }
@@ -136,9 +181,15 @@ fn add_worker(shared: &Arc<Shared>, state: &mut State) {
     state.next_name += 1;
     let worker = Arc::clone(shared);
     let spawned = thread::Builder::new().name(format!("mcp-worker-{}", state.next_name)).spawn(move || work(&worker));
-    if let Err(e) = spawned {
-        log::error!("cannot start a worker thread: {e}");
-        state.threads -= 1;
+    match spawned {
+        Ok(handle) => {
+            state.handles.retain(|h| !h.is_finished());
+            state.handles.push(handle);
+        }
+        Err(e) => {
+            log::error!("cannot start a worker thread: {e}");
+            state.threads -= 1;
+        }
     }
 }
 
@@ -148,6 +199,9 @@ fn watch(shared: &Arc<Shared>) {
     let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
     loop {
         while state.queue.is_empty() {
+            if state.stopping {
+                return;
+            }
             state.monitor_parked = true;
             state = shared.stalled.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
@@ -156,6 +210,9 @@ fn watch(shared: &Arc<Shared>) {
         drop(state);
         thread::sleep(STALL);
         state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.stopping {
+            return;
+        }
         if state.queue.is_empty() || state.taken != seen {
             continue;
         }
@@ -181,6 +238,10 @@ fn work(shared: &Shared) {
             }
             state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
             continue;
+        }
+        if state.stopping {
+            state.threads -= 1;
+            return;
         }
         state.idle += 1;
         let (next, timeout) = shared.ready.wait_timeout(state, IDLE_EXIT).unwrap_or_else(PoisonError::into_inner);
@@ -243,5 +304,27 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         pool.spawn(move || tx.send(7).unwrap_or(()));
         assert_eq!(rx.recv_timeout(Duration::from_secs(5)), Ok(7));
+    }
+
+    #[test]
+    fn shutdown_runs_what_is_queued_and_joins_every_thread() {
+        let pool = Pool::new(2, 8);
+        let (tx, rx) = mpsc::channel();
+        for n in 0..6 {
+            let tx = tx.clone();
+            pool.spawn(move || {
+                thread::sleep(Duration::from_millis(5));
+                tx.send(n).unwrap_or(());
+            });
+        }
+        pool.shutdown(Duration::from_secs(5));
+        let mut done: Vec<i32> = rx.try_iter().collect();
+        done.sort();
+        assert_eq!(done, [0, 1, 2, 3, 4, 5]);
+        let state = pool.shared.state.lock().unwrap();
+        assert_eq!(state.threads, 0, "every worker exited");
+        assert!(state.handles.is_empty());
+        drop(state);
+        pool.spawn(|| unreachable!("a stopped pool runs nothing"));
     }
 }

@@ -2,22 +2,47 @@
 //! requests in flight (for cancellation) and our requests to the client awaiting an answer.
 //! The same `Session` serves stdio, Streamable HTTP and legacy SSE unchanged.
 
-use crate::features::logging::LogLevel;
-use crate::features::tasks::TaskTable;
-use crate::server::connection::{Outgoing, Sink};
+//! Knows no feature type: a feature keeps its per-session state in `Session::state`.
+
+use crate::server::listen::Listener;
+use crate::server::sink::{Outgoing, Sink};
 use crate::wire::jsonrpc::{self, RequestId, RpcError};
+use crate::wire::meta::LogLevel;
 use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::any::Any;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
 
-/// How long a request waits for a free slot when the session is at its in-flight cap before it
-/// is refused. Bursts drain in microseconds; a session full of stuck handlers (say, all
-/// waiting on answers the reader has yet to read) must not stall the reader for long.
-const ADMIT_WAIT: Duration = Duration::from_secs(1);
+/// Requests that may wait for a slot when a session is at its in-flight cap, and the bytes of
+/// params they may hold between them. Beyond either, a request is refused at once: the reader
+/// never waits for a slot, since the answers the running handlers wait for are behind it.
+const MAX_QUEUED: usize = 4096;
+const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
+
+/// A request's work, run on the pool; it hands back the queued request to run in its slot.
+pub(crate) struct Job(pub Box<dyn FnOnce() -> Option<Job> + Send>);
+
+impl Job {
+    /// Runs the job, then each queued one it hands over, on this thread.
+    pub(crate) fn run(self) {
+        let mut next = Some(self);
+        while let Some(job) = next {
+            next = (job.0)();
+        }
+    }
+}
+
+/// Requests in flight: running ones hold a slot, the rest wait in order.
+#[derive(Default)]
+struct Flights {
+    flags: HashMap<RequestId, Arc<AtomicBool>>,
+    running: usize,
+    queue: VecDeque<(Job, usize)>,
+    queued_bytes: usize,
+}
 
 /// What `initialize` settled.
 #[derive(Debug, Clone)]
@@ -40,15 +65,13 @@ type Answer = Result<Value, RpcError>;
 pub struct Session {
     state: Mutex<State>,
     subscriptions: Mutex<HashSet<String>>,
-    in_flight: Mutex<HashMap<RequestId, Arc<AtomicBool>>>,
-    /// Signalled when a request finishes while someone waits for a slot.
-    slot_free: Condvar,
-    slot_waiters: AtomicUsize,
+    flights: Mutex<Flights>,
     pending: Mutex<HashMap<RequestId, SyncSender<Answer>>>,
     next_id: AtomicI64,
     notifier: Sink,
     closed: AtomicBool,
-    pub(crate) tasks: TaskTable,
+    /// Per-session state of the features, one value per type.
+    extensions: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -61,15 +84,25 @@ impl Session {
         Session {
             state: Mutex::default(),
             subscriptions: Mutex::default(),
-            in_flight: Mutex::default(),
-            slot_free: Condvar::new(),
-            slot_waiters: AtomicUsize::new(0),
+            flights: Mutex::default(),
             pending: Mutex::default(),
             next_id: AtomicI64::new(1),
             notifier,
             closed: AtomicBool::new(false),
-            tasks: TaskTable::default(),
+            extensions: Mutex::default(),
         }
+    }
+
+    /// The session's value of type `T`, made on first use: how a feature keeps state per
+    /// session (the task table, say) without the session knowing its type.
+    pub(crate) fn state<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut extensions = lock(&self.extensions);
+        if let Some(found) = extensions.iter().find_map(|e| Arc::clone(e).downcast::<T>().ok()) {
+            return found;
+        }
+        let made = Arc::new(T::default());
+        extensions.push(Arc::clone(&made) as Arc<dyn Any + Send + Sync>);
+        made
     }
 
     pub(crate) fn negotiated(&self) -> Option<Negotiated> {
@@ -115,61 +148,66 @@ impl Session {
         lock(&self.subscriptions).remove(uri);
     }
 
-    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
-        lock(&self.subscriptions).contains(uri)
-    }
-
-    pub(crate) fn subscriptions(&self) -> Vec<String> {
-        lock(&self.subscriptions).iter().cloned().collect()
-    }
-
     /// The sink for messages that belong to no request.
     pub(crate) fn notifier(&self) -> Sink {
         self.notifier.clone()
     }
 
-    /// Sends a notification that belongs to no request (list changes, resource updates).
+    /// Sends a notification that belongs to no request (list changes, resource updates, task status).
     pub(crate) fn notify(&self, method: &str, params: &Value) {
         self.notifier.send(Outgoing::Notification(jsonrpc::notification(method, params)));
     }
 
-    /// Registers an incoming request. At the in-flight cap it waits up to `ADMIT_WAIT` for a
-    /// slot (back-pressure, so a burst is not refused); an error when none frees up or the id is taken.
-    pub(crate) fn begin(&self, id: &RequestId, max_in_flight: usize) -> Result<Arc<AtomicBool>, &'static str> {
-        let mut in_flight = lock(&self.in_flight);
-        if in_flight.len() >= max_in_flight {
-            let deadline = Instant::now() + ADMIT_WAIT;
-            self.slot_waiters.fetch_add(1, Ordering::SeqCst);
-            while in_flight.len() >= max_in_flight {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    break;
-                }
-                in_flight = self.slot_free.wait_timeout(in_flight, left).unwrap_or_else(PoisonError::into_inner).0;
-            }
-            self.slot_waiters.fetch_sub(1, Ordering::SeqCst);
-            if in_flight.len() >= max_in_flight {
-                return Err("too many requests in flight");
-            }
-        }
-        if in_flight.contains_key(id) {
+    /// Registers an incoming request: its job, given the request's cancellation flag, comes
+    /// back to run now, or waits for a slot in order (`None`). Never blocks: a full session
+    /// queues up to `MAX_QUEUED` requests (`size` bytes each) and refuses beyond.
+    pub(crate) fn admit(
+        &self,
+        id: &RequestId,
+        max_in_flight: usize,
+        size: usize,
+        job: impl FnOnce(Arc<AtomicBool>) -> Job,
+    ) -> Result<Option<Job>, &'static str> {
+        let mut flights = lock(&self.flights);
+        if flights.flags.contains_key(id) {
             return Err("a request with this id is already in flight");
         }
+        let full = flights.running >= max_in_flight;
+        if full && (flights.queue.len() >= MAX_QUEUED || flights.queued_bytes.saturating_add(size) > MAX_QUEUED_BYTES) {
+            return Err("too many requests in flight");
+        }
         let flag = Arc::new(AtomicBool::new(false));
-        in_flight.insert(id.clone(), Arc::clone(&flag));
-        Ok(flag)
+        flights.flags.insert(id.clone(), Arc::clone(&flag));
+        let job = job(flag);
+        if full {
+            flights.queue.push_back((job, size));
+            flights.queued_bytes += size;
+            Ok(None)
+        } else {
+            flights.running += 1;
+            Ok(Some(job))
+        }
     }
 
-    pub(crate) fn finish(&self, id: &RequestId) {
-        lock(&self.in_flight).remove(id);
-        if self.slot_waiters.load(Ordering::SeqCst) > 0 {
-            self.slot_free.notify_one();
+    /// A request ended: the queued request that takes its slot, if one waits.
+    pub(crate) fn finish(&self, id: &RequestId) -> Option<Job> {
+        let mut flights = lock(&self.flights);
+        flights.flags.remove(id);
+        match flights.queue.pop_front() {
+            Some((job, size)) => {
+                flights.queued_bytes -= size;
+                Some(job)
+            }
+            None => {
+                flights.running = flights.running.saturating_sub(1);
+                None
+            }
         }
     }
 
     /// Spec (cancellation): marks the request; an unknown or finished id is ignored.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
-        match lock(&self.in_flight).get(id) {
+        match lock(&self.flights).flags.get(id) {
             Some(flag) => {
                 flag.store(true, Ordering::SeqCst);
                 true
@@ -201,7 +239,7 @@ impl Session {
     /// Ends the session: running requests see cancellation, waiting handlers get an error.
     pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
-        for flag in lock(&self.in_flight).values() {
+        for flag in lock(&self.flights).flags.values() {
             flag.store(true, Ordering::SeqCst);
         }
         lock(&self.pending).clear();
@@ -212,13 +250,36 @@ impl Session {
         self.closed.load(Ordering::SeqCst)
     }
 
-    /// How many requests are running.
+    /// How many requests are running or waiting for a slot.
     pub fn in_flight(&self) -> usize {
-        lock(&self.in_flight).len()
+        lock(&self.flights).flags.len()
     }
 
     /// Whether the client sent `notifications/initialized`.
     pub fn was_initialized_notified(&self) -> bool {
         lock(&self.state).initialized_notified
+    }
+}
+
+/// A session hears the server's notifications once `initialize` is answered.
+impl Listener for Session {
+    fn is_listening(&self) -> bool {
+        self.is_initialized()
+    }
+
+    fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    fn subscriptions(&self) -> Vec<String> {
+        lock(&self.subscriptions).iter().cloned().collect()
+    }
+
+    fn notify(&self, method: &str, params: &Value) {
+        Session::notify(self, method, params);
+    }
+
+    fn close(&self) {
+        Session::close(self);
     }
 }

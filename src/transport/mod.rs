@@ -3,4 +3,5 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+pub mod memory;
 pub mod stdio;

@@ -154,17 +154,6 @@ pub enum Message {
     Response(Response),
 }
 
-impl Message {
-    /// The method name of a request or notification.
-    pub fn method(&self) -> Option<&str> {
-        match self {
-            Message::Request(r) => Some(&r.method),
-            Message::Notification(n) => Some(&n.method),
-            Message::Response(_) => None,
-        }
-    }
-}
-
 /// A message that could not be read, with the id to answer when one was found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Malformed {
@@ -382,7 +371,7 @@ pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> String {
 }
 
 /// A request frame (server to client).
-pub fn request(id: &RequestId, method: &str, params: &Value) -> String {
+pub fn request_text(id: &RequestId, method: &str, params: &Value) -> String {
     to_json(&RequestFrame { jsonrpc: "2.0", id, method, params })
 }
 

@@ -2,4 +2,5 @@
 //! Imports nothing of the crate; every other layer may import it.
 
 pub mod jsonrpc;
+pub mod meta;
 pub mod version;

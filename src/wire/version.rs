@@ -51,19 +51,54 @@ impl ProtocolVersion {
         self < ProtocolVersion::V2026_07_28
     }
 
-    /// Audio content, tool annotations, content annotations, `completions` capability.
-    pub fn has_audio(self) -> bool {
+    /// Audio content blocks (2025-03-26 and later).
+    pub fn has_audio_content(self) -> bool {
         self >= ProtocolVersion::V2025_03_26
     }
 
-    /// `title`, `_meta` on descriptors, `structuredContent`, `outputSchema`, resource links, elicitation.
-    pub fn has_structured(self) -> bool {
+    /// Tool annotations (`readOnlyHint` and the others; 2025-03-26 and later).
+    pub fn has_tool_annotations(self) -> bool {
+        self >= ProtocolVersion::V2025_03_26
+    }
+
+    /// The `completions` capability and `completion/complete` (2025-03-26 and later).
+    pub fn has_completions(self) -> bool {
+        self >= ProtocolVersion::V2025_03_26
+    }
+
+    /// The `message` of `notifications/progress` (2025-03-26 and later).
+    pub fn has_progress_message(self) -> bool {
+        self >= ProtocolVersion::V2025_03_26
+    }
+
+    /// `title` and `_meta` on descriptors and `serverInfo` (2025-06-18 and later).
+    pub fn has_titles(self) -> bool {
         self >= ProtocolVersion::V2025_06_18
     }
 
-    /// Icons, URL elicitation, sampling tools, tasks.
+    /// `structuredContent` and `outputSchema` (2025-06-18 and later).
+    pub fn has_structured_output(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+
+    /// `resource_link` content blocks (2025-06-18 and later).
+    pub fn has_resource_links(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+
+    /// The `lastModified` annotation (2025-06-18 and later).
+    pub fn has_last_modified(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+
+    /// Icons on descriptors and `serverInfo` (2025-11-25 and later).
     pub fn has_icons(self) -> bool {
         self >= ProtocolVersion::V2025_11_25
+    }
+
+    /// Task-augmented requests and `tasks/*` (2025-11-25 only: they live in a session).
+    pub fn has_tasks(self) -> bool {
+        self >= ProtocolVersion::V2025_11_25 && self.is_stateful()
     }
 
     /// JSON-RPC batches exist only in 2025-03-26.

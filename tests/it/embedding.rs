@@ -3,11 +3,10 @@
 use crate::support::check;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use std::time::Duration;
-use tinymcp::wire::jsonrpc::parse;
+use std::time::{Duration, Instant};
 use tinymcp::{
-    CallToolResult, Connection, Content, GetPromptResult, Outgoing, Prompt, PromptArgument, PromptMessage, Resource,
-    ResourceContents, Server, Sink, Tool,
+    CallToolResult, Content, GetPromptResult, MemoryClient, Options, Prompt, PromptArgument, PromptMessage, Resource,
+    ResourceContents, Server, TaskSupport, Tool,
 };
 
 fn server() -> Arc<Server> {
@@ -31,27 +30,14 @@ fn server() -> Arc<Server> {
     Arc::new(server)
 }
 
-struct Peer {
-    connection: Connection,
-    sink: Sink,
-    outbox: std::sync::mpsc::Receiver<Outgoing>,
-}
+struct Peer(MemoryClient);
 
 impl Peer {
     fn new() -> Peer {
-        let (sink, outbox) = Sink::channel();
-        Peer { connection: Connection::new(server(), sink.clone()), sink, outbox }
+        Peer(MemoryClient::connect(server()))
     }
-    fn request(&self, id: i64, method: &str, params: Value) -> Value {
-        let text = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        self.connection.handle(parse(&text), &self.sink);
-        loop {
-            let frame = self.outbox.recv_timeout(Duration::from_secs(5)).expect("an answer");
-            let value: Value = serde_json::from_str(frame.json()).unwrap();
-            if value["id"] == id {
-                return value;
-            }
-        }
+    fn request(&self, _id: i64, method: &str, params: Value) -> Value {
+        self.0.call(method, params, Duration::from_secs(5)).expect("an answer")
     }
 }
 
@@ -92,4 +78,104 @@ fn a_panicking_handler_is_internal_error_and_the_server_lives_on() {
         &peer.request(3, "tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})),
         json!({"result": {"content": [{"text": "2"}]}}),
     );
+}
+
+const WAIT: Duration = Duration::from_secs(5);
+
+#[test]
+fn a_subscribe_hook_may_register_another_hook() {
+    // Hooks once ran under the hook list's read lock: one calling `on_subscribe` deadlocked.
+    let server = server();
+    let weak = Arc::downgrade(&server);
+    server.on_subscribe(move |_| {
+        if let Some(server) = weak.upgrade() {
+            server.on_subscribe(|_| {});
+        }
+    });
+    let client = MemoryClient::connect(server);
+    client.initialize("2025-11-25", json!({}), WAIT).expect("initialized");
+    let res = client.call("resources/subscribe", json!({"uri": "mem://greeting"}), WAIT);
+    check(&res.expect("subscribe answered"), json!({"result": {}}));
+}
+
+#[test]
+fn a_request_beyond_the_in_flight_cap_does_not_hold_up_the_reader() {
+    // The reader once waited up to a second for a slot, while the answers the running handlers
+    // waited for sat unread behind it. Now the request waits in the session's queue instead.
+    let options = Options::default().with_max_in_flight(1);
+    let server = Server::with_options("capped", "0", options);
+    let (release, gate) = std::sync::mpsc::channel::<()>();
+    let gate = std::sync::Mutex::new(gate);
+    server.register_tool(Tool::new("wait", "Waits for the test", json!({"type": "object"})), move |_, _| {
+        let _ = gate.lock().unwrap().recv_timeout(WAIT);
+        Ok(CallToolResult::text("released"))
+    });
+    let client = MemoryClient::connect(Arc::new(server));
+    client.initialize("2025-11-25", json!({}), WAIT).expect("initialized");
+    let call =
+        |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "wait"}}).to_string();
+    client.send(&call(1));
+    let started = Instant::now();
+    client.send(&call(2));
+    client.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(300), "the reader was held {took:?} at the in-flight cap");
+    for _ in 0..3 {
+        release.send(()).unwrap();
+    }
+    let mut answered = Vec::new();
+    while answered.len() < 3 {
+        let message = client.recv(WAIT).expect("every request is answered");
+        assert!(message.get("error").is_none(), "refused: {message}");
+        answered.push(message["id"].as_u64().unwrap());
+    }
+    answered.sort();
+    assert_eq!(answered, [1, 2, 3]);
+}
+
+#[test]
+fn a_task_asks_the_client_only_after_the_result_that_names_the_task() {
+    // Spec (tasks): the client learns the task id from the CreateTaskResult; a task's first
+    // elicitation/create once raced ahead of it, since the work started before the answer left.
+    let options = Options::default().with_resident_workers(4);
+    let server = Server::with_options("tasks", "0", options);
+    server.register_tool(
+        Tool::new("ask", "Asks at once", json!({"type": "object"})).with_task_support(TaskSupport::Required),
+        |cx, _| {
+            let _ = cx.elicit(json!({"message": "?", "requestedSchema": {"type": "object", "properties": {}}}));
+            Ok(CallToolResult::text("done"))
+        },
+    );
+    let server = Arc::new(server);
+    for round in 0..30 {
+        let client = MemoryClient::connect(Arc::clone(&server));
+        client.initialize("2025-11-25", json!({"elicitation": {}}), WAIT).expect("initialized");
+        client.send(r#"{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{"name":"ask","task":{}}}"#);
+        let first = client.recv(WAIT).expect("a message");
+        assert_eq!(first["id"], "t", "round {round}: {first} came before the CreateTaskResult");
+        check(&first, json!({"result": {"task": {"status": "working"}}}));
+        let ask = client.recv(WAIT).expect("the elicitation");
+        check(&ask, json!({"method": "elicitation/create"}));
+    }
+}
+
+#[test]
+fn shutting_a_server_down_ends_its_worker_threads() {
+    // The handler notes the worker thread it runs on (Linux: /proc/thread-self names it).
+    let server = Server::with_options("stoppable", "0", Options::default().with_resident_workers(2));
+    server.register_tool(Tool::new("where", "Names its thread", json!({"type": "object"})), |_, _| {
+        let link = std::fs::read_link("/proc/thread-self")
+            .map_err(|e| tinymcp::RpcError::new(tinymcp::error_codes::INTERNAL_ERROR, e.to_string()))?;
+        Ok(CallToolResult::text(link.display().to_string()))
+    });
+    let server = Arc::new(server);
+    let client = MemoryClient::connect(Arc::clone(&server));
+    client.initialize("2025-11-25", json!({}), WAIT).expect("initialized");
+    let res = client.call("tools/call", json!({"name": "where"}), WAIT).expect("an answer");
+    let task = res["result"]["content"][0]["text"].as_str().expect("a thread").to_owned();
+    let tid = task.rsplit('/').next().unwrap().to_owned();
+    let alive = || std::path::Path::new(&format!("/proc/self/task/{tid}")).exists();
+    assert!(alive(), "the worker waits for more work: {task}");
+    server.shutdown();
+    assert!(!alive(), "the worker thread {tid} outlived shutdown");
 }

@@ -1,18 +1,26 @@
 //! The one integration-test crate: every test spawns the real binary and speaks the protocol.
+//! One file per feature (tools.rs, resources.rs, ...); support.rs has the clients.
 
 mod http_link;
 mod support;
 
+mod cancellation;
 mod client_requests;
+mod completion;
 mod config;
 mod embedding;
-mod features;
 mod files;
 mod first_run;
 mod http;
 mod jsonrpc;
 mod lifecycle;
+mod logging;
 mod manifest;
+mod pagination;
+mod progress;
+mod prompts;
+mod resources;
 mod revisions;
 mod stdio;
 mod tasks;
+mod tools;

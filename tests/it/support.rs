@@ -320,6 +320,11 @@ impl Client {
     }
 
     /// Waits for the response with `id`.
+    /// `tools/call` with these arguments; the whole answer.
+    pub fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+
     pub fn response(&mut self, id: &Value) -> Value {
         let id = id.clone();
         self.wait(move |m| m.get("id") == Some(&id) && m.get("method").is_none())

@@ -1,0 +1,73 @@
+//! What is registered: a copy-on-write snapshot of tools, resources, templates and prompts, and
+//! the one answer to "what is enabled" for a revision, which feeds both the method table and
+//! the advertised capabilities, so the two cannot drift.
+
+use crate::features::prompts::PromptEntry;
+use crate::features::resources::{ResourceEntry, ResourceLister, TemplateEntry};
+use crate::features::tasks::TaskSupport;
+use crate::features::tools::ToolEntry;
+use crate::wire::version::ProtocolVersion;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+/// A snapshot of everything registered. Replaced whole on every change, so a handler that runs
+/// for minutes holds no lock and may itself register things.
+#[derive(Clone, Default)]
+pub(crate) struct Registry {
+    pub tools: Vec<Arc<ToolEntry>>,
+    pub resources: Vec<Arc<ResourceEntry>>,
+    pub listers: Vec<Arc<ResourceLister>>,
+    pub templates: Vec<Arc<TemplateEntry>>,
+    pub prompts: Vec<Arc<PromptEntry>>,
+}
+
+/// Which method groups a revision may call, given what is registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Enabled {
+    pub tools: bool,
+    pub resources: bool,
+    pub prompts: bool,
+    pub completions: bool,
+    pub tasks: bool,
+}
+
+impl Registry {
+    /// What is enabled at `version`: a feature is on when something is registered for it.
+    pub fn enabled(&self, version: ProtocolVersion) -> Enabled {
+        let resources = !self.resources.is_empty() || !self.listers.is_empty() || !self.templates.is_empty();
+        let prompts = !self.prompts.is_empty();
+        Enabled {
+            tools: !self.tools.is_empty(),
+            resources,
+            prompts,
+            // Completion needs something to complete: a prompt argument or a template variable.
+            // The method answers from 2024-11-05 on; the capability that announces it only
+            // exists from 2025-03-26 (see `capabilities`).
+            completions: prompts || !self.templates.is_empty(),
+            tasks: version.has_tasks() && self.tools.iter().any(|t| t.tool.task_support != TaskSupport::Forbidden),
+        }
+    }
+
+    /// The capabilities advertised at `version`: exactly what `enabled` allows.
+    pub fn capabilities(&self, version: ProtocolVersion) -> Value {
+        let enabled = self.enabled(version);
+        let mut caps = Map::new();
+        caps.insert("logging".into(), json!({}));
+        if enabled.tools {
+            caps.insert("tools".into(), json!({ "listChanged": true }));
+        }
+        if enabled.resources {
+            caps.insert("resources".into(), json!({ "subscribe": true, "listChanged": true }));
+        }
+        if enabled.prompts {
+            caps.insert("prompts".into(), json!({ "listChanged": true }));
+        }
+        if enabled.tasks {
+            caps.insert("tasks".into(), json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }));
+        }
+        if enabled.completions && version.has_completions() {
+            caps.insert("completions".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+}

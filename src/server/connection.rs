@@ -77,7 +77,7 @@ impl Connection {
         };
         let id = req.id.clone();
         // What a queued request holds until a slot frees: counted so the queue has a bound.
-        let size = req.method.len() + req.params.to_string().len();
+        let size = req.method.len() + jsonrpc::encoded_len(&req.params);
         let job = |cancelled| {
             let cx = RequestCx::new(
                 Arc::clone(&self.server) as _,

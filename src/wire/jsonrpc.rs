@@ -356,6 +356,25 @@ fn to_json<T: Serialize>(frame: &T) -> String {
     serde_json::to_string(frame).expect("JSON-RPC frames always serialize")
 }
 
+/// The length of `value` as compact JSON, counted as it is written out instead of built as text
+/// (no allocation: this runs for every request).
+pub fn encoded_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // A `Value` always serializes and counting never fails, so there is no error to pass on.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 /// A response frame: `{"jsonrpc":"2.0","id":..,"result":..}` or `.."error":..`.
 pub fn response(id: Option<&RequestId>, outcome: &Result<Value, RpcError>) -> String {
     match (outcome, id) {
@@ -470,6 +489,15 @@ mod tests {
         ] {
             let general = parse_value(serde_json::from_str(text).unwrap());
             assert_eq!(parse(text), general, "{text}");
+        }
+    }
+
+    #[test]
+    fn encoded_len_is_the_length_of_the_compact_text() {
+        for value in
+            [json!({}), json!({"name": "echo", "arguments": {"message": "h\u{e9}\"llo\n", "n": [1, 2.5, null]}})]
+        {
+            assert_eq!(encoded_len(&value), value.to_string().len(), "{value}");
         }
     }
 }

@@ -28,13 +28,8 @@ impl Connection {
     }
 
     /// The session.
-    pub fn session(&self) -> &Arc<Session> {
+    pub(crate) fn session(&self) -> &Arc<Session> {
         &self.session
-    }
-
-    /// The server.
-    pub fn server(&self) -> &Arc<Server> {
-        &self.server
     }
 
     /// Handles one message (or batch) as text: a line of stdio, an HTTP body. Answers go to
@@ -76,8 +71,10 @@ impl Connection {
             return;
         };
         let id = req.id.clone();
-        // What a queued request holds until a slot frees: counted so the queue has a bound.
-        let size = req.method.len() + jsonrpc::encoded_len(&req.params);
+        // What a queued request holds until a slot frees, counted so the queue has a bound; only
+        // measured when the session looks full, so the usual request pays nothing for it.
+        let max_in_flight = self.server.options().max_in_flight;
+        let size = if self.session.looks_full(max_in_flight) { jsonrpc::encoded_len(&req.params) } else { 0 };
         let job = |cancelled| {
             let cx = RequestCx::new(
                 Arc::clone(&self.server) as _,
@@ -91,7 +88,7 @@ impl Connection {
             let server = Arc::clone(&self.server);
             Job(Box::new(move || run(&server, cx, req)))
         };
-        match self.session.admit(&id, self.server.options().max_in_flight, size, job) {
+        match self.session.admit(&id, max_in_flight, size, job) {
             Ok(Some(job)) => self.server.pool.spawn(move || job.run()),
             // It waits for a slot; the request that frees one runs it.
             Ok(None) => {}

@@ -36,11 +36,7 @@ pub(crate) fn initialize(server: &Server, session: &Session, params: Value) -> R
         "initialize: client {} asked for {requested}, answering {version}",
         client_info.get("name").and_then(Value::as_str).unwrap_or("(unnamed)")
     );
-    session.set_negotiated(Negotiated {
-        version,
-        client_capabilities: Arc::new(capabilities),
-        client_info: Arc::new(client_info),
-    });
+    session.set_negotiated(Negotiated { version, client_capabilities: Arc::new(capabilities) });
     let mut result = json!({
         "protocolVersion": version.as_str(),
         "capabilities": server.capabilities(version),

@@ -64,7 +64,7 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Va
 /// Every incoming notification. Spec (JSON-RPC): a notification is never answered.
 pub(crate) fn on_notification(session: &Session, n: Notification) {
     match n.method.as_str() {
-        "notifications/initialized" => session.mark_initialized_notified(),
+        "notifications/initialized" => log::debug!("client initialized"),
         "notifications/cancelled" => match n.params.get("requestId").and_then(RequestId::from_value) {
             Some(id) => {
                 if !session.cancel(&id) {

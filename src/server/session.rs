@@ -49,13 +49,11 @@ struct Flights {
 pub(crate) struct Negotiated {
     pub version: ProtocolVersion,
     pub client_capabilities: Arc<Value>,
-    pub client_info: Arc<Value>,
 }
 
 #[derive(Default)]
 struct State {
     negotiated: Option<Negotiated>,
-    initialized_notified: bool,
     log_level: Option<LogLevel>,
 }
 
@@ -118,18 +116,9 @@ impl Session {
         lock(&self.state).negotiated.as_ref().map(|n| n.version)
     }
 
-    /// The `clientInfo` the client sent with `initialize`.
-    pub fn client_info(&self) -> Option<Value> {
-        lock(&self.state).negotiated.as_ref().map(|n| Value::clone(&n.client_info))
-    }
-
     /// Whether `initialize` has been answered.
     pub fn is_initialized(&self) -> bool {
         lock(&self.state).negotiated.is_some()
-    }
-
-    pub(crate) fn mark_initialized_notified(&self) {
-        lock(&self.state).initialized_notified = true;
     }
 
     pub(crate) fn log_level(&self) -> LogLevel {
@@ -158,9 +147,15 @@ impl Session {
         self.notifier.send(Outgoing::Notification(jsonrpc::notification(method, params)));
     }
 
+    /// Whether every slot is taken right now (a hint: it may change before `admit`).
+    pub(crate) fn looks_full(&self, max_in_flight: usize) -> bool {
+        lock(&self.flights).running >= max_in_flight
+    }
+
     /// Registers an incoming request: its job, given the request's cancellation flag, comes
     /// back to run now, or waits for a slot in order (`None`). Never blocks: a full session
-    /// queues up to `MAX_QUEUED` requests (`size` bytes each) and refuses beyond.
+    /// queues up to `MAX_QUEUED` requests and `MAX_QUEUED_BYTES` of params (`size` each) and
+    /// refuses beyond.
     pub(crate) fn admit(
         &self,
         id: &RequestId,
@@ -253,11 +248,6 @@ impl Session {
     /// How many requests are running or waiting for a slot.
     pub fn in_flight(&self) -> usize {
         lock(&self.flights).flags.len()
-    }
-
-    /// Whether the client sent `notifications/initialized`.
-    pub fn was_initialized_notified(&self) -> bool {
-        lock(&self.state).initialized_notified
     }
 }
 

@@ -1,5 +1,5 @@
 //! Small std-only leaves: base64, MIME types, JSON Schema checks, URI templates, random
-//! tokens and timestamps. They import nothing of the protocol.
+//! tokens, timestamps, SHA-256/HMAC and sealed tokens. They import nothing of the protocol.
 
 pub mod base64;
 pub mod mime;
@@ -7,3 +7,8 @@ pub mod random;
 pub mod schema;
 pub mod time;
 pub mod uri_template;
+// 2026-07-28 leaves (issue 12), unused until the protocol integration wires them in.
+#[allow(dead_code)]
+pub(crate) mod seal;
+#[allow(dead_code)]
+pub(crate) mod sha256;

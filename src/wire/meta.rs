@@ -1,9 +1,13 @@
 //! What a request's own `_meta` carries, and the wire types it shares with the methods: the
-//! progress token, the related-task key, and the logging level. Imports nothing of the crate.
-//! The 2026-07-28 revision moves the revision, client capabilities and log level in here too.
+//! progress token, the related-task key, the logging level, and (revision 2026-07-28) the
+//! per-request revision, client capabilities, client info and log level, read into a typed
+//! [`RequestMeta`] in the order the spec and the conformance suite expect, with the rule that
+//! tells the two eras apart per message. Imports only the wire.
 
+use crate::wire::jsonrpc::{RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 /// The `_meta` key that ties a message to the task it belongs to (2025-11-25 tasks).
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -45,10 +49,200 @@ impl LogLevel {
     }
 }
 
+/// `_meta` key: the revision this request speaks (required).
+pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key: the client's capabilities for this request (required, an object).
+pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key: the client's name and version (optional since spec PR #3002).
+pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key: the least severe `notifications/message` level the client wants (optional;
+/// without it the server sends no log messages for this request).
+pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+/// What the transport knows about a message besides its body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Carrier<'a> {
+    /// stdio or an in-memory connection: no headers.
+    Stdio,
+    /// Streamable HTTP.
+    Http {
+        /// The `MCP-Protocol-Version` header, surrounding whitespace already trimmed, if sent.
+        protocol_version: Option<&'a str>,
+        /// Whether the request carried an `Mcp-Session-Id` header.
+        session: bool,
+    },
+}
+
+/// Which protocol era a message belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// 2024-11-05 … 2025-11-25: the `initialize` handshake, then a session.
+    Handshake,
+    /// 2026-07-28 and later: every request carries its version and capabilities in `_meta`.
+    PerRequest,
+}
+
+/// Tells the eras apart for one message (contract §2.1; spec basic/versioning, "A dual-era
+/// server selects its behavior from how the client opens").
+///
+/// Per-request when any of these holds:
+/// - `params._meta` holds a key this revision reserves (`io.modelcontextprotocol/protocolVersion`,
+///   `…/clientCapabilities`, `…/clientInfo`, `…/logLevel`): no older client sends them;
+/// - the method is `server/discover`, which only this revision has;
+/// - over HTTP without a session, the `MCP-Protocol-Version` header names anything but a
+///   handshake revision (`2026-07-28`, or a version we do not know, such as `v999.0.0`).
+///
+/// Everything else is the handshake era. A bare `_meta` (e.g. only `progressToken`) is not a
+/// sign: older revisions use it too. A handshake request names a handshake revision in its
+/// header (or none, on `initialize` and before 2025-06-18), and inside a session the session's
+/// revision rules.
+pub(crate) fn era(method: &str, params: &Value, carrier: Carrier) -> Era {
+    let meta = params.get("_meta").and_then(Value::as_object);
+    let reserved_key = meta.is_some_and(|meta| {
+        [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL].iter().any(|key| meta.contains_key(*key))
+    });
+    let modern_header = match carrier {
+        Carrier::Stdio => false,
+        Carrier::Http { protocol_version, session } => {
+            !session && protocol_version.is_some_and(|v| !ProtocolVersion::parse(v).is_some_and(|v| v.is_stateful()))
+        }
+    };
+    if reserved_key || method == "server/discover" || modern_header {
+        Era::PerRequest
+    } else {
+        Era::Handshake
+    }
+}
+
+/// The revisions served per request, newest first: `supportedVersions` in `server/discover` and
+/// `data.supported` in `-32022`. The handshake revisions are not listed: a client cannot name
+/// them in `_meta`, and the Python SDK and the TypeScript fixture list the per-request ones
+/// only. A dual-era client learns of the others from `initialize`.
+pub(crate) fn supported_versions() -> Vec<&'static str> {
+    ProtocolVersion::ALL.iter().rev().filter(|v| !v.is_stateful()).map(|v| v.as_str()).collect()
+}
+
+/// A 2026-07-28 request's `_meta`, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RequestMeta {
+    /// The revision the request speaks; always a per-request one.
+    pub(crate) protocol_version: ProtocolVersion,
+    /// The capabilities the client declared for this request (a JSON object).
+    pub(crate) client_capabilities: Value,
+    /// The client's `{name, version, ...}` object, or `Null` when not sent (as in `Negotiated`).
+    pub(crate) client_info: Value,
+    /// The least severe log level to send; `None`: send no `notifications/message` at all.
+    pub(crate) log_level: Option<LogLevel>,
+}
+
+impl RequestMeta {
+    /// Reads and checks `params._meta` of a per-request-era message, in this order (contract
+    /// §2.5 server-stateless, §2.9):
+    /// 1. `_meta`, its protocol version (a string) and client capabilities (an object) are
+    ///    present: otherwise `-32602`;
+    /// 2. over HTTP, the `MCP-Protocol-Version` header is present and equals the `_meta`
+    ///    version: otherwise `-32020`;
+    /// 3. the version is one this server serves per request: otherwise `-32022` with
+    ///    `data.supported` and `data.requested`;
+    /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
+    pub(crate) fn parse(params: &Value, carrier: Carrier) -> Result<RequestMeta, RpcError> {
+        let empty = Map::new();
+        let params = match params {
+            Value::Object(map) => map,
+            Value::Null => &empty,
+            _ => return Err(RpcError::invalid_params("params must be an object carrying _meta")),
+        };
+        let meta = match params.get("_meta") {
+            Some(Value::Object(meta)) => meta,
+            None | Some(Value::Null) => {
+                return Err(RpcError::invalid_params(format!(
+                    "missing params._meta: a {} request carries {PROTOCOL_VERSION} and {CLIENT_CAPABILITIES}",
+                    ProtocolVersion::V2026_07_28
+                )))
+            }
+            Some(_) => return Err(RpcError::invalid_params("params._meta must be an object")),
+        };
+        let requested = match meta.get(PROTOCOL_VERSION) {
+            Some(Value::String(version)) => version.as_str(),
+            None | Some(Value::Null) => {
+                return Err(RpcError::invalid_params(format!("missing params._meta[\"{PROTOCOL_VERSION}\"]")))
+            }
+            Some(_) => {
+                return Err(RpcError::invalid_params(format!("params._meta[\"{PROTOCOL_VERSION}\"] must be a string")))
+            }
+        };
+        let client_capabilities = match meta.get(CLIENT_CAPABILITIES) {
+            Some(capabilities @ Value::Object(_)) => capabilities.clone(),
+            None | Some(Value::Null) => {
+                return Err(RpcError::invalid_params(format!("missing params._meta[\"{CLIENT_CAPABILITIES}\"]")))
+            }
+            Some(_) => {
+                return Err(RpcError::invalid_params(format!(
+                    "params._meta[\"{CLIENT_CAPABILITIES}\"] must be an object"
+                )))
+            }
+        };
+        if let Carrier::Http { protocol_version, .. } = carrier {
+            // Spec (transports/streamable-http, Protocol Version Header): every POST carries it,
+            // equal to the `_meta` version; otherwise 400 with HeaderMismatch.
+            match protocol_version {
+                None => {
+                    return Err(RpcError::new(
+                        HEADER_MISMATCH,
+                        format!("missing MCP-Protocol-Version header: expected {requested:?}, as in params._meta"),
+                    ))
+                }
+                Some(header) if header.trim() != requested => {
+                    return Err(RpcError::new(
+                        HEADER_MISMATCH,
+                        format!(
+                            "the MCP-Protocol-Version header {header:?} does not match params._meta[\"{PROTOCOL_VERSION}\"] {requested:?}"
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let protocol_version = match ProtocolVersion::parse(requested) {
+            Some(version) if !version.is_stateful() => version,
+            known => {
+                let why = if known.is_some() {
+                    format!("protocol version {requested} is served after an initialize handshake, not per request")
+                } else {
+                    format!("unsupported protocol version {requested:?}")
+                };
+                return Err(RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, why)
+                    .with_data(json!({ "supported": supported_versions(), "requested": requested })));
+            }
+        };
+        let client_info = match meta.get(CLIENT_INFO) {
+            None | Some(Value::Null) => Value::Null,
+            Some(info @ Value::Object(_)) => info.clone(),
+            Some(_) => {
+                return Err(RpcError::invalid_params(format!(
+                    "params._meta[\"{CLIENT_INFO}\"] must be an object with name and version"
+                )))
+            }
+        };
+        let log_level = match meta.get(LOG_LEVEL) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(level)) => Some(LogLevel::parse(level).ok_or_else(|| {
+                RpcError::invalid_params(format!(
+                    "params._meta[\"{LOG_LEVEL}\"] {level:?} is not a level: expected debug, info, notice, warning, error, critical, alert or emergency"
+                ))
+            })?),
+            Some(_) => {
+                return Err(RpcError::invalid_params(format!("params._meta[\"{LOG_LEVEL}\"] must be a level name")))
+            }
+        };
+        Ok(RequestMeta { protocol_version, client_capabilities, client_info, log_level })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::wire::jsonrpc::INVALID_PARAMS;
 
     #[test]
     fn levels_order_like_syslog() {
@@ -62,5 +256,215 @@ mod tests {
         assert_eq!(progress_token(&json!({"_meta": {"progressToken": 7}})), Some(json!(7)));
         assert_eq!(progress_token(&json!({"progressToken": 7})), None);
         assert_eq!(progress_token(&Value::Null), None);
+    }
+
+    const HTTP_2026: Carrier = Carrier::Http { protocol_version: Some("2026-07-28"), session: false };
+
+    /// The conformance suite's `validMeta` (server-stateless).
+    fn valid_meta() -> Value {
+        json!({
+            PROTOCOL_VERSION: "2026-07-28",
+            CLIENT_INFO: {"name": "conformance-client", "version": "1.0.0"},
+            CLIENT_CAPABILITIES: {},
+        })
+    }
+
+    fn without(key: &str) -> Value {
+        let mut meta = valid_meta();
+        meta.as_object_mut().unwrap().remove(key);
+        json!({ "_meta": meta })
+    }
+
+    fn with(key: &str, value: Value) -> Value {
+        let mut meta = valid_meta();
+        meta[key] = value;
+        json!({ "_meta": meta })
+    }
+
+    fn code(result: Result<RequestMeta, RpcError>) -> i64 {
+        result.map_or_else(|e| e.code, |_| 0)
+    }
+
+    #[test]
+    fn valid_meta_reads_into_the_typed_struct() {
+        let params = json!({"name": "t", "_meta": {
+            PROTOCOL_VERSION: "2026-07-28",
+            CLIENT_CAPABILITIES: {"sampling": {}, "roots": {"listChanged": true}},
+            CLIENT_INFO: {"name": "conformance-test-client", "version": "1.0.0"},
+            LOG_LEVEL: "warning",
+        }});
+        for carrier in [Carrier::Stdio, HTTP_2026] {
+            let meta = RequestMeta::parse(&params, carrier).unwrap();
+            assert_eq!(meta.protocol_version, ProtocolVersion::V2026_07_28);
+            assert_eq!(meta.client_capabilities, json!({"sampling": {}, "roots": {"listChanged": true}}));
+            assert_eq!(meta.client_info["name"], "conformance-test-client");
+            assert_eq!(meta.log_level, Some(LogLevel::Warning));
+        }
+    }
+
+    #[test]
+    fn client_info_and_log_level_are_optional() {
+        // Contract §2.5 sep-2575-request-meta-client-info-optional (id 105).
+        let meta = RequestMeta::parse(&without(CLIENT_INFO), HTTP_2026).unwrap();
+        assert_eq!(meta.client_info, Value::Null);
+        assert_eq!(meta.log_level, None);
+    }
+
+    /// Every error path, in the order the checks run. The header probes of server-stateless:
+    /// ids 101, 102, 104 (-32602), 301 (-32022), 302 (-32020).
+    #[test]
+    fn errors_come_in_the_contract_order() {
+        let header = |v: &'static str| Carrier::Http { protocol_version: Some(v), session: false };
+        let no_header = Carrier::Http { protocol_version: None, session: false };
+        let v999 = with(PROTOCOL_VERSION, json!("v999.0.0"));
+        let cases: Vec<(&str, Value, Carrier, i64)> = vec![
+            // 1. required fields, before any header comparison (the probes still send the header).
+            ("101 params {}", json!({}), HTTP_2026, INVALID_PARAMS),
+            ("no params", Value::Null, HTTP_2026, INVALID_PARAMS),
+            ("params array", json!([1]), HTTP_2026, INVALID_PARAMS),
+            ("_meta null", json!({"_meta": null}), HTTP_2026, INVALID_PARAMS),
+            ("_meta string", json!({"_meta": "2026-07-28"}), HTTP_2026, INVALID_PARAMS),
+            ("102 no protocolVersion", without(PROTOCOL_VERSION), HTTP_2026, INVALID_PARAMS),
+            ("protocolVersion number", with(PROTOCOL_VERSION, json!(20260728)), HTTP_2026, INVALID_PARAMS),
+            ("104 no clientCapabilities", without(CLIENT_CAPABILITIES), HTTP_2026, INVALID_PARAMS),
+            ("clientCapabilities array", with(CLIENT_CAPABILITIES, json!([])), HTTP_2026, INVALID_PARAMS),
+            ("missing fields beat a bad header", without(CLIENT_CAPABILITIES), header("v999.0.0"), INVALID_PARAMS),
+            ("missing fields beat no header", json!({}), no_header, INVALID_PARAMS),
+            // 2. the header against _meta.
+            ("302 header 2026, _meta v999", v999.clone(), HTTP_2026, HEADER_MISMATCH),
+            ("header missing", json!({"_meta": valid_meta()}), no_header, HEADER_MISMATCH),
+            ("header with other case", json!({"_meta": valid_meta()}), header("2026-07-28T"), HEADER_MISMATCH),
+            ("bad header beats a bad log level", with(LOG_LEVEL, json!("loud")), header("2025-11-25"), HEADER_MISMATCH),
+            // 3. the version.
+            ("301 header and _meta v999", v999.clone(), header("v999.0.0"), UNSUPPORTED_PROTOCOL_VERSION),
+            ("v999 over stdio", v999, Carrier::Stdio, UNSUPPORTED_PROTOCOL_VERSION),
+            (
+                "a handshake revision per request",
+                with(PROTOCOL_VERSION, json!("2025-11-25")),
+                header("2025-11-25"),
+                UNSUPPORTED_PROTOCOL_VERSION,
+            ),
+            (
+                "unsupported beats a bad client info",
+                json!({"_meta": {PROTOCOL_VERSION: "1900-01-01", CLIENT_CAPABILITIES: {}, CLIENT_INFO: 7}}),
+                Carrier::Stdio,
+                UNSUPPORTED_PROTOCOL_VERSION,
+            ),
+            // 4. optional fields.
+            ("clientInfo string", with(CLIENT_INFO, json!("me")), HTTP_2026, INVALID_PARAMS),
+            ("logLevel unknown", with(LOG_LEVEL, json!("warn")), HTTP_2026, INVALID_PARAMS),
+            ("logLevel number", with(LOG_LEVEL, json!(3)), HTTP_2026, INVALID_PARAMS),
+            // And the good ones.
+            ("valid over http", json!({"_meta": valid_meta()}), HTTP_2026, 0),
+            ("valid over stdio", json!({"_meta": valid_meta()}), Carrier::Stdio, 0),
+            ("untrimmed header", json!({"_meta": valid_meta()}), header(" 2026-07-28 "), 0),
+            (
+                "the session flag does not matter here",
+                json!({"_meta": valid_meta()}),
+                Carrier::Http { protocol_version: Some("2026-07-28"), session: true },
+                0,
+            ),
+            ("clientInfo null", with(CLIENT_INFO, Value::Null), HTTP_2026, 0),
+            ("logLevel null", with(LOG_LEVEL, Value::Null), HTTP_2026, 0),
+            ("logLevel emergency", with(LOG_LEVEL, json!("emergency")), HTTP_2026, 0),
+        ];
+        for (name, params, carrier, expected) in cases {
+            let got = RequestMeta::parse(&params, carrier);
+            if let Err(e) = &got {
+                assert!(e.message.starts_with(|c: char| c.is_lowercase()) && !e.message.ends_with('.'), "{name}: {e}");
+            }
+            assert_eq!(code(got.clone()), expected, "{name}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn unsupported_version_carries_supported_and_requested() {
+        let err = RequestMeta::parse(&with(PROTOCOL_VERSION, json!("v999.0.0")), Carrier::Stdio).unwrap_err();
+        assert_eq!(err.code, UNSUPPORTED_PROTOCOL_VERSION);
+        let data = err.data.unwrap();
+        assert_eq!(data["requested"], "v999.0.0");
+        assert_eq!(data["supported"], json!(["2026-07-28"]));
+    }
+
+    #[test]
+    fn mismatch_names_both_values() {
+        let err = RequestMeta::parse(&with(PROTOCOL_VERSION, json!("v999.0.0")), HTTP_2026).unwrap_err();
+        assert!(err.message.contains("\"2026-07-28\"") && err.message.contains("\"v999.0.0\""), "{}", err.message);
+    }
+
+    #[test]
+    fn the_era_is_chosen_per_message() {
+        let http = |v: Option<&'static str>, session: bool| Carrier::Http { protocol_version: v, session };
+        let meta = json!({"_meta": valid_meta()});
+        let progress_only = json!({"name": "t", "_meta": {"progressToken": 1}});
+        let cases: Vec<(&str, &str, Value, Carrier, Era)> = vec![
+            // The conformance probes (contract §2.1, §2.5).
+            ("stateless discover", "server/discover", meta.clone(), HTTP_2026, Era::PerRequest),
+            ("101 params {} with the 2026 header", "server/discover", json!({}), HTTP_2026, Era::PerRequest),
+            ("removed initialize with _meta", "initialize", meta.clone(), HTTP_2026, Era::PerRequest),
+            (
+                "301 v999 header and _meta",
+                "server/discover",
+                meta.clone(),
+                http(Some("v999.0.0"), false),
+                Era::PerRequest,
+            ),
+            ("v999 header without _meta", "tools/list", json!({}), http(Some("v999.0.0"), false), Era::PerRequest),
+            (
+                "legacy initialize probe",
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": {}}),
+                http(Some("2025-11-25"), false),
+                Era::Handshake,
+            ),
+            (
+                "initialize without a header",
+                "initialize",
+                json!({"protocolVersion": "2025-03-26"}),
+                http(None, false),
+                Era::Handshake,
+            ),
+            ("in a session", "tools/list", json!({}), http(Some("2025-11-25"), true), Era::Handshake),
+            (
+                "in a session with progressToken",
+                "tools/call",
+                progress_only.clone(),
+                http(Some("2025-06-18"), true),
+                Era::Handshake,
+            ),
+            (
+                "reserved key wins over a session",
+                "tools/list",
+                meta.clone(),
+                http(Some("2026-07-28"), true),
+                Era::PerRequest,
+            ),
+            ("2026 header inside a session", "tools/list", json!({}), http(Some("2026-07-28"), true), Era::Handshake),
+            ("no header, no _meta", "tools/list", json!({}), http(None, false), Era::Handshake),
+            // stdio: only the body tells.
+            ("stdio modern", "tools/list", meta.clone(), Carrier::Stdio, Era::PerRequest),
+            ("stdio discover probe without _meta", "server/discover", Value::Null, Carrier::Stdio, Era::PerRequest),
+            ("stdio legacy", "tools/list", json!({}), Carrier::Stdio, Era::Handshake),
+            ("stdio progressToken only", "tools/call", progress_only, Carrier::Stdio, Era::Handshake),
+            ("stdio only capabilities", "tools/list", without(PROTOCOL_VERSION), Carrier::Stdio, Era::PerRequest),
+            (
+                "stdio only logLevel",
+                "tools/list",
+                json!({"_meta": {LOG_LEVEL: "info"}}),
+                Carrier::Stdio,
+                Era::PerRequest,
+            ),
+            (
+                "stdio initialize",
+                "initialize",
+                json!({"protocolVersion": "2025-11-25"}),
+                Carrier::Stdio,
+                Era::Handshake,
+            ),
+            ("_meta not an object", "tools/list", json!({"_meta": 5}), Carrier::Stdio, Era::Handshake),
+        ];
+        for (name, method, params, carrier, expected) in cases {
+            assert_eq!(era(method, &params, carrier), expected, "{name}");
+        }
     }
 }

@@ -2,5 +2,7 @@
 //! Imports nothing of the crate; every other layer may import it.
 
 pub mod jsonrpc;
+// The 2026-07-28 half of `meta` waits for issue 12's integration to be called.
+#[allow(dead_code)]
 pub mod meta;
 pub mod version;

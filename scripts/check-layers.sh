@@ -8,8 +8,8 @@ say() { echo "check-layers: $*" >&2; fail=1; }
 # Only the stdio transport touches stdout; only main.rs prints.
 grep -rn 'io::stdout()\|std::io::stdout' src --include=*.rs | grep -v '^src/transport/stdio.rs:' && say "stdout used outside src/transport/stdio.rs"
 grep -rn 'println!\|print!(' src --include=*.rs | grep -v '^src/main.rs:' && say "print outside src/main.rs"
-# tiny_http only under transport/.
-grep -rln 'tiny_http' src --include=*.rs | grep -v '^src/transport/' && say "tiny_http used outside src/transport/"
+# Sockets and the HTTP parser only under transport/.
+grep -rln 'httparse\|TcpListener\|TcpStream' src --include=*.rs | grep -v '^src/transport/' && say "httparse or sockets used outside src/transport/"
 # The import graph: wire -> server core -> features -> providers -> transports, no circle.
 python3 scripts/layers.py || fail=1
 # Feature modules never name transports, threads or channels.

@@ -15,7 +15,7 @@ cargo clippy --all-targets --quiet -- -D warnings
 step "cargo test"
 cargo test --quiet 2>&1 | tee .test-output.log
 step "examples"
-for example in typed_tool resource_template; do cargo run --quiet --example "$example" >/dev/null; done
+for example in typed_tool resource_template http_server; do cargo run --quiet --example "$example" >/dev/null; done
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 step "layering and dependency checks"
 bash scripts/check-layers.sh

@@ -72,7 +72,7 @@ pub use server::connection::{Connection, Outgoing, Sink};
 pub use server::context::RequestCx;
 pub use server::{Options, Server};
 #[cfg(feature = "http")]
-pub use transport::http::HttpOptions;
+pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 pub use util::uri_template::UriTemplate;
 pub use wire::jsonrpc::{RequestId, RpcError};

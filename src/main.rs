@@ -32,6 +32,7 @@ OPTIONS:
                             JSON path and exit non-zero, or print OK for each
     --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
     --include-hidden        also serve hidden files and folders such as .git and .env
+    --max-files N           files listed, searched or watched per folder (default 10000)
     --no-watch              poll nothing: no change notifications, no manifest reload
     --watch-interval MS     how often files are polled for changes (default 1000)
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
@@ -41,13 +42,16 @@ OPTIONS:
                             loopback origins are always accepted)
     --token-file FILE       require `Authorization: Bearer <token>`, the token read from FILE
                             (or set TINYMCP_TOKEN); never given on the command line
-    --max-sessions N        HTTP sessions at once (default 1000); more get 503
+    --max-sessions N        HTTP sessions at once (default 1000); at the cap the longest-idle
+                            one ends to make room, or 503 when every one is busy
     --session-idle-secs N   end an HTTP session unused this long (default 1800)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
+    --max-connections N     HTTP connections open at once (default 2048); more get 503
+    --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
-    --max-in-flight N       requests one client may have running; more wait up to 1 s for a
-                            slot, then are refused (default 256)
+    --max-in-flight N       requests one client may have running; more wait in order for a
+                            slot (4096 at most), then are refused (default 256)
     -h, --help              print this help
     -V, --version           print the version
 
@@ -61,8 +65,11 @@ struct Args {
     max_sessions: Option<usize>,
     session_idle_secs: Option<usize>,
     max_streams: Option<usize>,
+    max_connections: Option<usize>,
+    idle_secs: Option<usize>,
     roots: Vec<PathBuf>,
     include_hidden: bool,
+    max_files: Option<usize>,
     watch: bool,
     watch_interval: Duration,
     max_message_bytes: Option<usize>,
@@ -88,8 +95,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_sessions: None,
         session_idle_secs: None,
         max_streams: None,
+        max_connections: None,
+        idle_secs: None,
         roots: Vec::new(),
         include_hidden: false,
+        max_files: None,
         watch: true,
         watch_interval: Duration::from_secs(1),
         max_message_bytes: None,
@@ -108,10 +118,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--max-sessions" => parsed.max_sessions = Some(number(&arg, args.next())?),
             "--session-idle-secs" => parsed.session_idle_secs = Some(number(&arg, args.next())?),
             "--max-streams" => parsed.max_streams = Some(number(&arg, args.next())?),
+            "--max-connections" => parsed.max_connections = Some(number(&arg, args.next())?),
+            "--idle-secs" => parsed.idle_secs = Some(number(&arg, args.next())?),
             "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
             "--check" => return check_files(args),
             "--include-hidden" => parsed.include_hidden = true,
+            "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
             "--watch-interval" => {
                 parsed.watch_interval = Duration::from_millis(number(&arg, args.next())? as u64);
@@ -235,6 +248,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(file) = &args.manifest {
         let manifest = manifest::load(file).map_err(|e| tinymcp::Error::Config(format!("\n{e}")))?;
         log::info!("{}: {}", manifest.file().display(), manifest.summary());
+        for warning in manifest.warnings() {
+            log::warn!("{}: {warning}", manifest.file().display());
+        }
         if let Some(instructions) = manifest.instructions() {
             server.set_instructions(instructions);
         }
@@ -247,7 +263,8 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         roots.push(std::env::current_dir()?);
     }
     if !roots.is_empty() {
-        let options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
+        let mut options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
+        options.max_files = args.max_files.unwrap_or(options.max_files).max(1);
         let files = provide::files::register(&server, &roots, options)?;
         for root in files.roots() {
             log::info!("serving {} read-only", root.display());
@@ -297,7 +314,8 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
                 .ok_or(format!("--token-file {path} is empty"))?
                 .into()
         }
-        None => std::env::var("TINYMCP_TOKEN").ok().filter(|t| !t.trim().is_empty()).map(|t| t.trim().to_owned()),
+        // Set but blank is kept: the transport refuses to start rather than serve without one.
+        None => std::env::var("TINYMCP_TOKEN").ok().map(|t| t.trim().to_owned()),
     };
     if let Some(n) = args.max_sessions {
         options.max_sessions = n;
@@ -308,6 +326,12 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     if let Some(n) = args.max_streams {
         options.max_streams_per_session = n;
     }
+    if let Some(n) = args.max_connections {
+        options.max_connections = n;
+    }
+    if let Some(n) = args.idle_secs {
+        options.idle = std::time::Duration::from_secs(n as u64);
+    }
     Ok(options)
 }
 
@@ -315,6 +339,8 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
 fn main() -> ExitCode {
     env_logger::Builder::new()
         .filter_level(log::LevelFilter::Warn)
+        // The HTTP transport's one "listening on URL" line shows by default.
+        .filter_module("tinymcp::listening", log::LevelFilter::Info)
         .parse_env("RUST_LOG")
         .target(env_logger::Target::Stderr)
         .init();
@@ -339,7 +365,12 @@ fn main() -> ExitCode {
             let mut status = ExitCode::SUCCESS;
             for file in files {
                 match manifest::load(&file) {
-                    Ok(manifest) => println!("{}: OK ({})", file.display(), manifest.summary()),
+                    Ok(manifest) => {
+                        for warning in manifest.warnings() {
+                            eprintln!("{}: {warning}", file.display());
+                        }
+                        println!("{}: OK ({})", file.display(), manifest.summary());
+                    }
                     Err(e) => {
                         eprintln!("{e}");
                         status = ExitCode::FAILURE;

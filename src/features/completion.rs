@@ -15,13 +15,20 @@ use std::sync::Arc;
 #[serde(tag = "type")]
 pub(crate) enum Reference {
     #[serde(rename = "ref/prompt")]
-    Prompt { name: String },
+    Prompt {
+        #[serde(deserialize_with = "crate::wire::limits::name")]
+        name: String,
+    },
     #[serde(rename = "ref/resource")]
-    Resource { uri: String },
+    Resource {
+        #[serde(deserialize_with = "crate::wire::limits::uri")]
+        uri: String,
+    },
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Argument {
+    #[serde(deserialize_with = "crate::wire::limits::name")]
     name: String,
     value: String,
 }

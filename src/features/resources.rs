@@ -100,6 +100,7 @@ impl ResourceTemplate {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct UriParams {
+    #[serde(deserialize_with = "crate::wire::limits::uri")]
     pub uri: String,
 }
 

@@ -191,6 +191,7 @@ impl CallToolResult {
 /// Params of `tools/call`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct CallParams {
+    #[serde(deserialize_with = "crate::wire::limits::name")]
     pub name: String,
     #[serde(default)]
     pub arguments: Option<Value>,

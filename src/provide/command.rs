@@ -1,16 +1,20 @@
-//! Tools backed by local commands: argv templates expanded without a shell, a minimal
-//! environment, output caps, and a process group that a timeout or a cancellation kills whole.
-//! Std only (no libc): the group is killed with the system's `kill` program.
+//! Tools backed by local commands: argv templates expanded without a shell, values that could
+//! pass for options refused, path arguments kept inside the tool's folder, a minimal
+//! environment, output caps, and everything the command started ended with the call (its
+//! process group, and whatever carries the call's mark in its environment). Std only (no libc):
+//! processes are killed with the system's `kill` program.
 
 use crate::features::content::Content;
 use crate::features::tools::CallToolResult;
+use crate::provide::sandbox::Sandbox;
+use crate::util::random;
 use crate::RequestCx;
 use serde_json::{Map, Value};
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -22,6 +26,9 @@ const STDERR_TAIL: usize = 4096;
 const DRAIN: Duration = Duration::from_secs(2);
 /// The environment variables passed through from tinymcp's own environment.
 const PASSED_ENV: [&str; 3] = ["PATH", "HOME", "LANG"];
+/// The variable that marks every process of one call (it is inherited), so that children that
+/// leave the process group (`setsid`) are still found and ended with the call.
+const MARK_VAR: &str = "TINYMCP_CALL";
 
 /// What the command's stdout is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +57,11 @@ pub struct CommandSpec {
     pub max_output_bytes: usize,
     /// How stdout is returned.
     pub output: Output,
+    /// Arguments whose values may start with `-` (the tool declares them as options).
+    pub options: Vec<String>,
+    /// Arguments that are paths inside the working folder: checked through the sandbox and
+    /// passed as the canonical path.
+    pub paths: Vec<String>,
 }
 
 impl CommandSpec {
@@ -63,6 +75,8 @@ impl CommandSpec {
             timeout: Duration::from_secs(60),
             max_output_bytes: 1 << 20,
             output: Output::Text,
+            options: Vec::new(),
+            paths: Vec::new(),
         }
     }
 }
@@ -168,6 +182,64 @@ pub fn expand_argv(argv: &[String], args: &Map<String, Value>) -> Vec<String> {
     out
 }
 
+/// Expands the argv template like [`expand_argv`], refusing any value that would start an
+/// element with `-` (where the program would read it as an option) unless its argument is
+/// declared in `options` or the element comes after a literal `--`.
+pub fn checked_argv(argv: &[String], args: &Map<String, Value>, options: &[String]) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut after_separator = false;
+    for element in argv {
+        let expanded = expand_argv(std::slice::from_ref(element), args);
+        // The placeholders before the first literal text decide how the element starts.
+        let leading: Vec<&str> = segments(element)
+            .into_iter()
+            .map_while(|s| match s {
+                Segment::Placeholder(name) => Some(name),
+                Segment::Text(_) => None,
+            })
+            .collect();
+        let declared = leading.iter().all(|name| options.iter().any(|o| o == name));
+        if !after_separator && !leading.is_empty() && !declared {
+            if let Some(bad) = expanded.iter().find(|e| e.starts_with('-')) {
+                let name = leading.join(", ");
+                return Err(format!(
+                    "argument {name}: the value {bad:?} starts with '-', so the program would take it for an option \
+                     (give a value that does not start with '-')"
+                ));
+            }
+        }
+        after_separator |= element == "--";
+        out.extend(expanded);
+    }
+    Ok(out)
+}
+
+/// Replaces the values of path arguments (strings, or arrays of strings) by the canonical path
+/// they name inside `dir`, refusing any that leaves it (the same rules as served folders).
+fn checked_paths(paths: &[String], dir: &Path, args: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    let mut args = args.clone();
+    if paths.is_empty() {
+        return Ok(args);
+    }
+    let sandbox = Sandbox::new(dir, false).map_err(|e| format!("the tool's folder: {e}"))?;
+    let resolve = |name: &str, spelled: &str| -> Result<Value, String> {
+        let path =
+            sandbox.resolve(spelled).map_err(|why| format!("argument {name}: path {spelled:?} refused: {why}"))?;
+        path.to_str().map(Value::from).ok_or_else(|| format!("argument {name}: the path is not UTF-8"))
+    };
+    for name in paths {
+        let resolved = match args.get(name) {
+            Some(Value::String(spelled)) => resolve(name, spelled)?,
+            Some(Value::Array(items)) => Value::Array(
+                items.iter().map(|item| resolve(name, item.as_str().unwrap_or_default())).collect::<Result<_, _>>()?,
+            ),
+            _ => continue,
+        };
+        args.insert(name.clone(), resolved);
+    }
+    Ok(args)
+}
+
 /// What a reader thread kept of a stream.
 struct Captured {
     bytes: Vec<u8>,
@@ -175,16 +247,17 @@ struct Captured {
 }
 
 /// Keeps the first `cap` bytes and counts the rest (draining it, so the command never blocks).
-fn capture_head(mut stream: impl Read, cap: usize) -> Captured {
-    let mut captured = Captured { bytes: Vec::new(), total: 0 };
+/// What is read so far stays readable in `shared`, for when a process the call could not end
+/// keeps the pipe open.
+fn capture_head(mut stream: impl Read, cap: usize, shared: &Mutex<Captured>) {
     let mut buf = [0u8; 8192];
     while let Ok(n) = stream.read(&mut buf) {
         let Some(chunk) = buf.get(..n).filter(|c| !c.is_empty()) else { break };
+        let mut captured = shared.lock().unwrap_or_else(PoisonError::into_inner);
         captured.total += n as u64;
         let room = cap.saturating_sub(captured.bytes.len());
         captured.bytes.extend_from_slice(chunk.get(..room.min(n)).unwrap_or_default());
     }
-    captured
 }
 
 /// Keeps the last `cap` bytes.
@@ -230,6 +303,42 @@ fn group_has_members(pgid: u32) -> bool {
     })
 }
 
+/// The processes whose environment carries `mark` (`TINYMCP_CALL=<token>`), from `/proc`.
+fn marked_processes(mark: &str) -> Vec<u32> {
+    let Ok(procs) = std::fs::read_dir("/proc") else { return Vec::new() };
+    procs
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok().map(|pid| (pid, entry.path())))
+        .filter(|(_, path)| {
+            std::fs::read(path.join("environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == mark.as_bytes()))
+        })
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// Ends everything the call started: its process group, then every process that still carries
+/// the call's mark (children that left the group with `setsid`), a few rounds in case they fork.
+fn end_everything(pgid: u32, mark: &str) {
+    if group_has_members(pgid) {
+        kill_group(pgid);
+    }
+    for _ in 0..5 {
+        let marked = marked_processes(mark);
+        if marked.is_empty() {
+            return;
+        }
+        let pids: Vec<String> = marked.iter().map(u32::to_string).collect();
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .args(&pids)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        thread::sleep(POLL);
+    }
+}
+
 /// How a run ended.
 enum Ended {
     Exited(ExitStatus),
@@ -243,7 +352,16 @@ enum Ended {
 pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     let empty = Map::new();
     let args = args.as_object().unwrap_or(&empty);
-    let argv = expand_argv(&spec.argv, args);
+    let here = spec.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let checked = checked_paths(&spec.paths, &here, args).and_then(|args| {
+        let argv = checked_argv(&spec.argv, &args, &spec.options)?;
+        Ok((args, argv))
+    });
+    let (args, argv) = match checked {
+        Ok(checked) => checked,
+        Err(why) => return CallToolResult::error(why),
+    };
+    let args = &args;
     let Some((program, rest)) = argv.split_first() else {
         return CallToolResult::error("the command is empty");
     };
@@ -267,6 +385,9 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     for (key, value) in &spec.env {
         command.env(key, value);
     }
+    let token = random::hex_token(16).unwrap_or_else(|_| format!("{:?}", Instant::now()));
+    let mark = format!("{MARK_VAR}={token}");
+    command.env(MARK_VAR, &token);
     if let Some(dir) = &spec.cwd {
         command.current_dir(dir);
     }
@@ -277,16 +398,34 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     };
     let (stdout, stderr) = start_readers(&mut child, spec, args);
     let ended = wait(cx, &mut child, spec.timeout);
-    // Whatever the command left running in its group goes too: nothing it started survives.
-    // The leader is reaped by now; while any member lives, no new process can take its id, so
-    // the group is still ours exactly when it has members.
-    if group_has_members(child.id()) {
-        kill_group(child.id());
-    }
+    // Whatever the command left running goes too: its group and whatever carries the call's
+    // mark. The leader is reaped by now; while any member lives, no new process can take its
+    // id, so the group is still ours exactly when it has members.
+    end_everything(child.id(), &mark);
+    // A process that escaped (it cleared its environment and left the group) may hold the
+    // pipes open: after the drain time, what was read so far is the output.
     let deadline = Instant::now() + DRAIN;
-    let stdout = stdout.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok();
+    let stdout = stdout.finish(deadline);
     let stderr = stderr.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok();
     outcome(program, spec, ended, stdout, stderr)
+}
+
+/// The stdout reader: what it read so far, and a signal when it reached the end.
+struct HeadReader {
+    shared: Arc<Mutex<Captured>>,
+    done: mpsc::Receiver<()>,
+}
+
+impl HeadReader {
+    /// Waits for the end of the stream until `deadline`, then takes what was read.
+    fn finish(self, deadline: Instant) -> Option<Captured> {
+        let ended = self.done.recv_timeout(deadline.saturating_duration_since(Instant::now())).is_ok();
+        if !ended {
+            log::warn!("a process the call could not end holds its stdout; returning what was read");
+        }
+        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        Some(std::mem::replace(&mut *shared, Captured { bytes: Vec::new(), total: 0 }))
+    }
 }
 
 /// Starts the stdin writer and the two output readers.
@@ -294,7 +433,7 @@ fn start_readers(
     child: &mut Child,
     spec: &CommandSpec,
     args: &Map<String, Value>,
-) -> (mpsc::Receiver<Captured>, mpsc::Receiver<Captured>) {
+) -> (HeadReader, mpsc::Receiver<Captured>) {
     if let (Some(template), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
         let text = expand_text(template, &|name| args.get(name).and_then(as_text));
         let spawned = thread::Builder::new().name("tinymcp-cmd-stdin".into()).spawn(move || {
@@ -307,18 +446,21 @@ fn start_readers(
     }
     let (out_tx, out_rx) = mpsc::sync_channel(1);
     let (err_tx, err_rx) = mpsc::sync_channel(1);
+    let shared = Arc::new(Mutex::new(Captured { bytes: Vec::new(), total: 0 }));
     if let Some(pipe) = child.stdout.take() {
         let cap = spec.max_output_bytes;
-        let _ = thread::Builder::new()
-            .name("tinymcp-cmd-out".into())
-            .spawn(move || drop(out_tx.send(capture_head(pipe, cap))));
+        let shared = Arc::clone(&shared);
+        let _ = thread::Builder::new().name("tinymcp-cmd-out".into()).spawn(move || {
+            capture_head(pipe, cap, &shared);
+            let _ = out_tx.send(());
+        });
     }
     if let Some(pipe) = child.stderr.take() {
         let _ = thread::Builder::new()
             .name("tinymcp-cmd-err".into())
             .spawn(move || drop(err_tx.send(capture_tail(pipe, STDERR_TAIL))));
     }
-    (out_rx, err_rx)
+    (HeadReader { shared, done: out_rx }, err_rx)
 }
 
 /// Waits for exit, the timeout or cancellation, reporting progress each second when asked.
@@ -466,7 +608,9 @@ mod tests {
     #[test]
     fn captures_keep_head_and_tail() {
         let data = vec![b'x'; 20_000];
-        let head = capture_head(&data[..], 100);
+        let head = Mutex::new(Captured { bytes: Vec::new(), total: 0 });
+        capture_head(&data[..], 100, &head);
+        let head = head.into_inner().unwrap();
         assert_eq!((head.bytes.len(), head.total), (100, 20_000));
         let tail = capture_tail(&b"0123456789"[..], 4);
         assert_eq!(tail.bytes, b"6789");

@@ -8,7 +8,7 @@ use crate::features::content::{Annotations, Content, ResourceContents, Role};
 use crate::features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 use crate::features::resources::{Resource, ResourceTemplate};
 use crate::features::tools::{CallToolResult, Tool, ToolAnnotations};
-use crate::{LogLevel, RpcError, Server, TaskSupport};
+use crate::{LogLevel, ProtocolVersion, RpcError, Server, TaskSupport};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -193,7 +193,7 @@ fn register_interactive_tools(server: &Server) {
         ),
         |cx, _| {
             let mut params = lit(r#"{"message":"Please select options from the enum fields"}"#);
-            params["requestedSchema"] = sep1330_schema();
+            params["requestedSchema"] = sep1330_schema(cx.version());
             let answer = cx.elicit(params)?;
             Ok(CallToolResult::text(elicitation_summary("Elicitation completed", &answer)))
         },
@@ -497,8 +497,17 @@ fn json_schema_2020_12() -> Value {
     )
 }
 
-fn sep1330_schema() -> Value {
-    lit(
+/// The SEP-1330 enum shapes the client's revision can describe: before 2025-11-25 the
+/// elicitation schema has single-select `enum` (with the legacy `enumNames`) only, no titled
+/// `oneOf` and no multi-select arrays.
+fn sep1330_schema(version: ProtocolVersion) -> Value {
+    let mut schema = lit(
         r#"{"type":"object","properties":{"untitledSingle":{"type":"string","description":"Select one option","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","description":"Select one option with titles","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"legacyEnum":{"type":"string","description":"Select one option (legacy)","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},"untitledMulti":{"type":"array","description":"Select multiple options","minItems":1,"maxItems":3,"items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","description":"Select multiple options with titles","minItems":1,"maxItems":3,"items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}},"required":[]}"#,
-    )
+    );
+    if version < ProtocolVersion::V2025_11_25 {
+        if let Some(properties) = schema["properties"].as_object_mut() {
+            properties.retain(|name, _| name == "untitledSingle" || name == "legacyEnum");
+        }
+    }
+    schema
 }

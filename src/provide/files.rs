@@ -5,6 +5,7 @@
 
 use super::file_tools;
 use super::sandbox::{self, file_uri, EntryKind, Sandbox};
+use super::tracker::{stamp, ChangeTracker};
 use crate::features::completion::CompletionRequest;
 use crate::features::content::{Content, ResourceContents};
 use crate::features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
@@ -13,11 +14,10 @@ use crate::util::mime;
 use crate::wire::jsonrpc::RpcError;
 use crate::{Error, RequestCx, Server};
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
-use std::fs::{self, Metadata};
+use std::fs::{self, File, Metadata};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// How much of a file is sniffed to tell text from binary when the extension does not say.
@@ -58,15 +58,12 @@ pub(crate) enum Target<'a> {
     In { root: &'a Root, path: PathBuf },
 }
 
-/// Modification time and size of a file, or `None` when it is gone.
-type Stamp = Option<(SystemTime, u64)>;
-
 /// The served folders and what the watcher last saw of them.
 pub struct Files {
     pub(crate) roots: Vec<Root>,
     pub(crate) options: FilesOptions,
-    /// URI -> the file's stamp when a client last read it or the watcher last looked.
-    stamps: Mutex<HashMap<String, Stamp>>,
+    /// What clients last saw of the files they read or subscribed to.
+    tracker: ChangeTracker,
 }
 
 /// Serves `roots` on `server`: resources, templates, tools and the prompt.
@@ -107,7 +104,8 @@ fn register_template(server: &Server, files: &Arc<Files>, index: usize) -> Resul
             move |cx, uri, _| {
                 let Some(root) = reader.roots.get(index) else { return Ok(Vec::new()) };
                 let Some(rest) = uri.strip_prefix(&root.dir_uri) else { return Ok(Vec::new()) };
-                let contents = root.sandbox.resolve(rest).and_then(|path| reader.read_resource(uri, &path));
+                let contents =
+                    root.sandbox.resolve(rest).and_then(|path| reader.read_resource(&root.sandbox, uri, &path));
                 contents.map(|c| vec![c]).map_err(|why| not_found_because(cx, uri, &why))
             },
             Some(Box::new(move |_: &RequestCx, req: &CompletionRequest| {
@@ -149,7 +147,7 @@ impl Files {
         if served.is_empty() {
             return Err(Error::Config("no folder to serve".into()));
         }
-        Ok(Files { roots: served, options, stamps: Mutex::new(HashMap::new()) })
+        Ok(Files { roots: served, options, tracker: ChangeTracker::default() })
     }
 
     /// The canonical roots, in the order given.
@@ -204,10 +202,10 @@ impl Files {
     }
 
     /// Reads a file whole as resource contents, and remembers what the client saw.
-    pub(crate) fn read_resource(&self, uri: &str, path: &Path) -> Result<ResourceContents, String> {
+    pub(crate) fn read_resource(&self, sandbox: &Sandbox, uri: &str, path: &Path) -> Result<ResourceContents, String> {
         let before = stamp(path);
-        let contents = read_contents(uri, path, self.options.max_file_bytes)?;
-        self.stamps.lock().unwrap_or_else(PoisonError::into_inner).insert(uri.to_owned(), before);
+        let contents = read_contents(uri, path, sandbox.open(path)?, self.options.max_file_bytes)?;
+        self.tracker.read(uri, before);
         Ok(contents)
     }
 
@@ -219,7 +217,7 @@ impl Files {
             _ => return Err(refused("is not a file".into())),
         };
         let uri = file_uri(&path).ok_or_else(|| refused("is not UTF-8".into()))?;
-        let contents = self.read_resource(&uri, &path).map_err(refused)?;
+        let contents = self.read_resource(&root.sandbox, &uri, &path).map_err(refused)?;
         let shown = self.display(root, &path);
         Ok(GetPromptResult::new(vec![
             PromptMessage::user(Content::text(format!(
@@ -272,11 +270,7 @@ impl Files {
     /// compared with (the watcher's next look may come after the change).
     fn note_subscription(&self, uri: &str) {
         if let Some(Ok(path)) = self.path_of_uri(uri) {
-            self.stamps
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(uri.to_owned())
-                .or_insert_with(|| stamp(&path));
+            self.tracker.subscribed(uri, &path);
         }
     }
 
@@ -332,19 +326,13 @@ impl Files {
             for uri in &subscribed {
                 let Some(resolved) = files.path_of_uri(uri) else { continue };
                 let now = resolved.ok().and_then(|path| stamp(&path));
-                let previous = files.stamps.lock().unwrap_or_else(PoisonError::into_inner).insert(uri.clone(), now);
-                if previous.is_some_and(|before| before != now) {
+                if files.tracker.changed(uri, now) {
                     log::debug!("{uri} changed");
                     server.notify_resource_updated(uri);
                 }
             }
-            {
-                // Read stamps of files nobody subscribed to are kept, up to a bound.
-                let mut stamps = files.stamps.lock().unwrap_or_else(PoisonError::into_inner);
-                if stamps.len() > 4 * files.options.max_files {
-                    stamps.retain(|uri, _| subscribed.contains(uri));
-                }
-            }
+            // Read stamps of files nobody subscribed to are kept, up to a bound.
+            files.tracker.bound(4 * files.options.max_files, |uri| subscribed.iter().any(|s| s == uri));
             if tree.folders.iter().any(|(dir, seen)| modified(dir) != *seen) {
                 let now = files.tree_state();
                 let changed = now.signature != tree.signature;
@@ -370,22 +358,15 @@ fn modified(path: &Path) -> Option<SystemTime> {
     fs::metadata(path).ok()?.modified().ok()
 }
 
-/// Modification time and size of `path`, following links.
-fn stamp(path: &Path) -> Stamp {
-    let meta = fs::metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len()))
-}
-
-/// Reads a file whole as resource contents: text when it is text, a base64 blob otherwise.
-pub(crate) fn read_contents(uri: &str, path: &Path, max_bytes: u64) -> Result<ResourceContents, String> {
-    let meta: Metadata = fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    if meta.is_dir() {
-        return Err("is a folder, not a file".into());
-    }
-    if meta.len() > max_bytes {
-        return Err(format!("is {} bytes, more than the limit of {max_bytes}", meta.len()));
-    }
-    let bytes = fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+/// Reads an opened file whole as resource contents: text when it is text, a base64 blob
+/// otherwise. `path` names it (for the MIME type).
+pub(crate) fn read_contents(
+    uri: &str,
+    path: &Path,
+    (file, meta): (File, Metadata),
+    max_bytes: u64,
+) -> Result<ResourceContents, String> {
+    let bytes = sandbox::read_all(file, &meta, max_bytes)?;
     let name = path.to_str().unwrap_or_default();
     Ok(contents_from_bytes(uri, mime::from_path(name), bytes))
 }

@@ -12,17 +12,16 @@ use crate::features::resources::Resource;
 use crate::features::tools::Tool;
 use crate::provide::command::{self, CommandSpec};
 use crate::provide::files::read_contents;
-use crate::provide::sandbox::{file_uri, Sandbox};
+use crate::provide::sandbox::{file_uri, open_regular, Sandbox};
+use crate::provide::tracker::{stamp, ChangeTracker, Stamp};
 use crate::wire::jsonrpc::RpcError;
 use crate::{RequestCx, Server};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::SystemTime;
 
 /// The largest file a prompt embeds or a manifest resource serves.
 const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -107,14 +106,6 @@ pub(crate) struct ResourceDef {
     pub source: Source,
 }
 
-/// Modification time, size and inode of a file: what the watcher compares.
-type Stamp = Option<(SystemTime, u64, u64)>;
-
-fn stamp(path: &Path) -> Stamp {
-    let meta = fs::metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len(), meta.ino()))
-}
-
 /// A checked manifest, ready to register.
 #[derive(Debug, Clone)]
 pub struct Manifest {
@@ -123,11 +114,12 @@ pub struct Manifest {
     stamp: Stamp,
     raw: Value,
     instructions: Option<String>,
+    warnings: Vec<Problem>,
     tools: Vec<ToolDef>,
     prompts: Vec<PromptDef>,
     resources: Arc<Vec<ResourceDef>>,
-    /// URI -> the file's stamp when a client last read it or the watcher last looked.
-    stamps: Arc<Mutex<HashMap<String, Stamp>>>,
+    /// What clients last saw of the file resources they read or subscribed to.
+    tracker: Arc<ChangeTracker>,
 }
 
 /// Reads and checks a manifest file. Relative paths in it are relative to its folder.
@@ -153,10 +145,11 @@ pub fn parse(text: &str, dir: &Path) -> Result<Manifest, Vec<Problem>> {
         stamp: None,
         raw,
         instructions: checked.instructions,
+        warnings: checked.warnings,
         tools: checked.tools,
         prompts: checked.prompts,
         resources: Arc::new(checked.resources),
-        stamps: Arc::default(),
+        tracker: Arc::default(),
     })
 }
 
@@ -168,6 +161,12 @@ impl Manifest {
     /// The `instructions` for `initialize`, if the manifest gives them.
     pub fn instructions(&self) -> Option<&str> {
         self.instructions.as_deref()
+    }
+
+    /// What `--check` warns about: commands that run a placeholder as shell or interpreter
+    /// code, tools marked read-only whose command writes. Each names its JSON path.
+    pub fn warnings(&self) -> &[Problem] {
+        &self.warnings
     }
 
     /// The file it was loaded from.
@@ -216,11 +215,11 @@ impl Manifest {
         for def in self.resources.iter() {
             let source = def.source.clone();
             let mime_type = def.resource.mime_type.clone().unwrap_or_else(|| "text/plain".into());
-            let stamps = Arc::clone(&self.stamps);
+            let tracker = Arc::clone(&self.tracker);
             server.register_resource(def.resource.clone(), move |_, uri| {
                 if let Source::File(path) = &source {
                     // What the client saw is what a later change is compared with.
-                    stamps.lock().unwrap_or_else(PoisonError::into_inner).insert(uri.to_owned(), stamp(path));
+                    tracker.read(uri, stamp(path));
                 }
                 read_source(uri, &source, &mime_type).map(|c| vec![c]).map_err(RpcError::invalid_params)
             });
@@ -274,16 +273,11 @@ impl Manifest {
         let mut seen = current.stamp;
         // The file resources in force, for the subscription hook.
         let live = Arc::new(Mutex::new(Arc::clone(&current.resources)));
-        let (hooked, stamps) = (Arc::clone(&live), Arc::clone(&current.stamps));
+        let (hooked, tracker) = (Arc::clone(&live), Arc::clone(&current.tracker));
         server.on_subscribe(move |uri| {
-            // Unless a client read it already, the file as it is now is what a change is compared with.
             let resources = Arc::clone(&hooked.lock().unwrap_or_else(PoisonError::into_inner));
             if let Some(Source::File(path)) = resources.iter().find(|r| r.resource.uri == uri).map(|r| &r.source) {
-                stamps
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .entry(uri.to_owned())
-                    .or_insert_with(|| stamp(path));
+                tracker.subscribed(uri, path);
             }
         });
         move |server: &Server| {
@@ -294,7 +288,7 @@ impl Manifest {
                     Ok(mut next) => {
                         log::info!("{}: reloaded ({})", next.file.display(), next.summary());
                         // What clients read of files outlives reloads.
-                        next.stamps = Arc::clone(&current.stamps);
+                        next.tracker = Arc::clone(&current.tracker);
                         current.replace_with(server, &next);
                         *live.lock().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&next.resources);
                         current = next;
@@ -303,22 +297,11 @@ impl Manifest {
                 }
             }
             let subscribed = server.subscribed_uris();
-            let mut changed = Vec::new();
-            {
-                let mut stamps = current.stamps.lock().unwrap_or_else(PoisonError::into_inner);
-                for def in current.resources.iter() {
-                    let Source::File(path) = &def.source else { continue };
-                    if !subscribed.contains(&def.resource.uri) {
-                        continue;
-                    }
-                    let now = stamp(path);
-                    if stamps.insert(def.resource.uri.clone(), now).is_some_and(|before| before != now) {
-                        changed.push(def.resource.uri.clone());
-                    }
+            for def in current.resources.iter() {
+                let Source::File(path) = &def.source else { continue };
+                if subscribed.contains(&def.resource.uri) && current.tracker.changed(&def.resource.uri, stamp(path)) {
+                    server.notify_resource_updated(&def.resource.uri);
                 }
-            }
-            for uri in changed {
-                server.notify_resource_updated(&uri);
             }
         }
     }
@@ -328,7 +311,7 @@ impl Manifest {
 fn read_source(uri: &str, source: &Source, mime_type: &str) -> Result<ResourceContents, String> {
     match source {
         Source::Text(text) => Ok(ResourceContents::text(uri, mime_type, text.clone())),
-        Source::File(path) => match read_contents(uri, path, MAX_FILE_BYTES)? {
+        Source::File(path) => match read_contents(uri, path, open_regular(path)?, MAX_FILE_BYTES)? {
             // The manifest's type wins over the one guessed from the extension.
             ResourceContents::Text { uri, text, .. } => Ok(ResourceContents::text(uri, mime_type, text)),
             ResourceContents::Blob { uri, blob, .. } => {
@@ -353,15 +336,18 @@ fn render_prompt(
             Body::Text(template) => Content::text(command::expand_text(template, &lookup)),
             Body::File(template) => {
                 let spelled = command::expand_text(template, &lookup);
-                let path = if command::placeholders(template).is_empty() {
-                    Ok(dir.join(&spelled))
+                let opened = if command::placeholders(template).is_empty() {
+                    let path = dir.join(&spelled);
+                    open_regular(&path).map(|opened| (path, opened))
                 } else {
-                    Sandbox::new(dir, false).map_err(|e| e.to_string()).and_then(|s| s.resolve(&spelled))
+                    Sandbox::new(dir, false)
+                        .map_err(|e| e.to_string())
+                        .and_then(|s| s.resolve(&spelled).and_then(|path| Ok((path.clone(), s.open(&path)?))))
                 };
                 let refused = |why: String| RpcError::invalid_params(format!("file {spelled:?}: {why}"));
-                let path = path.map_err(refused)?;
+                let (path, opened) = opened.map_err(refused)?;
                 let uri = file_uri(&path).unwrap_or_default();
-                Content::resource(read_contents(&uri, &path, MAX_FILE_BYTES).map_err(refused)?)
+                Content::resource(read_contents(&uri, &path, opened, MAX_FILE_BYTES).map_err(refused)?)
             }
             Body::Resource(uri) => {
                 let def = resources.iter().find(|r| r.resource.uri == *uri);

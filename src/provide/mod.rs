@@ -7,4 +7,5 @@ mod file_tools;
 pub mod files;
 pub mod manifest;
 pub mod sandbox;
+pub(crate) mod tracker;
 pub mod watch;

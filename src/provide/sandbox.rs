@@ -1,10 +1,61 @@
 //! The sandbox of served folders: turns a path a client spelled into a canonical path that is
-//! provably under a root, or a refusal that says why; walks a root's files; and spells files as
-//! `file://` URIs. Pure std; knows nothing of MCP.
+//! provably under a root, or a refusal that says why; opens only regular files, and checks that
+//! what it opened is what it checked; walks a root's files; and spells files as `file://` URIs.
+//! Pure std (no libc, no `unsafe`); knows nothing of MCP.
 
-use std::fs::{self, Metadata};
-use std::io;
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+use crate::util::percent;
+
+/// `O_NONBLOCK`, so opening a FIFO never waits for a writer (its value differs by platform).
+#[cfg(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd",
+    target_os = "dragonfly"
+))]
+const O_NONBLOCK: i32 = 0x4;
+#[cfg(all(
+    not(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd",
+        target_os = "dragonfly"
+    )),
+    any(target_arch = "mips", target_arch = "mips64")
+))]
+const O_NONBLOCK: i32 = 0x80;
+#[cfg(all(
+    not(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd",
+        target_os = "dragonfly"
+    )),
+    any(target_arch = "sparc", target_arch = "sparc64")
+))]
+const O_NONBLOCK: i32 = 0x4000;
+#[cfg(all(
+    not(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd",
+        target_os = "dragonfly"
+    )),
+    not(any(target_arch = "mips", target_arch = "mips64", target_arch = "sparc", target_arch = "sparc64"))
+))]
+const O_NONBLOCK: i32 = 0o4000;
 
 /// How deep a walk descends before it stops (a guard against pathological trees).
 const MAX_DEPTH: usize = 64;
@@ -46,11 +97,21 @@ impl Sandbox {
     /// Resolves components that [`components`] already checked.
     pub fn resolve_parts(&self, parts: &[String]) -> Result<PathBuf, String> {
         let joined: PathBuf = parts.iter().fold(self.root.clone(), |p, c| p.join(c));
-        let canonical = match fs::canonicalize(&joined) {
+        self.canonical_inside(&joined)
+    }
+
+    /// Canonicalizes `path` and checks that the result is under the root and shown.
+    fn canonical_inside(&self, path: &Path) -> Result<PathBuf, String> {
+        let canonical = match fs::canonicalize(path) {
             Ok(p) => p,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err("no such file or directory".into()),
             Err(e) => return Err(format!("cannot resolve: {e}")),
         };
+        self.inside(canonical)
+    }
+
+    /// Checks that a real (canonical) path is under the root and shown.
+    fn inside(&self, canonical: PathBuf) -> Result<PathBuf, String> {
         let Some(relative) = self.relative(&canonical) else {
             return Err("a symbolic link leads outside the served folder".into());
         };
@@ -58,6 +119,34 @@ impl Sandbox {
             return Err("a symbolic link leads to a hidden file or folder (serve them with --include-hidden)".into());
         }
         Ok(canonical)
+    }
+
+    /// Opens the regular file at `path` (under the root, as [`Sandbox::resolve`] or a walk gave
+    /// it) for reading, then decides about the file actually opened: its real path, as the
+    /// kernel names the descriptor, must be under the root and shown. A file or folder on the
+    /// way swapped for a symbolic link after any earlier check is refused, not followed outside.
+    pub fn open(&self, path: &Path) -> Result<(File, Metadata), String> {
+        let (file, meta) = open_regular(path)?;
+        self.inside(real_path(&file, &meta, path)?)?;
+        Ok((file, meta))
+    }
+
+    /// Opens the folder at `path` and checks, like [`Sandbox::open`], that the folder opened is
+    /// under the root; the returned path lists it through the open descriptor (on Linux), so a
+    /// swap after the check changes nothing.
+    fn open_dir(&self, path: &Path) -> Result<(File, PathBuf), String> {
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(O_NONBLOCK)
+            .open(path)
+            .map_err(|e| format!("cannot open: {e}"))?;
+        let meta = file.metadata().map_err(|e| format!("cannot inspect: {e}"))?;
+        if !meta.is_dir() {
+            return Err("is not a folder".into());
+        }
+        self.inside(real_path(&file, &meta, path)?)?;
+        let listed = via_descriptor(&file).unwrap_or_else(|| path.to_path_buf());
+        Ok((file, listed))
     }
 
     /// The path of `canonical` relative to the root (`""` for the root itself), or `None` when
@@ -105,8 +194,11 @@ impl Sandbox {
     }
 
     /// The shown entries of a directory, sorted by name.
+    /// The folder is read through its open descriptor, checked to be `dir`, so a folder swapped
+    /// for a link to outside is never listed.
     pub fn entries(&self, dir: &Path) -> Vec<(String, PathBuf, EntryKind)> {
-        let Ok(read) = fs::read_dir(dir) else { return Vec::new() };
+        let Ok((_held, listed)) = self.open_dir(dir) else { return Vec::new() };
+        let Ok(read) = fs::read_dir(&listed) else { return Vec::new() };
         let mut entries: Vec<(String, PathBuf, EntryKind)> = read
             .filter_map(Result::ok)
             .filter_map(|e| {
@@ -114,7 +206,9 @@ impl Sandbox {
                 if !self.shows(&name) {
                     return None;
                 }
-                let meta = fs::symlink_metadata(e.path()).ok()?;
+                // fstatat on the listed folder's descriptor, without following links.
+                let meta = e.metadata().ok()?;
+                let path = dir.join(&name);
                 let kind = if meta.is_dir() {
                     EntryKind::Dir
                 } else if meta.is_file() {
@@ -124,14 +218,15 @@ impl Sandbox {
                 } else {
                     EntryKind::Other
                 };
-                Some((name, e.path(), kind))
+                Some((name, path, kind))
             })
             .collect();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         entries
     }
 
-    /// Follows a symbolic link when its target stays inside the root and is shown.
+    /// Follows a symbolic link when its target stays inside the root, is shown, and is a
+    /// folder or a regular file (never a FIFO, socket or device).
     pub fn follow(&self, link: &Path) -> Option<(PathBuf, Metadata)> {
         let target = fs::canonicalize(link).ok()?;
         let rel = self.relative(&target)?;
@@ -139,7 +234,7 @@ impl Sandbox {
             return None;
         }
         let meta = fs::metadata(&target).ok()?;
-        Some((target, meta))
+        (meta.is_dir() || meta.is_file()).then_some((target, meta))
     }
 }
 
@@ -156,6 +251,74 @@ pub enum EntryKind {
     Other,
 }
 
+/// Opens `path` for reading only if it is a regular file: FIFOs, sockets and devices are
+/// refused before they are opened, and again from the opened descriptor (opened non-blocking,
+/// so a FIFO swapped in between cannot make the open wait).
+pub fn open_regular(path: &Path) -> Result<(File, Metadata), String> {
+    let not_regular = |meta: &Metadata| -> Option<String> {
+        if meta.is_dir() {
+            Some("is a folder, not a file".into())
+        } else if !meta.is_file() {
+            Some("is not a regular file (a FIFO, socket or device is never opened)".into())
+        } else {
+            None
+        }
+    };
+    let before = fs::metadata(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        _ => format!("cannot read: {e}"),
+    })?;
+    if let Some(why) = not_regular(&before) {
+        return Err(why);
+    }
+    let file =
+        OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let meta = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
+    match not_regular(&meta) {
+        Some(why) => Err(why),
+        None => Ok((file, meta)),
+    }
+}
+
+/// Reads an opened file whole, refusing more than `max_bytes` (counted while reading, so a
+/// file that grows after its size was checked still stops at the limit).
+pub fn read_all(file: File, meta: &Metadata, max_bytes: u64) -> Result<Vec<u8>, String> {
+    if meta.len() > max_bytes {
+        return Err(format!("is {} bytes, more than the limit of {max_bytes}", meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!("grew past the limit of {max_bytes} bytes while it was read"));
+    }
+    Ok(bytes)
+}
+
+/// The path that names an open descriptor's file through `/proc` (Linux only).
+fn via_descriptor(file: &File) -> Option<PathBuf> {
+    use std::os::unix::io::AsRawFd;
+    cfg!(target_os = "linux").then(|| PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd())))
+}
+
+/// The real path of the opened `file` (opened from `path`). On Linux the kernel names it
+/// (`/proc/self/fd/N`), and without `/proc` nothing is served. Elsewhere `path` is
+/// canonicalized and must still be the same device and inode as the descriptor (a swap in
+/// between is refused).
+fn real_path(file: &File, meta: &Metadata, path: &Path) -> Result<PathBuf, String> {
+    use std::os::unix::fs::MetadataExt;
+    if let Some(proc_path) = via_descriptor(file) {
+        return fs::read_link(proc_path).map_err(|e| format!("cannot check what was opened (is /proc mounted?): {e}"));
+    }
+    let changed = || "changed while it was opened (a symbolic link swapped in on the way?)".to_owned();
+    let canonical = fs::canonicalize(path).map_err(|_| changed())?;
+    let now = fs::metadata(&canonical).map_err(|_| changed())?;
+    if now.dev() == meta.dev() && now.ino() == meta.ino() {
+        Ok(canonical)
+    } else {
+        Err(changed())
+    }
+}
+
 /// Splits a client's spelling of a relative path into checked components, refusing every way
 /// to leave the root or smuggle a separator: percent-encoded separators are refused, the text
 /// is percent-decoded exactly once, then NUL, backslashes, absolute paths, drive letters, `..`, empty components (`a//b`), separators
@@ -167,7 +330,7 @@ pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, St
     if raw.contains("%2f") || raw.contains("%5c") {
         return Err("contains a percent-encoded separator (separate folders with a plain /)".into());
     }
-    let decoded = percent_decode(spelled).ok_or("is not UTF-8 once percent-decoded")?;
+    let decoded = percent::decode(spelled).ok_or("is not UTF-8 once percent-decoded")?;
     if decoded.contains('\0') {
         return Err("contains a NUL character".into());
     }
@@ -203,41 +366,10 @@ pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, St
     Ok(parts)
 }
 
-/// Decodes `%XX` escapes once. A `%` not followed by two hex digits stays as it is.
-/// `None` when the result is not UTF-8.
-pub fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = |j: usize| bytes.get(j).and_then(|c| (*c as char).to_digit(16));
-        match (b, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(hi), Some(lo)) => {
-                // Invariant: two hex digits make at most 255.
-                out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 /// Percent-encodes a path for a `file://` URI: unreserved characters and `/` stay, every other
 /// byte of the UTF-8 becomes `%XX`.
 pub fn percent_encode_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent::encode(path, |_, _, c| percent::is_unreserved(c) || c == '/')
 }
 
 /// The `file://` URI of a canonical absolute path (`None` when it is not UTF-8).
@@ -297,6 +429,6 @@ mod tests {
         let path = "/tmp/a b/ü%.txt";
         let encoded = percent_encode_path(path);
         assert_eq!(encoded, "/tmp/a%20b/%C3%BC%25.txt");
-        assert_eq!(percent_decode(&encoded).as_deref(), Some(path));
+        assert_eq!(percent::decode(&encoded).as_deref(), Some(path));
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::Server;
 use std::io;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Weak};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
@@ -42,9 +43,43 @@ impl Watcher {
             thread::sleep(self.interval);
             let Some(server) = server.upgrade() else { return };
             for job in &mut self.jobs {
-                job(&server);
+                // A job's bug costs that job's tick, not every later notification: the job
+                // runs again at the next tick.
+                let ran = panic::catch_unwind(AssertUnwindSafe(|| job(&server)));
+                if ran.is_err() {
+                    log::error!("a watch job panicked; it runs again at the next tick");
+                }
             }
         })?;
         Ok(Some(handle))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    // Issue 9: one panicking job used to end the watcher thread, and with it every change
+    // notification for good.
+    #[test]
+    fn a_panicking_job_does_not_stop_the_others() {
+        let server = Arc::new(Server::new("watch-test", "0"));
+        let ticks = Arc::new(AtomicUsize::new(0));
+        let mut watcher = Watcher::new(Duration::from_millis(5));
+        watcher.add(|_: &Server| panic!("a job's bug"));
+        let counted = Arc::clone(&ticks);
+        watcher.add(move |_: &Server| {
+            counted.fetch_add(1, Ordering::SeqCst);
+        });
+        let handle = watcher.spawn(&server).unwrap().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while ticks.load(Ordering::SeqCst) < 3 && std::time::Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(5));
+        }
+        assert!(ticks.load(Ordering::SeqCst) >= 3, "the other job stopped after the panic");
+        assert!(!handle.is_finished(), "the watcher thread ended");
+        drop(server);
+        handle.join().unwrap();
     }
 }

@@ -310,7 +310,11 @@ impl Server {
 
     /// Adds a listener for server-wide notifications; it is dropped once nothing else holds it.
     pub(crate) fn add_listener(&self, listener: Arc<dyn Listener>) {
-        self.listeners.lock().unwrap_or_else(PoisonError::into_inner).push(Arc::downgrade(&listener));
+        let mut listeners = self.listeners.lock().unwrap_or_else(PoisonError::into_inner);
+        // A `Weak` keeps its target's memory: without broadcasts (which prune too) every
+        // session an HTTP server ever had would stay (seen in scripts/soak.sh).
+        listeners.retain(|l| l.strong_count() > 0);
+        listeners.push(Arc::downgrade(&listener));
     }
 
     /// Removes the entries `keep` refuses from one list; says whether any went.

@@ -30,7 +30,7 @@ struct State {
     monitor_started: bool,
     /// The monitor sleeps on `stalled` until work is queued; only then is it worth a wake-up.
     monitor_parked: bool,
-    /// Idle workers signalled and not yet awake: an eager pool wakes one per queued job, never more.
+    /// Idle workers signalled and not yet awake.
     waking: usize,
     /// Set by `shutdown`: no new jobs or threads; workers drain the queue and exit.
     stopping: bool,
@@ -45,8 +45,6 @@ struct Shared {
     stalled: Condvar,
     resident: usize,
     max_threads: usize,
-    /// Wake an idle worker for every queued job, not just the first of a burst.
-    eager: bool,
 }
 
 /// The pool. Cloning shares it.
@@ -59,17 +57,6 @@ impl Pool {
     /// A pool that keeps up to `resident` idle workers and runs at most `max_threads` at once.
     /// Its jobs are mostly quick: a burst queues behind the first woken worker.
     pub(crate) fn new(resident: usize, max_threads: usize) -> Self {
-        Self::build(resident, max_threads, false)
-    }
-
-    /// A pool for jobs that mostly block (an HTTP request waits for its handler's answer, a
-    /// stream for its end): every job gets an idle worker of its own or a new one, as a queue
-    /// behind a blocked one would only wait.
-    pub(crate) fn for_blocking_jobs(resident: usize, max_threads: usize) -> Self {
-        Self::build(resident, max_threads, true)
-    }
-
-    fn build(resident: usize, max_threads: usize, eager: bool) -> Self {
         Pool {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
@@ -88,7 +75,6 @@ impl Pool {
                 stalled: Condvar::new(),
                 resident: resident.max(1),
                 max_threads: max_threads.max(1),
-                eager,
             }),
         }
     }
@@ -108,14 +94,12 @@ impl Pool {
             return;
         }
         state.queue.push_back(Box::new(job));
-        let wake = if shared.eager { state.idle > state.waking } else { state.idle > 0 && state.queue.len() == 1 };
+        let wake = state.idle > 0 && state.queue.len() == 1;
         if wake {
             state.waking += 1;
             drop(state);
             shared.ready.notify_one();
-        } else if state.idle <= state.waking
-            && state.threads < if shared.eager { shared.max_threads } else { shared.resident }
-        {
+        } else if state.idle <= state.waking && state.threads < shared.resident {
             add_worker(shared, &mut state);
         } else {
             // Queued behind other work: the worker draining the queue may be stuck in a slow job

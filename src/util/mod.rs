@@ -3,6 +3,7 @@
 
 pub mod base64;
 pub mod mime;
+pub mod percent;
 pub mod random;
 pub mod schema;
 pub mod time;

@@ -3,10 +3,14 @@
 //! Pure std; values are plain strings (no lists or maps), so level-4 modifiers
 //! parse but `*` is a no-op and `:n` only truncates on expansion.
 
+use super::percent;
 use std::collections::{HashMap, HashSet};
 
 /// Upper bound on matcher steps, so a hostile URI cannot make matching slow.
 const MAX_MATCH_STEPS: usize = 200_000;
+/// The longest URI the matcher looks at (longer ones match nothing): every step is then cheap,
+/// and the whole match costs at most this times the steps. Requests are capped before this.
+const MAX_MATCH_BYTES: usize = 64 * 1024;
 
 /// An expression operator (RFC 6570 §3.2, Appendix A).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,6 +194,9 @@ impl UriTemplate {
     /// repeated variables must match equal values. An invalid `%XX`, or a
     /// decoding that is not UTF-8, leaves the value as it was.
     pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
+        if uri.len() > MAX_MATCH_BYTES {
+            return None;
+        }
         let tokens = self.tokens();
         let names = self.variables();
         let has_repeats = {
@@ -203,6 +210,7 @@ impl UriTemplate {
         let mut matcher = Matcher {
             uri,
             tokens: &tokens,
+            stops: Stops::new(uri),
             captures: Vec::new(),
             failed: HashSet::new(),
             memoize: !has_repeats,
@@ -211,7 +219,8 @@ impl UriTemplate {
         if !matcher.run(0, 0) {
             return None;
         }
-        let mut captures = matcher.captures;
+        let mut captures: Vec<(String, String)> =
+            matcher.captures.into_iter().map(|(name, cap)| (name, cap.text(uri))).collect();
         captures.sort_by_key(|(name, _)| names.iter().position(|n| n == name));
         captures.dedup_by(|a, b| a.0 == b.0);
         Some(captures)
@@ -309,10 +318,6 @@ fn is_var_name(name: &str) -> bool {
     !previous_dot
 }
 
-fn is_unreserved(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')
-}
-
 fn is_reserved(c: char) -> bool {
     matches!(
         c,
@@ -323,45 +328,14 @@ fn is_reserved(c: char) -> bool {
 /// Percent-encodes `text`, keeping unreserved characters and, when
 /// `allow_reserved`, reserved characters and existing `%XX` triplets too.
 fn encode(text: &str, allow_reserved: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for (i, c) in text.char_indices() {
-        let keep = is_unreserved(c)
-            || (allow_reserved
-                && (is_reserved(c)
-                    || (c == '%' && text.get(i + 1..i + 3).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit())))));
-        if keep {
-            out.push(c);
-        } else {
-            let mut buf = [0u8; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{b:02X}"));
-            }
-        }
-    }
-    out
+    percent::encode(text, |text, i, c| {
+        percent::is_unreserved(c) || (allow_reserved && (is_reserved(c) || (c == '%' && percent::is_triplet(text, i))))
+    })
 }
 
 /// Decodes `%XX` triplets; see [`UriTemplate::matches`] for the lenient cases.
 fn decode(text: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        char::from(b).to_digit(16).and_then(|d| u8::try_from(d).ok())
-    }
-    let mut out = Vec::with_capacity(text.len());
-    let mut bytes = text.as_bytes();
-    while let Some((&b, rest)) = bytes.split_first() {
-        bytes = rest;
-        if b == b'%' {
-            if let [h, l, tail @ ..] = rest {
-                if let (Some(h), Some(l)) = (hex(*h), hex(*l)) {
-                    out.push((h << 4) | l);
-                    bytes = tail;
-                    continue;
-                }
-            }
-        }
-        out.push(b);
-    }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    percent::decode(text).unwrap_or_else(|| text.to_string())
 }
 
 /// A piece of the template as the matcher sees it.
@@ -374,12 +348,61 @@ enum Token<'t> {
     Named { first: &'static str, sep: &'static str, stops: &'static str, names: Vec<&'t str> },
 }
 
-/// Backtracking matcher over tokens, memoizing failed `(token, position)`
-/// states so the work stays polynomial in the URI length.
+/// For each position of a URI, where the next character of each class of excluded characters
+/// is: a variable's longest run is then found in constant time, not by a scan per attempt.
+struct Stops {
+    /// Next `/ ? # & , ;` (simple, label and path variables).
+    segment: Vec<usize>,
+    /// Next `?` or `#` (reserved variables).
+    reserved: Vec<usize>,
+}
+
+impl Stops {
+    fn new(uri: &str) -> Stops {
+        let table = |excluded: &str| {
+            let mut next = vec![uri.len(); uri.len() + 1];
+            for (i, b) in uri.bytes().enumerate().rev() {
+                next[i] = if excluded.as_bytes().contains(&b) { i } else { next[i + 1] };
+            }
+            next
+        };
+        Stops { segment: table("/?#&,;"), reserved: table("?#") }
+    }
+
+    /// The end of the run starting at `pos` of characters not in `excluded`.
+    fn end(&self, excluded: &str, len: usize, pos: usize) -> usize {
+        let table = match excluded {
+            "" => return len,
+            "?#" => &self.reserved,
+            _ => &self.segment,
+        };
+        table.get(pos).copied().unwrap_or(len)
+    }
+}
+
+/// What a variable captured: a range of the URI (decoded only once the match is complete) or
+/// an already decoded value.
+enum Cap {
+    Raw(usize, usize),
+    Text(String),
+}
+
+impl Cap {
+    fn text(&self, uri: &str) -> String {
+        match self {
+            Cap::Raw(start, end) => decode(uri.get(*start..*end).unwrap_or_default()),
+            Cap::Text(text) => text.clone(),
+        }
+    }
+}
+
+/// Backtracking matcher over tokens, memoizing failed `(token, position)` states; each step
+/// costs constant time apart from literal comparisons, and the steps are capped.
 struct Matcher<'a> {
     uri: &'a str,
     tokens: &'a [Token<'a>],
-    captures: Vec<(String, String)>,
+    stops: Stops,
+    captures: Vec<(String, Cap)>,
     failed: HashSet<(usize, usize)>,
     memoize: bool,
     steps: usize,
@@ -401,17 +424,17 @@ impl Matcher<'_> {
         let matched = match token {
             Token::Literal(text) => rest.starts_with(text.as_str()) && self.run(index + 1, pos + text.len()),
             Token::Var { name, excluded } => {
-                let run_len = rest.find(|c| excluded.contains(c)).unwrap_or(rest.len());
-                let ends: Vec<usize> =
-                    rest.get(..run_len).unwrap_or_default().char_indices().map(|(i, c)| i + c.len_utf8()).collect();
-                ends.into_iter().rev().any(|end| {
-                    let value = decode(rest.get(..end).unwrap_or_default());
-                    self.try_with(vec![(name.to_string(), value)], index + 1, pos + end)
+                let run_end = self.stops.end(excluded, self.uri.len(), pos);
+                let run = self.uri.get(pos..run_end).unwrap_or_default();
+                let mut ends = run.char_indices().map(|(i, c)| pos + i + c.len_utf8()).rev();
+                ends.any(|end| self.try_with(vec![(name.to_string(), Cap::Raw(pos, end))], index + 1, end))
+            }
+            Token::Named { first, sep, stops, names } => {
+                named_candidates(rest, first, sep, stops, names).into_iter().any(|(end, captured)| {
+                    let captured = captured.into_iter().map(|(n, v)| (n, Cap::Text(v))).collect();
+                    self.try_with(captured, index + 1, pos + end)
                 })
             }
-            Token::Named { first, sep, stops, names } => named_candidates(rest, first, sep, stops, names)
-                .into_iter()
-                .any(|(end, captured)| self.try_with(captured, index + 1, pos + end)),
         };
         if !matched && self.memoize {
             self.failed.insert((index, pos));
@@ -420,9 +443,11 @@ impl Matcher<'_> {
     }
 
     /// Records `captured` and matches the remaining tokens, undoing on failure.
-    fn try_with(&mut self, captured: Vec<(String, String)>, index: usize, pos: usize) -> bool {
-        let consistent =
-            captured.iter().all(|(name, value)| self.captures.iter().all(|(n, v)| n != name || v == value));
+    fn try_with(&mut self, captured: Vec<(String, Cap)>, index: usize, pos: usize) -> bool {
+        let uri = self.uri;
+        let consistent = captured
+            .iter()
+            .all(|(name, value)| self.captures.iter().all(|(n, v)| n != name || v.text(uri) == value.text(uri)));
         if !consistent {
             return false;
         }

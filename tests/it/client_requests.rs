@@ -56,6 +56,23 @@ fn elicitation_enum_shapes_of_sep_1330() {
     assert!(res["result"]["content"][0]["text"].as_str().unwrap().contains("action=decline"));
 }
 
+// Issue 9: a 2025-06-18 client's schema has single-select enums only (no titled `oneOf`, no
+// multi-select arrays): the fixture sends it what its revision can describe (the support code
+// checks the request against the 2025-06-18 schema).
+#[test]
+fn sep_1330_enums_are_shaped_for_2025_06_18_clients() {
+    let mut client = Client::everything("2025-06-18");
+    let call = client.send_request("tools/call", json!({"name": "test_elicitation_sep1330_enums", "arguments": {}}));
+    let req = client.wait(|m| m["method"] == "elicitation/create");
+    let props = req["params"]["requestedSchema"]["properties"].as_object().unwrap();
+    let mut names: Vec<&str> = props.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["legacyEnum", "untitledSingle"]);
+    client.answer(&req["id"], json!({"action": "accept", "content": {"untitledSingle": "option1"}}));
+    let res = client.response(&call);
+    assert!(res["result"]["content"][0]["text"].as_str().unwrap().contains("action=accept"));
+}
+
 #[test]
 fn url_elicitation_needs_the_url_capability_and_completes() {
     let mut client = Client::spawn(&["--everything"]);

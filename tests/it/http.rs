@@ -1,164 +1,12 @@
 //! Streamable HTTP and legacy SSE, spoken byte by byte over a TcpStream to the real binary.
 
+use crate::raw_http::{initialize, read_reply, write_request, Server, ACCEPT_BOTH, JSON};
 use crate::support::{announced_port, binary, SchemaBook};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const ACCEPT_BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
-const JSON: (&str, &str) = ("Content-Type", "application/json");
-
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    fn start(extra: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut command = Command::new(binary());
-        command
-            .args(["--everything", "--http", "127.0.0.1:0"])
-            .args(extra)
-            .env("RUST_LOG", "tinymcp=info")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            command.env(k, v);
-        }
-        let mut child = command.spawn().expect("spawn tinymcp");
-        let port = announced_port(&mut child);
-        Server { child, port }
-    }
-
-    fn connect(&self) -> TcpStream {
-        let stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        stream
-    }
-
-    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-        let mut stream = self.connect();
-        write_request(&mut stream, self.port, method, path, headers, body);
-        read_reply(&mut BufReader::new(stream))
-    }
-
-    fn post(&self, headers: &[(&str, &str)], body: &Value) -> Reply {
-        let mut all = vec![ACCEPT_BOTH, JSON];
-        all.extend_from_slice(headers);
-        self.send("POST", "/mcp", &all, &body.to_string())
-    }
-
-    /// A session at 2025-11-25: its id, after `notifications/initialized`.
-    fn session(&self, capabilities: Value) -> String {
-        let reply = self.post(&[], &initialize(capabilities));
-        assert_eq!(reply.status, 200, "{}", reply.body);
-        let id = reply.header("mcp-session-id").expect("Mcp-Session-Id").to_owned();
-        let ack =
-            self.post(&[("Mcp-Session-Id", &id)], &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        assert_eq!(ack.status, 202);
-        id
-    }
-}
-
-fn initialize(capabilities: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "it", "version": "1"}}})
-}
-
-fn write_request(stream: &mut TcpStream, port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &str) {
-    let mut text = format!("{method} {path} HTTP/1.1\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        text.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
-    }
-    for (k, v) in headers {
-        text.push_str(&format!("{k}: {v}\r\n"));
-    }
-    text.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    stream.write_all(text.as_bytes()).unwrap();
-}
-
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
-    }
-
-    /// The JSON of every `data:` line of an SSE body, with its event id.
-    fn events(&self) -> Vec<(Option<String>, Value)> {
-        sse_events(&self.body)
-    }
-}
-
-fn sse_events(body: &str) -> Vec<(Option<String>, Value)> {
-    let mut events = Vec::new();
-    for block in body.split("\n\n") {
-        let id = block.lines().find_map(|l| l.strip_prefix("id: ")).map(str::to_owned);
-        if let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) {
-            if !data.trim().is_empty() {
-                events.push((id, serde_json::from_str(data).unwrap()));
-            }
-        }
-    }
-    events
-}
-
-/// Reads one response: a Content-Length body or a chunked one, to its end.
-fn read_reply(reader: &mut impl BufRead) -> Reply {
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    let status =
-        line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("status line {line:?}"));
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).unwrap();
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        let (k, v) = l.split_once(':').unwrap();
-        headers.push((k.trim().to_owned(), v.trim().to_owned()));
-    }
-    let find = |name: &str| {
-        headers.iter().find(|(k, _): &&(String, String)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone())
-    };
-    let mut body = Vec::new();
-    if find("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-        loop {
-            line.clear();
-            reader.read_line(&mut line).unwrap();
-            let size = usize::from_str_radix(line.trim(), 16).unwrap();
-            let mut chunk = vec![0; size + 2];
-            reader.read_exact(&mut chunk).unwrap();
-            if size == 0 {
-                break;
-            }
-            body.extend_from_slice(&chunk[..size]);
-        }
-    } else if let Some(n) = find("content-length").and_then(|v| v.parse::<usize>().ok()) {
-        body.resize(n, 0);
-        reader.read_exact(&mut body).unwrap();
-    }
-    Reply { status, headers, body: String::from_utf8(body).unwrap() }
-}
 
 #[test]
 fn initialize_mints_a_visible_ascii_session_and_answers_json() {
@@ -215,12 +63,26 @@ fn delete_ends_the_session() {
 }
 
 #[test]
-fn the_session_cap_is_a_clear_503() {
+fn at_the_session_cap_the_longest_idle_session_makes_room_and_busy_ones_get_a_503() {
     let server = Server::start(&["--max-sessions", "1"], &[]);
-    server.session(json!({}));
+    let first = server.session(json!({}));
+    // The only session is idle: it ends to make room, and its client learns so with a 404.
+    let second = server.session(json!({}));
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    assert_eq!(server.post(&[("Mcp-Session-Id", &first)], &ping).status, 404);
+    // A session holding a stream is busy: the newcomer is told to come back.
+    let mut get = server.connect();
+    let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", second.as_str())];
+    write_request(&mut get, server.port, "GET", "/mcp", &headers, "");
+    let mut reader = BufReader::new(get);
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    assert!(line.starts_with("HTTP/1.1 200"), "{line}");
     let refused = server.post(&[], &initialize(json!({})));
     assert_eq!(refused.status, 503);
+    assert!(refused.header("retry-after").is_some());
     assert!(refused.json()["error"]["message"].as_str().unwrap().contains("too many sessions"));
+    assert_eq!(server.post(&[("Mcp-Session-Id", &second)], &ping).status, 200);
 }
 
 #[test]
@@ -352,9 +214,9 @@ fn the_get_stream_carries_list_changed() {
 
 #[test]
 fn connections_that_arrive_together_are_all_served() {
-    // Keep-alive connections each hold one of tiny_http's threads; the others close and leave
-    // idle threads behind. New connections that then arrive together once lost a wake-up in
-    // tiny_http's pool and sat unread until some other connection closed.
+    // Keep-alive connections each hold a thread; the others close. New connections that then
+    // arrive together once lost a wake-up in tiny_http's pool and sat unread until some other
+    // connection closed.
     let server = Server::start(&[], &[]);
     let mut held = Vec::new();
     for round in 0..20 {
@@ -547,4 +409,72 @@ fn legacy_sse_names_its_endpoint_and_answers_on_the_stream() {
     assert_eq!(answer["result"]["protocolVersion"], "2024-11-05");
     SchemaBook::get().validate("2024-11-05", "InitializeResult", &answer["result"]);
     assert_eq!(server.send("POST", "/messages?sessionId=unknown", &[JSON], "{}").status, 404);
+}
+
+#[test]
+fn the_url_shows_at_the_default_log_level_and_debug_shows_every_frame() {
+    let mut quiet = Command::new(binary())
+        .args(["--everything", "--http", "127.0.0.1:0"])
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tinymcp");
+    let port = announced_port(&mut quiet);
+    assert!(port > 0);
+    let _ = quiet.kill();
+    let _ = quiet.wait();
+    let mut child = Command::new(binary())
+        .args(["--everything", "--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "debug")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tinymcp");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let port = loop {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no listening line");
+        if let Some(rest) = line.split_once("listening on http://127.0.0.1:") {
+            break rest.1.split('/').next().unwrap().parse::<u16>().unwrap();
+        }
+    };
+    let mut server = Server { child, port };
+    let reply = server.post(&[], &initialize(json!({})));
+    assert_eq!(reply.status, 200);
+    let (mut saw_in, mut saw_out) = (false, false);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(saw_in && saw_out) && Instant::now() < deadline {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0);
+        saw_in |= line.contains("<- {") && line.contains("\"initialize\"");
+        saw_out |= line.contains("-> {") && line.contains("protocolVersion");
+    }
+    assert!(saw_in && saw_out, "frames in {saw_in}, out {saw_out}");
+    let _ = server.child.kill();
+}
+
+#[test]
+fn an_embedded_server_shuts_down_and_joins_its_threads() {
+    use std::io::Read;
+    use tinymcp::transport::http::{HttpOptions, HttpServer};
+    let server = std::sync::Arc::new(tinymcp::Server::new("embedded", "1.0.0"));
+    let http = HttpServer::start(server, "127.0.0.1:0", HttpOptions::default()).expect("start");
+    let port = http.local_addr().port();
+    // A kept-alive connection, idle after one answer, and an SSE stream in progress.
+    let mut idle = crate::raw_http::connect(port);
+    write_request(&mut idle, port, "GET", "/healthz", &[], "");
+    let mut idle = BufReader::new(idle);
+    assert_eq!(read_reply(&mut idle).status, 200);
+    let mut legacy = crate::raw_http::connect(port);
+    write_request(&mut legacy, port, "GET", "/sse", &[("Accept", "text/event-stream")], "");
+    let mut legacy = BufReader::new(legacy);
+    assert_eq!(crate::raw_http::read_head(&mut legacy).status, 200);
+    let start = Instant::now();
+    http.shutdown();
+    assert!(start.elapsed() < Duration::from_secs(5), "shutdown took {:?}", start.elapsed());
+    let mut rest = Vec::new();
+    assert_eq!(idle.read_to_end(&mut rest).unwrap(), 0, "the idle connection was not closed");
+    let _ = legacy.read_to_end(&mut rest);
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err(), "still accepting after shutdown");
 }

@@ -3,8 +3,9 @@
 //! session's GET stream) comes back as one line on the same channel stdio uses, so a test reads
 //! the same whichever transport it runs over.
 
+use crate::raw_http::{read_chunk, read_head, write_request};
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::net::TcpStream;
 use std::sync::mpsc::Sender;
 use std::thread;
@@ -71,20 +72,13 @@ impl HttpLink {
         let (port, lines) = (self.port, self.lines.clone());
         thread::spawn(move || {
             let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-            write_request(&mut stream, port, "GET", &headers, "");
+            write_request(&mut stream, port, "GET", "/mcp", &pairs(&headers), "");
             let mut reader = BufReader::new(stream);
             let head = read_head(&mut reader);
             assert_eq!(head.status, 200, "GET stream refused");
             forward_events(&mut reader, &lines);
         });
     }
-}
-
-struct Head {
-    status: u16,
-    session: Option<String>,
-    content_type: String,
-    length: Option<usize>,
 }
 
 struct Answered {
@@ -95,13 +89,14 @@ struct Answered {
 /// One POST; what it answers goes to `lines`. Returns the session and revision it set up.
 fn post(port: u16, headers: &[(&'static str, String)], body: &str, lines: &Sender<String>) -> Answered {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    write_request(&mut stream, port, "POST", headers, body);
+    write_request(&mut stream, port, "POST", "/mcp", &pairs(headers), body);
     let mut reader = BufReader::new(stream);
     let head = read_head(&mut reader);
-    let mut answered = Answered { session: head.session.clone(), revision: None };
-    if head.content_type.starts_with("text/event-stream") {
+    let mut answered = Answered { session: head.header("mcp-session-id").map(str::to_owned), revision: None };
+    let length = head.header("content-length").and_then(|v| v.parse::<usize>().ok());
+    if head.header("content-type").is_some_and(|t| t.starts_with("text/event-stream")) {
         forward_events(&mut reader, lines);
-    } else if let Some(length) = head.length.filter(|&n| n > 0) {
+    } else if let Some(length) = length.filter(|&n| n > 0) {
         let mut body = vec![0; length];
         reader.read_exact(&mut body).expect("body");
         let text = String::from_utf8(body).expect("UTF-8 body");
@@ -114,51 +109,15 @@ fn post(port: u16, headers: &[(&'static str, String)], body: &str, lines: &Sende
     answered
 }
 
-fn write_request(stream: &mut TcpStream, port: u16, method: &str, headers: &[(&'static str, String)], body: &str) {
-    let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\n", body.len());
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    stream.write_all(request.as_bytes()).expect("write request");
-}
-
-fn read_head(reader: &mut impl BufRead) -> Head {
-    let mut line = String::new();
-    reader.read_line(&mut line).expect("status line");
-    let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let mut head = Head { status, session: None, content_type: String::new(), length: None };
-    loop {
-        line.clear();
-        reader.read_line(&mut line).expect("header");
-        let Some((name, value)) = line.trim_end().split_once(':') else { break };
-        let value = value.trim().to_owned();
-        match name.to_ascii_lowercase().as_str() {
-            "mcp-session-id" => head.session = Some(value),
-            "content-type" => head.content_type = value,
-            "content-length" => head.length = value.parse().ok(),
-            _ => {}
-        }
-    }
-    head
+fn pairs<'a>(headers: &'a [(&'static str, String)]) -> Vec<(&'a str, &'a str)> {
+    headers.iter().map(|(n, v)| (*n, v.as_str())).collect()
 }
 
 /// Reads a chunked SSE body and sends every event's data on; stops at the end of the stream.
 fn forward_events(reader: &mut impl BufRead, lines: &Sender<String>) {
     let mut pending = String::new();
-    let mut size_line = String::new();
-    loop {
-        size_line.clear();
-        if reader.read_line(&mut size_line).unwrap_or(0) == 0 {
-            return;
-        }
-        let size = usize::from_str_radix(size_line.trim(), 16).expect("chunk size");
-        let mut chunk = vec![0; size + 2];
-        if reader.read_exact(&mut chunk).is_err() || size == 0 {
-            return;
-        }
-        pending.push_str(std::str::from_utf8(&chunk[..size]).expect("UTF-8 event"));
+    while let Some(chunk) = read_chunk(reader) {
+        pending.push_str(std::str::from_utf8(&chunk).expect("UTF-8 event"));
         while let Some(end) = pending.find("\n\n") {
             let event: String = pending.drain(..end + 2).collect();
             for data in event.lines().filter_map(|l| l.strip_prefix("data:")) {

@@ -2,8 +2,10 @@
 //! One file per feature (tools.rs, resources.rs, ...); support.rs has the clients.
 
 mod http_link;
+mod raw_http;
 mod support;
 
+mod bounds;
 mod cancellation;
 mod client_requests;
 mod completion;
@@ -11,6 +13,7 @@ mod config;
 mod embedding;
 mod files;
 mod first_run;
+mod hostile;
 mod http;
 mod jsonrpc;
 mod lifecycle;

@@ -3,7 +3,9 @@
 //! cancellation killing the whole process group), prompt templates, resources, `--check`, and
 //! reloading when the file changes.
 
-use crate::support::{check, eventually, over_both_transports, process_gone, run_binary, Client, TempDir, Transport};
+use crate::support::{
+    check, eventually, over_both_transports, process_gone, run_binary, tool_text as text_of, Client, TempDir, Transport,
+};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -27,17 +29,6 @@ fn serve_over(t: Transport, dir: &TempDir, manifest: &Value) -> Client {
     let mut client = Client::spawn_over(t, &["--manifest", &file, "--watch-interval", "20"]);
     client.initialize("2025-11-25", json!({}));
     client
-}
-
-fn call(client: &mut Client, name: &str, arguments: Value) -> Value {
-    client.request("tools/call", json!({"name": name, "arguments": arguments}))
-}
-
-fn text_of(result: &Value) -> String {
-    result["result"]["content"]
-        .as_array()
-        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"))
-        .unwrap_or_default()
 }
 
 fn tool(name: &str, command: &[&str], props: &[&str]) -> Value {
@@ -64,14 +55,12 @@ fn injection_attempts_reach_the_program_verbatim(t: Transport) {
         "`id`",
         "\"quoted\" 'single'",
         "line one\nline two",
-        "--help",
-        "-n",
         "a && b || c | d > e < f",
         "*",
         "$HOME ${PATH}",
         "{{x}}",
     ] {
-        let res = call(&mut client, "show", json!({"x": evil}));
+        let res = client.call_tool("show", json!({"x": evil}));
         check(&res, json!({"result": {"content": [{"type": "text", "text": evil}]}}));
         assert!(res["result"].get("isError").is_none(), "{res}");
     }
@@ -86,12 +75,12 @@ fn whole_element_placeholders_expand_arrays_and_vanish_when_absent() {
         {"name": "list", "command": ["printf", "[%s]", "{{items}}", "{{opt}}", "n={{n}}"], "inputSchema": schema}
     ]});
     let mut client = serve(&dir, &manifest);
-    let res = call(&mut client, "list", json!({"items": ["a", "b c", "-d"], "n": 3}));
-    assert_eq!(text_of(&res), "[a][b c][-d][n=3]");
-    let res = call(&mut client, "list", json!({"items": [], "opt": "o"}));
+    let res = client.call_tool("list", json!({"items": ["a", "b c", "d-"], "n": 3}));
+    assert_eq!(text_of(&res), "[a][b c][d-][n=3]");
+    let res = client.call_tool("list", json!({"items": [], "opt": "o"}));
     assert_eq!(text_of(&res), "[o]");
     // Arguments failing the input schema never reach the command.
-    let bad = call(&mut client, "list", json!({"n": "three"}));
+    let bad = client.call_tool("list", json!({"n": "three"}));
     check(&bad, json!({"result": {"isError": true}}));
 }
 
@@ -106,15 +95,16 @@ fn stdin_env_and_cwd_are_as_declared() {
         {"name": "here", "command": ["ls", "manifest.json"]}
     ]});
     let mut client = serve(&dir, &manifest);
-    assert_eq!(text_of(&call(&mut client, "cat", json!({"x": "$(id)\n"}))), "to stdin: $(id)\n");
-    let env = text_of(&call(&mut client, "env", json!({})));
+    assert_eq!(text_of(&client.call_tool("cat", json!({"x": "$(id)\n"}))), "to stdin: $(id)\n");
+    let env = text_of(&client.call_tool("env", json!({})));
     let names: Vec<&str> = env.lines().filter_map(|l| l.split_once('=').map(|(k, _)| k)).collect();
     assert!(env.contains("GREETING=hi there\n"), "{env}");
     // The environment is cleared to a minimal set: the test runs tinymcp with RUST_LOG set.
+    // TINYMCP_CALL marks the call's processes, so children that call setsid end with it.
     assert!(!names.contains(&"RUST_LOG"), "{env}");
-    assert!(names.iter().all(|n| ["PATH", "HOME", "LANG", "GREETING"].contains(n)), "{names:?}");
-    assert_eq!(text_of(&call(&mut client, "ls", json!({}))), "here.txt\n");
-    assert_eq!(text_of(&call(&mut client, "here", json!({}))), "manifest.json\n");
+    assert!(names.iter().all(|n| ["PATH", "HOME", "LANG", "GREETING", "TINYMCP_CALL"].contains(n)), "{names:?}");
+    assert_eq!(text_of(&client.call_tool("ls", json!({}))), "here.txt\n");
+    assert_eq!(text_of(&client.call_tool("here", json!({}))), "manifest.json\n");
 }
 
 fn a_failing_command_is_an_error_result_with_status_and_stderr(t: Transport) {
@@ -124,11 +114,11 @@ fn a_failing_command_is_an_error_result_with_status_and_stderr(t: Transport) {
         {"name": "missing", "command": ["/nonexistent/program"]}
     ]});
     let mut client = serve_over(t, &dir, &manifest);
-    let res = call(&mut client, "fail", json!({}));
+    let res = client.call_tool("fail", json!({}));
     check(&res, json!({"result": {"isError": true}}));
     let text = text_of(&res);
     assert!(text.contains("exited with status 3") && text.contains("it broke"), "{text}");
-    let res = call(&mut client, "missing", json!({}));
+    let res = client.call_tool("missing", json!({}));
     check(&res, json!({"result": {"isError": true}}));
     assert!(text_of(&res).contains("cannot run /nonexistent/program"), "{res}");
 }
@@ -139,7 +129,7 @@ fn output_beyond_the_cap_is_truncated_with_a_note(t: Transport) {
         {"name": "loud", "command": ["sh", "-c", "yes | head -c 100000"], "maxOutputBytes": 1000}
     ]});
     let mut client = serve_over(t, &dir, &manifest);
-    let res = call(&mut client, "loud", json!({}));
+    let res = client.call_tool("loud", json!({}));
     let text = text_of(&res);
     assert!(text.starts_with(&"y\n".repeat(500)), "{text}");
     assert!(text.ends_with("[output truncated: showing the first 1000 of 100000 bytes]"), "{text}");
@@ -160,9 +150,9 @@ fn json_output_becomes_structured_content_checked_against_the_schema() {
         &listed,
         json!({"result": {"tools": [{"name": "count", "outputSchema": out_schema, "annotations": {"readOnlyHint": true, "title": "Count"}}, {"name": "prose"}]}}),
     );
-    check(&call(&mut client, "count", json!({"n": "3"})), json!({"result": {"structuredContent": {"n": 3}}}));
-    check(&call(&mut client, "count", json!({"n": "\"three\""})), json!({"result": {"isError": true}}));
-    let prose = call(&mut client, "prose", json!({}));
+    check(&client.call_tool("count", json!({"n": "3"})), json!({"result": {"structuredContent": {"n": 3}}}));
+    check(&client.call_tool("count", json!({"n": "\"three\""})), json!({"result": {"isError": true}}));
+    let prose = client.call_tool("prose", json!({}));
     check(&prose, json!({"result": {"isError": true}}));
     assert!(text_of(&prose).contains("not JSON"), "{prose}");
 }
@@ -187,7 +177,7 @@ fn pids(dir: &TempDir) -> Vec<u32> {
 fn a_timeout_kills_the_whole_process_group(t: Transport) {
     let dir = TempDir::new("timeout");
     let mut client = serve_over(t, &dir, &json!({"tools": [sleeper(&dir)]}));
-    let res = call(&mut client, "sleeper", json!({}));
+    let res = client.call_tool("sleeper", json!({}));
     check(&res, json!({"result": {"isError": true}}));
     assert!(text_of(&res).contains("timed out after 400 ms"), "{res}");
     for pid in pids(&dir) {
@@ -287,7 +277,7 @@ fn resources_come_from_files_or_inline_text() {
         json!({"result": {"contents": [{"text": "Use snake_case."}]}}),
     );
     // A manifest alone serves no folder.
-    let res = call(&mut client, "read_file", json!({"path": "README.md"}));
+    let res = client.call_tool("read_file", json!({"path": "README.md"}));
     assert!(res.get("error").is_some(), "{res}");
 }
 
@@ -348,18 +338,18 @@ fn a_changed_manifest_is_reloaded_and_a_broken_one_keeps_the_old(t: Transport) {
     client.wait(|m| m["method"] == "notifications/prompts/list_changed");
     let tools = client.request("tools/list", json!({}));
     check(&tools, json!({"result": {"tools": [{"name": "one"}, {"name": "two"}]}}));
-    assert_eq!(text_of(&call(&mut client, "one", json!({}))), "uno\n");
+    assert_eq!(text_of(&client.call_tool("one", json!({}))), "uno\n");
     // A broken manifest changes nothing (the error goes to the log).
     write_manifest(&dir, &json!({"tools": [{"name": "bad name", "command": []}], "padding": "x".repeat(100)}));
     let seen = client.drain(Duration::from_millis(400));
     assert!(seen.iter().all(|m| m.get("method").is_none()), "{seen:?}");
-    assert_eq!(text_of(&call(&mut client, "two", json!({}))), "2\n");
+    assert_eq!(text_of(&client.call_tool("two", json!({}))), "2\n");
     // Removing a tool removes it.
     write_manifest(&dir, &json!({"tools": [tool("two", &["echo", "deux"], &[])]}));
     client.wait(|m| m["method"] == "notifications/tools/list_changed");
     let tools = client.request("tools/list", json!({}));
     check(&tools, json!({"result": {"tools": [{"name": "two"}]}}));
-    check(&call(&mut client, "one", json!({})), json!({"error": {"code": -32602}}));
+    check(&client.call_tool("one", json!({})), json!({"error": {"code": -32602}}));
 }
 
 #[test]
@@ -369,12 +359,12 @@ fn the_example_manifest_is_valid_and_its_tools_run() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut client = Client::spawn(&["--manifest", example]);
     client.initialize("2025-11-25", json!({}));
-    let stats = call(&mut client, "line_stats", json!({"path": "Cargo.toml"}));
+    let stats = client.call_tool("line_stats", json!({"path": "Cargo.toml"}));
     let structured = &stats["result"]["structuredContent"];
     assert!(structured["lines"].as_u64().unwrap() > 10 && structured["bytes"].as_u64().unwrap() > 100, "{stats}");
-    let words = call(&mut client, "word_count", json!({"path": "Cargo.toml"}));
-    assert!(text_of(&words).ends_with(" Cargo.toml\n"), "{words}");
-    let sorted = call(&mut client, "sort_lines", json!({"text": "b\na\nc\n", "order": "-r"}));
+    let words = client.call_tool("word_count", json!({"path": "Cargo.toml"}));
+    assert!(text_of(&words).ends_with("/Cargo.toml\n"), "{words}");
+    let sorted = client.call_tool("sort_lines", json!({"text": "b\na\nc\n", "order": "-r"}));
     assert_eq!(text_of(&sorted), "c\nb\na\n");
     let prompt = client.request("prompts/get", json!({"name": "review", "arguments": {"language": "go", "code": "x"}}));
     check(&prompt, json!({"result": {"messages": [{}, {"content": {"type": "resource"}}]}}));
@@ -427,7 +417,162 @@ fn what_a_command_leaves_running_is_killed_when_it_exits() {
     let dir = TempDir::new("leftover");
     let script = format!("sleep 30 & echo $! > {}/bg.pid; echo started", dir.path().display());
     let mut client = serve(&dir, &json!({"tools": [{"name": "bg", "command": ["sh", "-c", script]}]}));
-    assert_eq!(text_of(&call(&mut client, "bg", json!({}))), "started\n");
+    assert_eq!(text_of(&client.call_tool("bg", json!({}))), "started\n");
     let pid: u32 = std::fs::read_to_string(dir.path().join("bg.pid")).unwrap().trim().parse().unwrap();
     eventually(&format!("the background process {pid} to be gone"), || process_gone(pid));
+}
+
+// Issue 11: command tools are safe by construction. A value that starts with `-` is refused
+// where the program would take it for an option, unless the tool declares the argument as an
+// option or the manifest puts it after `--`.
+over_both_transports!(values_starting_with_a_dash_are_refused_unless_declared_or_after_the_separator);
+
+fn values_starting_with_a_dash_are_refused_unless_declared_or_after_the_separator(t: Transport) {
+    let dir = TempDir::new("dash");
+    let schema = json!({"type": "object", "properties": {
+        "x": {"type": "string"}, "items": {"type": "array", "items": {"type": "string"}}}});
+    let manifest = json!({"tools": [
+        {"name": "show", "command": ["printf", "[%s]", "{{x}}", "{{items}}"], "inputSchema": schema},
+        {"name": "after", "command": ["echo", "--", "{{x}}"], "inputSchema": string_props(&["x"])},
+        {"name": "literal", "command": ["printf", "%s", "x={{x}}"], "inputSchema": string_props(&["x"])},
+        {"name": "option", "command": ["printf", "[%s]", "{{x}}"], "inputSchema": string_props(&["x"]), "optionArguments": ["x"]}
+    ]});
+    let mut client = serve_over(t, &dir, &manifest);
+    for args in [json!({"x": "--help"}), json!({"x": "-n"}), json!({"items": ["a", "--output=/tmp/x"]})] {
+        let res = client.call_tool("show", args.clone());
+        check(&res, json!({"result": {"isError": true}}));
+        assert!(text_of(&res).contains("starts with '-'"), "{args}: {res}");
+    }
+    assert_eq!(text_of(&client.call_tool("show", json!({"x": "a-b", "items": ["c"]}))), "[a-b][c]");
+    assert_eq!(text_of(&client.call_tool("after", json!({"x": "-n"}))), "-- -n\n");
+    assert_eq!(text_of(&client.call_tool("literal", json!({"x": "-n"}))), "x=-n");
+    assert_eq!(text_of(&client.call_tool("option", json!({"x": "-n"}))), "[-n]");
+}
+
+// Issue 11: an argument declared in pathArguments is a path inside the tool's folder: it is
+// resolved through the same sandbox as served folders, and the program gets the checked path.
+#[test]
+fn path_arguments_stay_inside_the_tools_folder() {
+    let dir = TempDir::new("path-args");
+    let outside = TempDir::new("path-args-outside");
+    dir.write("inside.txt", "one two three\n");
+    outside.write("secret.txt", "secret\n");
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), dir.path().join("link")).unwrap();
+    let manifest = json!({"tools": [
+        {"name": "cat", "command": ["cat", "{{path}}"], "inputSchema": string_props(&["path"]), "pathArguments": ["path"]}
+    ]});
+    let mut client = serve(&dir, &manifest);
+    assert_eq!(text_of(&client.call_tool("cat", json!({"path": "inside.txt"}))), "one two three\n");
+    for bad in ["/etc/passwd", "../x", "link", "-n", "%2e%2e/x", ".hidden", "missing.txt"] {
+        let res = client.call_tool("cat", json!({"path": bad}));
+        check(&res, json!({"result": {"isError": true}}));
+        assert!(!text_of(&res).contains("secret"), "{bad}: {res}");
+    }
+}
+
+// Issue 11: the shipped example manifest holds against the attacks the issue found.
+#[test]
+fn the_example_manifest_is_safe_against_the_issues_attacks() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/manifest.json");
+    let target = std::env::temp_dir().join(format!("tinymcp-it-written-{}", std::process::id()));
+    let mut client = Client::spawn(&["--manifest", example]);
+    client.initialize("2025-11-25", json!({}));
+    let written = format!("--output={}", target.display());
+    let attacks = [
+        ("recent_commits", json!({"count": 1, "paths": [written]})),
+        ("recent_commits", json!({"count": 1, "paths": ["-p"]})),
+        ("word_count", json!({"path": "/etc/passwd"})),
+        ("word_count", json!({"path": "../../../../../../etc/passwd"})),
+        ("word_count", json!({"path": "--files0-from=/etc/passwd"})),
+        ("line_stats", json!({"path": "/etc/passwd"})),
+        ("line_stats", json!({"path": "../../../../../../etc/passwd"})),
+        ("sort_lines", json!({"text": "x", "order": "-o/tmp/x"})),
+    ];
+    for (tool, args) in attacks {
+        let res = client.call_tool(tool, args.clone());
+        check(&res, json!({"result": {"isError": true}}));
+        assert!(!res.to_string().contains("root:"), "{tool} {args}: {res}");
+    }
+    assert!(!target.exists(), "a tool wrote {}", target.display());
+    let commits = client.call_tool("recent_commits", json!({"count": 2, "paths": ["README.md"]}));
+    assert!(commits["result"].get("isError").is_none(), "{commits}");
+    let out = run_binary(&["--check", example]);
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stderr).is_empty(), "{out:?}");
+}
+
+// Issue 11: --check warns about code run by a shell or interpreter that holds a placeholder, and
+// about tools marked read-only whose command writes; warnings do not fail the check.
+#[test]
+fn check_warns_about_shell_injection_and_read_only_tools_that_write() {
+    let dir = TempDir::new("warn");
+    let file = write_manifest(
+        &dir,
+        &json!({"tools": [
+            tool("shell", &["sh", "-c", "echo {{x}}"], &["x"]),
+            tool("bash", &["/bin/bash", "-c", "ls {{x}}"], &["x"]),
+            tool("py", &["python3", "-c", "print('{{x}}')"], &["x"]),
+            tool("cmd", &["cmd", "/c", "dir {{x}}"], &["x"]),
+            tool("fine", &["sh", "-c", "echo \"$1\"", "sh", "{{x}}"], &["x"]),
+            {"name": "rm", "command": ["rm", "-f", "--", "{{x}}"], "inputSchema": string_props(&["x"]), "annotations": {"readOnlyHint": true}},
+            {"name": "sed", "command": ["sed", "-i", "s/a/b/", "--", "f.txt"], "annotations": {"readOnlyHint": true}},
+            {"name": "out", "command": ["git", "log", "--output=log.txt"], "annotations": {"readOnlyHint": true}},
+            {"name": "reader", "command": ["cat", "--", "f.txt"], "annotations": {"readOnlyHint": true}}
+        ]}),
+    );
+    let out = run_binary(&["--check", &file]);
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for expected in [
+        "tools[0].command[2]: warning: sh -c runs this text as code",
+        "tools[1].command[2]: warning: bash -c runs this text as code",
+        "tools[2].command[2]: warning: python3 -c runs this text as code",
+        "tools[3].command[2]: warning: cmd /c runs this text as code",
+        "tools[5].annotations.readOnlyHint: warning: rm writes",
+        "tools[6].annotations.readOnlyHint: warning: sed -i writes",
+        "tools[7].annotations.readOnlyHint: warning: --output=log.txt writes",
+    ] {
+        assert!(stderr.contains(&format!("{file}: {expected}")), "no {expected:?} in:\n{stderr}");
+    }
+    assert!(!stderr.contains("tools[4]") && !stderr.contains("tools[8]"), "{stderr}");
+}
+
+// Issue 11: a child that leaves the process group (setsid) is found through the call's mark in
+// its environment and ended with the call; output is read to the cap even when a grandchild
+// holds the pipe. What survives: a process that clears its environment and leaves the group
+// (`env -i setsid ...`), shown here and documented in the README.
+#[test]
+fn children_that_call_setsid_are_ended_with_the_call() {
+    let dir = TempDir::new("setsid");
+    let script = format!("setsid sleep 30 & echo $! > {}/escaped.pid; echo started", dir.path().display());
+    let held = "echo hello; setsid sleep 30 &";
+    let manifest = json!({"tools": [
+        {"name": "escape", "command": ["sh", "-c", script]},
+        {"name": "hold", "command": ["sh", "-c", held]}
+    ]});
+    let mut client = serve(&dir, &manifest);
+    assert_eq!(text_of(&client.call_tool("escape", json!({}))), "started\n");
+    let pid: u32 = std::fs::read_to_string(dir.path().join("escaped.pid")).unwrap().trim().parse().unwrap();
+    eventually(&format!("the setsid child {pid} to be gone"), || process_gone(pid));
+    let started = std::time::Instant::now();
+    assert_eq!(text_of(&client.call_tool("hold", json!({}))), "hello\n");
+    // Before: the output was lost and the call waited out the 2 s drain.
+    assert!(started.elapsed() < Duration::from_millis(1900), "took {:?}", started.elapsed());
+}
+
+#[test]
+fn what_clears_its_environment_and_leaves_the_group_survives_the_call() {
+    let dir = TempDir::new("survivor");
+    let script =
+        format!("env -i /usr/bin/setsid /bin/sleep 30 & echo $! > {}/survivor.pid; echo hello", dir.path().display());
+    let manifest = json!({"tools": [{"name": "survivor", "command": ["sh", "-c", script]}]});
+    let mut client = serve(&dir, &manifest);
+    let started = std::time::Instant::now();
+    // The output is read to the end the command wrote, even though the survivor holds the pipe.
+    assert_eq!(text_of(&client.call_tool("survivor", json!({}))), "hello\n");
+    assert!(started.elapsed() < Duration::from_secs(4), "took {:?}", started.elapsed());
+    let pid: u32 = std::fs::read_to_string(dir.path().join("survivor.pid")).unwrap().trim().parse().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let survived = !process_gone(pid);
+    let _ = std::process::Command::new("kill").arg(pid.to_string()).status();
+    assert!(survived, "the documented limit changed: update the README");
 }

@@ -20,8 +20,13 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 pub const STATEFUL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// Path to the binary under test.
+/// `TINYMCP_TEST_BINARY` runs the tests against another build (an older one, to watch a test
+/// of a fixed attack fail there).
 pub fn binary() -> &'static str {
-    env!("CARGO_BIN_EXE_tinymcp")
+    static BINARY: OnceLock<String> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        std::env::var("TINYMCP_TEST_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_tinymcp").to_owned())
+    })
 }
 
 /// Checks that `actual` contains everything in `expected` (objects partially, arrays and
@@ -482,6 +487,14 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
     }
+}
+
+/// The text blocks of a tool result, joined by newlines (empty for an error answer).
+pub fn tool_text(answer: &Value) -> String {
+    answer["result"]["content"]
+        .as_array()
+        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"))
+        .unwrap_or_default()
 }
 
 /// Runs the binary to completion (for one-shot commands such as `--check` and `config`), bounded.

@@ -30,6 +30,8 @@ const TOOL_KEYS: &[&str] = &[
     "maxOutputBytes",
     "output",
     "annotations",
+    "optionArguments",
+    "pathArguments",
 ];
 const ANNOTATION_KEYS: &[&str] = &["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages"];
@@ -48,6 +50,9 @@ pub(super) fn problem(path: &str, message: impl Into<String>) -> Problem {
 
 /// What a valid manifest declares.
 pub(super) struct Checked {
+    /// Things that work but are likely unsafe or wrong (shell code with placeholders, read-only
+    /// tools whose command writes).
+    pub warnings: Vec<Problem>,
     pub instructions: Option<String>,
     pub tools: Vec<ToolDef>,
     pub prompts: Vec<PromptDef>,
@@ -56,10 +61,10 @@ pub(super) struct Checked {
 
 /// Checks the whole manifest; relative paths resolve against `dir`.
 pub(super) fn manifest(raw: &Value, dir: &Path) -> Result<Checked, Vec<Problem>> {
-    let mut c = Checker { problems: Vec::new(), dir };
+    let mut c = Checker { problems: Vec::new(), warnings: Vec::new(), dir };
     let checked = c.top(raw);
     match checked {
-        Some(checked) if c.problems.is_empty() => Ok(checked),
+        Some(checked) if c.problems.is_empty() => Ok(Checked { warnings: c.warnings, ..checked }),
         _ => Err(c.problems),
     }
 }
@@ -84,12 +89,161 @@ fn valid_name(name: &str) -> bool {
 
 struct Checker<'a> {
     problems: Vec<Problem>,
+    warnings: Vec<Problem>,
     dir: &'a Path,
+}
+
+/// Programs that run their argument after `flag` as code: a placeholder in that code is
+/// injectable (values should be separate arguments, such as `"$1"` for a shell).
+const INTERPRETERS: &[(&str, &str)] = &[
+    ("sh", "-c"),
+    ("bash", "-c"),
+    ("dash", "-c"),
+    ("zsh", "-c"),
+    ("ksh", "-c"),
+    ("fish", "-c"),
+    ("csh", "-c"),
+    ("tcsh", "-c"),
+    ("busybox", "-c"),
+    ("cmd", "/c"),
+    ("cmd.exe", "/c"),
+    ("cmd", "/C"),
+    ("cmd.exe", "/C"),
+    ("powershell", "-Command"),
+    ("pwsh", "-Command"),
+    ("powershell", "-c"),
+    ("pwsh", "-c"),
+    ("python", "-c"),
+    ("python3", "-c"),
+    ("perl", "-e"),
+    ("perl", "-E"),
+    ("ruby", "-e"),
+    ("node", "-e"),
+    ("node", "--eval"),
+    ("php", "-r"),
+    ("lua", "-e"),
+    ("osascript", "-e"),
+];
+
+/// Programs that write files whatever their arguments.
+const WRITERS: &[&str] = &[
+    "rm", "rmdir", "mv", "cp", "dd", "tee", "touch", "mkdir", "chmod", "chown", "chgrp", "ln", "truncate", "install",
+    "shred", "unlink", "mkfifo", "rsync",
+];
+/// `git` subcommands that change the repository or the work tree.
+const GIT_WRITERS: &[&str] = &[
+    "add",
+    "am",
+    "apply",
+    "branch",
+    "checkout",
+    "cherry-pick",
+    "clean",
+    "clone",
+    "commit",
+    "config",
+    "fetch",
+    "gc",
+    "init",
+    "merge",
+    "mv",
+    "pull",
+    "push",
+    "rebase",
+    "reset",
+    "restore",
+    "revert",
+    "rm",
+    "stash",
+    "switch",
+    "tag",
+    "worktree",
+];
+
+/// Why a command writes, when it plainly does (a heuristic for `readOnlyHint` tools).
+fn writes(argv: &[String]) -> Option<String> {
+    let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or(p))?;
+    if WRITERS.contains(&program) {
+        return Some(program.to_owned());
+    }
+    let args = argv.get(1..).unwrap_or_default();
+    if program == "sed" && args.iter().any(|a| a == "-i" || a.starts_with("--in-place") || a.starts_with("-i")) {
+        return Some("sed -i".into());
+    }
+    if program == "git" {
+        if let Some(sub) = args.iter().find(|a| !a.starts_with('-')).filter(|a| GIT_WRITERS.contains(&a.as_str())) {
+            return Some(format!("git {sub}"));
+        }
+    }
+    args.iter()
+        .find(|a| a.starts_with("--output") || a.as_str() == "-o" || a.starts_with("--out-file"))
+        .map(|a| a.to_owned())
 }
 
 impl Checker<'_> {
     fn fail(&mut self, path: &str, message: impl Into<String>) {
         self.problems.push(problem(path, message));
+    }
+
+    fn warn(&mut self, path: &str, message: impl Into<String>) {
+        self.warnings.push(problem(path, format!("warning: {}", message.into())));
+    }
+
+    /// Argument names listed under `name` (`optionArguments`, `pathArguments`): each must be a
+    /// property of the input schema.
+    fn argument_names(
+        &mut self,
+        map: &Map<String, Value>,
+        path: &str,
+        name: &str,
+        properties: &[String],
+    ) -> Vec<String> {
+        let Some(value) = map.get(name) else { return Vec::new() };
+        let at = key(path, name);
+        let Some(items) = value.as_array() else {
+            self.fail(&at, "expected an array of argument names (properties of inputSchema)");
+            return Vec::new();
+        };
+        let mut names = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match item.as_str() {
+                Some(n) if properties.iter().any(|p| p == n) => names.push(n.to_owned()),
+                _ => self.fail(
+                    &index(&at, i),
+                    format!("expected a property of inputSchema (declared: {}), got {item}", properties.join(", ")),
+                ),
+            }
+        }
+        names
+    }
+
+    /// Warnings about the command: code for an interpreter that holds a placeholder, and a
+    /// read-only tool whose command writes.
+    fn command_warnings(&mut self, argv: &[String], path: &str, read_only: bool) {
+        let at = key(path, "command");
+        let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)).unwrap_or_default();
+        for (i, pair) in argv.windows(2).enumerate() {
+            let [flag, code] = pair else { continue };
+            let interpreted = INTERPRETERS.iter().any(|(p, f)| *p == program && f == flag);
+            if interpreted && !placeholders(code).is_empty() {
+                self.warn(
+                    &index(&at, i + 1),
+                    format!(
+                        "{program} {flag} runs this text as code, so a value put in it by a placeholder can run \
+                         commands of its own; pass values as separate arguments (for a shell: \"$1\" in the code, \
+                         the placeholder after it)"
+                    ),
+                );
+            }
+        }
+        if read_only {
+            if let Some(why) = writes(argv) {
+                self.warn(
+                    &key(&key(path, "annotations"), "readOnlyHint"),
+                    format!("{why} writes, but the tool is marked read-only"),
+                );
+            }
+        }
     }
 
     /// An object with only `allowed` keys (unknown keys are reported, the object still used).
@@ -204,7 +358,7 @@ impl Checker<'_> {
                 prompts.extend(self.prompt(item, &index("prompts", i), &mut seen, &uris));
             }
         }
-        Some(Checked { instructions, tools, prompts, resources })
+        Some(Checked { warnings: Vec::new(), instructions, tools, prompts, resources })
     }
 
     fn tool(&mut self, value: &Value, path: &str, seen: &mut HashSet<String>) -> Option<ToolDef> {
@@ -299,6 +453,10 @@ impl Checker<'_> {
         if let Some(annotations) = map.get("annotations") {
             tool.annotations = self.annotations(annotations, &key(path, "annotations"));
         }
+        spec.options = self.argument_names(map, path, "optionArguments", &properties);
+        spec.paths = self.argument_names(map, path, "pathArguments", &properties);
+        let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
+        self.command_warnings(&spec.argv, path, read_only);
         Some(ToolDef { tool, spec })
     }
 

@@ -1,16 +1,22 @@
 //! The HTTP+SSE transport of 2024-11-05, for old clients: GET `/sse` opens the session's one
 //! stream and names the URL to POST to; every answer travels on that stream as `event: message`.
-//! Closing the stream ends the session.
+//! Closing the stream ends the session. What waits for the stream is bounded: beyond
+//! `WAITING` messages the newest are dropped, and a client that stops reading loses its stream
+//! (and session) once a write has made no progress for the write timeout.
 
+use super::http1::Exchange;
 use super::sse::SseWriter;
-use super::{read_message, Answer, Http};
+use super::{read_message, Answer, Http, SLICE};
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::util::random;
 use crate::wire::jsonrpc::RpcError;
 use std::collections::HashMap;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};
-use tiny_http::Request;
+use std::time::Instant;
+
+/// Messages that may wait for a legacy session's stream.
+const WAITING: usize = 256;
 
 struct LegacySession {
     connection: Connection,
@@ -24,15 +30,24 @@ pub(super) struct Legacy {
     table: Mutex<HashMap<String, Arc<LegacySession>>>,
 }
 
-pub(super) fn open(http: &Http, request: Request, cors: &[(&'static str, String)]) {
+impl Legacy {
+    /// Ends every legacy session (at shutdown); their streams notice within a slice.
+    pub(super) fn close_all(&self) {
+        for session in self.table.lock().unwrap_or_else(PoisonError::into_inner).values() {
+            session.connection.close();
+        }
+    }
+}
+
+pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
     let id = match random::hex_token(16) {
         Ok(id) => id,
         Err(e) => {
             log::error!("no session id: {e}");
-            return Answer::rpc_error(500, &RpcError::internal()).send(request, cors);
+            return Answer::rpc_error(500, &RpcError::internal()).send(exchange, cors);
         }
     };
-    let (stream, messages) = Sink::channel();
+    let (stream, messages) = Sink::bounded(WAITING);
     let session =
         Arc::new(LegacySession { connection: Connection::new(Arc::clone(&http.server), stream.clone()), stream });
     {
@@ -40,18 +55,27 @@ pub(super) fn open(http: &Http, request: Request, cors: &[(&'static str, String)
         if table.len() >= http.options.max_sessions {
             drop(table);
             let error = RpcError::invalid_request("too many sessions; try later");
-            return Answer::rpc_error(503, &error).with("Retry-After", "5").send(request, cors);
+            return Answer::rpc_error(503, &error).with("Retry-After", "5").send(exchange, cors);
         }
         table.insert(id.clone(), Arc::clone(&session));
     }
     log::info!("legacy SSE session {id} opened");
-    if let Ok(mut writer) = SseWriter::start(request, cors) {
+    if let Ok(mut writer) = SseWriter::start(exchange, cors) {
         let mut alive = writer.event(None, Some("endpoint"), None, &format!("/messages?sessionId={id}")).is_ok();
-        while alive && !session.connection.session().is_closed() {
-            alive = match messages.recv_timeout(http.options.keep_alive) {
+        let mut last_write = Instant::now();
+        while alive && !session.connection.session().is_closed() && !http.stopping() {
+            alive = match messages.recv_timeout(SLICE) {
                 Ok(Outgoing::CloseStream) => true,
-                Ok(message) => writer.event(None, Some("message"), None, message.json()).is_ok(),
-                Err(RecvTimeoutError::Timeout) => writer.comment("keep-alive").is_ok(),
+                Ok(message) => {
+                    last_write = Instant::now();
+                    writer.event(None, Some("message"), None, message.json()).is_ok()
+                }
+                Err(RecvTimeoutError::Timeout) if writer.client_gone() => false,
+                Err(RecvTimeoutError::Timeout) if last_write.elapsed() >= http.options.keep_alive => {
+                    last_write = Instant::now();
+                    writer.comment("keep-alive").is_ok()
+                }
+                Err(RecvTimeoutError::Timeout) => true,
                 Err(RecvTimeoutError::Disconnected) => false,
             };
         }
@@ -61,18 +85,18 @@ pub(super) fn open(http: &Http, request: Request, cors: &[(&'static str, String)
     log::info!("legacy SSE session {id} closed");
 }
 
-pub(super) fn post(http: &Http, mut request: Request, query: &str, cors: &[(&'static str, String)]) {
+pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, query: &str, cors: &[(&'static str, String)]) {
     let id = query.split('&').find_map(|pair| pair.strip_prefix("sessionId=")).unwrap_or("");
     let session = http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
     let Some(session) = session else {
         let error = RpcError::invalid_request("unknown or closed sessionId: open /sse first");
-        return Answer::rpc_error(404, &error).send(request, cors);
+        return Answer::rpc_error(404, &error).send(exchange, cors);
     };
-    match read_message(http, &mut request) {
+    match read_message(http, exchange) {
         Ok(incoming) => {
             session.connection.handle(Ok(incoming), &session.stream);
-            Answer::text(202, "Accepted\n").send(request, cors);
+            Answer::text(202, "Accepted\n").send(exchange, cors);
         }
-        Err(answer) => answer.send(request, cors),
+        Err(answer) => answer.send(exchange, cors),
     }
 }

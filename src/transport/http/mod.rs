@@ -1,13 +1,19 @@
 //! HTTP: Streamable HTTP at `/mcp` (revisions 2025-03-26 to 2025-11-25) and the legacy
-//! HTTP+SSE transport of 2024-11-05 (`/sse` and `/messages`). Blocking, a thread per request on
-//! top of tiny_http's thread per connection. This file routes and answers; `sessions` keeps the
-//! session table, `sse` the event framing and replay, `security` the access checks.
+//! HTTP+SSE transport of 2024-11-05 (`/sse` and `/messages`). Blocking, a thread per
+//! connection. `listener` owns the socket, `http1` speaks HTTP/1.1, this file routes and answers;
+//! `sessions` keeps the session table, `sse` the event framing and replay, `security` the checks.
+//! It stops with `HttpServer::shutdown` (or dropping the `HttpServer`), which ends every session
+//! and connection and joins every thread it started; `serve` never returns.
 
+mod chunked;
+#[cfg(test)]
+mod fuzz;
 // SEP-2243 request headers (2026-07-28): waits for issue 12's integration to be called.
 #[allow(dead_code)]
 mod headers;
+mod http1;
 mod legacy;
-mod nudge;
+mod listener;
 mod security;
 mod sessions;
 mod sse;
@@ -16,27 +22,28 @@ pub use security::Access;
 
 use crate::error::Error;
 use crate::server::connection::{Outgoing, Sink};
-use crate::server::pool::Pool;
 use crate::server::Server;
-use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, RpcError};
+use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
+use http1::{BodyError, Exchange};
 use security::Refusal;
 use sessions::{HttpSession, Refused, Sessions};
 use sse::{SseWriter, Stream};
-use std::io::Read;
-use std::sync::atomic::Ordering;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::{Arc, PoisonError};
-use std::thread;
-use std::time::Duration;
-use tiny_http::{Header, Method, Request, Response};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
 
-/// Settings of the HTTP transport.
+/// Settings of the HTTP transport: start from `HttpOptions::default()` and set fields
+/// (`#[non_exhaustive]`, so a new setting breaks no embedder).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct HttpOptions {
     /// Who may connect.
     pub access: Access,
-    /// Sessions at once; more are refused with 503.
+    /// Sessions at once; at the cap the longest-idle session is evicted, or 503 when all are busy.
     pub max_sessions: usize,
     /// A session unused this long ends.
     pub session_idle: Duration,
@@ -46,6 +53,10 @@ pub struct HttpOptions {
     pub keep_alive: Duration,
     /// Sent as SSE `retry:` with the priming event (2025-11-25).
     pub retry: Duration,
+    /// Connections open at once; more get 503 and are closed.
+    pub max_connections: usize,
+    /// A kept-alive connection with no request this long is closed.
+    pub idle: Duration,
 }
 
 impl Default for HttpOptions {
@@ -57,78 +68,150 @@ impl Default for HttpOptions {
             max_streams_per_session: 8,
             keep_alive: Duration::from_secs(15),
             retry: Duration::from_secs(3),
+            max_connections: 2048,
+            idle: Duration::from_secs(30),
         }
     }
 }
 
-/// Threads that only move bytes need little stack.
-const STACK: usize = 128 * 1024;
+/// How often a thread waiting on a stream looks at its client and at shutdown: a client that
+/// hung up is noticed within this, and its thread and descriptor freed.
+const SLICE: Duration = Duration::from_secs(1);
+/// How often the reaper ends expired sessions.
+const REAP_EVERY: Duration = Duration::from_secs(5);
 
 struct Http {
     server: Arc<Server>,
     options: HttpOptions,
     sessions: Sessions,
     legacy: legacy::Legacy,
+    connections: listener::Connections,
+    stopping: AtomicBool,
+    /// Wakes the reaper at shutdown.
+    stop: (Mutex<bool>, Condvar),
+}
+
+impl Http {
+    fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::Relaxed)
+    }
+}
+
+/// A running HTTP server: its accept loop, connection threads and session reaper. Dropping it
+/// (or `shutdown`) stops them all.
+pub struct HttpServer {
+    http: Arc<Http>,
+    local: SocketAddr,
+    accept: Option<JoinHandle<()>>,
+    reaper: Option<JoinHandle<()>>,
+}
+
+impl HttpServer {
+    /// Binds `addr` and starts serving `server` on threads of its own.
+    pub fn start(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<HttpServer, Error> {
+        if options.access.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            return Err(Error::Config(
+                "the bearer token is empty or only whitespace: set a real token, or none to serve without one".into(),
+            ));
+        }
+        let listener = TcpListener::bind(addr).map_err(|e| Error::Bind(format!("{addr}: {e}")))?;
+        // The bound address, not the asked one: with port 0 the log names the port the OS chose.
+        let local = listener.local_addr()?;
+        let listener = no_delay(listener);
+        let http = Arc::new(Http {
+            sessions: Sessions::new(options.max_sessions, options.session_idle),
+            legacy: legacy::Legacy::default(),
+            connections: listener::Connections::default(),
+            stopping: AtomicBool::new(false),
+            stop: (Mutex::new(false), Condvar::new()),
+            server,
+            options,
+        });
+        let reaping = Arc::clone(&http);
+        let reaper = thread::Builder::new().name("mcp-http-reaper".into()).stack_size(128 * 1024).spawn(move || {
+            let (lock, wake) = &reaping.stop;
+            let mut stopped = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            while !*stopped {
+                stopped = wake.wait_timeout(stopped, REAP_EVERY).unwrap_or_else(PoisonError::into_inner).0;
+                reaping.sessions.expire();
+            }
+        })?;
+        let accepting = Arc::clone(&http);
+        let accept = thread::Builder::new()
+            .name("mcp-http-accept".into())
+            .stack_size(128 * 1024)
+            .spawn(move || listener::accept_loop(&accepting, &listener))?;
+        // The one line a user (and a script) needs: logged at the default level.
+        log::info!(target: "tinymcp::listening", "listening on http://{local}/mcp");
+        Ok(HttpServer { http, local, accept: Some(accept), reaper: Some(reaper) })
+    }
+
+    /// The address it listens on (the port the OS chose, when asked for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// Serves on the calling thread's behalf until the process ends.
+    pub fn wait(mut self) {
+        if let Some(accept) = self.accept.take() {
+            let _ = accept.join();
+        }
+    }
+
+    /// Stops accepting, ends every session and connection, and joins every thread it started.
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        let http = &self.http;
+        http.stopping.store(true, Ordering::SeqCst);
+        *http.stop.0.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        http.stop.1.notify_all();
+        if let Some(accept) = self.accept.take() {
+            // A connection wakes the blocked `accept`; it then sees the flag.
+            let _ = TcpStream::connect_timeout(&listener::reachable(self.local), Duration::from_secs(1));
+            let _ = accept.join();
+        }
+        if let Some(reaper) = self.reaper.take() {
+            let _ = reaper.join();
+        }
+        http.sessions.close_all();
+        http.legacy.close_all();
+        http.connections.close_all();
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        if self.accept.is_some() {
+            self.stop();
+        }
+    }
 }
 
 /// Serves `server` over HTTP on `addr` until the process ends.
 pub fn serve(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<(), Error> {
-    let bound =
-        std::net::TcpListener::bind(addr).map_err(|e| Error::Io(std::io::Error::other(format!("{addr}: {e}"))))?;
-    // The bound address, not the asked one: with port 0 the log names the port the OS chose.
-    let local = bound.local_addr()?;
-    let nudger = nudge::Nudger::start(local);
-    let listener = tiny_http::Server::from_listener(no_delay(bound), None)
-        .map_err(|e| Error::Io(std::io::Error::other(format!("{addr}: {e}"))))?;
-    log::info!("listening on http://{local}/mcp");
-    let http = Arc::new(Http {
-        sessions: Sessions::new(options.max_sessions, options.session_idle),
-        legacy: legacy::Legacy::default(),
-        server,
-        options,
-    });
-    let reaper = Arc::clone(&http);
-    thread::Builder::new().name("mcp-http-reaper".into()).stack_size(STACK).spawn(move || loop {
-        thread::sleep(Duration::from_secs(10));
-        reaper.sessions.expire();
-    })?;
-    // Request threads are pooled: starting a thread per request cost more than an `echo`. A
-    // request that blocks (an SSE stream) makes the pool's monitor add a thread.
-    let requests = Pool::for_blocking_jobs(4, 8192);
-    for request in listener.incoming_requests() {
-        if let Some(nudger) = &nudger {
-            nudger.request_seen();
-        }
-        let http = Arc::clone(&http);
-        requests.spawn(move || route(&http, request));
-    }
+    HttpServer::start(server, addr, options)?.wait();
     Ok(())
 }
 
 /// Sets `TCP_NODELAY` on the listening socket, which the sockets it accepts inherit (Linux and
-/// the BSDs): tiny_http never sets it, and an answer held back by Nagle waits for a delayed ACK.
-/// std has `set_nodelay` only on streams, so the socket passes through one, safely, by its fd.
+/// the BSDs), saving a system call per connection; each connection sets it again where that is
+/// not so. std has `set_nodelay` only on streams, so the socket passes through one, by its fd.
 #[cfg(unix)]
-fn no_delay(listener: std::net::TcpListener) -> std::net::TcpListener {
+fn no_delay(listener: TcpListener) -> TcpListener {
     use std::os::fd::OwnedFd;
-    let socket = std::net::TcpStream::from(OwnedFd::from(listener));
+    let socket = TcpStream::from(OwnedFd::from(listener));
     if let Err(e) = socket.set_nodelay(true) {
         log::warn!("cannot set TCP_NODELAY: {e}");
     }
-    std::net::TcpListener::from(OwnedFd::from(socket))
+    TcpListener::from(OwnedFd::from(socket))
 }
 
 #[cfg(not(unix))]
-fn no_delay(listener: std::net::TcpListener) -> std::net::TcpListener {
+fn no_delay(listener: TcpListener) -> TcpListener {
     listener
-}
-
-fn header<'a>(request: &'a Request, name: &'static str) -> Option<&'a str> {
-    request.headers().iter().find(|h| h.field.equiv(name)).map(|h| h.value.as_str())
-}
-
-fn make_header(name: &str, value: &str) -> Option<Header> {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
 }
 
 /// An answer under construction: status, body and headers, sent in one write.
@@ -161,57 +244,60 @@ impl Answer {
         self
     }
 
-    fn send(self, request: Request, cors: &[(&'static str, String)]) {
-        let mut response = Response::from_string(self.body).with_status_code(self.status);
-        for (name, value) in self.headers.iter().chain(cors) {
-            if let Some(h) = make_header(name, value) {
-                response.add_header(h);
-            }
+    fn send(self, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+        if self.headers.first().is_some_and(|(_, v)| v == "application/json") {
+            log::debug!("-> {}", self.body);
         }
-        if let Err(e) = request.respond(response) {
-            log::debug!("client went away before the answer: {e}");
-        }
+        let headers: Vec<(&str, &str)> = self.headers.iter().chain(cors).map(|(n, v)| (*n, v.as_str())).collect();
+        exchange.respond(self.status, &headers, self.body.as_bytes());
     }
 }
 
-fn route(http: &Http, request: Request) {
-    let url = request.url().to_owned();
-    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
-    if path == "/healthz" {
-        return Answer::text(200, "ok\n").send(request, &[]);
+fn route(http: &Http, exchange: &mut Exchange<'_>) {
+    // Checked before anything else, the body unread: nothing is allocated by a declared length.
+    let cap = http.server.options().max_message_bytes;
+    if exchange.declares_over(cap) {
+        exchange.close_after();
+        let error = RpcError::invalid_request(format!("body over the {cap}-byte limit"));
+        return Answer::rpc_error(413, &error).send(exchange, &[]);
     }
-    let origin = header(&request, "Origin").map(str::to_owned);
+    let target = exchange.head.target.clone();
+    let method = exchange.head.method.clone();
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    if path == "/healthz" {
+        return Answer::text(200, "ok\n").send(exchange, &[]);
+    }
+    let origin = exchange.header("Origin").map(str::to_owned);
     let cors = cors_headers(&http.options.access, origin.as_deref());
     let checked =
-        http.options.access.check(header(&request, "Host"), origin.as_deref(), header(&request, "Authorization"));
+        http.options.access.check(exchange.header("Host"), origin.as_deref(), exchange.header("Authorization"));
     // A preflight carries no credentials; it only learns what the real request may do.
-    if *request.method() == Method::Options && checked.as_ref().is_err_and(|r| *r == Refusal::Unauthorized) {
-        return preflight(request, &cors);
+    if method == "OPTIONS" && checked.as_ref().is_err_and(|r| *r == Refusal::Unauthorized) {
+        return preflight(exchange, &cors);
     }
     match checked {
         Err(Refusal::Forbidden(why)) => {
-            log::warn!("refused {} {path}: {why}", request.method());
-            return Answer::text(403, &format!("forbidden: {why}\n")).send(request, &cors);
+            log::warn!("refused {method} {path}: {why}");
+            return Answer::text(403, &format!("forbidden: {why}\n")).send(exchange, &cors);
         }
         Err(Refusal::Unauthorized) => {
             return Answer::text(401, "a valid bearer token is required\n")
                 .with("WWW-Authenticate", "Bearer")
-                .send(request, &cors);
+                .send(exchange, &cors);
         }
         Ok(()) => {}
     }
-    let method = request.method().clone();
-    match (&method, path) {
-        (Method::Options, _) => preflight(request, &cors),
-        (Method::Post, "/mcp") => post(http, request, &cors),
-        (Method::Get, "/mcp") => get(http, request, &cors),
-        (Method::Delete, "/mcp") => delete(http, request, &cors),
-        (Method::Get, "/sse") => legacy::open(http, request, &cors),
-        (Method::Post, "/messages") => legacy::post(http, request, query, &cors),
+    match (method.as_str(), path) {
+        ("OPTIONS", _) => preflight(exchange, &cors),
+        ("POST", "/mcp") => post(http, exchange, &cors),
+        ("GET", "/mcp") => get(http, exchange, &cors),
+        ("DELETE", "/mcp") => delete(http, exchange, &cors),
+        ("GET", "/sse") => legacy::open(http, exchange, &cors),
+        ("POST", "/messages") => legacy::post(http, exchange, query, &cors),
         (_, "/mcp") => {
-            Answer::text(405, "use POST, GET or DELETE\n").with("Allow", "GET, POST, DELETE").send(request, &cors)
+            Answer::text(405, "use POST, GET or DELETE\n").with("Allow", "GET, POST, DELETE").send(exchange, &cors)
         }
-        _ => Answer::text(404, "not found: the MCP endpoint is /mcp\n").send(request, &cors),
+        _ => Answer::text(404, "not found: the MCP endpoint is /mcp\n").send(exchange, &cors),
     }
 }
 
@@ -226,7 +312,7 @@ fn cors_headers(access: &Access, origin: Option<&str>) -> Vec<(&'static str, Str
     }
 }
 
-fn preflight(request: Request, cors: &[(&'static str, String)]) {
+fn preflight(exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
     Answer::new(204)
         .with("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
         .with(
@@ -234,24 +320,11 @@ fn preflight(request: Request, cors: &[(&'static str, String)]) {
             "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID",
         )
         .with("Access-Control-Max-Age", "600")
-        .send(request, cors)
+        .send(exchange, cors)
 }
 
-/// Reads the body up to the cap; `None` when it is larger.
-fn read_body(request: &mut Request, cap: usize) -> std::io::Result<Option<String>> {
-    if request.body_length().is_some_and(|n| n > cap) {
-        return Ok(None);
-    }
-    let mut body = Vec::new();
-    request.as_reader().take(cap as u64 + 1).read_to_end(&mut body)?;
-    if body.len() > cap {
-        return Ok(None);
-    }
-    Ok(Some(String::from_utf8_lossy(&body).into_owned()))
-}
-
-fn accepts(request: &Request, kind: &str) -> bool {
-    header(request, "Accept").is_some_and(|a| {
+fn accepts(exchange: &Exchange<'_>, kind: &str) -> bool {
+    exchange.header("Accept").is_some_and(|a| {
         a.split(',').any(|t| {
             let t = t.split(';').next().unwrap_or("").trim();
             t == kind || t == "*/*"
@@ -260,38 +333,69 @@ fn accepts(request: &Request, kind: &str) -> bool {
 }
 
 /// Parses and checks a POSTed body: the shared part of `/mcp` and the legacy `/messages`.
-fn read_message(http: &Http, request: &mut Request) -> Result<Incoming, Answer> {
-    let is_json = header(request, "Content-Type")
+fn read_message(http: &Http, exchange: &mut Exchange<'_>) -> Result<Incoming, Answer> {
+    let is_json = exchange
+        .header("Content-Type")
         .is_some_and(|c| c.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
     if !is_json {
         return Err(Answer::rpc_error(415, &RpcError::invalid_request("Content-Type must be application/json")));
     }
     let cap = http.server.options().max_message_bytes;
-    let body = match read_body(request, cap) {
-        Ok(Some(body)) => body,
-        Ok(None) => {
+    let body = match exchange.read_body(cap) {
+        Ok(body) => body,
+        Err(BodyError::TooLarge) => {
             return Err(Answer::rpc_error(413, &RpcError::invalid_request(format!("body over the {cap}-byte limit"))))
         }
-        Err(e) => return Err(Answer::rpc_error(400, &RpcError::invalid_request(format!("cannot read the body: {e}")))),
+        Err(BodyError::Malformed(why)) => {
+            return Err(Answer::rpc_error(400, &RpcError::invalid_request(format!("bad chunked body: {why}"))))
+        }
+        Err(BodyError::Io(e)) => {
+            return Err(Answer::rpc_error(400, &RpcError::invalid_request(format!("cannot read the body: {e}"))))
+        }
     };
-    jsonrpc::parse(&body)
+    // As over stdio: a body that is not UTF-8 is not JSON, and is not silently repaired.
+    let text = String::from_utf8(body).map_err(|e| {
+        let error = RpcError::parse_error(format!("parse error: invalid UTF-8 ({})", e.utf8_error()));
+        Answer::json(400, jsonrpc::error_response(None, &error))
+    })?;
+    log::debug!("<- {text}");
+    jsonrpc::parse(&text)
         .map_err(|bad: Malformed| Answer::json(400, jsonrpc::error_response(bad.id.as_ref(), &bad.error)))
 }
 
-fn post(http: &Http, mut request: Request, cors: &[(&'static str, String)]) {
-    if !(accepts(&request, "application/json") && accepts(&request, "text/event-stream")) {
-        let error = RpcError::invalid_request("Accept must list both application/json and text/event-stream");
-        return Answer::rpc_error(406, &error).send(request, cors);
-    }
-    if let Some(version) = header(&request, "MCP-Protocol-Version") {
-        if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_stateful) {
-            let error = RpcError::invalid_request(format!("unsupported MCP-Protocol-Version {version:?}"));
-            return Answer::rpc_error(400, &error).send(request, cors);
+/// The next message of a request, waiting in slices so a shutdown is noticed; `None` once the
+/// request is over without one (cancelled, or its session closed).
+fn next_answer(http: &Http, answers: &Receiver<Outgoing>) -> Option<Outgoing> {
+    loop {
+        match answers.recv_timeout(SLICE) {
+            Ok(message) => return Some(message),
+            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) if http.stopping() => return None,
+            Err(RecvTimeoutError::Timeout) => {}
         }
     }
-    let incoming = match read_message(http, &mut request) {
+}
+
+/// The answer a request gets when its session was deleted while it ran: its handler saw the
+/// cancellation and sent nothing, but the client is still owed an answer to its POST.
+fn ended_with_session(id: Option<&RequestId>) -> String {
+    jsonrpc::error_response(id, &RpcError::invalid_request("the session ended before this request finished"))
+}
+
+fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+    if !(accepts(exchange, "application/json") && accepts(exchange, "text/event-stream")) {
+        let error = RpcError::invalid_request("Accept must list both application/json and text/event-stream");
+        return Answer::rpc_error(406, &error).send(exchange, cors);
+    }
+    if let Some(version) = exchange.header("MCP-Protocol-Version") {
+        if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_stateful) {
+            let error = RpcError::invalid_request(format!("unsupported MCP-Protocol-Version {version:?}"));
+            return Answer::rpc_error(400, &error).send(exchange, cors);
+        }
+    }
+    let incoming = match read_message(http, exchange) {
         Ok(incoming) => incoming,
-        Err(answer) => return answer.send(request, cors),
+        Err(answer) => return answer.send(exchange, cors),
     };
     let initialize = matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
     let session = if initialize {
@@ -299,28 +403,39 @@ fn post(http: &Http, mut request: Request, cors: &[(&'static str, String)]) {
             Ok(session) => session,
             Err(Refused::Full(max)) => {
                 let error = RpcError::invalid_request(format!("too many sessions (the limit is {max}); try later"));
-                return Answer::rpc_error(503, &error).with("Retry-After", "5").send(request, cors);
+                return Answer::rpc_error(503, &error).with("Retry-After", "5").send(exchange, cors);
             }
             Err(Refused::NoRandom(e)) => {
                 log::error!("no session id: {e}");
-                return Answer::rpc_error(500, &RpcError::internal()).send(request, cors);
+                return Answer::rpc_error(500, &RpcError::internal()).send(exchange, cors);
             }
         }
     } else {
-        match find_session(http, &request) {
+        match find_session(http, exchange) {
             Ok(session) => session,
-            Err(answer) => return answer.send(request, cors),
+            Err(answer) => return answer.send(exchange, cors),
         }
     };
     let has_requests = match &incoming {
         Incoming::Single(message) => matches!(message, Message::Request(_)),
         Incoming::Batch(items) => items.iter().any(|i| matches!(i, Ok(Message::Request(_)) | Err(_))),
     };
+    let request_id = match &incoming {
+        Incoming::Single(Message::Request(r)) => Some(r.id.clone()),
+        _ => None,
+    };
+    if has_requests && !initialize {
+        session.mark_used();
+    }
+    // Not evicted while it waits for its answers; counted only until the answer is written (a
+    // client may act on the answer before this thread has moved on).
+    let busy = session.busy();
     let (reply, answers) = Sink::channel();
     session.connection.handle(Ok(incoming), &reply);
     drop(reply);
     if !has_requests {
-        return Answer::new(202).send(request, cors);
+        drop(busy);
+        return Answer::new(202).send(exchange, cors);
     }
     let mut headers: Vec<(&'static str, String)> = cors.to_vec();
     if initialize {
@@ -333,15 +448,24 @@ fn post(http: &Http, mut request: Request, cors: &[(&'static str, String)]) {
     }
     // The first thing the request produces decides the answer's form: its response alone is
     // JSON; anything before it (progress, logs, requests to the client) makes it a stream.
-    match answers.recv() {
-        Ok(Outgoing::Response(json)) => Answer::json(200, json).send(request, &headers),
-        Ok(first) => {
-            let version = session.connection.session().protocol_version();
-            stream_answers(request, &headers, &session, first, &answers, version, &http.options);
+    let first = match next_answer(http, &answers) {
+        Some(Outgoing::Response(json)) => {
+            drop(busy);
+            return Answer::json(200, json).send(exchange, &headers);
         }
-        // Cancelled: nothing will come.
-        Err(_) => Answer::new(202).send(request, &headers),
-    }
+        None => {
+            drop(busy);
+            if session.connection.session().is_closed() {
+                return Answer::json(200, ended_with_session(request_id.as_ref())).send(exchange, &headers);
+            }
+            // Cancelled: nothing will come.
+            return Answer::new(202).send(exchange, &headers);
+        }
+        Some(first) => first,
+    };
+    let version = session.connection.session().protocol_version();
+    let request = Streamed { session: &session, first, answers: &answers, version, id: request_id.as_ref() };
+    stream_answers(http, exchange, &headers, request);
 }
 
 /// Whether streams start with a priming event (an id and `retry:`, empty data) so a client can
@@ -350,26 +474,35 @@ fn primes(version: Option<ProtocolVersion>) -> bool {
     version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
 }
 
+/// A request whose answer became a stream.
+struct Streamed<'a> {
+    session: &'a HttpSession,
+    first: Outgoing,
+    answers: &'a Receiver<Outgoing>,
+    version: Option<ProtocolVersion>,
+    id: Option<&'a RequestId>,
+}
+
 /// Answers a POST as an SSE stream: every message of the request in order, the response last.
 /// Messages go through the stream's replay buffer, and the request's messages keep being
 /// collected after the client drops the connection, so a GET with `Last-Event-ID` gets them.
-fn stream_answers(
-    request: Request,
-    headers: &[(&'static str, String)],
-    session: &HttpSession,
-    first: Outgoing,
-    answers: &Receiver<Outgoing>,
-    version: Option<ProtocolVersion>,
-    options: &HttpOptions,
-) {
+fn stream_answers(http: &Http, exchange: &mut Exchange<'_>, headers: &[(&'static str, String)], request: Streamed<'_>) {
+    let Streamed { session, first, answers, version, id } = request;
     let stream = session.new_stream(true);
-    let mut writer = SseWriter::start(request, headers).ok();
+    let mut writer = SseWriter::start(exchange, headers).ok();
     if primes(version) {
-        writer = writer
-            .and_then(|mut w| w.event(Some(&stream.event_id(0)), None, Some(retry_ms(options)), "").ok().map(|_| w));
+        writer = writer.and_then(|mut w| {
+            w.event(Some(&stream.event_id(0)), None, Some(retry_ms(&http.options)), "").ok().map(|_| w)
+        });
     }
     let mut next = Some(first);
-    while let Some(message) = next.take().or_else(|| answers.recv().ok()) {
+    loop {
+        let message = match next.take().or_else(|| next_answer(http, answers)) {
+            Some(message) => message,
+            // The request ended without a response: its session was deleted while it ran.
+            None if session.connection.session().is_closed() => Outgoing::Response(ended_with_session(id)),
+            None => break,
+        };
         if message == Outgoing::CloseStream {
             // Only a primed stream can be resumed: before 2025-11-25 the client may hold no id.
             if let Some(w) = writer.take_if(|_| primes(version)) {
@@ -405,8 +538,8 @@ fn retry_ms(options: &HttpOptions) -> u64 {
     u64::try_from(options.retry.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn find_session(http: &Http, request: &Request) -> Result<Arc<HttpSession>, Answer> {
-    let Some(id) = header(request, "Mcp-Session-Id") else {
+fn find_session(http: &Http, exchange: &Exchange<'_>) -> Result<Arc<HttpSession>, Answer> {
+    let Some(id) = exchange.header("Mcp-Session-Id") else {
         return Err(Answer::rpc_error(
             400,
             &RpcError::invalid_request("Mcp-Session-Id header required: initialize first"),
@@ -418,7 +551,7 @@ fn find_session(http: &Http, request: &Request) -> Result<Arc<HttpSession>, Answ
     // Spec (2025-06-18 transports): the header carries the negotiated revision; another one is
     // a client confused about its own session.
     if let (Some(sent), Some(negotiated)) =
-        (header(request, "MCP-Protocol-Version"), session.connection.session().protocol_version())
+        (exchange.header("MCP-Protocol-Version"), session.connection.session().protocol_version())
     {
         if ProtocolVersion::parse(sent) != Some(negotiated) {
             let error = RpcError::invalid_request(format!(
@@ -432,24 +565,25 @@ fn find_session(http: &Http, request: &Request) -> Result<Arc<HttpSession>, Answ
 
 /// GET opens a standalone stream for messages not tied to a request, or resumes a stream after
 /// the `Last-Event-ID` the client saw.
-fn get(http: &Http, request: Request, cors: &[(&'static str, String)]) {
-    if !accepts(&request, "text/event-stream") {
+fn get(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+    if !accepts(exchange, "text/event-stream") {
         let error = RpcError::invalid_request("Accept must list text/event-stream");
-        return Answer::rpc_error(406, &error).send(request, cors);
+        return Answer::rpc_error(406, &error).send(exchange, cors);
     }
-    let session = match find_session(http, &request) {
+    let session = match find_session(http, exchange) {
         Ok(session) => session,
-        Err(answer) => return answer.send(request, cors),
+        Err(answer) => return answer.send(exchange, cors),
     };
-    let resume = header(&request, "Last-Event-ID").and_then(sse::parse_event_id);
+    session.mark_used();
+    let resume = exchange.header("Last-Event-ID").and_then(sse::parse_event_id);
     let resumed = resume.and_then(|(id, seq)| Some((session.stream(id)?, seq)));
     if resume.is_some() && resumed.is_none() {
-        return Answer::rpc_error(404, &RpcError::invalid_request("that stream is gone")).send(request, cors);
+        return Answer::rpc_error(404, &RpcError::invalid_request("that stream is gone")).send(exchange, cors);
     }
     if let Some((stream, _)) = &resumed {
-        if !stream.attach() {
+        if !stream.attach(Duration::from_secs(1)) {
             let error = RpcError::invalid_request("that stream is still open on another connection");
-            return Answer::rpc_error(409, &error).send(request, cors);
+            return Answer::rpc_error(409, &error).send(exchange, cors);
         }
     }
     let open = session.open_streams.fetch_add(1, Ordering::SeqCst);
@@ -462,19 +596,19 @@ fn get(http: &Http, request: Request, cors: &[(&'static str, String)]) {
             "too many open streams for this session (the limit is {})",
             http.options.max_streams_per_session
         ));
-        return Answer::rpc_error(429, &error).send(request, cors);
+        return Answer::rpc_error(429, &error).send(exchange, cors);
     }
     let version = session.connection.session().protocol_version();
     match resumed {
-        Some((stream, seq)) => resume_stream(request, cors, &session, &stream, seq, &http.options),
+        Some((stream, seq)) => resume_stream(http, exchange, cors, &session, &stream, seq),
         None => {
             let stream = session.new_stream(false);
-            match SseWriter::start(request, cors) {
+            match SseWriter::start(exchange, cors) {
                 Ok(mut writer) => {
                     let primed = !primes(version)
                         || writer.event(Some(&stream.event_id(0)), None, Some(retry_ms(&http.options)), "").is_ok();
                     if primed {
-                        standalone(writer, &session, &stream, &http.options);
+                        standalone(http, writer, &session, &stream);
                     }
                 }
                 Err(e) => log::debug!("GET stream failed to start: {e}"),
@@ -488,25 +622,27 @@ fn get(http: &Http, request: Request, cors: &[(&'static str, String)]) {
 /// Replays what a stream holds after `seq`, then follows it: to its end for a POST's stream,
 /// on as a standalone stream otherwise.
 fn resume_stream(
-    request: Request,
+    http: &Http,
+    exchange: &mut Exchange<'_>,
     cors: &[(&'static str, String)],
     session: &HttpSession,
     stream: &Arc<Stream>,
     mut seq: u64,
-    options: &HttpOptions,
 ) {
-    let Ok(mut writer) = SseWriter::start(request, cors) else {
+    let Ok(mut writer) = SseWriter::start(exchange, cors) else {
         stream.detach();
         return;
     };
+    let mut last_write = Instant::now();
     loop {
-        let (events, done) = stream.after(seq, options.keep_alive);
+        let (events, done) = stream.after(seq, SLICE);
         let idle = events.is_empty();
         for (s, json) in events {
             if writer.event(Some(&stream.event_id(s)), None, None, &json).is_err() {
                 stream.detach();
                 return;
             }
+            last_write = Instant::now();
             seq = s;
         }
         if done {
@@ -516,36 +652,62 @@ fn resume_stream(
         }
         if !stream.for_request {
             // A standalone stream: what was missed is out, now live messages.
-            standalone(writer, session, stream, options);
+            standalone(http, writer, session, stream);
             stream.detach();
             return;
         }
-        if idle && (writer.comment("keep-alive").is_err() || session.connection.session().is_closed()) {
+        if idle && !keep_going(http, &mut writer, session, &mut last_write) {
             stream.detach();
             return;
         }
     }
 }
 
+/// Between messages on a stream: whether it should go on (the client is there, the session and
+/// the server live), with a keep-alive comment when nothing was written for a while.
+fn keep_going(http: &Http, writer: &mut SseWriter<'_>, session: &HttpSession, last_write: &mut Instant) -> bool {
+    if http.stopping() || session.connection.session().is_closed() || writer.client_gone() {
+        return false;
+    }
+    if last_write.elapsed() >= http.options.keep_alive {
+        *last_write = Instant::now();
+        return writer.comment("keep-alive").is_ok();
+    }
+    true
+}
+
 /// Forwards the session's messages not tied to a request until the client or session goes.
-fn standalone(mut writer: SseWriter, session: &HttpSession, stream: &Stream, options: &HttpOptions) {
+/// One stream at a time holds the session's notice channel; the others wait for it on their
+/// own, holding no lock, and keep their own clients alive meanwhile.
+fn standalone(http: &Http, mut writer: SseWriter<'_>, session: &HttpSession, stream: &Stream) {
+    let mut notices = None;
+    let mut last_write = Instant::now();
     loop {
-        if session.connection.session().is_closed() {
-            let _ = writer.finish();
-            return;
+        if notices.is_none() {
+            notices = session.hold_notices(SLICE);
         }
-        let next = session.notices.lock().unwrap_or_else(PoisonError::into_inner).recv_timeout(options.keep_alive);
+        let next = notices.as_ref().map(|n| n.recv_timeout(SLICE));
         let written = match next {
-            Ok(Outgoing::CloseStream) => Ok(()),
-            Ok(message) => {
+            Some(Ok(Outgoing::CloseStream)) => Ok(()),
+            Some(Ok(message)) => {
                 let json = message.json().to_owned();
                 let seq = stream.push(json.clone(), false);
+                last_write = Instant::now();
                 writer.event(Some(&stream.event_id(seq)), None, None, &json)
             }
-            Err(RecvTimeoutError::Timeout) => writer.comment("keep-alive"),
-            Err(RecvTimeoutError::Disconnected) => {
+            Some(Err(RecvTimeoutError::Disconnected)) => {
                 let _ = writer.finish();
                 return;
+            }
+            Some(Err(RecvTimeoutError::Timeout)) | None => {
+                if !keep_going(http, &mut writer, session, &mut last_write) {
+                    log::debug!("GET stream {} ended", stream.id);
+                    if !writer.client_gone() {
+                        let _ = writer.finish();
+                    }
+                    return;
+                }
+                Ok(())
             }
         };
         session.touch();
@@ -556,13 +718,13 @@ fn standalone(mut writer: SseWriter, session: &HttpSession, stream: &Stream, opt
     }
 }
 
-fn delete(http: &Http, request: Request, cors: &[(&'static str, String)]) {
-    match header(&request, "Mcp-Session-Id") {
+fn delete(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+    match exchange.header("Mcp-Session-Id").map(str::to_owned) {
         None => {
-            Answer::rpc_error(400, &RpcError::invalid_request("Mcp-Session-Id header required")).send(request, cors)
+            Answer::rpc_error(400, &RpcError::invalid_request("Mcp-Session-Id header required")).send(exchange, cors)
         }
-        Some(id) if http.sessions.remove(id) => Answer::new(200).send(request, cors),
-        Some(_) => Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session")).send(request, cors),
+        Some(id) if http.sessions.remove(&id) => Answer::new(200).send(exchange, cors),
+        Some(_) => Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session")).send(exchange, cors),
     }
 }
 

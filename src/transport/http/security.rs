@@ -1,8 +1,9 @@
 //! Who may talk to the HTTP server: `Host` and `Origin` checks against DNS rebinding, CORS for
 //! the origins the operator allowed, and the optional bearer token.
 
-/// The access policy, fixed at start-up.
+/// The access policy, fixed at start-up: start from `Access::default()` and set fields.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Access {
     /// Origins allowed besides loopback ones (`--allow-origin`); they also get CORS headers.
     pub allowed_origins: Vec<String>,

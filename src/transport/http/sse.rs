@@ -1,12 +1,12 @@
 //! Server-sent events: the wire framing, and the replay buffer behind every stream.
 //!
-//! tiny_http's chunked `Response` buffers 8 KiB, which would hold events back, so an SSE answer
-//! takes the raw writer: we write the head ourselves and frame the body as HTTP/1.1 chunks, one
-//! chunk per event, flushed at once. The chunked framing keeps the connection reusable after the
-//! stream ends.
+//! An SSE answer is an HTTP/1.1 chunked body, one chunk per event, flushed at once, so no event
+//! waits in a buffer; the chunked framing keeps the connection reusable after the stream ends.
+//! A write that cannot progress (a client that stopped reading) fails after `WRITE_TIMEOUT`.
 
+use super::http1::{Exchange, RawOut};
 use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::io;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -14,25 +14,17 @@ use std::time::Duration;
 const REPLAY: usize = 256;
 
 /// The writing end of one SSE answer.
-pub(super) struct SseWriter {
-    out: Box<dyn Write + Send>,
+pub(super) struct SseWriter<'a> {
+    out: RawOut<'a>,
 }
 
-impl SseWriter {
+impl<'a> SseWriter<'a> {
     /// Writes the response head; `headers` are extra `name: value` pairs.
-    pub(super) fn start(request: tiny_http::Request, headers: &[(&str, String)]) -> io::Result<SseWriter> {
-        let mut out = request.into_writer();
-        let mut head = String::from(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
-             X-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n",
-        );
-        for (name, value) in headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str("\r\n");
-        out.write_all(head.as_bytes())?;
-        out.flush()?;
-        Ok(SseWriter { out })
+    pub(super) fn start(exchange: &'a mut Exchange<'_>, headers: &[(&str, String)]) -> io::Result<SseWriter<'a>> {
+        let mut all: Vec<(&str, &str)> =
+            vec![("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")];
+        all.extend(headers.iter().map(|(n, v)| (*n, v.as_str())));
+        Ok(SseWriter { out: exchange.stream(200, &all)? })
     }
 
     /// One event. `data` is one line of JSON (serde_json's compact output has no newline).
@@ -56,6 +48,9 @@ impl SseWriter {
         text.push_str("data: ");
         text.push_str(data);
         text.push_str("\n\n");
+        if !data.is_empty() {
+            log::debug!("-> {data}");
+        }
         self.chunk(&text)
     }
 
@@ -67,14 +62,19 @@ impl SseWriter {
     fn chunk(&mut self, body: &str) -> io::Result<()> {
         // One write per event: head, body and trailer together.
         let framed = format!("{:x}\r\n{body}\r\n", body.len());
-        self.out.write_all(framed.as_bytes())?;
-        self.out.flush()
+        self.out.write(framed.as_bytes())
+    }
+
+    /// Whether the client has hung up (checked without blocking).
+    pub(super) fn client_gone(&self) -> bool {
+        self.out.peer_closed()
     }
 
     /// Ends the body; the connection stays open for the next request.
     pub(super) fn finish(mut self) -> io::Result<()> {
-        self.out.write_all(b"0\r\n\r\n")?;
-        self.out.flush()
+        self.out.write(b"0\r\n\r\n")?;
+        self.out.end();
+        Ok(())
     }
 }
 
@@ -137,9 +137,13 @@ impl Stream {
         self.changed.notify_all();
     }
 
-    /// Takes the stream over for a resumed connection; refuses while another writer holds it.
-    pub(super) fn attach(&self) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+    /// Takes the stream over for a resumed connection; refuses while another writer holds it
+    /// after `grace`. The grace covers a writer that has ended its answer but not yet let go: a
+    /// client polling back at once after an early close can arrive in between.
+    pub(super) fn attach(&self, grace: Duration) -> bool {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let (mut state, _) =
+            self.changed.wait_timeout_while(state, grace, |s| s.attached).unwrap_or_else(PoisonError::into_inner);
         if state.attached {
             return false;
         }
@@ -182,5 +186,19 @@ mod tests {
         assert_eq!(events, vec![(b, "b".to_owned())]);
         assert!(done);
         assert_eq!(parse_event_id("x-1"), None);
+    }
+
+    #[test]
+    fn a_resumption_waits_for_a_writer_that_is_letting_go() {
+        let stream = std::sync::Arc::new(Stream::new(1, true));
+        assert!(!stream.attach(Duration::ZERO), "the first writer still holds it");
+        let writer = std::sync::Arc::clone(&stream);
+        let letting_go = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            writer.detach();
+        });
+        assert!(stream.attach(Duration::from_secs(5)), "taken over once the first writer let go");
+        letting_go.join().unwrap();
+        assert!(!stream.attach(Duration::from_millis(20)), "a second resumption is refused");
     }
 }

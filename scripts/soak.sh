@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Soak test of the HTTP transport: mixed load for a while (sessions created and abandoned, echo
+# calls on kept-alive connections, GET streams opened and dropped, legacy SSE sessions), with
+# the server's resident memory, threads and open descriptors sampled every 10 s and printed as
+# a table. Flat columns mean nothing leaks. Usage: scripts/soak.sh [SECONDS] (default 600).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${1:-600}"
+
+cargo build --release --quiet --bin tinymcp
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+target/release/tinymcp --everything --no-watch --http "127.0.0.1:$port" 2>/dev/null &
+server=$!
+trap 'kill $server $load 2>/dev/null || true' EXIT
+for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+
+python3 - "$port" "$DURATION" <<'EOF' &
+import json, socket, sys, threading, time
+
+port, duration = int(sys.argv[1]), float(sys.argv[2])
+end = time.time() + duration
+counts = {"calls": 0, "abandoned": 0, "streams": 0, "legacy": 0}
+lock = threading.Lock()
+
+def count(key):
+    with lock:
+        counts[key] = counts.get(key, 0) + 1
+
+def error(where, e):
+    count(f"errors in {where} ({type(e).__name__}: {str(e)[:60]})")
+
+def request(sock, method, path, headers=(), body=""):
+    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {len(body.encode())}\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in headers)
+    sock.sendall((head + "\r\n" + body).encode())
+
+def read_answer(f):
+    status = int(f.readline().split()[1])
+    headers = {}
+    while True:
+        line = f.readline().decode().strip()
+        if not line:
+            break
+        k, v = line.split(":", 1)
+        headers[k.strip().lower()] = v.strip()
+    if headers.get("transfer-encoding") == "chunked":
+        body = b""
+        while True:
+            size = int(f.readline().strip(), 16)
+            chunk = f.read(size + 2)
+            if size == 0:
+                break
+            body += chunk[:-2]
+    else:
+        body = f.read(int(headers.get("content-length", "0")))
+    return status, headers, body
+
+MCP = [("Accept", "application/json, text/event-stream"), ("Content-Type", "application/json")]
+
+def initialize(sock, f):
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "soak", "version": "1"}}}
+    request(sock, "POST", "/mcp", MCP, json.dumps(init))
+    status, headers, _ = read_answer(f)
+    return headers.get("mcp-session-id")
+
+def connect():
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    return sock, sock.makefile("rb")
+
+def caller():
+    # Sessions that make calls on one kept-alive connection, then end with DELETE.
+    while time.time() < end:
+        try:
+            sock, f = connect()
+            sid = initialize(sock, f)
+            headers = MCP + [("Mcp-Session-Id", sid)]
+            request(sock, "POST", "/mcp", headers, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            read_answer(f)
+            for i in range(200):
+                call = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+                        "params": {"name": "echo", "arguments": {"message": "x" * (i * 10)}}}
+                request(sock, "POST", "/mcp", headers, json.dumps(call))
+                status, _, _ = read_answer(f)
+                count("calls" if status == 200 else f"calls answered {status}")
+            request(sock, "DELETE", "/mcp", [("Mcp-Session-Id", sid)])
+            read_answer(f)
+            sock.close()
+        except Exception as e:
+            error("caller", e)
+            time.sleep(0.1)
+
+def abandoner():
+    # Handshakes never followed by a request; connections dropped at once.
+    while time.time() < end:
+        try:
+            sock, f = connect()
+            initialize(sock, f)
+            sock.close()
+            count("abandoned")
+            time.sleep(0.05)
+        except Exception as e:
+            error("abandoner", e)
+            time.sleep(0.1)
+
+def streamer():
+    # GET streams opened, read for a moment, dropped without a word.
+    while time.time() < end:
+        try:
+            sock, f = connect()
+            sid = initialize(sock, f)
+            s2, f2 = connect()
+            request(s2, "GET", "/mcp", [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid)])
+            f2.readline()
+            time.sleep(0.5)
+            s2.close()
+            sock.close()
+            count("streams")
+        except Exception as e:
+            error("streamer", e)
+            time.sleep(0.1)
+
+def legacy():
+    # Legacy SSE sessions: open, initialize, one call read off the stream, drop.
+    while time.time() < end:
+        try:
+            sock, f = connect()
+            request(sock, "GET", "/sse", [("Accept", "text/event-stream")])
+            endpoint = None
+            while endpoint is None:
+                line = f.readline().decode()
+                if line.startswith("data: /messages"):
+                    endpoint = line[6:].strip()
+            for body in ({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "soak", "version": "1"}}},
+                    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                    {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}}):
+                p, pf = connect()
+                request(p, "POST", endpoint, [("Content-Type", "application/json")], json.dumps(body))
+                read_answer(pf)
+                p.close()
+            while b'"id":1' not in f.readline():
+                pass
+            sock.close()
+            count("legacy")
+        except Exception as e:
+            error("legacy", e)
+            time.sleep(0.1)
+
+threads = [threading.Thread(target=t, daemon=True) for t in (caller, caller, abandoner, streamer, streamer, legacy)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("load: " + ", ".join(f"{k} {v}" for k, v in counts.items()), flush=True)
+EOF
+load=$!
+
+sample() {
+  local rss threads fds
+  rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$server/status")
+  threads=$(awk '/^Threads:/ {print $2}' "/proc/$server/status")
+  fds=$(ls "/proc/$server/fd" | wc -l)
+  printf '%8s %10s %8s %6s\n' "$1" "$rss" "$threads" "$fds"
+}
+printf '%8s %10s %8s %6s\n' "seconds" "RSS KiB" "threads" "fds"
+sample 0
+elapsed=0
+while kill -0 "$load" 2>/dev/null; do
+  sleep 10
+  elapsed=$((elapsed + 10))
+  kill -0 "$server" 2>/dev/null || { echo "the server died"; exit 1; }
+  sample "$elapsed"
+done
+wait "$load"
+# After the load: idle connections time out (30 s), unused sessions expire (30 s).
+sleep 40
+sample "idle+40"

@@ -46,6 +46,9 @@ OPTIONS:
                             one ends to make room, or 503 when every one is busy
     --session-idle-secs N   end an HTTP session unused this long (default 1800)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
+    --state-key-file FILE   seal 2026-07-28 requestState with the hex key in FILE (at least 64
+                            hex digits, e.g. `openssl rand -hex 32`), so replicas sharing it
+                            accept each other's states (default: a random key per process)
     --max-connections N     HTTP connections open at once (default 2048); more get 503
     --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
@@ -76,6 +79,7 @@ struct Args {
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
     manifest: Option<PathBuf>,
+    state_key_file: Option<PathBuf>,
 }
 
 enum Parsed {
@@ -106,6 +110,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         page_size: None,
         max_in_flight: None,
         manifest: None,
+        state_key_file: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -123,6 +128,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
             "--check" => return check_files(args),
+            "--state-key-file" => {
+                parsed.state_key_file = Some(PathBuf::from(args.next().ok_or("--state-key-file needs a file")?));
+            }
             "--include-hidden" => parsed.include_hidden = true,
             "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
@@ -198,7 +206,7 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
                     .ok_or_else(|| format!("--host: expected one of {}, got {name:?}", hosts::HOST_NAMES))?;
                 host = Some(found);
             }
-            "--root" | "--manifest" => {
+            "--root" | "--manifest" | "--state-key-file" => {
                 let value = args.next().ok_or_else(|| format!("{arg} needs a path"))?;
                 let absolute =
                     std::fs::canonicalize(&value).map_err(|e| format!("{arg} {value}: {e}"))?.display().to_string();
@@ -241,6 +249,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         options.max_in_flight = n;
     }
     let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
+    if let Some(file) = &args.state_key_file {
+        server.set_state_key_file(file)?;
+    }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);

@@ -24,6 +24,8 @@ mod progress;
 mod prompts;
 mod resources;
 mod revisions;
+mod stateless;
+mod stateless_http;
 mod stdio;
 mod tasks;
 mod tools;

@@ -139,8 +139,17 @@ impl SchemaBook {
 
     /// The definition a server message must satisfy; `answered` is the method of the request a response answers.
     pub fn definition_for(message: &Value, answered: Option<&str>) -> Option<&'static str> {
-        if message.get("error").is_some() {
-            return Some("JSONRPCError");
+        if let Some(error) = message.get("error") {
+            // 2026-07-28 types its errors by code (contract §2.2); older schemas lack these names.
+            return Some(match error["code"].as_i64() {
+                Some(-32020) => "HeaderMismatchError",
+                Some(-32021) => "MissingRequiredClientCapabilityError",
+                Some(-32022) => "UnsupportedProtocolVersionError",
+                _ => "JSONRPCError",
+            });
+        }
+        if message.pointer("/result/resultType") == Some(&json!("input_required")) {
+            return Some("InputRequiredResult");
         }
         if let Some(method) = message.get("method").and_then(Value::as_str) {
             return Some(match method {
@@ -153,6 +162,7 @@ impl SchemaBook {
                 "notifications/prompts/list_changed" => "PromptListChangedNotification",
                 "notifications/elicitation/complete" => "ElicitationCompleteNotification",
                 "notifications/tasks/status" => "TaskStatusNotification",
+                "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
                 "sampling/createMessage" => "CreateMessageRequest",
                 "elicitation/create" => "ElicitRequest",
                 "roots/list" => "ListRootsRequest",
@@ -175,6 +185,8 @@ impl SchemaBook {
             "prompts/list" => "ListPromptsResult",
             "prompts/get" => "GetPromptResult",
             "completion/complete" => "CompleteResult",
+            "server/discover" => "DiscoverResult",
+            "subscriptions/listen" => "SubscriptionsListenResult",
             _ => "Result",
         })
     }
@@ -398,8 +410,16 @@ impl Client {
             return;
         }
         if let Some(def) = SchemaBook::definition_for(message, answered) {
-            let def =
-                if def == "JSONRPCError" && revision.as_str() >= "2025-11-25" { "JSONRPCErrorResponse" } else { def };
+            let def = if def.ends_with("Error")
+                && revision.as_str() >= "2025-11-25"
+                && (def == "JSONRPCError" || revision.as_str() < "2026-07-28")
+            {
+                "JSONRPCErrorResponse"
+            } else if def.ends_with("Error") && revision.as_str() < "2025-11-25" {
+                "JSONRPCError"
+            } else {
+                def
+            };
             if def.ends_with("Result") || def == "Result" {
                 SchemaBook::get().validate(revision, def, &message["result"]);
             } else {

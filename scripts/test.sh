@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*" >&2; }
 
+step "prerequisites"
+bash scripts/prereqs.sh
 step "cargo fmt --check"
 cargo fmt --check
 step "cargo clippy"

@@ -157,7 +157,7 @@ impl Connection {
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
         // measured when the session looks full, so the usual request pays nothing for it.
         let max_in_flight = self.server.options().max_in_flight;
-        let size = if self.session.looks_full(max_in_flight) { req.params.to_string().len() } else { 0 };
+        let size = if self.session.looks_full(max_in_flight) { jsonrpc::encoded_len(&req.params) } else { 0 };
         let job = |cancelled| {
             let cx = RequestCx::new(
                 Arc::clone(&self.server) as _,

@@ -12,6 +12,7 @@ mod completion;
 mod config;
 mod embedding;
 mod files;
+mod first_run;
 mod hostile;
 mod http;
 mod jsonrpc;

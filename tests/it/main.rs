@@ -24,5 +24,6 @@ mod prompts;
 mod resources;
 mod revisions;
 mod stdio;
+mod subscriptions;
 mod tasks;
 mod tools;

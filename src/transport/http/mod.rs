@@ -6,8 +6,6 @@
 //! and connection and joins every thread it started; `serve` never returns.
 
 mod chunked;
-#[cfg(test)]
-mod fuzz;
 // SEP-2243 request headers (2026-07-28): waits for issue 12's integration to be called.
 #[allow(dead_code)]
 mod headers;

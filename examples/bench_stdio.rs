@@ -4,6 +4,8 @@
 //! ```text
 //! bench_stdio startup RUNS -- CMD ARGS...          spawn to `initialize` answer: median and p90
 //! bench_stdio echo SECONDS IN_FLIGHT -- CMD ARGS... `echo` calls per second, idle and peak RSS
+//! bench_stdio allocs CALLS -- CMD ARGS...          allocations and bytes per `echo` call, read
+//!                                                  from the counting build's `allocations` tool
 //! bench_stdio http-echo SECONDS CONNECTIONS -- URL  `echo` over keep-alive HTTP: calls/s, p50, p99
 //! bench_stdio http-sessions N PID -- URL           RSS of PID per session, N sessions opened
 //! bench_stdio http-streams N PID -- URL            N sessions each holding a GET stream open:
@@ -30,6 +32,7 @@ fn main() {
     match head.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["startup", runs] => startup(number(runs), command),
         ["echo", seconds, in_flight] => echo(number(seconds), number(in_flight), command),
+        ["allocs", calls] => allocs(number(calls), command),
         ["http-echo", seconds, connections] => http_echo(number(seconds), number(connections), &command[0]),
         ["http-sessions", n, pid] => http_sessions(number(n), number(pid) as u32, &command[0]),
         ["http-streams", n, pid] => http_streams(number(n), number(pid) as u32, &command[0]),
@@ -171,6 +174,90 @@ fn echo(seconds: u64, in_flight: u64, command: &[String]) {
     let _ = child.kill();
     let _ = child.wait();
     let _ = reader.join();
+}
+
+const ECHO: &str = r#""method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}"#;
+
+/// `calls` echo calls with at most 64 in flight, each answer awaited; ids from `next_id` on.
+fn echo_calls(stdin: &mut impl Write, out: &mut impl BufRead, next_id: &mut u64, calls: u64) {
+    let (mut sent, mut answered) = (0, 0);
+    let mut line = String::new();
+    while answered < calls {
+        while sent < calls && sent - answered < 64 {
+            writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{},{ECHO}"#, *next_id).expect("write request");
+            *next_id += 1;
+            sent += 1;
+        }
+        stdin.flush().expect("flush");
+        line.clear();
+        if out.read_line(&mut line).expect("read stdout") == 0 {
+            panic!("the server closed stdout");
+        }
+        if line.contains("\"result\"") {
+            assert!(line.contains("Echo: hello"), "unexpected answer: {line}");
+            answered += 1;
+        }
+    }
+}
+
+/// The counting build's (allocations, bytes) so far.
+fn counted(stdin: &mut impl Write, out: &mut impl BufRead, next_id: &mut u64) -> (u64, u64) {
+    let id = *next_id;
+    *next_id += 1;
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"allocations","arguments":{{}}}}}}"#
+    )
+    .expect("write");
+    stdin.flush().expect("flush");
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if out.read_line(&mut line).expect("read stdout") == 0 {
+            panic!("the server closed stdout");
+        }
+        let message: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        if message["id"] == id {
+            let text = message["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no allocation count (run the counting build, examples/counting): {line}"));
+            let field = |name: &str| -> u64 {
+                text.split_whitespace().find_map(|w| w.strip_prefix(name)?.parse().ok()).expect("a count")
+            };
+            return (field("allocations="), field("bytes="));
+        }
+    }
+}
+
+/// Allocations per `echo` call, from three readings of the counter: the difference between the
+/// last two, less what one reading itself costs (the first two, back to back), over `calls`.
+fn allocs(calls: u64, command: &[String]) {
+    let (mut child, stdin, mut out) = spawn(command);
+    let mut stdin = BufWriter::new(stdin);
+    writeln!(stdin, "{INITIALIZE}").expect("write initialize");
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).expect("write");
+    stdin.flush().expect("flush");
+    read_answer(&mut out, 0);
+    let mut id = 1;
+    echo_calls(&mut stdin, &mut out, &mut id, calls.min(10_000)); // warm-up: threads, buffers
+    let first = counted(&mut stdin, &mut out, &mut id);
+    let second = counted(&mut stdin, &mut out, &mut id);
+    echo_calls(&mut stdin, &mut out, &mut id, calls);
+    let third = counted(&mut stdin, &mut out, &mut id);
+    let per_call = |i: fn((u64, u64)) -> u64| {
+        let reading = i(second).saturating_sub(i(first));
+        i(third).saturating_sub(i(second)).saturating_sub(reading) as f64 / calls.max(1) as f64
+    };
+    println!("allocs_per_call={:.1}", per_call(|c| c.0));
+    println!("alloc_bytes_per_call={:.0}", per_call(|c| c.1));
+    // End of input asks the server to exit (a profiler around it writes its report then).
+    drop(stdin);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// `http://HOST:PORT/PATH` split into the address and the path.

@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*" >&2; }
 
+step "prerequisites"
+bash scripts/prereqs.sh
 step "cargo fmt --check"
 cargo fmt --check
 step "cargo clippy"
@@ -22,6 +24,10 @@ bash scripts/deps.sh
 cargo build --release --quiet
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp --everything
+step "interop: Python SDK client at 2026-07-28 (pinned and auto) over stdio"
+for mode in 2026-07-28 auto; do
+  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- target/release/tinymcp --everything
+done
 step "interop: Python SDK client on a temporary folder and manifest"
 .cache/venv/bin/python tests/interop/python_files.py -- target/release/tinymcp
 step "interop: TypeScript SDK client over stdio"
@@ -37,6 +43,9 @@ server=$!
 trap 'kill $server 2>/dev/null' EXIT
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
 .cache/venv/bin/python tests/interop/python_client.py --transport http "http://127.0.0.1:$port/mcp"
+for mode in 2026-07-28 auto; do
+  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport http "http://127.0.0.1:$port/mcp"
+done
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"
 .cache/venv/bin/python tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport sse "http://127.0.0.1:$port/sse"

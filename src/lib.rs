@@ -69,7 +69,7 @@ pub use features::resources::{ReadHandler, Resource, ResourceLister, ResourceTem
 pub use features::tasks::TaskSupport;
 pub use features::tools::{CallToolResult, Tool, ToolAnnotations, ToolHandler};
 pub use server::connection::{Connection, Outgoing, Sink};
-pub use server::context::RequestCx;
+pub use server::context::{InputRequest, RequestCx};
 pub use server::{Options, Server};
 #[cfg(feature = "http")]
 pub use transport::http::{Access, HttpOptions, HttpServer};

@@ -1,6 +1,7 @@
 //! The `tinymcp` binary: parses the command line once, sets up logging to stderr, builds the
 //! server from the chosen providers and runs the chosen transport. Errors become an exit code here.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -27,8 +28,8 @@ With no --root, --manifest or --everything, the current directory is served read
 OPTIONS:
     --manifest FILE         serve the command tools, prompts and resources a JSON manifest
                             declares (reloaded when it changes)
-    --check FILE            check a manifest: print every problem with its JSON path and exit
-                            non-zero, or print OK
+    --check FILE...         check manifests (every file given): print every problem with its
+                            JSON path and exit non-zero, or print OK for each
     --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
     --include-hidden        also serve hidden files and folders such as .git and .env
     --max-files N           files listed, searched or watched per folder (default 10000)
@@ -45,6 +46,9 @@ OPTIONS:
                             one ends to make room, or 503 when every one is busy
     --session-idle-secs N   end an HTTP session unused this long (default 1800)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
+    --state-key-file FILE   seal 2026-07-28 requestState with the hex key in FILE (at least 64
+                            hex digits, e.g. `openssl rand -hex 32`), so replicas sharing it
+                            accept each other's states (default: a random key per process)
     --max-connections N     HTTP connections open at once (default 2048); more get 503
     --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
@@ -75,11 +79,12 @@ struct Args {
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
     manifest: Option<PathBuf>,
+    state_key_file: Option<PathBuf>,
 }
 
 enum Parsed {
     Run(Box<Args>),
-    Check(PathBuf),
+    Check(Vec<PathBuf>),
     Config(Host, Vec<String>),
     Help,
     Version,
@@ -105,6 +110,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         page_size: None,
         max_in_flight: None,
         manifest: None,
+        state_key_file: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -121,7 +127,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--idle-secs" => parsed.idle_secs = Some(number(&arg, args.next())?),
             "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
-            "--check" => return Ok(Parsed::Check(PathBuf::from(args.next().ok_or("--check needs a file")?))),
+            "--check" => return check_files(args),
+            "--state-key-file" => {
+                parsed.state_key_file = Some(PathBuf::from(args.next().ok_or("--state-key-file needs a file")?));
+            }
             "--include-hidden" => parsed.include_hidden = true,
             "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
@@ -135,6 +144,49 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         }
     }
     Ok(Parsed::Run(Box::new(parsed)))
+}
+
+/// `--check FILE...`: every argument after it is a manifest to check (a repeated `--check` is
+/// allowed); any other flag there is a mistake rather than something silently ignored.
+fn check_files(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+    let mut files = Vec::new();
+    for arg in args {
+        match arg.as_str() {
+            "--check" => {}
+            flag if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(format!("--check takes only manifest files, got {flag}"))
+            }
+            _ => files.push(PathBuf::from(arg)),
+        }
+    }
+    if files.is_empty() {
+        return Err("--check needs a file".into());
+    }
+    Ok(Parsed::Check(files))
+}
+
+/// The line a person who starts `tinymcp` in a terminal sees, so it does not look hung: what is
+/// served, that it waits for a host on stdin, and how to give a host the command.
+fn terminal_hint(args: &Args) -> String {
+    let mut served = Vec::new();
+    if args.everything {
+        served.push("the everything profile".to_owned());
+    }
+    if let Some(file) = &args.manifest {
+        served.push(format!("the manifest {}", file.display()));
+    }
+    for root in &args.roots {
+        served.push(format!("{} read-only", root.display()));
+    }
+    if served.is_empty() {
+        let here = std::env::current_dir().map_or_else(|_| ".".to_owned(), |d| d.display().to_string());
+        served.push(format!("{here} read-only"));
+    }
+    format!(
+        "tinymcp: serving {} over stdio, waiting for an MCP host to speak JSON-RPC on stdin (Ctrl-D ends); \
+         to connect a host, run `tinymcp config --host claude|vscode|cursor|claude-code` with the same options",
+        served.join(", ")
+    )
 }
 
 fn value(flag: &str, value: Option<String>) -> Result<String, String> {
@@ -154,7 +206,7 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
                     .ok_or_else(|| format!("--host: expected one of {}, got {name:?}", hosts::HOST_NAMES))?;
                 host = Some(found);
             }
-            "--root" | "--manifest" => {
+            "--root" | "--manifest" | "--state-key-file" => {
                 let value = args.next().ok_or_else(|| format!("{arg} needs a path"))?;
                 let absolute =
                     std::fs::canonicalize(&value).map_err(|e| format!("{arg} {value}: {e}"))?.display().to_string();
@@ -197,6 +249,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         options.max_in_flight = n;
     }
     let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
+    if let Some(file) = &args.state_key_file {
+        server.set_state_key_file(file)?;
+    }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);
@@ -221,7 +276,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if !roots.is_empty() {
         let mut options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
         options.max_files = args.max_files.unwrap_or(options.max_files).max(1);
-        let files = provide::files::register(&server, &roots, options)?;
+        let files = provide::serve_folders(&server, &roots, options)?;
         for root in files.roots() {
             log::info!("serving {} read-only", root.display());
         }
@@ -317,20 +372,23 @@ fn main() -> ExitCode {
             println!("{}", hosts::snippet(host, "tinymcp", &exe, &flags));
             return ExitCode::SUCCESS;
         }
-        Ok(Parsed::Check(file)) => {
-            return match manifest::load(&file) {
-                Ok(manifest) => {
-                    for warning in manifest.warnings() {
-                        eprintln!("{}: {warning}", file.display());
+        Ok(Parsed::Check(files)) => {
+            let mut status = ExitCode::SUCCESS;
+            for file in files {
+                match manifest::load(&file) {
+                    Ok(manifest) => {
+                        for warning in manifest.warnings() {
+                            eprintln!("{}: {warning}", file.display());
+                        }
+                        println!("{}: OK ({})", file.display(), manifest.summary());
                     }
-                    println!("{}: OK ({})", file.display(), manifest.summary());
-                    ExitCode::SUCCESS
+                    Err(e) => {
+                        eprintln!("{e}");
+                        status = ExitCode::FAILURE;
+                    }
                 }
-                Err(e) => {
-                    eprintln!("{e}");
-                    ExitCode::FAILURE
-                }
-            };
+            }
+            return status;
         }
         Ok(Parsed::Help) => {
             println!("{USAGE}");
@@ -345,6 +403,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.http.is_none() && std::io::stdin().is_terminal() {
+        eprintln!("{}", terminal_hint(&args));
+    }
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(tinymcp::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

@@ -4,6 +4,7 @@
 mod completer;
 pub mod completion;
 pub mod content;
+pub(crate) mod input_required;
 pub mod logging;
 pub mod pagination;
 pub mod prompts;

@@ -3,7 +3,6 @@
 //! `file_tools`, and a `summarize_file` prompt embeds a file. Paths go through `sandbox`.
 //! Uses only the public registration API.
 
-use super::file_tools;
 use super::sandbox::{self, file_uri, EntryKind, Sandbox};
 use super::tracker::{stamp, ChangeTracker};
 use crate::features::completion::CompletionRequest;
@@ -66,8 +65,8 @@ pub struct Files {
     tracker: ChangeTracker,
 }
 
-/// Serves `roots` on `server`: resources, templates, tools and the prompt.
-/// Fails when a root is not a readable directory.
+/// Serves `roots` on `server`: resources, templates and the prompt (the tools come from
+/// [`super::serve_folders`]). Fails when a root is not a readable directory.
 pub fn register(server: &Server, roots: &[PathBuf], options: FilesOptions) -> Result<Arc<Files>, Error> {
     let files = Arc::new(Files::new(roots, options)?);
     let lister = Arc::clone(&files);
@@ -75,7 +74,6 @@ pub fn register(server: &Server, roots: &[PathBuf], options: FilesOptions) -> Re
     for index in 0..files.roots.len() {
         register_template(server, &files, index)?;
     }
-    file_tools::register(server, &files);
     let watched = Arc::clone(&files);
     server.on_subscribe(move |uri| watched.note_subscription(uri));
     let for_prompt = Arc::clone(&files);

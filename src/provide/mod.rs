@@ -9,3 +9,20 @@ pub mod manifest;
 pub mod sandbox;
 pub(crate) mod tracker;
 pub mod watch;
+
+use crate::{Error, Server};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The default job: serves `roots` read-only on `server` as resources, a template per root, the
+/// `summarize_file` prompt and the file tools. The two halves know each other only through here,
+/// so the tools may build on the folders and not the other way round.
+pub fn serve_folders(
+    server: &Server,
+    roots: &[PathBuf],
+    options: files::FilesOptions,
+) -> Result<Arc<files::Files>, Error> {
+    let served = files::register(server, roots, options)?;
+    file_tools::register(server, &served);
+    Ok(served)
+}

@@ -10,52 +10,24 @@ use std::path::{Path, PathBuf};
 
 use crate::util::percent;
 
-/// `O_NONBLOCK`, so opening a FIFO never waits for a writer (its value differs by platform).
-#[cfg(any(
+/// `O_NONBLOCK`, so opening a FIFO never waits for a writer. std does not name it and its value
+/// differs by platform.
+const O_NONBLOCK: i32 = if cfg!(any(
     target_os = "macos",
     target_os = "ios",
     target_os = "freebsd",
     target_os = "openbsd",
     target_os = "netbsd",
     target_os = "dragonfly"
-))]
-const O_NONBLOCK: i32 = 0x4;
-#[cfg(all(
-    not(any(
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd",
-        target_os = "openbsd",
-        target_os = "netbsd",
-        target_os = "dragonfly"
-    )),
-    any(target_arch = "mips", target_arch = "mips64")
-))]
-const O_NONBLOCK: i32 = 0x80;
-#[cfg(all(
-    not(any(
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd",
-        target_os = "openbsd",
-        target_os = "netbsd",
-        target_os = "dragonfly"
-    )),
-    any(target_arch = "sparc", target_arch = "sparc64")
-))]
-const O_NONBLOCK: i32 = 0x4000;
-#[cfg(all(
-    not(any(
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd",
-        target_os = "openbsd",
-        target_os = "netbsd",
-        target_os = "dragonfly"
-    )),
-    not(any(target_arch = "mips", target_arch = "mips64", target_arch = "sparc", target_arch = "sparc64"))
-))]
-const O_NONBLOCK: i32 = 0o4000;
+)) {
+    0x4
+} else if cfg!(any(target_arch = "mips", target_arch = "mips64")) {
+    0x80
+} else if cfg!(any(target_arch = "sparc", target_arch = "sparc64")) {
+    0x4000
+} else {
+    0o4000
+};
 
 /// How deep a walk descends before it stops (a guard against pathological trees).
 const MAX_DEPTH: usize = 64;

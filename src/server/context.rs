@@ -5,12 +5,13 @@
 
 use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
+use crate::util::seal::StateKey;
 use crate::wire::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::wire::meta::{self, LogLevel, RELATED_TASK};
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::any::Any;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -28,7 +29,61 @@ pub(crate) trait Runtime: Send + Sync {
     fn subscribed(&self, uri: &str);
     /// The runtime as `Any`, so `RequestCx::server` can hand handlers the `Server` itself.
     fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+    /// The key that seals and opens `requestState` (2026-07-28); `None` if the OS gave no
+    /// randomness and no key file was set, and then input-required results are refused.
+    fn state_key(&self) -> Option<&StateKey>;
 }
+
+/// The input-required bookkeeping of one 2026-07-28 request (`tools/call`, `prompts/get`,
+/// `resources/read`): the answers the client gave, and the requests this round still needs.
+/// A handler's `elicit`, `sample`, `list_roots` and `ask` read answers here instead of sending
+/// a request to the client; a missing one is recorded and the handler is stopped with
+/// [`input_required`], so one handler serves both eras.
+#[derive(Debug, Default)]
+pub(crate) struct Inputs {
+    /// The client's answers, by key (from the sealed state and this retry's `inputResponses`).
+    pub answers: Map<String, Value>,
+    /// What this round could not answer: key -> `{method, params}`.
+    pub pending: Mutex<Map<String, Value>>,
+    /// Requests asked so far this round, for the default keys (`elicitation-1`, `sampling-2`, ...).
+    pub asked: AtomicUsize,
+}
+
+/// What a handler's request to the client stopped on: the answer is not there yet, and the
+/// method table turns the request into an `InputRequiredResult` whatever the handler returns.
+pub(crate) fn input_required() -> RpcError {
+    RpcError::new(jsonrpc::INTERNAL_ERROR, "input required: answered with an InputRequiredResult")
+}
+
+/// One request a handler needs the client to answer (see [`RequestCx::ask`]).
+#[derive(Debug, Clone)]
+pub struct InputRequest {
+    /// The key the answer comes back under (2026-07-28 `inputRequests`), unique in a request.
+    pub key: String,
+    /// `sampling/createMessage`, `elicitation/create` or `roots/list`.
+    pub method: String,
+    /// The request's params.
+    pub params: Value,
+}
+
+impl InputRequest {
+    /// An `elicitation/create` under `key`.
+    pub fn elicit(key: impl Into<String>, params: Value) -> Self {
+        InputRequest { key: key.into(), method: ELICIT.into(), params }
+    }
+    /// A `sampling/createMessage` under `key`.
+    pub fn sample(key: impl Into<String>, params: Value) -> Self {
+        InputRequest { key: key.into(), method: SAMPLE.into(), params }
+    }
+    /// A `roots/list` under `key`.
+    pub fn list_roots(key: impl Into<String>) -> Self {
+        InputRequest { key: key.into(), method: ROOTS.into(), params: json!({}) }
+    }
+}
+
+const ELICIT: &str = "elicitation/create";
+const SAMPLE: &str = "sampling/createMessage";
+const ROOTS: &str = "roots/list";
 
 /// The background task a context runs for (2025-11-25 tasks), as far as the context needs it.
 pub(crate) trait TaskLink: Send + Sync {
@@ -72,6 +127,8 @@ pub struct RequestCx {
     pub(crate) last_progress: Mutex<Option<f64>>,
     pub(crate) task: Option<Arc<dyn TaskLink>>,
     pub(crate) deferred: Mutex<Vec<Deferred>>,
+    /// 2026-07-28 input-required bookkeeping; `None` sends requests to the client instead.
+    pub(crate) inputs: Option<Inputs>,
 }
 
 impl RequestCx {
@@ -120,6 +177,7 @@ impl RequestCx {
             last_progress: Mutex::new(None),
             task: None,
             deferred: Mutex::new(Vec::new()),
+            inputs: None,
         }
     }
 
@@ -139,6 +197,7 @@ impl RequestCx {
             last_progress: Mutex::new(None),
             task: Some(task),
             deferred: Mutex::new(Vec::new()),
+            inputs: None,
         }
     }
 
@@ -227,24 +286,25 @@ impl RequestCx {
     }
 
     /// Asks the client's model for a completion (`sampling/createMessage`) and waits for it.
+    /// On 2026-07-28 the answer comes from the client's retry (key `sampling-N`): see [`RequestCx::ask`].
     pub fn sample(&self, params: Value) -> Result<Value, RpcError> {
-        self.require("sampling")?;
-        if params.get("tools").is_some()
-            && !self.client_capabilities.pointer("/sampling/tools").is_some_and(Value::is_object)
-        {
-            return Err(missing_capability("sampling.tools", json!({"sampling": {"tools": {}}})));
-        }
-        self.send_request("sampling/createMessage", params)
+        self.sample_as(&self.default_key("sampling"), params)
+    }
+
+    /// [`RequestCx::sample`] under an explicit `inputRequests` key (2026-07-28).
+    pub fn sample_as(&self, key: &str, params: Value) -> Result<Value, RpcError> {
+        self.ask_one(InputRequest::sample(key, params))
     }
 
     /// Asks the user for input (`elicitation/create`, form or URL mode) and waits for the answer.
+    /// On 2026-07-28 the answer comes from the client's retry (key `elicitation-N`).
     pub fn elicit(&self, params: Value) -> Result<Value, RpcError> {
-        self.require("elicitation")?;
-        let url_mode = params.get("mode").and_then(Value::as_str) == Some("url");
-        if url_mode && !self.client_capabilities.pointer("/elicitation/url").is_some_and(Value::is_object) {
-            return Err(missing_capability("elicitation.url", json!({"elicitation": {"url": {}}})));
-        }
-        self.send_request("elicitation/create", params)
+        self.elicit_as(&self.default_key("elicitation"), params)
+    }
+
+    /// [`RequestCx::elicit`] under an explicit `inputRequests` key (2026-07-28).
+    pub fn elicit_as(&self, key: &str, params: Value) -> Result<Value, RpcError> {
+        self.ask_one(InputRequest::elicit(key, params))
     }
 
     /// Tells the client that a URL-mode elicitation finished (`notifications/elicitation/complete`).
@@ -252,13 +312,95 @@ impl RequestCx {
         self.send_notification("notifications/elicitation/complete", &json!({ "elicitationId": elicitation_id }));
     }
 
-    /// Asks the client for its roots (`roots/list`) and waits for them.
+    /// Asks the client for its roots (`roots/list`) and waits for them (key `roots-N` on 2026-07-28).
     pub fn list_roots(&self) -> Result<Value, RpcError> {
-        self.require("roots")?;
-        self.send_request("roots/list", json!({}))
+        self.list_roots_as(&self.default_key("roots"))
     }
 
-    fn require(&self, capability: &str) -> Result<(), RpcError> {
+    /// [`RequestCx::list_roots`] under an explicit `inputRequests` key (2026-07-28).
+    pub fn list_roots_as(&self, key: &str) -> Result<Value, RpcError> {
+        self.ask_one(InputRequest::list_roots(key))
+    }
+
+    /// Asks the client several things at once; the answers come back in the same order.
+    /// Up to 2025-11-25 each is a request to the client, in turn. On 2026-07-28 they are one
+    /// round of an `InputRequiredResult`: answers the client already gave are returned, and
+    /// if any is missing the handler gets an error it should pass on with `?` (the request is
+    /// then answered with every missing request at once, and the handler runs again on the
+    /// client's retry, so do side effects after the last `ask`). A capability the request did
+    /// not declare is `-32021` on both eras.
+    pub fn ask(&self, requests: &[InputRequest]) -> Result<Vec<Value>, RpcError> {
+        for request in requests {
+            self.check_capability(&request.method, &request.params)?;
+        }
+        let Some(inputs) = &self.inputs else {
+            return requests.iter().map(|r| self.send_request(&r.method, r.params.clone())).collect();
+        };
+        let mut answers = Vec::with_capacity(requests.len());
+        let mut missing = false;
+        for request in requests {
+            inputs.asked.fetch_add(1, Ordering::Relaxed);
+            match inputs.answers.get(&request.key) {
+                Some(answer) => {
+                    check_answer(&request.key, &request.method, answer)?;
+                    answers.push(answer.clone());
+                }
+                None => {
+                    missing = true;
+                    let mut pending = inputs.pending.lock().unwrap_or_else(PoisonError::into_inner);
+                    pending.insert(request.key.clone(), json!({ "method": request.method, "params": request.params }));
+                }
+            }
+        }
+        if missing {
+            Err(input_required())
+        } else {
+            Ok(answers)
+        }
+    }
+
+    fn ask_one(&self, request: InputRequest) -> Result<Value, RpcError> {
+        let mut answers = self.ask(std::slice::from_ref(&request))?;
+        // Invariant: `ask` answers every request it was given, or fails.
+        Ok(answers.pop().unwrap_or(Value::Null))
+    }
+
+    /// `elicitation-1`, `sampling-2`, ...: the next request's default key, numbered by call order.
+    fn default_key(&self, kind: &str) -> String {
+        let n = self.inputs.as_ref().map_or(0, |i| i.asked.load(Ordering::Relaxed)) + 1;
+        format!("{kind}-{n}")
+    }
+
+    /// `-32021` unless the client declared what `method` needs (for these params).
+    fn check_capability(&self, method: &str, params: &Value) -> Result<(), RpcError> {
+        match method {
+            SAMPLE => {
+                self.require_capability("sampling")?;
+                if params.get("tools").is_some()
+                    && !self.client_capabilities.pointer("/sampling/tools").is_some_and(Value::is_object)
+                {
+                    return Err(missing_capability("sampling.tools", json!({"sampling": {"tools": {}}})));
+                }
+                Ok(())
+            }
+            ELICIT => {
+                self.require_capability("elicitation")?;
+                let url_mode = params.get("mode").and_then(Value::as_str) == Some("url");
+                if url_mode && !self.client_capabilities.pointer("/elicitation/url").is_some_and(Value::is_object) {
+                    return Err(missing_capability("elicitation.url", json!({"elicitation": {"url": {}}})));
+                }
+                Ok(())
+            }
+            ROOTS => self.require_capability("roots"),
+            other => Err(RpcError::invalid_params(format!(
+                "{other} cannot be asked of the client: expected {SAMPLE}, {ELICIT} or {ROOTS}"
+            ))),
+        }
+    }
+
+    /// `-32021` with `data.requiredCapabilities` unless the client declared `capability`
+    /// (e.g. `sampling`) for this request (2026-07-28) or this session.
+    pub fn require_capability(&self, capability: &str) -> Result<(), RpcError> {
         if self.client_supports(capability) {
             Ok(())
         } else {
@@ -311,6 +453,30 @@ impl RequestCx {
             &json!({ "requestId": id, "reason": "timed out or cancelled" }),
         );
         outcome
+    }
+}
+
+/// Refuses an answer of the wrong shape for its request (`-32602`): an elicitation answer is an
+/// object with `action` accept, decline or cancel; a sampling answer has `role` and `content`;
+/// a roots answer has a `roots` array.
+fn check_answer(key: &str, method: &str, answer: &Value) -> Result<(), RpcError> {
+    let fits = match method {
+        ELICIT => {
+            answer.get("action").and_then(Value::as_str).is_some_and(|a| matches!(a, "accept" | "decline" | "cancel"))
+        }
+        SAMPLE => answer.get("role").is_some_and(Value::is_string) && answer.get("content").is_some(),
+        ROOTS => answer.get("roots").is_some_and(Value::is_array),
+        _ => false,
+    };
+    if fits {
+        Ok(())
+    } else {
+        let expected = match method {
+            ELICIT => "an ElicitResult with action accept, decline or cancel",
+            SAMPLE => "a CreateMessageResult with role and content",
+            _ => "a ListRootsResult with a roots array",
+        };
+        Err(RpcError::invalid_params(format!("inputResponses[{key:?}] answers {method}: expected {expected}")))
     }
 }
 

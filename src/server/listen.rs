@@ -1,8 +1,11 @@
-//! Listeners: whoever hears the server-wide notifications (list changes, resource updates).
-//! Today each initialized session listens; from 2026-07-28 a listen stream subscribes the same
-//! way, so broadcasts never assume a session. Knows no feature type.
+//! Listeners: whoever hears the server-wide notifications (list changes, resource updates):
+//! each initialized session, and each 2026-07-28 `subscriptions/listen` stream, so broadcasts
+//! never assume a session. Knows no feature type.
 
-use serde_json::Value;
+use crate::server::sink::{Outgoing, Sink};
+use crate::wire::jsonrpc::{self, RequestId};
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One party that hears server-wide notifications.
 pub(crate) trait Listener: Send + Sync {
@@ -16,4 +19,118 @@ pub(crate) trait Listener: Send + Sync {
     fn notify(&self, method: &str, params: &Value);
     /// Ends it (the server is shutting down): what it runs sees cancellation.
     fn close(&self);
+}
+
+/// `_meta` key that ties a frame to its `subscriptions/listen` stream (2026-07-28).
+pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// What a listen stream delivers: the kinds the client asked for that the server offers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Filter {
+    pub tools_list_changed: bool,
+    pub prompts_list_changed: bool,
+    pub resources_list_changed: bool,
+    /// The resource URIs whose `notifications/resources/updated` it hears.
+    pub resource_subscriptions: Vec<String>,
+}
+
+impl Filter {
+    /// The honoured filter as the acknowledgement echoes it (only what is on).
+    pub(crate) fn to_wire(&self) -> Value {
+        let mut map = Map::new();
+        for (key, on) in [
+            ("toolsListChanged", self.tools_list_changed),
+            ("promptsListChanged", self.prompts_list_changed),
+            ("resourcesListChanged", self.resources_list_changed),
+        ] {
+            if on {
+                map.insert(key.into(), true.into());
+            }
+        }
+        if !self.resource_subscriptions.is_empty() {
+            map.insert("resourceSubscriptions".into(), json!(self.resource_subscriptions));
+        }
+        Value::Object(map)
+    }
+
+    /// Whether a server-wide notification is one this stream asked for (resource updates are
+    /// chosen by URI before they get here, through `is_subscribed`).
+    fn wants(&self, method: &str) -> bool {
+        match method {
+            "notifications/tools/list_changed" => self.tools_list_changed,
+            "notifications/prompts/list_changed" => self.prompts_list_changed,
+            "notifications/resources/list_changed" => self.resources_list_changed,
+            "notifications/resources/updated" => !self.resource_subscriptions.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+/// One open `subscriptions/listen` request (2026-07-28): a listener whose frames go to the
+/// request's own sink, each tagged with the subscription id (the request id as sent). It holds
+/// no worker: it lives in its connection's table until cancelled, the connection ends, or the
+/// server shuts down (then it is answered).
+pub(crate) struct ListenStream {
+    id: RequestId,
+    filter: Filter,
+    sink: Sink,
+    ended: AtomicBool,
+}
+
+impl ListenStream {
+    /// Opens the stream: the first frame is `notifications/subscriptions/acknowledged` with the
+    /// honoured filter (spec: nothing is sent on a subscription before it).
+    pub(crate) fn open(id: RequestId, filter: Filter, sink: Sink) -> ListenStream {
+        let stream = ListenStream { id, filter, sink, ended: AtomicBool::new(false) };
+        let params = json!({ "_meta": stream.meta(), "notifications": stream.filter.to_wire() });
+        stream.sink.send(Outgoing::Notification(jsonrpc::notification(ACKNOWLEDGED, &params)));
+        stream
+    }
+
+    fn meta(&self) -> Value {
+        json!({ SUBSCRIPTION_ID: self.id })
+    }
+
+    /// Ends the stream without an answer (the client cancelled it or went away).
+    pub(crate) fn end(&self) {
+        self.ended.store(true, Ordering::SeqCst);
+    }
+}
+
+const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+
+impl Listener for ListenStream {
+    fn is_listening(&self) -> bool {
+        !self.ended.load(Ordering::SeqCst)
+    }
+
+    fn is_subscribed(&self, uri: &str) -> bool {
+        self.filter.resource_subscriptions.iter().any(|u| u == uri)
+    }
+
+    fn subscriptions(&self) -> Vec<String> {
+        self.filter.resource_subscriptions.clone()
+    }
+
+    fn notify(&self, method: &str, params: &Value) {
+        if !self.filter.wants(method) {
+            return;
+        }
+        let mut params = params.clone();
+        if let Value::Object(map) = &mut params {
+            let meta = map.entry("_meta").or_insert_with(|| json!({}));
+            if let Value::Object(meta) = meta {
+                meta.insert(SUBSCRIPTION_ID.into(), json!(self.id));
+            }
+        }
+        self.sink.send(Outgoing::Notification(jsonrpc::notification(method, &params)));
+    }
+
+    /// Spec (subscriptions/listen): a server ending the subscription gracefully answers it.
+    fn close(&self) {
+        if !self.ended.swap(true, Ordering::SeqCst) {
+            let result = json!({ "resultType": "complete", "_meta": self.meta() });
+            self.sink.send(Outgoing::Response(jsonrpc::response(Some(&self.id), &Ok(result))));
+        }
+    }
 }

@@ -1,25 +1,32 @@
-//! THE method table: every incoming request and notification name, in one file. `initialize`
-//! and the before-initialize gate are answered on the reader's thread (`early`); every other
-//! request runs on the pool through `dispatch`, one `match` whose arms call one feature function
+//! THE method table: every incoming request and notification name, in one file, for both eras.
+//! `initialize` and the before-initialize gate (`early`), and the methods 2026-07-28 removed
+//! and `subscriptions/listen` (`early_per_request`), are answered on the reader's thread; every
+//! other request runs on the pool through `answer` and `dispatch`, one `match` whose arms call one feature function
 //! each. Params become typed structs here (`parse`, failures are `-32602`). What is enabled
 //! comes from `Registry::enabled`, which also decides the advertised capabilities.
 
 use crate::features::resources::Catalog;
-use crate::features::{completion, logging, prompts, resources, tasks, tools};
-use crate::server::context::RequestCx;
+use crate::features::{completion, input_required, logging, prompts, resources, tasks, tools};
+use crate::server::context::{RequestCx, Runtime};
 use crate::server::lifecycle;
+use crate::server::listen::Filter;
 use crate::server::session::Session;
 use crate::server::Server;
 use crate::wire::jsonrpc::{Notification, Request, RequestId, RpcError};
+use crate::wire::meta;
+use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
+use std::time::SystemTime;
 
 /// What the reader does with a request.
 pub(crate) enum Route {
     /// Answered already (the handshake, or a request the lifecycle does not allow yet).
     Answered(Result<Value, RpcError>),
-    /// Runs on the pool through `dispatch`.
+    /// Runs on the pool through `answer`.
     Pool,
+    /// Opens a `subscriptions/listen` stream with this honoured filter (2026-07-28).
+    Listen(Filter),
 }
 
 /// Requests answered on the reader's thread: `initialize`, and what may come before it.
@@ -33,6 +40,122 @@ pub(crate) fn early(server: &Server, session: &Session, req: &Request) -> Route 
             "{method} before initialize: send initialize first"
         )))),
     }
+}
+
+/// Requests of the per-request era (2026-07-28) answered on the reader's thread: the methods
+/// that revision removed (contract §2.1: `-32601`), and `subscriptions/listen`, which opens a
+/// stream instead of holding a worker.
+pub(crate) fn early_per_request(server: &Server, req: &Request) -> Route {
+    match req.method.as_str() {
+        "initialize"
+        | "ping"
+        | "logging/setLevel"
+        | "resources/subscribe"
+        | "resources/unsubscribe"
+        | "tasks/result"
+        | "tasks/list" => Route::Answered(Err(RpcError::method_not_found(&req.method))),
+        "subscriptions/listen" => match listen_filter(server, &req.params) {
+            Ok(filter) => Route::Listen(filter),
+            Err(e) => Route::Answered(Err(e)),
+        },
+        _ => Route::Pool,
+    }
+}
+
+/// The filter a listen stream honours: what it asked for, among what the server offers.
+fn listen_filter(server: &Server, params: &Value) -> Result<Filter, RpcError> {
+    let asked = match params.get("notifications") {
+        Some(Value::Object(asked)) => asked,
+        _ => return Err(RpcError::invalid_params("subscriptions/listen: notifications must be an object (a filter)")),
+    };
+    let on = server.registry().enabled(ProtocolVersion::V2026_07_28);
+    let flag = |key: &str| asked.get(key).and_then(Value::as_bool).unwrap_or(false);
+    let uris = match asked.get("resourceSubscriptions") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(uris)) if uris.len() <= MAX_LISTEN_URIS => {
+            uris.iter().filter_map(Value::as_str).map(str::to_owned).collect()
+        }
+        Some(_) => {
+            return Err(RpcError::invalid_params(format!(
+                "subscriptions/listen: resourceSubscriptions must be an array of at most {MAX_LISTEN_URIS} URIs"
+            )))
+        }
+    };
+    Ok(Filter {
+        tools_list_changed: on.tools && flag("toolsListChanged"),
+        prompts_list_changed: on.prompts && flag("promptsListChanged"),
+        resources_list_changed: on.resources && flag("resourcesListChanged"),
+        resource_subscriptions: if on.resources { uris } else { Vec::new() },
+    })
+}
+
+/// Resource URIs one listen stream may name.
+const MAX_LISTEN_URIS: usize = 1024;
+
+/// Runs one request on a worker. Up to 2025-11-25 that is `dispatch`. On 2026-07-28 the
+/// removed methods never get here; `server/discover` answers; `tools/call`, `prompts/get` and
+/// `resources/read` read the client's answers from the request and may end in an
+/// `InputRequiredResult`; and every result is decorated (`resultType`, server info, cache hints).
+pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: Value) -> Result<Value, RpcError> {
+    if cx.version().is_stateful() {
+        return dispatch(cx, server, method, params);
+    }
+    let outcome = if method == "server/discover" {
+        Ok(discover(server, cx.version()))
+    } else if input_required::applies_to(method) {
+        let key = Runtime::state_key(server);
+        let now = SystemTime::now();
+        cx.inputs = Some(input_required::begin(key, method, &params, now)?);
+        let outcome = dispatch(cx, server, method, params.clone());
+        input_required::finish(cx, key, method, &params, outcome, now)
+    } else {
+        dispatch(cx, server, method, params)
+    };
+    outcome.map(|result| decorate(server, method, result))
+}
+
+/// `server/discover` (2026-07-28): the per-request revisions, the capabilities the method
+/// table answers (from the same `enabled`), and the instructions.
+fn discover(server: &Server, version: ProtocolVersion) -> Value {
+    let mut result = json!({
+        "supportedVersions": meta::supported_versions(),
+        "capabilities": server.capabilities(version),
+        "ttlMs": 0,
+        "cacheScope": "private",
+    });
+    if let Some(instructions) = server.instructions() {
+        result["instructions"] = instructions.into();
+    }
+    result
+}
+
+/// `_meta` key of the server's identity on every 2026-07-28 result.
+const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// How long a client may cache a list (SEP-2549); lists hold no per-user data here.
+const LIST_TTL_MS: u64 = 60_000;
+
+/// Every 2026-07-28 result: `resultType` (`complete` unless the handler's round needs input),
+/// the server's identity in `_meta`, and cache hints on the lists and `resources/read`.
+fn decorate(server: &Server, method: &str, result: Value) -> Value {
+    let Value::Object(mut map) = result else { return result };
+    map.entry("resultType").or_insert_with(|| "complete".into());
+    if let Value::Object(meta) = map.entry("_meta").or_insert_with(|| json!({})) {
+        meta.insert(SERVER_INFO.into(), server.info(ProtocolVersion::V2026_07_28));
+    }
+    if map.get("resultType").and_then(Value::as_str) == Some("complete") {
+        let hint = match method {
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => Some("public"),
+            // What a resource holds may depend on who reads it.
+            "resources/read" => Some("private"),
+            _ => None,
+        };
+        if let Some(scope) = hint {
+            map.insert("ttlMs".into(), LIST_TTL_MS.into());
+            map.insert("cacheScope".into(), scope.into());
+        }
+    }
+    Value::Object(map)
 }
 
 /// Runs one request of an initialized session, on a worker.

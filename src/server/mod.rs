@@ -21,6 +21,7 @@ use crate::server::context::{RequestCx, Runtime};
 use crate::server::listen::Listener;
 use crate::server::pool::Pool;
 use crate::server::registry::Registry;
+use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::jsonrpc::RpcError;
 use crate::wire::version::ProtocolVersion;
@@ -111,6 +112,8 @@ pub struct Server {
     registry: RwLock<Arc<Registry>>,
     listeners: Mutex<Vec<Weak<dyn Listener>>>,
     subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
+    /// Seals 2026-07-28 `requestState`s: random per process unless a key file is set.
+    state_key: Option<StateKey>,
     pub(crate) pool: Pool,
 }
 
@@ -136,7 +139,18 @@ impl Server {
             registry: RwLock::new(Arc::new(Registry::default())),
             listeners: Mutex::new(Vec::new()),
             subscribe_hooks: RwLock::new(Vec::new()),
+            state_key: StateKey::random()
+                .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
+                .ok(),
         }
+    }
+
+    /// Seals and opens 2026-07-28 `requestState`s with the key in `path` (hex, at least 64
+    /// digits, e.g. from `openssl rand -hex 32`) instead of a random one, so replicas that
+    /// share the file accept each other's states, and states survive a restart.
+    pub fn set_state_key_file(&mut self, path: &std::path::Path) -> Result<(), crate::Error> {
+        self.state_key = Some(StateKey::from_file(path).map_err(crate::Error::Config)?);
+        Ok(())
     }
 
     /// Sets the human-readable title sent in `serverInfo` (2025-06-18 and later).
@@ -336,6 +350,12 @@ impl Server {
         *current = Arc::new(next);
     }
 
+    /// A registered tool's input schema (for transports that check request headers against
+    /// the arguments, SEP-2243).
+    pub(crate) fn tool_input_schema(&self, name: &str) -> Option<Value> {
+        self.registry().tools.iter().find(|t| t.tool.name == name).map(|t| t.tool.input_schema.clone())
+    }
+
     /// The registry as it is now.
     pub(crate) fn registry(&self) -> Arc<Registry> {
         Arc::clone(&self.registry.read().unwrap_or_else(PoisonError::into_inner))
@@ -407,6 +427,10 @@ impl Runtime for Server {
 
     fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
         self
+    }
+
+    fn state_key(&self) -> Option<&StateKey> {
+        self.state_key.as_ref()
     }
 }
 

@@ -8,10 +8,7 @@ pub mod mime;
 pub mod percent;
 pub mod random;
 pub mod schema;
+pub(crate) mod seal;
+pub(crate) mod sha256;
 pub mod time;
 pub mod uri_template;
-// 2026-07-28 leaves (issue 12), unused until the protocol integration wires them in.
-#[allow(dead_code)]
-pub(crate) mod seal;
-#[allow(dead_code)]
-pub(crate) mod sha256;

@@ -6,10 +6,10 @@ use crate::http_link::HttpLink;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -63,42 +63,71 @@ fn matches(actual: &Value, expected: &Value, path: String) -> Result<(), String>
     }
 }
 
-/// Validates messages against `../shared/spec/<revision>.schema.json` (or `$TINYMCP_SPEC_DIR`).
+/// Validates messages against the spec's JSON schemas, `<revision>.schema.json` in
+/// `$TINYMCP_SPEC_DIR` or else `../shared/spec/`. A clone without them skips the checks and says
+/// so once on stderr; with `TINYMCP_REQUIRE_SPEC=1` (set by `.ci/run`) their absence fails.
 pub struct SchemaBook {
+    dir: Option<PathBuf>,
     roots: Mutex<HashMap<String, Arc<Value>>>,
 }
 
-fn spec_dir() -> PathBuf {
-    match std::env::var_os("TINYMCP_SPEC_DIR") {
+/// The folder holding the schemas, or `None` when they are absent and that is allowed.
+fn spec_dir() -> Option<PathBuf> {
+    let explicit = std::env::var_os("TINYMCP_SPEC_DIR").filter(|d| !d.is_empty());
+    let dir = match &explicit {
         Some(dir) => PathBuf::from(dir),
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec"),
+    };
+    if dir.is_dir() {
+        return Some(dir);
     }
+    let required = std::env::var("TINYMCP_REQUIRE_SPEC").is_ok_and(|v| !v.is_empty() && v != "0");
+    assert!(
+        explicit.is_none() && !required,
+        "the spec schemas are required (TINYMCP_SPEC_DIR or TINYMCP_REQUIRE_SPEC is set) but {} is not a folder",
+        dir.display()
+    );
+    // Written to the real stderr, past the test harness's capture, so it shows once per run.
+    let _ = writeln!(
+        std::io::stderr(),
+        "note: spec schemas not found at {}; schema checks skipped. To enable them, set TINYMCP_SPEC_DIR \
+         to a folder of <revision>.schema.json files (schema/<revision>/schema.json in \
+         github.com/modelcontextprotocol/modelcontextprotocol)",
+        dir.display()
+    );
+    None
 }
 
 impl SchemaBook {
     /// The process-wide book.
     pub fn get() -> &'static SchemaBook {
         static BOOK: OnceLock<SchemaBook> = OnceLock::new();
-        BOOK.get_or_init(|| SchemaBook { roots: Mutex::new(HashMap::new()) })
+        BOOK.get_or_init(|| SchemaBook { dir: spec_dir(), roots: Mutex::new(HashMap::new()) })
     }
 
-    fn root(&self, revision: &str) -> Arc<Value> {
-        let mut roots = self.roots.lock().unwrap();
-        roots
-            .entry(revision.to_owned())
-            .or_insert_with(|| {
-                let path = spec_dir().join(format!("{revision}.schema.json"));
-                let text = std::fs::read_to_string(&path)
-                    .unwrap_or_else(|e| panic!("cannot read the spec schema {}: {e}", path.display()));
-                Arc::new(serde_json::from_str(&text).expect("spec schema is JSON"))
-            })
-            .clone()
+    /// Whether the schemas were found, so `validate` checks anything.
+    pub fn enabled(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    fn root(&self, dir: &Path, revision: &str) -> Arc<Value> {
+        let mut roots = self.roots.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(root) = roots.get(revision) {
+            return Arc::clone(root);
+        }
+        let path = dir.join(format!("{revision}.schema.json"));
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read the spec schema {}: {e}", path.display()));
+        let root = Arc::new(serde_json::from_str(&text).expect("spec schema is JSON"));
+        roots.insert(revision.to_owned(), Arc::clone(&root));
+        root
     }
 
     /// Panics unless `instance` is valid against definition `name` of `revision`.
     #[track_caller]
     pub fn validate(&self, revision: &str, name: &str, instance: &Value) {
-        let mut schema = (*self.root(revision)).clone();
+        let Some(dir) = &self.dir else { return };
+        let mut schema = (*self.root(dir, revision)).clone();
         let defs_key = if schema.get("$defs").is_some() { "$defs" } else { "definitions" };
         assert!(schema[defs_key].get(name).is_some(), "no definition {name} in the {revision} schema");
         schema["$ref"] = json!(format!("#/{defs_key}/{name}"));
@@ -110,8 +139,17 @@ impl SchemaBook {
 
     /// The definition a server message must satisfy; `answered` is the method of the request a response answers.
     pub fn definition_for(message: &Value, answered: Option<&str>) -> Option<&'static str> {
-        if message.get("error").is_some() {
-            return Some("JSONRPCError");
+        if let Some(error) = message.get("error") {
+            // 2026-07-28 types its errors by code (contract §2.2); older schemas lack these names.
+            return Some(match error["code"].as_i64() {
+                Some(-32020) => "HeaderMismatchError",
+                Some(-32021) => "MissingRequiredClientCapabilityError",
+                Some(-32022) => "UnsupportedProtocolVersionError",
+                _ => "JSONRPCError",
+            });
+        }
+        if message.pointer("/result/resultType") == Some(&json!("input_required")) {
+            return Some("InputRequiredResult");
         }
         if let Some(method) = message.get("method").and_then(Value::as_str) {
             return Some(match method {
@@ -124,6 +162,7 @@ impl SchemaBook {
                 "notifications/prompts/list_changed" => "PromptListChangedNotification",
                 "notifications/elicitation/complete" => "ElicitationCompleteNotification",
                 "notifications/tasks/status" => "TaskStatusNotification",
+                "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
                 "sampling/createMessage" => "CreateMessageRequest",
                 "elicitation/create" => "ElicitRequest",
                 "roots/list" => "ListRootsRequest",
@@ -146,6 +185,8 @@ impl SchemaBook {
             "prompts/list" => "ListPromptsResult",
             "prompts/get" => "GetPromptResult",
             "completion/complete" => "CompleteResult",
+            "server/discover" => "DiscoverResult",
+            "subscriptions/listen" => "SubscriptionsListenResult",
             _ => "Result",
         })
     }
@@ -369,8 +410,16 @@ impl Client {
             return;
         }
         if let Some(def) = SchemaBook::definition_for(message, answered) {
-            let def =
-                if def == "JSONRPCError" && revision.as_str() >= "2025-11-25" { "JSONRPCErrorResponse" } else { def };
+            let def = if def.ends_with("Error")
+                && revision.as_str() >= "2025-11-25"
+                && (def == "JSONRPCError" || revision.as_str() < "2026-07-28")
+            {
+                "JSONRPCErrorResponse"
+            } else if def.ends_with("Error") && revision.as_str() < "2025-11-25" {
+                "JSONRPCError"
+            } else {
+                def
+            };
             if def.ends_with("Result") || def == "Result" {
                 SchemaBook::get().validate(revision, def, &message["result"]);
             } else {

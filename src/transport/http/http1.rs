@@ -315,6 +315,12 @@ impl<'c> Exchange<'c> {
         matches!(self.head.body, BodyKind::Length(n) if n > cap as u64)
     }
 
+    /// Whether the client hung up while its answer is pending (checked without blocking; a
+    /// pipelined next request waiting counts as still there).
+    pub(super) fn client_gone(&self) -> bool {
+        Conn::peer_closed(&self.conn.stream)
+    }
+
     /// Closes the connection after this answer whatever else happens.
     pub(super) fn close_after(&mut self) {
         self.conn.close = true;

@@ -6,8 +6,6 @@
 //! and connection and joins every thread it started; `serve` never returns.
 
 mod chunked;
-// SEP-2243 request headers (2026-07-28): waits for issue 12's integration to be called.
-#[allow(dead_code)]
 mod headers;
 mod http1;
 mod legacy;
@@ -15,6 +13,7 @@ mod listener;
 mod security;
 mod sessions;
 mod sse;
+mod stateless;
 
 pub use security::Access;
 
@@ -22,6 +21,7 @@ use crate::error::Error;
 use crate::server::connection::{Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, RequestId, RpcError};
+use crate::wire::meta::{self, Carrier, Era};
 use crate::wire::version::ProtocolVersion;
 use http1::{BodyError, Exchange};
 use security::Refusal;
@@ -385,16 +385,32 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
         let error = RpcError::invalid_request("Accept must list both application/json and text/event-stream");
         return Answer::rpc_error(406, &error).send(exchange, cors);
     }
+    let incoming = match read_message(http, exchange) {
+        Ok(incoming) => incoming,
+        Err(answer) => return answer.send(exchange, cors),
+    };
+    // The era is decided per message (contract §2.1): 2026-07-28 requests need no session.
+    if let Incoming::Single(message) = &incoming {
+        let (method, params) = match message {
+            Message::Request(r) => (r.method.as_str(), &r.params),
+            Message::Notification(n) => (n.method.as_str(), &n.params),
+            Message::Response(_) => ("", &serde_json::Value::Null),
+        };
+        let carrier = Carrier::Http {
+            protocol_version: exchange.header("MCP-Protocol-Version").map(str::trim),
+            session: exchange.header("Mcp-Session-Id").is_some(),
+        };
+        if !method.is_empty() && meta::era(method, params, carrier) == Era::PerRequest {
+            let Incoming::Single(message) = incoming else { return };
+            return stateless::post(http, exchange, cors, message);
+        }
+    }
     if let Some(version) = exchange.header("MCP-Protocol-Version") {
         if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_stateful) {
             let error = RpcError::invalid_request(format!("unsupported MCP-Protocol-Version {version:?}"));
             return Answer::rpc_error(400, &error).send(exchange, cors);
         }
     }
-    let incoming = match read_message(http, exchange) {
-        Ok(incoming) => incoming,
-        Err(answer) => return answer.send(exchange, cors),
-    };
     let initialize = matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
     let session = if initialize {
         match http.sessions.create(&http.server) {

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds the static binaries: x86_64-unknown-linux-musl always, aarch64-unknown-linux-musl when
+# that Rust target and a linker for it are present. Each is checked to be statically linked (no
+# interpreter, no shared library needed), its size printed, and the stdio interop run against it
+# where this machine can execute it. Usage: scripts/build-static.sh [--no-interop]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+interop=1
+[ "${1:-}" = "--no-interop" ] && interop=0
+
+has_target() { rustup target list --installed 2>/dev/null | grep -qx "$1"; }
+
+# Fails unless $1 loads no shared library: no PT_INTERP, no DT_NEEDED (a static-pie keeps a
+# DYNAMIC segment for its own relocations, which is fine).
+check_static() {
+  local bin=$1
+  if readelf -lW "$bin" | grep -q 'INTERP' || readelf -dW "$bin" | grep -q '(NEEDED)'; then
+    echo "FAIL: $bin is dynamically linked:" >&2
+    readelf -dW "$bin" | grep '(NEEDED)' >&2 || true
+    exit 1
+  fi
+  echo "statically linked: $bin"
+}
+
+size_line() {
+  local bytes
+  bytes=$(stat -c %s "$1")
+  awk -v b="$bytes" -v f="$1" 'BEGIN { printf "size: %s is %d bytes (%.2f MiB), stripped\n", f, b, b / 1048576 }'
+}
+
+stdio_interop() {
+  local bin=$1
+  bash scripts/deps.sh
+  echo "interop: Python SDK client over stdio against $bin"
+  .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$bin" --everything
+  echo "interop: Python SDK client on a temporary folder and manifest against $bin"
+  .cache/venv/bin/python tests/interop/python_files.py -- "$bin"
+  echo "interop: TypeScript SDK client over stdio against $bin"
+  .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- "$bin" --everything
+}
+
+# x86_64: add the target when missing, and say so.
+X86=x86_64-unknown-linux-musl
+if ! has_target "$X86"; then
+  echo "the Rust target $X86 is missing: adding it (rustup target add $X86)"
+  rustup target add "$X86"
+fi
+cargo build --release --locked --quiet --bin tinymcp --target "$X86"
+bin=target/$X86/release/tinymcp
+check_static "$bin"
+size_line "$bin"
+if [ "$(uname -m)" = x86_64 ] && [ "$interop" = 1 ]; then
+  stdio_interop "$bin"
+fi
+
+# aarch64: only when both the target and a cross linker are already there.
+ARM=aarch64-unknown-linux-musl
+linker=""
+for candidate in aarch64-linux-musl-gcc aarch64-linux-gnu-gcc; do
+  if command -v "$candidate" >/dev/null 2>&1; then
+    linker=$candidate
+    break
+  fi
+done
+if ! has_target "$ARM" || [ -z "$linker" ]; then
+  echo "skipped $ARM: needs the Rust target (rustup target add $ARM) and a linker (aarch64-linux-musl-gcc or aarch64-linux-gnu-gcc)"
+  exit 0
+fi
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=$linker cargo build --release --locked --quiet --bin tinymcp --target "$ARM"
+bin=target/$ARM/release/tinymcp
+check_static "$bin"
+size_line "$bin"
+if [ "$(uname -m)" != aarch64 ]; then
+  echo "skipped the interop for $ARM: this is not an aarch64 machine"
+elif [ "$interop" = 1 ]; then
+  stdio_interop "$bin"
+fi

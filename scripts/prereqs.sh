@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Checks what scripts/test.sh needs before it starts, and names everything missing with how to get
+# it (the README's "Test it" lists the same): Rust 1.85+ with rustfmt and clippy, Node with npm,
+# Python 3 with venv, and, until .cache/ is filled, network access to npm and PyPI and ~1.3 GB of disk.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+RUST_MIN=1.85 # the jsonschema dev-dependency's rust-version (the binary alone builds with 1.80)
+missing=()
+
+version_at_least() { printf '%s\n%s\n' "$2" "$1" | sort -C -V; }
+
+if ! command -v cargo >/dev/null 2>&1; then
+  missing+=("Rust (cargo): install it from https://rustup.rs")
+else
+  rust=$(rustc --version 2>/dev/null | awk '{print $2}')
+  version_at_least "${rust:-0}" "$RUST_MIN" ||
+    missing+=("Rust $RUST_MIN or newer (found ${rust:-none}): rustup update stable")
+  cargo fmt --version >/dev/null 2>&1 || missing+=("rustfmt: rustup component add rustfmt")
+  cargo clippy --version >/dev/null 2>&1 || missing+=("clippy: rustup component add clippy")
+fi
+command -v npm >/dev/null 2>&1 ||
+  missing+=("Node.js with npm (any version; the tests install their own Node 22 with it): apt install npm, or https://nodejs.org")
+if ! command -v python3 >/dev/null 2>&1; then
+  missing+=("Python 3 with venv: apt install python3 python3-venv")
+elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  missing+=("Python's venv module (with ensurepip): apt install python3-venv")
+fi
+
+# The first run downloads the pinned clients (scripts/deps.sh) into .cache/.
+if [ ! -f .cache/npm/.stamp ] || [ ! -f .cache/venv/.stamp ]; then
+  free_kib=$(df -Pk . | awk 'NR == 2 {print $4}')
+  [ "${free_kib:-0}" -ge $((1300 * 1024)) ] ||
+    missing+=("about 1.3 GB of free disk for .cache/ and target/ (found $((${free_kib:-0} / 1024)) MiB)")
+  if command -v npm >/dev/null 2>&1 && ! timeout 30 npm ping >/dev/null 2>&1; then
+    missing+=("network access to the npm registry ($(npm config get registry 2>/dev/null)): check the proxy (https_proxy) or npm's registry setting")
+  fi
+  index="${PIP_INDEX_URL:-https://pypi.org/simple}"
+  if command -v python3 >/dev/null 2>&1 &&
+    ! timeout 30 python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1].rstrip('/') + '/mcp/', timeout=20)" "$index" >/dev/null 2>&1; then
+    missing+=("network access to PyPI ($index): check the proxy (https_proxy) or PIP_INDEX_URL")
+  fi
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "scripts/test.sh needs, and this machine lacks:" >&2
+  printf '  - %s\n' "${missing[@]}" >&2
+  exit 1
+fi

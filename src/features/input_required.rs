@@ -1,0 +1,99 @@
+//! 2026-07-28 input-required results (multi round-trip requests, SEP-2322): a retry's
+//! `inputResponses` and sealed `requestState` become the request's `Inputs`, and a round that
+//! misses answers becomes an `InputRequiredResult` carrying a freshly sealed state. Uses the
+//! request context and `util::seal`; never names a transport.
+
+use crate::server::context::{Inputs, RequestCx};
+use crate::util::seal::{Origin, StateKey};
+use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
+use serde_json::{json, Map, Value};
+use std::sync::PoisonError;
+use std::time::{Duration, SystemTime};
+
+/// How long a sealed `requestState` is accepted after it was issued.
+pub(crate) const STATE_TTL: Duration = Duration::from_secs(10 * 60);
+
+/// Whether a method may answer with an `InputRequiredResult` (spec basic/patterns/mrtr).
+pub(crate) fn applies_to(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+}
+
+/// The request a state is bound to: the method, the tool or prompt name (the URI for
+/// `resources/read`) and the arguments (absent or `null` as `{}`).
+fn origin<'a>(method: &'a str, params: &'a Value, no_arguments: &'a Value) -> Origin<'a> {
+    let name_key = if method == "resources/read" { "uri" } else { "name" };
+    let name = params.get(name_key).and_then(Value::as_str).unwrap_or("");
+    let arguments = match params.get("arguments") {
+        None | Some(Value::Null) => no_arguments,
+        Some(arguments) => arguments,
+    };
+    Origin { method, name, arguments }
+}
+
+/// Reads a request's `inputResponses` and `requestState` into its `Inputs`. The answers are
+/// those the sealed state kept plus the responses to what it was waiting for; without a state,
+/// every response the client sent (a client may answer without ever having been asked twice).
+/// A bad or foreign state is `-32602` with the reason, never a result.
+pub(crate) fn begin(key: Option<&StateKey>, method: &str, params: &Value, now: SystemTime) -> Result<Inputs, RpcError> {
+    let responses = match params.get("inputResponses") {
+        None => Map::new(),
+        Some(Value::Object(responses)) => responses.clone(),
+        Some(_) => return Err(RpcError::invalid_params("inputResponses must be an object of answers by key")),
+    };
+    let answers = match params.get("requestState") {
+        None => responses,
+        Some(Value::String(token)) => {
+            let key = key.ok_or_else(|| RpcError::invalid_params("requestState: this server cannot open states"))?;
+            let empty = json!({});
+            let state = key.open_json(token, &origin(method, params, &empty), now).map_err(|e| {
+                log::warn!("{method}: {e}");
+                RpcError::invalid_params(e.to_string())
+            })?;
+            let mut answers = state.get("answers").and_then(Value::as_object).cloned().unwrap_or_default();
+            let waiting = state.get("pending").and_then(Value::as_object).cloned().unwrap_or_default();
+            for (k, answer) in responses {
+                if waiting.contains_key(&k) {
+                    answers.insert(k, answer);
+                }
+            }
+            answers
+        }
+        Some(_) => return Err(RpcError::invalid_params("requestState must be the string the server sent")),
+    };
+    Ok(Inputs { answers, ..Inputs::default() })
+}
+
+/// After the handler: if it asked for answers the client has not given, the request is answered
+/// with every such request and a sealed state, whatever the handler returned (the error that
+/// stopped it, or a result it made of that error). A protocol error that is the client's fault
+/// (a malformed answer, a capability not declared) stays an error.
+pub(crate) fn finish(
+    cx: &RequestCx,
+    key: Option<&StateKey>,
+    method: &str,
+    params: &Value,
+    outcome: Result<Value, RpcError>,
+    now: SystemTime,
+) -> Result<Value, RpcError> {
+    let Some(inputs) = &cx.inputs else { return outcome };
+    let pending = std::mem::take(&mut *inputs.pending.lock().unwrap_or_else(PoisonError::into_inner));
+    if pending.is_empty() {
+        return outcome;
+    }
+    if let Err(e) = &outcome {
+        if e.code == INVALID_PARAMS || e.code == MISSING_CLIENT_CAPABILITY {
+            return outcome;
+        }
+    }
+    let Some(key) = key else {
+        log::error!("{method}: no state key (the OS gave no randomness); input-required result refused");
+        return Err(RpcError::internal());
+    };
+    let state = json!({ "answers": inputs.answers, "pending": pending });
+    let empty = json!({});
+    let token = key.seal_json(&state, &origin(method, params, &empty), now + STATE_TTL).map_err(|e| {
+        log::warn!("{method}: {e}");
+        RpcError::invalid_params(e.to_string())
+    })?;
+    Ok(json!({ "resultType": "input_required", "inputRequests": pending, "requestState": token }))
+}

@@ -1,0 +1,151 @@
+//! Streamable HTTP for revision 2026-07-28: each POST is one request, served by a connection of
+//! its own with no session (none is created or echoed; no resumability). The request's `_meta`
+//! and its SEP-2243 headers are checked first, in the contract's order; the answer is JSON, or
+//! an SSE stream when something comes before it (progress, log messages) and for
+//! `subscriptions/listen`, whose stream lasts until the client hangs up.
+
+use super::headers::{self, Header};
+use super::http1::Exchange;
+use super::sse::SseWriter;
+use super::{Answer, Http, SLICE};
+use crate::server::connection::{Connection, Outgoing, Sink};
+use crate::wire::jsonrpc::{
+    self, Incoming, Message, RequestId, RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+};
+use crate::wire::meta::{Carrier, RequestMeta};
+use serde_json::Value;
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Serves one per-request-era POST.
+pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], message: Message) {
+    let req = match message {
+        Message::Request(req) => req,
+        // No session holds anything a notification could change: a request is cancelled by
+        // closing its POST.
+        other => {
+            log::debug!("per-request message without a request ignored: {other:?}");
+            return Answer::new(202).send(exchange, cors);
+        }
+    };
+    let version_header = exchange.header("MCP-Protocol-Version").map(|v| v.trim().to_owned());
+    let carrier = Carrier::Http { protocol_version: version_header.as_deref(), session: false };
+    // The contract's order (§2.5, §2.9): `_meta` fields (-32602), the version header against
+    // `_meta` (-32020), the version (-32022), then the routing headers (-32020).
+    if let Err(e) = RequestMeta::parse(&req.params, carrier) {
+        return refuse(exchange, cors, &req.id, 400, &e);
+    }
+    let checked = {
+        let pairs: Vec<Header> = exchange.head.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
+        let schema = match req.method.as_str() {
+            "tools/call" => {
+                req.params.get("name").and_then(Value::as_str).and_then(|n| http.server.tool_input_schema(n))
+            }
+            _ => None,
+        };
+        headers::validate(&pairs, &req.method, &req.params, schema.as_ref())
+    };
+    if let Err(e) = checked {
+        return refuse(exchange, cors, &req.id, 400, &e);
+    }
+    // A connection of its own: its session only tracks the request for cancellation.
+    let (notifier, _) = Sink::channel();
+    let connection = Connection::new(Arc::clone(&http.server), notifier);
+    let (reply, answers) = Sink::channel();
+    connection.handle_carried(Ok(Incoming::Single(Message::Request(req))), &reply, carrier);
+    drop(reply);
+    let first = loop {
+        match answers.recv_timeout(SLICE) {
+            Ok(message) => break Some(message),
+            Err(RecvTimeoutError::Disconnected) => break None,
+            Err(RecvTimeoutError::Timeout) if http.stopping() => break None,
+            // Spec (2026-07-28 cancellation over HTTP): closing the POST cancels the request.
+            Err(RecvTimeoutError::Timeout) if exchange.client_gone() => {
+                log::debug!("client hung up; request cancelled");
+                connection.close();
+                return;
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    };
+    match first {
+        Some(Outgoing::Response(json)) => {
+            let status = status_of(&json);
+            Answer::json(status, json).send(exchange, cors);
+        }
+        None => Answer::new(202).send(exchange, cors),
+        Some(first) => stream(http, exchange, cors, first, &answers),
+    }
+    // The client has its answer or is gone: a handler still running sees cancellation, a
+    // listen stream ends.
+    connection.close();
+}
+
+/// Writes a request's messages as SSE, one JSON per `data:` line, until its response (or, for
+/// a listen stream, until the client hangs up or the server stops), with keep-alive comments.
+fn stream(
+    http: &Http,
+    exchange: &mut Exchange<'_>,
+    cors: &[(&'static str, String)],
+    first: Outgoing,
+    answers: &std::sync::mpsc::Receiver<Outgoing>,
+) {
+    let Ok(mut writer) = SseWriter::start(exchange, cors) else { return };
+    let mut next = Some(first);
+    let mut last_write = Instant::now();
+    loop {
+        let message = match next.take() {
+            Some(message) => message,
+            None => match answers.recv_timeout(SLICE) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    if http.stopping() || writer.client_gone() {
+                        return;
+                    }
+                    if last_write.elapsed() >= http.options.keep_alive {
+                        last_write = Instant::now();
+                        if writer.comment("keep-alive").is_err() {
+                            return;
+                        }
+                    }
+                    continue;
+                }
+            },
+        };
+        if message == Outgoing::CloseStream {
+            continue;
+        }
+        let last = matches!(message, Outgoing::Response(_));
+        if let Err(e) = writer.event(None, None, None, message.json()) {
+            log::debug!("per-request stream lost: {e}");
+            return;
+        }
+        last_write = Instant::now();
+        if last {
+            break;
+        }
+    }
+    let _ = writer.finish();
+}
+
+/// A refusal before the request runs: JSON (the suite reads a body only as JSON), the id echoed.
+fn refuse(exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], id: &RequestId, status: u16, e: &RpcError) {
+    Answer::json(status, jsonrpc::error_response(Some(id), e)).send(exchange, cors);
+}
+
+/// The HTTP status of a JSON answer (contract §2.9): header, capability and version errors are
+/// 400, an unknown or removed method 404, anything else (a result, a handler's error) 200.
+fn status_of(json: &str) -> u16 {
+    if !json.contains("\"error\"") {
+        return 200;
+    }
+    let code = serde_json::from_str::<Value>(json).ok().and_then(|v| v.pointer("/error/code").and_then(Value::as_i64));
+    match code {
+        Some(HEADER_MISMATCH | MISSING_CLIENT_CAPABILITY | UNSUPPORTED_PROTOCOL_VERSION) => 400,
+        Some(METHOD_NOT_FOUND) => 404,
+        _ => 200,
+    }
+}

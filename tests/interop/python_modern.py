@@ -1,0 +1,176 @@
+"""Interop: the official Python SDK client (PyPI `mcp`) at revision 2026-07-28 against
+`tinymcp --everything`: no handshake, each request carries its `_meta`; sampling, elicitation and
+roots come back as input-required results the SDK answers and retries; a listen stream.
+
+Usage:
+    python_modern.py --mode 2026-07-28|auto --transport stdio -- <server command and args>
+    python_modern.py --mode 2026-07-28|auto --transport http  <url of /mcp>
+
+Every check asserts on what the SDK parsed from the server's real answers. The last line is
+`python-modern (<mode>, <transport>): N passed, M failed`; the exit status is non-zero when anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+import warnings
+from typing import Any, Awaitable, Callable
+
+import anyio
+import mcp_types as types
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+ROOT_URI = "file:///tmp/tinymcp-interop-root"
+
+
+def text_of(result: Any) -> str:
+    return result.content[0].text
+
+
+async def run(mode: str, server: Any) -> tuple[int, int]:
+    logs: list[Any] = []
+    elicited: list[Any] = []
+    sampled: list[Any] = []
+
+    async def sampling(context: Any, params: Any):
+        sampled.append(params)
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text="Hello there!"),
+            model="interop-model",
+            stop_reason="endTurn",
+        )
+
+    async def elicitation(context: Any, params: Any):
+        elicited.append(params)
+        return types.ElicitResult(action="accept", content={"name": "Alice", "color": "blue", "context": "ctx"})
+
+    async def roots(context: Any):
+        return types.ListRootsResult(roots=[types.Root(uri=ROOT_URI, name="interop")])
+
+    async def logging(params: Any) -> None:
+        logs.append(params)
+
+    passed = failed = 0
+
+    async with Client(
+        server,
+        mode=mode,
+        sampling_callback=sampling,
+        elicitation_callback=elicitation,
+        list_roots_callback=roots,
+        logging_callback=logging,
+        log_level="info",
+    ) as client:
+
+        async def check(name: str, body: Callable[[], Awaitable[None]]) -> None:
+            nonlocal passed, failed
+            try:
+                with anyio.fail_after(20):
+                    await body()
+                passed += 1
+                print(f"ok   {name}")
+            except Exception:
+                failed += 1
+                print(f"FAIL {name}")
+                traceback.print_exc()
+
+        async def revision() -> None:
+            assert client.session.protocol_version == "2026-07-28", client.session.protocol_version
+
+        async def tools() -> None:
+            listed = await client.list_tools()
+            names = [t.name for t in listed.tools]
+            assert "echo" in names and "test_input_required_result_elicitation" in names, names
+            assert text_of(await client.call_tool("echo", {"message": "hi"})) == "Echo: hi"
+
+        async def elicit() -> None:
+            result = await client.call_tool("test_input_required_result_elicitation", {})
+            assert text_of(result) == "Hello, Alice!", result
+            assert elicited, "the elicitation callback ran"
+
+        async def sample() -> None:
+            result = await client.call_tool("test_input_required_result_sampling", {})
+            assert text_of(result) == "Sampling result: Hello there!", result
+            assert sampled
+
+        async def list_roots() -> None:
+            result = await client.call_tool("test_input_required_result_list_roots", {})
+            assert text_of(result) == "Found 1 root(s)", result
+
+        async def several() -> None:
+            result = await client.call_tool("test_input_required_result_multiple_inputs", {})
+            assert text_of(result) == "Name: Alice; Greeting: Hello there!; Roots: 1", result
+            result = await client.call_tool("test_input_required_result_multi_round", {})
+            assert text_of(result) == "Multi-round complete for Alice who likes blue", result
+
+        async def prompt() -> None:
+            result = await client.get_prompt("test_input_required_result_prompt", {})
+            assert result.messages[0].content.text == "Prompt with context: ctx", result
+            listed = await client.list_prompts()
+            assert any(p.name == "test_simple_prompt" for p in listed.prompts)
+
+        async def resources() -> None:
+            read = await client.read_resource("test://static-text")
+            assert read.contents[0].text == "This is the content of the static text resource."
+            templated = await client.read_resource("test://template/123/data")
+            assert "123" in templated.contents[0].text
+
+        async def missing_capability() -> None:
+            result = await client.call_tool("test_missing_capability", {})
+            assert text_of(result) == "Success", result
+
+        async def logging_level() -> None:
+            result = await client.call_tool("test_logging_tool", {})
+            assert text_of(result) == "Logging evaluated"
+            with anyio.fail_after(5):
+                while not logs:
+                    await anyio.sleep(0.01)
+            assert logs[0].data == "Diagnostic trace logging activated", logs
+
+        async def listen() -> None:
+            async with client.listen(tools_list_changed=True) as sub:
+                await client.call_tool("test_trigger_tool_change", {})
+                with anyio.fail_after(5):
+                    async for event in sub:
+                        assert "tool" in type(event).__name__.lower() or "tool" in str(event).lower(), event
+                        break
+
+        for name, body in [
+            ("revision is 2026-07-28", revision),
+            ("tools/list and tools/call", tools),
+            ("elicitation through an input-required result", elicit),
+            ("sampling through an input-required result", sample),
+            ("roots through an input-required result", list_roots),
+            ("several inputs in one round, and several rounds", several),
+            ("prompts/get with an input-required result", prompt),
+            ("resources/read", resources),
+            ("a capability the client declared", missing_capability),
+            ("log messages at the _meta level", logging_level),
+            ("subscriptions/listen", listen),
+        ]:
+            await check(name, body)
+    return passed, failed
+
+
+def main() -> int:
+    warnings.simplefilter("ignore")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", default="2026-07-28")
+    parser.add_argument("--transport", choices=["stdio", "http"], required=True)
+    parser.add_argument("target", nargs="+")
+    args = parser.parse_args()
+    if args.transport == "stdio":
+        server: Any = StdioServerParameters(command=args.target[0], args=args.target[1:])
+    else:
+        server = args.target[0]
+    passed, failed = anyio.run(run, args.mode, server)
+    print(f"python-modern ({args.mode}, {args.transport}): {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

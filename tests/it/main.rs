@@ -11,6 +11,7 @@ mod client_requests;
 mod completion;
 mod config;
 mod embedding;
+mod fairness;
 mod files;
 mod first_run;
 mod hostile;

@@ -5,6 +5,7 @@ mod http_link;
 mod raw_http;
 mod support;
 
+mod backpressure;
 mod bounds;
 mod cancellation;
 mod client_requests;

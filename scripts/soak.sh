@@ -1,13 +1,124 @@
 #!/usr/bin/env bash
-# Soak test of the HTTP transport: mixed load for a while (sessions created and abandoned, echo
-# calls on kept-alive connections, GET streams opened and dropped, legacy SSE sessions), with
-# the server's resident memory, threads and open descriptors sampled every 10 s and printed as
-# a table. Flat columns mean nothing leaks. Usage: scripts/soak.sh [SECONDS] (default 600).
+# Soak tests, with the server's resident memory, threads and open descriptors sampled every
+# 10 s and printed as a table; flat columns mean nothing leaks.
+# - HTTP (the default): mixed load for a while (sessions created and abandoned, echo calls on
+#   kept-alive connections, GET streams opened and dropped, legacy SSE sessions).
+# - stdio (`--stdio`): one client on the pipes sending a mix of every kind of request (calls,
+#   lists, reads, prompts, progress, logging, completions, cancellations, malformed lines, and a
+#   burst of 2000 pings every 500 requests), keeping at most 256 numbered requests unanswered.
+# Usage: scripts/soak.sh [--stdio] [SECONDS] (default 600; try 60 for a quick look).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+MODE=http
+if [ "${1:-}" = "--stdio" ]; then
+  MODE=stdio
+  shift
+fi
 DURATION="${1:-600}"
 
 cargo build --release --quiet --bin tinymcp
+
+if [ "$MODE" = stdio ]; then
+  exec python3 - "$DURATION" <<'EOF'
+import json, os, subprocess, sys, threading, time
+
+duration = float(sys.argv[1])
+server = subprocess.Popen(["target/release/tinymcp", "--everything", "--no-watch"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+pid = server.pid
+window = threading.Semaphore(256)
+counts = {"numbered requests": 0, "answers": 0, "error answers": 0, "notifications": 0}
+lock = threading.Lock()
+done = threading.Event()
+
+def send(obj_or_text, expect_answer=True):
+    if expect_answer:
+        window.acquire()
+    text = obj_or_text if isinstance(obj_or_text, str) else json.dumps(obj_or_text)
+    server.stdin.write(text.encode() + b"\n")
+    server.stdin.flush()
+    with lock:
+        counts["numbered requests"] += 1 if expect_answer else 0
+
+def reader():
+    for line in server.stdout:
+        msg = json.loads(line)
+        answers = msg if isinstance(msg, list) else [msg]
+        for m in answers:
+            if "id" in m and "method" not in m:
+                with lock:
+                    counts["answers"] += 1
+                    if "error" in m:
+                        counts["error answers"] += 1
+                # Only numbered requests hold a place in the window; bursts and cancelled
+                # calls (string ids) and malformed lines (id null) do not.
+                if isinstance(m["id"], int):
+                    window.release()
+            elif "method" in m and "id" in m:
+                # The server asks us something (sampling, elicitation, roots): decline.
+                send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "no"}}, False)
+            else:
+                with lock:
+                    counts["notifications"] += 1
+    done.set()
+
+def sample(label):
+    status = open(f"/proc/{pid}/status").read()
+    field = lambda k: next(l.split()[1] for l in status.splitlines() if l.startswith(k + ":"))
+    fds = len(os.listdir(f"/proc/{pid}/fd"))
+    print(f"{label:>8} {field('VmRSS'):>10} {field('Threads'):>8} {fds:>6}", flush=True)
+
+threading.Thread(target=reader, daemon=True).start()
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-03-26",
+      "capabilities": {"sampling": {}, "roots": {}}, "clientInfo": {"name": "soak", "version": "1"}}})
+time.sleep(0.2)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"}, False)
+mix = [
+    ("tools/call", {"name": "echo", "arguments": {"message": "x" * 300}}),
+    ("tools/list", {}),
+    ("resources/list", {}),
+    ("resources/read", {"uri": "test://static-text"}),
+    ("resources/read", {"uri": "test://template/42/data"}),
+    ("resources/read", {"uri": "test://no-such-resource"}),
+    ("prompts/get", {"name": "test_simple_prompt"}),
+    ("tools/call", {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p"}}),
+    ("tools/call", {"name": "test_tool_with_logging", "arguments": {}}),
+    ("logging/setLevel", {"level": "debug"}),
+    ("completion/complete", {"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+                             "argument": {"name": "arg1", "value": "a"}}),
+    ("ping", {}),
+]
+print(f"{'seconds':>8} {'RSS KiB':>10} {'threads':>8} {'fds':>6}", flush=True)
+sample(0)
+start = time.time()
+next_sample = 10
+n = 0
+while time.time() - start < duration:
+    n += 1
+    method, params = mix[n % len(mix)]
+    send({"jsonrpc": "2.0", "id": n, "method": method, "params": params})
+    if n % 50 == 0:
+        send('{"jsonrpc":"2.0","id":', False)  # malformed: answered with id null
+        slow = {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": f"c{n}"}}
+        send({"jsonrpc": "2.0", "id": f"c{n}", "method": "tools/call", "params": slow}, False)
+        send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": f"c{n}"}}, False)
+    if n % 500 == 0:
+        # A burst of 2000 pings written at once, outside the window.
+        burst = "".join(json.dumps({"jsonrpc": "2.0", "id": f"b{n}-{i}", "method": "ping"}) + "\n" for i in range(2000))
+        server.stdin.write(burst.encode())
+        server.stdin.flush()
+    if time.time() - start >= next_sample:
+        sample(next_sample)
+        next_sample += 10
+# Let what is in flight finish (cancelled requests are never answered), then idle past the 10 s after which extra workers exit.
+time.sleep(15)
+sample("idle+15")
+server.stdin.close()
+done.wait(30)
+code = server.wait(30)
+print("load: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"; exit {code}", flush=True)
+EOF
+fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 target/release/tinymcp --everything --no-watch --http "127.0.0.1:$port" 2>/dev/null &
 server=$!

@@ -154,10 +154,14 @@ fn read_contents(cx: &RequestCx, catalog: Catalog, uri: &str) -> Result<Vec<Reso
     Err(not_found(cx.version(), uri))
 }
 
-/// `resources/subscribe`.
-pub(crate) fn subscribe(cx: &RequestCx, params: UriParams) -> Result<Value, RpcError> {
+/// `resources/subscribe`: only a URI that resolves to a resource (read once through the
+/// catalog, else not found), and at most 1000 per client (the session's cap; beyond, `-32602`).
+pub(crate) fn subscribe(cx: &RequestCx, catalog: Catalog, params: UriParams) -> Result<Value, RpcError> {
+    if read_contents(cx, catalog, &params.uri)?.is_empty() {
+        return Err(not_found(cx.version(), &params.uri));
+    }
+    cx.session().subscribe(&params.uri)?;
     cx.runtime().subscribed(&params.uri);
-    cx.session().subscribe(&params.uri);
     Ok(json!({}))
 }
 

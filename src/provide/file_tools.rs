@@ -426,13 +426,13 @@ enum Glob {
 
 /// A glob with `?`, `*`, `**` and `**/`, parsed once; runs of stars collapse, so matching a
 /// name costs O(pattern × name) however the stars are arranged (no backtracking).
-struct GlobPattern {
+pub(crate) struct GlobPattern {
     tokens: Vec<Glob>,
     has_slash: bool,
 }
 
 impl GlobPattern {
-    fn new(pattern: &str) -> GlobPattern {
+    pub(crate) fn new(pattern: &str) -> GlobPattern {
         let chars: Vec<char> = pattern.chars().collect();
         let mut tokens: Vec<Glob> = Vec::new();
         let mut i = 0;
@@ -465,7 +465,7 @@ impl GlobPattern {
     }
 
     /// Whether the whole of `text` matches.
-    fn matches(&self, text: &str) -> bool {
+    pub(crate) fn matches(&self, text: &str) -> bool {
         let text: Vec<char> = text.chars().collect();
         let n = text.len();
         let mut row = vec![false; n + 1];

@@ -3,7 +3,7 @@
 
 pub mod command;
 pub mod everything;
-mod file_tools;
+pub(crate) mod file_tools;
 pub mod files;
 pub mod manifest;
 pub mod sandbox;

@@ -172,7 +172,7 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Va
         "resources/list" if on.resources => resources::list(cx, catalog, parse(params)?),
         "resources/templates/list" if on.resources => resources::list_templates(cx, catalog, parse(params)?),
         "resources/read" if on.resources => resources::read(cx, catalog, parse(params)?),
-        "resources/subscribe" if on.resources => resources::subscribe(cx, parse(params)?),
+        "resources/subscribe" if on.resources => resources::subscribe(cx, catalog, parse(params)?),
         "resources/unsubscribe" if on.resources => resources::unsubscribe(cx, parse(params)?),
         "prompts/list" if on.prompts => prompts::list(cx, &r.prompts, parse(params)?),
         "prompts/get" if on.prompts => prompts::get(cx, &r.prompts, parse(params)?),

@@ -391,6 +391,18 @@ impl Server {
         self.pool.shutdown(SHUTDOWN_GRACE);
     }
 
+    /// Whether every handler thread (`max_workers`) is busy, so a new request waits for one to
+    /// finish; HTTP's `/healthz` answers 503 while it is.
+    pub fn saturated(&self) -> bool {
+        self.pool.saturated()
+    }
+
+    /// Requests one session may have running at once: `max_in_flight`, and never more than
+    /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
+    pub(crate) fn session_share(&self) -> usize {
+        self.options.max_in_flight.min((self.options.max_workers / 2).max(1))
+    }
+
     /// The capabilities: exactly the features something is registered for.
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> Value {
         self.registry().capabilities(version)

@@ -127,6 +127,13 @@ impl Pool {
         }
     }
 
+    /// Whether every worker the pool may have is running a job: a job queued now waits for one
+    /// to finish (what `/healthz` reports as saturated).
+    pub(crate) fn saturated(&self) -> bool {
+        let state = self.shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.threads >= self.shared.max_threads && state.idle == 0
+    }
+
     /// Stops the pool: no new jobs; workers finish the queue and their current job, then exit.
     /// Every thread is joined (but the caller's own, when a job calls it); one still busy after
     /// `grace` (a handler ignoring cancellation) is left to finish alone, with a warning.

@@ -22,6 +22,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 const MAX_QUEUED: usize = 4096;
 const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
 
+/// Resources one client may be subscribed to at once (each a URI of at most the URI cap).
+const MAX_SUBSCRIPTIONS: usize = 1000;
+
 /// A request's work, run on the pool; it hands back the queued request to run in its slot.
 pub(crate) struct Job(pub Box<dyn FnOnce() -> Option<Job> + Send>);
 
@@ -129,8 +132,17 @@ impl Session {
         lock(&self.state).log_level = Some(level);
     }
 
-    pub(crate) fn subscribe(&self, uri: &str) {
-        lock(&self.subscriptions).insert(uri.to_owned());
+    /// Subscribes to `uri`; `-32602`, keeping nothing, when the client already holds
+    /// `MAX_SUBSCRIPTIONS` other subscriptions.
+    pub(crate) fn subscribe(&self, uri: &str) -> Result<(), RpcError> {
+        let mut subscriptions = lock(&self.subscriptions);
+        if !subscriptions.contains(uri) && subscriptions.len() >= MAX_SUBSCRIPTIONS {
+            return Err(RpcError::invalid_params(format!(
+                "this client already holds {MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from one first"
+            )));
+        }
+        subscriptions.insert(uri.to_owned());
+        Ok(())
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {

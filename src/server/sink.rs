@@ -37,13 +37,23 @@ pub struct Sink {
     tx: Sender<Outgoing>,
     /// For a reader that may be absent for long: messages waiting, and how many may wait.
     bound: Option<(Arc<AtomicUsize>, usize)>,
+    /// For a writer whose reader may stop reading: bytes queued and not yet written.
+    meter: Option<Arc<AtomicUsize>>,
 }
 
 impl Sink {
     /// A sink and the receiver its writer drains.
     pub fn channel() -> (Sink, mpsc::Receiver<Outgoing>) {
         let (tx, rx) = mpsc::channel();
-        (Sink { tx, bound: None }, rx)
+        (Sink { tx, bound: None, meter: None }, rx)
+    }
+
+    /// A sink that counts the bytes of JSON waiting for its writer, which subtracts each
+    /// message's once written: the reader of requests stops reading while too much waits.
+    pub fn metered() -> (Sink, mpsc::Receiver<Outgoing>, Arc<AtomicUsize>) {
+        let (tx, rx) = mpsc::channel();
+        let queued = Arc::new(AtomicUsize::new(0));
+        (Sink { tx, bound: None, meter: Some(Arc::clone(&queued)) }, rx, queued)
     }
 
     /// A sink whose messages beyond `cap` waiting for the reader are dropped, with a warning:
@@ -51,7 +61,7 @@ impl Sink {
     pub(crate) fn bounded(cap: usize) -> (Sink, BoundedReceiver) {
         let (tx, rx) = mpsc::channel();
         let queued = Arc::new(AtomicUsize::new(0));
-        (Sink { tx, bound: Some((Arc::clone(&queued), cap)) }, BoundedReceiver { rx, queued })
+        (Sink { tx, bound: Some((Arc::clone(&queued), cap)), meter: None }, BoundedReceiver { rx, queued })
     }
 
     /// Sends; a closed stream drops the message (the client is gone).
@@ -63,7 +73,14 @@ impl Sink {
                 return;
             }
         }
+        let len = message.json().len();
+        if let Some(meter) = &self.meter {
+            meter.fetch_add(len, Ordering::Relaxed);
+        }
         if self.tx.send(message).is_err() {
+            if let Some(meter) = &self.meter {
+                meter.fetch_sub(len, Ordering::Relaxed);
+            }
             log::debug!("output closed; message dropped");
         }
     }

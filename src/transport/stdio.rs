@@ -6,6 +6,7 @@ use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::jsonrpc::{self, Malformed, RpcError};
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::thread;
@@ -13,6 +14,9 @@ use std::time::{Duration, Instant};
 
 /// How long in-flight requests may run on after the input ends.
 const DRAIN: Duration = Duration::from_secs(2);
+/// Output bytes queued for a client that stopped reading before we stop reading its requests
+/// (resuming once it reads again): back-pressure instead of buffering every answer.
+const MAX_QUEUED_OUTPUT: usize = 4 * 1024 * 1024;
 
 /// Serves `server` on this process's stdin and stdout until stdin ends.
 pub fn serve(server: Arc<Server>) -> Result<(), Error> {
@@ -26,16 +30,19 @@ pub fn serve_io(
     mut input: impl BufRead,
     output: impl Write + Send + 'static,
 ) -> Result<(), Error> {
-    let (sink, outbox) = Sink::channel();
+    let (sink, outbox, queued) = Sink::metered();
+    let output_room = OutputRoom { queued, closed: Arc::new(AtomicBool::new(false)) };
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let writer_room = output_room.clone();
     thread::Builder::new().name("mcp-stdout".into()).spawn(move || {
-        write_loop(outbox, output);
+        write_loop(outbox, output, &writer_room);
         let _ = done_tx.send(());
     })?;
     let connection = Connection::new(Arc::clone(&server), sink.clone());
     let cap = server.options().max_message_bytes;
     let mut line = Vec::with_capacity(4096);
     let result = loop {
+        output_room.wait();
         match read_line(&mut input, &mut line, cap) {
             Ok(Line::Eof) => break Ok(()),
             Ok(Line::TooLong) => {
@@ -73,6 +80,30 @@ pub fn serve_io(
     // one, so wait only briefly (everything queued so far is flushed batch by batch).
     let _ = done_rx.recv_timeout(Duration::from_millis(500));
     result
+}
+
+/// What the reader of requests knows of the output: bytes queued and not yet written, and
+/// whether the writer gave up (stdout closed).
+#[derive(Clone)]
+struct OutputRoom {
+    queued: Arc<AtomicUsize>,
+    closed: Arc<AtomicBool>,
+}
+
+impl OutputRoom {
+    /// Waits while more than `MAX_QUEUED_OUTPUT` bytes wait for a client that is not reading;
+    /// the wait ends when it reads again or stdout is closed.
+    fn wait(&self) {
+        let full = || self.queued.load(Ordering::Relaxed) > MAX_QUEUED_OUTPUT && !self.closed.load(Ordering::Relaxed);
+        if !full() {
+            return;
+        }
+        log::debug!("the client is not reading: {} bytes wait; input paused", self.queued.load(Ordering::Relaxed));
+        while full() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        log::debug!("output drained; reading input again");
+    }
 }
 
 enum Line {
@@ -120,14 +151,17 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Res
     }
 }
 
-fn write_loop(outbox: Receiver<Outgoing>, output: impl Write) {
+fn write_loop(outbox: Receiver<Outgoing>, output: impl Write, room: &OutputRoom) {
     let mut out = BufWriter::with_capacity(64 * 1024, output);
     while let Ok(mut message) = outbox.recv() {
         loop {
             if message != Outgoing::CloseStream {
                 log::debug!("-> {}", message.json());
-                if let Err(e) = out.write_all(message.json().as_bytes()).and_then(|_| out.write_all(b"\n")) {
+                let wrote = out.write_all(message.json().as_bytes()).and_then(|_| out.write_all(b"\n"));
+                room.queued.fetch_sub(message.json().len(), Ordering::Relaxed);
+                if let Err(e) = wrote {
                     log::debug!("stdout closed: {e}");
+                    room.closed.store(true, Ordering::Relaxed);
                     return;
                 }
             }
@@ -146,6 +180,7 @@ fn write_loop(outbox: Receiver<Outgoing>, output: impl Write) {
         }
         if let Err(e) = out.flush() {
             log::debug!("stdout closed: {e}");
+            room.closed.store(true, Ordering::Relaxed);
             return;
         }
     }

@@ -2,6 +2,8 @@
 //! tokens, timestamps, SHA-256/HMAC and sealed tokens. They import nothing of the protocol.
 
 pub mod base64;
+#[cfg(test)]
+pub(crate) mod fuzz;
 pub mod mime;
 pub mod percent;
 pub mod random;

@@ -517,7 +517,7 @@ pub(super) fn reason(status: u16) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::http::fuzz::{rounds, Mutator};
+    use crate::util::fuzz::{rounds, Mutator};
 
     fn parsed(text: &str) -> Head {
         parse_head(text.as_bytes()).unwrap().unwrap().0

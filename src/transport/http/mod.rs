@@ -6,8 +6,6 @@
 //! and connection and joins every thread it started; `serve` never returns.
 
 mod chunked;
-#[cfg(test)]
-mod fuzz;
 mod headers;
 mod http1;
 mod legacy;
@@ -265,6 +263,9 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     let method = exchange.head.method.clone();
     let (path, query) = target.split_once('?').unwrap_or((&target, ""));
     if path == "/healthz" {
+        if http.server.saturated() {
+            return Answer::text(503, "saturated: every handler thread is busy\n").send(exchange, &[]);
+        }
         return Answer::text(200, "ok\n").send(exchange, &[]);
     }
     let origin = exchange.header("Origin").map(str::to_owned);

@@ -5,8 +5,9 @@
 # set and the whole suite at 2026-07-28; fails on any failing scenario
 # (scripts/conformance-expected-failures.yml may list only scenarios outside the requirement set).
 # The 2026-07-28 requirement run also runs the tasks extension's scenarios, which it does not
-# score; they fail until the tasks extension lands (issue 13), and the suite's exit code (0 when
-# every scored scenario passes) decides that run.
+# score, and the suite's exit code (0 when every scored scenario passes) decides that run; the
+# nine tasks-* scenarios (tasks-status-notifications is always SKIPPED by the suite) then run
+# one by one and every check of each must pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -53,4 +54,16 @@ run "all-at-2026-07-28" --suite all --spec-version 2026-07-28 "${expected[@]}"
 scored=$(awk '/^Not scored for/ {ns = 1} ns && /^  (✓|✗) / {skip[$2] = 1} !ns && /^✓ / {sub(":", "", $2); ok[$2] = 1}
   END {n = 0; for (s in ok) if (!(s in skip)) n++; print n}' "$log/requirements-2026-07-28.txt")
 echo "conformance: $scored scored scenarios passed in the 2026-07-28 requirement run (of 37)"
+# The tasks extension (SEP-2663, contract §2.7): each scenario alone, every check passing.
+for scenario in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+  tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
+  tasks-mrtr-composition; do
+  if "$NODE" "$CONFORMANCE" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" >"$log/$scenario.txt" 2>&1; then rc=0; else rc=$?; fi
+  passed=$(grep -E '^Passed: ' "$log/$scenario.txt" | tail -1)
+  echo "conformance $scenario: ${passed:-no summary} (exit $rc)"
+  if [ "$rc" -ne 0 ] || ! grep -qE '^Passed: ([0-9]+)/\1, 0 failed, 0 warnings' <<<"$passed"; then
+    grep -E 'FAIL|WARN' "$log/$scenario.txt" | head -20 || tail -20 "$log/$scenario.txt"
+    status=1
+  fi
+done
 exit $status

@@ -6,7 +6,7 @@
 //! comes from `Registry::enabled`, which also decides the advertised capabilities.
 
 use crate::features::resources::Catalog;
-use crate::features::{completion, input_required, logging, prompts, resources, tasks, tools};
+use crate::features::{completion, input_required, logging, prompts, resources, tasks, tasks_ext, tools};
 use crate::server::context::{RequestCx, Runtime};
 use crate::server::lifecycle;
 use crate::server::listen::Filter;
@@ -178,6 +178,13 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Va
         "prompts/get" if on.prompts => prompts::get(cx, &r.prompts, parse(params)?),
         "completion/complete" if on.completions => completion::complete(cx, &r.prompts, &r.templates, parse(params)?),
         "logging/setLevel" => logging::set_level(cx, parse(params)?),
+        // The tasks extension (2026-07-28): only for a request that declared it.
+        "tasks/get" | "tasks/update" | "tasks/cancel" if !cx.version().is_stateful() && !tasks_ext::opted_in(cx) => {
+            Err(tasks_ext::missing())
+        }
+        "tasks/get" if !cx.version().is_stateful() => tasks_ext::get(parse(params)?),
+        "tasks/update" if !cx.version().is_stateful() => tasks_ext::update(cx, parse(params)?),
+        "tasks/cancel" if !cx.version().is_stateful() => tasks_ext::cancel(parse(params)?),
         "tasks/get" if on.tasks => tasks::get(cx, parse(params)?),
         "tasks/result" if on.tasks => tasks::result(cx, parse(params)?),
         "tasks/list" if on.tasks => tasks::list(cx, parse(params)?),

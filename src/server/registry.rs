@@ -65,6 +65,10 @@ impl Registry {
         if enabled.tasks {
             caps.insert("tasks".into(), json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }));
         }
+        if !version.is_stateful() && self.tools.iter().any(|t| t.tool.task_support != TaskSupport::Forbidden) {
+            let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
+            extensions[crate::features::tasks_ext::EXTENSION] = json!({});
+        }
         if enabled.completions && version.has_completions() {
             caps.insert("completions".into(), json!({}));
         }

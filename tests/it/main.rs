@@ -31,4 +31,5 @@ mod stateless_http;
 mod stdio;
 mod subscriptions;
 mod tasks;
+mod tasks_ext;
 mod tools;

@@ -207,3 +207,27 @@ fn a_tool_asks_first_then_becomes_a_task() {
         assert!(done["result"]["content"][0]["text"].as_str().is_some_and(|t| t.contains("Alice")), "{done}");
     });
 }
+
+#[test]
+fn unfinished_tasks_are_capped_per_process() {
+    let mut c = Client::spawn(&["--everything"]);
+    let w: &mut dyn Wire = &mut c;
+    let mut ids = Vec::new();
+    let refused = loop {
+        let answer = call(w, "slow_compute", json!({"seconds": 30}));
+        match answer["result"]["taskId"].as_str() {
+            Some(id) => ids.push(id.to_owned()),
+            None => break answer,
+        }
+        assert!(ids.len() <= 256, "more than 256 unfinished tasks were accepted");
+    };
+    assert_eq!(ids.len(), 256, "{refused}");
+    check(&refused, json!({"error": {"code": -32600}}));
+    // Cancelling one makes room for one more.
+    check(&w.rpc("tasks/cancel", json!({"taskId": ids[0]}), with_ext()), json!({"result": {}}));
+    let again = call(w, "slow_compute", json!({"seconds": 30}));
+    ids.push(task_id(&again));
+    for id in &ids {
+        w.rpc("tasks/cancel", json!({"taskId": id}), with_ext());
+    }
+}

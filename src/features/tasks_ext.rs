@@ -87,8 +87,16 @@ impl ExtTask {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Finished `ttlMs` ago, or left waiting for answers that long (nothing runs then, so an
+    /// abandoned task does not hold a place under `MAX_LIVE` for ever).
     fn expired(&self, now: SystemTime) -> bool {
-        self.lock().finished.is_some_and(|at| now.duration_since(at).is_ok_and(|d| d > Duration::from_millis(TTL_MS)))
+        let state = self.lock();
+        let since = match (state.finished, state.status) {
+            (Some(at), _) => at,
+            (None, Status::InputRequired) => state.updated,
+            _ => return false,
+        };
+        now.duration_since(since).is_ok_and(|d| d > Duration::from_millis(TTL_MS))
     }
 
     /// The fields every task shape shares.

@@ -53,4 +53,24 @@ run "all-at-2026-07-28" --suite all --spec-version 2026-07-28 "${expected[@]}"
 scored=$(awk '/^Not scored for/ {ns = 1} ns && /^  (✓|✗) / {skip[$2] = 1} !ns && /^✓ / {sub(":", "", $2); ok[$2] = 1}
   END {n = 0; for (s in ok) if (!(s in skip)) n++; print n}' "$log/requirements-2026-07-28.txt")
 echo "conformance: $scored scored scenarios passed in the 2026-07-28 requirement run (of 37)"
+# The skills extension (SEP-2640): a second server with the shipped skills folder; each of the
+# three sep-2640-skills-* scenarios must pass every check (none skipped: the extension is declared).
+skills_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+target/release/tinymcp --everything --skills examples/skills --http "127.0.0.1:$skills_port" 2>"$log/skills-server.log" &
+skills_server=$!
+trap 'kill $server $skills_server 2>/dev/null; rm -rf "$log"' EXIT
+for _ in $(seq 100); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$skills_port") 2>/dev/null && break
+  sleep 0.05
+done
+for scenario in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+  if "$NODE" "$CONFORMANCE" server --url "http://127.0.0.1:$skills_port/mcp" --scenario "$scenario" \
+    >"$log/$scenario.txt" 2>&1; then rc=0; else rc=$?; fi
+  summary=$(grep -E '^Passed: ' "$log/$scenario.txt" | tail -1)
+  echo "conformance $scenario: ${summary:-no summary} (exit $rc)"
+  if [ "$rc" -ne 0 ] || ! grep -qE '^Passed: ([0-9]+)/\1, 0 failed, 0 warnings' <<<"$summary"; then
+    grep -E 'FAILURE|WARNING|SKIPPED' "$log/$scenario.txt" | head -40 || tail -40 "$log/$scenario.txt"
+    status=1
+  fi
+done
 exit $status

@@ -23,7 +23,7 @@ USAGE:
         print the configuration that makes that host run this binary with these options
         (relative paths made absolute; the current directory as --root when none is given)
 
-With no --root, --manifest or --everything, the current directory is served read-only.
+With no --root, --manifest, --skills or --everything, the current directory is served read-only.
 
 OPTIONS:
     --manifest FILE         serve the command tools, prompts and resources a JSON manifest
@@ -183,6 +183,9 @@ fn terminal_hint(args: &Args) -> String {
     for root in &args.roots {
         served.push(format!("{} read-only", root.display()));
     }
+    if let Some(dir) = &args.skills {
+        served.push(format!("the skills in {}", dir.display()));
+    }
     if served.is_empty() {
         let here = std::env::current_dir().map_or_else(|_| ".".to_owned(), |d| d.display().to_string());
         served.push(format!("{here} read-only"));
@@ -224,7 +227,7 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
     let host = host.ok_or_else(|| format!("config needs --host (one of: {})", hosts::HOST_NAMES))?;
     match parse_args(flags.clone().into_iter())? {
         Parsed::Run(run) => {
-            if run.roots.is_empty() && run.manifest.is_none() && !run.everything {
+            if run.roots.is_empty() && run.manifest.is_none() && !run.everything && run.skills.is_none() {
                 let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
                 flags.extend(["--root".to_owned(), here.display().to_string()]);
             }
@@ -275,7 +278,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     }
     let mut roots = args.roots.clone();
     // With nothing else asked for, the job is the current directory.
-    if roots.is_empty() && !args.everything && args.manifest.is_none() {
+    if roots.is_empty() && !args.everything && args.manifest.is_none() && args.skills.is_none() {
         roots.push(std::env::current_dir()?);
     }
     if !roots.is_empty() {

@@ -439,3 +439,19 @@ fn both_eras_in_one_process_and_the_older_one_unchanged() {
     let res = request(&mut c, "server/discover", json!({}));
     check(&res["result"], json!({"supportedVersions": [REV]}));
 }
+
+#[test]
+fn listen_streams_carry_updates_of_the_resources_they_name() {
+    let mut c = client();
+    let params =
+        json!({"notifications": {"resourceSubscriptions": ["test://watched-resource"]}, "_meta": meta(json!({}))});
+    let id = c.send_request("subscriptions/listen", params);
+    let ack = c.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    check(&ack, json!({"params": {"notifications": {"resourceSubscriptions": ["test://watched-resource"]}}}));
+    call(&mut c, "test_trigger_resource_update", json!({}));
+    let updated = c.wait(|m| m["method"] == "notifications/resources/updated");
+    check(
+        &updated,
+        json!({"params": {"uri": "test://watched-resource", "_meta": {"io.modelcontextprotocol/subscriptionId": id}}}),
+    );
+}

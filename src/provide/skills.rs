@@ -5,6 +5,7 @@
 //! through `sandbox` (no symbolic link leads out). Uses only the public registration API.
 
 use super::sandbox::{self, EntryKind, Sandbox};
+use super::tracker::{stamp, Stamp};
 use crate::features::content::ResourceContents;
 use crate::features::pagination;
 use crate::features::resources::{Resource, ResourceTemplate};
@@ -210,11 +211,18 @@ impl Skills {
         })
     }
 
-    /// The watch job: the folder read again each tick; a change tells the clients that the
-    /// resource list (and with it the skills) changed.
+    /// The watch job: each tick the files' stamps (modification time, size, inode) are taken;
+    /// when they changed, the folder is read again, and a changed set of skills tells the
+    /// clients that the resource list (and with it the skills) changed.
     pub fn watch_job(self: &Arc<Self>) -> impl FnMut(&Server) + Send + 'static {
         let skills = Arc::clone(self);
+        let mut seen = skills.stamps();
         move |server: &Server| {
+            let stamps = skills.stamps();
+            if stamps == seen {
+                return;
+            }
+            seen = stamps;
             let (now, _) = scan(&skills.sandbox);
             let mut held = skills.skills.write().unwrap_or_else(PoisonError::into_inner);
             if *held != now {
@@ -224,6 +232,18 @@ impl Skills {
                 server.notify_resource_list_changed();
             }
         }
+    }
+}
+
+impl Skills {
+    /// The stamp of every file under the skills folder, in walk order (bounded).
+    fn stamps(&self) -> Vec<(String, Stamp)> {
+        let mut all = Vec::new();
+        self.sandbox.walk(self.sandbox.root(), &mut |rel, path, _| {
+            all.push((rel.to_owned(), stamp(path)));
+            all.len() < MAX_SKILLS * 8
+        });
+        all
     }
 }
 

@@ -13,15 +13,19 @@ bash scripts/deps.sh
 [ -x target/release/tinymcp ] || cargo build --release --quiet
 NODE=.cache/npm/node_modules/.bin/node
 CONFORMANCE=.cache/npm/node_modules/.bin/conformance
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { # wait_port PORT: until the server listens (5 s at most)
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && break
+    sleep 0.05
+  done
+}
+port=$(free_port)
 log=$(mktemp -d)
 target/release/tinymcp --everything --http "127.0.0.1:$port" 2>"$log/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$log"' EXIT
-for _ in $(seq 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  sleep 0.05
-done
+wait_port "$port"
 
 status=0
 run() { # run NAME ARGS...: one suite run; its failures fail the script
@@ -55,14 +59,11 @@ scored=$(awk '/^Not scored for/ {ns = 1} ns && /^  (✓|✗) / {skip[$2] = 1} !n
 echo "conformance: $scored scored scenarios passed in the 2026-07-28 requirement run (of 37)"
 # The skills extension (SEP-2640): a second server with the shipped skills folder; each of the
 # three sep-2640-skills-* scenarios must pass every check (none skipped: the extension is declared).
-skills_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+skills_port=$(free_port)
 target/release/tinymcp --everything --skills examples/skills --http "127.0.0.1:$skills_port" 2>"$log/skills-server.log" &
 skills_server=$!
 trap 'kill $server $skills_server 2>/dev/null; rm -rf "$log"' EXIT
-for _ in $(seq 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$skills_port") 2>/dev/null && break
-  sleep 0.05
-done
+wait_port "$skills_port"
 for scenario in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
   if "$NODE" "$CONFORMANCE" server --url "http://127.0.0.1:$skills_port/mcp" --scenario "$scenario" \
     >"$log/$scenario.txt" 2>&1; then rc=0; else rc=$?; fi

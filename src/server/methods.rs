@@ -147,7 +147,12 @@ fn decorate(server: &Server, method: &str, result: Value) -> Value {
     }
     if map.get("resultType").and_then(Value::as_str) == Some("complete") {
         let hint = match method {
-            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => Some("public"),
+            "tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "skills/list"
+            | "skills/get" => Some("public"),
             // What a resource holds may depend on who reads it.
             "resources/read" => Some("private"),
             _ => None,
@@ -189,7 +194,10 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Va
         "tasks/result" if on.tasks => tasks::result(cx, parse(params)?),
         "tasks/list" if on.tasks => tasks::list(cx, parse(params)?),
         "tasks/cancel" if on.tasks => tasks::cancel(cx, parse(params)?),
-        _ => Err(RpcError::method_not_found(method)),
+        _ => match r.extensions.iter().find(|e| e.methods.iter().any(|m| m == method)) {
+            Some(extension) => (extension.handler)(cx, method, params),
+            None => Err(RpcError::method_not_found(method)),
+        },
     }
 }
 

@@ -6,6 +6,8 @@ use crate::features::prompts::PromptEntry;
 use crate::features::resources::{ResourceEntry, ResourceLister, TemplateEntry};
 use crate::features::tasks::TaskSupport;
 use crate::features::tools::ToolEntry;
+use crate::server::context::RequestCx;
+use crate::wire::jsonrpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -19,6 +21,19 @@ pub(crate) struct Registry {
     pub listers: Vec<Arc<ResourceLister>>,
     pub templates: Vec<Arc<TemplateEntry>>,
     pub prompts: Vec<Arc<PromptEntry>>,
+    pub extensions: Vec<Arc<ExtensionEntry>>,
+}
+
+/// Answers the methods of one extension.
+pub(crate) type ExtensionHandler = dyn Fn(&RequestCx, &str, Value) -> Result<Value, RpcError> + Send + Sync;
+
+/// A registered extension: its identifier, the settings advertised under
+/// `capabilities.extensions`, and the methods it answers.
+pub(crate) struct ExtensionEntry {
+    pub name: String,
+    pub settings: Value,
+    pub methods: Vec<String>,
+    pub handler: Box<ExtensionHandler>,
 }
 
 /// Which method groups a revision may call, given what is registered.
@@ -71,6 +86,11 @@ impl Registry {
         }
         if enabled.completions && version.has_completions() {
             caps.insert("completions".into(), json!({}));
+        }
+        if !self.extensions.is_empty() {
+            let declared: Map<String, Value> =
+                self.extensions.iter().map(|e| (e.name.clone(), e.settings.clone())).collect();
+            caps.insert("extensions".into(), Value::Object(declared));
         }
         Value::Object(caps)
     }

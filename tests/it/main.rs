@@ -26,6 +26,7 @@ mod progress;
 mod prompts;
 mod resources;
 mod revisions;
+mod skills;
 mod stateless;
 mod stateless_http;
 mod stdio;

@@ -87,10 +87,10 @@ impl Registry {
         if enabled.completions && version.has_completions() {
             caps.insert("completions".into(), json!({}));
         }
-        if !self.extensions.is_empty() {
-            let declared: Map<String, Value> =
-                self.extensions.iter().map(|e| (e.name.clone(), e.settings.clone())).collect();
-            caps.insert("extensions".into(), Value::Object(declared));
+        // Registered extensions join the built-in ones (tasks) in the one `extensions` map.
+        for extension in &self.extensions {
+            let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
+            extensions[extension.name.as_str()] = extension.settings.clone();
         }
         Value::Object(caps)
     }

@@ -165,6 +165,19 @@ fn skills_list_pages_and_carries_cache_hints_on_2026() {
 }
 
 #[test]
+fn skills_and_tasks_are_declared_side_by_side() {
+    // Both extensions live in one `extensions` map: declaring skills must not hide tasks.
+    let f = fixture();
+    let mut client = Client::spawn(&["--everything", "--skills", f.dir.arg()]);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let discover = client.request("server/discover", json!({"_meta": meta}));
+    check(
+        &discover,
+        json!({"result": {"capabilities": {"extensions": {EXT: {}, "io.modelcontextprotocol/tasks": {}}}}}),
+    );
+}
+
+#[test]
 fn a_root_with_a_skills_folder_serves_them_and_check_names_the_bad_line() {
     let root = TempDir::new("skills-root");
     root.write("skills/alpha/SKILL.md", "---\nname: alpha\ndescription: A\n---\n");

@@ -463,7 +463,7 @@ impl RawOut<'_> {
     /// Writes and flushes; a failure (including a write stuck for `WRITE_TIMEOUT`) ends the
     /// connection after this answer.
     pub(super) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let written = { self.stream }.write_all(bytes).and_then(|()| { self.stream }.flush());
+        let written = write_within(self.stream, bytes, WRITE_TIMEOUT).and_then(|()| { self.stream }.flush());
         if written.is_err() {
             *self.close = true;
         }
@@ -478,6 +478,24 @@ impl RawOut<'_> {
     pub(super) fn peer_closed(&self) -> bool {
         Conn::peer_closed(self.stream)
     }
+}
+
+/// Writes all of `bytes` within `limit` in all. The socket's own timeout bounds each call only,
+/// so a peer that lets a few bytes through per call could otherwise hold a writer for ever.
+fn write_within(mut stream: &TcpStream, mut bytes: &[u8], limit: Duration) -> io::Result<()> {
+    let deadline = Instant::now() + limit;
+    while !bytes.is_empty() {
+        if Instant::now() >= deadline {
+            return Err(io::Error::new(io::ErrorKind::TimedOut, "the peer took too long to read"));
+        }
+        match stream.write(bytes) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 impl Drop for RawOut<'_> {

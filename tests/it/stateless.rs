@@ -358,6 +358,22 @@ fn an_expired_state_is_an_error_saying_so() {
 }
 
 #[test]
+fn a_batch_of_2026_07_28_requests_is_refused_as_such() {
+    let mut c = Client::spawn(&["--everything"]);
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta(json!({}))}});
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    c.send(&json!([list, ping]));
+    let answer = c.next_message(Duration::from_secs(10)).expect("an answer");
+    check(&answer, json!({"id": null, "error": {"code": -32600}}));
+    let message = answer["error"]["message"].as_str().unwrap_or("");
+    assert!(message.contains("batches are not part of 2026-07-28"), "{answer}");
+    // The process still serves the same request on its own.
+    c.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta(json!({}))}}));
+    let answer = c.next_message(Duration::from_secs(10)).expect("an answer");
+    assert!(answer["result"]["tools"].is_array(), "{answer}");
+}
+
+#[test]
 fn replicas_sharing_a_state_key_file_accept_each_others_state() {
     let dir = TempDir::new("state-key");
     let key = dir.write("state.key", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");

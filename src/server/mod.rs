@@ -24,6 +24,7 @@ use crate::server::registry::Registry;
 use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::jsonrpc::RpcError;
+use crate::wire::mcp_header;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::any::Any;
@@ -229,7 +230,10 @@ impl Server {
         &self.options
     }
 
-    /// Registers a tool, replacing one of the same name (its place in the list is kept).
+    /// Registers a tool, replacing one of the same name (its place in the list is kept). A tool
+    /// whose `x-mcp-header` annotations are invalid (not an HTTP token, used twice, on a property
+    /// that is not a string, integer or boolean, or not reachable through `properties`) is not
+    /// registered, and the reason is logged as an error.
     pub fn register_tool(
         &self,
         tool: Tool,
@@ -242,6 +246,11 @@ impl Server {
     // once per registered closure type (which made every provider's code several times larger).
     #[inline(never)]
     fn insert_tool(&self, entry: Arc<ToolEntry>) {
+        // Clients drop a tool whose `x-mcp-header` annotations break the rules, so it is not served.
+        if let Err(e) = mcp_header::check_annotations(&entry.tool.input_schema) {
+            log::error!("tool {:?} not registered: {e}", entry.tool.name);
+            return;
+        }
         self.update(|r| upsert(&mut r.tools, entry, |a, b| a.tool.name == b.tool.name));
     }
 

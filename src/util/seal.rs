@@ -358,6 +358,7 @@ mod tests {
     /// `seal_ns=N open_ns=N bytes=N`: the median of 9 runs of 2000 each.
     #[test]
     #[ignore = "a measurement, run by scripts/bench.sh"]
+    #[allow(clippy::print_stdout, reason = "the figure is this test's output, read by bench.sh")]
     fn seal_cost() {
         use std::time::Instant;
         let key = key();

@@ -4,24 +4,27 @@
 # 2025-11-25 requirement set and the whole suite at 2025-11-25, then the 2026-07-28 requirement
 # set and the whole suite at 2026-07-28; fails on any failing scenario
 # (scripts/conformance-expected-failures.yml may list only scenarios outside the requirement set).
-# The 2026-07-28 requirement run also runs the tasks extension's scenarios, which it does not
-# score; they fail until the tasks extension lands (issue 13), and the suite's exit code (0 when
-# every scored scenario passes) decides that run.
+# The extensions' scenarios (tasks, SEP-2663; skills, SEP-2640) then run one by one, each
+# required to pass every check with no warning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 [ -x target/release/tinymcp ] || cargo build --release --quiet
 NODE=.cache/npm/node_modules/.bin/node
 CONFORMANCE=.cache/npm/node_modules/.bin/conformance
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_port() { # wait_port PORT: until the server listens (5 s at most)
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && break
+    sleep 0.05
+  done
+}
+port=$(free_port)
 log=$(mktemp -d)
 target/release/tinymcp --everything --http "127.0.0.1:$port" 2>"$log/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$log"' EXIT
-for _ in $(seq 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  sleep 0.05
-done
+wait_port "$port"
 
 status=0
 run() { # run NAME ARGS...: one suite run; its failures fail the script
@@ -31,11 +34,7 @@ run() { # run NAME ARGS...: one suite run; its failures fail the script
   local total
   total=$(grep -E '^Total: ' "$log/$name.txt" | tail -1)
   echo "conformance $name: ${total:-no summary} (exit $rc)"
-  local complete=0
-  grep -qE '^Total: [0-9]+ passed, 0 failed' <<<"$total" && complete=1
-  # A requirement run scores only its requirement set; the suite's exit code says whether it passed.
-  [ "$name" = "requirements-2026-07-28" ] && complete=1
-  if [ "$rc" -ne 0 ] || [ "$complete" -ne 1 ]; then
+  if [ "$rc" -ne 0 ] || ! grep -qE '^Total: [0-9]+ passed, 0 failed' <<<"$total"; then
     grep -E '^✗|FAIL' "$log/$name.txt" | head -40 || tail -40 "$log/$name.txt"
     status=1
   fi
@@ -53,4 +52,30 @@ run "all-at-2026-07-28" --suite all --spec-version 2026-07-28 "${expected[@]}"
 scored=$(awk '/^Not scored for/ {ns = 1} ns && /^  (✓|✗) / {skip[$2] = 1} !ns && /^✓ / {sub(":", "", $2); ok[$2] = 1}
   END {n = 0; for (s in ok) if (!(s in skip)) n++; print n}' "$log/requirements-2026-07-28.txt")
 echo "conformance: $scored scored scenarios passed in the 2026-07-28 requirement run (of 37)"
+scenario() { # scenario PORT NAME: one extension scenario; every check must pass, with no warning
+  if "$NODE" "$CONFORMANCE" server --url "http://127.0.0.1:$1/mcp" --scenario "$2" >"$log/$2.txt" 2>&1; then rc=0; else rc=$?; fi
+  local summary
+  summary=$(grep -E '^Passed: ' "$log/$2.txt" | tail -1)
+  echo "conformance $2: ${summary:-no summary} (exit $rc)"
+  if [ "$rc" -ne 0 ] || ! grep -qE '^Passed: ([0-9]+)/\1, 0 failed, 0 warnings' <<<"$summary"; then
+    grep -E 'FAILURE|WARNING|SKIPPED' "$log/$2.txt" | head -40 || tail -40 "$log/$2.txt"
+    status=1
+  fi
+}
+# The tasks extension (SEP-2663, contract §2.7); the suite always skips tasks-status-notifications.
+for name in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+  tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
+  tasks-mrtr-composition; do
+  scenario "$port" "$name"
+done
+# The skills extension (SEP-2640): a second server with the shipped skills folder (none skipped:
+# the extension is declared).
+skills_port=$(free_port)
+target/release/tinymcp --everything --skills examples/skills --http "127.0.0.1:$skills_port" 2>"$log/skills-server.log" &
+skills_server=$!
+trap 'kill $server $skills_server 2>/dev/null; rm -rf "$log"' EXIT
+wait_port "$skills_port"
+for name in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+  scenario "$skills_port" "$name"
+done
 exit $status

@@ -23,13 +23,15 @@ USAGE:
         print the configuration that makes that host run this binary with these options
         (relative paths made absolute; the current directory as --root when none is given)
 
-With no --root, --manifest or --everything, the current directory is served read-only.
+With no --root, --manifest, --skills or --everything, the current directory is served read-only.
 
 OPTIONS:
     --manifest FILE         serve the command tools, prompts and resources a JSON manifest
                             declares (reloaded when it changes)
-    --check FILE...         check manifests (every file given): print every problem with its
-                            JSON path and exit non-zero, or print OK for each
+    --check FILE...         check manifests and skills folders (every path given): print every
+                            problem (a manifest's with its JSON path) and exit non-zero, or OK
+    --skills DIR            serve the agent skills in DIR (folders with a SKILL.md) through the
+                            skills extension; a --root with a skills/ folder serves those too
     --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
     --include-hidden        also serve hidden files and folders such as .git and .env
     --max-files N           files listed, searched or watched per folder (default 10000)
@@ -84,6 +86,7 @@ struct Args {
     state_key_file: Option<PathBuf>,
     cache_ttl_ms: Option<u64>,
     state_ttl_secs: Option<usize>,
+    skills: Option<PathBuf>,
 }
 
 enum Parsed {
@@ -117,6 +120,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         state_key_file: None,
         cache_ttl_ms: None,
         state_ttl_secs: None,
+        skills: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -134,6 +138,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
             "--check" => return check_files(args),
+            "--skills" => parsed.skills = Some(PathBuf::from(args.next().ok_or("--skills needs a folder")?)),
             "--state-key-file" => {
                 parsed.state_key_file = Some(PathBuf::from(args.next().ok_or("--state-key-file needs a file")?));
             }
@@ -192,6 +197,9 @@ fn terminal_hint(args: &Args) -> String {
     for root in &args.roots {
         served.push(format!("{} read-only", root.display()));
     }
+    if let Some(dir) = &args.skills {
+        served.push(format!("the skills in {}", dir.display()));
+    }
     if served.is_empty() {
         let here = std::env::current_dir().map_or_else(|_| ".".to_owned(), |d| d.display().to_string());
         served.push(format!("{here} read-only"));
@@ -220,7 +228,7 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
                     .ok_or_else(|| format!("--host: expected one of {}, got {name:?}", hosts::HOST_NAMES))?;
                 host = Some(found);
             }
-            "--root" | "--manifest" | "--state-key-file" => {
+            "--root" | "--manifest" | "--state-key-file" | "--skills" => {
                 let value = args.next().ok_or_else(|| format!("{arg} needs a path"))?;
                 let absolute =
                     std::fs::canonicalize(&value).map_err(|e| format!("{arg} {value}: {e}"))?.display().to_string();
@@ -233,7 +241,7 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
     let host = host.ok_or_else(|| format!("config needs --host (one of: {})", hosts::HOST_NAMES))?;
     match parse_args(flags.clone().into_iter())? {
         Parsed::Run(run) => {
-            if run.roots.is_empty() && run.manifest.is_none() && !run.everything {
+            if run.roots.is_empty() && run.manifest.is_none() && !run.everything && run.skills.is_none() {
                 let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
                 flags.extend(["--root".to_owned(), here.display().to_string()]);
             }
@@ -291,7 +299,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     }
     let mut roots = args.roots.clone();
     // With nothing else asked for, the job is the current directory.
-    if roots.is_empty() && !args.everything && args.manifest.is_none() {
+    if roots.is_empty() && !args.everything && args.manifest.is_none() && args.skills.is_none() {
         roots.push(std::env::current_dir()?);
     }
     if !roots.is_empty() {
@@ -302,6 +310,13 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
             log::info!("serving {} read-only", root.display());
         }
         watcher.add(files.watch_job());
+    }
+    // Skills: the folder given, else a root's `skills/` folder.
+    let skills_dir = args.skills.clone().or_else(|| roots.iter().map(|r| r.join("skills")).find(|d| d.is_dir()));
+    if let Some(dir) = skills_dir {
+        let skills = provide::skills::register(&server, &dir)?;
+        log::info!("serving the skills in {}", dir.display());
+        watcher.add(skills.watch_job());
     }
     let server = Arc::new(server);
     // Keep the handle: the watcher thread ends with the process.
@@ -396,6 +411,18 @@ fn main() -> ExitCode {
         Ok(Parsed::Check(files)) => {
             let mut status = ExitCode::SUCCESS;
             for file in files {
+                if file.is_dir() {
+                    let problems = provide::skills::check(&file);
+                    for problem in &problems {
+                        eprintln!("{}: {problem}", file.display());
+                    }
+                    if problems.is_empty() {
+                        println!("{}: OK (skills)", file.display());
+                    } else {
+                        status = ExitCode::FAILURE;
+                    }
+                    continue;
+                }
                 match manifest::load(&file) {
                     Ok(manifest) => {
                         for warning in manifest.warnings() {

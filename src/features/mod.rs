@@ -10,4 +10,5 @@ pub mod pagination;
 pub mod prompts;
 pub mod resources;
 pub mod tasks;
+pub(crate) mod tasks_ext;
 pub mod tools;

@@ -4,6 +4,7 @@
 use crate::features::content::{self, to_map, Content, Icon};
 use crate::features::pagination::{self, ListParams};
 use crate::features::tasks::{self, TaskParams, TaskSupport};
+use crate::features::tasks_ext;
 use crate::server::context::RequestCx;
 use crate::util::schema;
 use crate::wire::jsonrpc::RpcError;
@@ -71,6 +72,10 @@ pub struct Tool {
     /// Whether the tool may or must run as a task (2025-11-25 and later; `execution.taskSupport`).
     #[serde(skip)]
     pub task_support: TaskSupport,
+    /// On the 2026-07-28 tasks extension: the tool asks for its input in the request
+    /// (an input-required result) and becomes a task once the client answered.
+    #[serde(skip)]
+    pub input_before_task: bool,
 }
 
 impl Tool {
@@ -86,7 +91,13 @@ impl Tool {
             icons: None,
             meta: None,
             task_support: TaskSupport::Forbidden,
+            input_before_task: false,
         }
+    }
+    /// Asks for input in the request before becoming a task (2026-07-28 tasks extension).
+    pub fn with_input_before_task(mut self) -> Self {
+        self.input_before_task = true;
+        self
     }
     /// Sets whether the tool may or must run as a task.
     pub fn with_task_support(mut self, support: TaskSupport) -> Self {
@@ -222,6 +233,9 @@ pub(crate) fn call(
         Some(v @ Value::Object(_)) => v,
         Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
     };
+    if !cx.version().is_stateful() && entry.tool.task_support != TaskSupport::Forbidden {
+        return call_per_request(cx, entry, arguments);
+    }
     // Spec (tasks): a server that does not declare task support runs every call normally.
     let support = if tasks_enabled { entry.tool.task_support } else { TaskSupport::Optional };
     match (params.task, support) {
@@ -237,6 +251,25 @@ pub(crate) fn call(
         }
         _ => run(cx, &entry, arguments),
     }
+}
+
+/// `tools/call` of a task-supporting tool on 2026-07-28 (tasks extension, SEP-2663): a task when
+/// the request declared the extension, `-32021` for a required-task tool when it did not, else
+/// a plain call. The legacy `task` param is ignored.
+fn call_per_request(cx: &RequestCx, entry: Arc<ToolEntry>, arguments: Value) -> Result<Value, RpcError> {
+    if !tasks_ext::opted_in(cx) {
+        if entry.tool.task_support == TaskSupport::Required {
+            return Err(tasks_ext::missing());
+        }
+        return run(cx, &entry, arguments);
+    }
+    let answers = cx.inputs.as_ref().map(|i| i.answers.clone()).unwrap_or_default();
+    if entry.tool.input_before_task && answers.is_empty() {
+        // Stops at its first question, which becomes the input-required result.
+        return run(cx, &entry, arguments);
+    }
+    let work: tasks_ext::Work = Arc::new(move |cx: &RequestCx| run(cx, &entry, arguments.clone()));
+    tasks_ext::spawn(cx, work, answers)
 }
 
 /// Validates the arguments, runs the handler, validates structured output.

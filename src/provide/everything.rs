@@ -548,6 +548,36 @@ fn register_task_tools(server: &Server) {
             Ok(CallToolResult::text(if confirmed { format!("Deleted {filename}") } else { format!("Kept {filename}") }))
         },
     );
+    server.register_tool(
+        Tool::new("multi_input", "Asks two questions at once, then answers with both", no_args())
+            .with_task_support(TaskSupport::Required),
+        |cx, _| {
+            let ask = |message: &str, field: &str| {
+                let mut params = lit(r#"{"requestedSchema":{"type":"object","properties":{}}}"#);
+                params["message"] = message.into();
+                params["requestedSchema"]["properties"][field] = json!({ "type": "string" });
+                params
+            };
+            let answers = cx.ask(&[
+                InputRequest::elicit("name", ask("What is your name?", "name")),
+                InputRequest::elicit("color", ask("What is your favourite colour?", "color")),
+            ])?;
+            Ok(CallToolResult::text(format!("Answers: {} and {}", answers[0]["content"], answers[1]["content"])))
+        },
+    );
+    server.register_tool(
+        Tool::new("test_tool_with_task", "Asks for a name first, then greets it as a task", no_args())
+            .with_task_support(TaskSupport::Required)
+            .with_input_before_task(),
+        |cx, _| {
+            let params = lit(
+                r#"{"message":"What is your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}"#,
+            );
+            let answer = cx.elicit_as("name", params)?;
+            let name = answer["content"]["name"].as_str().unwrap_or("stranger");
+            Ok(CallToolResult::text(format!("Hello, {name}! (from a task)")))
+        },
+    );
 }
 
 fn register_resources(server: &Server, generation: &Arc<AtomicU64>) {

@@ -7,6 +7,7 @@ pub(crate) mod file_tools;
 pub mod files;
 pub mod manifest;
 pub mod sandbox;
+pub mod skills;
 pub(crate) mod tracker;
 pub mod watch;
 

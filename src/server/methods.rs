@@ -6,7 +6,7 @@
 //! comes from `Registry::enabled`, which also decides the advertised capabilities.
 
 use crate::features::resources::Catalog;
-use crate::features::{completion, input_required, logging, prompts, resources, tasks, tools};
+use crate::features::{completion, input_required, logging, prompts, resources, tasks, tasks_ext, tools};
 use crate::server::context::{RequestCx, Runtime};
 use crate::server::lifecycle;
 use crate::server::listen::Filter;
@@ -144,9 +144,13 @@ fn decorate(server: &Server, method: &str, result: Value) -> Value {
     }
     if map.get("resultType").and_then(Value::as_str) == Some("complete") {
         let hint = match method {
-            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
-                Some(server.options().list_cache)
-            }
+            "tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "skills/list"
+            | "skills/get" => Some(server.options().list_cache),
+            // What a resource holds may depend on who reads it.
             "resources/read" => Some(server.options().read_cache),
             _ => None,
         };
@@ -176,11 +180,21 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Va
         "prompts/get" if on.prompts => prompts::get(cx, &r.prompts, parse(params)?),
         "completion/complete" if on.completions => completion::complete(cx, &r.prompts, &r.templates, parse(params)?),
         "logging/setLevel" => logging::set_level(cx, parse(params)?),
+        // The tasks extension (2026-07-28): only for a request that declared it.
+        "tasks/get" | "tasks/update" | "tasks/cancel" if !cx.version().is_stateful() && !tasks_ext::opted_in(cx) => {
+            Err(tasks_ext::missing())
+        }
+        "tasks/get" if !cx.version().is_stateful() => tasks_ext::get(parse(params)?),
+        "tasks/update" if !cx.version().is_stateful() => tasks_ext::update(cx, parse(params)?),
+        "tasks/cancel" if !cx.version().is_stateful() => tasks_ext::cancel(parse(params)?),
         "tasks/get" if on.tasks => tasks::get(cx, parse(params)?),
         "tasks/result" if on.tasks => tasks::result(cx, parse(params)?),
         "tasks/list" if on.tasks => tasks::list(cx, parse(params)?),
         "tasks/cancel" if on.tasks => tasks::cancel(cx, parse(params)?),
-        _ => Err(RpcError::method_not_found(method)),
+        _ => match r.extensions.iter().find(|e| e.methods.iter().any(|m| m == method)) {
+            Some(extension) => (extension.handler)(cx, method, params),
+            None => Err(RpcError::method_not_found(method)),
+        },
     }
 }
 

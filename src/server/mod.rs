@@ -20,7 +20,7 @@ use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
 use crate::server::context::{RequestCx, Runtime};
 use crate::server::listen::Listener;
 use crate::server::pool::Pool;
-use crate::server::registry::Registry;
+use crate::server::registry::{ExtensionEntry, Registry};
 use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::jsonrpc::RpcError;
@@ -312,6 +312,24 @@ impl Server {
         completer: Option<Box<Completer>>,
     ) {
         self.insert_prompt(Arc::new(PromptEntry { prompt, handler: Box::new(handler), completer }));
+    }
+
+    /// Registers an extension (SEP-2133): `settings` is advertised under
+    /// `capabilities.extensions[name]`, and `handler` answers each of `methods`.
+    pub fn register_extension(
+        &self,
+        name: &str,
+        settings: Value,
+        methods: &[&str],
+        handler: impl Fn(&RequestCx, &str, Value) -> Result<Value, RpcError> + Send + Sync + 'static,
+    ) {
+        let entry = Arc::new(ExtensionEntry {
+            name: name.to_owned(),
+            settings,
+            methods: methods.iter().map(|m| (*m).to_owned()).collect(),
+            handler: Box::new(handler),
+        });
+        self.update(|r| upsert(&mut r.extensions, entry, |a, b| a.name == b.name));
     }
 
     /// Removes a prompt; says whether it was there.

@@ -6,6 +6,8 @@ use crate::features::prompts::PromptEntry;
 use crate::features::resources::{ResourceEntry, ResourceLister, TemplateEntry};
 use crate::features::tasks::TaskSupport;
 use crate::features::tools::ToolEntry;
+use crate::server::context::RequestCx;
+use crate::wire::jsonrpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -19,6 +21,19 @@ pub(crate) struct Registry {
     pub listers: Vec<Arc<ResourceLister>>,
     pub templates: Vec<Arc<TemplateEntry>>,
     pub prompts: Vec<Arc<PromptEntry>>,
+    pub extensions: Vec<Arc<ExtensionEntry>>,
+}
+
+/// Answers the methods of one extension.
+pub(crate) type ExtensionHandler = dyn Fn(&RequestCx, &str, Value) -> Result<Value, RpcError> + Send + Sync;
+
+/// A registered extension: its identifier, the settings advertised under
+/// `capabilities.extensions`, and the methods it answers.
+pub(crate) struct ExtensionEntry {
+    pub name: String,
+    pub settings: Value,
+    pub methods: Vec<String>,
+    pub handler: Box<ExtensionHandler>,
 }
 
 /// Which method groups a revision may call, given what is registered.
@@ -65,8 +80,17 @@ impl Registry {
         if enabled.tasks {
             caps.insert("tasks".into(), json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }));
         }
+        if !version.is_stateful() && self.tools.iter().any(|t| t.tool.task_support != TaskSupport::Forbidden) {
+            let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
+            extensions[crate::features::tasks_ext::EXTENSION] = json!({});
+        }
         if enabled.completions && version.has_completions() {
             caps.insert("completions".into(), json!({}));
+        }
+        // Registered extensions join the built-in ones (tasks) in the one `extensions` map.
+        for extension in &self.extensions {
+            let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
+            extensions[extension.name.as_str()] = extension.settings.clone();
         }
         Value::Object(caps)
     }

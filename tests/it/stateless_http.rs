@@ -18,7 +18,7 @@ fn meta(capabilities: Value) -> Value {
     })
 }
 
-fn body(id: u64, method: &str, mut params: Value, capabilities: Value) -> Value {
+pub(crate) fn body(id: u64, method: &str, mut params: Value, capabilities: Value) -> Value {
     if params.get("_meta").is_none() {
         params["_meta"] = meta(capabilities);
     }
@@ -26,11 +26,12 @@ fn body(id: u64, method: &str, mut params: Value, capabilities: Value) -> Value 
 }
 
 /// The standard headers of the stateless wire, plus `extra`; `Mcp-Name` from the body.
-fn post(server: &Server, message: &Value, extra: &[(&str, &str)]) -> Reply {
+pub(crate) fn post(server: &Server, message: &Value, extra: &[(&str, &str)]) -> Reply {
     let method = message["method"].as_str().expect("method").to_owned();
     let name = match method.as_str() {
         "tools/call" | "prompts/get" => message["params"]["name"].as_str().map(str::to_owned),
         "resources/read" => message["params"]["uri"].as_str().map(str::to_owned),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => message["params"]["taskId"].as_str().map(str::to_owned),
         _ => None,
     };
     let mut headers = vec![("MCP-Protocol-Version", REV), ("Mcp-Method", method.as_str())];

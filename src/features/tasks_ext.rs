@@ -1,0 +1,299 @@
+//! The tasks extension `io.modelcontextprotocol/tasks` (SEP-2663) on the 2026-07-28 wire: a
+//! client opts in per request (`_meta` client capabilities `extensions`); an optional- or
+//! required-task tool then answers with a flat `CreateTaskResult` and runs on the pool;
+//! `tasks/get` inlines the result, the error or the `inputRequests`; `tasks/update` answers
+//! them (the tool's handler runs again with every answer so far, as a retry would);
+//! `tasks/cancel` is an idempotent ack. The table is process-wide (the wire has no session),
+//! bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` after it finished.
+
+use crate::server::context::{missing_capability, Inputs, RequestCx, TaskLink};
+use crate::util::random;
+use crate::util::time::rfc3339;
+use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
+
+/// The extension's name, in `capabilities.extensions` and the client's `_meta`.
+pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// How long a finished task stays readable.
+const TTL_MS: u64 = 300_000;
+const POLL_INTERVAL_MS: u64 = 1000;
+/// Tasks not yet finished, at most, in this process.
+const MAX_LIVE: usize = 256;
+
+/// The work of a task: the tool's handler on the given arguments, run once per round.
+pub(crate) type Work = Arc<dyn Fn(&RequestCx) -> Result<Value, RpcError> + Send + Sync>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl Status {
+    fn name(self) -> &'static str {
+        match self {
+            Status::Working => "working",
+            Status::InputRequired => "input_required",
+            Status::Completed => "completed",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+        }
+    }
+    fn is_terminal(self) -> bool {
+        matches!(self, Status::Completed | Status::Failed | Status::Cancelled)
+    }
+}
+
+struct State {
+    status: Status,
+    updated: SystemTime,
+    finished: Option<SystemTime>,
+    outcome: Option<Result<Value, RpcError>>,
+    answers: Map<String, Value>,
+    pending: Map<String, Value>,
+}
+
+struct Runner {
+    base: RequestCx,
+    work: Work,
+}
+
+struct ExtTask {
+    id: String,
+    created: SystemTime,
+    cancelled: Arc<AtomicBool>,
+    state: Mutex<State>,
+    runner: Mutex<Runner>,
+}
+
+impl TaskLink for ExtTask {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    /// Input is asked through `inputRequests`, never by a request to the client.
+    fn set_waiting(&self, _waiting: bool) {}
+}
+
+impl ExtTask {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Finished `ttlMs` ago, or left waiting for answers that long (nothing runs then, so an
+    /// abandoned task does not hold a place under `MAX_LIVE` for ever).
+    fn expired(&self, now: SystemTime) -> bool {
+        let state = self.lock();
+        let since = match (state.finished, state.status) {
+            (Some(at), _) => at,
+            (None, Status::InputRequired) => state.updated,
+            _ => return false,
+        };
+        now.duration_since(since).is_ok_and(|d| d > Duration::from_millis(TTL_MS))
+    }
+
+    /// The fields every task shape shares.
+    fn header(&self, state: &State) -> Map<String, Value> {
+        let mut map = Map::new();
+        map.insert("taskId".into(), self.id.clone().into());
+        map.insert("status".into(), state.status.name().into());
+        map.insert("createdAt".into(), rfc3339(self.created).into());
+        map.insert("lastUpdatedAt".into(), rfc3339(state.updated).into());
+        map.insert("ttlMs".into(), TTL_MS.into());
+        map.insert("pollIntervalMs".into(), POLL_INTERVAL_MS.into());
+        map
+    }
+
+    /// Runs one round of the work with every answer so far, then records where it stands.
+    fn round(self: &Arc<Self>) {
+        let answers = self.lock().answers.clone();
+        let (mut cx, work) = {
+            let runner = self.runner.lock().unwrap_or_else(PoisonError::into_inner);
+            let link: Arc<dyn TaskLink> = Arc::clone(self) as Arc<dyn TaskLink>;
+            (runner.base.for_task(link, Arc::clone(&self.cancelled)), Arc::clone(&runner.work))
+        };
+        cx.inputs = Some(Inputs { answers, ..Inputs::default() });
+        let outcome = catch_unwind(AssertUnwindSafe(|| work(&cx))).unwrap_or_else(|_| {
+            log::error!("task {} panicked", self.id);
+            Err(RpcError::internal())
+        });
+        let pending = cx
+            .inputs
+            .take()
+            .map(|i| i.pending.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .unwrap_or_default();
+        let clients_fault =
+            matches!(&outcome, Err(e) if e.code == INVALID_PARAMS || e.code == MISSING_CLIENT_CAPABILITY);
+        let mut state = self.lock();
+        if state.status.is_terminal() {
+            return;
+        }
+        let now = SystemTime::now();
+        state.updated = now;
+        if !pending.is_empty() && !clients_fault {
+            state.status = Status::InputRequired;
+            state.pending = pending;
+        } else {
+            state.status = if outcome.is_ok() { Status::Completed } else { Status::Failed };
+            state.outcome = Some(outcome);
+            state.finished = Some(now);
+        }
+    }
+}
+
+static TABLE: Mutex<Vec<Arc<ExtTask>>> = Mutex::new(Vec::new());
+
+fn table() -> MutexGuard<'static, Vec<Arc<ExtTask>>> {
+    let mut tasks = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
+    let now = SystemTime::now();
+    tasks.retain(|t| !t.expired(now));
+    tasks
+}
+
+fn find(id: &str) -> Result<Arc<ExtTask>, RpcError> {
+    table()
+        .iter()
+        .find(|t| t.id == id)
+        .cloned()
+        .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}")))
+}
+
+/// Whether this request's client declared the extension.
+pub(crate) fn opted_in(cx: &RequestCx) -> bool {
+    cx.client_capabilities().get("extensions").and_then(|e| e.get(EXTENSION)).is_some_and(Value::is_object)
+}
+
+/// `-32021` naming the extension.
+pub(crate) fn missing() -> RpcError {
+    missing_capability(EXTENSION, json!({ "extensions": { EXTENSION: {} } }))
+}
+
+/// Starts `work` as a task and answers with the flat `CreateTaskResult`. `answers` are the
+/// ones the request already carried (a tool that asked before becoming a task).
+pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> Result<Value, RpcError> {
+    let id = random::hex_token(16).map_err(|e| {
+        log::error!("no random source for a task id: {e}");
+        RpcError::internal()
+    })?;
+    let now = SystemTime::now();
+    let base = cx.for_task(Arc::new(NoTask) as Arc<dyn TaskLink>, Arc::new(AtomicBool::new(false)));
+    let task = Arc::new(ExtTask {
+        id,
+        created: now,
+        cancelled: Arc::new(AtomicBool::new(false)),
+        state: Mutex::new(State {
+            status: Status::Working,
+            updated: now,
+            finished: None,
+            outcome: None,
+            answers,
+            pending: Map::new(),
+        }),
+        runner: Mutex::new(Runner { base, work }),
+    });
+    {
+        let mut tasks = table();
+        let live = tasks.iter().filter(|t| !t.lock().status.is_terminal()).count();
+        if live >= MAX_LIVE {
+            return Err(RpcError::invalid_request(format!("too many live tasks (at most {MAX_LIVE})")));
+        }
+        tasks.push(Arc::clone(&task));
+    }
+    let created = {
+        let state = task.lock();
+        let mut map = task.header(&state);
+        map.insert("resultType".into(), "task".into());
+        Value::Object(map)
+    };
+    let background = Arc::clone(&task);
+    cx.after_response(move || background.round());
+    Ok(created)
+}
+
+/// The placeholder link of the context a task's rounds are made from.
+struct NoTask;
+impl TaskLink for NoTask {
+    fn id(&self) -> &str {
+        ""
+    }
+    fn set_waiting(&self, _waiting: bool) {}
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct IdParams {
+    #[serde(rename = "taskId")]
+    task_id: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct UpdateParams {
+    #[serde(rename = "taskId")]
+    task_id: String,
+    #[serde(default, rename = "inputResponses")]
+    input_responses: Map<String, Value>,
+}
+
+/// `tasks/get`: the task, with its result or error inlined, or its `inputRequests`.
+pub(crate) fn get(params: IdParams) -> Result<Value, RpcError> {
+    let task = find(&params.task_id)?;
+    let state = task.lock();
+    let mut map = task.header(&state);
+    match (&state.status, &state.outcome) {
+        (Status::Completed, Some(Ok(result))) => drop(map.insert("result".into(), result.clone())),
+        (Status::Failed, Some(Err(e))) => {
+            drop(map.insert("error".into(), json!({ "code": e.code, "message": e.message })))
+        }
+        (Status::InputRequired, _) => drop(map.insert("inputRequests".into(), Value::Object(state.pending.clone()))),
+        _ => {}
+    }
+    Ok(Value::Object(map))
+}
+
+/// `tasks/update`: answers some of the `inputRequests` (unknown keys ignored); once none is
+/// left the work runs again with every answer.
+pub(crate) fn update(cx: &RequestCx, params: UpdateParams) -> Result<Value, RpcError> {
+    let task = find(&params.task_id)?;
+    let rerun = {
+        let mut state = task.lock();
+        if state.status != Status::InputRequired {
+            return Ok(json!({}));
+        }
+        for (key, answer) in params.input_responses {
+            if state.pending.remove(&key).is_some() {
+                state.answers.insert(key, answer);
+            }
+        }
+        if state.pending.is_empty() {
+            state.status = Status::Working;
+            state.updated = SystemTime::now();
+            true
+        } else {
+            false
+        }
+    };
+    if rerun {
+        cx.after_response(move || task.round());
+    }
+    Ok(json!({}))
+}
+
+/// `tasks/cancel`: idempotent; a task still running becomes `cancelled` and its work is told.
+pub(crate) fn cancel(params: IdParams) -> Result<Value, RpcError> {
+    let task = find(&params.task_id)?;
+    let mut state = task.lock();
+    if !state.status.is_terminal() {
+        let now = SystemTime::now();
+        state.status = Status::Cancelled;
+        state.updated = now;
+        state.finished = Some(now);
+        task.cancelled.store(true, Ordering::SeqCst);
+    }
+    Ok(json!({}))
+}

@@ -120,6 +120,14 @@ for _ in $(seq "$ROUNDS"); do
 done
 note "glibc: echo/s at 2026-07-28 / with the handshake" "$sl_best" "/ $hs_best"
 aim "  cost of a stateless call to a stateful one" "$(calc "%.2f" "$hs_best / $sl_best")" "<=" 1.2 "x"
+# Sealing and opening one input-required requestState (HMAC-SHA-256 over it, the request and
+# an expiry), measured in-process by an ignored release test of src/util/seal.rs.
+seal_file=$(mktemp)
+TINYMCP_SEAL_COST=$seal_file cargo test --release --quiet --lib seal_cost -- --ignored >/dev/null 2>&1
+seal=$(cat "$seal_file")
+rm -f "$seal_file"
+read -r seal_ns open_ns state_bytes <<<"$(echo "$seal" | sed 's/[a-z_]*=//g')"
+note "requestState: seal / open, one ${state_bytes}-byte state" "$(calc "%.1f" "$seal_ns / 1000")" "/ $(calc "%.1f" "$open_ns / 1000") µs"
 aim "static: stripped binary, every transport" "$(calc "%.3f" "$static_size / 1048576")" "<=" 1 "MiB"
 
 # Size by crate and by module, of the static build (symbols kept for the count, in target/bloat).

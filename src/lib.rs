@@ -70,7 +70,7 @@ pub use features::tasks::TaskSupport;
 pub use features::tools::{CallToolResult, Tool, ToolAnnotations, ToolHandler};
 pub use server::connection::{Connection, Outgoing, Sink};
 pub use server::context::{InputRequest, RequestCx};
-pub use server::{Options, Server};
+pub use server::{CacheHint, CacheScope, Options, Server};
 #[cfg(feature = "http")]
 pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;

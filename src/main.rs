@@ -55,6 +55,8 @@ OPTIONS:
     --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
+    --cache-ttl-ms N        the ttlMs a 2026-07-28 client is told for lists and resources/read
+                            (default 60000; 0 says do not reuse)
     --max-in-flight N       requests one client may have running; more wait in order for a
                             slot (4096 at most), then are refused (default 256)
     -h, --help              print this help
@@ -82,6 +84,8 @@ struct Args {
     max_in_flight: Option<usize>,
     manifest: Option<PathBuf>,
     state_key_file: Option<PathBuf>,
+    cache_ttl_ms: Option<u64>,
+    state_ttl_secs: Option<usize>,
     skills: Option<PathBuf>,
 }
 
@@ -114,6 +118,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_in_flight: None,
         manifest: None,
         state_key_file: None,
+        cache_ttl_ms: None,
+        state_ttl_secs: None,
         skills: None,
     };
     while let Some(arg) = args.next() {
@@ -145,6 +151,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
             "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
             "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
+            "--cache-ttl-ms" => {
+                let value = value(&arg, args.next())?;
+                let ms =
+                    value.parse().map_err(|_| format!("--cache-ttl-ms: expected a whole number, got {value:?}"))?;
+                parsed.cache_ttl_ms = Some(ms);
+            }
+            // Not in --help: how long a requestState lives, for tests of its expiry.
+            "--state-ttl-secs" => parsed.state_ttl_secs = Some(number(&arg, args.next())?),
             other => return Err(format!("unknown argument: {other} (see --help)")),
         }
     }
@@ -255,6 +269,13 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     }
     if let Some(n) = args.max_in_flight {
         options.max_in_flight = n;
+    }
+    if let Some(ms) = args.cache_ttl_ms {
+        options.list_cache.ttl_ms = ms;
+        options.read_cache.ttl_ms = ms;
+    }
+    if let Some(secs) = args.state_ttl_secs {
+        options.state_ttl = Duration::from_secs(secs as u64);
     }
     let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
     if let Some(file) = &args.state_key_file {

@@ -8,10 +8,7 @@ use crate::util::seal::{Origin, StateKey};
 use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use serde_json::{json, Map, Value};
 use std::sync::PoisonError;
-use std::time::{Duration, SystemTime};
-
-/// How long a sealed `requestState` is accepted after it was issued.
-pub(crate) const STATE_TTL: Duration = Duration::from_secs(10 * 60);
+use std::time::SystemTime;
 
 /// Whether a method may answer with an `InputRequiredResult` (spec basic/patterns/mrtr).
 pub(crate) fn applies_to(method: &str) -> bool {
@@ -105,9 +102,10 @@ pub(crate) fn finish(
     };
     let state = json!({ "answers": inputs.answers, "pending": pending });
     let empty = json!({});
-    let token = key.seal_json(&state, &origin(method, params, &empty), now + STATE_TTL).map_err(|e| {
-        log::warn!("{method}: {e}");
-        RpcError::invalid_params(e.to_string())
-    })?;
+    let token =
+        key.seal_json(&state, &origin(method, params, &empty), now + cx.runtime().state_ttl()).map_err(|e| {
+            log::warn!("{method}: {e}");
+            RpcError::invalid_params(e.to_string())
+        })?;
     Ok(json!({ "resultType": "input_required", "inputRequests": pending, "requestState": token }))
 }

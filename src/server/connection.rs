@@ -183,6 +183,10 @@ impl Connection {
     }
 
     fn handle_batch(&self, items: Vec<Result<Message, Malformed>>, reply: &Sink) {
+        if meta::batch_is_per_request(&items, Carrier::Stdio) {
+            reply.send(Outgoing::Response(jsonrpc::error_response(None, &meta::batch_refused())));
+            return;
+        }
         let version = self.session.protocol_version();
         if !version.is_some_and(ProtocolVersion::allows_batches) {
             let why = match version {

@@ -32,6 +32,8 @@ pub(crate) trait Runtime: Send + Sync {
     /// The key that seals and opens `requestState` (2026-07-28); `None` if the OS gave no
     /// randomness and no key file was set, and then input-required results are refused.
     fn state_key(&self) -> Option<&StateKey>;
+    /// How long a sealed `requestState` stays valid.
+    fn state_ttl(&self) -> Duration;
 }
 
 /// The input-required bookkeeping of one 2026-07-28 request (`tools/call`, `prompts/get`,

@@ -134,9 +134,6 @@ fn discover(server: &Server, version: ProtocolVersion) -> Value {
 /// `_meta` key of the server's identity on every 2026-07-28 result.
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
-/// How long a client may cache a list (SEP-2549); lists hold no per-user data here.
-const LIST_TTL_MS: u64 = 60_000;
-
 /// Every 2026-07-28 result: `resultType` (`complete` unless the handler's round needs input),
 /// the server's identity in `_meta`, and cache hints on the lists and `resources/read`.
 fn decorate(server: &Server, method: &str, result: Value) -> Value {
@@ -152,14 +149,14 @@ fn decorate(server: &Server, method: &str, result: Value) -> Value {
             | "resources/list"
             | "resources/templates/list"
             | "skills/list"
-            | "skills/get" => Some("public"),
+            | "skills/get" => Some(server.options().list_cache),
             // What a resource holds may depend on who reads it.
-            "resources/read" => Some("private"),
+            "resources/read" => Some(server.options().read_cache),
             _ => None,
         };
-        if let Some(scope) = hint {
-            map.insert("ttlMs".into(), LIST_TTL_MS.into());
-            map.insert("cacheScope".into(), scope.into());
+        if let Some(hint) = hint {
+            map.insert("ttlMs".into(), hint.ttl_ms.into());
+            map.insert("cacheScope".into(), hint.scope.as_str().into());
         }
     }
     Value::Object(map)

@@ -24,6 +24,7 @@ use crate::server::registry::{ExtensionEntry, Registry};
 use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::jsonrpc::RpcError;
+use crate::wire::mcp_header;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::any::Any;
@@ -48,6 +49,41 @@ pub struct Options {
     pub max_workers: usize,
     /// The largest message (stdio line or HTTP body) accepted, in bytes.
     pub max_message_bytes: usize,
+    /// Cache hint of every 2026-07-28 `*/list` result (default 60000 ms, public).
+    pub list_cache: CacheHint,
+    /// Cache hint of every 2026-07-28 `resources/read` result (default 60000 ms, private).
+    pub read_cache: CacheHint,
+    /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
+    pub state_ttl: Duration,
+}
+
+/// `ttlMs` and `cacheScope` of a 2026-07-28 result (SEP-2549): how long a client may reuse it,
+/// and whether a shared cache may (`Public`) or only the requesting user's (`Private`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    /// Milliseconds a client may reuse the result; 0 means do not reuse it.
+    pub ttl_ms: u64,
+    /// Who may share the cached result.
+    pub scope: CacheScope,
+}
+
+/// Who may share a cached 2026-07-28 result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheScope {
+    /// Any cache: the result holds no per-user data.
+    Public,
+    /// Only the requesting user's cache.
+    Private,
+}
+
+impl CacheScope {
+    /// The wire name: `public` or `private`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
 }
 
 impl Default for Options {
@@ -59,6 +95,9 @@ impl Default for Options {
             resident_workers: 1,
             max_workers: 1024,
             max_message_bytes: 4 * 1024 * 1024,
+            list_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Public },
+            read_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Private },
+            state_ttl: Duration::from_secs(10 * 60),
         }
     }
 }
@@ -97,6 +136,24 @@ impl Options {
     /// The largest message (stdio line or HTTP body) accepted, in bytes.
     pub fn with_max_message_bytes(mut self, max_message_bytes: usize) -> Self {
         self.max_message_bytes = max_message_bytes;
+        self
+    }
+
+    /// Cache hint of every 2026-07-28 `*/list` result (default 60000 ms, public).
+    pub fn with_list_cache(mut self, hint: CacheHint) -> Self {
+        self.list_cache = hint;
+        self
+    }
+
+    /// Cache hint of every 2026-07-28 `resources/read` result (default 60000 ms, private).
+    pub fn with_read_cache(mut self, hint: CacheHint) -> Self {
+        self.read_cache = hint;
+        self
+    }
+
+    /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
+    pub fn with_state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
         self
     }
 }
@@ -173,7 +230,10 @@ impl Server {
         &self.options
     }
 
-    /// Registers a tool, replacing one of the same name (its place in the list is kept).
+    /// Registers a tool, replacing one of the same name (its place in the list is kept). A tool
+    /// whose `x-mcp-header` annotations are invalid (not an HTTP token, used twice, on a property
+    /// that is not a string, integer or boolean, or not reachable through `properties`) is not
+    /// registered, and the reason is logged as an error.
     pub fn register_tool(
         &self,
         tool: Tool,
@@ -186,6 +246,11 @@ impl Server {
     // once per registered closure type (which made every provider's code several times larger).
     #[inline(never)]
     fn insert_tool(&self, entry: Arc<ToolEntry>) {
+        // Clients drop a tool whose `x-mcp-header` annotations break the rules, so it is not served.
+        if let Err(e) = mcp_header::check_annotations(&entry.tool.input_schema) {
+            log::error!("tool {:?} not registered: {e}", entry.tool.name);
+            return;
+        }
         self.update(|r| upsert(&mut r.tools, entry, |a, b| a.tool.name == b.tool.name));
     }
 
@@ -461,6 +526,10 @@ impl Runtime for Server {
 
     fn state_key(&self) -> Option<&StateKey> {
         self.state_key.as_ref()
+    }
+
+    fn state_ttl(&self) -> Duration {
+        self.options.state_ttl
     }
 }
 

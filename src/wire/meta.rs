@@ -4,7 +4,7 @@
 //! [`RequestMeta`] in the order the spec and the conformance suite expect, with the rule that
 //! tells the two eras apart per message. Imports only the wire.
 
-use crate::wire::jsonrpc::{RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::wire::jsonrpc::{Malformed, Message, RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -112,6 +112,22 @@ pub(crate) fn era(method: &str, params: &Value, carrier: Carrier) -> Era {
     } else {
         Era::Handshake
     }
+}
+
+/// Whether a JSON-RPC batch speaks 2026-07-28: any member that would be per-request on its own
+/// makes it so. Such a batch is refused with [`batch_refused`], since that revision has no
+/// batches, rather than with a handshake-era error ("before initialize", "session required").
+pub(crate) fn batch_is_per_request(items: &[Result<Message, Malformed>], carrier: Carrier) -> bool {
+    items.iter().any(|item| match item {
+        Ok(Message::Request(r)) => era(&r.method, &r.params, carrier) == Era::PerRequest,
+        Ok(Message::Notification(n)) => era(&n.method, &n.params, carrier) == Era::PerRequest,
+        _ => false,
+    })
+}
+
+/// The `-32600` a 2026-07-28 batch gets.
+pub(crate) fn batch_refused() -> RpcError {
+    RpcError::invalid_request("batches are not part of 2026-07-28: send each request as a message of its own")
 }
 
 /// The revisions served per request, newest first: `supportedVersions` in `server/discover` and

@@ -4,6 +4,7 @@
 
 pub mod jsonrpc;
 pub(crate) mod limits;
+pub(crate) mod mcp_header;
 // The 2026-07-28 half of `meta` waits for issue 12's integration to be called.
 #[allow(dead_code)]
 pub mod meta;

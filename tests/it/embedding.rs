@@ -179,3 +179,21 @@ fn shutting_a_server_down_ends_its_worker_threads() {
     server.shutdown();
     assert!(!alive(), "the worker thread {tid} outlived shutdown");
 }
+
+#[test]
+fn a_tool_with_an_invalid_x_mcp_header_is_not_registered() {
+    let server = Server::new("headers", "0");
+    let schema =
+        |suffix: &str| json!({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": suffix}}});
+    server.register_tool(Tool::new("good", "A valid header", schema("Region")), |_, _| Ok(CallToolResult::text("ok")));
+    server
+        .register_tool(Tool::new("spaced", "Not a token", schema("Two Words")), |_, _| Ok(CallToolResult::text("no")));
+    let on_object = json!({"type": "object", "properties": {"a": {"type": "object", "x-mcp-header": "A"}}});
+    server.register_tool(Tool::new("object", "On an object", on_object), |_, _| Ok(CallToolResult::text("no")));
+    let client = MemoryClient::connect(Arc::new(server));
+    client.initialize("2025-11-25", json!({}), WAIT).expect("initialized");
+    let list = client.call("tools/list", json!({}), WAIT).expect("tools/list answered");
+    let names: Vec<&str> =
+        list["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["good"], "{list}");
+}

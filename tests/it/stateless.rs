@@ -181,6 +181,18 @@ fn results_carry_result_type_server_info_and_cache_hints() {
 }
 
 #[test]
+fn cache_hints_follow_cache_ttl_ms() {
+    let mut c = client_with(&["--everything", "--cache-ttl-ms", "1234"]);
+    let list = request(&mut c, "tools/list", json!({}));
+    check(&list["result"], json!({"resultType": "complete", "ttlMs": 1234, "cacheScope": "public"}));
+    let read = request(&mut c, "resources/read", json!({"uri": "test://static-text"}));
+    check(&read["result"], json!({"resultType": "complete", "ttlMs": 1234, "cacheScope": "private"}));
+    // Discover is never cached, whatever the flag says.
+    let discover = request_with(&mut c, "server/discover", json!({}), json!({}));
+    check(&discover["result"], json!({"ttlMs": 0, "cacheScope": "private"}));
+}
+
+#[test]
 fn an_elicitation_becomes_an_input_required_result_answered_on_retry() {
     let mut c = client();
     let round1 = call(&mut c, "test_input_required_result_elicitation", json!({}));
@@ -331,6 +343,34 @@ fn tampered_and_foreign_states_are_errors_never_results() {
     let done =
         call(&mut c, "test_input_required_result_tampered_state", json!({"inputResponses": ok, "requestState": state}));
     assert!(text(&done).contains("state-ok"), "{done}");
+}
+
+#[test]
+fn an_expired_state_is_an_error_saying_so() {
+    let mut c = client_with(&["--everything", "--state-ttl-secs", "1"]);
+    let tool = "test_input_required_result_request_state";
+    let round1 = call(&mut c, tool, json!({}));
+    let retry = json!({"inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}, "requestState": round1["result"]["requestState"]});
+    std::thread::sleep(Duration::from_millis(1300));
+    let expired = call(&mut c, tool, retry);
+    check(&expired, json!({"error": {"code": -32602}}));
+    assert!(expired["error"]["message"].as_str().unwrap_or("").contains("expired"), "{expired}");
+}
+
+#[test]
+fn a_batch_of_2026_07_28_requests_is_refused_as_such() {
+    let mut c = Client::spawn(&["--everything"]);
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta(json!({}))}});
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    c.send(&json!([list, ping]));
+    let answer = c.next_message(Duration::from_secs(10)).expect("an answer");
+    check(&answer, json!({"id": null, "error": {"code": -32600}}));
+    let message = answer["error"]["message"].as_str().unwrap_or("");
+    assert!(message.contains("batches are not part of 2026-07-28"), "{answer}");
+    // The process still serves the same request on its own.
+    c.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta(json!({}))}}));
+    let answer = c.next_message(Duration::from_secs(10)).expect("an answer");
+    assert!(answer["result"]["tools"].is_array(), "{answer}");
 }
 
 #[test]

@@ -220,3 +220,17 @@ fn listen_streams_over_sse_and_the_handshake_era_beside_them() {
         json!({"method": "notifications/tools/list_changed", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": 7}}}),
     );
 }
+
+#[test]
+fn a_batch_of_2026_07_28_requests_is_refused_as_such() {
+    let server = Server::start(&[], &[]);
+    let batch = json!([body(1, "tools/list", json!({}), json!({})), body(2, "server/discover", json!({}), json!({}))]);
+    let reply = server.post(&[("MCP-Protocol-Version", REV)], &batch);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    check(&reply.json(), json!({"id": null, "error": {"code": -32600}}));
+    assert!(reply.body.contains("batches are not part of 2026-07-28"), "{}", reply.body);
+    // Without the header too: the members' _meta decides.
+    let reply = server.post(&[], &batch);
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert!(reply.body.contains("batches are not part of 2026-07-28"), "{}", reply.body);
+}

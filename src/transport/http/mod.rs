@@ -393,15 +393,20 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
         Err(answer) => return answer.send(exchange, cors),
     };
     // The era is decided per message (contract §2.1): 2026-07-28 requests need no session.
+    let carrier = Carrier::Http {
+        protocol_version: exchange.header("MCP-Protocol-Version").map(str::trim),
+        session: exchange.header("Mcp-Session-Id").is_some(),
+    };
+    if let Incoming::Batch(items) = &incoming {
+        if meta::batch_is_per_request(items, carrier) {
+            return Answer::rpc_error(400, &meta::batch_refused()).send(exchange, cors);
+        }
+    }
     if let Incoming::Single(message) = &incoming {
         let (method, params) = match message {
             Message::Request(r) => (r.method.as_str(), &r.params),
             Message::Notification(n) => (n.method.as_str(), &n.params),
             Message::Response(_) => ("", &serde_json::Value::Null),
-        };
-        let carrier = Carrier::Http {
-            protocol_version: exchange.header("MCP-Protocol-Version").map(str::trim),
-            session: exchange.header("Mcp-Session-Id").is_some(),
         };
         if !method.is_empty() && meta::era(method, params, carrier) == Era::PerRequest {
             let Incoming::Single(message) = incoming else { return };

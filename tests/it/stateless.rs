@@ -6,9 +6,10 @@ use crate::support::{check, Client, TempDir};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-const REV: &str = "2026-07-28";
+/// The revision, and a request's `_meta` on it (the HTTP tests use them too).
+pub(crate) const REV: &str = "2026-07-28";
 
-fn meta(capabilities: Value) -> Value {
+pub(crate) fn meta(capabilities: Value) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": REV,
         "io.modelcontextprotocol/clientCapabilities": capabilities,

@@ -4,19 +4,10 @@
 //! served beside it on the same endpoint.
 
 use crate::raw_http::{read_chunk, read_head, write_request, Reply, Server, ACCEPT_BOTH, JSON};
+use crate::stateless::{meta, REV};
 use crate::support::check;
 use serde_json::{json, Value};
 use std::io::BufReader;
-
-const REV: &str = "2026-07-28";
-
-fn meta(capabilities: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": REV,
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "it", "version": "0"},
-    })
-}
 
 pub(crate) fn body(id: u64, method: &str, mut params: Value, capabilities: Value) -> Value {
     if params.get("_meta").is_none() {

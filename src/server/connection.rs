@@ -172,7 +172,7 @@ impl Connection {
             Job(Box::new(move || run(&server, cx, req)))
         };
         match self.session.admit(&id, max_in_flight, size, job) {
-            Ok(Some(job)) => self.server.pool.spawn(move || job.run()),
+            Ok(Some(job)) => self.server.pool.spawn_job(job),
             // It waits for a slot; the request that frees one runs it.
             Ok(None) => {}
             Err(why) => {
@@ -265,7 +265,7 @@ fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {
                 log::error!("{} failed: {}", req.method, e.message);
             }
         }
-        cx.sink.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
+        cx.sink.send(Outgoing::Response(jsonrpc::response_reply(Some(&req.id), outcome)));
     }
     cx.start_deferred();
     next

@@ -12,7 +12,7 @@ use crate::server::lifecycle;
 use crate::server::listen::Filter;
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::jsonrpc::{Notification, Request, RequestId, RpcError};
+use crate::wire::jsonrpc::{Notification, Reply, Request, RequestId, RpcError};
 use crate::wire::meta;
 use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
@@ -96,7 +96,7 @@ const MAX_LISTEN_URIS: usize = 1024;
 /// removed methods never get here; `server/discover` answers; `tools/call`, `prompts/get` and
 /// `resources/read` read the client's answers from the request and may end in an
 /// `InputRequiredResult`; and every result is decorated (`resultType`, server info, cache hints).
-pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: Value) -> Result<Value, RpcError> {
+pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: Value) -> Result<Reply, RpcError> {
     if cx.version().is_stateful() {
         return dispatch(cx, server, method, params);
     }
@@ -108,12 +108,12 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: 
         cx.inputs = Some(input_required::begin(key, method, &params, now)?);
         // What the state is bound to, kept before params move into the handler.
         let origin = input_required::origin_of(method, &params);
-        let outcome = dispatch(cx, server, method, params);
+        let outcome = dispatch(cx, server, method, params).and_then(Reply::into_value);
         input_required::finish(cx, key, method, &origin, outcome, now)
     } else {
-        dispatch(cx, server, method, params)
+        dispatch(cx, server, method, params).and_then(Reply::into_value)
     };
-    outcome.map(|result| decorate(server, method, result))
+    outcome.map(|result| Reply::Value(decorate(server, method, result)))
 }
 
 /// `server/discover` (2026-07-28): the per-request revisions, the capabilities the method
@@ -163,14 +163,15 @@ fn decorate(server: &Server, method: &str, result: Value) -> Value {
 }
 
 /// Runs one request of an initialized session, on a worker.
-pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Value) -> Result<Value, RpcError> {
+pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Value) -> Result<Reply, RpcError> {
     let r = server.registry();
     let on = r.enabled(cx.version());
     let catalog = Catalog { resources: &r.resources, listers: &r.listers, templates: &r.templates };
-    match method {
+    let value = match method {
         "ping" => Ok(json!({})),
         "tools/list" if on.tools => tools::list(cx, &r.tools, parse(params)?),
-        "tools/call" if on.tools => tools::call(cx, &r.tools, on.tasks, parse(params)?),
+        // Its result may come as JSON text already (`Reply::Json`).
+        "tools/call" if on.tools => return tools::call(cx, &r.tools, on.tasks, parse(params)?),
         "resources/list" if on.resources => resources::list(cx, catalog, parse(params)?),
         "resources/templates/list" if on.resources => resources::list_templates(cx, catalog, parse(params)?),
         "resources/read" if on.resources => resources::read(cx, catalog, parse(params)?),
@@ -195,7 +196,8 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Va
             Some(extension) => (extension.handler)(cx, method, params),
             None => Err(RpcError::method_not_found(method)),
         },
-    }
+    };
+    value.map(Reply::Value)
 }
 
 /// Every incoming notification. Spec (JSON-RPC): a notification is never answered.

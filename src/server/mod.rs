@@ -513,7 +513,7 @@ impl Runtime for Server {
     }
 
     fn spawn(&self, job: Box<dyn FnOnce() + Send>) {
-        self.pool.spawn(job);
+        self.pool.spawn_boxed(job);
     }
 
     fn subscribed(&self, uri: &str) {

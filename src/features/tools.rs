@@ -285,10 +285,8 @@ pub(crate) fn call(
         (None, TaskSupport::Required) => {
             Err(RpcError::method_not_found(&format!("tools/call: tool {} must be called as a task", params.name)))
         }
-        // The usual call: its result written as JSON text for the response frame (a
-        // 2026-07-28 result is decorated as a `Value` afterwards, so it stays one).
-        _ if cx.version().is_stateful() => outcome(cx, &entry, arguments).map(|r| Reply::Json(r.to_json(cx.version()))),
-        _ => run(cx, &entry, arguments).map(Reply::Value),
+        // The usual call: its result written as JSON text for the response frame.
+        _ => outcome(cx, &entry, arguments).map(|r| Reply::Json(r.to_json(cx.version()))),
     }
 }
 

@@ -10,7 +10,7 @@ use super::sse::SseWriter;
 use super::{Answer, Http, SLICE};
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::wire::jsonrpc::{
-    self, Incoming, Message, RequestId, RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+    self, Message, RequestId, RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::wire::meta::{Carrier, RequestMeta};
@@ -34,9 +34,10 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     let carrier = Carrier::Http { protocol_version: version_header.as_deref(), session: false };
     // The contract's order (§2.5, §2.9): `_meta` fields (-32602), the version header against
     // `_meta` (-32020), the version (-32022), then the routing headers (-32020).
-    if let Err(e) = RequestMeta::parse(&req.params, carrier) {
-        return refuse(exchange, cors, &req.id, 400, &e);
-    }
+    let meta = match RequestMeta::parse(&req.params, carrier) {
+        Ok(meta) => meta,
+        Err(e) => return refuse(exchange, cors, &req.id, 400, &e),
+    };
     let checked = {
         let pairs: Vec<Header> = exchange.head.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
         let schema = match req.method.as_str() {
@@ -54,7 +55,8 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     let (notifier, _) = Sink::channel();
     let connection = Connection::new(Arc::clone(&http.server), notifier);
     let (reply, answers) = Sink::channel();
-    connection.handle_carried(Ok(Incoming::Single(Message::Request(req))), &reply, carrier);
+    // `_meta` was read above: the connection takes it as it is.
+    connection.per_request(req, meta, &reply);
     drop(reply);
     let first = loop {
         match answers.recv_timeout(SLICE) {

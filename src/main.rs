@@ -51,6 +51,9 @@ OPTIONS:
     --state-key-file FILE   seal 2026-07-28 requestState with the hex key in FILE (at least 64
                             hex digits, e.g. `openssl rand -hex 32`), so replicas sharing it
                             accept each other's states (default: a random key per process)
+    --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
+                            and task id it hands out starts with `ID.`, for a load balancer
+                            to route on (see README, Deploy)
     --max-connections N     HTTP connections open at once (default 2048); more get 503
     --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
@@ -84,6 +87,7 @@ struct Args {
     max_in_flight: Option<usize>,
     manifest: Option<PathBuf>,
     state_key_file: Option<PathBuf>,
+    node_id: Option<String>,
     cache_ttl_ms: Option<u64>,
     state_ttl_secs: Option<usize>,
     skills: Option<PathBuf>,
@@ -118,6 +122,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_in_flight: None,
         manifest: None,
         state_key_file: None,
+        node_id: None,
         cache_ttl_ms: None,
         state_ttl_secs: None,
         skills: None,
@@ -142,6 +147,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--state-key-file" => {
                 parsed.state_key_file = Some(PathBuf::from(args.next().ok_or("--state-key-file needs a file")?));
             }
+            "--node-id" => parsed.node_id = Some(value(&arg, args.next())?),
             "--include-hidden" => parsed.include_hidden = true,
             "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
@@ -280,6 +286,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
     if let Some(file) = &args.state_key_file {
         server.set_state_key_file(file)?;
+    }
+    if let Some(id) = &args.node_id {
+        server.set_node_id(id)?;
     }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {

@@ -34,6 +34,8 @@ pub(crate) trait Runtime: Send + Sync {
     fn state_key(&self) -> Option<&StateKey>;
     /// How long a sealed `requestState` stays valid.
     fn state_ttl(&self) -> Duration;
+    /// This replica's node id (`--node-id`), which prefixes the ids it hands out.
+    fn node_id(&self) -> Option<&str>;
 }
 
 /// The input-required bookkeeping of one 2026-07-28 request (`tools/call`, `prompts/get`,

@@ -171,6 +171,8 @@ pub struct Server {
     subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
     /// Seals 2026-07-28 `requestState`s: random per process unless a key file is set.
     state_key: Option<StateKey>,
+    /// Prefixes every id a load balancer may route on (`--node-id`).
+    node_id: Option<String>,
     pub(crate) pool: Pool,
 }
 
@@ -199,6 +201,7 @@ impl Server {
             state_key: StateKey::random()
                 .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
                 .ok(),
+            node_id: None,
         }
     }
 
@@ -208,6 +211,24 @@ impl Server {
     pub fn set_state_key_file(&mut self, path: &std::path::Path) -> Result<(), crate::Error> {
         self.state_key = Some(StateKey::from_file(path).map_err(crate::Error::Config)?);
         Ok(())
+    }
+
+    /// Names this replica: every id a load balancer may route on (HTTP and legacy SSE session
+    /// ids, task ids) then starts with `ID.`. `ID` is 1 to 32 ASCII letters, digits or `-`.
+    pub fn set_node_id(&mut self, id: &str) -> Result<(), crate::Error> {
+        let fits = (1..=32).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !fits {
+            return Err(crate::Error::Config(format!(
+                "node id {id:?}: expected 1 to 32 ASCII letters, digits or '-' (no dot: it ends the prefix)"
+            )));
+        }
+        self.node_id = Some(id.to_owned());
+        Ok(())
+    }
+
+    /// The node id set with [`Server::set_node_id`].
+    pub fn node_id(&self) -> Option<&str> {
+        self.node_id.as_deref()
     }
 
     /// Sets the human-readable title sent in `serverInfo` (2025-06-18 and later).
@@ -530,6 +551,10 @@ impl Runtime for Server {
 
     fn state_ttl(&self) -> Duration {
         self.options.state_ttl
+    }
+
+    fn node_id(&self) -> Option<&str> {
+        self.node_id.as_deref()
     }
 }
 

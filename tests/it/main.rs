@@ -24,6 +24,7 @@ mod manifest;
 mod pagination;
 mod progress;
 mod prompts;
+mod replicas;
 mod resources;
 mod revisions;
 mod skills;

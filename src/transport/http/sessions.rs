@@ -147,7 +147,7 @@ impl Sessions {
     /// Mints a session (at least 128 random bits, as hex: visible ASCII only).
     pub(super) fn create(&self, server: &Arc<Server>) -> Result<Arc<HttpSession>, Refused> {
         self.expire();
-        let id = random::hex_token(16).map_err(Refused::NoRandom)?;
+        let id = random::routed_token(server.node_id(), 16).map_err(Refused::NoRandom)?;
         let (notifier, notices) = Sink::bounded(WAITING_NOTICES);
         let session = Arc::new(HttpSession {
             id: id.clone(),

@@ -47,10 +47,13 @@ OPTIONS:
     --max-sessions N        HTTP sessions at once (default 1000); at the cap the longest-idle
                             one ends to make room, or 503 when every one is busy
     --session-idle-secs N   end an HTTP session unused this long (default 1800)
+    --session-ttl-secs N    how long an HTTP session id is accepted after initialize, by this
+                            replica and every other sharing --state-key-file (default 86400)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
-    --state-key-file FILE   seal 2026-07-28 requestState with the hex key in FILE (at least 64
-                            hex digits, e.g. `openssl rand -hex 32`), so replicas sharing it
-                            accept each other's states (default: a random key per process)
+    --state-key-file FILE   seal 2026-07-28 requestState and HTTP session ids with the hex key
+                            in FILE (at least 64 hex digits, e.g. `openssl rand -hex 32`), so
+                            replicas sharing it accept each other's states and sessions
+                            (default: a random key per process)
     --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
                             and task id it hands out starts with `ID.`, for a load balancer
                             to route on (see README, Deploy)
@@ -74,6 +77,7 @@ struct Args {
     token_file: Option<String>,
     max_sessions: Option<usize>,
     session_idle_secs: Option<usize>,
+    session_ttl_secs: Option<usize>,
     max_streams: Option<usize>,
     max_connections: Option<usize>,
     idle_secs: Option<usize>,
@@ -109,6 +113,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         token_file: None,
         max_sessions: None,
         session_idle_secs: None,
+        session_ttl_secs: None,
         max_streams: None,
         max_connections: None,
         idle_secs: None,
@@ -137,6 +142,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--token-file" => parsed.token_file = Some(value(&arg, args.next())?),
             "--max-sessions" => parsed.max_sessions = Some(number(&arg, args.next())?),
             "--session-idle-secs" => parsed.session_idle_secs = Some(number(&arg, args.next())?),
+            "--session-ttl-secs" => parsed.session_ttl_secs = Some(number(&arg, args.next())?),
             "--max-streams" => parsed.max_streams = Some(number(&arg, args.next())?),
             "--max-connections" => parsed.max_connections = Some(number(&arg, args.next())?),
             "--idle-secs" => parsed.idle_secs = Some(number(&arg, args.next())?),
@@ -378,6 +384,9 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     }
     if let Some(n) = args.session_idle_secs {
         options.session_idle = std::time::Duration::from_secs(n as u64);
+    }
+    if let Some(n) = args.session_ttl_secs {
+        options.session_ttl = std::time::Duration::from_secs(n as u64);
     }
     if let Some(n) = args.max_streams {
         options.max_streams_per_session = n;

@@ -231,6 +231,11 @@ impl Server {
         self.node_id.as_deref()
     }
 
+    /// The key that seals session ids and `requestState`: the key file's, else random per process.
+    pub(crate) fn sealing_key(&self) -> Option<&StateKey> {
+        self.state_key.as_ref()
+    }
+
     /// Sets the human-readable title sent in `serverInfo` (2025-06-18 and later).
     pub fn set_title(&mut self, title: impl Into<String>) {
         self.title = Some(title.into());

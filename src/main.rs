@@ -42,6 +42,9 @@ OPTIONS:
                             /sse; ADDR is PORT (on 127.0.0.1) or HOST:PORT
     --allow-origin ORIGIN   also accept browser requests from ORIGIN, with CORS (repeatable;
                             loopback origins are always accepted)
+    --trusted-proxy IP      a reverse proxy's address (repeatable): only from it do
+                            X-Forwarded-Host and X-Forwarded-Proto count for the Host and
+                            Origin checks; from any other peer they are ignored
     --token-file FILE       require `Authorization: Bearer <token>`, the token read from FILE
                             (or set TINYMCP_TOKEN); never given on the command line
     --max-sessions N        HTTP sessions at once (default 1000); at the cap the longest-idle
@@ -91,6 +94,7 @@ struct Args {
     state_ttl_secs: Option<usize>,
     skills: Option<PathBuf>,
     drain_secs: usize,
+    trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 enum Parsed {
@@ -126,6 +130,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         state_ttl_secs: None,
         skills: None,
         drain_secs: 10,
+        trusted_proxies: Vec::new(),
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -157,6 +162,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
             "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
             "--drain-secs" => parsed.drain_secs = number(&arg, args.next())?,
+            "--trusted-proxy" => {
+                let value = value(&arg, args.next())?;
+                let ip = value.trim_matches(|c| c == '[' || c == ']').parse().map_err(|_| {
+                    format!("--trusted-proxy: expected an IP address (no port, no name), got {value:?}")
+                })?;
+                parsed.trusted_proxies.push(ip);
+            }
             "--cache-ttl-ms" => {
                 let value = value(&arg, args.next())?;
                 let ms =
@@ -413,6 +425,7 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     options.access.loopback_only =
         host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
     options.access.allowed_origins = args.allow_origins.clone();
+    options.access.trusted_proxies = args.trusted_proxies.clone();
     options.access.token = match &args.token_file {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {path}: {e}"))?;

@@ -1,6 +1,7 @@
 //! SIGTERM drains (`--drain-secs`): new requests and `/healthz` get 503 with `Retry-After` and
 //! `Connection: close`, requests in flight are answered, open streams (GET, listen, legacy SSE)
-//! end with a `retry:` hint, and the process exits 0 in time; over stdio too.
+//! end with a `retry:` hint, and the process exits 0 in time; over stdio too. And behind a
+//! proxy: `X-Forwarded-Host` counts only from the `--trusted-proxy` peer.
 
 use crate::raw_http::{read_chunk, read_head, write_request, Server, ACCEPT_BOTH, JSON};
 use crate::stateless_http::body;
@@ -201,4 +202,28 @@ fn past_drain_secs_an_http_request_in_flight_is_cancelled_and_answered_with_an_e
     assert!(exit_within(&mut server, Duration::from_secs(10)).success());
     let took = signalled.elapsed();
     assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(5), "{took:?}");
+}
+
+/// A request as a reverse proxy sends it: `Host` names the upstream, the client's own host is
+/// in `X-Forwarded-Host`.
+fn proxied_status(server: &Server, forwarded_host: &str) -> u16 {
+    let headers = [("Host", "mcp_replicas"), ("X-Forwarded-Host", forwarded_host), ("X-Forwarded-Proto", "http")];
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let mut all = vec![ACCEPT_BOTH, JSON];
+    all.extend_from_slice(&headers);
+    server.send("POST", "/mcp", &all, &ping.to_string()).status
+}
+
+#[test]
+fn forwarded_host_counts_from_the_trusted_proxy_only() {
+    // The test connects from 127.0.0.1: the trusted proxy.
+    let trusted = Server::start(&["--trusted-proxy", "127.0.0.1"], &[]);
+    assert_ne!(proxied_status(&trusted, "localhost:8080"), 403, "the client's own host is loopback");
+    assert_eq!(proxied_status(&trusted, "evil.example"), 403, "DNS rebinding through the proxy");
+    // Another proxy is trusted: this peer's forged X-Forwarded-Host is ignored, Host decides.
+    let other = Server::start(&["--trusted-proxy", "10.9.9.9"], &[]);
+    assert_eq!(proxied_status(&other, "localhost:8080"), 403);
+    let bad = crate::support::run_binary(&["--trusted-proxy", "proxy.example:80"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected an IP address"));
 }

@@ -318,8 +318,13 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     }
     let origin = exchange.header("Origin").map(str::to_owned);
     let cors = cors_headers(&http.options.access, origin.as_deref());
-    let checked =
-        http.options.access.check(exchange.header("Host"), origin.as_deref(), exchange.header("Authorization"));
+    let target = http.options.access.target(
+        || exchange.peer_ip(),
+        exchange.header("Host"),
+        exchange.header("X-Forwarded-Host"),
+        exchange.header("X-Forwarded-Proto"),
+    );
+    let checked = http.options.access.check(&target, origin.as_deref(), exchange.header("Authorization"));
     // A preflight carries no credentials; it only learns what the real request may do.
     if method == "OPTIONS" && checked.as_ref().is_err_and(|r| *r == Refusal::Unauthorized) {
         return preflight(exchange, &cors);

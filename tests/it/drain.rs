@@ -101,10 +101,14 @@ fn sigterm_over_http_answers_what_runs_refuses_new_work_ends_streams_and_exits_0
     check(&refused.json(), json!({"id": 9, "error": {"code": -32603}}));
     let fresh = server.post(&[], &crate::raw_http::initialize(json!({})));
     assert_eq!(fresh.status, 503, "no new session either");
+    // A legacy client's request is refused on its stream.
+    let legacy_ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    assert_eq!(server.send("POST", &endpoint, &[JSON], &legacy_ping.to_string()).status, 202);
 
     // The slow call is answered on its stream, which then ends with a retry hint.
     let rest = chunks_to_end(&mut legacy).join("");
     assert!(rest.contains("slept 1500 ms"), "{rest}");
+    assert!(rest.contains(r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603"#), "{rest}");
     assert!(rest.ends_with("retry: 3000\n\n"), "{rest}");
     // The GET and listen streams end the same way.
     let get_rest = chunks_to_end(&mut get);

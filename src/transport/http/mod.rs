@@ -341,8 +341,11 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         }
         Ok(()) => {}
     }
-    // While draining, only a POST to /mcp is read: it may carry answers a running handler waits for.
-    if http.draining() && !(method == "POST" && path == "/mcp") {
+    // While draining, only POSTs are read (they may carry answers a running handler waits for;
+    // the requests among them are refused, a legacy one on its stream) and DELETEs (they end a
+    // session, which is no new work).
+    let passes = matches!((method.as_str(), path), ("POST", "/mcp" | "/messages") | ("DELETE", "/mcp"));
+    if http.draining() && !passes {
         return draining(exchange, None, &cors, "");
     }
     match (method.as_str(), path) {

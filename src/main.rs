@@ -42,6 +42,9 @@ OPTIONS:
                             /sse; ADDR is PORT (on 127.0.0.1) or HOST:PORT
     --allow-origin ORIGIN   also accept browser requests from ORIGIN, with CORS (repeatable;
                             loopback origins are always accepted)
+    --trusted-proxy IP      a reverse proxy's address (repeatable): only from it do
+                            X-Forwarded-Host and X-Forwarded-Proto count for the Host and
+                            Origin checks; from any other peer they are ignored
     --token-file FILE       require `Authorization: Bearer <token>`, the token read from FILE
                             (or set TINYMCP_TOKEN); never given on the command line
     --max-sessions N        HTTP sessions at once (default 1000); at the cap the longest-idle
@@ -65,6 +68,9 @@ OPTIONS:
                             (default 60000; 0 says do not reuse)
     --max-in-flight N       requests one client may have running; more wait in order for a
                             slot (4096 at most), then are refused (default 256)
+    --drain-secs N          on SIGTERM or SIGINT: refuse new requests (HTTP: 503, /healthz
+                            too), let requests in flight finish for up to N seconds (then
+                            cancel them), end open streams with a retry hint, exit 0 (default 10)
     -h, --help              print this help
     -V, --version           print the version
 
@@ -95,6 +101,8 @@ struct Args {
     cache_ttl_ms: Option<u64>,
     state_ttl_secs: Option<usize>,
     skills: Option<PathBuf>,
+    drain_secs: usize,
+    trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 enum Parsed {
@@ -131,6 +139,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         cache_ttl_ms: None,
         state_ttl_secs: None,
         skills: None,
+        drain_secs: 10,
+        trusted_proxies: Vec::new(),
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -163,6 +173,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
             "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
             "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
+            "--drain-secs" => parsed.drain_secs = number(&arg, args.next())?,
+            "--trusted-proxy" => {
+                let value = value(&arg, args.next())?;
+                let ip = value.trim_matches(|c| c == '[' || c == ']').parse().map_err(|_| {
+                    format!("--trusted-proxy: expected an IP address (no port, no name), got {value:?}")
+                })?;
+                parsed.trusted_proxies.push(ip);
+            }
             "--cache-ttl-ms" => {
                 let value = value(&arg, args.next())?;
                 let ms =
@@ -336,18 +354,72 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     let server = Arc::new(server);
     // Keep the handle: the watcher thread ends with the process.
     let _watching = if args.watch { watcher.spawn(&server)? } else { None };
+    let drain = Duration::from_secs(args.drain_secs as u64);
     match &args.http {
         #[cfg(feature = "http")]
         Some(addr) => {
             let options = http_options(&args, addr).map_err(|why| tinymcp::Error::Io(std::io::Error::other(why)))?;
-            transport::http::serve(server, &listen_addr(addr), options)
+            // Handled before the server says it listens: a signal sent from then on drains.
+            let signals = signals();
+            let http = transport::http::HttpServer::start(server, &listen_addr(addr), options)?;
+            // This thread waits for SIGTERM; the server runs on its own threads.
+            match signals {
+                Some(signals) => {
+                    wait_for_signal(signals, drain);
+                    http.drain(drain);
+                }
+                None => http.wait(),
+            }
+            Ok(())
         }
         #[cfg(not(feature = "http"))]
         Some(_) => {
             Err(tinymcp::Error::Io(std::io::Error::other("this build has no HTTP (built without the `http` feature)")))
         }
-        None => transport::stdio::serve(server),
+        None => {
+            // The reader blocks on stdin, so a thread of its own waits for SIGTERM, drains (the
+            // answers of requests in flight are written out) and ends the process.
+            if let Some(signals) = signals() {
+                let draining = Arc::clone(&server);
+                std::thread::Builder::new().name("tinymcp-signal".into()).stack_size(64 * 1024).spawn(move || {
+                    wait_for_signal(signals, drain);
+                    draining.drain(drain);
+                    std::process::exit(0);
+                })?;
+            }
+            transport::stdio::serve(server)
+        }
     }
+}
+
+/// SIGTERM and SIGINT handled from now on; without (not Unix, or it failed) they end the
+/// process at once, as by default.
+#[cfg(unix)]
+fn signals() -> Option<cli::signal::Signals> {
+    cli::signal::install().map_err(|e| log::warn!("SIGTERM ends the process at once: {e}")).ok()
+}
+
+#[cfg(not(unix))]
+fn signals() -> Option<std::convert::Infallible> {
+    None
+}
+
+/// Blocks until SIGTERM or SIGINT; from then on a second one ends the process at once.
+#[cfg(unix)]
+fn wait_for_signal(mut signals: cli::signal::Signals, drain: Duration) {
+    let Ok(first) = signals.wait() else { return };
+    log::info!("{first}: draining for at most {} s (a second signal ends the process now)", drain.as_secs());
+    let _ = std::thread::Builder::new().name("tinymcp-signal-2".into()).stack_size(64 * 1024).spawn(move || {
+        if let Ok(second) = signals.wait() {
+            log::warn!("{second} while draining: exiting now");
+            std::process::exit(1);
+        }
+    });
+}
+
+#[cfg(not(unix))]
+fn wait_for_signal(never: std::convert::Infallible, _: Duration) {
+    match never {}
 }
 
 #[cfg(feature = "http")]
@@ -368,6 +440,7 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     options.access.loopback_only =
         host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
     options.access.allowed_origins = args.allow_origins.clone();
+    options.access.trusted_proxies = args.trusted_proxies.clone();
     options.access.token = match &args.token_file {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {path}: {e}"))?;

@@ -29,8 +29,10 @@ use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::any::Any;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
-use std::time::Duration;
+use std::thread;
+use std::time::{Duration, Instant};
 
 /// Tunable limits. The defaults suit a local server; change them with the `with_*` methods
 /// (`Options::default().with_max_in_flight(16)`), so a new option breaks no embedder.
@@ -174,7 +176,14 @@ pub struct Server {
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
     pub(crate) pool: Pool,
+    /// Set by `drain`: new requests are refused, `/healthz` says 503.
+    draining: AtomicBool,
+    /// What `drain` waits for once handlers are done: a transport's answers written out.
+    flushes: Mutex<Vec<Flush>>,
 }
+
+/// Waits, up to the deadline, until a transport has written out every answer queued so far.
+pub(crate) type Flush = Box<dyn Fn(Instant) + Send + Sync>;
 
 /// Called with the URI of each `resources/subscribe`.
 type SubscribeHook = dyn Fn(&str) + Send + Sync;
@@ -202,6 +211,8 @@ impl Server {
                 .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
                 .ok(),
             node_id: None,
+            draining: AtomicBool::new(false),
+            flushes: Mutex::new(Vec::new()),
         }
     }
 
@@ -500,6 +511,42 @@ impl Server {
         self.pool.shutdown(SHUTDOWN_GRACE);
     }
 
+    /// Stops taking new work and waits up to `within` for the work in flight: new requests are
+    /// refused from now on (over HTTP with `503`; `/healthz` answers `503` too), while answers
+    /// to the server's own requests and cancellations still arrive, so running handlers can
+    /// finish. Returns `true` once every handler is done and its answer written out; `false`
+    /// when `within` ran out, after cancelling what still runs (its requests get no answer, as
+    /// for any cancelled request). Transports are the caller's to stop afterwards:
+    /// `HttpServer::drain` does all of it for HTTP.
+    pub fn drain(&self, within: Duration) -> bool {
+        self.draining.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + within;
+        while self.pool.busy() {
+            if Instant::now() >= deadline {
+                log::warn!("handlers still running after {within:?} of draining: cancelled");
+                for listener in self.live_listeners() {
+                    listener.close();
+                }
+                return false;
+            }
+            thread::sleep(DRAIN_POLL);
+        }
+        for flush in self.flushes.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+            flush(deadline);
+        }
+        true
+    }
+
+    /// Whether `drain` was called: new requests are refused.
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+
+    /// Makes `drain` wait for a transport's output too (stdio's writer).
+    pub(crate) fn add_flush(&self, flush: Flush) {
+        self.flushes.lock().unwrap_or_else(PoisonError::into_inner).push(flush);
+    }
+
     /// Whether every handler thread (`max_workers`) is busy, so a new request waits for one to
     /// finish; HTTP's `/healthz` answers 503 while it is.
     pub fn saturated(&self) -> bool {
@@ -524,9 +571,17 @@ impl Drop for Server {
     }
 }
 
+/// The error a request gets while the server drains: it did no work, so another server (or
+/// this one, restarted) may take it.
+pub(crate) fn shutting_down() -> RpcError {
+    RpcError::new(crate::wire::jsonrpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
+}
+
 /// How long stopping a server waits for handlers to end; one that ignores cancellation longer
 /// is left to finish alone.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How often `drain` looks at the pool: a one-off wait, short next to any handler.
+const DRAIN_POLL: Duration = Duration::from_millis(5);
 
 /// What a request reaches of the server: options, the pool, the subscribe hooks.
 impl Runtime for Server {

@@ -11,6 +11,7 @@ mod cancellation;
 mod client_requests;
 mod completion;
 mod config;
+mod drain;
 mod embedding;
 mod fairness;
 mod files;

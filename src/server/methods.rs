@@ -154,9 +154,9 @@ fn decorate(server: &Server, method: &str, result: Value) -> Value {
             "resources/read" => Some(server.options().read_cache),
             _ => None,
         };
+        // A registration's own hint (`Server::set_read_cache`) is on the result already.
         if let Some(hint) = hint {
-            map.insert("ttlMs".into(), hint.ttl_ms.into());
-            map.insert("cacheScope".into(), hint.scope.as_str().into());
+            hint.apply(&mut map);
         }
     }
     Value::Object(map)

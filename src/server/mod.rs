@@ -12,6 +12,7 @@ pub(crate) mod registry;
 pub mod session;
 mod sink;
 
+pub use crate::features::cache::{CacheHint, CacheScope};
 pub use crate::features::completion::Completer;
 use crate::features::content::{Icon, ResourceContents};
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
@@ -55,35 +56,6 @@ pub struct Options {
     pub read_cache: CacheHint,
     /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
     pub state_ttl: Duration,
-}
-
-/// `ttlMs` and `cacheScope` of a 2026-07-28 result (SEP-2549): how long a client may reuse it,
-/// and whether a shared cache may (`Public`) or only the requesting user's (`Private`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CacheHint {
-    /// Milliseconds a client may reuse the result; 0 means do not reuse it.
-    pub ttl_ms: u64,
-    /// Who may share the cached result.
-    pub scope: CacheScope,
-}
-
-/// Who may share a cached 2026-07-28 result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheScope {
-    /// Any cache: the result holds no per-user data.
-    Public,
-    /// Only the requesting user's cache.
-    Private,
-}
-
-impl CacheScope {
-    /// The wire name: `public` or `private`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CacheScope::Public => "public",
-            CacheScope::Private => "private",
-        }
-    }
 }
 
 impl Default for Options {
@@ -277,7 +249,8 @@ impl Server {
     ) {
         self.insert_resource(Arc::new(ResourceEntry {
             resource,
-            handler: Box::new(move |cx, uri, _| handler(cx, uri)),
+            handler: Arc::new(move |cx, uri, _| handler(cx, uri)),
+            cache: None,
         }));
     }
 
@@ -299,9 +272,29 @@ impl Server {
         completer: Option<Box<Completer>>,
     ) -> Result<(), String> {
         let parsed = UriTemplate::parse(&template.uri_template)?;
-        let entry = Arc::new(TemplateEntry { template, parsed, handler: Box::new(handler), completer });
+        let completer = completer.map(Arc::from);
+        let entry = Arc::new(TemplateEntry { template, parsed, handler: Arc::new(handler), completer, cache: None });
         self.update(|r| upsert(&mut r.templates, entry, |a, b| a.template.uri_template == b.template.uri_template));
         Ok(())
+    }
+
+    /// Sets the cache hint 2026-07-28 clients get with `resources/read` of one registered
+    /// resource (by URI) or template (by URI template), over `Options::read_cache`; call it
+    /// right after registering, since registering again starts without a hint. Says whether
+    /// such a registration exists.
+    pub fn set_read_cache(&self, uri_or_template: &str, hint: CacheHint) -> bool {
+        let mut found = false;
+        self.update(|r| {
+            for entry in r.resources.iter_mut().filter(|e| e.resource.uri == uri_or_template) {
+                *entry = Arc::new(ResourceEntry { cache: Some(hint), ..ResourceEntry::clone(entry) });
+                found = true;
+            }
+            for entry in r.templates.iter_mut().filter(|e| e.template.uri_template == uri_or_template) {
+                *entry = Arc::new(TemplateEntry { cache: Some(hint), ..TemplateEntry::clone(entry) });
+                found = true;
+            }
+        });
+        found
     }
 
     /// Registers a prompt, with an optional completer for its arguments.

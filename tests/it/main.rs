@@ -7,6 +7,7 @@ mod support;
 
 mod backpressure;
 mod bounds;
+mod cache_hints;
 mod cancellation;
 mod client_requests;
 mod completion;

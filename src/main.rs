@@ -59,6 +59,8 @@ OPTIONS:
                             (default 60000; 0 says do not reuse)
     --max-in-flight N       requests one client may have running; more wait in order for a
                             slot (4096 at most), then are refused (default 256)
+    --max-listen-streams N  2026-07-28 subscriptions/listen streams open at once, across every
+                            client (default 1024); more are refused (-32603, HTTP 503)
     -h, --help              print this help
     -V, --version           print the version
 
@@ -82,6 +84,7 @@ struct Args {
     max_message_bytes: Option<usize>,
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
+    max_listen_streams: Option<usize>,
     manifest: Option<PathBuf>,
     state_key_file: Option<PathBuf>,
     cache_ttl_ms: Option<u64>,
@@ -116,6 +119,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_message_bytes: None,
         page_size: None,
         max_in_flight: None,
+        max_listen_streams: None,
         manifest: None,
         state_key_file: None,
         cache_ttl_ms: None,
@@ -151,6 +155,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
             "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
             "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
+            "--max-listen-streams" => parsed.max_listen_streams = Some(number(&arg, args.next())?),
             "--cache-ttl-ms" => {
                 let value = value(&arg, args.next())?;
                 let ms =
@@ -269,6 +274,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     }
     if let Some(n) = args.max_in_flight {
         options.max_in_flight = n;
+    }
+    if let Some(n) = args.max_listen_streams {
+        options.max_listen_streams = n;
     }
     if let Some(ms) = args.cache_ttl_ms {
         options.list_cache.ttl_ms = ms;

@@ -19,7 +19,7 @@ use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, P
 use crate::features::resources::{self, Resource, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
 use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
 use crate::server::context::{RequestCx, Runtime};
-use crate::server::listen::Listener;
+use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
 use crate::server::registry::{ExtensionEntry, Registry};
 use crate::util::seal::StateKey;
@@ -56,6 +56,9 @@ pub struct Options {
     pub read_cache: CacheHint,
     /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
     pub state_ttl: Duration,
+    /// 2026-07-28 `subscriptions/listen` streams open at once, across every client (default
+    /// 1024, half the HTTP connections, each stream holding one); beyond, `-32603` (HTTP 503).
+    pub max_listen_streams: usize,
 }
 
 impl Default for Options {
@@ -70,6 +73,7 @@ impl Default for Options {
             list_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Public },
             read_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Private },
             state_ttl: Duration::from_secs(10 * 60),
+            max_listen_streams: 1024,
         }
     }
 }
@@ -128,6 +132,12 @@ impl Options {
         self.state_ttl = ttl;
         self
     }
+
+    /// 2026-07-28 `subscriptions/listen` streams open at once, across every client (default 1024).
+    pub fn with_max_listen_streams(mut self, max: usize) -> Self {
+        self.max_listen_streams = max;
+        self
+    }
 }
 
 /// An MCP server: register tools, resources and prompts, then hand it to a transport.
@@ -143,6 +153,8 @@ pub struct Server {
     subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
     /// Seals 2026-07-28 `requestState`s: random per process unless a key file is set.
     state_key: Option<StateKey>,
+    /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
+    listen_slots: ListenSlots,
     pub(crate) pool: Pool,
 }
 
@@ -168,6 +180,7 @@ impl Server {
             registry: RwLock::new(Arc::new(Registry::default())),
             listeners: Mutex::new(Vec::new()),
             subscribe_hooks: RwLock::new(Vec::new()),
+            listen_slots: ListenSlots::default(),
             state_key: StateKey::random()
                 .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
                 .ok(),
@@ -477,6 +490,11 @@ impl Server {
     /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
     pub(crate) fn session_share(&self) -> usize {
         self.options.max_in_flight.min((self.options.max_workers / 2).max(1))
+    }
+
+    /// The server-wide count of open `subscriptions/listen` streams.
+    pub(crate) fn listen_slots(&self) -> &ListenSlots {
+        &self.listen_slots
     }
 
     /// The capabilities: exactly the features something is registered for.

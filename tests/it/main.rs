@@ -20,6 +20,7 @@ mod hostile;
 mod http;
 mod jsonrpc;
 mod lifecycle;
+mod listen_cap;
 mod logging;
 mod manifest;
 mod pagination;

@@ -71,6 +71,8 @@ OPTIONS:
     --drain-secs N          on SIGTERM or SIGINT: refuse new requests (HTTP: 503, /healthz
                             too), let requests in flight finish for up to N seconds (then
                             cancel them), end open streams with a retry hint, exit 0 (default 10)
+    --max-listen-streams N  2026-07-28 subscriptions/listen streams open at once, across every
+                            client (default 1024); more are refused (-32603, HTTP 503)
     -h, --help              print this help
     -V, --version           print the version
 
@@ -95,6 +97,7 @@ struct Args {
     max_message_bytes: Option<usize>,
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
+    max_listen_streams: Option<usize>,
     manifest: Option<PathBuf>,
     state_key_file: Option<PathBuf>,
     node_id: Option<String>,
@@ -133,6 +136,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_message_bytes: None,
         page_size: None,
         max_in_flight: None,
+        max_listen_streams: None,
         manifest: None,
         state_key_file: None,
         node_id: None,
@@ -181,6 +185,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                 })?;
                 parsed.trusted_proxies.push(ip);
             }
+            "--max-listen-streams" => parsed.max_listen_streams = Some(number(&arg, args.next())?),
             "--cache-ttl-ms" => {
                 let value = value(&arg, args.next())?;
                 let ms =
@@ -299,6 +304,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     }
     if let Some(n) = args.max_in_flight {
         options.max_in_flight = n;
+    }
+    if let Some(n) = args.max_listen_streams {
+        options.max_listen_streams = n;
     }
     if let Some(ms) = args.cache_ttl_ms {
         options.list_cache.ttl_ms = ms;

@@ -12,13 +12,14 @@ pub(crate) mod registry;
 pub mod session;
 mod sink;
 
+pub use crate::features::cache::{CacheHint, CacheScope};
 pub use crate::features::completion::Completer;
 use crate::features::content::{Icon, ResourceContents};
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::features::resources::{self, Resource, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
 use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
 use crate::server::context::{RequestCx, Runtime};
-use crate::server::listen::Listener;
+use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
 use crate::server::registry::{ExtensionEntry, Registry};
 use crate::util::seal::StateKey;
@@ -57,35 +58,9 @@ pub struct Options {
     pub read_cache: CacheHint,
     /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
     pub state_ttl: Duration,
-}
-
-/// `ttlMs` and `cacheScope` of a 2026-07-28 result (SEP-2549): how long a client may reuse it,
-/// and whether a shared cache may (`Public`) or only the requesting user's (`Private`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CacheHint {
-    /// Milliseconds a client may reuse the result; 0 means do not reuse it.
-    pub ttl_ms: u64,
-    /// Who may share the cached result.
-    pub scope: CacheScope,
-}
-
-/// Who may share a cached 2026-07-28 result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheScope {
-    /// Any cache: the result holds no per-user data.
-    Public,
-    /// Only the requesting user's cache.
-    Private,
-}
-
-impl CacheScope {
-    /// The wire name: `public` or `private`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CacheScope::Public => "public",
-            CacheScope::Private => "private",
-        }
-    }
+    /// 2026-07-28 `subscriptions/listen` streams open at once, across every client (default
+    /// 1024, half the HTTP connections, each stream holding one); beyond, `-32603` (HTTP 503).
+    pub max_listen_streams: usize,
 }
 
 impl Default for Options {
@@ -100,6 +75,7 @@ impl Default for Options {
             list_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Public },
             read_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Private },
             state_ttl: Duration::from_secs(10 * 60),
+            max_listen_streams: 1024,
         }
     }
 }
@@ -158,6 +134,12 @@ impl Options {
         self.state_ttl = ttl;
         self
     }
+
+    /// 2026-07-28 `subscriptions/listen` streams open at once, across every client (default 1024).
+    pub fn with_max_listen_streams(mut self, max: usize) -> Self {
+        self.max_listen_streams = max;
+        self
+    }
 }
 
 /// An MCP server: register tools, resources and prompts, then hand it to a transport.
@@ -175,6 +157,8 @@ pub struct Server {
     state_key: Option<StateKey>,
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
+    /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
+    listen_slots: ListenSlots,
     pub(crate) pool: Pool,
     /// Set by `drain`: new requests are refused, `/healthz` says 503.
     draining: AtomicBool,
@@ -207,6 +191,7 @@ impl Server {
             registry: RwLock::new(Arc::new(Registry::default())),
             listeners: Mutex::new(Vec::new()),
             subscribe_hooks: RwLock::new(Vec::new()),
+            listen_slots: ListenSlots::default(),
             state_key: StateKey::random()
                 .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
                 .ok(),
@@ -314,7 +299,8 @@ impl Server {
     ) {
         self.insert_resource(Arc::new(ResourceEntry {
             resource,
-            handler: Box::new(move |cx, uri, _| handler(cx, uri)),
+            handler: Arc::new(move |cx, uri, _| handler(cx, uri)),
+            cache: None,
         }));
     }
 
@@ -336,9 +322,29 @@ impl Server {
         completer: Option<Box<Completer>>,
     ) -> Result<(), String> {
         let parsed = UriTemplate::parse(&template.uri_template)?;
-        let entry = Arc::new(TemplateEntry { template, parsed, handler: Box::new(handler), completer });
+        let completer = completer.map(Arc::from);
+        let entry = Arc::new(TemplateEntry { template, parsed, handler: Arc::new(handler), completer, cache: None });
         self.update(|r| upsert(&mut r.templates, entry, |a, b| a.template.uri_template == b.template.uri_template));
         Ok(())
+    }
+
+    /// Sets the cache hint 2026-07-28 clients get with `resources/read` of one registered
+    /// resource (by URI) or template (by URI template), over `Options::read_cache`; call it
+    /// right after registering, since registering again starts without a hint. Says whether
+    /// such a registration exists.
+    pub fn set_read_cache(&self, uri_or_template: &str, hint: CacheHint) -> bool {
+        let mut found = false;
+        self.update(|r| {
+            for entry in r.resources.iter_mut().filter(|e| e.resource.uri == uri_or_template) {
+                *entry = Arc::new(ResourceEntry { cache: Some(hint), ..ResourceEntry::clone(entry) });
+                found = true;
+            }
+            for entry in r.templates.iter_mut().filter(|e| e.template.uri_template == uri_or_template) {
+                *entry = Arc::new(TemplateEntry { cache: Some(hint), ..TemplateEntry::clone(entry) });
+                found = true;
+            }
+        });
+        found
     }
 
     /// Registers a prompt, with an optional completer for its arguments.
@@ -557,6 +563,11 @@ impl Server {
     /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
     pub(crate) fn session_share(&self) -> usize {
         self.options.max_in_flight.min((self.options.max_workers / 2).max(1))
+    }
+
+    /// The server-wide count of open `subscriptions/listen` streams.
+    pub(crate) fn listen_slots(&self) -> &ListenSlots {
+        &self.listen_slots
     }
 
     /// The capabilities: exactly the features something is registered for.

@@ -126,6 +126,14 @@ impl TaskLink for Task {
             state.updated = SystemTime::now();
         }
     }
+
+    fn set_message(&self, message: &str) {
+        let mut state = self.lock();
+        if !state.status.is_terminal() {
+            state.message = Some(message.to_owned());
+            state.updated = SystemTime::now();
+        }
+    }
 }
 
 #[derive(Default)]

@@ -59,6 +59,8 @@ struct State {
     outcome: Option<Result<Value, RpcError>>,
     answers: Map<String, Value>,
     pending: Map<String, Value>,
+    /// The latest `statusMessage` the work reported (`RequestCx::progress`).
+    message: Option<String>,
 }
 
 struct Runner {
@@ -80,6 +82,14 @@ impl TaskLink for ExtTask {
     }
     /// Input is asked through `inputRequests`, never by a request to the client.
     fn set_waiting(&self, _waiting: bool) {}
+
+    fn set_message(&self, message: &str) {
+        let mut state = self.lock();
+        if !state.status.is_terminal() {
+            state.message = Some(message.to_owned());
+            state.updated = SystemTime::now();
+        }
+    }
 }
 
 impl ExtTask {
@@ -108,6 +118,9 @@ impl ExtTask {
         map.insert("lastUpdatedAt".into(), rfc3339(state.updated).into());
         map.insert("ttlMs".into(), TTL_MS.into());
         map.insert("pollIntervalMs".into(), POLL_INTERVAL_MS.into());
+        if let Some(message) = &state.message {
+            map.insert("statusMessage".into(), message.clone().into());
+        }
         map
     }
 
@@ -195,6 +208,7 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
             outcome: None,
             answers,
             pending: Map::new(),
+            message: None,
         }),
         runner: Mutex::new(Runner { base, work }),
     });

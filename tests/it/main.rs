@@ -21,6 +21,7 @@ mod jsonrpc;
 mod lifecycle;
 mod logging;
 mod manifest;
+mod manifest_tasks;
 mod pagination;
 mod progress;
 mod prompts;

@@ -11,10 +11,10 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 const REV: &str = "2026-07-28";
-const EXT: &str = "io.modelcontextprotocol/tasks";
+pub(crate) const EXT: &str = "io.modelcontextprotocol/tasks";
 
 /// One request on the 2026-07-28 wire, its `_meta` declaring `capabilities`; the whole answer.
-trait Wire {
+pub(crate) trait Wire {
     fn rpc(&mut self, method: &str, params: Value, capabilities: Value) -> Value;
 }
 
@@ -28,7 +28,7 @@ impl Wire for Client {
     }
 }
 
-struct Http(Server, u64);
+pub(crate) struct Http(pub(crate) Server, pub(crate) u64);
 
 impl Wire for Http {
     fn rpc(&mut self, method: &str, params: Value, capabilities: Value) -> Value {
@@ -37,20 +37,20 @@ impl Wire for Http {
     }
 }
 
-fn with_ext() -> Value {
+pub(crate) fn with_ext() -> Value {
     json!({"elicitation": {}, "sampling": {}, "extensions": {EXT: {}}})
 }
 
-fn call(w: &mut dyn Wire, tool: &str, arguments: Value) -> Value {
+pub(crate) fn call(w: &mut dyn Wire, tool: &str, arguments: Value) -> Value {
     w.rpc("tools/call", json!({"name": tool, "arguments": arguments}), with_ext())
 }
 
-fn task_id(answer: &Value) -> String {
+pub(crate) fn task_id(answer: &Value) -> String {
     answer["result"]["taskId"].as_str().unwrap_or_else(|| panic!("no task: {answer}")).to_owned()
 }
 
 /// Polls `tasks/get` until the status is `status` (10 s at most); the last `tasks/get` result.
-fn until(w: &mut dyn Wire, id: &str, status: &str) -> Value {
+pub(crate) fn until(w: &mut dyn Wire, id: &str, status: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let got = w.rpc("tasks/get", json!({"taskId": id}), with_ext());

@@ -6,10 +6,11 @@
 //! `tasks/cancel` is an idempotent ack. The table is process-wide (the wire has no session),
 //! bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` after it finished.
 
-use crate::server::context::{missing_capability, Inputs, RequestCx, TaskLink};
+use crate::server::context::{missing_capability, Inputs, RequestCx, Runtime, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
 use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
+use crate::wire::meta::CLIENT_CAPABILITIES;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -71,6 +72,8 @@ struct Runner {
 struct ExtTask {
     id: String,
     created: SystemTime,
+    /// Where status notifications go (`subscriptions/listen` streams that asked for the task).
+    runtime: Arc<dyn Runtime>,
     cancelled: Arc<AtomicBool>,
     state: Mutex<State>,
     runner: Mutex<Runner>,
@@ -124,6 +127,29 @@ impl ExtTask {
         map
     }
 
+    /// The task as `tasks/get` and `notifications/tasks` carry it: the result or error inlined,
+    /// or the `inputRequests`.
+    fn detailed(&self, state: &State) -> Value {
+        let mut map = self.header(state);
+        match (&state.status, &state.outcome) {
+            (Status::Completed, Some(Ok(result))) => drop(map.insert("result".into(), result.clone())),
+            (Status::Failed, Some(Err(e))) => {
+                drop(map.insert("error".into(), json!({ "code": e.code, "message": e.message })))
+            }
+            (Status::InputRequired, _) => {
+                drop(map.insert("inputRequests".into(), Value::Object(state.pending.clone())))
+            }
+            _ => {}
+        }
+        Value::Object(map)
+    }
+
+    /// Tells the listen streams that asked for this task where it stands now. Called with the
+    /// state locked, so they see its statuses in order.
+    fn announce(&self, state: &State) {
+        self.runtime.notify_task(&self.id, &self.detailed(state));
+    }
+
     /// Runs one round of the work with every answer so far, then records where it stands.
     fn round(self: &Arc<Self>) {
         let answers = self.lock().answers.clone();
@@ -158,6 +184,7 @@ impl ExtTask {
             state.outcome = Some(outcome);
             state.finished = Some(now);
         }
+        self.announce(&state);
     }
 }
 
@@ -183,6 +210,27 @@ pub(crate) fn opted_in(cx: &RequestCx) -> bool {
     cx.client_capabilities().get("extensions").and_then(|e| e.get(EXTENSION)).is_some_and(Value::is_object)
 }
 
+/// Whether a request's params declare the extension in their `_meta` client capabilities.
+pub(crate) fn declared_in(params: &Value) -> bool {
+    params
+        .pointer(&format!("/_meta/{}/extensions", CLIENT_CAPABILITIES.replace('/', "~1")))
+        .and_then(|e| e.get(EXTENSION))
+        .is_some_and(Value::is_object)
+}
+
+/// Gives `send` where task `id` stands (for a listen stream that just asked for it, so it has a
+/// status before the next change), with the task locked so no change overtakes it; an unknown
+/// id gives nothing.
+pub(crate) fn replay(id: &str, send: impl FnOnce(&Value)) {
+    if let Ok(task) = find(id) {
+        let state = task.lock();
+        send(&task.detailed(&state));
+    }
+}
+
+/// The status notification of the extension.
+pub(crate) const NOTIFICATION: &str = "notifications/tasks";
+
 /// `-32021` naming the extension.
 pub(crate) fn missing() -> RpcError {
     missing_capability(EXTENSION, json!({ "extensions": { EXTENSION: {} } }))
@@ -200,6 +248,7 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
     let task = Arc::new(ExtTask {
         id,
         created: now,
+        runtime: Arc::clone(&cx.runtime),
         cancelled: Arc::new(AtomicBool::new(false)),
         state: Mutex::new(State {
             status: Status::Working,
@@ -258,16 +307,7 @@ pub(crate) struct UpdateParams {
 pub(crate) fn get(params: IdParams) -> Result<Value, RpcError> {
     let task = find(&params.task_id)?;
     let state = task.lock();
-    let mut map = task.header(&state);
-    match (&state.status, &state.outcome) {
-        (Status::Completed, Some(Ok(result))) => drop(map.insert("result".into(), result.clone())),
-        (Status::Failed, Some(Err(e))) => {
-            drop(map.insert("error".into(), json!({ "code": e.code, "message": e.message })))
-        }
-        (Status::InputRequired, _) => drop(map.insert("inputRequests".into(), Value::Object(state.pending.clone()))),
-        _ => {}
-    }
-    Ok(Value::Object(map))
+    Ok(task.detailed(&state))
 }
 
 /// `tasks/update`: answers some of the `inputRequests` (unknown keys ignored); once none is
@@ -287,6 +327,7 @@ pub(crate) fn update(cx: &RequestCx, params: UpdateParams) -> Result<Value, RpcE
         if state.pending.is_empty() {
             state.status = Status::Working;
             state.updated = SystemTime::now();
+            task.announce(&state);
             true
         } else {
             false
@@ -308,6 +349,7 @@ pub(crate) fn cancel(params: IdParams) -> Result<Value, RpcError> {
         state.updated = now;
         state.finished = Some(now);
         task.cancelled.store(true, Ordering::SeqCst);
+        task.announce(&state);
     }
     Ok(json!({}))
 }

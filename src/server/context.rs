@@ -34,6 +34,9 @@ pub(crate) trait Runtime: Send + Sync {
     fn state_key(&self) -> Option<&StateKey>;
     /// How long a sealed `requestState` stays valid.
     fn state_ttl(&self) -> Duration;
+    /// Sends a tasks-extension status (`notifications/tasks`) to the listen streams that asked
+    /// for task `task_id`.
+    fn notify_task(&self, task_id: &str, params: &Value);
 }
 
 /// The input-required bookkeeping of one 2026-07-28 request (`tools/call`, `prompts/get`,

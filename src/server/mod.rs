@@ -16,6 +16,7 @@ pub use crate::features::completion::Completer;
 use crate::features::content::{Icon, ResourceContents};
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::features::resources::{self, Resource, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
+use crate::features::tasks_ext;
 use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
 use crate::server::context::{RequestCx, Runtime};
 use crate::server::listen::Listener;
@@ -412,6 +413,11 @@ impl Server {
         // session an HTTP server ever had would stay (seen in scripts/soak.sh).
         listeners.retain(|l| l.strong_count() > 0);
         listeners.push(Arc::downgrade(&listener));
+        drop(listeners);
+        // A stream asking for tasks hears where each stands now (a change from here on follows).
+        for id in listener.task_ids() {
+            tasks_ext::replay(id, |params| listener.notify(tasks_ext::NOTIFICATION, params));
+        }
     }
 
     /// Removes the entries `keep` refuses from one list; says whether any went.
@@ -530,6 +536,11 @@ impl Runtime for Server {
 
     fn state_ttl(&self) -> Duration {
         self.options.state_ttl
+    }
+
+    fn notify_task(&self, task_id: &str, params: &Value) {
+        let wanted = |l: &dyn Listener| l.task_ids().iter().any(|id| id == task_id);
+        self.broadcast(wanted, tasks_ext::NOTIFICATION, params.clone());
     }
 }
 

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 const REV: &str = "2026-07-28";
 pub(crate) const EXT: &str = "io.modelcontextprotocol/tasks";
+const SUB: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// One request on the 2026-07-28 wire, its `_meta` declaring `capabilities`; the whole answer.
 pub(crate) trait Wire {
@@ -230,4 +231,86 @@ fn unfinished_tasks_are_capped_per_process() {
     for id in &ids {
         w.rpc("tasks/cancel", json!({"taskId": id}), with_ext());
     }
+}
+
+/// `subscriptions/listen` params asking for `notifications`, with or without the extension.
+fn listen_params(notifications: Value, capabilities: Value) -> Value {
+    json!({"notifications": notifications, "_meta": crate::stateless::meta(capabilities)})
+}
+
+#[test]
+fn listen_streams_that_asked_for_a_task_hear_its_status_over_stdio() {
+    let mut c = Client::spawn(&["--everything"]);
+    let id = task_id(&call(&mut c, "slow_compute", json!({"seconds": 0.5, "label": "heard"})));
+    // Without the extension, asking for task statuses is -32021.
+    let refused = c.request("subscriptions/listen", listen_params(json!({"taskIds": [id]}), json!({})));
+    check(&refused, json!({"error": {"code": -32021, "data": {"requiredCapabilities": {"extensions": {EXT: {}}}}}}));
+    let other = c.send_request("subscriptions/listen", listen_params(json!({"toolsListChanged": true}), with_ext()));
+    c.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    let sub = c.send_request("subscriptions/listen", listen_params(json!({"taskIds": [id]}), with_ext()));
+    let ack = c.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    check(&ack, json!({"params": {"_meta": {SUB: sub}, "notifications": {"taskIds": [id]}}}));
+    let working = c.wait(|m| m["method"] == "notifications/tasks");
+    check(&working, json!({"params": {"_meta": {SUB: sub}, "taskId": id, "status": "working"}}));
+    let done = c.wait(|m| m["method"] == "notifications/tasks");
+    check(
+        &done,
+        json!({"params": {"_meta": {SUB: sub}, "taskId": id, "status": "completed",
+               "result": {"content": [{"text": "heard finished after 500 ms"}]}}}),
+    );
+    // Nothing for the stream that did not ask, nor for another task.
+    call(&mut c, "slow_compute", json!({"seconds": 0}));
+    let later = c.drain(Duration::from_millis(500));
+    assert!(later.iter().all(|m| m["method"] != "notifications/tasks"), "{later:?}");
+    assert!(later.iter().all(|m| m["params"]["_meta"][SUB] != other), "{later:?}");
+}
+
+#[test]
+fn listen_streams_that_asked_for_a_task_hear_its_status_over_http() {
+    use crate::raw_http::{read_chunk, read_head, sse_events, write_request, ACCEPT_BOTH, JSON};
+    use std::io::BufReader;
+    let server = Server::start(&[], &[]);
+    let mut w = Http(server, 100);
+    let id = task_id(&call(&mut w, "confirm_delete", json!({"filename": "b.txt"})));
+    until(&mut w, &id, "input_required");
+    let open = |n: u64, notifications: Value| {
+        let listen = json!({"jsonrpc": "2.0", "id": n, "method": "subscriptions/listen",
+                            "params": listen_params(notifications, with_ext())});
+        let mut stream = w.0.connect();
+        let headers = [ACCEPT_BOTH, JSON, ("MCP-Protocol-Version", REV), ("Mcp-Method", "subscriptions/listen")];
+        write_request(&mut stream, w.0.port, "POST", "/mcp", &headers, &listen.to_string());
+        stream.set_read_timeout(Some(Duration::from_millis(800))).unwrap();
+        let mut reader = BufReader::new(stream);
+        assert_eq!(read_head(&mut reader).status, 200);
+        reader
+    };
+    let next = |reader: &mut BufReader<std::net::TcpStream>| -> Option<Value> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let chunk = read_chunk(reader)?;
+            // Keep-alive comments carry no data.
+            if let Some((_, event)) = sse_events(&String::from_utf8(chunk).unwrap()).pop() {
+                return Some(event);
+            }
+        }
+        None
+    };
+    let mut asked = open(7, json!({"taskIds": [id]}));
+    let mut other = open(8, json!({"toolsListChanged": true}));
+    check(&next(&mut asked).unwrap(), json!({"method": "notifications/subscriptions/acknowledged"}));
+    check(&next(&mut other).unwrap(), json!({"method": "notifications/subscriptions/acknowledged"}));
+    check(
+        &next(&mut asked).unwrap(),
+        json!({"method": "notifications/tasks", "params": {"_meta": {SUB: 7}, "taskId": id, "status": "input_required"}}),
+    );
+    let key = until(&mut w, &id, "input_required")["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let answers = json!({key: {"action": "accept", "content": {"confirm": true}}});
+    w.rpc("tasks/update", json!({"taskId": id, "inputResponses": answers}), with_ext());
+    check(&next(&mut asked).unwrap(), json!({"params": {"_meta": {SUB: 7}, "taskId": id, "status": "working"}}));
+    check(
+        &next(&mut asked).unwrap(),
+        json!({"params": {"_meta": {SUB: 7}, "status": "completed", "result": {"content": [{"text": "Deleted b.txt"}]}}}),
+    );
+    // The stream that did not ask heard nothing (a read times out, or only keep-alives come).
+    assert!(next(&mut other).is_none_or(|m| m["method"] != "notifications/tasks"));
 }

@@ -4,7 +4,8 @@
 //! `tasks/get` inlines the result, the error or the `inputRequests`; `tasks/update` answers
 //! them (the tool's handler runs again with every answer so far, as a retry would);
 //! `tasks/cancel` is an idempotent ack. The table is process-wide (the wire has no session),
-//! bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` after it finished.
+//! bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` (`Options::task_ttl`) after it
+//! finished.
 
 use crate::server::context::{missing_capability, Inputs, RequestCx, Runtime, TaskLink};
 use crate::util::random;
@@ -20,8 +21,6 @@ use std::time::{Duration, SystemTime};
 
 /// The extension's name, in `capabilities.extensions` and the client's `_meta`.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
-/// How long a finished task stays readable.
-const TTL_MS: u64 = 300_000;
 const POLL_INTERVAL_MS: u64 = 1000;
 /// Tasks not yet finished, at most, in this process.
 const MAX_LIVE: usize = 256;
@@ -72,6 +71,7 @@ struct Runner {
 struct ExtTask {
     id: String,
     created: SystemTime,
+    ttl_ms: u64,
     /// Where status notifications go (`subscriptions/listen` streams that asked for the task).
     runtime: Arc<dyn Runtime>,
     cancelled: Arc<AtomicBool>,
@@ -109,7 +109,7 @@ impl ExtTask {
             (None, Status::InputRequired) => state.updated,
             _ => return false,
         };
-        now.duration_since(since).is_ok_and(|d| d > Duration::from_millis(TTL_MS))
+        now.duration_since(since).is_ok_and(|d| d > Duration::from_millis(self.ttl_ms))
     }
 
     /// The fields every task shape shares.
@@ -119,7 +119,7 @@ impl ExtTask {
         map.insert("status".into(), state.status.name().into());
         map.insert("createdAt".into(), rfc3339(self.created).into());
         map.insert("lastUpdatedAt".into(), rfc3339(state.updated).into());
-        map.insert("ttlMs".into(), TTL_MS.into());
+        map.insert("ttlMs".into(), self.ttl_ms.into());
         map.insert("pollIntervalMs".into(), POLL_INTERVAL_MS.into());
         if let Some(message) = &state.message {
             map.insert("statusMessage".into(), message.clone().into());
@@ -248,6 +248,7 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
     let task = Arc::new(ExtTask {
         id,
         created: now,
+        ttl_ms: u64::try_from(cx.runtime.task_ttl().as_millis()).unwrap_or(u64::MAX),
         runtime: Arc::clone(&cx.runtime),
         cancelled: Arc::new(AtomicBool::new(false)),
         state: Mutex::new(State {
@@ -265,7 +266,10 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
         let mut tasks = table();
         let live = tasks.iter().filter(|t| !t.lock().status.is_terminal()).count();
         if live >= MAX_LIVE {
-            return Err(RpcError::invalid_request(format!("too many live tasks (at most {MAX_LIVE})")));
+            return Err(RpcError::invalid_request(format!(
+                "too many unfinished tasks: at most {MAX_LIVE} run or wait for input at once in this server; \
+                 cancel one (tasks/cancel) or wait for one to finish"
+            )));
         }
         tasks.push(Arc::clone(&task));
     }

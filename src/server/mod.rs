@@ -56,6 +56,9 @@ pub struct Options {
     pub read_cache: CacheHint,
     /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
     pub state_ttl: Duration,
+    /// How long a finished tasks-extension task stays readable (its `ttlMs`), and the `ttl` of
+    /// a 2025-11-25 task whose client asks for none (default 5 minutes).
+    pub task_ttl: Duration,
 }
 
 /// `ttlMs` and `cacheScope` of a 2026-07-28 result (SEP-2549): how long a client may reuse it,
@@ -99,6 +102,7 @@ impl Default for Options {
             list_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Public },
             read_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Private },
             state_ttl: Duration::from_secs(10 * 60),
+            task_ttl: Duration::from_secs(5 * 60),
         }
     }
 }
@@ -155,6 +159,13 @@ impl Options {
     /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
     pub fn with_state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = ttl;
+        self
+    }
+
+    /// How long a finished task stays readable, and the default `ttl` of 2025-11-25 tasks
+    /// (default 5 minutes).
+    pub fn with_task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
         self
     }
 }
@@ -536,6 +547,10 @@ impl Runtime for Server {
 
     fn state_ttl(&self) -> Duration {
         self.options.state_ttl
+    }
+
+    fn task_ttl(&self) -> Duration {
+        self.options.task_ttl
     }
 
     fn notify_task(&self, task_id: &str, params: &Value) {

@@ -224,6 +224,11 @@ fn unfinished_tasks_are_capped_per_process() {
     };
     assert_eq!(ids.len(), 256, "{refused}");
     check(&refused, json!({"error": {"code": -32600}}));
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("too many unfinished tasks: at most 256") && message.contains("tasks/cancel"),
+        "{message}"
+    );
     // Cancelling one makes room for one more.
     check(&w.rpc("tasks/cancel", json!({"taskId": ids[0]}), with_ext()), json!({"result": {}}));
     let again = call(w, "slow_compute", json!({"seconds": 30}));
@@ -313,4 +318,40 @@ fn listen_streams_that_asked_for_a_task_hear_its_status_over_http() {
     );
     // The stream that did not ask heard nothing (a read times out, or only keep-alives come).
     assert!(next(&mut other).is_none_or(|m| m["method"] != "notifications/tasks"));
+}
+
+#[test]
+fn after_the_ttl_a_task_id_is_unknown_on_both_task_apis() {
+    let ttl = ["--task-ttl-ms", "1000"];
+    // The extension (2026-07-28), over stdio and HTTP: the ttl counts from the end.
+    let mut args = vec!["--everything"];
+    args.extend(ttl);
+    let wires: [Box<dyn Wire>; 2] = [Box::new(Client::spawn(&args)), Box::new(Http(Server::start(&ttl, &[]), 0))];
+    for mut w in wires {
+        let w = w.as_mut();
+        let created = call(w, "slow_compute", json!({"seconds": 0}));
+        check(&created, json!({"result": {"ttlMs": 1000}}));
+        let id = task_id(&created);
+        until(w, &id, "completed");
+        sleep(Duration::from_millis(1300));
+        for (method, params) in [
+            ("tasks/get", json!({"taskId": id})),
+            ("tasks/cancel", json!({"taskId": id})),
+            ("tasks/update", json!({"taskId": id, "inputResponses": {}})),
+        ] {
+            let gone = w.rpc(method, params, with_ext());
+            check(&gone, json!({"error": {"code": -32602}}));
+            assert!(gone["error"]["message"].as_str().unwrap().contains("unknown or expired task"), "{gone}");
+        }
+    }
+    // 2025-11-25 tasks: the ttl is the default when the client asks for none, from creation.
+    let mut c = Client::spawn(&args);
+    c.initialize("2025-11-25", json!({}));
+    let created = c.request("tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 0}, "task": {}}));
+    check(&created, json!({"result": {"task": {"ttl": 1000}}}));
+    let id = created["result"]["task"]["taskId"].as_str().expect("a task").to_owned();
+    sleep(Duration::from_millis(1300));
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        check(&c.request(method, json!({"taskId": id})), json!({"error": {"code": -32602}}));
+    }
 }

@@ -179,3 +179,13 @@ fn on_2025_11_25_output_lines_are_progress_and_a_task_is_one_when_asked(t: Trans
     assert_eq!(tool_text(&result), "step 1\nstep 2\ndone\n");
     check(&client.request("tasks/get", json!({"taskId": task})), json!({"result": {"status": "completed"}}));
 }
+
+#[test]
+fn the_example_manifest_runs_its_test_suite_as_an_optional_task() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/manifest.json");
+    let mut client = Client::spawn(&["--manifest", example]);
+    client.initialize("2025-11-25", json!({}));
+    let tools = client.request("tools/list", json!({}));
+    let run_tests = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "run_tests").cloned();
+    check(&run_tests.expect("run_tests listed"), json!({"execution": {"taskSupport": "optional"}}));
+}

@@ -66,6 +66,8 @@ OPTIONS:
     --page-size N           items per page of every list (default 100)
     --cache-ttl-ms N        the ttlMs a 2026-07-28 client is told for lists and resources/read
                             (default 60000; 0 says do not reuse)
+    --task-ttl-ms N         how long a finished task stays readable, then its id is unknown
+                            (default 300000; the default ttl of 2025-11-25 tasks too)
     --max-in-flight N       requests one client may have running; more wait in order for a
                             slot (4096 at most), then are refused (default 256)
     --drain-secs N          on SIGTERM or SIGINT: refuse new requests (HTTP: 503, /healthz
@@ -103,6 +105,7 @@ struct Args {
     node_id: Option<String>,
     cache_ttl_ms: Option<u64>,
     state_ttl_secs: Option<usize>,
+    task_ttl_ms: Option<usize>,
     skills: Option<PathBuf>,
     drain_secs: usize,
     trusted_proxies: Vec<std::net::IpAddr>,
@@ -142,6 +145,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         node_id: None,
         cache_ttl_ms: None,
         state_ttl_secs: None,
+        task_ttl_ms: None,
         skills: None,
         drain_secs: 10,
         trusted_proxies: Vec::new(),
@@ -192,6 +196,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                     value.parse().map_err(|_| format!("--cache-ttl-ms: expected a whole number, got {value:?}"))?;
                 parsed.cache_ttl_ms = Some(ms);
             }
+            "--task-ttl-ms" => parsed.task_ttl_ms = Some(number(&arg, args.next())?),
             // Not in --help: how long a requestState lives, for tests of its expiry.
             "--state-ttl-secs" => parsed.state_ttl_secs = Some(number(&arg, args.next())?),
             other => return Err(format!("unknown argument: {other} (see --help)")),
@@ -311,6 +316,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(ms) = args.cache_ttl_ms {
         options.list_cache.ttl_ms = ms;
         options.read_cache.ttl_ms = ms;
+    }
+    if let Some(ms) = args.task_ttl_ms {
+        options.task_ttl = Duration::from_millis(ms as u64);
     }
     if let Some(secs) = args.state_ttl_secs {
         options.state_ttl = Duration::from_secs(secs as u64);

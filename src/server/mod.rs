@@ -17,6 +17,7 @@ pub use crate::features::completion::Completer;
 use crate::features::content::{Icon, ResourceContents};
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::features::resources::{self, Resource, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
+use crate::features::tasks_ext;
 use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
 use crate::server::context::{RequestCx, Runtime};
 use crate::server::listen::{ListenSlots, Listener};
@@ -61,6 +62,9 @@ pub struct Options {
     /// 2026-07-28 `subscriptions/listen` streams open at once, across every client (default
     /// 1024, half the HTTP connections, each stream holding one); beyond, `-32603` (HTTP 503).
     pub max_listen_streams: usize,
+    /// How long a finished tasks-extension task stays readable (its `ttlMs`), and the `ttl` of
+    /// a 2025-11-25 task whose client asks for none (default 5 minutes).
+    pub task_ttl: Duration,
 }
 
 impl Default for Options {
@@ -76,6 +80,7 @@ impl Default for Options {
             read_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Private },
             state_ttl: Duration::from_secs(10 * 60),
             max_listen_streams: 1024,
+            task_ttl: Duration::from_secs(5 * 60),
         }
     }
 }
@@ -138,6 +143,13 @@ impl Options {
     /// 2026-07-28 `subscriptions/listen` streams open at once, across every client (default 1024).
     pub fn with_max_listen_streams(mut self, max: usize) -> Self {
         self.max_listen_streams = max;
+        self
+    }
+
+    /// How long a finished task stays readable, and the default `ttl` of 2025-11-25 tasks
+    /// (default 5 minutes).
+    pub fn with_task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
         self
     }
 }
@@ -455,6 +467,11 @@ impl Server {
         // session an HTTP server ever had would stay (seen in scripts/soak.sh).
         listeners.retain(|l| l.strong_count() > 0);
         listeners.push(Arc::downgrade(&listener));
+        drop(listeners);
+        // A stream asking for tasks hears where each stands now (a change from here on follows).
+        for id in listener.task_ids() {
+            tasks_ext::replay(id, |params| listener.notify(tasks_ext::NOTIFICATION, params));
+        }
     }
 
     /// Removes the entries `keep` refuses from one list; says whether any went.
@@ -626,6 +643,15 @@ impl Runtime for Server {
 
     fn node_id(&self) -> Option<&str> {
         self.node_id.as_deref()
+    }
+
+    fn task_ttl(&self) -> Duration {
+        self.options.task_ttl
+    }
+
+    fn notify_task(&self, task_id: &str, params: &Value) {
+        let wanted = |l: &dyn Listener| l.task_ids().iter().any(|id| id == task_id);
+        self.broadcast(wanted, tasks_ext::NOTIFICATION, params.clone());
     }
 }
 

@@ -25,6 +25,7 @@ mod lifecycle;
 mod listen_cap;
 mod logging;
 mod manifest;
+mod manifest_tasks;
 mod pagination;
 mod progress;
 mod prompts;

@@ -1,3 +1,5 @@
-//! The binary's side: what only the `tinymcp` command needs (host configuration snippets).
+//! The binary's side: what only the `tinymcp` command needs (host configuration snippets, the
+//! health probe).
 
+pub mod health;
 pub mod hosts;

@@ -15,6 +15,7 @@ mod embedding;
 mod fairness;
 mod files;
 mod first_run;
+mod health;
 mod hostile;
 mod http;
 mod jsonrpc;

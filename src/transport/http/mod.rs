@@ -10,12 +10,14 @@ mod headers;
 mod http1;
 mod legacy;
 mod listener;
+mod probe;
 mod security;
 mod sessions;
 mod sse;
 mod stateless;
 mod streams;
 
+pub use probe::probe;
 pub use security::Access;
 
 use crate::error::Error;

@@ -22,6 +22,9 @@ USAGE:
     tinymcp config --host claude|vscode|cursor|claude-code [OPTIONS]
         print the configuration that makes that host run this binary with these options
         (relative paths made absolute; the current directory as --root when none is given)
+    tinymcp health [URL]
+        exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
+        with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
 
 With no --root, --manifest, --skills or --everything, the current directory is served read-only.
 
@@ -499,6 +502,15 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
     let mut raw = std::env::args().skip(1).peekable();
+    if raw.peek().map(String::as_str) == Some("health") {
+        return match cli::health::run(raw.skip(1)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("tinymcp health: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let parsed =
         if raw.peek().map(String::as_str) == Some("config") { parse_config(raw.skip(1)) } else { parse_args(raw) };
     let args = match parsed {

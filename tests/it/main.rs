@@ -18,6 +18,7 @@ mod fairness;
 mod files;
 mod first_run;
 mod hangup;
+mod health;
 mod hostile;
 mod http;
 mod jsonrpc;

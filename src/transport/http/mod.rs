@@ -10,6 +10,7 @@ mod headers;
 mod http1;
 mod legacy;
 mod listener;
+mod probe;
 mod security;
 mod sessions;
 mod sse;
@@ -17,6 +18,7 @@ mod stateless;
 mod streams;
 mod token;
 
+pub use probe::probe;
 pub use security::Access;
 
 use crate::error::Error;

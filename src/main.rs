@@ -22,6 +22,9 @@ USAGE:
     tinymcp config --host claude|vscode|cursor|claude-code [OPTIONS]
         print the configuration that makes that host run this binary with these options
         (relative paths made absolute; the current directory as --root when none is given)
+    tinymcp health [URL]
+        exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
+        with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
 
 With no --root, --manifest, --skills or --everything, the current directory is served read-only.
 
@@ -50,21 +53,31 @@ OPTIONS:
     --max-sessions N        HTTP sessions at once (default 1000); at the cap the longest-idle
                             one ends to make room, or 503 when every one is busy
     --session-idle-secs N   end an HTTP session unused this long (default 1800)
+    --session-ttl-secs N    how long an HTTP session id is accepted after initialize, by this
+                            replica and every other sharing --state-key-file (default 86400)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
-    --state-key-file FILE   seal 2026-07-28 requestState with the hex key in FILE (at least 64
-                            hex digits, e.g. `openssl rand -hex 32`), so replicas sharing it
-                            accept each other's states (default: a random key per process)
+    --state-key-file FILE   seal 2026-07-28 requestState and HTTP session ids with the hex key
+                            in FILE (at least 64 hex digits, e.g. `openssl rand -hex 32`), so
+                            replicas sharing it accept each other's states and sessions
+                            (default: a random key per process)
+    --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
+                            and task id it hands out starts with `ID.`, for a load balancer
+                            to route on (see README, Deploy)
     --max-connections N     HTTP connections open at once (default 2048); more get 503
     --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
     --cache-ttl-ms N        the ttlMs a 2026-07-28 client is told for lists and resources/read
                             (default 60000; 0 says do not reuse)
+    --task-ttl-ms N         how long a finished task stays readable, then its id is unknown
+                            (default 300000; the default ttl of 2025-11-25 tasks too)
     --max-in-flight N       requests one client may have running; more wait in order for a
                             slot (4096 at most), then are refused (default 256)
     --drain-secs N          on SIGTERM or SIGINT: refuse new requests (HTTP: 503, /healthz
                             too), let requests in flight finish for up to N seconds (then
                             cancel them), end open streams with a retry hint, exit 0 (default 10)
+    --max-listen-streams N  2026-07-28 subscriptions/listen streams open at once, across every
+                            client (default 1024); more are refused (-32603, HTTP 503)
     -h, --help              print this help
     -V, --version           print the version
 
@@ -77,6 +90,7 @@ struct Args {
     token_file: Option<String>,
     max_sessions: Option<usize>,
     session_idle_secs: Option<usize>,
+    session_ttl_secs: Option<usize>,
     max_streams: Option<usize>,
     max_connections: Option<usize>,
     idle_secs: Option<usize>,
@@ -88,10 +102,13 @@ struct Args {
     max_message_bytes: Option<usize>,
     page_size: Option<usize>,
     max_in_flight: Option<usize>,
+    max_listen_streams: Option<usize>,
     manifest: Option<PathBuf>,
     state_key_file: Option<PathBuf>,
+    node_id: Option<String>,
     cache_ttl_ms: Option<u64>,
     state_ttl_secs: Option<usize>,
+    task_ttl_ms: Option<usize>,
     skills: Option<PathBuf>,
     drain_secs: usize,
     trusted_proxies: Vec<std::net::IpAddr>,
@@ -113,6 +130,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         token_file: None,
         max_sessions: None,
         session_idle_secs: None,
+        session_ttl_secs: None,
         max_streams: None,
         max_connections: None,
         idle_secs: None,
@@ -124,10 +142,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_message_bytes: None,
         page_size: None,
         max_in_flight: None,
+        max_listen_streams: None,
         manifest: None,
         state_key_file: None,
+        node_id: None,
         cache_ttl_ms: None,
         state_ttl_secs: None,
+        task_ttl_ms: None,
         skills: None,
         drain_secs: 10,
         trusted_proxies: Vec::new(),
@@ -142,6 +163,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--token-file" => parsed.token_file = Some(value(&arg, args.next())?),
             "--max-sessions" => parsed.max_sessions = Some(number(&arg, args.next())?),
             "--session-idle-secs" => parsed.session_idle_secs = Some(number(&arg, args.next())?),
+            "--session-ttl-secs" => parsed.session_ttl_secs = Some(number(&arg, args.next())?),
             "--max-streams" => parsed.max_streams = Some(number(&arg, args.next())?),
             "--max-connections" => parsed.max_connections = Some(number(&arg, args.next())?),
             "--idle-secs" => parsed.idle_secs = Some(number(&arg, args.next())?),
@@ -152,6 +174,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--state-key-file" => {
                 parsed.state_key_file = Some(PathBuf::from(args.next().ok_or("--state-key-file needs a file")?));
             }
+            "--node-id" => parsed.node_id = Some(value(&arg, args.next())?),
             "--include-hidden" => parsed.include_hidden = true,
             "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
@@ -169,12 +192,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                 })?;
                 parsed.trusted_proxies.push(ip);
             }
+            "--max-listen-streams" => parsed.max_listen_streams = Some(number(&arg, args.next())?),
             "--cache-ttl-ms" => {
                 let value = value(&arg, args.next())?;
                 let ms =
                     value.parse().map_err(|_| format!("--cache-ttl-ms: expected a whole number, got {value:?}"))?;
                 parsed.cache_ttl_ms = Some(ms);
             }
+            "--task-ttl-ms" => parsed.task_ttl_ms = Some(number(&arg, args.next())?),
             // Not in --help: how long a requestState lives, for tests of its expiry.
             "--state-ttl-secs" => parsed.state_ttl_secs = Some(number(&arg, args.next())?),
             other => return Err(format!("unknown argument: {other} (see --help)")),
@@ -288,9 +313,15 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(n) = args.max_in_flight {
         options.max_in_flight = n;
     }
+    if let Some(n) = args.max_listen_streams {
+        options.max_listen_streams = n;
+    }
     if let Some(ms) = args.cache_ttl_ms {
         options.list_cache.ttl_ms = ms;
         options.read_cache.ttl_ms = ms;
+    }
+    if let Some(ms) = args.task_ttl_ms {
+        options.task_ttl = Duration::from_millis(ms as u64);
     }
     if let Some(secs) = args.state_ttl_secs {
         options.state_ttl = Duration::from_secs(secs as u64);
@@ -298,6 +329,9 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
     if let Some(file) = &args.state_key_file {
         server.set_state_key_file(file)?;
+    }
+    if let Some(id) = &args.node_id {
+        server.set_node_id(id)?;
     }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
@@ -443,6 +477,9 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     if let Some(n) = args.session_idle_secs {
         options.session_idle = std::time::Duration::from_secs(n as u64);
     }
+    if let Some(n) = args.session_ttl_secs {
+        options.session_ttl = std::time::Duration::from_secs(n as u64);
+    }
     if let Some(n) = args.max_streams {
         options.max_streams_per_session = n;
     }
@@ -465,6 +502,15 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
     let mut raw = std::env::args().skip(1).peekable();
+    if raw.peek().map(String::as_str) == Some("health") {
+        return match cli::health::run(raw.skip(1)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("tinymcp health: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let parsed =
         if raw.peek().map(String::as_str) == Some("config") { parse_config(raw.skip(1)) } else { parse_args(raw) };
     let args = match parsed {

@@ -128,7 +128,7 @@ impl Connection {
     }
 
     /// Opens a `subscriptions/listen` stream (2026-07-28); it holds no worker.
-    fn listen(&self, req: Request, filter: crate::server::listen::Filter, reply: &Sink) {
+    fn listen(&self, req: Request, filter: crate::server::listen::Grant, reply: &Sink) {
         let mut listens = self.listens.lock().unwrap_or_else(PoisonError::into_inner);
         let refusal = if listens.len() >= MAX_LISTEN_STREAMS {
             Some(format!("too many subscriptions/listen streams open: at most {MAX_LISTEN_STREAMS} per client"))

@@ -9,7 +9,7 @@ use crate::features::resources::Catalog;
 use crate::features::{completion, input_required, logging, prompts, resources, tasks, tasks_ext, tools};
 use crate::server::context::{RequestCx, Runtime};
 use crate::server::lifecycle;
-use crate::server::listen::Filter;
+use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
 use crate::wire::jsonrpc::{Notification, Request, RequestId, RpcError};
@@ -25,8 +25,9 @@ pub(crate) enum Route {
     Answered(Result<Value, RpcError>),
     /// Runs on the pool through `answer`.
     Pool,
-    /// Opens a `subscriptions/listen` stream with this honoured filter (2026-07-28).
-    Listen(Filter),
+    /// Opens a `subscriptions/listen` stream with this honoured filter and place under the
+    /// server-wide cap (2026-07-28).
+    Listen(Grant),
 }
 
 /// Requests answered on the reader's thread: `initialize`, and what may come before it.
@@ -54,10 +55,13 @@ pub(crate) fn early_per_request(server: &Server, req: &Request) -> Route {
         | "resources/unsubscribe"
         | "tasks/result"
         | "tasks/list" => Route::Answered(Err(RpcError::method_not_found(&req.method))),
-        "subscriptions/listen" => match listen_filter(server, &req.params) {
-            Ok(filter) => Route::Listen(filter),
-            Err(e) => Route::Answered(Err(e)),
-        },
+        "subscriptions/listen" => {
+            let slot = |filter| server.listen_slots().take(server.options().max_listen_streams).map(|s| (filter, s));
+            match listen_filter(server, &req.params).and_then(slot) {
+                Ok((filter, slot)) => Route::Listen(Grant::new(filter, slot)),
+                Err(e) => Route::Answered(Err(e)),
+            }
+        }
         _ => Route::Pool,
     }
 }
@@ -81,15 +85,31 @@ fn listen_filter(server: &Server, params: &Value) -> Result<Filter, RpcError> {
             )))
         }
     };
+    let task_ids = match asked.get("taskIds") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(ids)) if ids.len() <= MAX_LISTEN_URIS => {
+            ids.iter().filter_map(Value::as_str).map(str::to_owned).collect()
+        }
+        Some(_) => {
+            return Err(RpcError::invalid_params(format!(
+                "subscriptions/listen: taskIds must be an array of at most {MAX_LISTEN_URIS} task ids"
+            )))
+        }
+    };
+    // SEP-2663: task notifications asked for without the extension are -32021.
+    if !task_ids.is_empty() && !tasks_ext::declared_in(params) {
+        return Err(tasks_ext::missing());
+    }
     Ok(Filter {
         tools_list_changed: on.tools && flag("toolsListChanged"),
         prompts_list_changed: on.prompts && flag("promptsListChanged"),
         resources_list_changed: on.resources && flag("resourcesListChanged"),
         resource_subscriptions: if on.resources { uris } else { Vec::new() },
+        task_ids,
     })
 }
 
-/// Resource URIs one listen stream may name.
+/// Resource URIs (and task ids) one listen stream may name.
 const MAX_LISTEN_URIS: usize = 1024;
 
 /// Runs one request on a worker. Up to 2025-11-25 that is `dispatch`. On 2026-07-28 the
@@ -154,9 +174,9 @@ fn decorate(server: &Server, method: &str, result: Value) -> Value {
             "resources/read" => Some(server.options().read_cache),
             _ => None,
         };
+        // A registration's own hint (`Server::set_read_cache`) is on the result already.
         if let Some(hint) = hint {
-            map.insert("ttlMs".into(), hint.ttl_ms.into());
-            map.insert("cacheScope".into(), hint.scope.as_str().into());
+            hint.apply(&mut map);
         }
     }
     Value::Object(map)

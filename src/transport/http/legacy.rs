@@ -40,7 +40,7 @@ impl Legacy {
 }
 
 pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
-    let id = match random::hex_token(16) {
+    let id = match random::routed_token(http.server.node_id(), 16) {
         Ok(id) => id,
         Err(e) => {
             log::error!("no session id: {e}");

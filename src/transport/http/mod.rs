@@ -10,23 +10,27 @@ mod headers;
 mod http1;
 mod legacy;
 mod listener;
+mod probe;
 mod security;
 mod sessions;
 mod sse;
 mod stateless;
 mod streams;
+mod token;
 
+pub use probe::probe;
 pub use security::Access;
 
 use crate::error::Error;
 use crate::server::connection::{Outgoing, Sink};
 use crate::server::Server;
+use crate::util::seal::StateKey;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, RequestId, RpcError};
 use crate::wire::meta::{self, Carrier, Era};
 use crate::wire::version::ProtocolVersion;
 use http1::{BodyError, Exchange};
 use security::Refusal;
-use sessions::{HttpSession, Refused, Sessions};
+use sessions::{HttpSession, Missing, Refused, Sessions};
 use sse::SseWriter;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,6 +50,9 @@ pub struct HttpOptions {
     pub max_sessions: usize,
     /// A session unused this long ends.
     pub session_idle: Duration,
+    /// How long a session id is accepted after `initialize`, by this replica and every other
+    /// sharing the key (the id carries its expiry).
+    pub session_ttl: Duration,
     /// GET streams one session may hold open.
     pub max_streams_per_session: usize,
     /// An idle stream gets a comment this often.
@@ -64,6 +71,7 @@ impl Default for HttpOptions {
             access: Access { loopback_only: true, ..Default::default() },
             max_sessions: 1000,
             session_idle: Duration::from_secs(30 * 60),
+            session_ttl: Duration::from_secs(24 * 60 * 60),
             max_streams_per_session: 8,
             keep_alive: Duration::from_secs(15),
             retry: Duration::from_secs(3),
@@ -131,8 +139,14 @@ impl HttpServer {
         // The bound address, not the asked one: with port 0 the log names the port the OS chose.
         let local = listener.local_addr()?;
         let listener = no_delay(listener);
+        // Session ids are sealed with the server's key: the key file's, shared by replicas.
+        let key = match server.sealing_key() {
+            Some(key) => key.clone(),
+            None => StateKey::random()?,
+        };
+        let node = server.node_id().map(str::to_owned);
         let http = Arc::new(Http {
-            sessions: Sessions::new(options.max_sessions, options.session_idle),
+            sessions: Sessions::new(options.max_sessions, options.session_idle, options.session_ttl, key, node)?,
             legacy: legacy::Legacy::default(),
             connections: listener::Connections::default(),
             stopping: AtomicBool::new(false),
@@ -528,17 +542,7 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     }
     let initialize = matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
     let session = if initialize {
-        match http.sessions.create(&http.server) {
-            Ok(session) => session,
-            Err(Refused::Full(max)) => {
-                let error = RpcError::invalid_request(format!("too many sessions (the limit is {max}); try later"));
-                return Answer::rpc_error(503, &error).with("Retry-After", "5").send(exchange, cors);
-            }
-            Err(Refused::NoRandom(e)) => {
-                log::error!("no session id: {e}");
-                return Answer::rpc_error(500, &RpcError::internal()).send(exchange, cors);
-            }
-        }
+        http.sessions.create(&http.server)
     } else {
         match find_session(http, exchange) {
             Ok(session) => session,
@@ -560,11 +564,16 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     }
     let mut headers: Vec<(&'static str, String)> = cors.to_vec();
     if initialize {
-        if session.connection.session().protocol_version().is_none() {
-            // A failed initialize leaves no session behind.
-            http.sessions.remove(&session.id);
-        } else {
-            headers.push(("Mcp-Session-Id", session.id.clone()));
+        // The id says what `initialize` settled, so it is minted now; a failed one leaves
+        // no session behind.
+        match session.connection.session().negotiated().map(|n| http.sessions.establish(&session, n)) {
+            None => session.connection.close(),
+            Some(Ok(id)) => headers.push(("Mcp-Session-Id", id)),
+            Some(Err(refused)) => {
+                session.connection.close();
+                drop(busy);
+                return too_many(refused).send(exchange, cors);
+            }
         }
     }
     // The first thing the request produces decides the answer's form: its response alone is
@@ -668,8 +677,11 @@ fn find_session(http: &Http, exchange: &Exchange<'_>) -> Result<Arc<HttpSession>
             &RpcError::invalid_request("Mcp-Session-Id header required: initialize first"),
         ));
     };
-    let session = http.sessions.get(id).ok_or_else(|| {
-        Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"))
+    let session = http.sessions.get(&http.server, id).map_err(|missing| match missing {
+        Missing::Unknown => {
+            Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"))
+        }
+        Missing::Full(max) => too_many(Refused::Full(max)),
     })?;
     // Spec (2025-06-18 transports): the header carries the negotiated revision; another one is
     // a client confused about its own session.
@@ -686,12 +698,26 @@ fn find_session(http: &Http, exchange: &Exchange<'_>) -> Result<Arc<HttpSession>
     Ok(session)
 }
 
+/// The answer when no session can be made or rebuilt: `503` at the cap, `500` without randomness.
+fn too_many(refused: Refused) -> Answer {
+    match refused {
+        Refused::Full(max) => {
+            let error = RpcError::invalid_request(format!("too many sessions (the limit is {max}); try later"));
+            Answer::rpc_error(503, &error).with("Retry-After", "5")
+        }
+        Refused::NoRandom(e) => {
+            log::error!("no session id: {e}");
+            Answer::rpc_error(500, &RpcError::internal())
+        }
+    }
+}
+
 fn delete(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
     match exchange.header("Mcp-Session-Id").map(str::to_owned) {
         None => {
             Answer::rpc_error(400, &RpcError::invalid_request("Mcp-Session-Id header required")).send(exchange, cors)
         }
-        Some(id) if http.sessions.remove(&id) => Answer::new(200).send(exchange, cors),
+        Some(id) if http.sessions.delete(&id) => Answer::new(200).send(exchange, cors),
         Some(_) => Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session")).send(exchange, cors),
     }
 }

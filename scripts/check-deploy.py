@@ -10,6 +10,7 @@ Usage: check-deploy.py TINYMCP_BINARY
   TINYMCP_* variables exactly the template's placeholders.
 - the Dockerfile: a build stage, then FROM scratch with the one binary, a numeric non-root USER,
   a HEALTHCHECK that is `tinymcp health`, `--http 0.0.0.0:8080`, and a token file in CMD.
+- README's Deploy section: its nginx block is the template, byte for byte.
 Prints one line per problem and `check-deploy: N problems`; exits 1 when there are any.
 """
 
@@ -146,9 +147,21 @@ def check_dockerfile() -> None:
         problem(f"Dockerfile: CMD must require a token file, got {argv('CMD')}")
 
 
+def check_readme() -> None:
+    """README's Deploy section shows the whole nginx config: it must be the template itself."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.find("\n## Deploy\n") :]
+    found = re.search(r"```nginx\n(.*?)```", section, re.S)
+    if not found:
+        problem("README.md: no ```nginx block in the Deploy section")
+    elif found.group(1) != (DEPLOY / "nginx.conf.template").read_text():
+        problem("README.md: the nginx config in Deploy differs from deploy/nginx.conf.template (copy it over)")
+
+
 def main() -> int:
     check_compose(sys.argv[1])
     check_dockerfile()
+    check_readme()
     for note in sorted(notes):
         print(f"check-deploy: note: {note}")
     print(f"check-deploy: {len(problems)} problems")

@@ -4,7 +4,9 @@
 # the conformance requirement sets 2026-07-28 and 2025-11-25, the Python SDK clients on both wires,
 # then load runs (scripts/scale-load.py: many 2026-07-28 `echo` calls and a share of 2025-11-25
 # sessions) while all serve, while one replica drains (SIGTERM) and while one is killed (SIGKILL).
-# Fails when a 2026-07-28 request is lost or an older client initializes more than once in a run.
+# Beside the stop runs, scripts/scale-probe.py reports what lived on the stopped replica (streams,
+# a task, calls in flight). Fails when a 2026-07-28 request is lost or an older client initializes
+# more than once in a run.
 # Prints a table: requests, errors, p50/p99, each replica's share (from nginx's access log).
 # Installs the Debian package nginx when missing (as root); when it cannot, says so in one line
 # "scale test skipped: ..." and exits 0. Everything lives under target/scale-test/ (nginx runs with
@@ -77,7 +79,8 @@ trap cleanup EXIT
 # Every replica serves the same folder (and the conformance fixture), with the same key.
 mkdir -p "$work/shared"
 echo "served by every replica" >"$work/shared/readme.txt"
-replica_args=(--everything --root "$work/shared" --watch-interval 250 --state-key-file "$work/state.key")
+replica_args=(--everything --skills examples/skills --root "$work/shared" --watch-interval 250
+  --state-key-file "$work/state.key")
 has --node-id || missing --node-id "routing 2025-11-25 sessions, legacy SSE and tasks to their replica"
 has --drain-secs && replica_args+=(--drain-secs 5) || missing --drain-secs "the graceful drain on SIGTERM"
 has --trusted-proxy && replica_args+=(--trusted-proxy 127.0.0.1) || missing --trusted-proxy "X-Forwarded-* from nginx"
@@ -197,10 +200,18 @@ load() { # load LABEL SECONDS [--strict]: fails when a 2026-07-28 request was lo
     --replica "r1=127.0.0.1:${PORT[r1]}" --replica "r2=127.0.0.1:${PORT[r2]}" \
     --replica "r3=127.0.0.1:${PORT[r3]}" | tee -a "$table"
 }
-stop_during() { # stop_during SIGNAL REPLICA: (in the background) the signal 2 s into the run,
-  # then how long until the process ended (its parent, this shell, collects the status)
+probe() { # probe REPLICA: scripts/scale-probe.py in the background (streams, a task and calls
+  # placed on REPLICA before it is stopped; what became of them in target/scale-test/probe-REPLICA.txt)
+  rm -f "$work/ready-$1"
+  python3 scripts/scale-probe.py --url "$URL" --victim "$1" --victim-health "http://127.0.0.1:${PORT[$1]}/healthz" \
+    --ready "$work/ready-$1" --seconds 8 >"$work/probe-$1.txt" 2>&1 &
+  prober=$!
+}
+stop_during() { # stop_during SIGNAL REPLICA: (in the background) the signal 1 s after the probe is
+  # ready, then how long until the process ended (its parent, this shell, collects the status)
   local pid=${PID[$2]}
-  sleep 2
+  for _ in $(seq 100); do [ -e "$work/ready-$2" ] && break; sleep 0.1; done
+  sleep 1
   kill -"$1" "$pid"
   local t0
   t0=$(date +%s%N)
@@ -208,29 +219,38 @@ stop_during() { # stop_during SIGNAL REPLICA: (in the background) the signal 2 s
   awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f\n", (b - a) / 1e9 }' >"$work/stop-$2.secs"
 }
 stopped() { # stopped SIGNAL REPLICA: collect the exit status after stop_during, start it again
-  if wait "${PID[$2]}" 2>/dev/null; then rc=0; else rc=$?; fi
-  notes+=("$2: SIG$1 2 s into the run; exited with status $rc, $(cat "$work/stop-$2.secs") s later")
+  if [ "$1" = KILL ]; then
+    rc=137 # disowned before (so bash does not print "Killed"): 128 + 9 by definition
+  elif wait "${PID[$2]}"; then rc=0; else rc=$?; fi
+  notes+=("$2: SIG$1 during the run; exited with status $rc, $(cat "$work/stop-$2.secs") s later")
   echo "$rc" >"$work/stop-$2.status"
   start_replica "$2"
   wait_healthy "http://127.0.0.1:${PORT[$2]}/healthz"
 }
 notes=()
 load "all three serving" 6 --strict || fail "load run with all three serving"
+probe r2
 stop_during TERM r2 &
 stopper=$!
 load "r2 drained (SIGTERM)" 8 "$(has --drain-secs && echo --strict)" || fail "load run while r2 drained"
-wait "$stopper"
+wait "$stopper" "$prober"
 stopped TERM r2
+disown "${PID[r3]}"
+probe r3
 stop_during KILL r3 &
 stopper=$!
 load "r3 killed (SIGKILL)" 8 || fail "load run while r3 was killed"
-wait "$stopper"
+wait "$stopper" "$prober"
 stopped KILL r3
 
 echo
 echo "scale test: nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'), 3 replicas, $(nproc) cores; load: 12 threads at 2026-07-28 + $older 2025-11-25 sessions, one keep-alive connection each"
 cat "$table"
 printf '%s\n' "${notes[@]}"
+for victim in r2 r3; do
+  echo "what became of what lived on $victim:"
+  sed 's/^/  /' "$work/probe-$victim.txt"
+done
 if has --drain-secs && [ "$(cat "$work/stop-r2.status")" != 0 ]; then
   fail "r2 did not exit 0 after draining"
 fi

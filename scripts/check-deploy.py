@@ -26,9 +26,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 problems: list[str] = []
-notes: set[str] = set()
-# Flags of issue 15 that other branches add: their absence is said, not failed.
-PENDING = {"--node-id", "--drain-secs", "--trusted-proxy"}
 
 
 def problem(text: str) -> None:
@@ -85,10 +82,7 @@ def check_compose(binary: str) -> None:
         for flag in flags:
             if re.search(rf"^\s+{re.escape(flag)}\b", help_text, re.M):
                 continue
-            if flag in PENDING:
-                notes.add(f"compose.yaml runs the replicas with {flag}, which this binary lacks yet")
-            else:
-                problem(f"compose.yaml: {name} runs with {flag}, which `tinymcp --help` does not list")
+            problem(f"compose.yaml: {name} runs with {flag}, which `tinymcp --help` does not list")
         if flags.get("--node-id") != name:
             problem(f"compose.yaml: {name} must run with --node-id {name} (nginx routes on it)")
         keys.add(flags.get("--state-key-file"))
@@ -162,8 +156,6 @@ def main() -> int:
     check_compose(sys.argv[1])
     check_dockerfile()
     check_readme()
-    for note in sorted(notes):
-        print(f"check-deploy: note: {note}")
     print(f"check-deploy: {len(problems)} problems")
     return 1 if problems else 0
 

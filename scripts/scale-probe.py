@@ -7,10 +7,11 @@ Usage:
 Before the signal it places, through nginx, on the victim: a 2025-11-25 session with its GET
 stream, a legacy /sse session, a 2026-07-28 task (slow_compute, 60 s), and three 2026-07-28
 calls of 3 s (round-robin, one on each replica); then it writes FILE so the script may send the
-signal. Afterwards it reports, one line each, what happened: when the streams ended and whether
-with a `retry:` hint, whether the session's next POST and a new GET were served elsewhere
-without a new initialize, whether the legacy session and the task survived (they cannot: they
-live in the victim's memory), and whether the in-flight calls were answered. Prints only; the
+signal (the script writes when it sent it to FILE.signalled). Afterwards it reports, one line
+each, what happened: when the streams ended and whether with a `retry:` hint, whether the
+session's next POST and a new GET were served elsewhere without a new initialize, whether the
+legacy session and the task survived (they cannot: they live in the victim's memory), and
+whether the in-flight calls were answered. Prints only; the
 caller decides (the script asserts on the load runs' figures, not on these).
 """
 
@@ -73,11 +74,11 @@ class Stream:
                 line = self.response.readline().decode("utf-8", "replace")
                 if not line:
                     break
-                self.lines.append((time.monotonic(), line.rstrip("\r\n")))
+                self.lines.append((time.time(), line.rstrip("\r\n")))
                 self.first.set()
         except Exception:
             pass
-        self.ended_at = time.monotonic()
+        self.ended_at = time.time()
         self.first.set()
 
     def close(self) -> None:
@@ -112,7 +113,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8)
     args = parser.parse_args()
     url, mine = Url(args.url), f"{args.victim}."
-    deadline = time.monotonic() + args.seconds + 5
+    deadline = time.time() + args.seconds + 5
     report: list[str] = []
 
     # A 2025-11-25 session on the victim (initialize lands round-robin), and its GET stream.
@@ -162,13 +163,13 @@ def main() -> None:
 
     def slow_call(n: int) -> None:
         body = {"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": {"name": "slow_compute", "arguments": {"seconds": 3, "label": f"s{n}"}, "_meta": {**META, "io.modelcontextprotocol/clientCapabilities": {}}}}
-        start = time.monotonic()
+        start = time.time()
         try:
             status, _, text = url.post("/mcp", body, modern)
             ok = status == 200 and "finished after" in json.dumps(message_of(text))
         except Exception:
             ok = False
-        slow.append((ok, time.monotonic() - start))
+        slow.append((ok, time.time() - start))
 
     callers = [threading.Thread(target=slow_call, args=(n,)) for n in range(3)]
     for t in callers:
@@ -176,7 +177,7 @@ def main() -> None:
     time.sleep(0.3)
     with open(args.ready, "w", encoding="utf-8") as f:
         f.write("ready\n")
-    signalled = time.monotonic() + 1.0  # the script signals 1 s after FILE appears
+    signalled = time.time() + 1.0  # the script signals 1 s after FILE appears, and says when
 
     # The victim gone (its /healthz refuses or says 503 no more matters: wait until it is down).
     def victim_down() -> bool:
@@ -191,11 +192,16 @@ def main() -> None:
         finally:
             c.close()
 
-    while time.monotonic() < deadline and not victim_down():
+    while time.time() < deadline and not victim_down():
         time.sleep(0.1)
-    down_at = time.monotonic()
+    down_at = time.time()
+    try:
+        with open(args.ready + ".signalled", encoding="utf-8") as f:
+            signalled = float(f.read().strip())
+    except (OSError, ValueError):
+        pass
     for t in callers:
-        t.join(timeout=max(0.1, deadline - time.monotonic()))
+        t.join(timeout=max(0.1, deadline - time.time()))
 
     def ended(stream: Stream | None) -> str:
         if stream is None:

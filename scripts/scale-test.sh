@@ -14,8 +14,6 @@
 # touched) and everything started is stopped on exit.
 # deploy/ is checked first (scripts/check-deploy.py: compose.yaml, the Dockerfile and the template
 # agree with each other and with the binary), since Docker cannot run here.
-# Flags the binary does not list in --help yet (--node-id, --drain-secs, --trusted-proxy) are left
-# out, and what needs them is skipped with a line saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started_at=$SECONDS
@@ -44,13 +42,6 @@ bash scripts/deps.sh
 NODE=.cache/npm/node_modules/.bin/node
 CONFORMANCE=.cache/npm/node_modules/.bin/conformance
 PY=.cache/venv/bin/python
-help=$("$BIN" --help)
-has() { grep -q -- "$1 " <<<"$help"; }
-skipped=()
-missing() { # missing FLAG WHAT: note what is skipped for lack of FLAG
-  skipped+=("$2 (tinymcp --help lists no $1 yet)")
-  echo "scale test: $2 skipped: tinymcp --help lists no $1 yet" >&2
-}
 
 work=$PWD/target/scale-test
 rm -rf "$work"
@@ -70,7 +61,7 @@ cleanup() {
   for r in "${REPLICAS[@]}"; do
     [ -n "${PID[$r]:-}" ] && kill -KILL "${PID[$r]}" 2>/dev/null
   done
-  [ -n "$nginx_pid" ] && kill -QUIT "$nginx_pid" 2>/dev/null
+  [ -n "$nginx_pid" ] && kill -TERM "$nginx_pid" 2>/dev/null
   wait 2>/dev/null
   true
 }
@@ -80,15 +71,10 @@ trap cleanup EXIT
 mkdir -p "$work/shared"
 echo "served by every replica" >"$work/shared/readme.txt"
 replica_args=(--everything --skills examples/skills --root "$work/shared" --watch-interval 250
-  --state-key-file "$work/state.key")
-has --node-id || missing --node-id "routing 2025-11-25 sessions, legacy SSE and tasks to their replica"
-has --drain-secs && replica_args+=(--drain-secs 5) || missing --drain-secs "the graceful drain on SIGTERM"
-has --trusted-proxy && replica_args+=(--trusted-proxy 127.0.0.1) || missing --trusted-proxy "X-Forwarded-* from nginx"
+  --state-key-file "$work/state.key" --trusted-proxy 127.0.0.1 --drain-secs 5)
 
 start_replica() { # start_replica NAME: on its port, appending to target/scale-test/NAME.log
-  local args=("${replica_args[@]}" --http "127.0.0.1:${PORT[$1]}")
-  has --node-id && args+=(--node-id "$1")
-  "$BIN" "${args[@]}" 2>>"$work/$1.log" &
+  "$BIN" "${replica_args[@]}" --node-id "$1" --http "127.0.0.1:${PORT[$1]}" 2>>"$work/$1.log" &
   PID[$1]=$!
 }
 healthy() { "$BIN" health "$1" 2>/dev/null; } # the probe the container uses
@@ -149,11 +135,6 @@ conformance() { # conformance REVISION: the requirement set, through nginx
   if [ "$rc" -eq 0 ] && grep -qE '^Total: [0-9]+ passed, 0 failed' <<<"$total"; then
     return 0
   fi
-  if ! has --node-id && ! grep -E '^✗' "$out" | grep -qv '^✗ tasks-'; then
-    # A task lives on the replica that created it: without node ids, tasks/* go round-robin.
-    echo "scale test: only the tasks scenarios failed, as they must while tasks/* cannot be routed by node id"
-    return 0
-  fi
   grep -E '^✗|FAIL' "$out" | head -20 || tail -20 "$out"
   fail "conformance $1 through nginx"
 }
@@ -177,11 +158,9 @@ conformance 2026-07-28
 for mode in 2026-07-28 auto; do
   interop "python-modern-$mode" tests/interop/python_modern.py --mode "$mode" --transport http "$URL/mcp"
 done
-if has --node-id; then
-  conformance 2025-11-25
-  interop python-http tests/interop/python_client.py --transport http "$URL/mcp"
-  interop python-sse tests/interop/python_client.py --transport sse "$URL/sse"
-fi
+conformance 2025-11-25
+interop python-http tests/interop/python_client.py --transport http "$URL/mcp"
+interop python-sse tests/interop/python_client.py --transport sse "$URL/sse"
 
 # 2026-07-28 listen streams on each replica hear a change of the folder they all serve.
 python3 scripts/scale-load.py --url "$URL/mcp" --listen-folder "$work/shared" --access-log "$work/access.log" \
@@ -192,7 +171,6 @@ python3 scripts/scale-load.py --url "$URL/mcp" --listen-folder "$work/shared" --
 table=$work/table.txt
 python3 scripts/scale-load.py --header >"$table"
 older=6
-has --node-id || older=0
 load() { # load LABEL SECONDS [--strict]: fails when a 2026-07-28 request was lost or a client
   # re-initialized twice (--strict: or an older client's call failed)
   python3 scripts/scale-load.py --url "$URL/mcp" --seconds "$2" --modern 12 --older "$older" ${3:-} \
@@ -213,6 +191,7 @@ stop_during() { # stop_during SIGNAL REPLICA: (in the background) the signal 1 s
   for _ in $(seq 100); do [ -e "$work/ready-$2" ] && break; sleep 0.1; done
   sleep 1
   kill -"$1" "$pid"
+  date +%s.%N >"$work/ready-$2.signalled"
   local t0
   t0=$(date +%s%N)
   while [ -e "/proc/$pid" ] && ! awk '{exit !($3 == "Z")}' "/proc/$pid/stat" 2>/dev/null; do sleep 0.05; done
@@ -232,7 +211,7 @@ load "all three serving" 6 --strict || fail "load run with all three serving"
 probe r2
 stop_during TERM r2 &
 stopper=$!
-load "r2 drained (SIGTERM)" 8 "$(has --drain-secs && echo --strict)" || fail "load run while r2 drained"
+load "r2 drained (SIGTERM)" 8 --strict || fail "load run while r2 drained"
 wait "$stopper" "$prober"
 stopped TERM r2
 disown "${PID[r3]}"
@@ -251,9 +230,8 @@ for victim in r2 r3; do
   echo "what became of what lived on $victim:"
   sed 's/^/  /' "$work/probe-$victim.txt"
 done
-if has --drain-secs && [ "$(cat "$work/stop-r2.status")" != 0 ]; then
+if [ "$(cat "$work/stop-r2.status")" != 0 ]; then
   fail "r2 did not exit 0 after draining"
 fi
-for line in "${skipped[@]}"; do echo "skipped: $line"; done
 echo "scale test: $((SECONDS - started_at)) s in all; logs in $work"
 exit $status

@@ -339,7 +339,12 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         Some(_) => {
             Err(tinymcp::Error::Io(std::io::Error::other("this build has no HTTP (built without the `http` feature)")))
         }
-        None => transport::stdio::serve(server),
+        None => {
+            let served = transport::stdio::serve(Arc::clone(&server));
+            // Tasks outlive their requests but not the process: their commands end with it.
+            server.shutdown();
+            served
+        }
     }
 }
 

@@ -488,6 +488,9 @@ impl Server {
         for listener in self.live_listeners() {
             listener.close();
         }
+        // Tasks outlive their requests, not the server: their work is told to stop (a command
+        // kills its process group) before the pool waits for it.
+        tasks_ext::cancel_all(self);
         self.pool.shutdown(SHUTDOWN_GRACE);
     }
 

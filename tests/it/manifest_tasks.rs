@@ -189,3 +189,29 @@ fn the_example_manifest_runs_its_test_suite_as_an_optional_task() {
     let run_tests = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "run_tests").cloned();
     check(&run_tests.expect("run_tests listed"), json!({"execution": {"taskSupport": "optional"}}));
 }
+
+/// A task outlives its request, not tinymcp: when stdin ends, the commands of running tasks of
+/// both eras are killed with their process groups before the process exits.
+#[test]
+fn the_commands_of_running_tasks_end_with_the_server() {
+    for era in ["2026-07-28", "2025-11-25"] {
+        let dir = TempDir::new("task-exit");
+        let manifest = jobs(&dir);
+        let mut client = Client::spawn(&["--manifest", &manifest]);
+        if era == "2026-07-28" {
+            task_id(&call(&mut client, "long", json!({})));
+        } else {
+            client.initialize(era, json!({}));
+            let created = client.request("tools/call", json!({"name": "long", "arguments": {}, "task": {}}));
+            check(&created, json!({"result": {"task": {"status": "working"}}}));
+        }
+        let pids = pids(&dir);
+        assert!(pids.iter().all(|&pid| !process_gone(pid)), "{era}: the command runs after the answer");
+        let started = Instant::now();
+        assert!(client.close().success(), "{era}");
+        assert!(started.elapsed() < Duration::from_secs(4), "{era}: exit took {:?}", started.elapsed());
+        for &pid in &pids {
+            eventually(&format!("{era}: process {pid} to be gone"), || process_gone(pid));
+        }
+    }
+}

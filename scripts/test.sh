@@ -49,3 +49,5 @@ done
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"
 .cache/venv/bin/python tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport sse "http://127.0.0.1:$port/sse"
+step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"
+bash scripts/scale-test.sh

@@ -1,6 +1,7 @@
 //! `resources/*`: descriptors, templates, reading, subscriptions, and the `updated` and
 //! `list_changed` notifications. Never names a transport or a thread.
 
+use crate::features::cache::CacheHint;
 use crate::features::completer::Completer;
 pub use crate::features::content::Resource;
 use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, ResourceContents};
@@ -21,18 +22,24 @@ pub type ReadHandler =
 /// Lists resources computed at call time (a directory, say).
 pub type ResourceLister = dyn Fn(&RequestCx) -> Vec<Resource> + Send + Sync;
 
-/// A registered resource with a fixed URI.
+/// A registered resource with a fixed URI. Cloned (sharing the handler) to change its hint.
+#[derive(Clone)]
 pub(crate) struct ResourceEntry {
     pub resource: Resource,
-    pub handler: Box<ReadHandler>,
+    pub handler: Arc<ReadHandler>,
+    /// The 2026-07-28 cache hint of its reads, over the server-wide one.
+    pub cache: Option<CacheHint>,
 }
 
-/// A registered resource template.
+/// A registered resource template. Cloned (sharing the handlers) to change its hint.
+#[derive(Clone)]
 pub(crate) struct TemplateEntry {
     pub template: ResourceTemplate,
     pub parsed: UriTemplate,
-    pub handler: Box<ReadHandler>,
-    pub completer: Option<Box<Completer>>,
+    pub handler: Arc<ReadHandler>,
+    pub completer: Option<Arc<Completer>>,
+    /// The 2026-07-28 cache hint of the reads it answers, over the server-wide one.
+    pub cache: Option<CacheHint>,
 }
 
 /// What `resources/*` read: the registry's resources, listers and templates.
@@ -127,19 +134,30 @@ pub(crate) fn list_templates(cx: &RequestCx, catalog: Catalog, params: ListParam
 }
 
 /// `resources/read`: an exact static resource first, then the first template that matches.
+/// On 2026-07-28 the registration's own cache hint, if it has one, goes on the result (the
+/// method table adds the server-wide one otherwise).
 pub(crate) fn read(cx: &RequestCx, catalog: Catalog, params: UriParams) -> Result<Value, RpcError> {
-    let contents = read_contents(cx, catalog, &params.uri)?;
+    let (contents, cache) = read_contents(cx, catalog, &params.uri)?;
     if contents.is_empty() {
         return Err(not_found(cx.version(), &params.uri));
     }
     let contents: Vec<Value> = contents.iter().map(ResourceContents::to_wire).collect();
-    Ok(json!({ "contents": contents }))
+    let mut result = json!({ "contents": contents });
+    if let (Some(hint), false, Value::Object(map)) = (cache, cx.version().is_stateful(), &mut result) {
+        hint.apply(map);
+    }
+    Ok(result)
 }
 
-/// Reads a URI through the catalog.
-fn read_contents(cx: &RequestCx, catalog: Catalog, uri: &str) -> Result<Vec<ResourceContents>, RpcError> {
+/// Reads a URI through the catalog: the contents, and the cache hint of the registration
+/// that answered.
+fn read_contents(
+    cx: &RequestCx,
+    catalog: Catalog,
+    uri: &str,
+) -> Result<(Vec<ResourceContents>, Option<CacheHint>), RpcError> {
     if let Some(entry) = catalog.resources.iter().find(|r| r.resource.uri == uri) {
-        return (entry.handler)(cx, uri, &Default::default());
+        return Ok(((entry.handler)(cx, uri, &Default::default())?, entry.cache));
     }
     for entry in catalog.templates {
         if let Some(vars) = entry.parsed.matches(uri) {
@@ -147,7 +165,7 @@ fn read_contents(cx: &RequestCx, catalog: Catalog, uri: &str) -> Result<Vec<Reso
             match (entry.handler)(cx, uri, &vars) {
                 // A template that matches the shape but knows no such resource lets the next one try.
                 Ok(contents) if contents.is_empty() => continue,
-                other => return other,
+                other => return Ok((other?, entry.cache)),
             }
         }
     }
@@ -157,7 +175,7 @@ fn read_contents(cx: &RequestCx, catalog: Catalog, uri: &str) -> Result<Vec<Reso
 /// `resources/subscribe`: only a URI that resolves to a resource (read once through the
 /// catalog, else not found), and at most 1000 per client (the session's cap; beyond, `-32602`).
 pub(crate) fn subscribe(cx: &RequestCx, catalog: Catalog, params: UriParams) -> Result<Value, RpcError> {
-    if read_contents(cx, catalog, &params.uri)?.is_empty() {
+    if read_contents(cx, catalog, &params.uri)?.0.is_empty() {
         return Err(not_found(cx.version(), &params.uri));
     }
     cx.session().subscribe(&params.uri)?;

@@ -175,7 +175,7 @@ pub(crate) fn spawn(
     params: TaskParams,
     work: impl FnOnce(&RequestCx) -> Result<Value, RpcError> + Send + 'static,
 ) -> Result<Value, RpcError> {
-    let id = random::hex_token(16).map_err(|e| {
+    let id = random::routed_token(cx.runtime().node_id(), 16).map_err(|e| {
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
     })?;

@@ -239,7 +239,7 @@ pub(crate) fn missing() -> RpcError {
 /// Starts `work` as a task and answers with the flat `CreateTaskResult`. `answers` are the
 /// ones the request already carried (a tool that asked before becoming a task).
 pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> Result<Value, RpcError> {
-    let id = random::hex_token(16).map_err(|e| {
+    let id = random::routed_token(cx.runtime().node_id(), 16).map_err(|e| {
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
     })?;

@@ -5,6 +5,7 @@
 
 mod check;
 
+use crate::features::cache::CacheHint;
 use crate::features::completion;
 use crate::features::content::{Content, ResourceContents, Role};
 use crate::features::prompts::{GetPromptResult, Prompt, PromptArguments, PromptMessage};
@@ -104,6 +105,8 @@ pub(crate) enum Source {
 pub(crate) struct ResourceDef {
     pub resource: Resource,
     pub source: Source,
+    /// The hint 2026-07-28 clients get with its reads (`cache`), over the server-wide one.
+    pub cache: Option<CacheHint>,
 }
 
 /// A checked manifest, ready to register.
@@ -223,6 +226,9 @@ impl Manifest {
                 }
                 read_source(uri, &source, &mime_type).map(|c| vec![c]).map_err(RpcError::invalid_params)
             });
+            if let Some(hint) = def.cache {
+                server.set_read_cache(&def.resource.uri, hint);
+            }
         }
     }
 

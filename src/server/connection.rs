@@ -91,6 +91,11 @@ impl Connection {
         let answer = |outcome: Result<serde_json::Value, RpcError>| {
             reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
         };
+        if self.server.is_draining() {
+            // New work is refused while the server drains; answers to its own requests and
+            // cancellations (not requests) still reach the handlers that run.
+            return answer(Err(super::shutting_down()));
+        }
         let terms: Terms = match meta::era(&req.method, &req.params, carrier) {
             Era::Handshake => {
                 if let Route::Answered(outcome) = methods::early(&self.server, &self.session, &req) {
@@ -123,7 +128,7 @@ impl Connection {
     }
 
     /// Opens a `subscriptions/listen` stream (2026-07-28); it holds no worker.
-    fn listen(&self, req: Request, filter: crate::server::listen::Filter, reply: &Sink) {
+    fn listen(&self, req: Request, filter: crate::server::listen::Grant, reply: &Sink) {
         let mut listens = self.listens.lock().unwrap_or_else(PoisonError::into_inner);
         let refusal = if listens.len() >= MAX_LISTEN_STREAMS {
             Some(format!("too many subscriptions/listen streams open: at most {MAX_LISTEN_STREAMS} per client"))

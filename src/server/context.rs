@@ -34,6 +34,8 @@ pub(crate) trait Runtime: Send + Sync {
     fn state_key(&self) -> Option<&StateKey>;
     /// How long a sealed `requestState` stays valid.
     fn state_ttl(&self) -> Duration;
+    /// This replica's node id (`--node-id`), which prefixes the ids it hands out.
+    fn node_id(&self) -> Option<&str>;
     /// How long a finished task stays readable (`Options::task_ttl`).
     fn task_ttl(&self) -> Duration;
     /// Sends a tasks-extension status (`notifications/tasks`) to the listen streams that asked

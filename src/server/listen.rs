@@ -3,9 +3,10 @@
 //! never assume a session. Knows no feature type.
 
 use crate::server::sink::{Outgoing, Sink};
-use crate::wire::jsonrpc::{self, RequestId};
+use crate::wire::jsonrpc::{self, RequestId, RpcError, INTERNAL_ERROR};
 use serde_json::{json, Map, Value};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// One party that hears server-wide notifications.
 pub(crate) trait Listener: Send + Sync {
@@ -86,13 +87,16 @@ pub(crate) struct ListenStream {
     filter: Filter,
     sink: Sink,
     ended: AtomicBool,
+    /// Its place under the server-wide cap, given back when the stream is dropped.
+    _slot: ListenSlot,
 }
 
 impl ListenStream {
     /// Opens the stream: the first frame is `notifications/subscriptions/acknowledged` with the
     /// honoured filter (spec: nothing is sent on a subscription before it).
-    pub(crate) fn open(id: RequestId, filter: Filter, sink: Sink) -> ListenStream {
-        let stream = ListenStream { id, filter, sink, ended: AtomicBool::new(false) };
+    pub(crate) fn open(id: RequestId, grant: Grant, sink: Sink) -> ListenStream {
+        let Grant { filter, slot } = grant;
+        let stream = ListenStream { id, filter, sink, ended: AtomicBool::new(false), _slot: slot };
         let params = json!({ "_meta": stream.meta(), "notifications": stream.filter.to_wire() });
         stream.sink.send(Outgoing::Notification(jsonrpc::notification(ACKNOWLEDGED, &params)));
         stream
@@ -147,5 +151,83 @@ impl Listener for ListenStream {
             let result = json!({ "resultType": "complete", "_meta": self.meta() });
             self.sink.send(Outgoing::Response(jsonrpc::response(Some(&self.id), &Ok(result))));
         }
+    }
+}
+
+/// A `subscriptions/listen` the method table allowed: the honoured filter, and a place under
+/// the server-wide cap on open streams.
+pub(crate) struct Grant {
+    pub filter: Filter,
+    slot: ListenSlot,
+}
+
+impl Grant {
+    pub(crate) fn new(filter: Filter, slot: ListenSlot) -> Grant {
+        Grant { filter, slot }
+    }
+}
+
+/// The server-wide count of open listen streams (every connection, every transport): over
+/// HTTP each 2026-07-28 POST is a connection of its own, so a per-connection cap alone bounds
+/// nothing.
+#[derive(Debug, Default)]
+pub(crate) struct ListenSlots {
+    open: Arc<AtomicUsize>,
+}
+
+impl ListenSlots {
+    /// A place for one more stream, or `-32603` when `max` are open (the server is at capacity;
+    /// the request itself is fine, so it is not `-32600`, and HTTP answers it `503`).
+    pub(crate) fn take(&self, max: usize) -> Result<ListenSlot, RpcError> {
+        let taken = self.open.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1));
+        match taken {
+            Ok(_) => Ok(ListenSlot(Arc::clone(&self.open))),
+            Err(_) => Err(at_capacity(max)),
+        }
+    }
+
+    /// Streams open now.
+    #[cfg(test)]
+    fn open(&self) -> usize {
+        self.open.load(Ordering::SeqCst)
+    }
+}
+
+/// The refusal at the server-wide cap.
+pub(crate) fn at_capacity(max: usize) -> RpcError {
+    let message = format!(
+        "server busy: {max} subscriptions/listen streams are open, the most it serves at once \
+         (--max-listen-streams); try again later"
+    );
+    RpcError::new(INTERNAL_ERROR, message).with_data(json!({ "maxListenStreams": max }))
+}
+
+/// One open stream's place under the cap; dropping it frees the place.
+#[derive(Debug)]
+pub(crate) struct ListenSlot(Arc<AtomicUsize>);
+
+impl Drop for ListenSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_capped_and_given_back_when_dropped() {
+        let slots = ListenSlots::default();
+        let a = slots.take(2).expect("first");
+        let b = slots.take(2).expect("second");
+        let refused = slots.take(2).expect_err("third refused");
+        assert_eq!(refused.code, INTERNAL_ERROR);
+        assert_eq!(slots.open(), 2);
+        drop(a);
+        assert_eq!(slots.open(), 1);
+        let _c = slots.take(2).expect("a freed place is taken again");
+        drop(b);
+        assert_eq!(slots.open(), 1);
     }
 }

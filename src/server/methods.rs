@@ -9,7 +9,7 @@ use crate::features::resources::Catalog;
 use crate::features::{completion, input_required, logging, prompts, resources, tasks, tasks_ext, tools};
 use crate::server::context::{RequestCx, Runtime};
 use crate::server::lifecycle;
-use crate::server::listen::Filter;
+use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
 use crate::wire::jsonrpc::{Notification, Request, RequestId, RpcError};
@@ -25,8 +25,9 @@ pub(crate) enum Route {
     Answered(Result<Value, RpcError>),
     /// Runs on the pool through `answer`.
     Pool,
-    /// Opens a `subscriptions/listen` stream with this honoured filter (2026-07-28).
-    Listen(Filter),
+    /// Opens a `subscriptions/listen` stream with this honoured filter and place under the
+    /// server-wide cap (2026-07-28).
+    Listen(Grant),
 }
 
 /// Requests answered on the reader's thread: `initialize`, and what may come before it.
@@ -54,10 +55,13 @@ pub(crate) fn early_per_request(server: &Server, req: &Request) -> Route {
         | "resources/unsubscribe"
         | "tasks/result"
         | "tasks/list" => Route::Answered(Err(RpcError::method_not_found(&req.method))),
-        "subscriptions/listen" => match listen_filter(server, &req.params) {
-            Ok(filter) => Route::Listen(filter),
-            Err(e) => Route::Answered(Err(e)),
-        },
+        "subscriptions/listen" => {
+            let slot = |filter| server.listen_slots().take(server.options().max_listen_streams).map(|s| (filter, s));
+            match listen_filter(server, &req.params).and_then(slot) {
+                Ok((filter, slot)) => Route::Listen(Grant::new(filter, slot)),
+                Err(e) => Route::Answered(Err(e)),
+            }
+        }
         _ => Route::Pool,
     }
 }
@@ -170,9 +174,9 @@ fn decorate(server: &Server, method: &str, result: Value) -> Value {
             "resources/read" => Some(server.options().read_cache),
             _ => None,
         };
+        // A registration's own hint (`Server::set_read_cache`) is on the result already.
         if let Some(hint) = hint {
-            map.insert("ttlMs".into(), hint.ttl_ms.into());
-            map.insert("cacheScope".into(), hint.scope.as_str().into());
+            hint.apply(&mut map);
         }
     }
     Value::Object(map)

@@ -12,6 +12,7 @@ pub(crate) mod registry;
 pub mod session;
 mod sink;
 
+pub use crate::features::cache::{CacheHint, CacheScope};
 pub use crate::features::completion::Completer;
 use crate::features::content::{Icon, ResourceContents};
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
@@ -19,7 +20,7 @@ use crate::features::resources::{self, Resource, ResourceEntry, ResourceLister, 
 use crate::features::tasks_ext;
 use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
 use crate::server::context::{RequestCx, Runtime};
-use crate::server::listen::Listener;
+use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
 use crate::server::registry::{ExtensionEntry, Registry};
 use crate::util::seal::StateKey;
@@ -30,8 +31,10 @@ use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::any::Any;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
-use std::time::Duration;
+use std::thread;
+use std::time::{Duration, Instant};
 
 /// Tunable limits. The defaults suit a local server; change them with the `with_*` methods
 /// (`Options::default().with_max_in_flight(16)`), so a new option breaks no embedder.
@@ -56,38 +59,12 @@ pub struct Options {
     pub read_cache: CacheHint,
     /// How long a 2026-07-28 `requestState` stays valid (default 10 minutes).
     pub state_ttl: Duration,
+    /// 2026-07-28 `subscriptions/listen` streams open at once, across every client (default
+    /// 1024, half the HTTP connections, each stream holding one); beyond, `-32603` (HTTP 503).
+    pub max_listen_streams: usize,
     /// How long a finished tasks-extension task stays readable (its `ttlMs`), and the `ttl` of
     /// a 2025-11-25 task whose client asks for none (default 5 minutes).
     pub task_ttl: Duration,
-}
-
-/// `ttlMs` and `cacheScope` of a 2026-07-28 result (SEP-2549): how long a client may reuse it,
-/// and whether a shared cache may (`Public`) or only the requesting user's (`Private`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CacheHint {
-    /// Milliseconds a client may reuse the result; 0 means do not reuse it.
-    pub ttl_ms: u64,
-    /// Who may share the cached result.
-    pub scope: CacheScope,
-}
-
-/// Who may share a cached 2026-07-28 result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheScope {
-    /// Any cache: the result holds no per-user data.
-    Public,
-    /// Only the requesting user's cache.
-    Private,
-}
-
-impl CacheScope {
-    /// The wire name: `public` or `private`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CacheScope::Public => "public",
-            CacheScope::Private => "private",
-        }
-    }
 }
 
 impl Default for Options {
@@ -102,6 +79,7 @@ impl Default for Options {
             list_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Public },
             read_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Private },
             state_ttl: Duration::from_secs(10 * 60),
+            max_listen_streams: 1024,
             task_ttl: Duration::from_secs(5 * 60),
         }
     }
@@ -162,6 +140,12 @@ impl Options {
         self
     }
 
+    /// 2026-07-28 `subscriptions/listen` streams open at once, across every client (default 1024).
+    pub fn with_max_listen_streams(mut self, max: usize) -> Self {
+        self.max_listen_streams = max;
+        self
+    }
+
     /// How long a finished task stays readable, and the default `ttl` of 2025-11-25 tasks
     /// (default 5 minutes).
     pub fn with_task_ttl(mut self, ttl: Duration) -> Self {
@@ -183,8 +167,19 @@ pub struct Server {
     subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
     /// Seals 2026-07-28 `requestState`s: random per process unless a key file is set.
     state_key: Option<StateKey>,
+    /// Prefixes every id a load balancer may route on (`--node-id`).
+    node_id: Option<String>,
+    /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
+    listen_slots: ListenSlots,
     pub(crate) pool: Pool,
+    /// Set by `drain`: new requests are refused, `/healthz` says 503.
+    draining: AtomicBool,
+    /// What `drain` waits for once handlers are done: a transport's answers written out.
+    flushes: Mutex<Vec<Flush>>,
 }
+
+/// Waits, up to the deadline, until a transport has written out every answer queued so far.
+pub(crate) type Flush = Box<dyn Fn(Instant) + Send + Sync>;
 
 /// Called with the URI of each `resources/subscribe`.
 type SubscribeHook = dyn Fn(&str) + Send + Sync;
@@ -208,9 +203,13 @@ impl Server {
             registry: RwLock::new(Arc::new(Registry::default())),
             listeners: Mutex::new(Vec::new()),
             subscribe_hooks: RwLock::new(Vec::new()),
+            listen_slots: ListenSlots::default(),
             state_key: StateKey::random()
                 .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
                 .ok(),
+            node_id: None,
+            draining: AtomicBool::new(false),
+            flushes: Mutex::new(Vec::new()),
         }
     }
 
@@ -220,6 +219,29 @@ impl Server {
     pub fn set_state_key_file(&mut self, path: &std::path::Path) -> Result<(), crate::Error> {
         self.state_key = Some(StateKey::from_file(path).map_err(crate::Error::Config)?);
         Ok(())
+    }
+
+    /// Names this replica: every id a load balancer may route on (HTTP and legacy SSE session
+    /// ids, task ids) then starts with `ID.`. `ID` is 1 to 32 ASCII letters, digits or `-`.
+    pub fn set_node_id(&mut self, id: &str) -> Result<(), crate::Error> {
+        let fits = (1..=32).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !fits {
+            return Err(crate::Error::Config(format!(
+                "node id {id:?}: expected 1 to 32 ASCII letters, digits or '-' (no dot: it ends the prefix)"
+            )));
+        }
+        self.node_id = Some(id.to_owned());
+        Ok(())
+    }
+
+    /// The node id set with [`Server::set_node_id`].
+    pub fn node_id(&self) -> Option<&str> {
+        self.node_id.as_deref()
+    }
+
+    /// The key that seals session ids and `requestState`: the key file's, else random per process.
+    pub(crate) fn sealing_key(&self) -> Option<&StateKey> {
+        self.state_key.as_ref()
     }
 
     /// Sets the human-readable title sent in `serverInfo` (2025-06-18 and later).
@@ -289,7 +311,8 @@ impl Server {
     ) {
         self.insert_resource(Arc::new(ResourceEntry {
             resource,
-            handler: Box::new(move |cx, uri, _| handler(cx, uri)),
+            handler: Arc::new(move |cx, uri, _| handler(cx, uri)),
+            cache: None,
         }));
     }
 
@@ -311,9 +334,29 @@ impl Server {
         completer: Option<Box<Completer>>,
     ) -> Result<(), String> {
         let parsed = UriTemplate::parse(&template.uri_template)?;
-        let entry = Arc::new(TemplateEntry { template, parsed, handler: Box::new(handler), completer });
+        let completer = completer.map(Arc::from);
+        let entry = Arc::new(TemplateEntry { template, parsed, handler: Arc::new(handler), completer, cache: None });
         self.update(|r| upsert(&mut r.templates, entry, |a, b| a.template.uri_template == b.template.uri_template));
         Ok(())
+    }
+
+    /// Sets the cache hint 2026-07-28 clients get with `resources/read` of one registered
+    /// resource (by URI) or template (by URI template), over `Options::read_cache`; call it
+    /// right after registering, since registering again starts without a hint. Says whether
+    /// such a registration exists.
+    pub fn set_read_cache(&self, uri_or_template: &str, hint: CacheHint) -> bool {
+        let mut found = false;
+        self.update(|r| {
+            for entry in r.resources.iter_mut().filter(|e| e.resource.uri == uri_or_template) {
+                *entry = Arc::new(ResourceEntry { cache: Some(hint), ..ResourceEntry::clone(entry) });
+                found = true;
+            }
+            for entry in r.templates.iter_mut().filter(|e| e.template.uri_template == uri_or_template) {
+                *entry = Arc::new(TemplateEntry { cache: Some(hint), ..TemplateEntry::clone(entry) });
+                found = true;
+            }
+        });
+        found
     }
 
     /// Registers a prompt, with an optional completer for its arguments.
@@ -494,6 +537,45 @@ impl Server {
         self.pool.shutdown(SHUTDOWN_GRACE);
     }
 
+    /// Stops taking new work and waits up to `within` for the work in flight: new requests are
+    /// refused from now on (over HTTP with `503`; `/healthz` answers `503` too), while answers
+    /// to the server's own requests and cancellations still arrive, so running handlers can
+    /// finish. Returns `true` once every handler is done and its answer written out; `false`
+    /// when `within` ran out, after cancelling what still runs (its requests get no answer, as
+    /// for any cancelled request). Transports are the caller's to stop afterwards:
+    /// `HttpServer::drain` does all of it for HTTP.
+    pub fn drain(&self, within: Duration) -> bool {
+        self.draining.store(true, Ordering::SeqCst);
+        // A task's request was answered long ago and the task dies with the process anyway:
+        // its work is stopped now (a command's process group killed), not waited for.
+        tasks_ext::cancel_all(self);
+        let deadline = Instant::now() + within;
+        while self.pool.busy() {
+            if Instant::now() >= deadline {
+                log::warn!("handlers still running after {within:?} of draining: cancelled");
+                for listener in self.live_listeners() {
+                    listener.close();
+                }
+                return false;
+            }
+            thread::sleep(DRAIN_POLL);
+        }
+        for flush in self.flushes.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+            flush(deadline);
+        }
+        true
+    }
+
+    /// Whether `drain` was called: new requests are refused.
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+
+    /// Makes `drain` wait for a transport's output too (stdio's writer).
+    pub(crate) fn add_flush(&self, flush: Flush) {
+        self.flushes.lock().unwrap_or_else(PoisonError::into_inner).push(flush);
+    }
+
     /// Whether every handler thread (`max_workers`) is busy, so a new request waits for one to
     /// finish; HTTP's `/healthz` answers 503 while it is.
     pub fn saturated(&self) -> bool {
@@ -504,6 +586,11 @@ impl Server {
     /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
     pub(crate) fn session_share(&self) -> usize {
         self.options.max_in_flight.min((self.options.max_workers / 2).max(1))
+    }
+
+    /// The server-wide count of open `subscriptions/listen` streams.
+    pub(crate) fn listen_slots(&self) -> &ListenSlots {
+        &self.listen_slots
     }
 
     /// The capabilities: exactly the features something is registered for.
@@ -518,9 +605,17 @@ impl Drop for Server {
     }
 }
 
+/// The error a request gets while the server drains: it did no work, so another server (or
+/// this one, restarted) may take it.
+pub(crate) fn shutting_down() -> RpcError {
+    RpcError::new(crate::wire::jsonrpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
+}
+
 /// How long stopping a server waits for handlers to end; one that ignores cancellation longer
 /// is left to finish alone.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How often `drain` looks at the pool: a one-off wait, short next to any handler.
+const DRAIN_POLL: Duration = Duration::from_millis(5);
 
 /// What a request reaches of the server: options, the pool, the subscribe hooks.
 impl Runtime for Server {
@@ -550,6 +645,10 @@ impl Runtime for Server {
 
     fn state_ttl(&self) -> Duration {
         self.options.state_ttl
+    }
+
+    fn node_id(&self) -> Option<&str> {
+        self.node_id.as_deref()
     }
 
     fn task_ttl(&self) -> Duration {

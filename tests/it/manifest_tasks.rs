@@ -215,3 +215,21 @@ fn the_commands_of_running_tasks_end_with_the_server() {
         }
     }
 }
+
+/// SIGTERM drains HTTP: a running task is not a request in flight, so its command is killed at
+/// once rather than waited for, and nothing it started outlives the process.
+#[test]
+fn a_draining_server_ends_the_commands_of_its_tasks() {
+    use crate::drain::{exit_within, sigterm};
+    let dir = TempDir::new("task-drain");
+    let manifest = jobs(&dir);
+    let mut w = Http(Server::start(&["--manifest", &manifest], &[]), 0);
+    task_id(&call(&mut w, "long", json!({})));
+    let pids = pids(&dir);
+    assert!(pids.iter().all(|&pid| !process_gone(pid)), "the command runs after the answer");
+    sigterm(w.0.child.id());
+    assert!(exit_within(&mut w.0, Duration::from_secs(5)).success());
+    for &pid in &pids {
+        eventually(&format!("process {pid} to be gone"), || process_gone(pid));
+    }
+}

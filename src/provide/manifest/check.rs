@@ -2,6 +2,8 @@
 //! named by its JSON path (`tools[1].command[2]`) and saying what was expected, so one
 //! `--check` run shows them all. Pure: reads the filesystem only to see that files exist.
 
+mod cache;
+
 use super::{Body, Problem, PromptDef, ResourceDef, Source, ToolDef};
 use crate::features::content::Role;
 use crate::features::prompts::{Prompt, PromptArgument};
@@ -39,7 +41,7 @@ const ANNOTATION_KEYS: &[&str] = &["title", "readOnlyHint", "destructiveHint", "
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages"];
 const ARGUMENT_KEYS: &[&str] = &["name", "title", "description", "required", "completions"];
 const MESSAGE_KEYS: &[&str] = &["role", "text", "file", "resource"];
-const RESOURCE_KEYS: &[&str] = &["uri", "name", "title", "description", "mimeType", "path", "text"];
+const RESOURCE_KEYS: &[&str] = &["uri", "name", "title", "description", "mimeType", "path", "text", "cache"];
 
 /// The largest `timeoutMs` (a day) and `maxOutputBytes` (256 MiB) accepted.
 const MAX_TIMEOUT_MS: u64 = 86_400_000;
@@ -630,7 +632,8 @@ impl Checker<'_> {
         if let Source::Text(text) = &source {
             resource = resource.with_size(text.len() as u64);
         }
-        Some(ResourceDef { resource, source })
+        let cache = self.cache(map.get("cache"), path);
+        Some(ResourceDef { resource, source, cache })
     }
 }
 

@@ -10,8 +10,8 @@ use super::sse::SseWriter;
 use super::{Answer, Http, SLICE};
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::wire::jsonrpc::{
-    self, Incoming, Message, RequestId, RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
-    UNSUPPORTED_PROTOCOL_VERSION,
+    self, Incoming, Message, RequestId, RpcError, HEADER_MISMATCH, INTERNAL_ERROR, METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::wire::meta::{Carrier, RequestMeta};
 use serde_json::Value;
@@ -54,6 +54,8 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     let (notifier, _) = Sink::channel();
     let connection = Connection::new(Arc::clone(&http.server), notifier);
     let (reply, answers) = Sink::channel();
+    let id = req.id.clone();
+    let listen = req.method == "subscriptions/listen";
     connection.handle_carried(Ok(Incoming::Single(Message::Request(req))), &reply, carrier);
     drop(reply);
     let first = loop {
@@ -71,9 +73,19 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
         }
     };
     match first {
+        // A listen stream refused at the server-wide cap (-32603): capacity, not the request,
+        // so 503 with `Retry-After`, as at the other caps.
+        Some(Outgoing::Response(json)) if listen && code_of(&json) == Some(INTERNAL_ERROR) => {
+            Answer::json(503, json).with("Retry-After", "5").send(exchange, cors);
+        }
         Some(Outgoing::Response(json)) => {
             let status = status_of(&json);
             Answer::json(status, json).send(exchange, cors);
+        }
+        // Cancelled by a drain that ran out of time: the client is still owed an answer.
+        None if http.draining() => {
+            let error = RpcError::invalid_request("the server stopped before this request finished");
+            Answer::json(200, jsonrpc::error_response(Some(&id), &error)).send(exchange, cors);
         }
         None => Answer::new(202).send(exchange, cors),
         Some(first) => stream(http, exchange, cors, first, &answers),
@@ -104,6 +116,10 @@ fn stream(
                 Err(RecvTimeoutError::Timeout) => {
                     if http.stopping() || writer.client_gone() {
                         return;
+                    }
+                    // Only a listen stream is still open once handlers are done.
+                    if http.streams_ending() {
+                        return writer.end_with_retry(super::retry_ms(&http.options));
                     }
                     if last_write.elapsed() >= http.options.keep_alive {
                         last_write = Instant::now();
@@ -139,13 +155,17 @@ fn refuse(exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], id: &Req
 /// The HTTP status of a JSON answer (contract §2.9): header, capability and version errors are
 /// 400, an unknown or removed method 404, anything else (a result, a handler's error) 200.
 fn status_of(json: &str) -> u16 {
-    if !json.contains("\"error\"") {
-        return 200;
-    }
-    let code = serde_json::from_str::<Value>(json).ok().and_then(|v| v.pointer("/error/code").and_then(Value::as_i64));
-    match code {
+    match code_of(json) {
         Some(HEADER_MISMATCH | MISSING_CLIENT_CAPABILITY | UNSUPPORTED_PROTOCOL_VERSION) => 400,
         Some(METHOD_NOT_FOUND) => 404,
         _ => 200,
     }
+}
+
+/// The error code of a JSON answer, if it is an error.
+fn code_of(json: &str) -> Option<i64> {
+    if !json.contains("\"error\"") {
+        return None;
+    }
+    serde_json::from_str::<Value>(json).ok().and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
 }

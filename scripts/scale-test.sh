@@ -74,11 +74,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Every replica serves the same folder (and the conformance fixture, and the example skills the
-# Python SDK interop reads), with the same key.
+# Every replica serves the same folder (and the conformance fixture), with the same key.
 mkdir -p "$work/shared"
 echo "served by every replica" >"$work/shared/readme.txt"
-replica_args=(--everything --root "$work/shared" --skills "$PWD/examples/skills" --watch-interval 250 --state-key-file "$work/state.key")
+replica_args=(--everything --skills examples/skills --root "$work/shared" --watch-interval 250 --state-key-file "$work/state.key")
 has --node-id || missing --node-id "routing 2025-11-25 sessions, legacy SSE and tasks to their replica"
 has --drain-secs && replica_args+=(--drain-secs 5) || missing --drain-secs "the graceful drain on SIGTERM"
 has --trusted-proxy && replica_args+=(--trusted-proxy 127.0.0.1) || missing --trusted-proxy "X-Forwarded-* from nginx"

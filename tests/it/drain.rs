@@ -12,12 +12,12 @@ use std::net::TcpStream;
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-fn sigterm(pid: u32) {
+pub(crate) fn sigterm(pid: u32) {
     let status = Command::new("kill").args(["-TERM", &pid.to_string()]).status().expect("run kill");
     assert!(status.success(), "kill -TERM {pid}");
 }
 
-fn exit_within(server: &mut Server, within: Duration) -> ExitStatus {
+pub(crate) fn exit_within(server: &mut Server, within: Duration) -> ExitStatus {
     let deadline = Instant::now() + within;
     loop {
         if let Some(status) = server.child.try_wait().expect("wait") {

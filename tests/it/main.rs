@@ -29,6 +29,7 @@ mod progress;
 mod prompts;
 mod resources;
 mod revisions;
+mod session_leak;
 mod skills;
 mod stateless;
 mod stateless_http;

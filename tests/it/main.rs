@@ -16,6 +16,7 @@ mod embedding;
 mod fairness;
 mod files;
 mod first_run;
+mod fuzz_binary;
 mod hangup;
 mod hostile;
 mod http;

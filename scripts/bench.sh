@@ -128,6 +128,12 @@ seal=$(cat "$seal_file")
 rm -f "$seal_file"
 read -r seal_ns open_ns state_bytes <<<"$(echo "$seal" | sed 's/[a-z_]*=//g')"
 note "requestState: seal / open, one ${state_bytes}-byte state" "$(calc "%.1f" "$seal_ns / 1000")" "/ $(calc "%.1f" "$open_ns / 1000") µs"
+# A session id (issue 15): minted at initialize, opened by a replica that does not hold the session.
+id_file=$(mktemp)
+TINYMCP_SESSION_ID_COST=$id_file cargo test --release --quiet --lib session_id_cost >/dev/null 2>&1
+read -r mint_ns id_open_ns id_bytes <<<"$(sed 's/[a-z_]*=//g' "$id_file")"
+rm -f "$id_file"
+note "session id: mint / open, ${id_bytes} bytes" "$(calc "%.1f" "$mint_ns / 1000")" "/ $(calc "%.1f" "$id_open_ns / 1000") µs"
 aim "static: stripped binary, every transport" "$(calc "%.3f" "$static_size / 1048576")" "<=" 1 "MiB"
 
 # Size by crate and by module, of the static build (symbols kept for the count, in target/bloat).

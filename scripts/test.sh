@@ -24,9 +24,9 @@ bash scripts/deps.sh
 cargo build --release --quiet
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp --everything
-step "interop: Python SDK client at 2026-07-28 (pinned and auto) over stdio"
+step "interop: Python SDK client at 2026-07-28 (pinned and auto; a task, a skill) over stdio"
 for mode in 2026-07-28 auto; do
-  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- target/release/tinymcp --everything
+  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- target/release/tinymcp --everything --skills examples/skills
 done
 step "interop: Python SDK client on a temporary folder and manifest"
 .cache/venv/bin/python tests/interop/python_files.py -- target/release/tinymcp
@@ -38,7 +38,7 @@ step "conformance suite (2025-11-25) over Streamable HTTP"
 bash scripts/conformance.sh
 step "interop: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-target/release/tinymcp --everything --http "127.0.0.1:$port" &
+target/release/tinymcp --everything --skills examples/skills --http "127.0.0.1:$port" &
 server=$!
 trap 'kill $server 2>/dev/null' EXIT
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
@@ -49,3 +49,5 @@ done
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"
 .cache/venv/bin/python tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport sse "http://127.0.0.1:$port/sse"
+step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"
+bash scripts/scale-test.sh

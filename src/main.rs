@@ -22,6 +22,9 @@ USAGE:
     tinymcp config --host claude|vscode|cursor|claude-code [OPTIONS]
         print the configuration that makes that host run this binary with these options
         (relative paths made absolute; the current directory as --root when none is given)
+    tinymcp health [URL]
+        exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
+        with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
 
 With no --root, --manifest, --skills or --everything, the current directory is served read-only.
 
@@ -42,23 +45,37 @@ OPTIONS:
                             /sse; ADDR is PORT (on 127.0.0.1) or HOST:PORT
     --allow-origin ORIGIN   also accept browser requests from ORIGIN, with CORS (repeatable;
                             loopback origins are always accepted)
+    --trusted-proxy IP      a reverse proxy's address (repeatable): only from it do
+                            X-Forwarded-Host and X-Forwarded-Proto count for the Host and
+                            Origin checks; from any other peer they are ignored
     --token-file FILE       require `Authorization: Bearer <token>`, the token read from FILE
                             (or set TINYMCP_TOKEN); never given on the command line
     --max-sessions N        HTTP sessions at once (default 1000); at the cap the longest-idle
                             one ends to make room, or 503 when every one is busy
     --session-idle-secs N   end an HTTP session unused this long (default 1800)
+    --session-ttl-secs N    how long an HTTP session id is accepted after initialize, by this
+                            replica and every other sharing --state-key-file (default 86400)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
-    --state-key-file FILE   seal 2026-07-28 requestState with the hex key in FILE (at least 64
-                            hex digits, e.g. `openssl rand -hex 32`), so replicas sharing it
-                            accept each other's states (default: a random key per process)
+    --state-key-file FILE   seal 2026-07-28 requestState and HTTP session ids with the hex key
+                            in FILE (at least 64 hex digits, e.g. `openssl rand -hex 32`), so
+                            replicas sharing it accept each other's states and sessions
+                            (default: a random key per process)
+    --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
+                            and task id it hands out starts with `ID.`, for a load balancer
+                            to route on (see README, Deploy)
     --max-connections N     HTTP connections open at once (default 2048); more get 503
     --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
     --page-size N           items per page of every list (default 100)
     --cache-ttl-ms N        the ttlMs a 2026-07-28 client is told for lists and resources/read
                             (default 60000; 0 says do not reuse)
+    --task-ttl-ms N         how long a finished task stays readable, then its id is unknown
+                            (default 300000; the default ttl of 2025-11-25 tasks too)
     --max-in-flight N       requests one client may have running; more wait in order for a
                             slot (4096 at most), then are refused (default 256)
+    --drain-secs N          on SIGTERM or SIGINT: refuse new requests (HTTP: 503, /healthz
+                            too), let requests in flight finish for up to N seconds (then
+                            cancel them), end open streams with a retry hint, exit 0 (default 10)
     --max-listen-streams N  2026-07-28 subscriptions/listen streams open at once, across every
                             client (default 1024); more are refused (-32603, HTTP 503)
     -h, --help              print this help
@@ -73,6 +90,7 @@ struct Args {
     token_file: Option<String>,
     max_sessions: Option<usize>,
     session_idle_secs: Option<usize>,
+    session_ttl_secs: Option<usize>,
     max_streams: Option<usize>,
     max_connections: Option<usize>,
     idle_secs: Option<usize>,
@@ -87,9 +105,13 @@ struct Args {
     max_listen_streams: Option<usize>,
     manifest: Option<PathBuf>,
     state_key_file: Option<PathBuf>,
+    node_id: Option<String>,
     cache_ttl_ms: Option<u64>,
     state_ttl_secs: Option<usize>,
+    task_ttl_ms: Option<usize>,
     skills: Option<PathBuf>,
+    drain_secs: usize,
+    trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 enum Parsed {
@@ -108,6 +130,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         token_file: None,
         max_sessions: None,
         session_idle_secs: None,
+        session_ttl_secs: None,
         max_streams: None,
         max_connections: None,
         idle_secs: None,
@@ -122,9 +145,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_listen_streams: None,
         manifest: None,
         state_key_file: None,
+        node_id: None,
         cache_ttl_ms: None,
         state_ttl_secs: None,
+        task_ttl_ms: None,
         skills: None,
+        drain_secs: 10,
+        trusted_proxies: Vec::new(),
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -136,6 +163,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--token-file" => parsed.token_file = Some(value(&arg, args.next())?),
             "--max-sessions" => parsed.max_sessions = Some(number(&arg, args.next())?),
             "--session-idle-secs" => parsed.session_idle_secs = Some(number(&arg, args.next())?),
+            "--session-ttl-secs" => parsed.session_ttl_secs = Some(number(&arg, args.next())?),
             "--max-streams" => parsed.max_streams = Some(number(&arg, args.next())?),
             "--max-connections" => parsed.max_connections = Some(number(&arg, args.next())?),
             "--idle-secs" => parsed.idle_secs = Some(number(&arg, args.next())?),
@@ -146,6 +174,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--state-key-file" => {
                 parsed.state_key_file = Some(PathBuf::from(args.next().ok_or("--state-key-file needs a file")?));
             }
+            "--node-id" => parsed.node_id = Some(value(&arg, args.next())?),
             "--include-hidden" => parsed.include_hidden = true,
             "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
@@ -155,6 +184,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
             "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
             "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
+            "--drain-secs" => parsed.drain_secs = number(&arg, args.next())?,
+            "--trusted-proxy" => {
+                let value = value(&arg, args.next())?;
+                let ip = value.trim_matches(|c| c == '[' || c == ']').parse().map_err(|_| {
+                    format!("--trusted-proxy: expected an IP address (no port, no name), got {value:?}")
+                })?;
+                parsed.trusted_proxies.push(ip);
+            }
             "--max-listen-streams" => parsed.max_listen_streams = Some(number(&arg, args.next())?),
             "--cache-ttl-ms" => {
                 let value = value(&arg, args.next())?;
@@ -162,6 +199,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                     value.parse().map_err(|_| format!("--cache-ttl-ms: expected a whole number, got {value:?}"))?;
                 parsed.cache_ttl_ms = Some(ms);
             }
+            "--task-ttl-ms" => parsed.task_ttl_ms = Some(number(&arg, args.next())?),
             // Not in --help: how long a requestState lives, for tests of its expiry.
             "--state-ttl-secs" => parsed.state_ttl_secs = Some(number(&arg, args.next())?),
             other => return Err(format!("unknown argument: {other} (see --help)")),
@@ -282,12 +320,18 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         options.list_cache.ttl_ms = ms;
         options.read_cache.ttl_ms = ms;
     }
+    if let Some(ms) = args.task_ttl_ms {
+        options.task_ttl = Duration::from_millis(ms as u64);
+    }
     if let Some(secs) = args.state_ttl_secs {
         options.state_ttl = Duration::from_secs(secs as u64);
     }
     let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
     if let Some(file) = &args.state_key_file {
         server.set_state_key_file(file)?;
+    }
+    if let Some(id) = &args.node_id {
+        server.set_node_id(id)?;
     }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
@@ -329,18 +373,72 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     let server = Arc::new(server);
     // Keep the handle: the watcher thread ends with the process.
     let _watching = if args.watch { watcher.spawn(&server)? } else { None };
+    let drain = Duration::from_secs(args.drain_secs as u64);
     match &args.http {
         #[cfg(feature = "http")]
         Some(addr) => {
             let options = http_options(&args, addr).map_err(|why| tinymcp::Error::Io(std::io::Error::other(why)))?;
-            transport::http::serve(server, &listen_addr(addr), options)
+            // Handled before the server says it listens: a signal sent from then on drains.
+            let signals = signals();
+            let http = transport::http::HttpServer::start(server, &listen_addr(addr), options)?;
+            // This thread waits for SIGTERM; the server runs on its own threads.
+            match signals {
+                Some(signals) => {
+                    wait_for_signal(signals, drain);
+                    http.drain(drain);
+                }
+                None => http.wait(),
+            }
+            Ok(())
         }
         #[cfg(not(feature = "http"))]
         Some(_) => {
             Err(tinymcp::Error::Io(std::io::Error::other("this build has no HTTP (built without the `http` feature)")))
         }
-        None => transport::stdio::serve(server),
+        None => {
+            // The reader blocks on stdin, so a thread of its own waits for SIGTERM, drains (the
+            // answers of requests in flight are written out) and ends the process.
+            if let Some(signals) = signals() {
+                let draining = Arc::clone(&server);
+                std::thread::Builder::new().name("tinymcp-signal".into()).stack_size(64 * 1024).spawn(move || {
+                    wait_for_signal(signals, drain);
+                    draining.drain(drain);
+                    std::process::exit(0);
+                })?;
+            }
+            transport::stdio::serve(server)
+        }
     }
+}
+
+/// SIGTERM and SIGINT handled from now on; without (not Unix, or it failed) they end the
+/// process at once, as by default.
+#[cfg(unix)]
+fn signals() -> Option<cli::signal::Signals> {
+    cli::signal::install().map_err(|e| log::warn!("SIGTERM ends the process at once: {e}")).ok()
+}
+
+#[cfg(not(unix))]
+fn signals() -> Option<std::convert::Infallible> {
+    None
+}
+
+/// Blocks until SIGTERM or SIGINT; from then on a second one ends the process at once.
+#[cfg(unix)]
+fn wait_for_signal(mut signals: cli::signal::Signals, drain: Duration) {
+    let Ok(first) = signals.wait() else { return };
+    log::info!("{first}: draining for at most {} s (a second signal ends the process now)", drain.as_secs());
+    let _ = std::thread::Builder::new().name("tinymcp-signal-2".into()).stack_size(64 * 1024).spawn(move || {
+        if let Ok(second) = signals.wait() {
+            log::warn!("{second} while draining: exiting now");
+            std::process::exit(1);
+        }
+    });
+}
+
+#[cfg(not(unix))]
+fn wait_for_signal(never: std::convert::Infallible, _: Duration) {
+    match never {}
 }
 
 #[cfg(feature = "http")]
@@ -361,6 +459,7 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     options.access.loopback_only =
         host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
     options.access.allowed_origins = args.allow_origins.clone();
+    options.access.trusted_proxies = args.trusted_proxies.clone();
     options.access.token = match &args.token_file {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {path}: {e}"))?;
@@ -377,6 +476,9 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     }
     if let Some(n) = args.session_idle_secs {
         options.session_idle = std::time::Duration::from_secs(n as u64);
+    }
+    if let Some(n) = args.session_ttl_secs {
+        options.session_ttl = std::time::Duration::from_secs(n as u64);
     }
     if let Some(n) = args.max_streams {
         options.max_streams_per_session = n;
@@ -400,6 +502,15 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
     let mut raw = std::env::args().skip(1).peekable();
+    if raw.peek().map(String::as_str) == Some("health") {
+        return match cli::health::run(raw.skip(1)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("tinymcp health: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let parsed =
         if raw.peek().map(String::as_str) == Some("config") { parse_config(raw.skip(1)) } else { parse_args(raw) };
     let args = match parsed {

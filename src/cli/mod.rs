@@ -1,3 +1,7 @@
-//! The binary's side: what only the `tinymcp` command needs (host configuration snippets).
+//! The binary's side: what only the `tinymcp` command needs (host configuration snippets, the
+//! health probe, and SIGTERM/SIGINT handling, the one module allowed `unsafe`).
 
+pub mod health;
 pub mod hosts;
+#[cfg(unix)]
+pub mod signal;

@@ -50,8 +50,7 @@ impl TaskStatus {
     }
 }
 
-/// How long a task is kept when the client asks for nothing else, and at most.
-const DEFAULT_TTL_MS: u64 = 300_000;
+/// How long a task is kept at most (unless `Options::task_ttl`, the default, is longer).
 const MAX_TTL_MS: u64 = 3_600_000;
 const POLL_INTERVAL_MS: u64 = 500;
 /// Tasks one session may hold; the oldest finished ones go first.
@@ -126,6 +125,14 @@ impl TaskLink for Task {
             state.updated = SystemTime::now();
         }
     }
+
+    fn set_message(&self, message: &str) {
+        let mut state = self.lock();
+        if !state.status.is_terminal() {
+            state.message = Some(message.to_owned());
+            state.updated = SystemTime::now();
+        }
+    }
 }
 
 #[derive(Default)]
@@ -168,15 +175,16 @@ pub(crate) fn spawn(
     params: TaskParams,
     work: impl FnOnce(&RequestCx) -> Result<Value, RpcError> + Send + 'static,
 ) -> Result<Value, RpcError> {
-    let id = random::hex_token(16).map_err(|e| {
+    let id = random::routed_token(cx.runtime().node_id(), 16).map_err(|e| {
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
     })?;
     let now = SystemTime::now();
+    let default_ttl = u64::try_from(cx.runtime().task_ttl().as_millis()).unwrap_or(MAX_TTL_MS);
     let task = Arc::new(Task {
         id,
         created: now,
-        ttl_ms: params.ttl.unwrap_or(DEFAULT_TTL_MS).clamp(1000, MAX_TTL_MS),
+        ttl_ms: params.ttl.unwrap_or(default_ttl).clamp(1000, MAX_TTL_MS.max(default_ttl)),
         cancelled: Arc::new(AtomicBool::new(false)),
         state: Mutex::new(State { status: TaskStatus::Working, message: None, updated: now, outcome: None }),
         finished: Condvar::new(),

@@ -4,12 +4,14 @@
 //! `tasks/get` inlines the result, the error or the `inputRequests`; `tasks/update` answers
 //! them (the tool's handler runs again with every answer so far, as a retry would);
 //! `tasks/cancel` is an idempotent ack. The table is process-wide (the wire has no session),
-//! bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` after it finished.
+//! bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` (`Options::task_ttl`) after it
+//! finished.
 
-use crate::server::context::{missing_capability, Inputs, RequestCx, TaskLink};
+use crate::server::context::{missing_capability, Inputs, RequestCx, Runtime, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
 use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
+use crate::wire::meta::CLIENT_CAPABILITIES;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,8 +21,6 @@ use std::time::{Duration, SystemTime};
 
 /// The extension's name, in `capabilities.extensions` and the client's `_meta`.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
-/// How long a finished task stays readable.
-const TTL_MS: u64 = 300_000;
 const POLL_INTERVAL_MS: u64 = 1000;
 /// Tasks not yet finished, at most, in this process.
 const MAX_LIVE: usize = 256;
@@ -59,6 +59,8 @@ struct State {
     outcome: Option<Result<Value, RpcError>>,
     answers: Map<String, Value>,
     pending: Map<String, Value>,
+    /// The latest `statusMessage` the work reported (`RequestCx::progress`).
+    message: Option<String>,
 }
 
 struct Runner {
@@ -69,6 +71,9 @@ struct Runner {
 struct ExtTask {
     id: String,
     created: SystemTime,
+    ttl_ms: u64,
+    /// Where status notifications go (`subscriptions/listen` streams that asked for the task).
+    runtime: Arc<dyn Runtime>,
     cancelled: Arc<AtomicBool>,
     state: Mutex<State>,
     runner: Mutex<Runner>,
@@ -80,6 +85,14 @@ impl TaskLink for ExtTask {
     }
     /// Input is asked through `inputRequests`, never by a request to the client.
     fn set_waiting(&self, _waiting: bool) {}
+
+    fn set_message(&self, message: &str) {
+        let mut state = self.lock();
+        if !state.status.is_terminal() {
+            state.message = Some(message.to_owned());
+            state.updated = SystemTime::now();
+        }
+    }
 }
 
 impl ExtTask {
@@ -96,7 +109,7 @@ impl ExtTask {
             (None, Status::InputRequired) => state.updated,
             _ => return false,
         };
-        now.duration_since(since).is_ok_and(|d| d > Duration::from_millis(TTL_MS))
+        now.duration_since(since).is_ok_and(|d| d > Duration::from_millis(self.ttl_ms))
     }
 
     /// The fields every task shape shares.
@@ -106,9 +119,35 @@ impl ExtTask {
         map.insert("status".into(), state.status.name().into());
         map.insert("createdAt".into(), rfc3339(self.created).into());
         map.insert("lastUpdatedAt".into(), rfc3339(state.updated).into());
-        map.insert("ttlMs".into(), TTL_MS.into());
+        map.insert("ttlMs".into(), self.ttl_ms.into());
         map.insert("pollIntervalMs".into(), POLL_INTERVAL_MS.into());
+        if let Some(message) = &state.message {
+            map.insert("statusMessage".into(), message.clone().into());
+        }
         map
+    }
+
+    /// The task as `tasks/get` and `notifications/tasks` carry it: the result or error inlined,
+    /// or the `inputRequests`.
+    fn detailed(&self, state: &State) -> Value {
+        let mut map = self.header(state);
+        match (&state.status, &state.outcome) {
+            (Status::Completed, Some(Ok(result))) => drop(map.insert("result".into(), result.clone())),
+            (Status::Failed, Some(Err(e))) => {
+                drop(map.insert("error".into(), json!({ "code": e.code, "message": e.message })))
+            }
+            (Status::InputRequired, _) => {
+                drop(map.insert("inputRequests".into(), Value::Object(state.pending.clone())))
+            }
+            _ => {}
+        }
+        Value::Object(map)
+    }
+
+    /// Tells the listen streams that asked for this task where it stands now. Called with the
+    /// state locked, so they see its statuses in order.
+    fn announce(&self, state: &State) {
+        self.runtime.notify_task(&self.id, &self.detailed(state));
     }
 
     /// Runs one round of the work with every answer so far, then records where it stands.
@@ -145,6 +184,7 @@ impl ExtTask {
             state.outcome = Some(outcome);
             state.finished = Some(now);
         }
+        self.announce(&state);
     }
 }
 
@@ -170,6 +210,27 @@ pub(crate) fn opted_in(cx: &RequestCx) -> bool {
     cx.client_capabilities().get("extensions").and_then(|e| e.get(EXTENSION)).is_some_and(Value::is_object)
 }
 
+/// Whether a request's params declare the extension in their `_meta` client capabilities.
+pub(crate) fn declared_in(params: &Value) -> bool {
+    params
+        .pointer(&format!("/_meta/{}/extensions", CLIENT_CAPABILITIES.replace('/', "~1")))
+        .and_then(|e| e.get(EXTENSION))
+        .is_some_and(Value::is_object)
+}
+
+/// Gives `send` where task `id` stands (for a listen stream that just asked for it, so it has a
+/// status before the next change), with the task locked so no change overtakes it; an unknown
+/// id gives nothing.
+pub(crate) fn replay(id: &str, send: impl FnOnce(&Value)) {
+    if let Ok(task) = find(id) {
+        let state = task.lock();
+        send(&task.detailed(&state));
+    }
+}
+
+/// The status notification of the extension.
+pub(crate) const NOTIFICATION: &str = "notifications/tasks";
+
 /// `-32021` naming the extension.
 pub(crate) fn missing() -> RpcError {
     missing_capability(EXTENSION, json!({ "extensions": { EXTENSION: {} } }))
@@ -178,7 +239,7 @@ pub(crate) fn missing() -> RpcError {
 /// Starts `work` as a task and answers with the flat `CreateTaskResult`. `answers` are the
 /// ones the request already carried (a tool that asked before becoming a task).
 pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> Result<Value, RpcError> {
-    let id = random::hex_token(16).map_err(|e| {
+    let id = random::routed_token(cx.runtime().node_id(), 16).map_err(|e| {
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
     })?;
@@ -187,6 +248,8 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
     let task = Arc::new(ExtTask {
         id,
         created: now,
+        ttl_ms: u64::try_from(cx.runtime.task_ttl().as_millis()).unwrap_or(u64::MAX),
+        runtime: Arc::clone(&cx.runtime),
         cancelled: Arc::new(AtomicBool::new(false)),
         state: Mutex::new(State {
             status: Status::Working,
@@ -195,6 +258,7 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
             outcome: None,
             answers,
             pending: Map::new(),
+            message: None,
         }),
         runner: Mutex::new(Runner { base, work }),
     });
@@ -202,7 +266,10 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
         let mut tasks = table();
         let live = tasks.iter().filter(|t| !t.lock().status.is_terminal()).count();
         if live >= MAX_LIVE {
-            return Err(RpcError::invalid_request(format!("too many live tasks (at most {MAX_LIVE})")));
+            return Err(RpcError::invalid_request(format!(
+                "too many unfinished tasks: at most {MAX_LIVE} run or wait for input at once in this server; \
+                 cancel one (tasks/cancel) or wait for one to finish"
+            )));
         }
         tasks.push(Arc::clone(&task));
     }
@@ -244,16 +311,7 @@ pub(crate) struct UpdateParams {
 pub(crate) fn get(params: IdParams) -> Result<Value, RpcError> {
     let task = find(&params.task_id)?;
     let state = task.lock();
-    let mut map = task.header(&state);
-    match (&state.status, &state.outcome) {
-        (Status::Completed, Some(Ok(result))) => drop(map.insert("result".into(), result.clone())),
-        (Status::Failed, Some(Err(e))) => {
-            drop(map.insert("error".into(), json!({ "code": e.code, "message": e.message })))
-        }
-        (Status::InputRequired, _) => drop(map.insert("inputRequests".into(), Value::Object(state.pending.clone()))),
-        _ => {}
-    }
-    Ok(Value::Object(map))
+    Ok(task.detailed(&state))
 }
 
 /// `tasks/update`: answers some of the `inputRequests` (unknown keys ignored); once none is
@@ -273,6 +331,7 @@ pub(crate) fn update(cx: &RequestCx, params: UpdateParams) -> Result<Value, RpcE
         if state.pending.is_empty() {
             state.status = Status::Working;
             state.updated = SystemTime::now();
+            task.announce(&state);
             true
         } else {
             false
@@ -294,6 +353,7 @@ pub(crate) fn cancel(params: IdParams) -> Result<Value, RpcError> {
         state.updated = now;
         state.finished = Some(now);
         task.cancelled.store(true, Ordering::SeqCst);
+        task.announce(&state);
     }
     Ok(json!({}))
 }

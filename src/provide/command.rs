@@ -246,13 +246,43 @@ struct Captured {
     total: u64,
 }
 
+/// The lines of stdout so far, for progress reports: how many ended, and the latest one (its
+/// first `LINE_CAP` bytes).
+#[derive(Default)]
+struct Lines {
+    count: u64,
+    latest: String,
+    partial: Vec<u8>,
+}
+
+/// How much of one output line a progress report carries.
+const LINE_CAP: usize = 256;
+
+impl Lines {
+    fn feed(&mut self, chunk: &[u8]) {
+        for piece in chunk.split_inclusive(|b| *b == b'\n') {
+            let room = LINE_CAP.saturating_sub(self.partial.len());
+            let text = piece.strip_suffix(b"\n").unwrap_or(piece);
+            self.partial.extend_from_slice(text.get(..room.min(text.len())).unwrap_or_default());
+            if piece.ends_with(b"\n") {
+                self.count += 1;
+                self.latest = String::from_utf8_lossy(&self.partial).trim_end().to_owned();
+                self.partial.clear();
+            }
+        }
+    }
+}
+
 /// Keeps the first `cap` bytes and counts the rest (draining it, so the command never blocks).
 /// What is read so far stays readable in `shared`, for when a process the call could not end
-/// keeps the pipe open.
-fn capture_head(mut stream: impl Read, cap: usize, shared: &Mutex<Captured>) {
+/// keeps the pipe open. Lines are tallied in `lines` when progress is wanted.
+fn capture_head(mut stream: impl Read, cap: usize, shared: &Mutex<Captured>, lines: Option<&Mutex<Lines>>) {
     let mut buf = [0u8; 8192];
     while let Ok(n) = stream.read(&mut buf) {
         let Some(chunk) = buf.get(..n).filter(|c| !c.is_empty()) else { break };
+        if let Some(lines) = lines {
+            lines.lock().unwrap_or_else(PoisonError::into_inner).feed(chunk);
+        }
         let mut captured = shared.lock().unwrap_or_else(PoisonError::into_inner);
         captured.total += n as u64;
         let room = cap.saturating_sub(captured.bytes.len());
@@ -396,8 +426,9 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
         Ok(child) => child,
         Err(e) => return CallToolResult::error(format!("cannot run {program}: {e}")),
     };
-    let (stdout, stderr) = start_readers(&mut child, spec, args);
-    let ended = wait(cx, &mut child, spec.timeout);
+    let lines = cx.wants_progress().then(|| Arc::new(Mutex::new(Lines::default())));
+    let (stdout, stderr) = start_readers(&mut child, spec, args, lines.clone());
+    let ended = wait(cx, &mut child, spec.timeout, lines.as_deref());
     // Whatever the command left running goes too: its group and whatever carries the call's
     // mark. The leader is reaped by now; while any member lives, no new process can take its
     // id, so the group is still ours exactly when it has members.
@@ -433,6 +464,7 @@ fn start_readers(
     child: &mut Child,
     spec: &CommandSpec,
     args: &Map<String, Value>,
+    lines: Option<Arc<Mutex<Lines>>>,
 ) -> (HeadReader, mpsc::Receiver<Captured>) {
     if let (Some(template), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
         let text = expand_text(template, &|name| args.get(name).and_then(as_text));
@@ -451,7 +483,7 @@ fn start_readers(
         let cap = spec.max_output_bytes;
         let shared = Arc::clone(&shared);
         let _ = thread::Builder::new().name("tinymcp-cmd-out".into()).spawn(move || {
-            capture_head(pipe, cap, &shared);
+            capture_head(pipe, cap, &shared, lines.as_deref());
             let _ = out_tx.send(());
         });
     }
@@ -463,11 +495,23 @@ fn start_readers(
     (HeadReader { shared, done: out_rx }, err_rx)
 }
 
-/// Waits for exit, the timeout or cancellation, reporting progress each second when asked.
-fn wait(cx: &RequestCx, child: &mut Child, timeout: Duration) -> Ended {
+/// Waits for exit, the timeout or cancellation. When progress is wanted, each check with new
+/// stdout lines reports the number of lines so far with the latest line as the message (lines
+/// printed faster than the checks are summed up by the latest).
+fn wait(cx: &RequestCx, child: &mut Child, timeout: Duration, lines: Option<&Mutex<Lines>>) -> Ended {
     let started = Instant::now();
     let mut reported = 0;
     loop {
+        if let Some(lines) = lines {
+            let (count, latest) = {
+                let lines = lines.lock().unwrap_or_else(PoisonError::into_inner);
+                (lines.count, (lines.count > reported).then(|| lines.latest.clone()))
+            };
+            if let Some(latest) = latest {
+                reported = count;
+                cx.progress(count as f64, None, Some(&latest));
+            }
+        }
         match child.try_wait() {
             Ok(Some(status)) => return Ended::Exited(status),
             Ok(None) => {}
@@ -484,11 +528,6 @@ fn wait(cx: &RequestCx, child: &mut Child, timeout: Duration) -> Ended {
             kill_group(child.id());
             let _ = child.wait();
             return ended;
-        }
-        let seconds = started.elapsed().as_secs();
-        if seconds > reported {
-            reported = seconds;
-            cx.progress(seconds as f64, None, Some("running"));
         }
         thread::sleep(POLL);
     }
@@ -609,10 +648,22 @@ mod tests {
     fn captures_keep_head_and_tail() {
         let data = vec![b'x'; 20_000];
         let head = Mutex::new(Captured { bytes: Vec::new(), total: 0 });
-        capture_head(&data[..], 100, &head);
+        capture_head(&data[..], 100, &head, None);
         let head = head.into_inner().unwrap();
         assert_eq!((head.bytes.len(), head.total), (100, 20_000));
         let tail = capture_tail(&b"0123456789"[..], 4);
         assert_eq!(tail.bytes, b"6789");
+    }
+
+    #[test]
+    fn lines_are_counted_across_chunks_and_capped() {
+        let mut lines = Lines::default();
+        lines.feed(b"compiling a\ncompil");
+        assert_eq!((lines.count, lines.latest.as_str()), (1, "compiling a"));
+        lines.feed(b"ing b\n");
+        assert_eq!((lines.count, lines.latest.as_str()), (2, "compiling b"));
+        lines.feed(&[b'x'; 1000]);
+        lines.feed(b"\n");
+        assert_eq!((lines.count, lines.latest.len()), (3, LINE_CAP));
     }
 }

@@ -14,6 +14,7 @@ use crate::util::sha256;
 use crate::wire::jsonrpc::RpcError;
 use crate::{Error, RequestCx, Server};
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
@@ -213,7 +214,9 @@ impl Skills {
 
     /// The watch job: each tick the files' stamps (modification time, size, inode) are taken;
     /// when they changed, the folder is read again, and a changed set of skills tells the
-    /// clients that the resource list (and with it the skills) changed.
+    /// clients that the resource list (and with it the skills) changed, and the subscribers of
+    /// each `skill://` file whose contents changed or that went away that it was updated
+    /// (SEP-2640 adds no notification of its own: skills are resources).
     pub fn watch_job(self: &Arc<Self>) -> impl FnMut(&Server) + Send + 'static {
         let skills = Arc::clone(self);
         let mut seen = skills.stamps();
@@ -226,10 +229,14 @@ impl Skills {
             let (now, _) = scan(&skills.sandbox);
             let mut held = skills.skills.write().unwrap_or_else(PoisonError::into_inner);
             if *held != now {
-                *held = now;
+                let before = std::mem::replace(&mut *held, now);
+                let changed = changed_files(&before, &held);
                 drop(held);
                 log::debug!("the served skills changed");
                 server.notify_resource_list_changed();
+                for uri in changed.iter().filter(|uri| server.has_subscribers(uri)) {
+                    server.notify_resource_updated(uri);
+                }
             }
         }
     }
@@ -245,6 +252,22 @@ impl Skills {
         });
         all
     }
+}
+
+/// The `skill://` URIs of the files in `before` whose digest is not the same in `after`
+/// (changed, or gone).
+fn changed_files(before: &[Skill], after: &[Skill]) -> Vec<String> {
+    let digests = |skills: &[Skill]| -> HashMap<String, String> {
+        skills
+            .iter()
+            .flat_map(|s| s.files.iter().map(move |f| (format!("skill://{}/{}", s.name, f.rel), f.digest.clone())))
+            .collect()
+    };
+    let now = digests(after);
+    let mut changed: Vec<String> =
+        digests(before).into_iter().filter(|(uri, digest)| now.get(uri) != Some(digest)).map(|(uri, _)| uri).collect();
+    changed.sort();
+    changed
 }
 
 /// The skill a `skill://<name>/<rel>` URI names, and `rel`.

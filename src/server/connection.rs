@@ -91,6 +91,11 @@ impl Connection {
         let answer = |outcome: Result<serde_json::Value, RpcError>| {
             reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
         };
+        if self.server.is_draining() {
+            // New work is refused while the server drains; answers to its own requests and
+            // cancellations (not requests) still reach the handlers that run.
+            return answer(Err(super::shutting_down()));
+        }
         let terms: Terms = match meta::era(&req.method, &req.params, carrier) {
             Era::Handshake => {
                 if let Route::Answered(outcome) = methods::early(&self.server, &self.session, &req) {

@@ -34,6 +34,13 @@ pub(crate) trait Runtime: Send + Sync {
     fn state_key(&self) -> Option<&StateKey>;
     /// How long a sealed `requestState` stays valid.
     fn state_ttl(&self) -> Duration;
+    /// This replica's node id (`--node-id`), which prefixes the ids it hands out.
+    fn node_id(&self) -> Option<&str>;
+    /// How long a finished task stays readable (`Options::task_ttl`).
+    fn task_ttl(&self) -> Duration;
+    /// Sends a tasks-extension status (`notifications/tasks`) to the listen streams that asked
+    /// for task `task_id`.
+    fn notify_task(&self, task_id: &str, params: &Value);
 }
 
 /// The input-required bookkeeping of one 2026-07-28 request (`tools/call`, `prompts/get`,
@@ -93,6 +100,8 @@ pub(crate) trait TaskLink: Send + Sync {
     fn id(&self) -> &str;
     /// Marks the task as waiting for the client's input, or working again.
     fn set_waiting(&self, waiting: bool);
+    /// Sets the task's `statusMessage` (what `progress` reports with a message).
+    fn set_message(&self, _message: &str) {}
 }
 
 /// The terms a request is served under. Up to 2025-11-25 they come from what `initialize`
@@ -245,15 +254,24 @@ impl RequestCx {
         self.cancelled.load(Ordering::SeqCst)
     }
 
-    /// Whether the request carried a progress token.
+    /// Whether progress reports go anywhere: the request carried a progress token, or it runs
+    /// as a task (whose `statusMessage` a report's message becomes).
     pub fn wants_progress(&self) -> bool {
-        self.progress_token.is_some()
+        self.progress_token.is_some() || self.task.is_some()
     }
 
-    /// Reports progress, when the request asked for it. `progress` must increase; a value that
-    /// does not is dropped (spec: progress MUST increase with each notification).
+    /// Reports progress, when the request asked for it; in a task, `message` also becomes the
+    /// task's `statusMessage`. `progress` must increase; a value that does not is dropped (spec:
+    /// progress MUST increase with each notification). A 2026-07-28 task sends no progress
+    /// notifications (SEP-2663: a client polls or listens for the task's status instead).
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = &self.progress_token else { return };
+        if let (Some(task), Some(message)) = (&self.task, message) {
+            task.set_message(message);
+        }
+        let Some(token) = self.progress_token.as_ref().filter(|_| self.task.is_none() || self.version.is_stateful())
+        else {
+            return;
+        };
         {
             let mut last = self.last_progress.lock().unwrap_or_else(PoisonError::into_inner);
             if last.is_some_and(|l| progress <= l) {

@@ -20,6 +20,10 @@ pub(crate) trait Listener: Send + Sync {
     fn notify(&self, method: &str, params: &Value);
     /// Ends it (the server is shutting down): what it runs sees cancellation.
     fn close(&self);
+    /// The task ids whose `notifications/tasks` it asked for (a listen stream's `taskIds`).
+    fn task_ids(&self) -> &[String] {
+        &[]
+    }
 }
 
 /// `_meta` key that ties a frame to its `subscriptions/listen` stream (2026-07-28).
@@ -33,6 +37,8 @@ pub(crate) struct Filter {
     pub resources_list_changed: bool,
     /// The resource URIs whose `notifications/resources/updated` it hears.
     pub resource_subscriptions: Vec<String>,
+    /// The tasks whose `notifications/tasks` it hears (tasks extension, SEP-2663).
+    pub task_ids: Vec<String>,
 }
 
 impl Filter {
@@ -51,17 +57,22 @@ impl Filter {
         if !self.resource_subscriptions.is_empty() {
             map.insert("resourceSubscriptions".into(), json!(self.resource_subscriptions));
         }
+        if !self.task_ids.is_empty() {
+            map.insert("taskIds".into(), json!(self.task_ids));
+        }
         Value::Object(map)
     }
 
     /// Whether a server-wide notification is one this stream asked for (resource updates are
-    /// chosen by URI before they get here, through `is_subscribed`).
+    /// chosen by URI before they get here, through `is_subscribed`, and task statuses by id,
+    /// through `task_ids`).
     fn wants(&self, method: &str) -> bool {
         match method {
             "notifications/tools/list_changed" => self.tools_list_changed,
             "notifications/prompts/list_changed" => self.prompts_list_changed,
             "notifications/resources/list_changed" => self.resources_list_changed,
             "notifications/resources/updated" => !self.resource_subscriptions.is_empty(),
+            "notifications/tasks" => !self.task_ids.is_empty(),
             _ => false,
         }
     }
@@ -114,6 +125,10 @@ impl Listener for ListenStream {
 
     fn subscriptions(&self) -> Vec<String> {
         self.filter.resource_subscriptions.clone()
+    }
+
+    fn task_ids(&self) -> &[String] {
+        &self.filter.task_ids
     }
 
     fn notify(&self, method: &str, params: &Value) {

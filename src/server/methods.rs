@@ -85,15 +85,31 @@ fn listen_filter(server: &Server, params: &Value) -> Result<Filter, RpcError> {
             )))
         }
     };
+    let task_ids = match asked.get("taskIds") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(ids)) if ids.len() <= MAX_LISTEN_URIS => {
+            ids.iter().filter_map(Value::as_str).map(str::to_owned).collect()
+        }
+        Some(_) => {
+            return Err(RpcError::invalid_params(format!(
+                "subscriptions/listen: taskIds must be an array of at most {MAX_LISTEN_URIS} task ids"
+            )))
+        }
+    };
+    // SEP-2663: task notifications asked for without the extension are -32021.
+    if !task_ids.is_empty() && !tasks_ext::declared_in(params) {
+        return Err(tasks_ext::missing());
+    }
     Ok(Filter {
         tools_list_changed: on.tools && flag("toolsListChanged"),
         prompts_list_changed: on.prompts && flag("promptsListChanged"),
         resources_list_changed: on.resources && flag("resourcesListChanged"),
         resource_subscriptions: if on.resources { uris } else { Vec::new() },
+        task_ids,
     })
 }
 
-/// Resource URIs one listen stream may name.
+/// Resource URIs (and task ids) one listen stream may name.
 const MAX_LISTEN_URIS: usize = 1024;
 
 /// Runs one request on a worker. Up to 2025-11-25 that is `dispatch`. On 2026-07-28 the

@@ -17,6 +17,7 @@ pub use crate::features::completion::Completer;
 use crate::features::content::{Icon, ResourceContents};
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::features::resources::{self, Resource, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
+use crate::features::tasks_ext;
 use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
 use crate::server::context::{RequestCx, Runtime};
 use crate::server::listen::{ListenSlots, Listener};
@@ -30,8 +31,10 @@ use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::any::Any;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
-use std::time::Duration;
+use std::thread;
+use std::time::{Duration, Instant};
 
 /// Tunable limits. The defaults suit a local server; change them with the `with_*` methods
 /// (`Options::default().with_max_in_flight(16)`), so a new option breaks no embedder.
@@ -59,6 +62,9 @@ pub struct Options {
     /// 2026-07-28 `subscriptions/listen` streams open at once, across every client (default
     /// 1024, half the HTTP connections, each stream holding one); beyond, `-32603` (HTTP 503).
     pub max_listen_streams: usize,
+    /// How long a finished tasks-extension task stays readable (its `ttlMs`), and the `ttl` of
+    /// a 2025-11-25 task whose client asks for none (default 5 minutes).
+    pub task_ttl: Duration,
 }
 
 impl Default for Options {
@@ -74,6 +80,7 @@ impl Default for Options {
             read_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Private },
             state_ttl: Duration::from_secs(10 * 60),
             max_listen_streams: 1024,
+            task_ttl: Duration::from_secs(5 * 60),
         }
     }
 }
@@ -138,6 +145,13 @@ impl Options {
         self.max_listen_streams = max;
         self
     }
+
+    /// How long a finished task stays readable, and the default `ttl` of 2025-11-25 tasks
+    /// (default 5 minutes).
+    pub fn with_task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
 }
 
 /// An MCP server: register tools, resources and prompts, then hand it to a transport.
@@ -153,10 +167,19 @@ pub struct Server {
     subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
     /// Seals 2026-07-28 `requestState`s: random per process unless a key file is set.
     state_key: Option<StateKey>,
+    /// Prefixes every id a load balancer may route on (`--node-id`).
+    node_id: Option<String>,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
     listen_slots: ListenSlots,
     pub(crate) pool: Pool,
+    /// Set by `drain`: new requests are refused, `/healthz` says 503.
+    draining: AtomicBool,
+    /// What `drain` waits for once handlers are done: a transport's answers written out.
+    flushes: Mutex<Vec<Flush>>,
 }
+
+/// Waits, up to the deadline, until a transport has written out every answer queued so far.
+pub(crate) type Flush = Box<dyn Fn(Instant) + Send + Sync>;
 
 /// Called with the URI of each `resources/subscribe`.
 type SubscribeHook = dyn Fn(&str) + Send + Sync;
@@ -184,6 +207,9 @@ impl Server {
             state_key: StateKey::random()
                 .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
                 .ok(),
+            node_id: None,
+            draining: AtomicBool::new(false),
+            flushes: Mutex::new(Vec::new()),
         }
     }
 
@@ -193,6 +219,29 @@ impl Server {
     pub fn set_state_key_file(&mut self, path: &std::path::Path) -> Result<(), crate::Error> {
         self.state_key = Some(StateKey::from_file(path).map_err(crate::Error::Config)?);
         Ok(())
+    }
+
+    /// Names this replica: every id a load balancer may route on (HTTP and legacy SSE session
+    /// ids, task ids) then starts with `ID.`. `ID` is 1 to 32 ASCII letters, digits or `-`.
+    pub fn set_node_id(&mut self, id: &str) -> Result<(), crate::Error> {
+        let fits = (1..=32).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !fits {
+            return Err(crate::Error::Config(format!(
+                "node id {id:?}: expected 1 to 32 ASCII letters, digits or '-' (no dot: it ends the prefix)"
+            )));
+        }
+        self.node_id = Some(id.to_owned());
+        Ok(())
+    }
+
+    /// The node id set with [`Server::set_node_id`].
+    pub fn node_id(&self) -> Option<&str> {
+        self.node_id.as_deref()
+    }
+
+    /// The key that seals session ids and `requestState`: the key file's, else random per process.
+    pub(crate) fn sealing_key(&self) -> Option<&StateKey> {
+        self.state_key.as_ref()
     }
 
     /// Sets the human-readable title sent in `serverInfo` (2025-06-18 and later).
@@ -418,6 +467,11 @@ impl Server {
         // session an HTTP server ever had would stay (seen in scripts/soak.sh).
         listeners.retain(|l| l.strong_count() > 0);
         listeners.push(Arc::downgrade(&listener));
+        drop(listeners);
+        // A stream asking for tasks hears where each stands now (a change from here on follows).
+        for id in listener.task_ids() {
+            tasks_ext::replay(id, |params| listener.notify(tasks_ext::NOTIFICATION, params));
+        }
     }
 
     /// Removes the entries `keep` refuses from one list; says whether any went.
@@ -480,6 +534,42 @@ impl Server {
         self.pool.shutdown(SHUTDOWN_GRACE);
     }
 
+    /// Stops taking new work and waits up to `within` for the work in flight: new requests are
+    /// refused from now on (over HTTP with `503`; `/healthz` answers `503` too), while answers
+    /// to the server's own requests and cancellations still arrive, so running handlers can
+    /// finish. Returns `true` once every handler is done and its answer written out; `false`
+    /// when `within` ran out, after cancelling what still runs (its requests get no answer, as
+    /// for any cancelled request). Transports are the caller's to stop afterwards:
+    /// `HttpServer::drain` does all of it for HTTP.
+    pub fn drain(&self, within: Duration) -> bool {
+        self.draining.store(true, Ordering::SeqCst);
+        let deadline = Instant::now() + within;
+        while self.pool.busy() {
+            if Instant::now() >= deadline {
+                log::warn!("handlers still running after {within:?} of draining: cancelled");
+                for listener in self.live_listeners() {
+                    listener.close();
+                }
+                return false;
+            }
+            thread::sleep(DRAIN_POLL);
+        }
+        for flush in self.flushes.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+            flush(deadline);
+        }
+        true
+    }
+
+    /// Whether `drain` was called: new requests are refused.
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+
+    /// Makes `drain` wait for a transport's output too (stdio's writer).
+    pub(crate) fn add_flush(&self, flush: Flush) {
+        self.flushes.lock().unwrap_or_else(PoisonError::into_inner).push(flush);
+    }
+
     /// Whether every handler thread (`max_workers`) is busy, so a new request waits for one to
     /// finish; HTTP's `/healthz` answers 503 while it is.
     pub fn saturated(&self) -> bool {
@@ -509,9 +599,17 @@ impl Drop for Server {
     }
 }
 
+/// The error a request gets while the server drains: it did no work, so another server (or
+/// this one, restarted) may take it.
+pub(crate) fn shutting_down() -> RpcError {
+    RpcError::new(crate::wire::jsonrpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
+}
+
 /// How long stopping a server waits for handlers to end; one that ignores cancellation longer
 /// is left to finish alone.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How often `drain` looks at the pool: a one-off wait, short next to any handler.
+const DRAIN_POLL: Duration = Duration::from_millis(5);
 
 /// What a request reaches of the server: options, the pool, the subscribe hooks.
 impl Runtime for Server {
@@ -541,6 +639,19 @@ impl Runtime for Server {
 
     fn state_ttl(&self) -> Duration {
         self.options.state_ttl
+    }
+
+    fn node_id(&self) -> Option<&str> {
+        self.node_id.as_deref()
+    }
+
+    fn task_ttl(&self) -> Duration {
+        self.options.task_ttl
+    }
+
+    fn notify_task(&self, task_id: &str, params: &Value) {
+        let wanted = |l: &dyn Listener| l.task_ids().iter().any(|id| id == task_id);
+        self.broadcast(wanted, tasks_ext::NOTIFICATION, params.clone());
     }
 }
 

@@ -140,6 +140,12 @@ impl Pool {
         state.threads >= self.shared.max_threads && state.idle == 0
     }
 
+    /// Whether any job is queued or running (a worker between jobs counts as running).
+    pub(crate) fn busy(&self) -> bool {
+        let state = self.shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        !state.queue.is_empty() || state.threads > state.idle
+    }
+
     /// Stops the pool: no new jobs; workers finish the queue and their current job, then exit.
     /// Every thread is joined (but the caller's own, when a job calls it); one still busy after
     /// `grace` (a handler ignoring cancellation) is left to finish alone, with a warning.

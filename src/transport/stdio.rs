@@ -38,6 +38,17 @@ pub fn serve_io(
         write_loop(outbox, output, &writer_room);
         let _ = done_tx.send(());
     })?;
+    // A drain (SIGTERM in the binary) ends the process once the answers are out: the reader
+    // may be blocked on stdin for good.
+    let flushing = output_room.clone();
+    server.add_flush(Box::new(move |deadline| {
+        while flushing.queued.load(Ordering::Relaxed) > 0
+            && !flushing.closed.load(Ordering::Relaxed)
+            && Instant::now() < deadline
+        {
+            thread::sleep(Duration::from_millis(1));
+        }
+    }));
     let connection = Connection::new(Arc::clone(&server), sink.clone());
     let cap = server.options().max_message_bytes;
     let mut line = Vec::with_capacity(4096);
@@ -154,11 +165,14 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Res
 fn write_loop(outbox: Receiver<Outgoing>, output: impl Write, room: &OutputRoom) {
     let mut out = BufWriter::with_capacity(64 * 1024, output);
     while let Ok(mut message) = outbox.recv() {
+        // Counted off once flushed, so nothing queued means everything is out (what a drain
+        // waits for before the process exits).
+        let mut written = 0;
         loop {
             if message != Outgoing::CloseStream {
                 log::debug!("-> {}", message.json());
                 let wrote = out.write_all(message.json().as_bytes()).and_then(|_| out.write_all(b"\n"));
-                room.queued.fetch_sub(message.json().len(), Ordering::Relaxed);
+                written += message.json().len();
                 if let Err(e) = wrote {
                     log::debug!("stdout closed: {e}");
                     room.closed.store(true, Ordering::Relaxed);
@@ -178,7 +192,9 @@ fn write_loop(outbox: Receiver<Outgoing>, output: impl Write, room: &OutputRoom)
                 }
             }
         }
-        if let Err(e) = out.flush() {
+        let flushed = out.flush();
+        room.queued.fetch_sub(written, Ordering::Relaxed);
+        if let Err(e) = flushed {
             log::debug!("stdout closed: {e}");
             room.closed.store(true, Ordering::Relaxed);
             return;

@@ -15,6 +15,16 @@ pub fn hex_token(n: usize) -> std::io::Result<String> {
     Ok(bytes(n)?.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// A token of `n` random bytes as [`hex_token`], after `node.` when a node id is given: the
+/// form of every id a load balancer may route on (session and task ids).
+pub fn routed_token(node: Option<&str>, n: usize) -> std::io::Result<String> {
+    let token = hex_token(n)?;
+    Ok(match node {
+        Some(node) => format!("{node}.{token}"),
+        None => token,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -26,5 +36,11 @@ mod tests {
         assert_eq!(a.len(), 32);
         assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn routed_tokens_start_with_the_node() {
+        assert!(routed_token(Some("a1"), 16).unwrap().starts_with("a1."));
+        assert!(!routed_token(None, 16).unwrap().contains('.'));
     }
 }

@@ -220,6 +220,18 @@ impl StateKey {
         Ok(reader.rest.to_vec())
     }
 
+    /// The HMAC-SHA-256 tag of `data` under this key, for another sealed format (session ids).
+    /// `domain` names the format and goes first, length-prefixed: a tag of one format never
+    /// passes for another's, nor for a `requestState`'s (whose input starts with its version byte 1).
+    pub(crate) fn tag(&self, domain: &[u8], data: &[u8]) -> [u8; DIGEST_LEN] {
+        let mut mac = self.mac.start();
+        // A domain longer than 255 bytes is a programming error; the prefix clamps it anyway.
+        mac.update(&[u8::try_from(domain.len()).unwrap_or(u8::MAX)]);
+        mac.update(domain);
+        mac.update(data);
+        mac.finish()
+    }
+
     /// [`StateKey::seal`] for a JSON state.
     pub(crate) fn seal_json(&self, state: &Value, origin: &Origin, expires: SystemTime) -> Result<String, StateError> {
         self.seal(state.to_string().as_bytes(), origin, expires)
@@ -302,7 +314,7 @@ fn arguments_digest(value: &Value) -> [u8; DIGEST_LEN] {
 
 /// Standard base64 to the URL-safe alphabet without padding (RFC 4648 §5), which survives
 /// URLs, headers and JSON without escaping.
-fn to_url_safe(standard: &str) -> String {
+pub(crate) fn to_url_safe(standard: &str) -> String {
     standard
         .trim_end_matches('=')
         .chars()
@@ -316,7 +328,7 @@ fn to_url_safe(standard: &str) -> String {
 
 /// The inverse of [`to_url_safe`], strict: only the URL-safe alphabet, no padding, and the
 /// canonical encoding (the shared decoder refuses non-zero trailing bits).
-fn from_url_safe(token: &str) -> Option<Vec<u8>> {
+pub(crate) fn from_url_safe(token: &str) -> Option<Vec<u8>> {
     if token.len() % 4 == 1 || token.bytes().any(|b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_')) {
         return None;
     }
@@ -332,6 +344,23 @@ fn from_url_safe(token: &str) -> Option<Vec<u8>> {
         standard.push('=');
     }
     base64::decode(&standard).ok()
+}
+
+/// Test-only: the median over `rounds` runs of the time per call of `f`, in nanoseconds, each
+/// run `calls` calls (the cost measurements `scripts/bench.sh` reads).
+#[cfg(test)]
+pub(crate) fn median_ns_per_call(rounds: usize, calls: u128, f: &dyn Fn()) -> u128 {
+    let mut runs: Vec<u128> = (0..rounds)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            for _ in 0..calls {
+                f();
+            }
+            start.elapsed().as_nanos() / calls
+        })
+        .collect();
+    runs.sort_unstable();
+    runs[runs.len() / 2]
 }
 
 #[cfg(test)]
@@ -358,7 +387,6 @@ mod tests {
     /// `seal_ns=N open_ns=N bytes=N` to FILE: the median of 9 runs of 2000 each.
     #[test]
     fn seal_cost() {
-        use std::time::Instant;
         let key = key();
         let args = json!({"city": "Lisbon", "units": "metric", "days": 3});
         let state = json!({"answers": {"elicitation-1": {"action": "accept", "content": {"ok": true}}},
@@ -368,19 +396,7 @@ mod tests {
         let out = std::env::var_os("TINYMCP_SEAL_COST");
         // Without the variable a few rounds only: the test then checks the round trip, cheaply.
         let (rounds, calls) = if out.is_some() { (9, 2000) } else { (1, 10) };
-        let per_call = |f: &dyn Fn()| {
-            let mut runs: Vec<u128> = (0..rounds)
-                .map(|_| {
-                    let start = Instant::now();
-                    for _ in 0..calls {
-                        f();
-                    }
-                    start.elapsed().as_nanos() / calls
-                })
-                .collect();
-            runs.sort_unstable();
-            runs[runs.len() / 2]
-        };
+        let per_call = |f: &dyn Fn()| median_ns_per_call(rounds, calls, f);
         let seal = per_call(&|| {
             std::hint::black_box(key.seal_json(&state, &origin, now() + HOUR).unwrap());
         });

@@ -1,6 +1,14 @@
 """Interop: the official Python SDK client (PyPI `mcp`) at revision 2026-07-28 against
 `tinymcp --everything`: no handshake, each request carries its `_meta`; sampling, elicitation and
-roots come back as input-required results the SDK answers and retries; a listen stream.
+roots come back as input-required results the SDK answers and retries; a listen stream; a task
+of the tasks extension (SEP-2663) driven to completion; a skill (SEP-2640) listed and read.
+
+The SDK (2.3.0) has no tasks or skills API of its own. The tasks extension is a `ClientExtension`
+(the SDK's opt-in extension interface): it declares `io.modelcontextprotocol/tasks`, claims the
+`resultType: "task"` answer of `tools/call` and resolves it by polling `tasks/get`, sent through
+the session's low-level `send_request` (which stamps each request's `_meta` and `Mcp-Name`).
+`skills/list` and `skills/get` go through `send_request` too; a skill's files are read with the
+ordinary `read_resource`. The server must serve `--skills examples/skills`.
 
 Usage:
     python_modern.py --mode 2026-07-28|auto --transport stdio -- <server command and args>
@@ -16,18 +24,98 @@ import argparse
 import sys
 import traceback
 import warnings
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Literal
 
 import anyio
 import mcp_types as types
 from mcp.client import Client
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.stdio import StdioServerParameters
+from pydantic import ConfigDict
 
 ROOT_URI = "file:///tmp/tinymcp-interop-root"
 
 
 def text_of(result: Any) -> str:
     return result.content[0].text
+
+
+TASKS = "io.modelcontextprotocol/tasks"
+
+
+class CreatedTask(types.Result):
+    """The flat `CreateTaskResult` of the tasks extension."""
+
+    result_type: Literal["task"]
+    task_id: str
+    status: str
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+
+
+class DetailedTask(types.Result):
+    """What `tasks/get` answers: the task, its result or error inlined."""
+
+    model_config = ConfigDict(extra="allow")
+    task_id: str
+    status: str
+    status_message: str | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+
+class TaskIdParams(types.RequestParams):
+    task_id: str
+
+
+class GetTask(types.Request[TaskIdParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    params: TaskIdParams
+    name_param = "taskId"
+
+
+class SkillsList(types.Request[types.PaginatedRequestParams, Literal["skills/list"]]):
+    method: Literal["skills/list"] = "skills/list"
+    params: types.PaginatedRequestParams
+
+
+class SkillUriParams(types.RequestParams):
+    uri: str
+
+
+class SkillsGet(types.Request[SkillUriParams, Literal["skills/get"]]):
+    method: Literal["skills/get"] = "skills/get"
+    params: SkillUriParams
+
+
+class AnyResult(types.Result):
+    model_config = ConfigDict(extra="allow")
+
+
+class Tasks(ClientExtension):
+    """The tasks extension, client side: a task answer is polled until it ends."""
+
+    identifier = TASKS
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def claims(self) -> list[ResultClaim[Any]]:
+        return [ResultClaim(result_type="task", model=CreatedTask, resolve=self.resolve)]
+
+    async def resolve(self, created: CreatedTask, ctx: ClaimContext) -> types.CallToolResult:
+        self.seen.append(created.status)
+        interval = min((created.poll_interval_ms or 1000) / 1000, 0.2)
+        while True:
+            got = await ctx.session.send_request(GetTask(params=TaskIdParams(task_id=created.task_id)), DetailedTask)
+            assert got.task_id == created.task_id, got
+            if got.status != self.seen[-1]:
+                self.seen.append(got.status)
+            if got.status == "completed":
+                return types.CallToolResult.model_validate(got.result)
+            if got.status in ("failed", "cancelled"):
+                raise RuntimeError(f"task {got.task_id} {got.status}: {got.error}")
+            await anyio.sleep(interval)
 
 
 async def run(mode: str, server: Any) -> tuple[int, int]:
@@ -55,6 +143,7 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
         logs.append(params)
 
     passed = failed = 0
+    tasks = Tasks()
 
     async with Client(
         server,
@@ -64,6 +153,7 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
         list_roots_callback=roots,
         logging_callback=logging,
         log_level="info",
+        extensions=[tasks],
     ) as client:
 
         async def check(name: str, body: Callable[[], Awaitable[None]]) -> None:
@@ -139,6 +229,33 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
                         assert "tool" in type(event).__name__.lower() or "tool" in str(event).lower(), event
                         break
 
+        async def task() -> None:
+            tasks.seen.clear()
+            result = await client.call_tool("slow_compute", {"seconds": 1, "label": "interop"})
+            assert text_of(result) == "interop finished after 1000 ms", result
+            assert tasks.seen[0] == "working" and tasks.seen[-1] == "completed", tasks.seen
+
+        async def task_after_input() -> None:
+            tasks.seen.clear()
+            result = await client.call_tool("test_tool_with_task", {})
+            assert "Alice" in text_of(result), result
+            assert tasks.seen and tasks.seen[-1] == "completed", tasks.seen
+
+        async def skill() -> None:
+            listed = await client.session.send_request(SkillsList(params=types.PaginatedRequestParams()), AnyResult)
+            skills = (listed.model_extra or {})["skills"]
+            uris = [s["uri"] for s in skills]
+            assert "skill://code-review/SKILL.md" in uris, uris
+            review = next(s for s in skills if s["uri"] == "skill://code-review/SKILL.md")
+            assert review["frontmatter"]["name"] == "code-review", review
+            got = await client.session.send_request(SkillsGet(params=SkillUriParams(uri=review["uri"])), AnyResult)
+            assert (got.model_extra or {})["skill"]["uri"] == review["uri"], got
+            read = await client.read_resource(review["uri"])
+            assert read.contents[0].text.startswith("---\nname: code-review\n"), read
+            for file in review["resources"]:
+                assert file["digest"].startswith("sha256:"), file
+                assert (await client.read_resource(file["uri"])).contents, file
+
         for name, body in [
             ("revision is 2026-07-28", revision),
             ("tools/list and tools/call", tools),
@@ -151,6 +268,9 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
             ("a capability the client declared", missing_capability),
             ("log messages at the _meta level", logging_level),
             ("subscriptions/listen", listen),
+            ("a task of the tasks extension, polled to completion", task),
+            ("input first, then a task", task_after_input),
+            ("skills/list, skills/get and a skill's files", skill),
         ]:
             await check(name, body)
     return passed, failed

@@ -15,7 +15,7 @@ fn string_props(names: &[&str]) -> Value {
     json!({"type": "object", "properties": props})
 }
 
-fn write_manifest(dir: &TempDir, manifest: &Value) -> String {
+pub(crate) fn write_manifest(dir: &TempDir, manifest: &Value) -> String {
     dir.write("manifest.json", serde_json::to_string_pretty(manifest).unwrap());
     dir.path().join("manifest.json").to_str().unwrap().to_owned()
 }
@@ -163,7 +163,7 @@ fn sleeper(dir: &TempDir) -> Value {
     json!({"name": "sleeper", "command": ["sh", "-c", script], "timeoutMs": 400})
 }
 
-fn pids(dir: &TempDir) -> Vec<u32> {
+pub(crate) fn pids(dir: &TempDir) -> Vec<u32> {
     eventually("the command to write its pids", || dir.path().join("child.pid").exists());
     let read = |name: &str| -> u32 {
         eventually("a complete pid file", || {

@@ -54,7 +54,11 @@ fn skill_uris(list: &Value) -> Vec<String> {
     list["result"]["skills"].as_array().unwrap().iter().map(|s| s["uri"].as_str().unwrap().to_owned()).collect()
 }
 
-over_both_transports!(skills_are_listed_with_digests_and_read_as_resources, a_skill_changed_on_disk_changes_the_list,);
+over_both_transports!(
+    skills_are_listed_with_digests_and_read_as_resources,
+    a_skill_changed_on_disk_changes_the_list,
+    editing_a_skill_md_under_a_watched_root_tells_subscribers,
+);
 
 fn skills_are_listed_with_digests_and_read_as_resources(t: Transport) {
     let f = fixture();
@@ -204,4 +208,47 @@ fn a_root_with_a_skills_folder_serves_them_and_check_names_the_bad_line() {
     let mut client = Client::spawn(&["--root", plain.arg()]);
     let init = client.initialize("2025-11-25", json!({}));
     assert!(init["capabilities"].get("extensions").is_none(), "{init}");
+}
+
+/// SEP-2640 names no notification of its own (skills are resources): editing a SKILL.md under a
+/// watched root's `skills/` folder is `notifications/resources/list_changed` for everyone and
+/// `notifications/resources/updated` for whoever subscribed to that file.
+fn editing_a_skill_md_under_a_watched_root_tells_subscribers(t: Transport) {
+    let root = TempDir::new("skills-root");
+    root.write("skills/beta/SKILL.md", "---\nname: beta\ndescription: Second skill\n---\nBody\n");
+    root.write("skills/beta/notes.md", "notes\n");
+    let mut client = Client::spawn_over(t, &["--root", root.arg(), "--watch-interval", "20"]);
+    client.initialize("2025-11-25", json!({}));
+    check(&client.request("resources/subscribe", json!({"uri": "skill://beta/SKILL.md"})), json!({"result": {}}));
+    root.write("skills/beta/SKILL.md", "---\nname: beta\ndescription: Edited\n---\nNew body\n");
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
+    check(&updated, json!({"params": {"uri": "skill://beta/SKILL.md"}}));
+    let read = client.request("resources/read", json!({"uri": "skill://beta/SKILL.md"}));
+    assert!(read["result"]["contents"][0]["text"].as_str().unwrap().contains("New body"), "{read}");
+    // A file nobody subscribed to: the list changes, no update is sent for it.
+    root.write("skills/beta/notes.md", "more notes\n");
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    let later = client.drain(std::time::Duration::from_millis(300));
+    assert!(later.iter().all(|m| m["method"] != "notifications/resources/updated"), "{later:?}");
+}
+
+#[test]
+fn a_listen_stream_hears_a_skill_edited_on_disk() {
+    let root = TempDir::new("skills-listen");
+    root.write("skills/beta/SKILL.md", "---\nname: beta\ndescription: Second skill\n---\nBody\n");
+    let mut client =
+        Client::spawn(&["--skills", &root.path().join("skills").display().to_string(), "--watch-interval", "20"]);
+    let params = json!({
+        "notifications": {"resourcesListChanged": true, "resourceSubscriptions": ["skill://beta/SKILL.md"]},
+        "_meta": crate::stateless::meta(json!({})),
+    });
+    let sub = client.send_request("subscriptions/listen", params);
+    client.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    root.write("skills/beta/SKILL.md", "---\nname: beta\ndescription: Edited\n---\n");
+    let tag = json!({"io.modelcontextprotocol/subscriptionId": sub});
+    let changed = client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    check(&changed, json!({"params": {"_meta": tag}}));
+    let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
+    check(&updated, json!({"params": {"_meta": tag, "uri": "skill://beta/SKILL.md"}}));
 }

@@ -428,6 +428,23 @@ impl Client {
         }
     }
 
+    /// The server's process id (to send it a signal).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the server to exit by itself, stdin still open (bounded by `within`).
+    pub fn exit_within(&mut self, within: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "server did not exit within {within:?}");
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Closes stdin and waits for the exit status (bounded).
     pub fn close(mut self) -> std::process::ExitStatus {
         match &mut self.link {

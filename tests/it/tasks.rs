@@ -46,14 +46,15 @@ fn capabilities_and_tool_execution_are_declared_for_2025_11_25_only() {
 #[test]
 fn a_task_runs_in_the_background_and_its_result_is_retrievable() {
     let mut client = Client::everything("2025-11-25");
-    let id = create(&mut client, "slow_compute", json!({"seconds": 0.2, "label": "sum"}));
+    // Long enough to still be working when asked on a loaded machine.
+    let id = create(&mut client, "slow_compute", json!({"seconds": 3, "label": "sum"}));
     let got = client.request("tasks/get", json!({"taskId": id}));
     check(&got, json!({"result": {"taskId": id, "status": "working"}}));
     // tasks/result blocks until the task ends.
     let result = client.request("tasks/result", json!({"taskId": id}));
     check(
         &result,
-        json!({"result": {"content": [{"type": "text", "text": "sum finished after 200 ms"}],
+        json!({"result": {"content": [{"type": "text", "text": "sum finished after 3000 ms"}],
                                       "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}}}),
     );
     let done = wait_status(&mut client, &id, "completed");

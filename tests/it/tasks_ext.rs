@@ -11,10 +11,11 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 const REV: &str = "2026-07-28";
-const EXT: &str = "io.modelcontextprotocol/tasks";
+pub(crate) const EXT: &str = "io.modelcontextprotocol/tasks";
+const SUB: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// One request on the 2026-07-28 wire, its `_meta` declaring `capabilities`; the whole answer.
-trait Wire {
+pub(crate) trait Wire {
     fn rpc(&mut self, method: &str, params: Value, capabilities: Value) -> Value;
 }
 
@@ -28,7 +29,7 @@ impl Wire for Client {
     }
 }
 
-struct Http(Server, u64);
+pub(crate) struct Http(pub(crate) Server, pub(crate) u64);
 
 impl Wire for Http {
     fn rpc(&mut self, method: &str, params: Value, capabilities: Value) -> Value {
@@ -37,20 +38,20 @@ impl Wire for Http {
     }
 }
 
-fn with_ext() -> Value {
+pub(crate) fn with_ext() -> Value {
     json!({"elicitation": {}, "sampling": {}, "extensions": {EXT: {}}})
 }
 
-fn call(w: &mut dyn Wire, tool: &str, arguments: Value) -> Value {
+pub(crate) fn call(w: &mut dyn Wire, tool: &str, arguments: Value) -> Value {
     w.rpc("tools/call", json!({"name": tool, "arguments": arguments}), with_ext())
 }
 
-fn task_id(answer: &Value) -> String {
+pub(crate) fn task_id(answer: &Value) -> String {
     answer["result"]["taskId"].as_str().unwrap_or_else(|| panic!("no task: {answer}")).to_owned()
 }
 
 /// Polls `tasks/get` until the status is `status` (10 s at most); the last `tasks/get` result.
-fn until(w: &mut dyn Wire, id: &str, status: &str) -> Value {
+pub(crate) fn until(w: &mut dyn Wire, id: &str, status: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let got = w.rpc("tasks/get", json!({"taskId": id}), with_ext());
@@ -223,11 +224,134 @@ fn unfinished_tasks_are_capped_per_process() {
     };
     assert_eq!(ids.len(), 256, "{refused}");
     check(&refused, json!({"error": {"code": -32600}}));
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("too many unfinished tasks: at most 256") && message.contains("tasks/cancel"),
+        "{message}"
+    );
     // Cancelling one makes room for one more.
     check(&w.rpc("tasks/cancel", json!({"taskId": ids[0]}), with_ext()), json!({"result": {}}));
     let again = call(w, "slow_compute", json!({"seconds": 30}));
     ids.push(task_id(&again));
     for id in &ids {
         w.rpc("tasks/cancel", json!({"taskId": id}), with_ext());
+    }
+}
+
+/// `subscriptions/listen` params asking for `notifications`, with or without the extension.
+fn listen_params(notifications: Value, capabilities: Value) -> Value {
+    json!({"notifications": notifications, "_meta": crate::stateless::meta(capabilities)})
+}
+
+#[test]
+fn listen_streams_that_asked_for_a_task_hear_its_status_over_stdio() {
+    let mut c = Client::spawn(&["--everything"]);
+    let id = task_id(&call(&mut c, "slow_compute", json!({"seconds": 0.5, "label": "heard"})));
+    // Without the extension, asking for task statuses is -32021.
+    let refused = c.request("subscriptions/listen", listen_params(json!({"taskIds": [id]}), json!({})));
+    check(&refused, json!({"error": {"code": -32021, "data": {"requiredCapabilities": {"extensions": {EXT: {}}}}}}));
+    let other = c.send_request("subscriptions/listen", listen_params(json!({"toolsListChanged": true}), with_ext()));
+    c.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    let sub = c.send_request("subscriptions/listen", listen_params(json!({"taskIds": [id]}), with_ext()));
+    let ack = c.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    check(&ack, json!({"params": {"_meta": {SUB: sub}, "notifications": {"taskIds": [id]}}}));
+    let working = c.wait(|m| m["method"] == "notifications/tasks");
+    check(&working, json!({"params": {"_meta": {SUB: sub}, "taskId": id, "status": "working"}}));
+    let done = c.wait(|m| m["method"] == "notifications/tasks");
+    check(
+        &done,
+        json!({"params": {"_meta": {SUB: sub}, "taskId": id, "status": "completed",
+               "result": {"content": [{"text": "heard finished after 500 ms"}]}}}),
+    );
+    // Nothing for the stream that did not ask, nor for another task.
+    call(&mut c, "slow_compute", json!({"seconds": 0}));
+    let later = c.drain(Duration::from_millis(500));
+    assert!(later.iter().all(|m| m["method"] != "notifications/tasks"), "{later:?}");
+    assert!(later.iter().all(|m| m["params"]["_meta"][SUB] != other), "{later:?}");
+}
+
+#[test]
+fn listen_streams_that_asked_for_a_task_hear_its_status_over_http() {
+    use crate::raw_http::{read_chunk, read_head, sse_events, write_request, ACCEPT_BOTH, JSON};
+    use std::io::BufReader;
+    let server = Server::start(&[], &[]);
+    let mut w = Http(server, 100);
+    let id = task_id(&call(&mut w, "confirm_delete", json!({"filename": "b.txt"})));
+    until(&mut w, &id, "input_required");
+    let open = |n: u64, notifications: Value| {
+        let listen = json!({"jsonrpc": "2.0", "id": n, "method": "subscriptions/listen",
+                            "params": listen_params(notifications, with_ext())});
+        let mut stream = w.0.connect();
+        let headers = [ACCEPT_BOTH, JSON, ("MCP-Protocol-Version", REV), ("Mcp-Method", "subscriptions/listen")];
+        write_request(&mut stream, w.0.port, "POST", "/mcp", &headers, &listen.to_string());
+        stream.set_read_timeout(Some(Duration::from_millis(800))).unwrap();
+        let mut reader = BufReader::new(stream);
+        assert_eq!(read_head(&mut reader).status, 200);
+        reader
+    };
+    let next = |reader: &mut BufReader<std::net::TcpStream>| -> Option<Value> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let chunk = read_chunk(reader)?;
+            // Keep-alive comments carry no data.
+            if let Some((_, event)) = sse_events(&String::from_utf8(chunk).unwrap()).pop() {
+                return Some(event);
+            }
+        }
+        None
+    };
+    let mut asked = open(7, json!({"taskIds": [id]}));
+    let mut other = open(8, json!({"toolsListChanged": true}));
+    check(&next(&mut asked).unwrap(), json!({"method": "notifications/subscriptions/acknowledged"}));
+    check(&next(&mut other).unwrap(), json!({"method": "notifications/subscriptions/acknowledged"}));
+    check(
+        &next(&mut asked).unwrap(),
+        json!({"method": "notifications/tasks", "params": {"_meta": {SUB: 7}, "taskId": id, "status": "input_required"}}),
+    );
+    let key = until(&mut w, &id, "input_required")["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let answers = json!({key: {"action": "accept", "content": {"confirm": true}}});
+    w.rpc("tasks/update", json!({"taskId": id, "inputResponses": answers}), with_ext());
+    check(&next(&mut asked).unwrap(), json!({"params": {"_meta": {SUB: 7}, "taskId": id, "status": "working"}}));
+    check(
+        &next(&mut asked).unwrap(),
+        json!({"params": {"_meta": {SUB: 7}, "status": "completed", "result": {"content": [{"text": "Deleted b.txt"}]}}}),
+    );
+    // The stream that did not ask heard nothing (a read times out, or only keep-alives come).
+    assert!(next(&mut other).is_none_or(|m| m["method"] != "notifications/tasks"));
+}
+
+#[test]
+fn after_the_ttl_a_task_id_is_unknown_on_both_task_apis() {
+    let ttl = ["--task-ttl-ms", "1000"];
+    // The extension (2026-07-28), over stdio and HTTP: the ttl counts from the end.
+    let mut args = vec!["--everything"];
+    args.extend(ttl);
+    let wires: [Box<dyn Wire>; 2] = [Box::new(Client::spawn(&args)), Box::new(Http(Server::start(&ttl, &[]), 0))];
+    for mut w in wires {
+        let w = w.as_mut();
+        let created = call(w, "slow_compute", json!({"seconds": 0}));
+        check(&created, json!({"result": {"ttlMs": 1000}}));
+        let id = task_id(&created);
+        until(w, &id, "completed");
+        sleep(Duration::from_millis(1300));
+        for (method, params) in [
+            ("tasks/get", json!({"taskId": id})),
+            ("tasks/cancel", json!({"taskId": id})),
+            ("tasks/update", json!({"taskId": id, "inputResponses": {}})),
+        ] {
+            let gone = w.rpc(method, params, with_ext());
+            check(&gone, json!({"error": {"code": -32602}}));
+            assert!(gone["error"]["message"].as_str().unwrap().contains("unknown or expired task"), "{gone}");
+        }
+    }
+    // 2025-11-25 tasks: the ttl is the default when the client asks for none, from creation.
+    let mut c = Client::spawn(&args);
+    c.initialize("2025-11-25", json!({}));
+    let created = c.request("tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 0}, "task": {}}));
+    check(&created, json!({"result": {"task": {"ttl": 1000}}}));
+    let id = created["result"]["task"]["taskId"].as_str().expect("a task").to_owned();
+    sleep(Duration::from_millis(1300));
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        check(&c.request(method, json!({"taskId": id})), json!({"error": {"code": -32602}}));
     }
 }

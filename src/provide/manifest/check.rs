@@ -8,6 +8,7 @@ use super::{Body, Problem, PromptDef, ResourceDef, Source, ToolDef};
 use crate::features::content::Role;
 use crate::features::prompts::{Prompt, PromptArgument};
 use crate::features::resources::Resource;
+use crate::features::tasks::TaskSupport;
 use crate::features::tools::{Tool, ToolAnnotations};
 use crate::provide::command::{placeholders, CommandSpec, Output};
 use crate::util::mime;
@@ -34,6 +35,7 @@ const TOOL_KEYS: &[&str] = &[
     "annotations",
     "optionArguments",
     "pathArguments",
+    "task",
 ];
 const ANNOTATION_KEYS: &[&str] = &["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages"];
@@ -455,6 +457,18 @@ impl Checker<'_> {
         if let Some(annotations) = map.get("annotations") {
             tool.annotations = self.annotations(annotations, &key(path, "annotations"));
         }
+        tool.task_support = match self.string(map, path, "task", "\"never\", \"optional\" or \"required\"") {
+            None | Some("never") => TaskSupport::Forbidden,
+            Some("optional") => TaskSupport::Optional,
+            Some("required") => TaskSupport::Required,
+            Some(other) => {
+                self.fail(
+                    &key(path, "task"),
+                    format!("expected \"never\", \"optional\" or \"required\", got {other:?}"),
+                );
+                TaskSupport::Forbidden
+            }
+        };
         spec.options = self.argument_names(map, path, "optionArguments", &properties);
         spec.paths = self.argument_names(map, path, "pathArguments", &properties);
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
@@ -655,7 +669,7 @@ mod tests {
                 {"name": "bad name", "command": ["echo", "{{nope}}", 3]},
                 {"name": "dup", "command": []},
                 {"name": "dup", "command": ["x"], "inputSchema": {"type": "strin"}, "timeoutMs": 0, "output": "xml", "comand": 1},
-                {"name": "o", "command": ["x"], "outputSchema": {"type": "object"}}
+                {"name": "o", "command": ["x"], "outputSchema": {"type": "object"}, "task": "sometimes"}
             ],
             "prompts": [{"name": "p", "messages": [{"text": "{{who}}", "file": "x"}, {"text": "{{who}}"}]}],
             "resources": [{"uri": "nope", "text": "x"}, {"uri": "a://b"}]
@@ -673,6 +687,7 @@ mod tests {
             "tools[2].output: expected \"text\" or \"json\"",
             "tools[2].comand: unknown key",
             "tools[3].outputSchema: needs \"output\": \"json\"",
+            "tools[3].task: expected \"never\", \"optional\" or \"required\", got \"sometimes\"",
             "prompts[0].messages[0]: expected exactly one of",
             "prompts[0].messages[1].text: placeholder {{who}} names no prompt argument",
             "resources[0].uri: expected a URI with a scheme",
@@ -680,6 +695,6 @@ mod tests {
         ] {
             assert!(found.iter().any(|p| p.starts_with(expected)), "no {expected:?} in {found:#?}");
         }
-        assert_eq!(found.len(), 15, "{found:#?}");
+        assert_eq!(found.len(), 16, "{found:#?}");
     }
 }

@@ -321,6 +321,11 @@ impl<'c> Exchange<'c> {
         Conn::peer_closed(&self.conn.stream)
     }
 
+    /// The TCP peer's address (a system call: asked only when a check needs it).
+    pub(super) fn peer_ip(&self) -> Option<std::net::IpAddr> {
+        self.conn.stream.peer_addr().ok().map(|a| a.ip())
+    }
+
     /// Closes the connection after this answer whatever else happens.
     pub(super) fn close_after(&mut self) {
         self.conn.close = true;

@@ -40,7 +40,7 @@ impl Legacy {
 }
 
 pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
-    let id = match random::hex_token(16) {
+    let id = match random::routed_token(http.server.node_id(), 16) {
         Ok(id) => id,
         Err(e) => {
             log::error!("no session id: {e}");
@@ -71,6 +71,7 @@ pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
                     writer.event(None, Some("message"), None, message.json()).is_ok()
                 }
                 Err(RecvTimeoutError::Timeout) if writer.client_gone() => false,
+                Err(RecvTimeoutError::Timeout) if http.streams_ending() => break,
                 Err(RecvTimeoutError::Timeout) if last_write.elapsed() >= http.options.keep_alive => {
                     last_write = Instant::now();
                     writer.comment("keep-alive").is_ok()
@@ -78,6 +79,9 @@ pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
                 Err(RecvTimeoutError::Timeout) => true,
                 Err(RecvTimeoutError::Disconnected) => false,
             };
+        }
+        if http.streams_ending() {
+            writer.end_with_retry(super::retry_ms(&http.options));
         }
     }
     http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);

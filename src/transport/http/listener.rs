@@ -11,10 +11,10 @@ use super::Http;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A connection thread only moves bytes and parses envelopes (serde_json's depth limit keeps
 /// that shallow); stacks are reserved, not touched, so this costs address space, not memory.
@@ -30,11 +30,44 @@ pub(super) struct Connections {
     open: Mutex<HashMap<u64, Arc<TcpStream>>>,
     next: AtomicU64,
     ended: Condvar,
+    /// Requests being answered (streams included); a drain waits for none.
+    answering: AtomicUsize,
+}
+
+/// Counts one request as being answered while it lives.
+struct Answering<'a>(&'a AtomicUsize);
+
+impl<'a> Answering<'a> {
+    fn new(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Answering(count)
+    }
+}
+
+impl Drop for Answering<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Connections {
     fn count(&self) -> usize {
         self.open.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Waits until no request is being answered, or `deadline`. Connections idle between
+    /// requests do not count: a shutdown closes them.
+    pub(super) fn wait_quiet(&self, deadline: Instant) {
+        while self.answering.load(Ordering::SeqCst) > 0 {
+            if Instant::now() >= deadline {
+                log::warn!(
+                    "{} answers still being written at the end of the drain",
+                    self.answering.load(Ordering::SeqCst)
+                );
+                return;
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Ends every connection (their threads see end of input or a failed write) and waits for
@@ -44,9 +77,9 @@ impl Connections {
         for stream in open.values() {
             let _ = stream.shutdown(std::net::Shutdown::Both);
         }
-        let deadline = std::time::Instant::now() + JOIN_WAIT;
+        let deadline = Instant::now() + JOIN_WAIT;
         while !open.is_empty() {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 log::warn!("{} connection threads still running after shutdown", open.len());
                 return;
@@ -148,9 +181,11 @@ fn serve_connection(http: &Http, stream: Arc<TcpStream>) {
             Ok(None) => return,
             Err(refused) => return conn.refuse(&refused),
         };
+        let answering = Answering::new(&http.connections.answering);
         let mut exchange = Exchange::new(&mut conn, head);
         super::route(http, &mut exchange);
         exchange.finish();
+        drop(answering);
         if conn.close {
             return;
         }

@@ -10,30 +10,34 @@ mod headers;
 mod http1;
 mod legacy;
 mod listener;
+mod probe;
 mod security;
 mod sessions;
 mod sse;
 mod stateless;
 mod streams;
+mod token;
 
+pub use probe::probe;
 pub use security::Access;
 
 use crate::error::Error;
 use crate::server::connection::{Outgoing, Sink};
 use crate::server::Server;
+use crate::util::seal::StateKey;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, RequestId, RpcError};
 use crate::wire::meta::{self, Carrier, Era};
 use crate::wire::version::ProtocolVersion;
 use http1::{BodyError, Exchange};
 use security::Refusal;
-use sessions::{HttpSession, Refused, Sessions};
+use sessions::{HttpSession, Missing, Refused, Sessions};
 use sse::SseWriter;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Settings of the HTTP transport: start from `HttpOptions::default()` and set fields
 /// (`#[non_exhaustive]`, so a new setting breaks no embedder).
@@ -46,6 +50,9 @@ pub struct HttpOptions {
     pub max_sessions: usize,
     /// A session unused this long ends.
     pub session_idle: Duration,
+    /// How long a session id is accepted after `initialize`, by this replica and every other
+    /// sharing the key (the id carries its expiry).
+    pub session_ttl: Duration,
     /// GET streams one session may hold open.
     pub max_streams_per_session: usize,
     /// An idle stream gets a comment this often.
@@ -64,6 +71,7 @@ impl Default for HttpOptions {
             access: Access { loopback_only: true, ..Default::default() },
             max_sessions: 1000,
             session_idle: Duration::from_secs(30 * 60),
+            session_ttl: Duration::from_secs(24 * 60 * 60),
             max_streams_per_session: 8,
             keep_alive: Duration::from_secs(15),
             retry: Duration::from_secs(3),
@@ -86,6 +94,10 @@ struct Http {
     legacy: legacy::Legacy,
     connections: listener::Connections,
     stopping: AtomicBool,
+    /// Set by `drain`: new requests and `/healthz` get 503.
+    draining: AtomicBool,
+    /// Set by `drain` once handlers are done: streams not tied to a request end with `retry:`.
+    streams_ending: AtomicBool,
     /// Wakes the reaper at shutdown.
     stop: (Mutex<bool>, Condvar),
 }
@@ -93,6 +105,16 @@ struct Http {
 impl Http {
     fn stopping(&self) -> bool {
         self.stopping.load(Ordering::Relaxed)
+    }
+
+    fn draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+
+    /// Whether a stream not tied to a request (GET, listen, legacy) should end now, with a
+    /// `retry:` hint so its client reconnects (to another replica, behind a load balancer).
+    fn streams_ending(&self) -> bool {
+        self.streams_ending.load(Ordering::Relaxed)
     }
 }
 
@@ -117,11 +139,19 @@ impl HttpServer {
         // The bound address, not the asked one: with port 0 the log names the port the OS chose.
         let local = listener.local_addr()?;
         let listener = no_delay(listener);
+        // Session ids are sealed with the server's key: the key file's, shared by replicas.
+        let key = match server.sealing_key() {
+            Some(key) => key.clone(),
+            None => StateKey::random()?,
+        };
+        let node = server.node_id().map(str::to_owned);
         let http = Arc::new(Http {
-            sessions: Sessions::new(options.max_sessions, options.session_idle),
+            sessions: Sessions::new(options.max_sessions, options.session_idle, options.session_ttl, key, node)?,
             legacy: legacy::Legacy::default(),
             connections: listener::Connections::default(),
             stopping: AtomicBool::new(false),
+            draining: AtomicBool::new(false),
+            streams_ending: AtomicBool::new(false),
             stop: (Mutex::new(false), Condvar::new()),
             server,
             options,
@@ -160,6 +190,34 @@ impl HttpServer {
     /// Stops accepting, ends every session and connection, and joins every thread it started.
     pub fn shutdown(mut self) {
         self.stop();
+    }
+
+    /// Stops gracefully within about `within`, then shuts down:
+    /// 1. from now on every new request, and `/healthz`, is answered `503` with `Retry-After: 1`
+    ///    and `Connection: close` (it did no work, so a proxy may send it to another server);
+    ///    POSTs carrying only answers to the server's requests or notifications still pass, so
+    ///    running handlers can finish. The listener stays open until the end, so a health check
+    ///    or a request already in the backlog gets that clean `503` rather than a refused or
+    ///    reset connection;
+    /// 2. requests in flight run to their end, up to `within`; after it they are cancelled and
+    ///    each is answered with an error (`Server::drain`);
+    /// 3. streams not tied to a request (GET streams, `subscriptions/listen`, legacy SSE) get a
+    ///    `retry:` field and end (each within a second);
+    /// 4. once every answer is written (at most two seconds past `within`), `shutdown`.
+    ///
+    /// Returns whether every request finished before `within` ran out.
+    pub fn drain(mut self, within: Duration) -> bool {
+        let http = Arc::clone(&self.http);
+        let deadline = Instant::now() + within;
+        http.draining.store(true, Ordering::SeqCst);
+        log::info!("draining: new requests get 503; waiting up to {within:?} for requests in flight");
+        let finished = http.server.drain(within);
+        http.streams_ending.store(true, Ordering::SeqCst);
+        // Answers are written and streams notice within a slice; cancelled requests still
+        // get an answer, so a little past the deadline.
+        http.connections.wait_quiet(deadline.max(Instant::now()) + 2 * SLICE);
+        self.stop();
+        finished
     }
 
     fn stop(&mut self) {
@@ -264,6 +322,9 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     let method = exchange.head.method.clone();
     let (path, query) = target.split_once('?').unwrap_or((&target, ""));
     if path == "/healthz" {
+        if http.draining() {
+            return draining(exchange, None, &[], "draining: this server is shutting down\n");
+        }
         if http.server.saturated() {
             return Answer::text(503, "saturated: every handler thread is busy\n").send(exchange, &[]);
         }
@@ -271,8 +332,13 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     }
     let origin = exchange.header("Origin").map(str::to_owned);
     let cors = cors_headers(&http.options.access, origin.as_deref());
-    let checked =
-        http.options.access.check(exchange.header("Host"), origin.as_deref(), exchange.header("Authorization"));
+    let target = http.options.access.target(
+        || exchange.peer_ip(),
+        exchange.header("Host"),
+        exchange.header("X-Forwarded-Host"),
+        exchange.header("X-Forwarded-Proto"),
+    );
+    let checked = http.options.access.check(&target, origin.as_deref(), exchange.header("Authorization"));
     // A preflight carries no credentials; it only learns what the real request may do.
     if method == "OPTIONS" && checked.as_ref().is_err_and(|r| *r == Refusal::Unauthorized) {
         return preflight(exchange, &cors);
@@ -289,6 +355,13 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         }
         Ok(()) => {}
     }
+    // While draining, only POSTs are read (they may carry answers a running handler waits for;
+    // the requests among them are refused, a legacy one on its stream) and DELETEs (they end a
+    // session, which is no new work).
+    let passes = matches!((method.as_str(), path), ("POST", "/mcp" | "/messages") | ("DELETE", "/mcp"));
+    if http.draining() && !passes {
+        return draining(exchange, None, &cors, "");
+    }
     match (method.as_str(), path) {
         ("OPTIONS", _) => preflight(exchange, &cors),
         ("POST", "/mcp") => post(http, exchange, &cors),
@@ -301,6 +374,18 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         }
         _ => Answer::text(404, "not found: the MCP endpoint is /mcp\n").send(exchange, &cors),
     }
+}
+
+/// The `503` of a draining server: no work was done, so the client (or a proxy) may send the
+/// request again, elsewhere or later. A JSON-RPC error when `text` is empty.
+fn draining(exchange: &mut Exchange<'_>, id: Option<&RequestId>, cors: &[(&'static str, String)], text: &str) {
+    exchange.close_after();
+    let answer = if text.is_empty() {
+        Answer::json(503, jsonrpc::error_response(id, &crate::server::shutting_down()))
+    } else {
+        Answer::text(503, text)
+    };
+    answer.with("Retry-After", "1").send(exchange, cors)
 }
 
 fn cors_headers(access: &Access, origin: Option<&str>) -> Vec<(&'static str, String)> {
@@ -378,6 +463,30 @@ fn next_answer(http: &Http, answers: &Receiver<Outgoing>) -> Option<Outgoing> {
     }
 }
 
+/// `next_answer` for a request whose answer is a stream: a keep-alive comment whenever nothing
+/// was written for `keep_alive`, so a proxy does not time out a slow handler's stream (nginx's
+/// `proxy_read_timeout` is 60 s). A failed comment is seen by the next event's write.
+fn next_streamed(
+    http: &Http,
+    answers: &Receiver<Outgoing>,
+    mut writer: Option<&mut SseWriter<'_>>,
+    last_write: &mut Instant,
+) -> Option<Outgoing> {
+    loop {
+        match answers.recv_timeout(SLICE) {
+            Ok(message) => return Some(message),
+            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) if http.stopping() => return None,
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(w) = writer.as_deref_mut().filter(|_| last_write.elapsed() >= http.options.keep_alive) {
+                    *last_write = Instant::now();
+                    let _ = w.comment("keep-alive");
+                }
+            }
+        }
+    }
+}
+
 /// The answer a request gets when its session was deleted while it ran: its handler saw the
 /// cancellation and sent nothing, but the client is still owed an answer to its POST.
 fn ended_with_session(id: Option<&RequestId>) -> String {
@@ -393,6 +502,17 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
         Ok(incoming) => incoming,
         Err(answer) => return answer.send(exchange, cors),
     };
+    let has_requests = match &incoming {
+        Incoming::Single(message) => matches!(message, Message::Request(_)),
+        Incoming::Batch(items) => items.iter().any(|i| matches!(i, Ok(Message::Request(_)) | Err(_))),
+    };
+    let request_id = match &incoming {
+        Incoming::Single(Message::Request(r)) => Some(r.id.clone()),
+        _ => None,
+    };
+    if has_requests && http.draining() {
+        return draining(exchange, request_id.as_ref(), cors, "");
+    }
     // The era is decided per message (contract §2.1): 2026-07-28 requests need no session.
     let carrier = Carrier::Http {
         protocol_version: exchange.header("MCP-Protocol-Version").map(str::trim),
@@ -422,30 +542,12 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     }
     let initialize = matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
     let session = if initialize {
-        match http.sessions.create(&http.server) {
-            Ok(session) => session,
-            Err(Refused::Full(max)) => {
-                let error = RpcError::invalid_request(format!("too many sessions (the limit is {max}); try later"));
-                return Answer::rpc_error(503, &error).with("Retry-After", "5").send(exchange, cors);
-            }
-            Err(Refused::NoRandom(e)) => {
-                log::error!("no session id: {e}");
-                return Answer::rpc_error(500, &RpcError::internal()).send(exchange, cors);
-            }
-        }
+        http.sessions.create(&http.server)
     } else {
         match find_session(http, exchange) {
             Ok(session) => session,
             Err(answer) => return answer.send(exchange, cors),
         }
-    };
-    let has_requests = match &incoming {
-        Incoming::Single(message) => matches!(message, Message::Request(_)),
-        Incoming::Batch(items) => items.iter().any(|i| matches!(i, Ok(Message::Request(_)) | Err(_))),
-    };
-    let request_id = match &incoming {
-        Incoming::Single(Message::Request(r)) => Some(r.id.clone()),
-        _ => None,
     };
     if has_requests && !initialize {
         session.mark_used();
@@ -462,11 +564,16 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     }
     let mut headers: Vec<(&'static str, String)> = cors.to_vec();
     if initialize {
-        if session.connection.session().protocol_version().is_none() {
-            // A failed initialize leaves no session behind.
-            http.sessions.remove(&session.id);
-        } else {
-            headers.push(("Mcp-Session-Id", session.id.clone()));
+        // The id says what `initialize` settled, so it is minted now; a failed one leaves
+        // no session behind.
+        match session.connection.session().negotiated().map(|n| http.sessions.establish(&session, n)) {
+            None => session.connection.close(),
+            Some(Ok(id)) => headers.push(("Mcp-Session-Id", id)),
+            Some(Err(refused)) => {
+                session.connection.close();
+                drop(busy);
+                return too_many(refused).send(exchange, cors);
+            }
         }
     }
     // The first thing the request produces decides the answer's form: its response alone is
@@ -519,8 +626,9 @@ fn stream_answers(http: &Http, exchange: &mut Exchange<'_>, headers: &[(&'static
         });
     }
     let mut next = Some(first);
+    let mut last_write = Instant::now();
     loop {
-        let message = match next.take().or_else(|| next_answer(http, answers)) {
+        let message = match next.take().or_else(|| next_streamed(http, answers, writer.as_mut(), &mut last_write)) {
             Some(message) => message,
             // The request ended without a response: its session was deleted while it ran.
             None if session.connection.session().is_closed() => Outgoing::Response(ended_with_session(id)),
@@ -539,6 +647,7 @@ fn stream_answers(http: &Http, exchange: &mut Exchange<'_>, headers: &[(&'static
         let json = message.json().to_owned();
         let seq = stream.push(json.clone(), last);
         if let Some(w) = writer.as_mut() {
+            last_write = Instant::now();
             if let Err(e) = w.event(Some(&stream.event_id(seq)), None, None, &json) {
                 log::debug!("stream {} lost ({e}); its messages are kept for resumption", stream.id);
                 writer = None;
@@ -568,8 +677,11 @@ fn find_session(http: &Http, exchange: &Exchange<'_>) -> Result<Arc<HttpSession>
             &RpcError::invalid_request("Mcp-Session-Id header required: initialize first"),
         ));
     };
-    let session = http.sessions.get(id).ok_or_else(|| {
-        Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"))
+    let session = http.sessions.get(&http.server, id).map_err(|missing| match missing {
+        Missing::Unknown => {
+            Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"))
+        }
+        Missing::Full(max) => too_many(Refused::Full(max)),
     })?;
     // Spec (2025-06-18 transports): the header carries the negotiated revision; another one is
     // a client confused about its own session.
@@ -586,12 +698,26 @@ fn find_session(http: &Http, exchange: &Exchange<'_>) -> Result<Arc<HttpSession>
     Ok(session)
 }
 
+/// The answer when no session can be made or rebuilt: `503` at the cap, `500` without randomness.
+fn too_many(refused: Refused) -> Answer {
+    match refused {
+        Refused::Full(max) => {
+            let error = RpcError::invalid_request(format!("too many sessions (the limit is {max}); try later"));
+            Answer::rpc_error(503, &error).with("Retry-After", "5")
+        }
+        Refused::NoRandom(e) => {
+            log::error!("no session id: {e}");
+            Answer::rpc_error(500, &RpcError::internal())
+        }
+    }
+}
+
 fn delete(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
     match exchange.header("Mcp-Session-Id").map(str::to_owned) {
         None => {
             Answer::rpc_error(400, &RpcError::invalid_request("Mcp-Session-Id header required")).send(exchange, cors)
         }
-        Some(id) if http.sessions.remove(&id) => Answer::new(200).send(exchange, cors),
+        Some(id) if http.sessions.delete(&id) => Answer::new(200).send(exchange, cors),
         Some(_) => Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session")).send(exchange, cors),
     }
 }

@@ -1,5 +1,9 @@
 //! Who may talk to the HTTP server: `Host` and `Origin` checks against DNS rebinding, CORS for
-//! the origins the operator allowed, and the optional bearer token.
+//! the origins the operator allowed, and the optional bearer token. Behind a reverse proxy the
+//! operator names (`trusted_proxies`), that proxy's `X-Forwarded-Host`/`X-Forwarded-Proto` stand
+//! for the client's own `Host` and scheme; from any other peer they are ignored.
+
+use std::net::IpAddr;
 
 /// The access policy, fixed at start-up: start from `Access::default()` and set fields.
 #[derive(Debug, Clone, Default)]
@@ -11,6 +15,19 @@ pub struct Access {
     pub loopback_only: bool,
     /// The bearer token every request must carry, if any.
     pub token: Option<String>,
+    /// Reverse proxies (`--trusted-proxy`): only when the TCP peer is one of them do its
+    /// `X-Forwarded-Host` and `X-Forwarded-Proto` count for the `Host` and `Origin` checks.
+    pub trusted_proxies: Vec<IpAddr>,
+}
+
+/// Where a request says it was sent, as the checks see it.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Target<'a> {
+    /// `Host`, or the trusted proxy's `X-Forwarded-Host`.
+    pub(super) host: Option<&'a str>,
+    /// Through a trusted proxy, the origin the client addressed (`X-Forwarded-Proto` and
+    /// `X-Forwarded-Host`): a browser `Origin` equal to it is the same origin, so allowed.
+    pub(super) own_origin: Option<String>,
 }
 
 /// Why a request is refused.
@@ -22,14 +39,47 @@ pub(super) enum Refusal {
     Unauthorized,
 }
 
+/// The last entry of a forwarded header's list: the one the nearest proxy (the trusted one) wrote.
+fn last_entry(value: &str) -> &str {
+    value.rsplit(',').next().unwrap_or(value).trim()
+}
+
 impl Access {
-    /// Checks `Host`, `Origin` and `Authorization` of one request.
+    /// What the checks compare: `host` and nothing else, unless `peer` is a trusted proxy that
+    /// sent `X-Forwarded-Host` (`forwarded_host`) and maybe `X-Forwarded-Proto`.
+    pub(super) fn target<'a>(
+        &self,
+        peer: impl FnOnce() -> Option<IpAddr>,
+        host: Option<&'a str>,
+        forwarded_host: Option<&'a str>,
+        forwarded_proto: Option<&'a str>,
+    ) -> Target<'a> {
+        let plain = Target { host, own_origin: None };
+        let Some(forwarded_host) = forwarded_host.map(last_entry).filter(|h| !h.is_empty()) else { return plain };
+        if self.trusted_proxies.is_empty() {
+            return plain;
+        }
+        // Both spellings of an IPv4 peer on a dual-stack socket (`::ffff:a.b.c.d`) match.
+        let trusted = peer().is_some_and(|p| self.trusted_proxies.iter().any(|t| t.to_canonical() == p.to_canonical()));
+        if !trusted {
+            log::debug!("X-Forwarded-Host from a peer that is not a trusted proxy: ignored");
+            return plain;
+        }
+        let scheme = match forwarded_proto.map(last_entry) {
+            Some(p) if p.eq_ignore_ascii_case("https") => "https",
+            _ => "http",
+        };
+        Target { host: Some(forwarded_host), own_origin: Some(format!("{scheme}://{forwarded_host}")) }
+    }
+
+    /// Checks `Host` (or what `target` made of it), `Origin` and `Authorization` of one request.
     pub(super) fn check(
         &self,
-        host: Option<&str>,
+        target: &Target<'_>,
         origin: Option<&str>,
         authorization: Option<&str>,
     ) -> Result<(), Refusal> {
+        let host = target.host;
         if self.loopback_only {
             match host {
                 Some(host) if is_loopback_host(host) => {}
@@ -38,7 +88,8 @@ impl Access {
             }
         }
         if let Some(origin) = origin {
-            if !self.origin_allowed(origin) {
+            let same = target.own_origin.as_deref().is_some_and(|own| own.eq_ignore_ascii_case(origin));
+            if !same && !self.origin_allowed(origin) {
                 return Err(Refusal::Forbidden(format!("Origin {origin:?} is not allowed (see --allow-origin)")));
             }
         }
@@ -95,22 +146,62 @@ mod tests {
         Access { loopback_only: true, ..Default::default() }
     }
 
+    fn at(host: &str) -> Target<'_> {
+        Target { host: Some(host), own_origin: None }
+    }
+
+    const PROXY: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 5));
+    const OTHER: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 6));
+
+    #[test]
+    fn forwarded_headers_count_only_from_the_trusted_proxy() {
+        let access = Access { trusted_proxies: vec![PROXY], ..local() };
+        // From the proxy: the client's own host is what is checked, and its origin is allowed.
+        let through = access.target(|| Some(PROXY), Some("backend"), Some("localhost:8080"), Some("https"));
+        assert_eq!(through.host, Some("localhost:8080"));
+        assert_eq!(access.check(&through, Some("https://localhost:8080"), None), Ok(()));
+        // A rebinding attack through the proxy still fails: the client's host is foreign.
+        let rebound = access.target(|| Some(PROXY), Some("backend"), Some("evil.example"), None);
+        assert!(matches!(access.check(&rebound, None, None), Err(Refusal::Forbidden(_))));
+        // From any other peer a forged X-Forwarded-Host is ignored: Host decides.
+        let forged = access.target(|| Some(OTHER), Some("evil.example"), Some("localhost"), Some("https"));
+        assert_eq!(forged, at("evil.example"));
+        assert!(matches!(access.check(&forged, None, None), Err(Refusal::Forbidden(_))));
+        // With no proxy configured, the peer is not even looked up.
+        let nobody = local().target(|| panic!("no peer lookup"), Some("localhost"), Some("evil.example"), None);
+        assert_eq!(nobody, at("localhost"));
+        // The IPv4-mapped spelling of the proxy's address is the proxy; the last list entry counts.
+        let mapped = IpAddr::V6(std::net::Ipv4Addr::new(10, 0, 0, 5).to_ipv6_mapped());
+        let listed = access.target(|| Some(mapped), Some("backend"), Some("evil.example, localhost"), None);
+        assert_eq!(listed.host, Some("localhost"));
+    }
+
+    #[test]
+    fn the_forwarded_origin_counts_on_a_public_bind_too() {
+        let access = Access { trusted_proxies: vec![PROXY], ..Default::default() };
+        let through = access.target(|| Some(PROXY), Some("10.0.0.7:8080"), Some("mcp.example"), Some("https"));
+        assert_eq!(access.check(&through, Some("https://mcp.example"), None), Ok(()));
+        assert!(access.check(&through, Some("http://mcp.example"), None).is_err(), "the scheme is part of it");
+        let direct = access.target(|| Some(OTHER), Some("10.0.0.7:8080"), Some("mcp.example"), Some("https"));
+        assert!(access.check(&direct, Some("https://mcp.example"), None).is_err());
+    }
+
     #[test]
     fn loopback_hosts_pass_and_others_are_forbidden() {
         for host in ["localhost", "localhost:8080", "127.0.0.1:1", "127.1.2.3", "[::1]:9", "[::1]"] {
-            assert_eq!(local().check(Some(host), None, None), Ok(()), "{host}");
+            assert_eq!(local().check(&at(host), None, None), Ok(()), "{host}");
         }
         for host in ["evil.example.com", "evil.example.com:8080", "localhost.evil.com", "[::2]:1", "10.0.0.1"] {
-            assert!(matches!(local().check(Some(host), None, None), Err(Refusal::Forbidden(_))), "{host}");
+            assert!(matches!(local().check(&at(host), None, None), Err(Refusal::Forbidden(_))), "{host}");
         }
     }
 
     #[test]
     fn origins_must_be_loopback_or_listed() {
         let access = Access { allowed_origins: vec!["https://app.example".into()], ..local() };
-        assert_eq!(access.check(Some("localhost"), Some("http://127.0.0.1:3000"), None), Ok(()));
-        assert_eq!(access.check(Some("localhost"), Some("https://app.example"), None), Ok(()));
-        assert!(access.check(Some("localhost"), Some("http://evil.example.com"), None).is_err());
+        assert_eq!(access.check(&at("localhost"), Some("http://127.0.0.1:3000"), None), Ok(()));
+        assert_eq!(access.check(&at("localhost"), Some("https://app.example"), None), Ok(()));
+        assert!(access.check(&at("localhost"), Some("http://evil.example.com"), None).is_err());
         assert_eq!(access.cors_origin(Some("https://app.example")), Some("https://app.example"));
         assert_eq!(access.cors_origin(Some("http://localhost")), None);
     }
@@ -118,9 +209,9 @@ mod tests {
     #[test]
     fn the_bearer_token_must_match_exactly() {
         let access = Access { token: Some("s3cret".into()), ..Default::default() };
-        assert_eq!(access.check(None, None, Some("Bearer s3cret")), Ok(()));
+        assert_eq!(access.check(&Target::default(), None, Some("Bearer s3cret")), Ok(()));
         for wrong in [None, Some("Bearer s3cre"), Some("Bearer s3cretx"), Some("Basic s3cret"), Some("Bearer ")] {
-            assert_eq!(access.check(None, None, wrong), Err(Refusal::Unauthorized), "{wrong:?}");
+            assert_eq!(access.check(&Target::default(), None, wrong), Err(Refusal::Unauthorized), "{wrong:?}");
         }
     }
 }

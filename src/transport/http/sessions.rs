@@ -2,16 +2,25 @@
 //! messages not tied to a request (drained by GET streams), and the streams kept for resumption.
 //! Abandoned sessions cannot fill the table: one that never sent a request after `initialize`
 //! expires within a minute, and at the cap the longest-idle session makes room.
+//!
+//! An id is self-contained and sealed (`token`): a replica sharing the key that does not hold
+//! the session rebuilds it from the id (revision, client capabilities, log level) and serves it.
+//! A rebuilt session is an ordinary entry of the table (the cap and the reaper apply); the
+//! process that minted an id ends its sessions for good, and a DELETE of a rebuilt one is
+//! remembered here until the id expires.
 
 use super::sse::Stream;
+use super::token::{self, Terms, INSTANCE_LEN};
 use crate::server::connection::{BoundedReceiver, Connection, Outgoing, Sink};
+use crate::server::session::Negotiated;
 use crate::server::Server;
 use crate::util::random;
+use crate::util::seal::StateKey;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Streams a session keeps for resumption; the oldest finished go first.
 const KEPT_STREAMS: usize = 32;
@@ -21,10 +30,18 @@ const WAITING_NOTICES: usize = 1000;
 /// A session that sent no request after `initialize` ends after this (the reaper looks every
 /// 5 s), so abandoned handshakes cannot fill the cap.
 const UNUSED_SESSION: Duration = Duration::from_secs(30);
+/// Ids of rebuilt sessions a DELETE ended here, remembered until they expire, per session of
+/// the cap; beyond, the soonest to expire is forgotten first (and would be rebuilt again).
+const ENDED_PER_SESSION: usize = 4;
 
 /// One client session.
 pub(super) struct HttpSession {
-    pub(super) id: String,
+    /// Set once `initialize` succeeded (`Sessions::establish`), or at once when rebuilt.
+    id: OnceLock<String>,
+    /// When the id stops being accepted.
+    expires: OnceLock<SystemTime>,
+    /// Rebuilt from an id another process minted.
+    rebuilt: bool,
     pub(super) connection: Connection,
     /// Messages for the standalone GET stream(s); each goes to exactly one of them: the one
     /// holding the receiver. `None` while a stream holds it; `notices_back` says it is back.
@@ -43,6 +60,15 @@ pub(super) struct HttpSession {
 }
 
 impl HttpSession {
+    /// The `Mcp-Session-Id` (empty until `initialize` succeeded).
+    pub(super) fn id(&self) -> &str {
+        self.id.get().map_or("", String::as_str)
+    }
+
+    fn expired(&self, now: SystemTime) -> bool {
+        self.expires.get().is_some_and(|e| now >= *e)
+    }
+
     pub(super) fn touch(&self) {
         *self.last_seen.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
     }
@@ -132,56 +158,156 @@ pub(super) enum Refused {
     NoRandom(std::io::Error),
 }
 
+/// Why a session id found no session.
+pub(super) enum Missing {
+    /// Not an id of ours, altered, expired, or ended.
+    Unknown,
+    /// A valid id of another process, but the cap is reached and every session is busy.
+    Full(usize),
+}
+
 /// Every live session by id.
 pub(super) struct Sessions {
     table: Mutex<HashMap<String, Arc<HttpSession>>>,
     max: usize,
     idle: Duration,
+    /// How long an id is accepted after `initialize`.
+    ttl: Duration,
+    key: StateKey,
+    node: Option<String>,
+    /// This process, in every id it mints.
+    instance: [u8; INSTANCE_LEN],
+    /// Rebuilt sessions a DELETE ended here, by id, with their expiry.
+    ended: Mutex<HashMap<String, SystemTime>>,
 }
 
 impl Sessions {
-    pub(super) fn new(max: usize, idle: Duration) -> Self {
-        Sessions { table: Mutex::new(HashMap::new()), max, idle }
+    /// The table; ids sealed with `key`, accepted for `ttl`, after `node.` when given.
+    pub(super) fn new(
+        max: usize,
+        idle: Duration,
+        ttl: Duration,
+        key: StateKey,
+        node: Option<String>,
+    ) -> std::io::Result<Self> {
+        let mut instance = [0; INSTANCE_LEN];
+        instance.copy_from_slice(&random::bytes(INSTANCE_LEN)?);
+        let ended = Mutex::new(HashMap::new());
+        Ok(Sessions { table: Mutex::new(HashMap::new()), max, idle, ttl, key, node, instance, ended })
     }
 
-    /// Mints a session (at least 128 random bits, as hex: visible ASCII only).
-    pub(super) fn create(&self, server: &Arc<Server>) -> Result<Arc<HttpSession>, Refused> {
+    /// A session for an `initialize`, not in the table until [`Sessions::establish`].
+    pub(super) fn create(&self, server: &Arc<Server>) -> Arc<HttpSession> {
         self.expire();
-        let id = random::hex_token(16).map_err(Refused::NoRandom)?;
-        let (notifier, notices) = Sink::bounded(WAITING_NOTICES);
-        let session = Arc::new(HttpSession {
-            id: id.clone(),
-            connection: Connection::new(Arc::clone(server), notifier),
-            notices: Mutex::new(Some(notices)),
-            notices_back: Condvar::new(),
-            last_seen: Mutex::new(Instant::now()),
-            created: Instant::now(),
-            used: AtomicBool::new(false),
-            running: AtomicUsize::new(0),
-            next_stream: AtomicU64::new(1),
-            streams: Mutex::new(VecDeque::new()),
-            open_streams: AtomicUsize::new(0),
-        });
+        Arc::new(new_session(server, false))
+    }
+
+    /// After a successful `initialize`: mints the session's id from what it settled and puts
+    /// it in the table (at the cap the longest-idle session makes room). Its id, or why not.
+    pub(super) fn establish(&self, session: &Arc<HttpSession>, negotiated: Negotiated) -> Result<String, Refused> {
+        let terms = Terms {
+            version: negotiated.version,
+            capabilities: (*negotiated.client_capabilities).clone(),
+            log_level: session.connection.session().log_level(),
+            expires: SystemTime::now() + self.ttl,
+            instance: self.instance,
+        };
+        let id = token::mint(&self.key, self.node.as_deref(), &terms).map_err(Refused::NoRandom)?;
+        let _ = session.id.set(id.clone());
+        let _ = session.expires.set(terms.expires);
+        self.insert(Arc::clone(session))?;
+        Ok(id)
+    }
+
+    /// Puts a session in the table; at the cap the longest-idle one makes room. An entry
+    /// already there under the same id (rebuilt meanwhile by another request) wins.
+    fn insert(&self, session: Arc<HttpSession>) -> Result<Arc<HttpSession>, Refused> {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(there) = table.get(session.id()) {
+            return Ok(Arc::clone(there));
+        }
         if table.len() >= self.max {
             // Make room: the longest idle session. Not "unused first": a client between its
             // `initialize` and its first request is unused too, for a millisecond (the soak
             // lost such sessions that way).
-            let victim = table.values().filter(|s| s.is_idle()).max_by_key(|s| s.idle_for()).map(|s| s.id.clone());
+            let victim = table.values().filter(|s| s.is_idle()).max_by_key(|s| s.idle_for()).map(|s| s.id().to_owned());
             let Some(victim) = victim.and_then(|id| table.remove(&id)) else {
                 return Err(Refused::Full(self.max));
             };
-            log::info!("session cap ({}) reached: ended idle session {}", self.max, victim.id);
+            log::info!("session cap ({}) reached: ended idle session {}", self.max, victim.id());
             victim.connection.close();
         }
-        table.insert(id, Arc::clone(&session));
+        table.insert(session.id().to_owned(), Arc::clone(&session));
         Ok(session)
     }
 
-    pub(super) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
-        let session = self.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned()?;
-        session.touch();
-        Some(session)
+    /// The session of `id`: from the table, or rebuilt from the id when another process with
+    /// our key minted it (and no DELETE ended it here).
+    pub(super) fn get(&self, server: &Arc<Server>, id: &str) -> Result<Arc<HttpSession>, Missing> {
+        let now = SystemTime::now();
+        let found = self.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
+        if let Some(session) = found {
+            if session.expired(now) {
+                log::info!("session {id} expired (its id is past its lifetime)");
+                self.remove(id);
+                return Err(Missing::Unknown);
+            }
+            session.touch();
+            return Ok(session);
+        }
+        let terms = self.foreign(id, now).ok_or(Missing::Unknown)?;
+        let session = new_session(server, true);
+        let _ = session.id.set(id.to_owned());
+        let _ = session.expires.set(terms.expires);
+        let state = session.connection.session();
+        state.set_negotiated(Negotiated { version: terms.version, client_capabilities: Arc::new(terms.capabilities) });
+        state.set_log_level(terms.log_level);
+        session.mark_used();
+        log::info!("session {id} rebuilt from its id (minted by another process)");
+        let session = Arc::new(session);
+        self.insert(Arc::clone(&session)).map_err(|refused| {
+            session.connection.close();
+            match refused {
+                Refused::Full(max) => Missing::Full(max),
+                Refused::NoRandom(_) => Missing::Unknown,
+            }
+        })
+    }
+
+    /// The terms of a valid id another process minted that no DELETE ended here.
+    fn foreign(&self, id: &str, now: SystemTime) -> Option<Terms> {
+        let terms = token::open(&self.key, id, now).map_err(|why| log::debug!("session id refused: {why}")).ok()?;
+        // Ours but not in the table: it ended here (DELETE, idle, the cap), for good.
+        if terms.instance == self.instance || self.ended.lock().unwrap_or_else(PoisonError::into_inner).contains_key(id)
+        {
+            return None;
+        }
+        Some(terms)
+    }
+
+    /// DELETE: ends the session here; a rebuilt one (or a valid id of another process not
+    /// held here) is remembered as ended until its id expires. Whether there was one to end.
+    pub(super) fn delete(&self, id: &str) -> bool {
+        let now = SystemTime::now();
+        let held = self.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
+        let expires = match &held {
+            Some(session) if !session.rebuilt => return self.remove(id),
+            Some(session) => session.expires.get().copied(),
+            None => self.foreign(id, now).map(|t| t.expires),
+        };
+        let Some(expires) = expires else { return false };
+        let mut ended = self.ended.lock().unwrap_or_else(PoisonError::into_inner);
+        ended.retain(|_, e| *e > now);
+        if ended.len() >= self.max.saturating_mul(ENDED_PER_SESSION).max(1) {
+            if let Some(soonest) = ended.iter().min_by_key(|(_, e)| **e).map(|(id, _)| id.clone()) {
+                log::warn!("too many ended session ids to remember: {soonest} may be rebuilt until it expires");
+                ended.remove(&soonest);
+            }
+        }
+        ended.insert(id.to_owned(), expires);
+        drop(ended);
+        self.remove(id);
+        true
     }
 
     /// Ends a session: its handlers see cancellation, its streams end.
@@ -201,10 +327,12 @@ impl Sessions {
         }
     }
 
-    /// Ends sessions idle longer than the limit, and those that never sent a request after
-    /// `initialize` within `UNUSED_SESSION` (a session with an open stream or a running
-    /// request is not idle).
+    /// Ends sessions idle longer than the limit, past their id's lifetime, or that never sent
+    /// a request after `initialize` within `UNUSED_SESSION` (a session with an open stream or a
+    /// running request is not idle); forgets ended ids that expired.
     pub(super) fn expire(&self) {
+        let now = SystemTime::now();
+        self.ended.lock().unwrap_or_else(PoisonError::into_inner).retain(|_, e| *e > now);
         let expired: Vec<String> = self
             .table
             .lock()
@@ -213,13 +341,34 @@ impl Sessions {
             .filter(|s| {
                 s.is_idle()
                     && (s.idle_for() > self.idle
+                        || s.expired(now)
                         || (!s.used.load(Ordering::Relaxed) && s.created.elapsed() > UNUSED_SESSION))
             })
-            .map(|s| s.id.clone())
+            .map(|s| s.id().to_owned())
             .collect();
         for id in expired {
             log::info!("session {id} expired");
             self.remove(&id);
         }
+    }
+}
+
+/// A session not yet in the table.
+fn new_session(server: &Arc<Server>, rebuilt: bool) -> HttpSession {
+    let (notifier, notices) = Sink::bounded(WAITING_NOTICES);
+    HttpSession {
+        id: OnceLock::new(),
+        expires: OnceLock::new(),
+        rebuilt,
+        connection: Connection::new(Arc::clone(server), notifier),
+        notices: Mutex::new(Some(notices)),
+        notices_back: Condvar::new(),
+        last_seen: Mutex::new(Instant::now()),
+        created: Instant::now(),
+        used: AtomicBool::new(false),
+        running: AtomicUsize::new(0),
+        next_stream: AtomicU64::new(1),
+        streams: Mutex::new(VecDeque::new()),
+        open_streams: AtomicUsize::new(0),
     }
 }

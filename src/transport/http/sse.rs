@@ -54,6 +54,20 @@ impl<'a> SseWriter<'a> {
         self.chunk(&text)
     }
 
+    /// A `retry:` field alone: no event is dispatched, the client's reconnection delay is set.
+    /// Sent before a stream ends while the server drains, so the client comes back (to another
+    /// replica, behind a load balancer) after that long.
+    pub(super) fn retry(&mut self, ms: u64) -> io::Result<()> {
+        self.chunk(&format!("retry: {ms}\n\n"))
+    }
+
+    /// Ends a stream the server chose to end (it drains): the `retry:` hint, then the body's end.
+    pub(super) fn end_with_retry(mut self, ms: u64) {
+        if !self.client_gone() && self.retry(ms).is_ok() {
+            let _ = self.finish();
+        }
+    }
+
     /// A comment line: keeps idle connections (and proxies) from timing out.
     pub(super) fn comment(&mut self, text: &str) -> io::Result<()> {
         self.chunk(&format!(": {text}\n\n"))

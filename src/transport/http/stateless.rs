@@ -54,6 +54,7 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     let (notifier, _) = Sink::channel();
     let connection = Connection::new(Arc::clone(&http.server), notifier);
     let (reply, answers) = Sink::channel();
+    let id = req.id.clone();
     let listen = req.method == "subscriptions/listen";
     connection.handle_carried(Ok(Incoming::Single(Message::Request(req))), &reply, carrier);
     drop(reply);
@@ -80,6 +81,11 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
         Some(Outgoing::Response(json)) => {
             let status = status_of(&json);
             Answer::json(status, json).send(exchange, cors);
+        }
+        // Cancelled by a drain that ran out of time: the client is still owed an answer.
+        None if http.draining() => {
+            let error = RpcError::invalid_request("the server stopped before this request finished");
+            Answer::json(200, jsonrpc::error_response(Some(&id), &error)).send(exchange, cors);
         }
         None => Answer::new(202).send(exchange, cors),
         Some(first) => stream(http, exchange, cors, first, &answers),
@@ -110,6 +116,10 @@ fn stream(
                 Err(RecvTimeoutError::Timeout) => {
                     if http.stopping() || writer.client_gone() {
                         return;
+                    }
+                    // Only a listen stream is still open once handlers are done.
+                    if http.streams_ending() {
+                        return writer.end_with_retry(super::retry_ms(&http.options));
                     }
                     if last_write.elapsed() >= http.options.keep_alive {
                         last_write = Instant::now();

@@ -116,7 +116,7 @@ fn resume_stream(
 /// Between messages on a stream: whether it should go on (the client is there, the session and
 /// the server live), with a keep-alive comment when nothing was written for a while.
 fn keep_going(http: &Http, writer: &mut SseWriter<'_>, session: &HttpSession, last_write: &mut Instant) -> bool {
-    if http.stopping() || session.connection.session().is_closed() || writer.client_gone() {
+    if http.stopping() || http.streams_ending() || session.connection.session().is_closed() || writer.client_gone() {
         return false;
     }
     if last_write.elapsed() >= http.options.keep_alive {
@@ -152,7 +152,9 @@ fn standalone(http: &Http, mut writer: SseWriter<'_>, session: &HttpSession, str
             Some(Err(RecvTimeoutError::Timeout)) | None => {
                 if !keep_going(http, &mut writer, session, &mut last_write) {
                     log::debug!("GET stream {} ended", stream.id);
-                    if !writer.client_gone() {
+                    if http.streams_ending() {
+                        writer.end_with_retry(retry_ms(&http.options));
+                    } else if !writer.client_gone() {
                         let _ = writer.finish();
                     }
                     return;

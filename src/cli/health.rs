@@ -1,0 +1,28 @@
+//! `tinymcp health [URL]`: exit 0 when the server at URL answers `/healthz` with 200, else 1
+//! with the reason. The container's HEALTHCHECK (an image built `FROM scratch` has no curl).
+
+/// What the probe asks when no URL is given: the container's own server.
+pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/healthz";
+
+/// The whole probe, connecting included, must fit in this.
+const WITHIN: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Probes the URL given (or `DEFAULT_URL`); `Err` says why the server is not healthy.
+pub fn run(mut args: impl Iterator<Item = String>) -> Result<(), String> {
+    let url = args.next().unwrap_or_else(|| DEFAULT_URL.to_owned());
+    if let Some(extra) = args.next() {
+        return Err(format!("health takes one URL, got also {extra:?}"));
+    }
+    probe(&url)
+}
+
+#[cfg(feature = "http")]
+fn probe(url: &str) -> Result<(), String> {
+    tinymcp::transport::http::probe(url, WITHIN)
+}
+
+#[cfg(not(feature = "http"))]
+fn probe(_url: &str) -> Result<(), String> {
+    let _ = WITHIN;
+    Err("this build has no HTTP (built without the `http` feature)".into())
+}

@@ -11,7 +11,35 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-type Job = Box<dyn FnOnce() + Send + 'static>;
+/// A request's work, run on the pool; it hands back the queued request to run in its slot
+/// (the session decides which).
+pub(crate) struct Job(pub Box<dyn FnOnce() -> Option<Job> + Send>);
+
+impl Job {
+    /// Runs the job, then each queued one it hands over, on this thread.
+    pub(crate) fn run(self) {
+        let mut next = Some(self);
+        while let Some(job) = next {
+            next = (job.0)();
+        }
+    }
+}
+
+/// What waits in the queue: a request's `Job` as it is (one allocation per request, not a
+/// box around a box), or any other work.
+enum Task {
+    Job(Job),
+    Other(Box<dyn FnOnce() + Send + 'static>),
+}
+
+impl Task {
+    fn run(self) {
+        match self {
+            Task::Job(job) => job.run(),
+            Task::Other(work) => work(),
+        }
+    }
+}
 
 /// How long a worker above the resident count waits for work before it exits.
 const IDLE_EXIT: Duration = Duration::from_secs(10);
@@ -27,7 +55,7 @@ const RETIRE: Duration = Duration::from_secs(30);
 const STALL: Duration = Duration::from_millis(5);
 
 struct State {
-    queue: VecDeque<Job>,
+    queue: VecDeque<Task>,
     idle: usize,
     threads: usize,
     /// Jobs taken so far: the monitor sees progress by this count moving.
@@ -93,13 +121,27 @@ impl Pool {
     /// before, the first one drains the queue, and the monitor covers the case where that
     /// worker is stuck.
     pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) {
+        self.queue(Task::Other(Box::new(job)));
+    }
+
+    /// Queues work already boxed.
+    pub(crate) fn spawn_boxed(&self, job: Box<dyn FnOnce() + Send + 'static>) {
+        self.queue(Task::Other(job));
+    }
+
+    /// Queues a request's job (and whatever it hands over).
+    pub(crate) fn spawn_job(&self, job: Job) {
+        self.queue(Task::Job(job));
+    }
+
+    fn queue(&self, task: Task) {
         let shared = &self.shared;
         let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
         if state.stopping {
             log::warn!("the server is shutting down; a job was dropped");
             return;
         }
-        state.queue.push_back(Box::new(job));
+        state.queue.push_back(task);
         let wake = state.idle > 0 && state.queue.len() == 1;
         if wake {
             state.waking += 1;
@@ -237,7 +279,7 @@ fn work(shared: &Shared) {
             state.taken += 1;
             drop(state);
             // A panicking job has already answered through its own guard; the worker lives on.
-            if catch_unwind(AssertUnwindSafe(job)).is_err() {
+            if catch_unwind(AssertUnwindSafe(|| job.run())).is_err() {
                 log::error!("a request handler panicked");
             }
             state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);

@@ -10,6 +10,7 @@ Usage: check-deploy.py TINYMCP_BINARY
   TINYMCP_* variables exactly the template's placeholders.
 - the Dockerfile: a build stage, then FROM scratch with the one binary, a numeric non-root USER,
   a HEALTHCHECK that is `tinymcp health`, `--http 0.0.0.0:8080`, and a token file in CMD.
+- README's Deploy section: its nginx block is the template, byte for byte.
 Prints one line per problem and `check-deploy: N problems`; exits 1 when there are any.
 """
 
@@ -25,9 +26,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 problems: list[str] = []
-notes: set[str] = set()
-# Flags of issue 15 that other branches add: their absence is said, not failed.
-PENDING = {"--node-id", "--drain-secs", "--trusted-proxy"}
 
 
 def problem(text: str) -> None:
@@ -84,10 +82,7 @@ def check_compose(binary: str) -> None:
         for flag in flags:
             if re.search(rf"^\s+{re.escape(flag)}\b", help_text, re.M):
                 continue
-            if flag in PENDING:
-                notes.add(f"compose.yaml runs the replicas with {flag}, which this binary lacks yet")
-            else:
-                problem(f"compose.yaml: {name} runs with {flag}, which `tinymcp --help` does not list")
+            problem(f"compose.yaml: {name} runs with {flag}, which `tinymcp --help` does not list")
         if flags.get("--node-id") != name:
             problem(f"compose.yaml: {name} must run with --node-id {name} (nginx routes on it)")
         keys.add(flags.get("--state-key-file"))
@@ -146,11 +141,21 @@ def check_dockerfile() -> None:
         problem(f"Dockerfile: CMD must require a token file, got {argv('CMD')}")
 
 
+def check_readme() -> None:
+    """README's Deploy section shows the whole nginx config: it must be the template itself."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.find("\n## Deploy\n") :]
+    found = re.search(r"```nginx\n(.*?)```", section, re.S)
+    if not found:
+        problem("README.md: no ```nginx block in the Deploy section")
+    elif found.group(1) != (DEPLOY / "nginx.conf.template").read_text():
+        problem("README.md: the nginx config in Deploy differs from deploy/nginx.conf.template (copy it over)")
+
+
 def main() -> int:
     check_compose(sys.argv[1])
     check_dockerfile()
-    for note in sorted(notes):
-        print(f"check-deploy: note: {note}")
+    check_readme()
     print(f"check-deploy: {len(problems)} problems")
     return 1 if problems else 0
 

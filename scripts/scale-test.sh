@@ -4,7 +4,9 @@
 # the conformance requirement sets 2026-07-28 and 2025-11-25, the Python SDK clients on both wires,
 # then load runs (scripts/scale-load.py: many 2026-07-28 `echo` calls and a share of 2025-11-25
 # sessions) while all serve, while one replica drains (SIGTERM) and while one is killed (SIGKILL).
-# Fails when a 2026-07-28 request is lost or an older client initializes more than once in a run.
+# Beside the stop runs, scripts/scale-probe.py reports what lived on the stopped replica (streams,
+# a task, calls in flight). Fails when a 2026-07-28 request is lost or an older client initializes
+# more than once in a run.
 # Prints a table: requests, errors, p50/p99, each replica's share (from nginx's access log).
 # Installs the Debian package nginx when missing (as root); when it cannot, says so in one line
 # "scale test skipped: ..." and exits 0. Everything lives under target/scale-test/ (nginx runs with
@@ -12,8 +14,6 @@
 # touched) and everything started is stopped on exit.
 # deploy/ is checked first (scripts/check-deploy.py: compose.yaml, the Dockerfile and the template
 # agree with each other and with the binary), since Docker cannot run here.
-# Flags the binary does not list in --help yet (--node-id, --drain-secs, --trusted-proxy) are left
-# out, and what needs them is skipped with a line saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started_at=$SECONDS
@@ -42,13 +42,6 @@ bash scripts/deps.sh
 NODE=.cache/npm/node_modules/.bin/node
 CONFORMANCE=.cache/npm/node_modules/.bin/conformance
 PY=.cache/venv/bin/python
-help=$("$BIN" --help)
-has() { grep -q -- "$1 " <<<"$help"; }
-skipped=()
-missing() { # missing FLAG WHAT: note what is skipped for lack of FLAG
-  skipped+=("$2 (tinymcp --help lists no $1 yet)")
-  echo "scale test: $2 skipped: tinymcp --help lists no $1 yet" >&2
-}
 
 work=$PWD/target/scale-test
 rm -rf "$work"
@@ -68,7 +61,7 @@ cleanup() {
   for r in "${REPLICAS[@]}"; do
     [ -n "${PID[$r]:-}" ] && kill -KILL "${PID[$r]}" 2>/dev/null
   done
-  [ -n "$nginx_pid" ] && kill -QUIT "$nginx_pid" 2>/dev/null
+  [ -n "$nginx_pid" ] && kill -TERM "$nginx_pid" 2>/dev/null
   wait 2>/dev/null
   true
 }
@@ -77,15 +70,11 @@ trap cleanup EXIT
 # Every replica serves the same folder (and the conformance fixture), with the same key.
 mkdir -p "$work/shared"
 echo "served by every replica" >"$work/shared/readme.txt"
-replica_args=(--everything --skills examples/skills --root "$work/shared" --watch-interval 250 --state-key-file "$work/state.key")
-has --node-id || missing --node-id "routing 2025-11-25 sessions, legacy SSE and tasks to their replica"
-has --drain-secs && replica_args+=(--drain-secs 5) || missing --drain-secs "the graceful drain on SIGTERM"
-has --trusted-proxy && replica_args+=(--trusted-proxy 127.0.0.1) || missing --trusted-proxy "X-Forwarded-* from nginx"
+replica_args=(--everything --skills examples/skills --root "$work/shared" --watch-interval 250
+  --state-key-file "$work/state.key" --trusted-proxy 127.0.0.1 --drain-secs 5)
 
 start_replica() { # start_replica NAME: on its port, appending to target/scale-test/NAME.log
-  local args=("${replica_args[@]}" --http "127.0.0.1:${PORT[$1]}")
-  has --node-id && args+=(--node-id "$1")
-  "$BIN" "${args[@]}" 2>>"$work/$1.log" &
+  "$BIN" "${replica_args[@]}" --node-id "$1" --http "127.0.0.1:${PORT[$1]}" 2>>"$work/$1.log" &
   PID[$1]=$!
 }
 healthy() { "$BIN" health "$1" 2>/dev/null; } # the probe the container uses
@@ -146,11 +135,6 @@ conformance() { # conformance REVISION: the requirement set, through nginx
   if [ "$rc" -eq 0 ] && grep -qE '^Total: [0-9]+ passed, 0 failed' <<<"$total"; then
     return 0
   fi
-  if ! has --node-id && ! grep -E '^✗' "$out" | grep -qv '^✗ tasks-'; then
-    # A task lives on the replica that created it: without node ids, tasks/* go round-robin.
-    echo "scale test: only the tasks scenarios failed, as they must while tasks/* cannot be routed by node id"
-    return 0
-  fi
   grep -E '^✗|FAIL' "$out" | head -20 || tail -20 "$out"
   fail "conformance $1 through nginx"
 }
@@ -174,11 +158,9 @@ conformance 2026-07-28
 for mode in 2026-07-28 auto; do
   interop "python-modern-$mode" tests/interop/python_modern.py --mode "$mode" --transport http "$URL/mcp"
 done
-if has --node-id; then
-  conformance 2025-11-25
-  interop python-http tests/interop/python_client.py --transport http "$URL/mcp"
-  interop python-sse tests/interop/python_client.py --transport sse "$URL/sse"
-fi
+conformance 2025-11-25
+interop python-http tests/interop/python_client.py --transport http "$URL/mcp"
+interop python-sse tests/interop/python_client.py --transport sse "$URL/sse"
 
 # 2026-07-28 listen streams on each replica hear a change of the folder they all serve.
 python3 scripts/scale-load.py --url "$URL/mcp" --listen-folder "$work/shared" --access-log "$work/access.log" \
@@ -189,7 +171,6 @@ python3 scripts/scale-load.py --url "$URL/mcp" --listen-folder "$work/shared" --
 table=$work/table.txt
 python3 scripts/scale-load.py --header >"$table"
 older=6
-has --node-id || older=0
 load() { # load LABEL SECONDS [--strict]: fails when a 2026-07-28 request was lost or a client
   # re-initialized twice (--strict: or an older client's call failed)
   python3 scripts/scale-load.py --url "$URL/mcp" --seconds "$2" --modern 12 --older "$older" ${3:-} \
@@ -197,43 +178,60 @@ load() { # load LABEL SECONDS [--strict]: fails when a 2026-07-28 request was lo
     --replica "r1=127.0.0.1:${PORT[r1]}" --replica "r2=127.0.0.1:${PORT[r2]}" \
     --replica "r3=127.0.0.1:${PORT[r3]}" | tee -a "$table"
 }
-stop_during() { # stop_during SIGNAL REPLICA: (in the background) the signal 2 s into the run,
-  # then how long until the process ended (its parent, this shell, collects the status)
+probe() { # probe REPLICA: scripts/scale-probe.py in the background (streams, a task and calls
+  # placed on REPLICA before it is stopped; what became of them in target/scale-test/probe-REPLICA.txt)
+  rm -f "$work/ready-$1"
+  python3 scripts/scale-probe.py --url "$URL" --victim "$1" --victim-health "http://127.0.0.1:${PORT[$1]}/healthz" \
+    --ready "$work/ready-$1" --seconds 8 >"$work/probe-$1.txt" 2>&1 &
+  prober=$!
+}
+stop_during() { # stop_during SIGNAL REPLICA: (in the background) the signal 1 s after the probe is
+  # ready, then how long until the process ended (its parent, this shell, collects the status)
   local pid=${PID[$2]}
-  sleep 2
+  for _ in $(seq 100); do [ -e "$work/ready-$2" ] && break; sleep 0.1; done
+  sleep 1
   kill -"$1" "$pid"
+  date +%s.%N >"$work/ready-$2.signalled"
   local t0
   t0=$(date +%s%N)
   while [ -e "/proc/$pid" ] && ! awk '{exit !($3 == "Z")}' "/proc/$pid/stat" 2>/dev/null; do sleep 0.05; done
   awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f\n", (b - a) / 1e9 }' >"$work/stop-$2.secs"
 }
 stopped() { # stopped SIGNAL REPLICA: collect the exit status after stop_during, start it again
-  if wait "${PID[$2]}" 2>/dev/null; then rc=0; else rc=$?; fi
-  notes+=("$2: SIG$1 2 s into the run; exited with status $rc, $(cat "$work/stop-$2.secs") s later")
+  if [ "$1" = KILL ]; then
+    rc=137 # disowned before (so bash does not print "Killed"): 128 + 9 by definition
+  elif wait "${PID[$2]}"; then rc=0; else rc=$?; fi
+  notes+=("$2: SIG$1 during the run; exited with status $rc, $(cat "$work/stop-$2.secs") s later")
   echo "$rc" >"$work/stop-$2.status"
   start_replica "$2"
   wait_healthy "http://127.0.0.1:${PORT[$2]}/healthz"
 }
 notes=()
 load "all three serving" 6 --strict || fail "load run with all three serving"
+probe r2
 stop_during TERM r2 &
 stopper=$!
-load "r2 drained (SIGTERM)" 8 "$(has --drain-secs && echo --strict)" || fail "load run while r2 drained"
-wait "$stopper"
+load "r2 drained (SIGTERM)" 8 --strict || fail "load run while r2 drained"
+wait "$stopper" "$prober"
 stopped TERM r2
+disown "${PID[r3]}"
+probe r3
 stop_during KILL r3 &
 stopper=$!
 load "r3 killed (SIGKILL)" 8 || fail "load run while r3 was killed"
-wait "$stopper"
+wait "$stopper" "$prober"
 stopped KILL r3
 
 echo
 echo "scale test: nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'), 3 replicas, $(nproc) cores; load: 12 threads at 2026-07-28 + $older 2025-11-25 sessions, one keep-alive connection each"
 cat "$table"
 printf '%s\n' "${notes[@]}"
-if has --drain-secs && [ "$(cat "$work/stop-r2.status")" != 0 ]; then
+for victim in r2 r3; do
+  echo "what became of what lived on $victim:"
+  sed 's/^/  /' "$work/probe-$victim.txt"
+done
+if [ "$(cat "$work/stop-r2.status")" != 0 ]; then
   fail "r2 did not exit 0 after draining"
 fi
-for line in "${skipped[@]}"; do echo "skipped: $line"; done
 echo "scale test: $((SECONDS - started_at)) s in all; logs in $work"
 exit $status

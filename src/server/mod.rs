@@ -546,6 +546,9 @@ impl Server {
         for listener in self.live_listeners() {
             listener.close();
         }
+        // Tasks outlive their requests, not the server: their work is told to stop (a command
+        // kills its process group) before the pool waits for it.
+        tasks_ext::cancel_all(self);
         self.pool.shutdown(SHUTDOWN_GRACE);
     }
 
@@ -558,6 +561,9 @@ impl Server {
     /// `HttpServer::drain` does all of it for HTTP.
     pub fn drain(&self, within: Duration) -> bool {
         self.draining.store(true, Ordering::SeqCst);
+        // A task's request was answered long ago and the task dies with the process anyway:
+        // its work is stopped now (a command's process group killed), not waited for.
+        tasks_ext::cancel_all(self);
         let deadline = Instant::now() + within;
         while self.pool.busy() {
             if Instant::now() >= deadline {

@@ -2,8 +2,12 @@
 # Longer runs of the deterministic mutation fuzzers (the test command runs a few seconds of
 # them): the HTTP request-head parser and chunked decoder, mutated JSON-RPC messages to every
 # method of the `everything` profile and a served folder, and the JSON-RPC, URI-template,
-# schema, manifest and glob code directly. Same seeds, more rounds; a failure names its round,
-# which replays exactly. Usage: scripts/fuzz.sh [ROUNDS] (default 5000000).
+# schema, manifest and glob code directly (in process); then the same seeds, mutated, to the
+# real binary on its stdin and POSTed to its /mcp (tests/it/fuzz_binary.rs, a hundredth of the
+# rounds: each one is a process round trip). Same seeds, more rounds; a failure names its
+# round, which replays exactly. Usage: scripts/fuzz.sh [ROUNDS] (default 5000000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TINYMCP_FUZZ_ROUNDS="${1:-5000000}" cargo test --release --lib mutated_ -- --nocapture
+ROUNDS="${1:-5000000}"
+TINYMCP_FUZZ_ROUNDS="$ROUNDS" cargo test --release --lib mutated_ -- --nocapture
+TINYMCP_FUZZ_ROUNDS=$((ROUNDS / 100 > 0 ? ROUNDS / 100 : 1)) cargo test --release --test it fuzz_binary -- --nocapture

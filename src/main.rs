@@ -406,7 +406,10 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
                     std::process::exit(0);
                 })?;
             }
-            transport::stdio::serve(server)
+            let served = transport::stdio::serve(Arc::clone(&server));
+            // Tasks outlive their requests but not the process: their commands end with it.
+            server.shutdown();
+            served
         }
     }
 }

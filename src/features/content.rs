@@ -239,6 +239,26 @@ impl Content {
     }
 }
 
+/// A block as `to_wire` shapes it, serialized straight to JSON (the same members in the same
+/// order a `Value` writes them) without building the `Value` for the common text block.
+pub(crate) struct WireBlock<'a>(pub &'a Content, pub ProtocolVersion);
+
+impl Serialize for WireBlock<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Content::Text { text, annotations } = self.0 else {
+            return self.0.to_wire(self.1).serialize(serializer);
+        };
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(a) = annotations.as_ref().and_then(|a| a.to_wire(self.1)) {
+            map.serialize_entry("annotations", &a)?;
+        }
+        map.serialize_entry("text", text)?;
+        map.serialize_entry("type", "text")?;
+        map.end()
+    }
+}
+
 /// Serializes a plain struct to a JSON object.
 pub(crate) fn to_map<T: Serialize>(value: &T) -> Map<String, Value> {
     match serde_json::to_value(value) {

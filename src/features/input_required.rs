@@ -5,7 +5,7 @@
 
 use crate::server::context::{Inputs, RequestCx};
 use crate::util::seal::{Origin, StateKey};
-use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
+use crate::wire::jsonrpc::{Reply, RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use serde_json::{json, Map, Value};
 use std::sync::PoisonError;
 use std::time::SystemTime;
@@ -83,9 +83,9 @@ pub(crate) fn finish(
     key: Option<&StateKey>,
     method: &str,
     params: &Value,
-    outcome: Result<Value, RpcError>,
+    outcome: Result<Reply, RpcError>,
     now: SystemTime,
-) -> Result<Value, RpcError> {
+) -> Result<Reply, RpcError> {
     let Some(inputs) = &cx.inputs else { return outcome };
     let pending = std::mem::take(&mut *inputs.pending.lock().unwrap_or_else(PoisonError::into_inner));
     if pending.is_empty() {
@@ -107,5 +107,5 @@ pub(crate) fn finish(
             log::warn!("{method}: {e}");
             RpcError::invalid_params(e.to_string())
         })?;
-    Ok(json!({ "resultType": "input_required", "inputRequests": pending, "requestState": token }))
+    Ok(Reply::Value(json!({ "resultType": "input_required", "inputRequests": pending, "requestState": token })))
 }

@@ -345,15 +345,30 @@ pub(crate) fn update(cx: &RequestCx, params: UpdateParams) -> Result<Value, RpcE
 
 /// `tasks/cancel`: idempotent; a task still running becomes `cancelled` and its work is told.
 pub(crate) fn cancel(params: IdParams) -> Result<Value, RpcError> {
-    let task = find(&params.task_id)?;
-    let mut state = task.lock();
-    if !state.status.is_terminal() {
-        let now = SystemTime::now();
-        state.status = Status::Cancelled;
-        state.updated = now;
-        state.finished = Some(now);
-        task.cancelled.store(true, Ordering::SeqCst);
-        task.announce(&state);
-    }
+    find(&params.task_id)?.cancel();
     Ok(json!({}))
+}
+
+/// Cancels every unfinished task `runtime` (a server shutting down) started.
+pub(crate) fn cancel_all(runtime: &dyn Runtime) {
+    let ours: Vec<Arc<ExtTask>> =
+        table().iter().filter(|t| std::ptr::addr_eq(Arc::as_ptr(&t.runtime), runtime)).cloned().collect();
+    for task in ours {
+        task.cancel();
+    }
+}
+
+impl ExtTask {
+    /// A task still running becomes `cancelled` and its work is told; a finished one stays.
+    fn cancel(&self) {
+        let mut state = self.lock();
+        if !state.status.is_terminal() {
+            let now = SystemTime::now();
+            state.status = Status::Cancelled;
+            state.updated = now;
+            state.finished = Some(now);
+            self.cancelled.store(true, Ordering::SeqCst);
+            self.announce(&state);
+        }
+    }
 }

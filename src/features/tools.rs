@@ -7,7 +7,7 @@ use crate::features::tasks::{self, TaskParams, TaskSupport};
 use crate::features::tasks_ext;
 use crate::server::context::RequestCx;
 use crate::util::schema;
-use crate::wire::jsonrpc::RpcError;
+use crate::wire::jsonrpc::{self, Reply, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -182,6 +182,11 @@ impl CallToolResult {
         }
     }
 
+    /// `to_wire`'s result written as JSON text, without building the `Value`.
+    pub(crate) fn to_json(&self, version: ProtocolVersion) -> String {
+        jsonrpc::result_text(&WireResult(self, version))
+    }
+
     /// The result as the given revision knows it.
     pub fn to_wire(&self, version: ProtocolVersion) -> Value {
         let mut map = Map::new();
@@ -196,6 +201,37 @@ impl CallToolResult {
             map.insert("_meta".into(), meta.clone());
         }
         Value::Object(map)
+    }
+}
+
+/// A result as `to_wire` shapes it, serialized straight to JSON: the same members in the order
+/// a `Value` (a sorted map) writes them.
+struct WireResult<'a>(&'a CallToolResult, ProtocolVersion);
+
+impl Serialize for WireResult<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let WireResult(result, version) = *self;
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(meta) = &result.meta {
+            map.serialize_entry("_meta", meta)?;
+        }
+        map.serialize_entry("content", &WireBlocks(&result.content, version))?;
+        if result.is_error {
+            map.serialize_entry("isError", &true)?;
+        }
+        if let (Some(s), true) = (&result.structured_content, version.has_structured_output()) {
+            map.serialize_entry("structuredContent", s)?;
+        }
+        map.end()
+    }
+}
+
+struct WireBlocks<'a>(&'a [Content], ProtocolVersion);
+
+impl Serialize for WireBlocks<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|block| content::WireBlock(block, self.1)))
     }
 }
 
@@ -221,7 +257,7 @@ pub(crate) fn call(
     tools: &[Arc<ToolEntry>],
     tasks_enabled: bool,
     params: CallParams,
-) -> Result<Value, RpcError> {
+) -> Result<Reply, RpcError> {
     let entry = Arc::clone(
         tools
             .iter()
@@ -234,13 +270,13 @@ pub(crate) fn call(
         Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
     };
     if !cx.version().is_stateful() && entry.tool.task_support != TaskSupport::Forbidden {
-        return call_per_request(cx, entry, arguments);
+        return call_per_request(cx, entry, arguments).map(Reply::Value);
     }
     // Spec (tasks): a server that does not declare task support runs every call normally.
     let support = if tasks_enabled { entry.tool.task_support } else { TaskSupport::Optional };
     match (params.task, support) {
         (Some(task), TaskSupport::Optional | TaskSupport::Required) if tasks_enabled => {
-            tasks::spawn(cx, task, move |cx| run(cx, &entry, arguments))
+            tasks::spawn(cx, task, move |cx| run(cx, &entry, arguments)).map(Reply::Value)
         }
         (Some(_), TaskSupport::Forbidden) => Err(RpcError::method_not_found(&format!(
             "tools/call as a task: tool {} does not support tasks",
@@ -249,7 +285,8 @@ pub(crate) fn call(
         (None, TaskSupport::Required) => {
             Err(RpcError::method_not_found(&format!("tools/call: tool {} must be called as a task", params.name)))
         }
-        _ => run(cx, &entry, arguments),
+        // The usual call: its result written as JSON text for the response frame.
+        _ => outcome(cx, &entry, arguments).map(|r| Reply::Json(r.to_json(cx.version()))),
     }
 }
 
@@ -272,11 +309,16 @@ fn call_per_request(cx: &RequestCx, entry: Arc<ToolEntry>, arguments: Value) -> 
     tasks_ext::spawn(cx, work, answers)
 }
 
-/// Validates the arguments, runs the handler, validates structured output.
+/// Runs the tool (`outcome`) and shapes its result for the request's revision.
 fn run(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<Value, RpcError> {
+    outcome(cx, entry, arguments).map(|result| result.to_wire(cx.version()))
+}
+
+/// Validates the arguments, runs the handler, validates structured output.
+fn outcome(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<CallToolResult, RpcError> {
     let name = &entry.tool.name;
     if let Err(e) = schema::validate(&entry.tool.input_schema, &arguments) {
-        return Ok(CallToolResult::error(format!("invalid arguments for tool {name}: {e}")).to_wire(cx.version()));
+        return Ok(CallToolResult::error(format!("invalid arguments for tool {name}: {e}")));
     }
     let mut result = (entry.handler)(cx, arguments)?;
     if let (Some(out_schema), Some(structured), false) =
@@ -287,8 +329,35 @@ fn run(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<Value, Rpc
             result = CallToolResult::error(format!("tool {name} produced invalid structured output: {e}"));
         }
     }
-    Ok(result.to_wire(cx.version()))
+    Ok(result)
 }
 
 /// The `notifications/tools/list_changed` params.
 pub(crate) const LIST_CHANGED: &str = "notifications/tools/list_changed";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::content::Annotations;
+
+    #[test]
+    fn a_result_written_as_text_is_its_value_written_out() {
+        let annotated = Content::text("b").with_annotations(Annotations { priority: Some(0.5), ..Default::default() });
+        let results = [
+            CallToolResult::text("Echo: h\u{e9}llo \"x\"\n"),
+            CallToolResult::error("no such thing"),
+            CallToolResult::structured(json!({"n": 1, "list": [true, null]})),
+            CallToolResult {
+                content: vec![annotated, Content::image("aGk=", "image/png"), Content::text("c")],
+                meta: Some(json!({"k": "v"})),
+                ..Default::default()
+            },
+            CallToolResult::default(),
+        ];
+        for version in ProtocolVersion::ALL {
+            for result in &results {
+                assert_eq!(result.to_json(version), result.to_wire(version).to_string(), "{version} {result:?}");
+            }
+        }
+    }
+}

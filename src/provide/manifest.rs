@@ -4,6 +4,7 @@
 //! the new one is broken). Commands run through `provide::command`.
 
 mod check;
+mod warnings;
 
 use crate::features::cache::CacheHint;
 use crate::features::completion;
@@ -44,6 +45,25 @@ impl fmt::Display for Problem {
             write!(f, "{}: {}", self.path, self.message)
         }
     }
+}
+
+/// A problem at a JSON path.
+fn problem(path: &str, message: impl Into<String>) -> Problem {
+    Problem { path: path.to_owned(), message: message.into() }
+}
+
+/// The JSON path of `key` under `path` (`tools[1].command`).
+fn key(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The JSON path of item `i` of `path` (`tools[1]`).
+fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
 }
 
 /// A manifest that cannot be used: the file and every problem found in it.
@@ -127,8 +147,7 @@ pub struct Manifest {
 
 /// Reads and checks a manifest file. Relative paths in it are relative to its folder.
 pub fn load(file: &Path) -> Result<Manifest, ManifestError> {
-    let fail =
-        |message: String| ManifestError { file: file.to_path_buf(), problems: vec![check::problem("", message)] };
+    let fail = |message: String| ManifestError { file: file.to_path_buf(), problems: vec![problem("", message)] };
     let file = fs::canonicalize(file).map_err(|e| fail(format!("cannot read: {e}")))?;
     let stamp = stamp(&file);
     let text = fs::read_to_string(&file).map_err(|e| fail(format!("cannot read: {e}")))?;
@@ -140,7 +159,7 @@ pub fn load(file: &Path) -> Result<Manifest, ManifestError> {
 
 /// Checks manifest text; relative paths resolve against `dir`. Every problem is reported.
 pub fn parse(text: &str, dir: &Path) -> Result<Manifest, Vec<Problem>> {
-    let raw: Value = serde_json::from_str(text).map_err(|e| vec![check::problem("", format!("invalid JSON: {e}"))])?;
+    let raw: Value = serde_json::from_str(text).map_err(|e| vec![problem("", format!("invalid JSON: {e}"))])?;
     let checked = check::manifest(&raw, dir)?;
     Ok(Manifest {
         file: dir.join("manifest.json"),

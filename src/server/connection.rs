@@ -107,22 +107,32 @@ impl Connection {
                 };
                 negotiated.into()
             }
-            Era::PerRequest => {
-                let meta = match RequestMeta::parse(&req.params, carrier) {
-                    Ok(meta) => meta,
-                    Err(e) => return answer(Err(e)),
-                };
-                match methods::early_per_request(&self.server, &req) {
-                    Route::Answered(outcome) => return answer(outcome),
-                    Route::Listen(filter) => return self.listen(req, filter, reply),
-                    Route::Pool => {}
-                }
-                Terms {
-                    version: meta.protocol_version,
-                    client_capabilities: Arc::new(meta.client_capabilities),
-                    log_level: meta.log_level,
-                }
+            Era::PerRequest => match RequestMeta::parse(&req.params, carrier) {
+                Ok(meta) => return self.per_request(req, meta, reply),
+                Err(e) => return answer(Err(e)),
+            },
+        };
+        self.admit(req, terms, reply);
+    }
+
+    /// Handles a 2026-07-28 request whose `_meta` its transport has read and checked already
+    /// (`RequestMeta::parse`), so it is read once.
+    pub(crate) fn per_request(&self, req: Request, meta: RequestMeta, reply: &Sink) {
+        if self.server.is_draining() {
+            let refusal = Err(super::shutting_down());
+            return reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &refusal)));
+        }
+        match methods::early_per_request(&self.server, &req) {
+            Route::Answered(outcome) => {
+                return reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
             }
+            Route::Listen(filter) => return self.listen(req, filter, reply),
+            Route::Pool => {}
+        }
+        let terms = Terms {
+            version: meta.protocol_version,
+            client_capabilities: Arc::new(meta.client_capabilities),
+            log_level: meta.log_level,
         };
         self.admit(req, terms, reply);
     }
@@ -177,7 +187,7 @@ impl Connection {
             Job(Box::new(move || run(&server, cx, req)))
         };
         match self.session.admit(&id, max_in_flight, size, job) {
-            Ok(Some(job)) => self.server.pool.spawn(move || job.run()),
+            Ok(Some(job)) => self.server.pool.spawn_job(job),
             // It waits for a slot; the request that frees one runs it.
             Ok(None) => {}
             Err(why) => {
@@ -270,7 +280,7 @@ fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {
                 log::error!("{} failed: {}", req.method, e.message);
             }
         }
-        cx.sink.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
+        cx.sink.send(Outgoing::Response(jsonrpc::response_reply(Some(&req.id), outcome)));
     }
     cx.start_deferred();
     next

@@ -249,9 +249,11 @@ impl RequestCx {
         }
     }
 
-    /// Whether the client cancelled this request (check between units of work).
+    /// Whether the client cancelled this request (check between units of work). A 2025-11-25
+    /// task is cancelled too once its session ends (nobody can ask for it any more).
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::SeqCst)
+            || (self.task.is_some() && self.version.is_stateful() && self.session.is_closed())
     }
 
     /// Whether progress reports go anywhere: the request carried a progress token, or it runs

@@ -12,7 +12,7 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::jsonrpc::{Notification, Request, RequestId, RpcError};
+use crate::wire::jsonrpc::{Notification, Reply, Request, RequestId, RpcError};
 use crate::wire::meta;
 use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
@@ -116,12 +116,12 @@ const MAX_LISTEN_URIS: usize = 1024;
 /// removed methods never get here; `server/discover` answers; `tools/call`, `prompts/get` and
 /// `resources/read` read the client's answers from the request and may end in an
 /// `InputRequiredResult`; and every result is decorated (`resultType`, server info, cache hints).
-pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: Value) -> Result<Value, RpcError> {
+pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: Value) -> Result<Reply, RpcError> {
     if cx.version().is_stateful() {
         return dispatch(cx, server, method, params);
     }
     let outcome = if method == "server/discover" {
-        Ok(discover(server, cx.version()))
+        Ok(Reply::Value(discover(server, cx.version())))
     } else if input_required::applies_to(method) {
         let key = Runtime::state_key(server);
         let now = SystemTime::now();
@@ -133,7 +133,7 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: 
     } else {
         dispatch(cx, server, method, params)
     };
-    outcome.map(|result| decorate(server, method, result))
+    decorate(server, method, outcome?)
 }
 
 /// `server/discover` (2026-07-28): the per-request revisions, the capabilities the method
@@ -155,42 +155,71 @@ fn discover(server: &Server, version: ProtocolVersion) -> Value {
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// Every 2026-07-28 result: `resultType` (`complete` unless the handler's round needs input),
-/// the server's identity in `_meta`, and cache hints on the lists and `resources/read`.
-fn decorate(server: &Server, method: &str, result: Value) -> Value {
-    let Value::Object(mut map) = result else { return result };
+/// the server's identity in `_meta`, and cache hints on the lists and `resources/read`. A
+/// result that came as JSON text with neither member (a tool's) gets them written in front.
+fn decorate(server: &Server, method: &str, result: Reply) -> Result<Reply, RpcError> {
+    let hint = cache_hint(server, method);
+    let result = match result {
+        Reply::Json(text) if hint.is_none() => match decorate_text(server, text) {
+            Ok(decorated) => return Ok(Reply::Json(decorated)),
+            Err(text) => Reply::Json(text),
+        },
+        other => other,
+    };
+    let Value::Object(mut map) = result.into_value()? else { return Ok(Reply::Value(Value::Null)) };
     map.entry("resultType").or_insert_with(|| "complete".into());
     if let Value::Object(meta) = map.entry("_meta").or_insert_with(|| json!({})) {
         meta.insert(SERVER_INFO.into(), server.info(ProtocolVersion::V2026_07_28));
     }
-    if map.get("resultType").and_then(Value::as_str) == Some("complete") {
-        let hint = match method {
-            "tools/list"
-            | "prompts/list"
-            | "resources/list"
-            | "resources/templates/list"
-            | "skills/list"
-            | "skills/get" => Some(server.options().list_cache),
-            // What a resource holds may depend on who reads it.
-            "resources/read" => Some(server.options().read_cache),
-            _ => None,
-        };
+    if let (Some(hint), Some("complete")) = (hint, map.get("resultType").and_then(Value::as_str)) {
         // A registration's own hint (`Server::set_read_cache`) is on the result already.
-        if let Some(hint) = hint {
-            hint.apply(&mut map);
-        }
+        hint.apply(&mut map);
     }
-    Value::Object(map)
+    Ok(Reply::Value(Value::Object(map)))
+}
+
+/// `decorate` on a result's JSON text: `resultType` and `_meta` written in front, when the
+/// object surely has neither (else the text comes back, for the `Value` path).
+fn decorate_text(server: &Server, mut text: String) -> Result<String, String> {
+    if !text.starts_with('{') || text.contains("\"_meta\"") || text.contains("\"resultType\"") {
+        return Err(text);
+    }
+    let info = server.info_json(ProtocolVersion::V2026_07_28);
+    let separator = if text.starts_with("{}") { "" } else { "," };
+    let head = [r#"{"_meta":{""#, SERVER_INFO, r#"":"#, &info, r#"},"resultType":"complete""#, separator];
+    // Room for the response frame too, which goes around this text in place.
+    let mut decorated = String::with_capacity(text.len() + head.iter().map(|h| h.len()).sum::<usize>() + 64);
+    head.iter().for_each(|h| decorated.push_str(h));
+    decorated.push_str(&text[1..]);
+    text.clear();
+    Ok(decorated)
+}
+
+/// The cache hint a 2026-07-28 result of `method` carries, if any.
+fn cache_hint(server: &Server, method: &str) -> Option<crate::server::CacheHint> {
+    match method {
+        "tools/list"
+        | "prompts/list"
+        | "resources/list"
+        | "resources/templates/list"
+        | "skills/list"
+        | "skills/get" => Some(server.options().list_cache),
+        // What a resource holds may depend on who reads it.
+        "resources/read" => Some(server.options().read_cache),
+        _ => None,
+    }
 }
 
 /// Runs one request of an initialized session, on a worker.
-pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Value) -> Result<Value, RpcError> {
+pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Value) -> Result<Reply, RpcError> {
     let r = server.registry();
     let on = r.enabled(cx.version());
     let catalog = Catalog { resources: &r.resources, listers: &r.listers, templates: &r.templates };
-    match method {
+    let value = match method {
         "ping" => Ok(json!({})),
         "tools/list" if on.tools => tools::list(cx, &r.tools, parse(params)?),
-        "tools/call" if on.tools => tools::call(cx, &r.tools, on.tasks, parse(params)?),
+        // Its result may come as JSON text already (`Reply::Json`).
+        "tools/call" if on.tools => return tools::call(cx, &r.tools, on.tasks, parse(params)?),
         "resources/list" if on.resources => resources::list(cx, catalog, parse(params)?),
         "resources/templates/list" if on.resources => resources::list_templates(cx, catalog, parse(params)?),
         "resources/read" if on.resources => resources::read(cx, catalog, parse(params)?),
@@ -215,7 +244,8 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Va
             Some(extension) => (extension.handler)(cx, method, params),
             None => Err(RpcError::method_not_found(method)),
         },
-    }
+    };
+    value.map(Reply::Value)
 }
 
 /// Every incoming notification. Spec (JSON-RPC): a notification is never answered.
@@ -238,4 +268,25 @@ pub(crate) fn on_notification(session: &Session, n: Notification) {
 /// The one place params become a typed struct.
 fn parse<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
     serde_json::from_value(params).map_err(|e| RpcError::invalid_params(format!("invalid params: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::tools::CallToolResult;
+
+    #[test]
+    fn a_result_decorated_as_text_reads_as_one_decorated_as_a_value() {
+        let mut server = Server::new("t", "1.0");
+        server.set_title("T \"quoted\"");
+        let v = ProtocolVersion::V2026_07_28;
+        let mut with_meta = CallToolResult::text("m");
+        with_meta.meta = Some(json!({"k": 1}));
+        for result in [CallToolResult::text("Echo: \"_meta\""), CallToolResult::default(), with_meta] {
+            let text = decorate(&server, "tools/call", Reply::Json(result.to_json(v))).and_then(Reply::into_value);
+            let value = decorate(&server, "tools/call", Reply::Value(result.to_wire(v))).and_then(Reply::into_value);
+            assert_eq!(text, value);
+        }
+        assert_eq!(decorate_text(&server, "{}".into()).map(|t| serde_json::from_str::<Value>(&t).is_ok()), Ok(true));
+    }
 }

@@ -167,6 +167,8 @@ pub struct Server {
     subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
     /// Seals 2026-07-28 `requestState`s: random per process unless a key file is set.
     state_key: Option<StateKey>,
+    /// `info(2026-07-28)` as JSON text, made on first use (every such result carries it).
+    info_json: std::sync::OnceLock<String>,
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
@@ -198,6 +200,7 @@ impl Server {
             title: None,
             icons: Vec::new(),
             instructions: None,
+            info_json: std::sync::OnceLock::new(),
             pool: Pool::new(options.resident_workers, options.max_workers),
             options,
             registry: RwLock::new(Arc::new(Registry::default())),
@@ -247,11 +250,13 @@ impl Server {
     /// Sets the human-readable title sent in `serverInfo` (2025-06-18 and later).
     pub fn set_title(&mut self, title: impl Into<String>) {
         self.title = Some(title.into());
+        self.info_json = std::sync::OnceLock::new();
     }
 
     /// Sets the icons sent in `serverInfo` (2025-11-25 and later).
     pub fn set_icons(&mut self, icons: Vec<Icon>) {
         self.icons = icons;
+        self.info_json = std::sync::OnceLock::new();
     }
 
     /// Sets the `instructions` returned by `initialize`.
@@ -518,6 +523,16 @@ impl Server {
         Value::Object(info)
     }
 
+    /// `info(version)` as JSON text; the 2026-07-28 one is made once.
+    pub(crate) fn info_json(&self, version: ProtocolVersion) -> std::borrow::Cow<'_, str> {
+        let write = || self.info(version).to_string();
+        if version == ProtocolVersion::V2026_07_28 {
+            self.info_json.get_or_init(write).as_str().into()
+        } else {
+            write().into()
+        }
+    }
+
     pub(crate) fn instructions(&self) -> Option<&str> {
         self.instructions.as_deref()
     }
@@ -531,6 +546,9 @@ impl Server {
         for listener in self.live_listeners() {
             listener.close();
         }
+        // Tasks outlive their requests, not the server: their work is told to stop (a command
+        // kills its process group) before the pool waits for it.
+        tasks_ext::cancel_all(self);
         self.pool.shutdown(SHUTDOWN_GRACE);
     }
 
@@ -543,6 +561,9 @@ impl Server {
     /// `HttpServer::drain` does all of it for HTTP.
     pub fn drain(&self, within: Duration) -> bool {
         self.draining.store(true, Ordering::SeqCst);
+        // A task's request was answered long ago and the task dies with the process anyway:
+        // its work is stopped now (a command's process group killed), not waited for.
+        tasks_ext::cancel_all(self);
         let deadline = Instant::now() + within;
         while self.pool.busy() {
             if Instant::now() >= deadline {
@@ -622,7 +643,7 @@ impl Runtime for Server {
     }
 
     fn spawn(&self, job: Box<dyn FnOnce() + Send>) {
-        self.pool.spawn(job);
+        self.pool.spawn_boxed(job);
     }
 
     fn subscribed(&self, uri: &str) {

@@ -25,18 +25,7 @@ const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
 /// Resources one client may be subscribed to at once (each a URI of at most the URI cap).
 const MAX_SUBSCRIPTIONS: usize = 1000;
 
-/// A request's work, run on the pool; it hands back the queued request to run in its slot.
-pub(crate) struct Job(pub Box<dyn FnOnce() -> Option<Job> + Send>);
-
-impl Job {
-    /// Runs the job, then each queued one it hands over, on this thread.
-    pub(crate) fn run(self) {
-        let mut next = Some(self);
-        while let Some(job) = next {
-            next = (job.0)();
-        }
-    }
-}
+pub(crate) use crate::server::pool::Job;
 
 /// Requests in flight: running ones hold a slot, the rest wait in order.
 #[derive(Default)]

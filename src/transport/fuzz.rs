@@ -14,7 +14,7 @@ mod tests {
     use crate::provide::files::{self, FilesOptions};
     use crate::provide::{everything, manifest};
     use crate::transport::memory::MemoryClient;
-    use crate::util::fuzz::{rounds, Mutator, JSON_TOKENS};
+    use crate::util::fuzz::{corpus, rounds, valid_jsonrpc, Mutator, JSON_TOKENS};
     use crate::util::schema;
     use crate::util::uri_template::UriTemplate;
     use crate::wire::jsonrpc;
@@ -55,114 +55,6 @@ mod tests {
         String::from_utf8_lossy(bytes).into_owned()
     }
 
-    /// Whether `message` is a valid JSON-RPC message from a server: a request or notification
-    /// (a string method), or a response with an id and exactly one of `result` (an object) and
-    /// `error` (an integer code and a string message); a batch answer holds only responses.
-    fn valid_jsonrpc(message: &Value) -> Result<(), String> {
-        if let Some(items) = message.as_array() {
-            if items.is_empty() {
-                return Err("an empty batch answer".into());
-            }
-            return items.iter().try_for_each(valid_jsonrpc);
-        }
-        let obj = message.as_object().ok_or("not an object")?;
-        if obj.get("jsonrpc") != Some(&json!("2.0")) {
-            return Err("no jsonrpc 2.0".into());
-        }
-        if let Some(method) = obj.get("method") {
-            return if method.is_string() { Ok(()) } else { Err("a method that is not a string".into()) };
-        }
-        match obj.get("id") {
-            Some(Value::String(_) | Value::Null) => {}
-            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {}
-            other => return Err(format!("a response with id {other:?}")),
-        }
-        match (obj.get("result"), obj.get("error")) {
-            (Some(Value::Object(_)), None) => Ok(()),
-            (None, Some(Value::Object(e))) if e.get("code").is_some_and(Value::is_i64) && e["message"].is_string() => {
-                Ok(())
-            }
-            _ => Err("a response without exactly one valid result or error".into()),
-        }
-    }
-
-    /// One request of every method, for every tool, prompt, resource and template the server lists.
-    fn corpus(client: &MemoryClient, root: &str) -> Vec<String> {
-        let wait = Duration::from_secs(5);
-        let listed = |method: &str, key: &str| -> Vec<Value> {
-            let answer = client.call(method, json!({}), wait).expect("a list answer");
-            answer["result"][key].as_array().cloned().unwrap_or_default()
-        };
-        let mut params: Vec<(&str, Value)> = vec![
-            ("ping", json!({})),
-            ("tools/list", json!({"cursor": "AAAA"})),
-            ("resources/list", json!({})),
-            ("resources/templates/list", json!({})),
-            ("prompts/list", json!({})),
-            ("logging/setLevel", json!({"level": "debug"})),
-            ("tasks/list", json!({})),
-            ("tasks/get", json!({"taskId": "t1"})),
-            ("tasks/result", json!({"taskId": "t1"})),
-            ("tasks/cancel", json!({"taskId": "t1"})),
-            ("resources/read", json!({"uri": format!("file://{root}/a.txt")})),
-            ("resources/subscribe", json!({"uri": format!("file://{root}/sub/b.md")})),
-            ("resources/unsubscribe", json!({"uri": format!("file://{root}/sub/b.md")})),
-        ];
-        for tool in listed("tools/list", "tools") {
-            let mut arguments = serde_json::Map::new();
-            for (name, spec) in tool["inputSchema"]["properties"].as_object().into_iter().flatten() {
-                let value = match spec["type"].as_str() {
-                    Some("number" | "integer") => json!(2),
-                    Some("boolean") => json!(true),
-                    Some("array") => json!(["*.txt"]),
-                    Some("object") => json!({}),
-                    _ => json!(if name.contains("path") { "a.txt" } else { "a" }),
-                };
-                arguments.insert(name.clone(), value);
-            }
-            params.push(("tools/call", json!({"name": tool["name"], "arguments": arguments})));
-        }
-        for prompt in listed("prompts/list", "prompts") {
-            let arguments: serde_json::Map<String, Value> = prompt["arguments"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|a| Some((a["name"].as_str()?.to_owned(), json!("x"))))
-                .collect();
-            params.push(("prompts/get", json!({"name": prompt["name"], "arguments": arguments})));
-            let first = prompt["arguments"][0]["name"].as_str().unwrap_or("x").to_owned();
-            params.push((
-            "completion/complete",
-            json!({"ref": {"type": "ref/prompt", "name": prompt["name"]}, "argument": {"name": first, "value": "a"}}),
-        ));
-        }
-        for resource in listed("resources/list", "resources") {
-            params.push(("resources/read", json!({"uri": resource["uri"]})));
-            params.push(("resources/subscribe", json!({"uri": resource["uri"]})));
-        }
-        for template in listed("resources/templates/list", "resourceTemplates") {
-            let uri_template = template["uriTemplate"].as_str().unwrap_or_default().to_owned();
-            let variable = uri_template.split('{').nth(1).and_then(|v| v.split('}').next()).unwrap_or("id");
-            let name = variable.trim_start_matches(['+', '#', '/', '.', ';', '?', '&']).to_owned();
-            params.push((
-                "completion/complete",
-                json!({"ref": {"type": "ref/resource", "uri": uri_template}, "argument": {"name": name, "value": "s"}}),
-            ));
-        }
-        let mut messages: Vec<String> = params
-            .into_iter()
-            .enumerate()
-            .map(|(n, (method, params))| {
-                json!({"jsonrpc": "2.0", "id": n, "method": method, "params": params, "_meta": {"progressToken": n}})
-                    .to_string()
-            })
-            .collect();
-        messages.push(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#.into());
-        messages.push(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#.into());
-        messages.push(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.into());
-        messages
-    }
-
     /// Reads what the server sent until the answer to `ping_id`, checking every message and
     /// answering the server's own requests (sampling, elicitation, roots) with an error.
     fn drain_to_ping(client: &MemoryClient, ping_id: &str, round: usize, sent: &str) {
@@ -198,7 +90,11 @@ mod tests {
         let capabilities = json!({"sampling": {}, "elicitation": {}, "roots": {}});
         client.initialize("2025-11-25", capabilities, Duration::from_secs(5)).expect("initialized");
         let root = scratch.0.canonicalize().unwrap().display().to_string();
-        let seeds = corpus(&client, &root);
+        let wait = Duration::from_secs(5);
+        let seeds = corpus(&root, |method, key| {
+            let answer = client.call(method, json!({}), wait).expect("a list answer");
+            answer["result"][key].as_array().cloned().unwrap_or_default()
+        });
         assert!(seeds.len() > 40, "{} seeds", seeds.len());
         let mut mutator = Mutator::with_tokens(0x6d63_7066, JSON_TOKENS);
         for round in 0..rounds(3_000) {

@@ -2,7 +2,10 @@
 //! and chunked decoder; JSON-RPC messages to every method; URI templates, schemas, manifests and
 //! globs in `transport/fuzz.rs`). Fixed seeds and a xorshift generator, so a failure replays
 //! exactly; the test command runs a few seconds of it, `scripts/fuzz.sh` longer
-//! (`TINYMCP_FUZZ_ROUNDS`).
+//! (`TINYMCP_FUZZ_ROUNDS`). The seed corpus and the JSON-RPC check live here too: the fuzzer
+//! that drives the real binary (`tests/it/fuzz_binary.rs`) includes this very file.
+
+use serde_json::{json, Value};
 
 /// Tokens that tend to reach corners of an HTTP parser.
 pub(crate) const HTTP_TOKENS: &[&[u8]] = &[
@@ -120,4 +123,109 @@ impl Mutator {
 /// Rounds to run: `default`, or `TINYMCP_FUZZ_ROUNDS` for a longer run.
 pub(crate) fn rounds(default: usize) -> usize {
     std::env::var("TINYMCP_FUZZ_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(default)
+}
+
+/// Whether `message` is a valid JSON-RPC message from a server: a request or notification
+/// (a string method), or a response with an id and exactly one of `result` (an object) and
+/// `error` (an integer code and a string message); a batch answer holds only responses.
+pub(crate) fn valid_jsonrpc(message: &Value) -> Result<(), String> {
+    if let Some(items) = message.as_array() {
+        if items.is_empty() {
+            return Err("an empty batch answer".into());
+        }
+        return items.iter().try_for_each(valid_jsonrpc);
+    }
+    let obj = message.as_object().ok_or("not an object")?;
+    if obj.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err("no jsonrpc 2.0".into());
+    }
+    if let Some(method) = obj.get("method") {
+        return if method.is_string() { Ok(()) } else { Err("a method that is not a string".into()) };
+    }
+    match obj.get("id") {
+        Some(Value::String(_) | Value::Null) => {}
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {}
+        other => return Err(format!("a response with id {other:?}")),
+    }
+    match (obj.get("result"), obj.get("error")) {
+        (Some(Value::Object(_)), None) => Ok(()),
+        (None, Some(Value::Object(e))) if e.get("code").is_some_and(Value::is_i64) && e["message"].is_string() => {
+            Ok(())
+        }
+        _ => Err("a response without exactly one valid result or error".into()),
+    }
+}
+
+/// One request of every method, for every tool, prompt, resource and template the server lists
+/// (`listed(method, key)`: the items under `key` of the `method` list answer), over a served
+/// folder at `root` holding `a.txt` and `sub/b.md`.
+pub(crate) fn corpus(root: &str, mut listed: impl FnMut(&str, &str) -> Vec<Value>) -> Vec<String> {
+    let mut params: Vec<(&str, Value)> = vec![
+        ("ping", json!({})),
+        ("tools/list", json!({"cursor": "AAAA"})),
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("prompts/list", json!({})),
+        ("logging/setLevel", json!({"level": "debug"})),
+        ("tasks/list", json!({})),
+        ("tasks/get", json!({"taskId": "t1"})),
+        ("tasks/result", json!({"taskId": "t1"})),
+        ("tasks/cancel", json!({"taskId": "t1"})),
+        ("resources/read", json!({"uri": format!("file://{root}/a.txt")})),
+        ("resources/subscribe", json!({"uri": format!("file://{root}/sub/b.md")})),
+        ("resources/unsubscribe", json!({"uri": format!("file://{root}/sub/b.md")})),
+    ];
+    for tool in listed("tools/list", "tools") {
+        let mut arguments = serde_json::Map::new();
+        for (name, spec) in tool["inputSchema"]["properties"].as_object().into_iter().flatten() {
+            let value = match spec["type"].as_str() {
+                Some("number" | "integer") => json!(2),
+                Some("boolean") => json!(true),
+                Some("array") => json!(["*.txt"]),
+                Some("object") => json!({}),
+                _ => json!(if name.contains("path") { "a.txt" } else { "a" }),
+            };
+            arguments.insert(name.clone(), value);
+        }
+        params.push(("tools/call", json!({"name": tool["name"], "arguments": arguments})));
+    }
+    for prompt in listed("prompts/list", "prompts") {
+        let arguments: serde_json::Map<String, Value> = prompt["arguments"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| Some((a["name"].as_str()?.to_owned(), json!("x"))))
+            .collect();
+        params.push(("prompts/get", json!({"name": prompt["name"], "arguments": arguments})));
+        let first = prompt["arguments"][0]["name"].as_str().unwrap_or("x").to_owned();
+        params.push((
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": prompt["name"]}, "argument": {"name": first, "value": "a"}}),
+        ));
+    }
+    for resource in listed("resources/list", "resources") {
+        params.push(("resources/read", json!({"uri": resource["uri"]})));
+        params.push(("resources/subscribe", json!({"uri": resource["uri"]})));
+    }
+    for template in listed("resources/templates/list", "resourceTemplates") {
+        let uri_template = template["uriTemplate"].as_str().unwrap_or_default().to_owned();
+        let variable = uri_template.split('{').nth(1).and_then(|v| v.split('}').next()).unwrap_or("id");
+        let name = variable.trim_start_matches(['+', '#', '/', '.', ';', '?', '&']).to_owned();
+        params.push((
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": uri_template}, "argument": {"name": name, "value": "s"}}),
+        ));
+    }
+    let mut messages: Vec<String> = params
+        .into_iter()
+        .enumerate()
+        .map(|(n, (method, params))| {
+            json!({"jsonrpc": "2.0", "id": n, "method": method, "params": params, "_meta": {"progressToken": n}})
+                .to_string()
+        })
+        .collect();
+    messages.push(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#.into());
+    messages.push(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#.into());
+    messages.push(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.into());
+    messages
 }

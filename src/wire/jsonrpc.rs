@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Number, Value};
-use std::borrow::Cow;
 use std::fmt;
 
 /// Invalid JSON was received.
@@ -114,13 +113,96 @@ impl fmt::Display for RpcError {
 
 impl std::error::Error for RpcError {}
 
+/// A method name as received. The names the server knows are kept as `&'static str`, so the
+/// usual request allocates nothing for its name; any other name is kept as sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Method(std::borrow::Cow<'static, str>);
+
+/// The method names a message is likely to carry, most common first.
+const KNOWN_METHODS: &[&str] = &[
+    "tools/call",
+    "ping",
+    "tools/list",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/get",
+    "prompts/list",
+    "completion/complete",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/initialized",
+    "notifications/roots/list_changed",
+    "initialize",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "server/discover",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/result",
+    "tasks/list",
+    "tasks/cancel",
+    "tasks/update",
+];
+
+impl Method {
+    /// The name, borrowed.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Method {
+    fn from(name: &str) -> Method {
+        match KNOWN_METHODS.iter().find(|known| **known == name) {
+            Some(known) => Method(std::borrow::Cow::Borrowed(known)),
+            None => Method(std::borrow::Cow::Owned(name.to_owned())),
+        }
+    }
+}
+
+impl From<String> for Method {
+    fn from(name: String) -> Method {
+        match KNOWN_METHODS.iter().find(|known| **known == name) {
+            Some(known) => Method(std::borrow::Cow::Borrowed(known)),
+            None => Method(std::borrow::Cow::Owned(name)),
+        }
+    }
+}
+
+impl std::ops::Deref for Method {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for Method {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Method {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A request: it expects exactly one response with the same id.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     /// The id to echo.
     pub id: RequestId,
     /// The method name.
-    pub method: String,
+    pub method: Method,
     /// The params; absent or `null` reads as an empty object.
     pub params: Value,
 }
@@ -129,7 +211,7 @@ pub struct Request {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     /// The method name.
-    pub method: String,
+    pub method: Method,
     /// The params; absent or `null` reads as an empty object.
     pub params: Value,
 }
@@ -204,21 +286,22 @@ pub fn parse_value(value: Value) -> Result<Incoming, Malformed> {
 struct Fields {
     id: Option<Value>,
     jsonrpc_is_2_0: bool,
-    method: Option<Value>,
+    method: Option<MethodField>,
     params: Option<Value>,
     result: Option<Value>,
     error: Option<Value>,
 }
 
-/// One message object read without building a map: see `parse`.
+/// One message object read without building a map: see `parse`. `jsonrpc` is borrowed, so a
+/// version spelled with escapes fails here and takes the general path (no allocation for it).
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(borrow, default)]
-    jsonrpc: Option<Cow<'a, str>>,
+    jsonrpc: Option<&'a str>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    method: Option<Value>,
+    #[serde(default, deserialize_with = "method_field")]
+    method: Option<MethodField>,
     #[serde(default, deserialize_with = "present")]
     params: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -232,11 +315,59 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, 
     Value::deserialize(deserializer).map(Some)
 }
 
+/// A `method` member: a name, or anything else (which the message is refused for).
+enum MethodField {
+    Name(Method),
+    NotText,
+}
+
+/// A `method` member that is there (`null` included), its name read without an allocation
+/// when it is one the server knows.
+fn method_field<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<MethodField>, D::Error> {
+    struct Visit;
+    impl<'de> serde::de::Visitor<'de> for Visit {
+        type Value = MethodField;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_str<E>(self, name: &str) -> Result<MethodField, E> {
+            Ok(MethodField::Name(name.into()))
+        }
+        fn visit_string<E>(self, name: String) -> Result<MethodField, E> {
+            Ok(MethodField::Name(name.into()))
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<MethodField, E> {
+            Ok(MethodField::NotText)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<MethodField, E> {
+            Ok(MethodField::NotText)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<MethodField, E> {
+            Ok(MethodField::NotText)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<MethodField, E> {
+            Ok(MethodField::NotText)
+        }
+        fn visit_unit<E>(self) -> Result<MethodField, E> {
+            Ok(MethodField::NotText)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<MethodField, A::Error> {
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+            Ok(MethodField::NotText)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<MethodField, A::Error> {
+            while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+            Ok(MethodField::NotText)
+        }
+    }
+    deserializer.deserialize_any(Visit).map(Some)
+}
+
 impl From<Envelope<'_>> for Fields {
     fn from(e: Envelope<'_>) -> Fields {
         Fields {
             id: e.id,
-            jsonrpc_is_2_0: e.jsonrpc.as_deref() == Some("2.0"),
+            jsonrpc_is_2_0: e.jsonrpc == Some("2.0"),
             method: e.method,
             params: e.params,
             result: e.result,
@@ -255,7 +386,10 @@ fn message(value: Value) -> Result<Message, Malformed> {
     from_fields(Fields {
         id: obj.remove("id"),
         jsonrpc_is_2_0: obj.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
-        method: obj.remove("method"),
+        method: obj.remove("method").map(|m| match m {
+            Value::String(name) => MethodField::Name(name.into()),
+            _ => MethodField::NotText,
+        }),
         params: obj.remove("params"),
         result: obj.remove("result"),
         error: obj.remove("error"),
@@ -279,7 +413,7 @@ fn from_fields(fields: Fields) -> Result<Message, Malformed> {
         return Err(bad(id, "invalid request: jsonrpc must be \"2.0\""));
     }
     if let Some(method) = method {
-        let Value::String(method) = method else {
+        let MethodField::Name(method) = method else {
             return Err(bad(id, "invalid request: method must be a string"));
         };
         let params = match params {
@@ -373,6 +507,75 @@ pub fn encoded_len(value: &Value) -> usize {
     // A `Value` always serializes and counting never fails, so there is no error to pass on.
     let _ = serde_json::to_writer(&mut count, value);
     count.0
+}
+
+/// A request's result on its way to the response: a JSON value, or its JSON text already
+/// written (a handler that knows its result's shape skips building a `Value`: no map, no key
+/// strings, one buffer that becomes the frame).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A value to serialize.
+    Value(Value),
+    /// The result as compact JSON text (an object).
+    Json(String),
+}
+
+impl Reply {
+    /// The result as a value (text is read back: for the rare caller that must edit it).
+    pub fn into_value(self) -> Result<Value, RpcError> {
+        match self {
+            Reply::Value(value) => Ok(value),
+            Reply::Json(text) => serde_json::from_str(&text).map_err(|e| {
+                log::error!("a result's JSON text does not read back: {e}");
+                RpcError::internal()
+            }),
+        }
+    }
+}
+
+impl From<Value> for Reply {
+    fn from(value: Value) -> Reply {
+        Reply::Value(value)
+    }
+}
+
+/// Writes `value` as compact JSON into a buffer with room for the frame around it (see
+/// `response_reply`).
+pub fn result_text<T: Serialize>(value: &T) -> String {
+    let mut out = Vec::with_capacity(256);
+    // Invariant: what handlers write holds strings, numbers and `Value`s, which always serialize.
+    serde_json::to_writer(&mut out, value).expect("results always serialize");
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The response frame for a `Reply`: a `Reply::Json`'s text becomes the frame in place (the
+/// head inserted before it), so the answer costs no allocation of its own.
+pub fn response_reply(id: Option<&RequestId>, outcome: Result<Reply, RpcError>) -> String {
+    match (id, outcome) {
+        (Some(id), Ok(Reply::Json(text))) => frame_text(id, text),
+        (id, outcome) => response(id, &outcome.and_then(Reply::into_value)),
+    }
+}
+
+/// `text` (a result's JSON) inside its response frame, built in place.
+fn frame_text(id: &RequestId, mut text: String) -> String {
+    let mut head = [0u8; 96];
+    let room = head.len();
+    let mut w = &mut head[..];
+    let fits = std::io::Write::write_all(&mut w, br#"{"jsonrpc":"2.0","id":"#).is_ok()
+        && serde_json::to_writer(&mut w, id).is_ok()
+        && std::io::Write::write_all(&mut w, br#","result":"#).is_ok();
+    let used = room - w.len();
+    match std::str::from_utf8(&head[..used]) {
+        Ok(head) if fits => {
+            text.insert_str(0, head);
+            text.push('}');
+            text
+        }
+        // A string id too long for the head buffer.
+        _ => response(Some(id), &Reply::Json(text).into_value()),
+    }
 }
 
 /// A response frame: `{"jsonrpc":"2.0","id":..,"result":..}` or `.."error":..`.
@@ -490,6 +693,26 @@ mod tests {
             let general = parse_value(serde_json::from_str(text).unwrap());
             assert_eq!(parse(text), general, "{text}");
         }
+    }
+
+    #[test]
+    fn a_json_reply_is_framed_as_its_value_would_be() {
+        let long = RequestId::String("x\"".repeat(60));
+        for id in [RequestId::from(7), RequestId::String("a\"b".into()), long] {
+            let result = json!({"content": [{"text": "Echo: h\u{e9}", "type": "text"}], "isError": true});
+            let framed = response_reply(Some(&id), Ok(Reply::Json(result.to_string())));
+            assert_eq!(framed, response(Some(&id), &Ok(result)));
+        }
+        let error = RpcError::invalid_params("no");
+        assert_eq!(response_reply(None, Err(error.clone())), response(None, &Err(error)));
+    }
+
+    #[test]
+    fn known_and_unknown_method_names_read_alike() {
+        let Message::Request(known) = single(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#) else { panic!() };
+        let Message::Request(other) = single(r#"{"jsonrpc":"2.0","id":1,"method":"x/\u0079"}"#) else { panic!() };
+        assert_eq!((known.method.as_str(), other.method.as_str()), ("tools/call", "x/y"));
+        assert!(known.method == "tools/call" && other.method == *"x/y");
     }
 
     #[test]

@@ -12,12 +12,12 @@ use std::net::TcpStream;
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-fn sigterm(pid: u32) {
+pub(crate) fn sigterm(pid: u32) {
     let status = Command::new("kill").args(["-TERM", &pid.to_string()]).status().expect("run kill");
     assert!(status.success(), "kill -TERM {pid}");
 }
 
-fn exit_within(server: &mut Server, within: Duration) -> ExitStatus {
+pub(crate) fn exit_within(server: &mut Server, within: Duration) -> ExitStatus {
     let deadline = Instant::now() + within;
     loop {
         if let Some(status) = server.child.try_wait().expect("wait") {
@@ -230,4 +230,45 @@ fn forwarded_host_counts_from_the_trusted_proxy_only() {
     let bad = crate::support::run_binary(&["--trusted-proxy", "proxy.example:80"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected an IP address"));
+}
+
+/// An embedded server with a short keep-alive and a tool that reports progress, then works
+/// quietly for 1.5 s.
+fn embedded_with_quiet_tool() -> tinymcp::HttpServer {
+    use tinymcp::{CallToolResult, HttpOptions, HttpServer, Tool};
+    let server = tinymcp::Server::new("embedded", "1.0.0");
+    server.register_tool(Tool::new("quiet", "Progress, then 1.5 s of silence", json!({"type": "object"})), |cx, _| {
+        cx.progress(1.0, None, None);
+        std::thread::sleep(Duration::from_millis(1500));
+        Ok(CallToolResult::text("done"))
+    });
+    let mut options = HttpOptions::default();
+    options.keep_alive = Duration::from_millis(100);
+    HttpServer::start(std::sync::Arc::new(server), "127.0.0.1:0", options).expect("start")
+}
+
+#[test]
+fn a_post_answer_stream_gets_keep_alive_comments_while_its_handler_is_quiet() {
+    let http = embedded_with_quiet_tool();
+    let port = http.local_addr().port();
+    let post = |headers: &[(&str, &str)], message: &Value| {
+        let mut stream = crate::raw_http::connect(port);
+        let mut all = vec![ACCEPT_BOTH, JSON];
+        all.extend_from_slice(headers);
+        write_request(&mut stream, port, "POST", "/mcp", &all, &message.to_string());
+        crate::raw_http::read_reply(&mut BufReader::new(stream))
+    };
+    let init = post(&[], &crate::raw_http::initialize(json!({})));
+    let session = init.header("mcp-session-id").expect("a session").to_owned();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "quiet", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let reply = post(&[("Mcp-Session-Id", &session)], &call);
+    assert_eq!(reply.header("x-accel-buffering"), Some("no"));
+    let progress = reply.body.find("notifications/progress").expect("progress first");
+    let comment = reply.body.find(": keep-alive").expect("a keep-alive comment while the tool is quiet");
+    let response = reply.body.find("\"id\":2").expect("the response");
+    assert!(progress < comment && comment < response, "{}", reply.body);
+    // The library's drain: nothing in flight any more, so it finishes at once and in time.
+    let start = Instant::now();
+    assert!(http.drain(Duration::from_secs(5)));
+    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
 }

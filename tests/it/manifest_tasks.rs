@@ -189,3 +189,47 @@ fn the_example_manifest_runs_its_test_suite_as_an_optional_task() {
     let run_tests = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "run_tests").cloned();
     check(&run_tests.expect("run_tests listed"), json!({"execution": {"taskSupport": "optional"}}));
 }
+
+/// A task outlives its request, not tinymcp: when stdin ends, the commands of running tasks of
+/// both eras are killed with their process groups before the process exits.
+#[test]
+fn the_commands_of_running_tasks_end_with_the_server() {
+    for era in ["2026-07-28", "2025-11-25"] {
+        let dir = TempDir::new("task-exit");
+        let manifest = jobs(&dir);
+        let mut client = Client::spawn(&["--manifest", &manifest]);
+        if era == "2026-07-28" {
+            task_id(&call(&mut client, "long", json!({})));
+        } else {
+            client.initialize(era, json!({}));
+            let created = client.request("tools/call", json!({"name": "long", "arguments": {}, "task": {}}));
+            check(&created, json!({"result": {"task": {"status": "working"}}}));
+        }
+        let pids = pids(&dir);
+        assert!(pids.iter().all(|&pid| !process_gone(pid)), "{era}: the command runs after the answer");
+        let started = Instant::now();
+        assert!(client.close().success(), "{era}");
+        assert!(started.elapsed() < Duration::from_secs(4), "{era}: exit took {:?}", started.elapsed());
+        for &pid in &pids {
+            eventually(&format!("{era}: process {pid} to be gone"), || process_gone(pid));
+        }
+    }
+}
+
+/// SIGTERM drains HTTP: a running task is not a request in flight, so its command is killed at
+/// once rather than waited for, and nothing it started outlives the process.
+#[test]
+fn a_draining_server_ends_the_commands_of_its_tasks() {
+    use crate::drain::{exit_within, sigterm};
+    let dir = TempDir::new("task-drain");
+    let manifest = jobs(&dir);
+    let mut w = Http(Server::start(&["--manifest", &manifest], &[]), 0);
+    task_id(&call(&mut w, "long", json!({})));
+    let pids = pids(&dir);
+    assert!(pids.iter().all(|&pid| !process_gone(pid)), "the command runs after the answer");
+    sigterm(w.0.child.id());
+    assert!(exit_within(&mut w.0, Duration::from_secs(5)).success());
+    for &pid in &pids {
+        eventually(&format!("process {pid} to be gone"), || process_gone(pid));
+    }
+}

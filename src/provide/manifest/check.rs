@@ -4,7 +4,7 @@
 
 mod cache;
 
-use super::{Body, Problem, PromptDef, ResourceDef, Source, ToolDef};
+use super::{index, key, problem, Body, Problem, PromptDef, ResourceDef, Source, ToolDef};
 use crate::features::content::Role;
 use crate::features::prompts::{Prompt, PromptArgument};
 use crate::features::resources::Resource;
@@ -47,11 +47,6 @@ const RESOURCE_KEYS: &[&str] = &["uri", "name", "title", "description", "mimeTyp
 const MAX_TIMEOUT_MS: u64 = 86_400_000;
 const MAX_OUTPUT_BYTES: u64 = 256 << 20;
 
-/// A problem at a JSON path.
-pub(super) fn problem(path: &str, message: impl Into<String>) -> Problem {
-    Problem { path: path.to_owned(), message: message.into() }
-}
-
 /// What a valid manifest declares.
 pub(super) struct Checked {
     /// Things that work but are likely unsafe or wrong (shell code with placeholders, read-only
@@ -73,18 +68,6 @@ pub(super) fn manifest(raw: &Value, dir: &Path) -> Result<Checked, Vec<Problem>>
     }
 }
 
-fn key(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
-    }
-}
-
-fn index(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
-}
-
 /// Names of tools and prompts: 1 to 128 characters of `A-Za-z0-9_-.` (the spec's rule for tools).
 fn valid_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
@@ -97,100 +80,9 @@ struct Checker<'a> {
     dir: &'a Path,
 }
 
-/// Programs that run their argument after `flag` as code: a placeholder in that code is
-/// injectable (values should be separate arguments, such as `"$1"` for a shell).
-const INTERPRETERS: &[(&str, &str)] = &[
-    ("sh", "-c"),
-    ("bash", "-c"),
-    ("dash", "-c"),
-    ("zsh", "-c"),
-    ("ksh", "-c"),
-    ("fish", "-c"),
-    ("csh", "-c"),
-    ("tcsh", "-c"),
-    ("busybox", "-c"),
-    ("cmd", "/c"),
-    ("cmd.exe", "/c"),
-    ("cmd", "/C"),
-    ("cmd.exe", "/C"),
-    ("powershell", "-Command"),
-    ("pwsh", "-Command"),
-    ("powershell", "-c"),
-    ("pwsh", "-c"),
-    ("python", "-c"),
-    ("python3", "-c"),
-    ("perl", "-e"),
-    ("perl", "-E"),
-    ("ruby", "-e"),
-    ("node", "-e"),
-    ("node", "--eval"),
-    ("php", "-r"),
-    ("lua", "-e"),
-    ("osascript", "-e"),
-];
-
-/// Programs that write files whatever their arguments.
-const WRITERS: &[&str] = &[
-    "rm", "rmdir", "mv", "cp", "dd", "tee", "touch", "mkdir", "chmod", "chown", "chgrp", "ln", "truncate", "install",
-    "shred", "unlink", "mkfifo", "rsync",
-];
-/// `git` subcommands that change the repository or the work tree.
-const GIT_WRITERS: &[&str] = &[
-    "add",
-    "am",
-    "apply",
-    "branch",
-    "checkout",
-    "cherry-pick",
-    "clean",
-    "clone",
-    "commit",
-    "config",
-    "fetch",
-    "gc",
-    "init",
-    "merge",
-    "mv",
-    "pull",
-    "push",
-    "rebase",
-    "reset",
-    "restore",
-    "revert",
-    "rm",
-    "stash",
-    "switch",
-    "tag",
-    "worktree",
-];
-
-/// Why a command writes, when it plainly does (a heuristic for `readOnlyHint` tools).
-fn writes(argv: &[String]) -> Option<String> {
-    let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or(p))?;
-    if WRITERS.contains(&program) {
-        return Some(program.to_owned());
-    }
-    let args = argv.get(1..).unwrap_or_default();
-    if program == "sed" && args.iter().any(|a| a == "-i" || a.starts_with("--in-place") || a.starts_with("-i")) {
-        return Some("sed -i".into());
-    }
-    if program == "git" {
-        if let Some(sub) = args.iter().find(|a| !a.starts_with('-')).filter(|a| GIT_WRITERS.contains(&a.as_str())) {
-            return Some(format!("git {sub}"));
-        }
-    }
-    args.iter()
-        .find(|a| a.starts_with("--output") || a.as_str() == "-o" || a.starts_with("--out-file"))
-        .map(|a| a.to_owned())
-}
-
 impl Checker<'_> {
     fn fail(&mut self, path: &str, message: impl Into<String>) {
         self.problems.push(problem(path, message));
-    }
-
-    fn warn(&mut self, path: &str, message: impl Into<String>) {
-        self.warnings.push(problem(path, format!("warning: {}", message.into())));
     }
 
     /// Argument names listed under `name` (`optionArguments`, `pathArguments`): each must be a
@@ -219,35 +111,6 @@ impl Checker<'_> {
             }
         }
         names
-    }
-
-    /// Warnings about the command: code for an interpreter that holds a placeholder, and a
-    /// read-only tool whose command writes.
-    fn command_warnings(&mut self, argv: &[String], path: &str, read_only: bool) {
-        let at = key(path, "command");
-        let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)).unwrap_or_default();
-        for (i, pair) in argv.windows(2).enumerate() {
-            let [flag, code] = pair else { continue };
-            let interpreted = INTERPRETERS.iter().any(|(p, f)| *p == program && f == flag);
-            if interpreted && !placeholders(code).is_empty() {
-                self.warn(
-                    &index(&at, i + 1),
-                    format!(
-                        "{program} {flag} runs this text as code, so a value put in it by a placeholder can run \
-                         commands of its own; pass values as separate arguments (for a shell: \"$1\" in the code, \
-                         the placeholder after it)"
-                    ),
-                );
-            }
-        }
-        if read_only {
-            if let Some(why) = writes(argv) {
-                self.warn(
-                    &key(&key(path, "annotations"), "readOnlyHint"),
-                    format!("{why} writes, but the tool is marked read-only"),
-                );
-            }
-        }
     }
 
     /// An object with only `allowed` keys (unknown keys are reported, the object still used).
@@ -472,7 +335,7 @@ impl Checker<'_> {
         spec.options = self.argument_names(map, path, "optionArguments", &properties);
         spec.paths = self.argument_names(map, path, "pathArguments", &properties);
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
-        self.command_warnings(&spec.argv, path, read_only);
+        self.warnings.extend(super::warnings::command(&spec.argv, path, read_only));
         Some(ToolDef { tool, spec })
     }
 

@@ -31,7 +31,6 @@ use crate::wire::version::ProtocolVersion;
 use http1::{BodyError, Exchange};
 use security::Refusal;
 use sessions::{HttpSession, Missing, Refused, Sessions};
-use sse::SseWriter;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -463,30 +462,6 @@ fn next_answer(http: &Http, answers: &Receiver<Outgoing>) -> Option<Outgoing> {
     }
 }
 
-/// `next_answer` for a request whose answer is a stream: a keep-alive comment whenever nothing
-/// was written for `keep_alive`, so a proxy does not time out a slow handler's stream (nginx's
-/// `proxy_read_timeout` is 60 s). A failed comment is seen by the next event's write.
-fn next_streamed(
-    http: &Http,
-    answers: &Receiver<Outgoing>,
-    mut writer: Option<&mut SseWriter<'_>>,
-    last_write: &mut Instant,
-) -> Option<Outgoing> {
-    loop {
-        match answers.recv_timeout(SLICE) {
-            Ok(message) => return Some(message),
-            Err(RecvTimeoutError::Disconnected) => return None,
-            Err(RecvTimeoutError::Timeout) if http.stopping() => return None,
-            Err(RecvTimeoutError::Timeout) => {
-                if let Some(w) = writer.as_deref_mut().filter(|_| last_write.elapsed() >= http.options.keep_alive) {
-                    *last_write = Instant::now();
-                    let _ = w.comment("keep-alive");
-                }
-            }
-        }
-    }
-}
-
 /// The answer a request gets when its session was deleted while it ran: its handler saw the
 /// cancellation and sent nothing, but the client is still owed an answer to its POST.
 fn ended_with_session(id: Option<&RequestId>) -> String {
@@ -594,76 +569,8 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
         Some(first) => first,
     };
     let version = session.connection.session().protocol_version();
-    let request = Streamed { session: &session, first, answers: &answers, version, id: request_id.as_ref() };
-    stream_answers(http, exchange, &headers, request);
-}
-
-/// Whether streams start with a priming event (an id and `retry:`, empty data) so a client can
-/// resume them after the server or the network closes them (2025-11-25, SEP-1699).
-fn primes(version: Option<ProtocolVersion>) -> bool {
-    version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
-}
-
-/// A request whose answer became a stream.
-struct Streamed<'a> {
-    session: &'a HttpSession,
-    first: Outgoing,
-    answers: &'a Receiver<Outgoing>,
-    version: Option<ProtocolVersion>,
-    id: Option<&'a RequestId>,
-}
-
-/// Answers a POST as an SSE stream: every message of the request in order, the response last.
-/// Messages go through the stream's replay buffer, and the request's messages keep being
-/// collected after the client drops the connection, so a GET with `Last-Event-ID` gets them.
-fn stream_answers(http: &Http, exchange: &mut Exchange<'_>, headers: &[(&'static str, String)], request: Streamed<'_>) {
-    let Streamed { session, first, answers, version, id } = request;
-    let stream = session.new_stream(true);
-    let mut writer = SseWriter::start(exchange, headers).ok();
-    if primes(version) {
-        writer = writer.and_then(|mut w| {
-            w.event(Some(&stream.event_id(0)), None, Some(retry_ms(&http.options)), "").ok().map(|_| w)
-        });
-    }
-    let mut next = Some(first);
-    let mut last_write = Instant::now();
-    loop {
-        let message = match next.take().or_else(|| next_streamed(http, answers, writer.as_mut(), &mut last_write)) {
-            Some(message) => message,
-            // The request ended without a response: its session was deleted while it ran.
-            None if session.connection.session().is_closed() => Outgoing::Response(ended_with_session(id)),
-            None => break,
-        };
-        if message == Outgoing::CloseStream {
-            // Only a primed stream can be resumed: before 2025-11-25 the client may hold no id.
-            if let Some(w) = writer.take_if(|_| primes(version)) {
-                log::debug!("closing stream {} early; the client polls back for the rest", stream.id);
-                let _ = w.finish();
-                stream.detach();
-            }
-            continue;
-        }
-        let last = matches!(message, Outgoing::Response(_));
-        let json = message.json().to_owned();
-        let seq = stream.push(json.clone(), last);
-        if let Some(w) = writer.as_mut() {
-            last_write = Instant::now();
-            if let Err(e) = w.event(Some(&stream.event_id(seq)), None, None, &json) {
-                log::debug!("stream {} lost ({e}); its messages are kept for resumption", stream.id);
-                writer = None;
-                stream.detach();
-            }
-        }
-        if last {
-            break;
-        }
-    }
-    // Without a writer the stream was detached when it was lost or closed; a resumed
-    // connection may hold it by now.
-    if let Some(w) = writer {
-        let _ = w.finish();
-        stream.detach();
-    }
+    let request = streams::Streamed { session: &session, first, answers: &answers, version, id: request_id.as_ref() };
+    streams::answer(http, exchange, &headers, request);
 }
 
 fn retry_ms(options: &HttpOptions) -> u64 {

@@ -10,8 +10,8 @@ use super::sse::SseWriter;
 use super::{Answer, Http, SLICE};
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::wire::jsonrpc::{
-    self, Incoming, Message, RequestId, RpcError, HEADER_MISMATCH, INTERNAL_ERROR, METHOD_NOT_FOUND,
-    MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+    self, Message, RequestId, RpcError, HEADER_MISMATCH, INTERNAL_ERROR, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::wire::meta::{Carrier, RequestMeta};
 use serde_json::Value;
@@ -34,9 +34,10 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     let carrier = Carrier::Http { protocol_version: version_header.as_deref(), session: false };
     // The contract's order (§2.5, §2.9): `_meta` fields (-32602), the version header against
     // `_meta` (-32020), the version (-32022), then the routing headers (-32020).
-    if let Err(e) = RequestMeta::parse(&req.params, carrier) {
-        return refuse(exchange, cors, &req.id, 400, &e);
-    }
+    let meta = match RequestMeta::parse(&req.params, carrier) {
+        Ok(meta) => meta,
+        Err(e) => return refuse(exchange, cors, &req.id, 400, &e),
+    };
     let checked = {
         let pairs: Vec<Header> = exchange.head.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
         let schema = match req.method.as_str() {
@@ -56,7 +57,8 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     let (reply, answers) = Sink::channel();
     let id = req.id.clone();
     let listen = req.method == "subscriptions/listen";
-    connection.handle_carried(Ok(Incoming::Single(Message::Request(req))), &reply, carrier);
+    // `_meta` was read above: the connection takes it as it is.
+    connection.per_request(req, meta, &reply);
     drop(reply);
     let first = loop {
         match answers.recv_timeout(SLICE) {

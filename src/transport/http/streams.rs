@@ -1,15 +1,17 @@
-//! GET on `/mcp`: the standalone stream for messages not tied to a request, and the resumption
-//! of a stream after the `Last-Event-ID` a client saw. Each stream waits on its own turn at the
-//! session's notice channel, holding no lock while it waits.
+//! The SSE streams of `/mcp` up to 2025-11-25: a POST's answer when it became a stream, GET's
+//! standalone stream for messages not tied to a request, and the resumption of a stream after
+//! the `Last-Event-ID` a client saw. Each GET stream waits on its own turn at the session's
+//! notice channel, holding no lock while it waits. Every one gets keep-alive comments.
 
 use super::http1::Exchange;
 use super::sessions::HttpSession;
 use super::sse::{self, SseWriter, Stream};
-use super::{accepts, find_session, primes, retry_ms, Answer, Http, SLICE};
+use super::{accepts, ended_with_session, find_session, retry_ms, Answer, Http, SLICE};
 use crate::server::connection::Outgoing;
-use crate::wire::jsonrpc::RpcError;
+use crate::wire::jsonrpc::{RequestId, RpcError};
+use crate::wire::version::ProtocolVersion;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -166,6 +168,103 @@ fn standalone(http: &Http, mut writer: SseWriter<'_>, session: &HttpSession, str
         if let Err(e) = written {
             log::debug!("GET stream {} closed: {e}", stream.id);
             return;
+        }
+    }
+}
+
+/// Whether streams start with a priming event (an id and `retry:`, empty data) so a client can
+/// resume them after the server or the network closes them (2025-11-25, SEP-1699).
+pub(super) fn primes(version: Option<ProtocolVersion>) -> bool {
+    version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+}
+
+/// A request whose answer became a stream.
+pub(super) struct Streamed<'a> {
+    pub(super) session: &'a HttpSession,
+    pub(super) first: Outgoing,
+    pub(super) answers: &'a Receiver<Outgoing>,
+    pub(super) version: Option<ProtocolVersion>,
+    pub(super) id: Option<&'a RequestId>,
+}
+
+/// Answers a POST as an SSE stream: every message of the request in order, the response last.
+/// Messages go through the stream's replay buffer, and the request's messages keep being
+/// collected after the client drops the connection, so a GET with `Last-Event-ID` gets them.
+pub(super) fn answer(
+    http: &Http,
+    exchange: &mut Exchange<'_>,
+    headers: &[(&'static str, String)],
+    request: Streamed<'_>,
+) {
+    let Streamed { session, first, answers, version, id } = request;
+    let stream = session.new_stream(true);
+    let mut writer = SseWriter::start(exchange, headers).ok();
+    if primes(version) {
+        writer = writer.and_then(|mut w| {
+            w.event(Some(&stream.event_id(0)), None, Some(retry_ms(&http.options)), "").ok().map(|_| w)
+        });
+    }
+    let mut next = Some(first);
+    let mut last_write = Instant::now();
+    loop {
+        let message = match next.take().or_else(|| next_streamed(http, answers, writer.as_mut(), &mut last_write)) {
+            Some(message) => message,
+            // The request ended without a response: its session was deleted while it ran.
+            None if session.connection.session().is_closed() => Outgoing::Response(ended_with_session(id)),
+            None => break,
+        };
+        if message == Outgoing::CloseStream {
+            // Only a primed stream can be resumed: before 2025-11-25 the client may hold no id.
+            if let Some(w) = writer.take_if(|_| primes(version)) {
+                log::debug!("closing stream {} early; the client polls back for the rest", stream.id);
+                let _ = w.finish();
+                stream.detach();
+            }
+            continue;
+        }
+        let last = matches!(message, Outgoing::Response(_));
+        let json = message.json().to_owned();
+        let seq = stream.push(json.clone(), last);
+        if let Some(w) = writer.as_mut() {
+            last_write = Instant::now();
+            if let Err(e) = w.event(Some(&stream.event_id(seq)), None, None, &json) {
+                log::debug!("stream {} lost ({e}); its messages are kept for resumption", stream.id);
+                writer = None;
+                stream.detach();
+            }
+        }
+        if last {
+            break;
+        }
+    }
+    // Without a writer the stream was detached when it was lost or closed; a resumed
+    // connection may hold it by now.
+    if let Some(w) = writer {
+        let _ = w.finish();
+        stream.detach();
+    }
+}
+
+/// `next_answer` for a request whose answer is a stream: a keep-alive comment whenever nothing
+/// was written for `keep_alive`, so a proxy does not time out a slow handler's stream (nginx's
+/// `proxy_read_timeout` is 60 s). A failed comment is seen by the next event's write.
+fn next_streamed(
+    http: &Http,
+    answers: &Receiver<Outgoing>,
+    mut writer: Option<&mut SseWriter<'_>>,
+    last_write: &mut Instant,
+) -> Option<Outgoing> {
+    loop {
+        match answers.recv_timeout(SLICE) {
+            Ok(message) => return Some(message),
+            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) if http.stopping() => return None,
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(w) = writer.as_deref_mut().filter(|_| last_write.elapsed() >= http.options.keep_alive) {
+                    *last_write = Instant::now();
+                    let _ = w.comment("keep-alive");
+                }
+            }
         }
     }
 }

@@ -212,8 +212,9 @@ impl Connection {
             return;
         }
         // Spec (JSON-RPC batch): the answers travel together as one array; notifications
-        // and requests to the client pass straight through.
-        let (batch_sink, answers) = Sink::channel();
+        // and requests to the client pass straight through. The array leaves from the thread
+        // that delivers the last answer: no worker waits for them (issue 11).
+        let (batch_sink, guard) = reply.batch();
         let mut expected = 0;
         for item in items {
             match item {
@@ -228,23 +229,7 @@ impl Connection {
                 }
             }
         }
-        drop(batch_sink);
-        if expected == 0 {
-            return;
-        }
-        let reply = reply.clone();
-        self.server.pool.spawn(move || {
-            let mut collected = Vec::with_capacity(expected);
-            for message in answers.iter() {
-                match message {
-                    Outgoing::Response(json) => collected.push(json),
-                    other => reply.send(other),
-                }
-            }
-            if !collected.is_empty() {
-                reply.send(Outgoing::Response(format!("[{}]", collected.join(","))));
-            }
-        });
+        guard.expect(expected);
     }
 
     /// Ends the connection: running handlers see cancellation, pending client requests fail,

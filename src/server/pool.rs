@@ -120,13 +120,14 @@ impl Pool {
     /// quick jobs a job queued behind others wakes nobody: whoever was woken for, or is busy
     /// before, the first one drains the queue, and the monitor covers the case where that
     /// worker is stuck.
-    pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) {
-        self.queue(Task::Other(Box::new(job)));
-    }
-
-    /// Queues work already boxed.
     pub(crate) fn spawn_boxed(&self, job: Box<dyn FnOnce() + Send + 'static>) {
         self.queue(Task::Other(job));
+    }
+
+    /// Queues work (tests; the crate's work comes boxed).
+    #[cfg(test)]
+    pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) {
+        self.queue(Task::Other(Box::new(job)));
     }
 
     /// Queues a request's job (and whatever it hands over).

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 /// One serialized message on its way to the client.
@@ -39,13 +39,15 @@ pub struct Sink {
     bound: Option<(Arc<AtomicUsize>, usize)>,
     /// For a writer whose reader may stop reading: bytes queued and not yet written.
     meter: Option<Arc<AtomicUsize>>,
+    /// For the requests of one JSON-RPC batch: where their responses gather.
+    batch: Option<Arc<Batch>>,
 }
 
 impl Sink {
     /// A sink and the receiver its writer drains.
     pub fn channel() -> (Sink, mpsc::Receiver<Outgoing>) {
         let (tx, rx) = mpsc::channel();
-        (Sink { tx, bound: None, meter: None }, rx)
+        (Sink { tx, bound: None, meter: None, batch: None }, rx)
     }
 
     /// A sink that counts the bytes of JSON waiting for its writer, which subtracts each
@@ -53,7 +55,7 @@ impl Sink {
     pub fn metered() -> (Sink, mpsc::Receiver<Outgoing>, Arc<AtomicUsize>) {
         let (tx, rx) = mpsc::channel();
         let queued = Arc::new(AtomicUsize::new(0));
-        (Sink { tx, bound: None, meter: Some(Arc::clone(&queued)) }, rx, queued)
+        (Sink { tx, bound: None, meter: Some(Arc::clone(&queued)), batch: None }, rx, queued)
     }
 
     /// A sink whose messages beyond `cap` waiting for the reader are dropped, with a warning:
@@ -61,11 +63,29 @@ impl Sink {
     pub(crate) fn bounded(cap: usize) -> (Sink, BoundedReceiver) {
         let (tx, rx) = mpsc::channel();
         let queued = Arc::new(AtomicUsize::new(0));
-        (Sink { tx, bound: Some((Arc::clone(&queued), cap)), meter: None }, BoundedReceiver { rx, queued })
+        (Sink { tx, bound: Some((Arc::clone(&queued), cap)), meter: None, batch: None }, BoundedReceiver { rx, queued })
+    }
+
+    /// A sink for the requests of one JSON-RPC batch: their responses gather and leave
+    /// through this sink as one array once all `BatchGuard::expect` counted have come, sent by
+    /// whichever thread delivers the last (no thread waits for them); everything else passes
+    /// straight through. Responses that never come (a cancelled request) do not hold the
+    /// array back past the last clone of the sink.
+    pub(crate) fn batch(&self) -> (Sink, BatchGuard) {
+        let batch = Arc::new(Batch {
+            out: self.clone(),
+            state: Mutex::new(Gathered { answers: Vec::new(), received: 0, expected: None }),
+        });
+        let sink = Sink { batch: Some(Arc::clone(&batch)), ..self.clone() };
+        (sink, BatchGuard(batch))
     }
 
     /// Sends; a closed stream drops the message (the client is gone).
     pub fn send(&self, message: Outgoing) {
+        let message = match (&self.batch, message) {
+            (Some(batch), Outgoing::Response(json)) => return batch.add(json),
+            (_, message) => message,
+        };
         if let Some((queued, cap)) = &self.bound {
             if queued.fetch_add(1, Ordering::Relaxed) >= *cap {
                 queued.fetch_sub(1, Ordering::Relaxed);
@@ -83,6 +103,65 @@ impl Sink {
             }
             log::debug!("output closed; message dropped");
         }
+    }
+}
+
+/// Where a batch's responses gather (`Sink::batch`).
+struct Batch {
+    out: Sink,
+    state: Mutex<Gathered>,
+}
+
+struct Gathered {
+    answers: Vec<String>,
+    /// Responses come so far.
+    received: usize,
+    /// Responses the batch holds in all, once it has been read (`BatchGuard::expect`).
+    expected: Option<usize>,
+}
+
+impl Gathered {
+    /// The answers, once all of them came (taken once).
+    fn complete(&mut self) -> Option<Vec<String>> {
+        (self.expected == Some(self.received)).then(|| std::mem::take(&mut self.answers))
+    }
+}
+
+impl Batch {
+    fn add(&self, json: String) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.answers.push(json);
+        state.received += 1;
+        let complete = state.complete();
+        drop(state);
+        self.flush(complete);
+    }
+
+    fn flush(&self, answers: Option<Vec<String>>) {
+        if let Some(answers) = answers.filter(|a| !a.is_empty()) {
+            self.out.send(Outgoing::Response(format!("[{}]", answers.join(","))));
+        }
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        let answers = std::mem::take(&mut self.state.get_mut().unwrap_or_else(PoisonError::into_inner).answers);
+        self.flush(Some(answers));
+    }
+}
+
+/// Held while a batch is read: the array is not sent before every response is counted.
+pub(crate) struct BatchGuard(Arc<Batch>);
+
+impl BatchGuard {
+    /// The batch holds `responses` responses in all: once they have come, the array leaves.
+    pub(crate) fn expect(self, responses: usize) {
+        let mut state = self.0.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.expected = Some(responses);
+        let complete = state.complete();
+        drop(state);
+        self.0.flush(complete);
     }
 }
 
@@ -117,5 +196,32 @@ mod tests {
         assert!(rx.recv_timeout(short).is_err(), "the third was over the bound");
         sink.send(Outgoing::Notification("3".into()));
         assert_eq!(rx.recv_timeout(short), Ok(Outgoing::Notification("3".into())));
+    }
+
+    #[test]
+    fn a_batch_sink_sends_one_array_once_every_counted_response_came_and_passes_the_rest() {
+        let (reply, rx) = Sink::channel();
+        let (batch, guard) = reply.batch();
+        batch.send(Outgoing::Response("1".into()));
+        batch.send(Outgoing::Response("2".into()));
+        batch.send(Outgoing::Notification("n".into()));
+        assert_eq!(rx.try_recv(), Ok(Outgoing::Notification("n".into())), "notifications pass straight through");
+        guard.expect(3);
+        assert!(rx.try_recv().is_err(), "one response is still due");
+        batch.send(Outgoing::Response("3".into()));
+        assert_eq!(rx.try_recv(), Ok(Outgoing::Response("[1,2,3]".into())));
+        drop(batch);
+        assert!(rx.try_recv().is_err(), "sent once");
+    }
+
+    #[test]
+    fn a_batch_sink_sends_what_came_when_a_response_never_comes() {
+        let (reply, rx) = Sink::channel();
+        let (batch, guard) = reply.batch();
+        batch.send(Outgoing::Response("1".into()));
+        guard.expect(2);
+        assert!(rx.try_recv().is_err());
+        drop(batch);
+        assert_eq!(rx.try_recv(), Ok(Outgoing::Response("[1]".into())));
     }
 }

@@ -106,3 +106,36 @@ fn healthz_says_when_every_worker_is_busy() {
     drop((a, b));
     http.shutdown();
 }
+
+#[test]
+fn batches_cannot_hold_workers_beyond_the_share() {
+    // Before: each batch held a worker until its answers came, beyond the session's share:
+    // four batches of one blocking call each took all four workers, and another client's ping
+    // waited for the release.
+    let release = Arc::new(AtomicBool::new(false));
+    let running = Arc::new(AtomicUsize::new(0));
+    let server = blocking_server(4, Arc::clone(&release), Arc::clone(&running));
+    let greedy = MemoryClient::connect(Arc::clone(&server));
+    greedy.initialize("2025-03-26", json!({}), Duration::from_secs(5)).expect("initialized");
+    let other = client(&server);
+    for id in 0..6 {
+        let call = json!({"jsonrpc": "2.0", "id": 2000 + id, "method": "tools/call", "params": {"name": "block"}});
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/x"});
+        greedy.send(&json!([call, note]).to_string());
+    }
+    wait_for("two blocked handlers", || running.load(Ordering::SeqCst) >= 2);
+    thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let pong = other.call("ping", json!({}), Duration::from_secs(3));
+    assert_eq!(pong.expect("the other client's ping was answered")["result"], json!({}));
+    assert!(started.elapsed() < Duration::from_secs(1), "ping took {:?}", started.elapsed());
+    release.store(true, Ordering::SeqCst);
+    let mut answered = 0;
+    while answered < 6 {
+        let message = greedy.recv(Duration::from_secs(5)).expect("every batch answered");
+        let items = message.as_array().expect("each batch answered as an array");
+        assert_eq!(items.len(), 1, "{message}");
+        assert_eq!(items[0]["result"]["content"][0]["text"], "released");
+        answered += 1;
+    }
+}

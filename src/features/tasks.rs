@@ -179,6 +179,8 @@ pub(crate) fn spawn(
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
     })?;
+    // A place under the tasks' share of the pool first: refused, no task exists.
+    let ticket = cx.runtime().task_share().reserve()?;
     let now = SystemTime::now();
     let default_ttl = u64::try_from(cx.runtime().task_ttl().as_millis()).unwrap_or(MAX_TTL_MS);
     let task = Arc::new(Task {
@@ -204,7 +206,7 @@ pub(crate) fn spawn(
     let background = cx.for_task(Arc::clone(&task) as Arc<dyn TaskLink>, Arc::clone(&task.cancelled));
     // The work starts once the `CreateTaskResult` naming the task is on its way, so nothing it
     // sends (a first `elicitation/create`, say) reaches the client before the client knows the task.
-    cx.after_response(move || {
+    cx.after_response(ticket, move || {
         let outcome = catch_unwind(AssertUnwindSafe(|| work(&background))).unwrap_or_else(|_| {
             log::error!("task {} panicked", task.id);
             Err(RpcError::internal())

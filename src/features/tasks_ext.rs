@@ -243,6 +243,8 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
     })?;
+    // A place under the tasks' share of the pool first: refused, no task exists.
+    let ticket = cx.runtime.task_share().reserve()?;
     let now = SystemTime::now();
     let base = cx.for_task(Arc::new(NoTask) as Arc<dyn TaskLink>, Arc::new(AtomicBool::new(false)));
     let task = Arc::new(ExtTask {
@@ -280,7 +282,7 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
         Value::Object(map)
     };
     let background = Arc::clone(&task);
-    cx.after_response(move || background.round());
+    cx.after_response(ticket, move || background.round());
     Ok(created)
 }
 
@@ -318,27 +320,29 @@ pub(crate) fn get(params: IdParams) -> Result<Value, RpcError> {
 /// left the work runs again with every answer.
 pub(crate) fn update(cx: &RequestCx, params: UpdateParams) -> Result<Value, RpcError> {
     let task = find(&params.task_id)?;
-    let rerun = {
+    let ticket = {
         let mut state = task.lock();
         if state.status != Status::InputRequired {
             return Ok(json!({}));
         }
+        // Answers that complete the inputs start a round: it needs a place under the tasks'
+        // share of the pool first, or the update is refused and changes nothing.
+        let completes = state.pending.keys().all(|k| params.input_responses.contains_key(k));
+        let ticket = if completes { Some(cx.runtime.task_share().reserve()?) } else { None };
         for (key, answer) in params.input_responses {
             if state.pending.remove(&key).is_some() {
                 state.answers.insert(key, answer);
             }
         }
-        if state.pending.is_empty() {
+        if ticket.is_some() {
             state.status = Status::Working;
             state.updated = SystemTime::now();
             task.announce(&state);
-            true
-        } else {
-            false
         }
+        ticket
     };
-    if rerun {
-        cx.after_response(move || task.round());
+    if let Some(ticket) = ticket {
+        cx.after_response(ticket, move || task.round());
     }
     Ok(json!({}))
 }

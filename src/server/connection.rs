@@ -171,7 +171,7 @@ impl Connection {
         let id = req.id.clone();
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
         // measured when the session looks full, so the usual request pays nothing for it.
-        let max_in_flight = self.server.session_share();
+        let max_in_flight = self.server.options().session_share();
         let size = if self.session.looks_full(max_in_flight) { jsonrpc::encoded_len(&req.params) } else { 0 };
         let job = |cancelled| {
             let cx = RequestCx::new(

@@ -5,6 +5,7 @@
 
 use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
+use crate::server::task_share::{TaskShare, TaskTicket};
 use crate::util::seal::StateKey;
 use crate::wire::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::wire::meta::{self, LogLevel, RELATED_TASK};
@@ -25,6 +26,8 @@ pub(crate) trait Runtime: Send + Sync {
     fn client_request_timeout(&self) -> Duration;
     /// Runs `job` on the server's worker pool.
     fn spawn(&self, job: Box<dyn FnOnce() + Send>);
+    /// The share of the pool all task work runs in (as much as one session's).
+    fn task_share(&self) -> &Arc<TaskShare>;
     /// Runs the subscribe hooks for `uri` (before `resources/subscribe` is answered).
     fn subscribed(&self, uri: &str);
     /// The runtime as `Any`, so `RequestCx::server` can hand handlers the `Server` itself.
@@ -120,8 +123,8 @@ impl From<Negotiated> for Terms {
     }
 }
 
-/// Work to start once a request's response has been queued (`RequestCx::after_response`).
-type Deferred = Box<dyn FnOnce() + Send>;
+/// Task work to start once a request's response has been queued (`RequestCx::after_response`).
+type Deferred = (TaskTicket, Box<dyn FnOnce() + Send>);
 
 /// The context of one request, given to every handler.
 pub struct RequestCx {
@@ -224,18 +227,20 @@ impl RequestCx {
         self.runtime.page_size()
     }
 
-    /// Runs `job` on the pool once this request's response has been queued, so nothing it
-    /// sends can reach the client before that response (a task's first `elicitation/create`
-    /// after the `CreateTaskResult` naming the task).
-    pub(crate) fn after_response(&self, job: impl FnOnce() + Send + 'static) {
-        self.deferred.lock().unwrap_or_else(PoisonError::into_inner).push(Box::new(job));
+    /// Runs task work under `ticket` (`TaskShare::reserve`) once this request's response
+    /// has been queued, so nothing it sends can reach the client before that response (a
+    /// task's first `elicitation/create` after the `CreateTaskResult` naming the task).
+    pub(crate) fn after_response(&self, ticket: TaskTicket, job: impl FnOnce() + Send + 'static) {
+        self.deferred.lock().unwrap_or_else(PoisonError::into_inner).push((ticket, Box::new(job)));
     }
 
     /// Starts what `after_response` deferred; the connection calls it after the response.
     pub(crate) fn start_deferred(&self) {
         let jobs = std::mem::take(&mut *self.deferred.lock().unwrap_or_else(PoisonError::into_inner));
-        for job in jobs {
-            self.runtime.spawn(job);
+        for (ticket, job) in jobs {
+            if let Some(job) = self.runtime.task_share().start(ticket, job) {
+                self.runtime.spawn(job);
+            }
         }
     }
 

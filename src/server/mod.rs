@@ -11,6 +11,7 @@ pub(crate) mod pool;
 pub(crate) mod registry;
 pub mod session;
 mod sink;
+pub(crate) mod task_share;
 
 pub use crate::features::cache::{CacheHint, CacheScope};
 pub use crate::features::completion::Completer;
@@ -86,6 +87,12 @@ impl Default for Options {
 }
 
 impl Options {
+    /// Requests one session may have running at once: `max_in_flight`, and never more than
+    /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
+    pub(crate) fn session_share(&self) -> usize {
+        self.max_in_flight.min((self.max_workers / 2).max(1))
+    }
+
     /// Items per page of every `*/list`.
     pub fn with_page_size(mut self, page_size: usize) -> Self {
         self.page_size = page_size;
@@ -174,6 +181,7 @@ pub struct Server {
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
     listen_slots: ListenSlots,
     pub(crate) pool: Pool,
+    task_share: Arc<task_share::TaskShare>,
     /// Set by `drain`: new requests are refused, `/healthz` says 503.
     draining: AtomicBool,
     /// What `drain` waits for once handlers are done: a transport's answers written out.
@@ -202,6 +210,7 @@ impl Server {
             instructions: None,
             info_json: std::sync::OnceLock::new(),
             pool: Pool::new(options.resident_workers, options.max_workers),
+            task_share: task_share::TaskShare::new(options.session_share()),
             options,
             registry: RwLock::new(Arc::new(Registry::default())),
             listeners: Mutex::new(Vec::new()),
@@ -597,12 +606,6 @@ impl Server {
         self.pool.saturated()
     }
 
-    /// Requests one session may have running at once: `max_in_flight`, and never more than
-    /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
-    pub(crate) fn session_share(&self) -> usize {
-        self.options.max_in_flight.min((self.options.max_workers / 2).max(1))
-    }
-
     /// The server-wide count of open `subscriptions/listen` streams.
     pub(crate) fn listen_slots(&self) -> &ListenSlots {
         &self.listen_slots
@@ -644,6 +647,10 @@ impl Runtime for Server {
 
     fn spawn(&self, job: Box<dyn FnOnce() + Send>) {
         self.pool.spawn_boxed(job);
+    }
+
+    fn task_share(&self) -> &Arc<task_share::TaskShare> {
+        &self.task_share
     }
 
     fn subscribed(&self, uri: &str) {

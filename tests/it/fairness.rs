@@ -3,6 +3,8 @@
 //! is answered while the first one's handlers block; `/healthz` answers 503 while every worker
 //! is busy. Before: ten blocking calls from one client took all four workers and the second
 //! client's ping waited forever, while `/healthz` said 200.
+//! Batches hold no worker while their answers gather, and task work (which runs after its
+//! request was answered) runs in a share of its own, with a bounded queue.
 
 use serde_json::json;
 use std::io::{Read, Write};
@@ -12,21 +14,26 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 use tinymcp::transport::http::{HttpOptions, HttpServer};
-use tinymcp::{CallToolResult, MemoryClient, Options, Server, Tool};
+use tinymcp::{CallToolResult, MemoryClient, Options, Server, TaskSupport, Tool};
 
-/// A server of at most `workers` handler threads with a `block` tool that waits until `release`.
-fn blocking_server(workers: usize, release: Arc<AtomicBool>, running: Arc<AtomicUsize>) -> Arc<Server> {
+/// A server of at most `workers` handler threads with a `block` tool (callable as a task) that
+/// waits until `release` is set; `running` counts the calls that wait.
+fn blocking_server(workers: usize) -> (Arc<Server>, Arc<AtomicBool>, Arc<AtomicUsize>) {
+    let release = Arc::new(AtomicBool::new(false));
+    let running = Arc::new(AtomicUsize::new(0));
+    let (released, waiting) = (Arc::clone(&release), Arc::clone(&running));
     let server = Server::with_options("fair", "1", Options::default().with_max_workers(workers));
-    server.register_tool(Tool::new("block", "Waits until released", json!({"type": "object"})), move |_, _| {
-        running.fetch_add(1, Ordering::SeqCst);
+    let tool = Tool::new("block", "Waits until released", json!({"type": "object"}));
+    server.register_tool(tool.with_task_support(TaskSupport::Optional), move |_, _| {
+        waiting.fetch_add(1, Ordering::SeqCst);
         let started = Instant::now();
-        while !release.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(30) {
+        while !released.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(30) {
             thread::sleep(Duration::from_millis(5));
         }
-        running.fetch_sub(1, Ordering::SeqCst);
+        waiting.fetch_sub(1, Ordering::SeqCst);
         Ok(CallToolResult::text("released"))
     });
-    Arc::new(server)
+    (Arc::new(server), release, running)
 }
 
 fn client(server: &Arc<Server>) -> MemoryClient {
@@ -59,37 +66,48 @@ fn wait_for(what: &str, pred: impl Fn() -> bool) {
     }
 }
 
-#[test]
-fn one_client_cannot_take_every_worker() {
-    let release = Arc::new(AtomicBool::new(false));
-    let running = Arc::new(AtomicUsize::new(0));
-    let server = blocking_server(4, Arc::clone(&release), Arc::clone(&running));
-    let greedy = client(&server);
-    let other = client(&server);
-    block_many(&greedy, 10);
+/// Waits until two `block` handlers run, and checks no third one starts.
+fn exactly_two_run(running: &AtomicUsize, what: &str) {
     wait_for("two blocked handlers", || running.load(Ordering::SeqCst) >= 2);
     thread::sleep(Duration::from_millis(200));
-    assert_eq!(running.load(Ordering::SeqCst), 2, "one client holds more than half the workers");
+    assert_eq!(running.load(Ordering::SeqCst), 2, "{what} holds more than its share of the workers");
+}
+
+/// `client`'s ping is answered within a second.
+fn answers_ping_at_once(client: &MemoryClient) {
     let started = Instant::now();
-    let pong = other.call("ping", json!({}), Duration::from_secs(3));
-    assert_eq!(pong.expect("the other client's ping was answered")["result"], json!({}));
+    let pong = client.call("ping", json!({}), Duration::from_secs(3));
+    assert_eq!(pong.expect("the ping was answered")["result"], json!({}));
     assert!(started.elapsed() < Duration::from_secs(1), "ping took {:?}", started.elapsed());
-    // Released, the greedy client's ten calls all finish, in turn.
-    release.store(true, Ordering::SeqCst);
-    let mut answered = 0;
-    while answered < 10 {
-        let message = greedy.recv(Duration::from_secs(5)).expect("every blocked call answered");
-        if message["result"]["content"][0]["text"] == "released" {
-            answered += 1;
+}
+
+/// Reads `client`'s messages until `n` of them are `wanted`.
+fn receive_until(client: &MemoryClient, n: usize, wanted: impl Fn(&serde_json::Value) -> bool) {
+    let mut seen = 0;
+    while seen < n {
+        let message = client.recv(Duration::from_secs(5)).expect("every awaited message came");
+        if wanted(&message) {
+            seen += 1;
         }
     }
 }
 
 #[test]
+fn one_client_cannot_take_every_worker() {
+    let (server, release, running) = blocking_server(4);
+    let greedy = client(&server);
+    let other = client(&server);
+    block_many(&greedy, 10);
+    exactly_two_run(&running, "one client");
+    answers_ping_at_once(&other);
+    // Released, the greedy client's ten calls all finish, in turn.
+    release.store(true, Ordering::SeqCst);
+    receive_until(&greedy, 10, |m| m["result"]["content"][0]["text"] == "released");
+}
+
+#[test]
 fn healthz_says_when_every_worker_is_busy() {
-    let release = Arc::new(AtomicBool::new(false));
-    let running = Arc::new(AtomicUsize::new(0));
-    let server = blocking_server(2, Arc::clone(&release), Arc::clone(&running));
+    let (server, release, running) = blocking_server(2);
     let http = HttpServer::start(Arc::clone(&server), "127.0.0.1:0", HttpOptions::default()).expect("start");
     let port = http.local_addr().port();
     assert!(healthz(port).starts_with("HTTP/1.1 200"), "{}", healthz(port));
@@ -112,9 +130,7 @@ fn batches_cannot_hold_workers_beyond_the_share() {
     // Before: each batch held a worker until its answers came, beyond the session's share:
     // four batches of one blocking call each took all four workers, and another client's ping
     // waited for the release.
-    let release = Arc::new(AtomicBool::new(false));
-    let running = Arc::new(AtomicUsize::new(0));
-    let server = blocking_server(4, Arc::clone(&release), Arc::clone(&running));
+    let (server, release, running) = blocking_server(4);
     let greedy = MemoryClient::connect(Arc::clone(&server));
     greedy.initialize("2025-03-26", json!({}), Duration::from_secs(5)).expect("initialized");
     let other = client(&server);
@@ -123,19 +139,70 @@ fn batches_cannot_hold_workers_beyond_the_share() {
         let note = json!({"jsonrpc": "2.0", "method": "notifications/x"});
         greedy.send(&json!([call, note]).to_string());
     }
-    wait_for("two blocked handlers", || running.load(Ordering::SeqCst) >= 2);
-    thread::sleep(Duration::from_millis(200));
-    let started = Instant::now();
-    let pong = other.call("ping", json!({}), Duration::from_secs(3));
-    assert_eq!(pong.expect("the other client's ping was answered")["result"], json!({}));
-    assert!(started.elapsed() < Duration::from_secs(1), "ping took {:?}", started.elapsed());
+    exactly_two_run(&running, "one client's batches");
+    answers_ping_at_once(&other);
     release.store(true, Ordering::SeqCst);
-    let mut answered = 0;
-    while answered < 6 {
-        let message = greedy.recv(Duration::from_secs(5)).expect("every batch answered");
+    receive_until(&greedy, 6, |message| {
         let items = message.as_array().expect("each batch answered as an array");
         assert_eq!(items.len(), 1, "{message}");
-        assert_eq!(items[0]["result"]["content"][0]["text"], "released");
-        answered += 1;
+        items[0]["result"]["content"][0]["text"] == "released"
+    });
+}
+
+/// Starts `n` `block` calls as 2025-11-25 tasks; each answer is a `CreateTaskResult` at once.
+fn block_as_tasks(client: &MemoryClient, n: usize) -> Vec<serde_json::Value> {
+    for id in 0..n {
+        let call = json!({"jsonrpc": "2.0", "id": 3000 + id, "method": "tools/call",
+                          "params": {"name": "block", "task": {}}});
+        client.send(&call.to_string());
     }
+    (0..n).map(|_| client.recv(Duration::from_secs(5)).expect("every task call answered at once")).collect()
+}
+
+#[test]
+fn tasks_cannot_take_every_worker() {
+    // Before: task work ran on the pool outside every share: ten blocking tasks of one client
+    // took all four workers, and another client's ping waited for the release.
+    let (server, release, running) = blocking_server(4);
+    let greedy = client(&server);
+    let other = client(&server);
+    for created in block_as_tasks(&greedy, 10) {
+        assert_eq!(created["result"]["task"]["status"], "working", "{created}");
+    }
+    exactly_two_run(&running, "task work");
+    answers_ping_at_once(&other);
+    answers_ping_at_once(&greedy);
+    // Released, the waiting tasks run in turn and all complete.
+    release.store(true, Ordering::SeqCst);
+    receive_until(&greedy, 10, completed);
+}
+
+fn completed(status: &serde_json::Value) -> bool {
+    status["method"] == "notifications/tasks/status" && status["params"]["status"] == "completed"
+}
+
+#[test]
+fn tasks_beyond_the_share_and_its_queue_are_refused_until_one_finishes() {
+    let (server, release, running) = blocking_server(4);
+    let greedy = client(&server);
+    // Two run, 256 wait: the next one is refused, and no task is made for it.
+    let answers = block_as_tasks(&greedy, 2 + 256 + 1);
+    exactly_two_run(&running, "task work");
+    let refused: Vec<_> = answers.iter().filter(|a| a.get("error").is_some()).collect();
+    assert_eq!(refused.len(), 1, "one refused of 259");
+    assert_eq!(refused[0]["error"]["code"], -32600, "{}", refused[0]);
+    assert!(refused[0]["error"]["message"].as_str().unwrap().contains("too many tasks"), "{}", refused[0]);
+    let listed = greedy.call("tasks/list", json!({}), Duration::from_secs(3)).expect("tasks/list answered");
+    let mut tasks = listed["result"]["tasks"].as_array().map_or(0, Vec::len);
+    let mut cursor = listed["result"]["nextCursor"].clone();
+    while let Some(c) = cursor.as_str() {
+        let page = greedy.call("tasks/list", json!({"cursor": c}), Duration::from_secs(3)).expect("a page");
+        tasks += page["result"]["tasks"].as_array().map_or(0, Vec::len);
+        cursor = page["result"]["nextCursor"].clone();
+    }
+    assert_eq!(tasks, 258, "the refused call made no task");
+    release.store(true, Ordering::SeqCst);
+    receive_until(&greedy, 258, completed);
+    let again = block_as_tasks(&greedy, 1);
+    assert_eq!(again[0]["result"]["task"]["status"], "working", "room again: {}", again[0]);
 }

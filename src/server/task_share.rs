@@ -1,0 +1,124 @@
+//! `TaskShare`: the handler threads background task work may hold at once (issue 11). A task's
+//! work (a 2025-11-25 task-augmented call, a round of a tasks-extension task) runs after its
+//! request was answered, outside every session's in-flight share; all of it together gets one
+//! session's share of the pool, more waits in order in a bounded queue, and a task asked for
+//! beyond that is refused when it is asked for, before it exists.
+
+use crate::wire::jsonrpc::RpcError;
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// Task work admitted but not yet running, at most; beyond it a new task is refused.
+pub(crate) const MAX_WAITING_TASKS: usize = 256;
+
+type Work = Box<dyn FnOnce() + Send>;
+
+/// The share of the pool all task work runs in.
+pub(crate) struct TaskShare {
+    /// Task work that may run at once.
+    running_cap: usize,
+    state: Mutex<ShareState>,
+}
+
+#[derive(Default)]
+struct ShareState {
+    /// Workers running task work now.
+    running: usize,
+    /// Work admitted (a ticket given) and not yet finished: waiting, queued or running.
+    admitted: usize,
+    waiting: VecDeque<Work>,
+}
+
+/// A place under the share, taken before a task is made and freed when its work ends (or is
+/// dropped unrun).
+pub(crate) struct TaskTicket(Arc<TaskShare>);
+
+impl Drop for TaskTicket {
+    fn drop(&mut self) {
+        self.0.lock().admitted -= 1;
+    }
+}
+
+impl TaskShare {
+    pub(crate) fn new(running_cap: usize) -> Arc<TaskShare> {
+        Arc::new(TaskShare { running_cap: running_cap.max(1), state: Mutex::default() })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, ShareState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A place for one piece of task work, or the error the request asking for it gets.
+    pub(crate) fn reserve(self: &Arc<Self>) -> Result<TaskTicket, RpcError> {
+        let mut state = self.lock();
+        if state.admitted >= self.running_cap + MAX_WAITING_TASKS {
+            return Err(RpcError::invalid_request(format!(
+                "too many tasks: {} run and {MAX_WAITING_TASKS} wait for a worker in this server; \
+                 try again once one finished",
+                self.running_cap
+            )));
+        }
+        state.admitted += 1;
+        Ok(TaskTicket(Arc::clone(self)))
+    }
+
+    /// `job` under its ticket: the pool job to start now, or `None` when the share is full and
+    /// it waits (the task work that ends next runs it on its thread).
+    pub(crate) fn start(self: &Arc<Self>, ticket: TaskTicket, job: Work) -> Option<Work> {
+        let job: Work = Box::new(move || {
+            job();
+            drop(ticket);
+        });
+        let mut state = self.lock();
+        if state.running >= self.running_cap {
+            state.waiting.push_back(job);
+            return None;
+        }
+        state.running += 1;
+        let share = Arc::clone(self);
+        Some(Box::new(move || share.run_from(job)))
+    }
+
+    /// Runs `job`, then whatever waits, until nothing does.
+    fn run_from(&self, mut job: Work) {
+        loop {
+            if catch_unwind(AssertUnwindSafe(job)).is_err() {
+                log::error!("task work panicked");
+            }
+            let mut state = self.lock();
+            match state.waiting.pop_front() {
+                Some(next) => job = next,
+                None => {
+                    state.running -= 1;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_beyond_the_share_waits_and_runs_in_order_and_a_full_queue_refuses() {
+        let share = TaskShare::new(1);
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        let work = |n: usize| -> Work {
+            let ran = Arc::clone(&ran);
+            Box::new(move || ran.lock().unwrap().push(n))
+        };
+        let first = share.start(share.reserve().unwrap(), work(0)).expect("room: starts now");
+        let tickets: Vec<_> = (0..MAX_WAITING_TASKS).map(|_| share.reserve().expect("room in the queue")).collect();
+        assert!(share.reserve().is_err(), "one running and the queue full");
+        for (n, ticket) in tickets.into_iter().enumerate() {
+            assert!(share.start(ticket, work(n + 1)).is_none(), "the share is full: it waits");
+        }
+        first();
+        assert_eq!(*ran.lock().unwrap(), (0..=MAX_WAITING_TASKS).collect::<Vec<_>>());
+        let again = share.reserve().expect("all done: room again");
+        assert!(share.start(again, work(0)).is_some(), "and a worker's place");
+    }
+}

@@ -26,7 +26,8 @@ pub(crate) trait Runtime: Send + Sync {
     fn client_request_timeout(&self) -> Duration;
     /// Runs `job` on the server's worker pool.
     fn spawn(&self, job: Box<dyn FnOnce() + Send>);
-    /// The share of the pool all task work runs in (as much as one session's).
+    /// The share of the pool all task work runs in: a quarter of the workers (at least one), and
+    /// no more than one session's, so one client's requests and tasks together leave room.
     fn task_share(&self) -> &Arc<TaskShare>;
     /// Runs the subscribe hooks for `uri` (before `resources/subscribe` is answered).
     fn subscribed(&self, uri: &str);

@@ -210,7 +210,7 @@ impl Server {
             instructions: None,
             info_json: std::sync::OnceLock::new(),
             pool: Pool::new(options.resident_workers, options.max_workers),
-            task_share: task_share::TaskShare::new(options.session_share()),
+            task_share: task_share::TaskShare::new(options.session_share().min(options.max_workers / 4)),
             options,
             registry: RwLock::new(Arc::new(Registry::default())),
             listeners: Mutex::new(Vec::new()),

@@ -1,8 +1,9 @@
 //! `TaskShare`: the handler threads background task work may hold at once (issue 11). A task's
 //! work (a 2025-11-25 task-augmented call, a round of a tasks-extension task) runs after its
-//! request was answered, outside every session's in-flight share; all of it together gets one
-//! session's share of the pool, more waits in order in a bounded queue, and a task asked for
-//! beyond that is refused when it is asked for, before it exists.
+//! request was answered, outside every session's in-flight share; all of it together gets a
+//! quarter of the workers (at least one; no more than a session's share), so one client's
+//! requests (half) and every task leave room for others. More waits in order in a bounded
+//! queue, and a task asked for beyond that is refused when it is asked for, before it exists.
 
 use crate::wire::jsonrpc::RpcError;
 use std::collections::VecDeque;

@@ -66,11 +66,11 @@ fn wait_for(what: &str, pred: impl Fn() -> bool) {
     }
 }
 
-/// Waits until two `block` handlers run, and checks no third one starts.
-fn exactly_two_run(running: &AtomicUsize, what: &str) {
-    wait_for("two blocked handlers", || running.load(Ordering::SeqCst) >= 2);
+/// Waits until `n` `block` handlers run, and checks no more start.
+fn exactly_run(running: &AtomicUsize, n: usize, what: &str) {
+    wait_for("blocked handlers", || running.load(Ordering::SeqCst) >= n);
     thread::sleep(Duration::from_millis(200));
-    assert_eq!(running.load(Ordering::SeqCst), 2, "{what} holds more than its share of the workers");
+    assert_eq!(running.load(Ordering::SeqCst), n, "{what} holds more than its share of the workers");
 }
 
 /// `client`'s ping is answered within a second.
@@ -98,7 +98,7 @@ fn one_client_cannot_take_every_worker() {
     let greedy = client(&server);
     let other = client(&server);
     block_many(&greedy, 10);
-    exactly_two_run(&running, "one client");
+    exactly_run(&running, 2, "one client");
     answers_ping_at_once(&other);
     // Released, the greedy client's ten calls all finish, in turn.
     release.store(true, Ordering::SeqCst);
@@ -139,7 +139,7 @@ fn batches_cannot_hold_workers_beyond_the_share() {
         let note = json!({"jsonrpc": "2.0", "method": "notifications/x"});
         greedy.send(&json!([call, note]).to_string());
     }
-    exactly_two_run(&running, "one client's batches");
+    exactly_run(&running, 2, "one client's batches");
     answers_ping_at_once(&other);
     release.store(true, Ordering::SeqCst);
     receive_until(&greedy, 6, |message| {
@@ -161,20 +161,21 @@ fn block_as_tasks(client: &MemoryClient, n: usize) -> Vec<serde_json::Value> {
 
 #[test]
 fn tasks_cannot_take_every_worker() {
-    // Before: task work ran on the pool outside every share: ten blocking tasks of one client
-    // took all four workers, and another client's ping waited for the release.
+    // Before: task work ran on the pool outside every share: one client's ten blocking tasks
+    // and ten blocking calls (two run) took all four workers, and another client's ping waited
+    // for the release. Now all task work shares a quarter of the workers: three of four run.
     let (server, release, running) = blocking_server(4);
     let greedy = client(&server);
     let other = client(&server);
     for created in block_as_tasks(&greedy, 10) {
         assert_eq!(created["result"]["task"]["status"], "working", "{created}");
     }
-    exactly_two_run(&running, "task work");
+    block_many(&greedy, 10);
+    exactly_run(&running, 3, "one client's requests and tasks");
     answers_ping_at_once(&other);
-    answers_ping_at_once(&greedy);
-    // Released, the waiting tasks run in turn and all complete.
+    // Released, the waiting calls and tasks run in turn and all complete.
     release.store(true, Ordering::SeqCst);
-    receive_until(&greedy, 10, completed);
+    receive_until(&greedy, 20, |m| completed(m) || m["result"]["content"][0]["text"] == "released");
 }
 
 fn completed(status: &serde_json::Value) -> bool {
@@ -185,11 +186,12 @@ fn completed(status: &serde_json::Value) -> bool {
 fn tasks_beyond_the_share_and_its_queue_are_refused_until_one_finishes() {
     let (server, release, running) = blocking_server(4);
     let greedy = client(&server);
-    // Two run, 256 wait: the next one is refused, and no task is made for it.
-    let answers = block_as_tasks(&greedy, 2 + 256 + 1);
-    exactly_two_run(&running, "task work");
+    // One runs (a quarter of four workers), 256 wait: the next one is refused, and no task is
+    // made for it.
+    let answers = block_as_tasks(&greedy, 1 + 256 + 1);
+    exactly_run(&running, 1, "task work");
     let refused: Vec<_> = answers.iter().filter(|a| a.get("error").is_some()).collect();
-    assert_eq!(refused.len(), 1, "one refused of 259");
+    assert_eq!(refused.len(), 1, "one refused of 258");
     assert_eq!(refused[0]["error"]["code"], -32600, "{}", refused[0]);
     assert!(refused[0]["error"]["message"].as_str().unwrap().contains("too many tasks"), "{}", refused[0]);
     let listed = greedy.call("tasks/list", json!({}), Duration::from_secs(3)).expect("tasks/list answered");
@@ -200,9 +202,9 @@ fn tasks_beyond_the_share_and_its_queue_are_refused_until_one_finishes() {
         tasks += page["result"]["tasks"].as_array().map_or(0, Vec::len);
         cursor = page["result"]["nextCursor"].clone();
     }
-    assert_eq!(tasks, 258, "the refused call made no task");
+    assert_eq!(tasks, 257, "the refused call made no task");
     release.store(true, Ordering::SeqCst);
-    receive_until(&greedy, 258, completed);
+    receive_until(&greedy, 257, completed);
     let again = block_as_tasks(&greedy, 1);
     assert_eq!(again[0]["result"]["task"]["status"], "working", "room again: {}", again[0]);
 }

@@ -98,8 +98,9 @@ pub(crate) enum Era {
 /// revision rules.
 pub(crate) fn era(method: &str, params: &Value, carrier: Carrier) -> Era {
     let meta = params.get("_meta").and_then(Value::as_object);
+    // One pass over the (few) keys sent rather than a map lookup per reserved key.
     let reserved_key = meta.is_some_and(|meta| {
-        [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL].iter().any(|key| meta.contains_key(*key))
+        meta.keys().any(|key| matches!(key.as_str(), PROTOCOL_VERSION | CLIENT_CAPABILITIES | CLIENT_INFO | LOG_LEVEL))
     });
     let modern_header = match carrier {
         Carrier::Stdio => false,

@@ -25,14 +25,15 @@ fn timed(client: &mut Client, method: &str, params: Value, limit: Duration) -> V
 
 over_both_transports!(over_long_uris_and_names_are_refused_at_once, templates_match_long_uris_in_linear_time);
 
-// Before: a 400 000-character URI cost 55 s of CPU in the template matcher.
+// Before: a 400 000-character URI cost 55 s of CPU in the template matcher. The bound is 10 s,
+// far below that and far above a debug build on a loaded machine (2 s failed once under load).
 fn over_long_uris_and_names_are_refused_at_once(t: Transport) {
     let dir = TempDir::new("long-uri");
     dir.write("a.txt", "a\n");
     let mut client = everything_over(t, &["--root", dir.arg()]);
     let long_uri = format!("{}{}", dir.uri(""), "a/".repeat(200_000));
     for method in ["resources/read", "resources/subscribe", "resources/unsubscribe"] {
-        let res = timed(&mut client, method, json!({"uri": long_uri}), Duration::from_secs(2));
+        let res = timed(&mut client, method, json!({"uri": long_uri}), Duration::from_secs(10));
         check(&res, json!({"error": {"code": -32602}}));
         let message = res["error"]["message"].as_str().unwrap();
         assert!(message.contains("longer than") && message.len() < 300, "{method}: {message}");
@@ -50,7 +51,7 @@ fn over_long_uris_and_names_are_refused_at_once(t: Transport) {
             json!({"ref": {"type": "ref/resource", "uri": long_uri}, "argument": {"name": "a", "value": ""}}),
         ),
     ] {
-        let res = timed(&mut client, method, params, Duration::from_secs(2));
+        let res = timed(&mut client, method, params, Duration::from_secs(10));
         check(&res, json!({"error": {"code": -32602}}));
         let message = res["error"]["message"].as_str().unwrap();
         assert!(message.contains("longer than") && message.len() < 300, "{method}: {message}");
@@ -66,7 +67,7 @@ fn templates_match_long_uris_in_linear_time(t: Transport) {
     let prefix = template.split('{').next().unwrap().to_owned();
     // A shape that makes a backtracking matcher try every split of the value.
     let uri = format!("{prefix}{}", "%2".repeat(5_000));
-    let res = timed(&mut client, "resources/read", json!({"uri": uri}), Duration::from_secs(2));
+    let res = timed(&mut client, "resources/read", json!({"uri": uri}), Duration::from_secs(10));
     assert!(res.get("error").is_some() || res.get("result").is_some(), "{res}");
 }
 

@@ -12,6 +12,8 @@ step "cargo fmt --check"
 cargo fmt --check
 step "cargo clippy"
 cargo clippy --all-targets --quiet -- -D warnings
+# The stdio-only library (`--no-default-features`, for embedders) must build clean too.
+cargo clippy --lib --no-default-features --quiet -- -D warnings
 step "cargo test"
 cargo test --quiet 2>&1 | tee .test-output.log
 step "examples"

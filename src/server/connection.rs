@@ -7,6 +7,7 @@ use crate::server::context::{RequestCx, Terms};
 use crate::server::listen::ListenStream;
 use crate::server::methods::{self, Route};
 use crate::server::session::{Job, Session};
+#[cfg(feature = "http")]
 pub(crate) use crate::server::sink::BoundedReceiver;
 pub use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;

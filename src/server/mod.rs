@@ -243,6 +243,7 @@ impl Server {
     }
 
     /// The key that seals session ids and `requestState`: the key file's, else random per process.
+    #[cfg(feature = "http")]
     pub(crate) fn sealing_key(&self) -> Option<&StateKey> {
         self.state_key.as_ref()
     }
@@ -500,6 +501,7 @@ impl Server {
 
     /// A registered tool's input schema (for transports that check request headers against
     /// the arguments, SEP-2243).
+    #[cfg(feature = "http")]
     pub(crate) fn tool_input_schema(&self, name: &str) -> Option<Value> {
         self.registry().tools.iter().find(|t| t.tool.name == name).map(|t| t.tool.input_schema.clone())
     }

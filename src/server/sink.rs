@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
+#[cfg(feature = "http")]
 use std::time::Duration;
 
 /// One serialized message on its way to the client.
@@ -58,6 +59,7 @@ impl Sink {
 
     /// A sink whose messages beyond `cap` waiting for the reader are dropped, with a warning:
     /// for messages that wait until a client opens a stream, which it may never do.
+    #[cfg(feature = "http")]
     pub(crate) fn bounded(cap: usize) -> (Sink, BoundedReceiver) {
         let (tx, rx) = mpsc::channel();
         let queued = Arc::new(AtomicUsize::new(0));
@@ -87,11 +89,13 @@ impl Sink {
 }
 
 /// The reading end of `Sink::bounded`.
+#[cfg(feature = "http")]
 pub(crate) struct BoundedReceiver {
     rx: mpsc::Receiver<Outgoing>,
     queued: Arc<AtomicUsize>,
 }
 
+#[cfg(feature = "http")]
 impl BoundedReceiver {
     /// The next message, waiting up to `timeout`.
     pub(crate) fn recv_timeout(&self, timeout: Duration) -> Result<Outgoing, mpsc::RecvTimeoutError> {
@@ -101,7 +105,7 @@ impl BoundedReceiver {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
 

@@ -223,6 +223,7 @@ impl StateKey {
     /// The HMAC-SHA-256 tag of `data` under this key, for another sealed format (session ids).
     /// `domain` names the format and goes first, length-prefixed: a tag of one format never
     /// passes for another's, nor for a `requestState`'s (whose input starts with its version byte 1).
+    #[cfg(feature = "http")]
     pub(crate) fn tag(&self, domain: &[u8], data: &[u8]) -> [u8; DIGEST_LEN] {
         let mut mac = self.mac.start();
         // A domain longer than 255 bytes is a programming error; the prefix clamps it anyway.

@@ -17,27 +17,30 @@ pub(crate) fn applies_to(method: &str) -> bool {
 
 /// The request a state is bound to: the method, the tool or prompt name (the URI for
 /// `resources/read`) and the arguments (absent or `null` as `{}`).
-fn origin<'a>(method: &'a str, params: &'a Value, no_arguments: &'a Value) -> Origin<'a> {
-    let name_key = if method == "resources/read" { "uri" } else { "name" };
-    let name = params.get(name_key).and_then(Value::as_str).unwrap_or("");
-    let arguments = match params.get("arguments") {
+fn origin<'a>(method: &'a str, name: &'a str, arguments: Option<&'a Value>, no_arguments: &'a Value) -> Origin<'a> {
+    let arguments = match arguments {
         None | Some(Value::Null) => no_arguments,
         Some(arguments) => arguments,
     };
     Origin { method, name, arguments }
 }
 
-/// The parts of a request's params its state is bound to (`name` or `uri`, and `arguments`),
-/// copied before the params move into the handler.
-pub(crate) fn origin_of(method: &str, params: &Value) -> Value {
+/// The params member that names what a request is about.
+fn name_of<'a>(method: &str, params: &'a Value) -> &'a str {
     let name_key = if method == "resources/read" { "uri" } else { "name" };
-    let mut kept = serde_json::Map::new();
-    for key in [name_key, "arguments"] {
-        if let Some(value) = params.get(key) {
-            kept.insert(key.to_owned(), value.clone());
-        }
-    }
-    Value::Object(kept)
+    params.get(name_key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The parts of a request's params its state is bound to, copied before the params move into
+/// the handler (every 2026-07-28 call pays for it, so no map is built around them).
+pub(crate) struct Kept {
+    name: String,
+    arguments: Option<Value>,
+}
+
+/// What of `params` a state would be bound to (`name` or `uri`, and `arguments`).
+pub(crate) fn origin_of(method: &str, params: &Value) -> Kept {
+    Kept { name: name_of(method, params).to_owned(), arguments: params.get("arguments").cloned() }
 }
 
 /// Reads a request's `inputResponses` and `requestState` into its `Inputs`. The answers are
@@ -55,7 +58,8 @@ pub(crate) fn begin(key: Option<&StateKey>, method: &str, params: &Value, now: S
         Some(Value::String(token)) => {
             let key = key.ok_or_else(|| RpcError::invalid_params("requestState: this server cannot open states"))?;
             let empty = json!({});
-            let state = key.open_json(token, &origin(method, params, &empty), now).map_err(|e| {
+            let origin = origin(method, name_of(method, params), params.get("arguments"), &empty);
+            let state = key.open_json(token, &origin, now).map_err(|e| {
                 log::warn!("{method}: {e}");
                 RpcError::invalid_params(e.to_string())
             })?;
@@ -76,13 +80,13 @@ pub(crate) fn begin(key: Option<&StateKey>, method: &str, params: &Value, now: S
 /// After the handler: if it asked for answers the client has not given, the request is answered
 /// with every such request and a sealed state, whatever the handler returned (the error that
 /// stopped it, or a result it made of that error). A protocol error that is the client's fault
-/// (a malformed answer, a capability not declared) stays an error. `params` holds at least
-/// what [`origin_of`] keeps.
+/// (a malformed answer, a capability not declared) stays an error. `kept` is what
+/// [`origin_of`] kept of the params.
 pub(crate) fn finish(
     cx: &RequestCx,
     key: Option<&StateKey>,
     method: &str,
-    params: &Value,
+    kept: &Kept,
     outcome: Result<Reply, RpcError>,
     now: SystemTime,
 ) -> Result<Reply, RpcError> {
@@ -102,8 +106,9 @@ pub(crate) fn finish(
     };
     let state = json!({ "answers": inputs.answers, "pending": pending });
     let empty = json!({});
-    let token =
-        key.seal_json(&state, &origin(method, params, &empty), now + cx.runtime().state_ttl()).map_err(|e| {
+    let token = key
+        .seal_json(&state, &origin(method, &kept.name, kept.arguments.as_ref(), &empty), now + cx.runtime().state_ttl())
+        .map_err(|e| {
             log::warn!("{method}: {e}");
             RpcError::invalid_params(e.to_string())
         })?;

@@ -89,6 +89,86 @@ impl Loc<'_> {
 /// A schema's keywords, or an instance object.
 type Keywords = Map<String, Value>;
 
+/// The keywords validation reads, picked out of a schema object in one pass over its entries
+/// (a schema names a few of them; looking each of the thirty up in the map cost more than the
+/// rest of validating a tool call's arguments).
+#[derive(Default)]
+struct Kw<'s> {
+    reference: Option<&'s Value>,
+    types: Option<&'s Value>,
+    enumeration: Option<&'s Value>,
+    constant: Option<&'s Value>,
+    minimum: Option<&'s Value>,
+    maximum: Option<&'s Value>,
+    exclusive_minimum: Option<&'s Value>,
+    exclusive_maximum: Option<&'s Value>,
+    multiple_of: Option<&'s Value>,
+    min_length: Option<&'s Value>,
+    max_length: Option<&'s Value>,
+    min_items: Option<&'s Value>,
+    max_items: Option<&'s Value>,
+    unique_items: Option<&'s Value>,
+    items: Option<&'s Value>,
+    prefix_items: Option<&'s Value>,
+    additional_items: Option<&'s Value>,
+    required: Option<&'s Value>,
+    min_properties: Option<&'s Value>,
+    max_properties: Option<&'s Value>,
+    properties: Option<&'s Value>,
+    pattern_properties: Option<&'s Value>,
+    additional_properties: Option<&'s Value>,
+    all_of: Option<&'s Value>,
+    any_of: Option<&'s Value>,
+    one_of: Option<&'s Value>,
+    not: Option<&'s Value>,
+    condition: Option<&'s Value>,
+    then: Option<&'s Value>,
+    otherwise: Option<&'s Value>,
+}
+
+impl<'s> Kw<'s> {
+    fn of(keywords: &'s Keywords) -> Self {
+        let mut kw = Kw::default();
+        for (key, value) in keywords {
+            let slot = match key.as_str() {
+                "$ref" => &mut kw.reference,
+                "type" => &mut kw.types,
+                "enum" => &mut kw.enumeration,
+                "const" => &mut kw.constant,
+                "minimum" => &mut kw.minimum,
+                "maximum" => &mut kw.maximum,
+                "exclusiveMinimum" => &mut kw.exclusive_minimum,
+                "exclusiveMaximum" => &mut kw.exclusive_maximum,
+                "multipleOf" => &mut kw.multiple_of,
+                "minLength" => &mut kw.min_length,
+                "maxLength" => &mut kw.max_length,
+                "minItems" => &mut kw.min_items,
+                "maxItems" => &mut kw.max_items,
+                "uniqueItems" => &mut kw.unique_items,
+                "items" => &mut kw.items,
+                "prefixItems" => &mut kw.prefix_items,
+                "additionalItems" => &mut kw.additional_items,
+                "required" => &mut kw.required,
+                "minProperties" => &mut kw.min_properties,
+                "maxProperties" => &mut kw.max_properties,
+                "properties" => &mut kw.properties,
+                "patternProperties" => &mut kw.pattern_properties,
+                "additionalProperties" => &mut kw.additional_properties,
+                "allOf" => &mut kw.all_of,
+                "anyOf" => &mut kw.any_of,
+                "oneOf" => &mut kw.one_of,
+                "not" => &mut kw.not,
+                "if" => &mut kw.condition,
+                "then" => &mut kw.then,
+                "else" => &mut kw.otherwise,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        kw
+    }
+}
+
 fn invalid<T>(path: &Loc<'_>, message: impl Into<String>) -> Result<T, Fail> {
     Err(Fail::Invalid(error(path, message)))
 }
@@ -238,7 +318,8 @@ impl<'s> Validator<'s> {
             Value::Object(map) => map,
             _ => return broken("invalid schema: expected an object or boolean".to_string()),
         };
-        if let Some(reference) = keywords.get("$ref").and_then(Value::as_str) {
+        let kw = Kw::of(keywords);
+        if let Some(reference) = kw.reference.and_then(Value::as_str) {
             if depth >= MAX_REF_DEPTH {
                 return broken(format!("$ref nesting deeper than {MAX_REF_DEPTH}"));
             }
@@ -247,27 +328,29 @@ impl<'s> Validator<'s> {
             };
             self.check(target, instance, path, depth + 1)?;
         }
-        check_type(keywords, instance, path)?;
-        if let Some(Value::Array(options)) = keywords.get("enum") {
+        check_type(&kw, instance, path)?;
+        if let Some(Value::Array(options)) = kw.enumeration {
             if !options.iter().any(|option| json_eq(option, instance)) {
                 let listed = Value::Array(options.clone());
                 return invalid(path, format!("expected one of {listed}"));
             }
         }
-        if let Some(constant) = keywords.get("const").filter(|c| !json_eq(c, instance)) {
+        if let Some(constant) = kw.constant.filter(|c| !json_eq(c, instance)) {
             return invalid(path, format!("expected {constant}"));
         }
         match instance {
-            Value::Number(n) => check_number(keywords, n, path)?,
-            Value::String(s) => {
-                let sizes = ("minLength", "maxLength", "character", "characters");
-                check_size(keywords, sizes, s.chars().count(), path)?;
+            Value::Number(n) => check_number(&kw, n, path)?,
+            // Counting characters only when a bound asks for it.
+            Value::String(s) if kw.min_length.is_some() || kw.max_length.is_some() => {
+                let sizes = (kw.min_length, kw.max_length, "character", "characters");
+                check_size(sizes, s.chars().count(), path)?;
             }
-            Value::Array(items) => self.check_array(keywords, items, path, depth)?,
-            Value::Object(object) => self.check_object(keywords, object, path, depth)?,
+            Value::String(_) => {}
+            Value::Array(items) => self.check_array(&kw, items, path, depth)?,
+            Value::Object(object) => self.check_object(&kw, object, path, depth)?,
             Value::Null | Value::Bool(_) => {}
         }
-        self.check_combinators(keywords, instance, path, depth)
+        self.check_combinators(&kw, instance, path, depth)
     }
 
     /// Like `check`, but an invalid instance is `Ok(false)`.
@@ -279,9 +362,9 @@ impl<'s> Validator<'s> {
         }
     }
 
-    fn check_array(&self, keywords: &'s Keywords, items: &[Value], path: &Loc<'_>, depth: usize) -> Outcome {
-        check_size(keywords, ("minItems", "maxItems", "item", "items"), items.len(), path)?;
-        if keywords.get("uniqueItems") == Some(&Value::Bool(true)) {
+    fn check_array(&self, kw: &Kw<'s>, items: &[Value], path: &Loc<'_>, depth: usize) -> Outcome {
+        check_size((kw.min_items, kw.max_items, "item", "items"), items.len(), path)?;
+        if kw.unique_items == Some(&Value::Bool(true)) {
             let mut seen: HashMap<String, usize> = HashMap::new();
             for (i, item) in items.iter().enumerate() {
                 let mut key = String::new();
@@ -292,9 +375,9 @@ impl<'s> Validator<'s> {
             }
         }
         // Draft 2020-12 `prefixItems` + `items`, or the older array `items` + `additionalItems`.
-        let (prefix, rest) = match keywords.get("items") {
-            Some(Value::Array(tuple)) => (Some(tuple), keywords.get("additionalItems")),
-            items => (keywords.get("prefixItems").and_then(Value::as_array), items),
+        let (prefix, rest) = match kw.items {
+            Some(Value::Array(tuple)) => (Some(tuple), kw.additional_items),
+            items => (kw.prefix_items.and_then(Value::as_array), items),
         };
         let prefix = prefix.map_or(&[][..], Vec::as_slice);
         for (i, (schema, item)) in prefix.iter().zip(items).enumerate() {
@@ -311,21 +394,21 @@ impl<'s> Validator<'s> {
         Ok(())
     }
 
-    fn check_object(&self, keywords: &'s Keywords, object: &Keywords, path: &Loc<'_>, depth: usize) -> Outcome {
-        if let Some(Value::Array(required)) = keywords.get("required") {
+    fn check_object(&self, kw: &Kw<'s>, object: &Keywords, path: &Loc<'_>, depth: usize) -> Outcome {
+        if let Some(Value::Array(required)) = kw.required {
             let mut names = required.iter().filter_map(Value::as_str);
             if let Some(missing) = names.find(|name| !object.contains_key(*name)) {
                 return invalid(path, format!("missing required property {}", quote(missing)));
             }
         }
-        let sizes = ("minProperties", "maxProperties", "property", "properties");
-        check_size(keywords, sizes, object.len(), path)?;
-        let properties = keywords.get("properties").and_then(Value::as_object);
+        let sizes = (kw.min_properties, kw.max_properties, "property", "properties");
+        check_size(sizes, object.len(), path)?;
+        let properties = kw.properties.and_then(Value::as_object);
         // Without regex support we cannot tell which names patternProperties
         // covers, so additionalProperties is only enforced without it.
-        let additional = match keywords.contains_key("patternProperties") {
-            true => None,
-            false => keywords.get("additionalProperties"),
+        let additional = match kw.pattern_properties {
+            Some(_) => None,
+            None => kw.additional_properties,
         };
         for (key, value) in object {
             let schema = match (properties.and_then(|p| p.get(key)), additional) {
@@ -341,12 +424,12 @@ impl<'s> Validator<'s> {
         Ok(())
     }
 
-    fn check_combinators(&self, keywords: &'s Keywords, instance: &Value, path: &Loc<'_>, depth: usize) -> Outcome {
-        let list = |name: &str| keywords.get(name).and_then(Value::as_array);
-        for schema in list("allOf").into_iter().flatten() {
+    fn check_combinators(&self, kw: &Kw<'s>, instance: &Value, path: &Loc<'_>, depth: usize) -> Outcome {
+        let list = |keyword: Option<&'s Value>| keyword.and_then(Value::as_array);
+        for schema in list(kw.all_of).into_iter().flatten() {
             self.check(schema, instance, path, depth)?;
         }
-        if let Some(any) = list("anyOf") {
+        if let Some(any) = list(kw.any_of) {
             let mut matched = false;
             for schema in any {
                 matched = self.passes(schema, instance, path, depth)?;
@@ -358,7 +441,7 @@ impl<'s> Validator<'s> {
                 return invalid(path, "does not match any schema in anyOf");
             }
         }
-        if let Some(one) = list("oneOf") {
+        if let Some(one) = list(kw.one_of) {
             let mut matched = Vec::new();
             for (i, schema) in one.iter().enumerate() {
                 if self.passes(schema, instance, path, depth)? {
@@ -373,14 +456,14 @@ impl<'s> Validator<'s> {
                 }
             }
         }
-        if let Some(not) = keywords.get("not") {
+        if let Some(not) = kw.not {
             if self.passes(not, instance, path, depth)? {
                 return invalid(path, "must not match the schema in not");
             }
         }
-        if let Some(condition) = keywords.get("if") {
-            let branch = if self.passes(condition, instance, path, depth)? { "then" } else { "else" };
-            if let Some(schema) = keywords.get(branch) {
+        if let Some(condition) = kw.condition {
+            let branch = if self.passes(condition, instance, path, depth)? { kw.then } else { kw.otherwise };
+            if let Some(schema) = branch {
                 self.check(schema, instance, path, depth)?;
             }
         }
@@ -388,16 +471,17 @@ impl<'s> Validator<'s> {
     }
 }
 
-fn check_type(keywords: &Keywords, instance: &Value, path: &Loc<'_>) -> Outcome {
-    let names: Vec<&str> = match keywords.get("type") {
+fn check_type(kw: &Kw<'_>, instance: &Value, path: &Loc<'_>) -> Outcome {
+    // The names are collected only for the error message.
+    let names: Vec<&str> = match kw.types {
         Some(Value::String(name)) if has_type(name, instance) => return Ok(()),
         Some(Value::String(name)) => vec![name],
+        Some(Value::Array(names)) if names.iter().filter_map(Value::as_str).any(|name| has_type(name, instance)) => {
+            return Ok(());
+        }
         Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
         _ => return Ok(()),
     };
-    if names.iter().any(|name| has_type(name, instance)) {
-        return Ok(());
-    }
     let expected = match names.split_last() {
         Some((last, [])) => last.to_string(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
@@ -408,39 +492,38 @@ fn check_type(keywords: &Keywords, instance: &Value, path: &Loc<'_>) -> Outcome 
 
 /// `minItems`/`maxItems` and their string and object twins.
 fn check_size(
-    keywords: &Keywords,
-    (min, max, one, many): (&str, &str, &str, &str),
+    (min, max, one, many): (Option<&Value>, Option<&Value>, &str, &str),
     len: usize,
     path: &Loc<'_>,
 ) -> Outcome {
     let len = count(len);
-    if let Some(min) = keywords.get(min).and_then(Value::as_u64).filter(|&min| len < min) {
+    if let Some(min) = min.and_then(Value::as_u64).filter(|&min| len < min) {
         return invalid(path, format!("expected at least {}", plural(min, one, many)));
     }
-    if let Some(max) = keywords.get(max).and_then(Value::as_u64).filter(|&max| len > max) {
+    if let Some(max) = max.and_then(Value::as_u64).filter(|&max| len > max) {
         return invalid(path, format!("expected at most {}", plural(max, one, many)));
     }
     Ok(())
 }
 
-fn check_number(keywords: &Keywords, n: &Number, path: &Loc<'_>) -> Outcome {
-    let bound = |name: &str| match keywords.get(name) {
+fn check_number<'s>(kw: &Kw<'s>, n: &Number, path: &Loc<'_>) -> Outcome {
+    let bound = |keyword: Option<&'s Value>| match keyword {
         Some(Value::Number(b)) => compare(n, b).map(|order| (order, b)),
         _ => None,
     };
-    if let Some((Ordering::Less, min)) = bound("minimum") {
+    if let Some((Ordering::Less, min)) = bound(kw.minimum) {
         return invalid(path, format!("must be >= {min}"));
     }
-    if let Some((Ordering::Greater, max)) = bound("maximum") {
+    if let Some((Ordering::Greater, max)) = bound(kw.maximum) {
         return invalid(path, format!("must be <= {max}"));
     }
-    if let Some((Ordering::Less | Ordering::Equal, min)) = bound("exclusiveMinimum") {
+    if let Some((Ordering::Less | Ordering::Equal, min)) = bound(kw.exclusive_minimum) {
         return invalid(path, format!("must be > {min}"));
     }
-    if let Some((Ordering::Greater | Ordering::Equal, max)) = bound("exclusiveMaximum") {
+    if let Some((Ordering::Greater | Ordering::Equal, max)) = bound(kw.exclusive_maximum) {
         return invalid(path, format!("must be < {max}"));
     }
-    let Some(Value::Number(divisor)) = keywords.get("multipleOf") else {
+    let Some(Value::Number(divisor)) = kw.multiple_of else {
         return Ok(());
     };
     let multiple = match (as_i128(n), as_i128(divisor), n.as_f64(), divisor.as_f64()) {

@@ -1,117 +1,15 @@
 //! JSON-RPC 2.0 envelopes, parsed by hand (a single message's members read straight from the text,
-//! anything else through `serde_json::Value`), and their serialization.
+//! anything else through `serde_json::Value`). Ids and error codes (`rpc`) and writing frames
+//! (`frame`) are re-exported here, so callers name one module.
 //! Knows nothing of MCP: every other module may use it, it uses none of them.
 
-use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Map, Number, Value};
+pub use super::frame::{
+    encoded_len, error_response, notification, request_text, response, response_reply, result_text, Reply,
+};
+pub use super::rpc::*;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 use std::fmt;
-
-/// Invalid JSON was received.
-pub const PARSE_ERROR: i64 = -32700;
-/// The JSON sent is not a valid request object.
-pub const INVALID_REQUEST: i64 = -32600;
-/// The method does not exist or is not available.
-pub const METHOD_NOT_FOUND: i64 = -32601;
-/// Invalid method parameters.
-pub const INVALID_PARAMS: i64 = -32602;
-/// An internal error of the server (details go to the log, never the wire).
-pub const INTERNAL_ERROR: i64 = -32603;
-/// MCP: a resource URI that names nothing (up to revision 2025-11-25).
-pub const RESOURCE_NOT_FOUND: i64 = -32002;
-/// MCP 2026-07-28: a routing header disagrees with the body.
-pub const HEADER_MISMATCH: i64 = -32020;
-/// MCP 2026-07-28: the request needs a client capability that was not declared.
-pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
-/// MCP 2026-07-28: the protocol version is not supported.
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
-
-/// A request id: a string or an integer, echoed back exactly as received.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(untagged)]
-pub enum RequestId {
-    /// An integer id (any size `serde_json` keeps exactly: i64 and u64).
-    Number(Number),
-    /// A string id.
-    String(String),
-}
-
-impl RequestId {
-    /// Reads an id from JSON: a string or an integer.
-    pub fn from_value(value: &Value) -> Option<RequestId> {
-        match value {
-            Value::String(s) => Some(RequestId::String(s.clone())),
-            Value::Number(n) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n.clone())),
-            _ => None,
-        }
-    }
-}
-
-impl From<i64> for RequestId {
-    fn from(n: i64) -> Self {
-        RequestId::Number(n.into())
-    }
-}
-
-impl fmt::Display for RequestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RequestId::Number(n) => write!(f, "{n}"),
-            RequestId::String(s) => write!(f, "{s:?}"),
-        }
-    }
-}
-
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RpcError {
-    /// One of the constants of this module.
-    pub code: i64,
-    /// A short lowercase sentence that says what was wrong.
-    pub message: String,
-    /// Extra details for the peer.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
-}
-
-impl RpcError {
-    /// An error with a code and message.
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
-        RpcError { code, message: message.into(), data: None }
-    }
-    /// Attaches `data`.
-    pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
-        self
-    }
-    /// `-32700`.
-    pub fn parse_error(message: impl Into<String>) -> Self {
-        Self::new(PARSE_ERROR, message)
-    }
-    /// `-32600`.
-    pub fn invalid_request(message: impl Into<String>) -> Self {
-        Self::new(INVALID_REQUEST, message)
-    }
-    /// `-32601` for `method`.
-    pub fn method_not_found(method: &str) -> Self {
-        Self::new(METHOD_NOT_FOUND, format!("method not found: {method}"))
-    }
-    /// `-32602`.
-    pub fn invalid_params(message: impl Into<String>) -> Self {
-        Self::new(INVALID_PARAMS, message)
-    }
-    /// `-32603` with a generic message; the caller logs the details.
-    pub fn internal() -> Self {
-        Self::new(INTERNAL_ERROR, "internal error")
-    }
-}
-
-impl fmt::Display for RpcError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
-    }
-}
-
-impl std::error::Error for RpcError {}
 
 /// A method name as received. The names the server knows are kept as `&'static str`, so the
 /// usual request allocates nothing for its name; any other name is kept as sent.
@@ -456,152 +354,6 @@ fn bad(id: Option<RequestId>, message: &str) -> Malformed {
     Malformed { id, error: RpcError::invalid_request(message) }
 }
 
-#[derive(Serialize)]
-struct ResultFrame<'a> {
-    jsonrpc: &'static str,
-    id: &'a RequestId,
-    result: &'a Value,
-}
-
-#[derive(Serialize)]
-struct ErrorFrame<'a> {
-    jsonrpc: &'static str,
-    id: Option<&'a RequestId>,
-    error: &'a RpcError,
-}
-
-#[derive(Serialize)]
-struct RequestFrame<'a> {
-    jsonrpc: &'static str,
-    id: &'a RequestId,
-    method: &'a str,
-    params: &'a Value,
-}
-
-#[derive(Serialize)]
-struct NotificationFrame<'a> {
-    jsonrpc: &'static str,
-    method: &'a str,
-    params: &'a Value,
-}
-
-fn to_json<T: Serialize>(frame: &T) -> String {
-    // Invariant: these frames hold only strings, numbers and `Value`s, which always serialize.
-    serde_json::to_string(frame).expect("JSON-RPC frames always serialize")
-}
-
-/// The length of `value` as compact JSON, counted as it is written out instead of built as text
-/// (no allocation: this runs for every request).
-pub fn encoded_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // A `Value` always serializes and counting never fails, so there is no error to pass on.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
-}
-
-/// A request's result on its way to the response: a JSON value, or its JSON text already
-/// written (a handler that knows its result's shape skips building a `Value`: no map, no key
-/// strings, one buffer that becomes the frame).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    /// A value to serialize.
-    Value(Value),
-    /// The result as compact JSON text (an object).
-    Json(String),
-}
-
-impl Reply {
-    /// The result as a value (text is read back: for the rare caller that must edit it).
-    pub fn into_value(self) -> Result<Value, RpcError> {
-        match self {
-            Reply::Value(value) => Ok(value),
-            Reply::Json(text) => serde_json::from_str(&text).map_err(|e| {
-                log::error!("a result's JSON text does not read back: {e}");
-                RpcError::internal()
-            }),
-        }
-    }
-}
-
-impl From<Value> for Reply {
-    fn from(value: Value) -> Reply {
-        Reply::Value(value)
-    }
-}
-
-/// Writes `value` as compact JSON into a buffer with room for the frame around it (see
-/// `response_reply`).
-pub fn result_text<T: Serialize>(value: &T) -> String {
-    let mut out = Vec::with_capacity(256);
-    // Invariant: what handlers write holds strings, numbers and `Value`s, which always serialize.
-    serde_json::to_writer(&mut out, value).expect("results always serialize");
-    // serde_json writes UTF-8 only.
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// The response frame for a `Reply`: a `Reply::Json`'s text becomes the frame in place (the
-/// head inserted before it), so the answer costs no allocation of its own.
-pub fn response_reply(id: Option<&RequestId>, outcome: Result<Reply, RpcError>) -> String {
-    match (id, outcome) {
-        (Some(id), Ok(Reply::Json(text))) => frame_text(id, text),
-        (id, outcome) => response(id, &outcome.and_then(Reply::into_value)),
-    }
-}
-
-/// `text` (a result's JSON) inside its response frame, built in place.
-fn frame_text(id: &RequestId, mut text: String) -> String {
-    let mut head = [0u8; 96];
-    let room = head.len();
-    let mut w = &mut head[..];
-    let fits = std::io::Write::write_all(&mut w, br#"{"jsonrpc":"2.0","id":"#).is_ok()
-        && serde_json::to_writer(&mut w, id).is_ok()
-        && std::io::Write::write_all(&mut w, br#","result":"#).is_ok();
-    let used = room - w.len();
-    match std::str::from_utf8(&head[..used]) {
-        Ok(head) if fits => {
-            text.insert_str(0, head);
-            text.push('}');
-            text
-        }
-        // A string id too long for the head buffer.
-        _ => response(Some(id), &Reply::Json(text).into_value()),
-    }
-}
-
-/// A response frame: `{"jsonrpc":"2.0","id":..,"result":..}` or `.."error":..`.
-pub fn response(id: Option<&RequestId>, outcome: &Result<Value, RpcError>) -> String {
-    match (outcome, id) {
-        (Ok(result), Some(id)) => to_json(&ResultFrame { jsonrpc: "2.0", id, result }),
-        (Ok(_), None) => to_json(&ErrorFrame { jsonrpc: "2.0", id: None, error: &RpcError::internal() }),
-        (Err(error), id) => to_json(&ErrorFrame { jsonrpc: "2.0", id, error }),
-    }
-}
-
-/// An error response frame.
-pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> String {
-    to_json(&ErrorFrame { jsonrpc: "2.0", id, error })
-}
-
-/// A request frame (server to client).
-pub fn request_text(id: &RequestId, method: &str, params: &Value) -> String {
-    to_json(&RequestFrame { jsonrpc: "2.0", id, method, params })
-}
-
-/// A notification frame.
-pub fn notification(method: &str, params: &Value) -> String {
-    to_json(&NotificationFrame { jsonrpc: "2.0", method, params })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -696,31 +448,10 @@ mod tests {
     }
 
     #[test]
-    fn a_json_reply_is_framed_as_its_value_would_be() {
-        let long = RequestId::String("x\"".repeat(60));
-        for id in [RequestId::from(7), RequestId::String("a\"b".into()), long] {
-            let result = json!({"content": [{"text": "Echo: h\u{e9}", "type": "text"}], "isError": true});
-            let framed = response_reply(Some(&id), Ok(Reply::Json(result.to_string())));
-            assert_eq!(framed, response(Some(&id), &Ok(result)));
-        }
-        let error = RpcError::invalid_params("no");
-        assert_eq!(response_reply(None, Err(error.clone())), response(None, &Err(error)));
-    }
-
-    #[test]
     fn known_and_unknown_method_names_read_alike() {
         let Message::Request(known) = single(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#) else { panic!() };
         let Message::Request(other) = single(r#"{"jsonrpc":"2.0","id":1,"method":"x/\u0079"}"#) else { panic!() };
         assert_eq!((known.method.as_str(), other.method.as_str()), ("tools/call", "x/y"));
         assert!(known.method == "tools/call" && other.method == *"x/y");
-    }
-
-    #[test]
-    fn encoded_len_is_the_length_of_the_compact_text() {
-        for value in
-            [json!({}), json!({"name": "echo", "arguments": {"message": "h\u{e9}\"llo\n", "n": [1, 2.5, null]}})]
-        {
-            assert_eq!(encoded_len(&value), value.to_string().len(), "{value}");
-        }
     }
 }

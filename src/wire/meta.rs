@@ -98,8 +98,9 @@ pub(crate) enum Era {
 /// revision rules.
 pub(crate) fn era(method: &str, params: &Value, carrier: Carrier) -> Era {
     let meta = params.get("_meta").and_then(Value::as_object);
+    // One pass over the (few) keys sent rather than a map lookup per reserved key.
     let reserved_key = meta.is_some_and(|meta| {
-        [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL].iter().any(|key| meta.contains_key(*key))
+        meta.keys().any(|key| matches!(key.as_str(), PROTOCOL_VERSION | CLIENT_CAPABILITIES | CLIENT_INFO | LOG_LEVEL))
     });
     let modern_header = match carrier {
         Carrier::Stdio => false,
@@ -178,7 +179,18 @@ impl RequestMeta {
             }
             Some(_) => return Err(RpcError::invalid_params("params._meta must be an object")),
         };
-        let requested = match meta.get(PROTOCOL_VERSION) {
+        // The four reserved members, found in one pass over the keys sent.
+        let (mut version, mut capabilities, mut info, mut level) = (None, None, None, None);
+        for (key, value) in meta {
+            match key.as_str() {
+                PROTOCOL_VERSION => version = Some(value),
+                CLIENT_CAPABILITIES => capabilities = Some(value),
+                CLIENT_INFO => info = Some(value),
+                LOG_LEVEL => level = Some(value),
+                _ => {}
+            }
+        }
+        let requested = match version {
             Some(Value::String(version)) => version.as_str(),
             None | Some(Value::Null) => {
                 return Err(RpcError::invalid_params(format!("missing params._meta[\"{PROTOCOL_VERSION}\"]")))
@@ -187,7 +199,7 @@ impl RequestMeta {
                 return Err(RpcError::invalid_params(format!("params._meta[\"{PROTOCOL_VERSION}\"] must be a string")))
             }
         };
-        let client_capabilities = match meta.get(CLIENT_CAPABILITIES) {
+        let client_capabilities = match capabilities {
             Some(capabilities @ Value::Object(_)) => capabilities.clone(),
             None | Some(Value::Null) => {
                 return Err(RpcError::invalid_params(format!("missing params._meta[\"{CLIENT_CAPABILITIES}\"]")))
@@ -231,7 +243,7 @@ impl RequestMeta {
                     .with_data(json!({ "supported": supported_versions(), "requested": requested })));
             }
         };
-        let client_info = match meta.get(CLIENT_INFO) {
+        let client_info = match info {
             None | Some(Value::Null) => Value::Null,
             Some(info @ Value::Object(_)) => info.clone(),
             Some(_) => {
@@ -240,7 +252,7 @@ impl RequestMeta {
                 )))
             }
         };
-        let log_level = match meta.get(LOG_LEVEL) {
+        let log_level = match level {
             None | Some(Value::Null) => None,
             Some(Value::String(level)) => Some(LogLevel::parse(level).ok_or_else(|| {
                 RpcError::invalid_params(format!(

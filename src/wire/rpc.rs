@@ -1,0 +1,114 @@
+//! JSON-RPC's vocabulary: request ids, error codes and the error object, which both reading
+//! (`jsonrpc`) and writing (`frame`) use; `jsonrpc` re-exports all of it.
+//! Knows nothing of MCP.
+
+use serde::Serialize;
+use serde_json::{Number, Value};
+use std::fmt;
+
+/// Invalid JSON was received.
+pub const PARSE_ERROR: i64 = -32700;
+/// The JSON sent is not a valid request object.
+pub const INVALID_REQUEST: i64 = -32600;
+/// The method does not exist or is not available.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// Invalid method parameters.
+pub const INVALID_PARAMS: i64 = -32602;
+/// An internal error of the server (details go to the log, never the wire).
+pub const INTERNAL_ERROR: i64 = -32603;
+/// MCP: a resource URI that names nothing (up to revision 2025-11-25).
+pub const RESOURCE_NOT_FOUND: i64 = -32002;
+/// MCP 2026-07-28: a routing header disagrees with the body.
+pub const HEADER_MISMATCH: i64 = -32020;
+/// MCP 2026-07-28: the request needs a client capability that was not declared.
+pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+/// MCP 2026-07-28: the protocol version is not supported.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// A request id: a string or an integer, echoed back exactly as received.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// An integer id (any size `serde_json` keeps exactly: i64 and u64).
+    Number(Number),
+    /// A string id.
+    String(String),
+}
+
+impl RequestId {
+    /// Reads an id from JSON: a string or an integer.
+    pub fn from_value(value: &Value) -> Option<RequestId> {
+        match value {
+            Value::String(s) => Some(RequestId::String(s.clone())),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n.clone())),
+            _ => None,
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n.into())
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RpcError {
+    /// One of the constants of this module.
+    pub code: i64,
+    /// A short lowercase sentence that says what was wrong.
+    pub message: String,
+    /// Extra details for the peer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    /// An error with a code and message.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        RpcError { code, message: message.into(), data: None }
+    }
+    /// Attaches `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+    /// `-32700`.
+    pub fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(PARSE_ERROR, message)
+    }
+    /// `-32600`.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(INVALID_REQUEST, message)
+    }
+    /// `-32601` for `method`.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(METHOD_NOT_FOUND, format!("method not found: {method}"))
+    }
+    /// `-32602`.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(INVALID_PARAMS, message)
+    }
+    /// `-32603` with a generic message; the caller logs the details.
+    pub fn internal() -> Self {
+        Self::new(INTERNAL_ERROR, "internal error")
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for RpcError {}

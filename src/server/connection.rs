@@ -243,6 +243,14 @@ impl Connection {
     }
 }
 
+impl crate::server::Options {
+    /// Requests one session may have running at once: `max_in_flight`, and never more than
+    /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
+    pub(crate) fn session_share(&self) -> usize {
+        self.max_in_flight.min((self.max_workers / 2).max(1))
+    }
+}
+
 /// Runs one request on a worker and answers it, unless it was cancelled; hands back the
 /// queued request that takes its slot.
 fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {

@@ -87,12 +87,6 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Requests one session may have running at once: `max_in_flight`, and never more than
-    /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
-    pub(crate) fn session_share(&self) -> usize {
-        self.max_in_flight.min((self.max_workers / 2).max(1))
-    }
-
     /// Items per page of every `*/list`.
     pub fn with_page_size(mut self, page_size: usize) -> Self {
         self.page_size = page_size;

@@ -42,6 +42,7 @@ impl Drop for TaskTicket {
 }
 
 impl TaskShare {
+    /// A share of `running_cap` workers (at least one).
     pub(crate) fn new(running_cap: usize) -> Arc<TaskShare> {
         Arc::new(TaskShare { running_cap: running_cap.max(1), state: Mutex::default() })
     }

@@ -16,8 +16,8 @@ python3 scripts/layers.py || fail=1
 for f in src/features/*.rs src/server/lifecycle.rs src/server/methods.rs; do
   grep -n 'transport::\|std::thread\|mpsc' "$f" && say "$f names a transport, thread or channel"
 done
-# jsonrpc.rs imports nothing from the crate.
-grep -n 'use crate::' src/wire/jsonrpc.rs && say "src/wire/jsonrpc.rs imports from the crate"
+# jsonrpc.rs imports nothing from the crate but the table of methods (a known name is kept as its row).
+grep -n 'use crate::' src/wire/jsonrpc.rs | grep -v 'use crate::wire::method::' && say "src/wire/jsonrpc.rs imports from the crate"
 # The library never exits the process or sets up logging.
 grep -rn 'process::exit\|env_logger' src --include=*.rs | grep -v '^src/main.rs:' && say "process exit or logger setup outside main.rs"
 

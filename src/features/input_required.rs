@@ -6,14 +6,10 @@
 use crate::server::context::{Inputs, RequestCx};
 use crate::util::seal::{Origin, StateKey};
 use crate::wire::jsonrpc::{Reply, RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
+use crate::wire::method::Spec;
 use serde_json::{json, Map, Value};
 use std::sync::PoisonError;
 use std::time::SystemTime;
-
-/// Whether a method may answer with an `InputRequiredResult` (spec basic/patterns/mrtr).
-pub(crate) fn applies_to(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
-}
 
 /// The request a state is bound to: the method, the tool or prompt name (the URI for
 /// `resources/read`) and the arguments (absent or `null` as `{}`).
@@ -25,10 +21,9 @@ fn origin<'a>(method: &'a str, name: &'a str, arguments: Option<&'a Value>, no_a
     Origin { method, name, arguments }
 }
 
-/// The params member that names what a request is about.
-fn name_of<'a>(method: &str, params: &'a Value) -> &'a str {
-    let name_key = if method == "resources/read" { "uri" } else { "name" };
-    params.get(name_key).and_then(Value::as_str).unwrap_or("")
+/// The params member that names what a request is about (the one `Mcp-Name` mirrors).
+fn name_of<'a>(spec: &Spec, params: &'a Value) -> &'a str {
+    spec.mcp_name.and_then(|field| params.get(field)).and_then(Value::as_str).unwrap_or("")
 }
 
 /// The parts of a request's params its state is bound to, copied before the params move into
@@ -39,15 +34,16 @@ pub(crate) struct Kept {
 }
 
 /// What of `params` a state would be bound to (`name` or `uri`, and `arguments`).
-pub(crate) fn origin_of(method: &str, params: &Value) -> Kept {
-    Kept { name: name_of(method, params).to_owned(), arguments: params.get("arguments").cloned() }
+pub(crate) fn origin_of(spec: &Spec, params: &Value) -> Kept {
+    Kept { name: name_of(spec, params).to_owned(), arguments: params.get("arguments").cloned() }
 }
 
 /// Reads a request's `inputResponses` and `requestState` into its `Inputs`. The answers are
 /// those the sealed state kept plus the responses to what it was waiting for; without a state,
 /// every response the client sent (a client may answer without ever having been asked twice).
 /// A bad or foreign state is `-32602` with the reason, never a result.
-pub(crate) fn begin(key: Option<&StateKey>, method: &str, params: &Value, now: SystemTime) -> Result<Inputs, RpcError> {
+pub(crate) fn begin(key: Option<&StateKey>, spec: &Spec, params: &Value, now: SystemTime) -> Result<Inputs, RpcError> {
+    let method = spec.name;
     let responses = match params.get("inputResponses") {
         None => Map::new(),
         Some(Value::Object(responses)) => responses.clone(),
@@ -58,7 +54,7 @@ pub(crate) fn begin(key: Option<&StateKey>, method: &str, params: &Value, now: S
         Some(Value::String(token)) => {
             let key = key.ok_or_else(|| RpcError::invalid_params("requestState: this server cannot open states"))?;
             let empty = json!({});
-            let origin = origin(method, name_of(method, params), params.get("arguments"), &empty);
+            let origin = origin(method, name_of(spec, params), params.get("arguments"), &empty);
             let state = key.open_json(token, &origin, now).map_err(|e| {
                 log::warn!("{method}: {e}");
                 RpcError::invalid_params(e.to_string())

@@ -13,6 +13,7 @@ pub use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request, RequestId, RpcError};
 use crate::wire::meta::{self, Carrier, Era, RequestMeta};
+use crate::wire::method::Id;
 use crate::wire::version::ProtocolVersion;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -75,7 +76,7 @@ impl Connection {
         match message {
             Message::Request(req) => self.on_request(req, reply, carrier),
             Message::Notification(n) => {
-                if n.method == "notifications/cancelled" {
+                if n.method.spec().is_some_and(|s| s.id == Id::Cancelled) {
                     self.end_listen(&n.params);
                 }
                 methods::on_notification(&self.session, n)
@@ -89,6 +90,33 @@ impl Connection {
     }
 
     fn on_request(&self, req: Request, reply: &Sink, carrier: Carrier) {
+        match meta::era(&req.method, &req.params, carrier) {
+            Era::Handshake => {
+                let negotiated = self.session.negotiated();
+                self.serve(req, negotiated.map(Terms::from), reply);
+            }
+            Era::PerRequest => match RequestMeta::parse(&req.params, carrier) {
+                Ok(meta) => self.per_request(req, meta, reply),
+                Err(e) => reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &Err(e)))),
+            },
+        }
+    }
+
+    /// Handles a 2026-07-28 request whose `_meta` its transport has read and checked already
+    /// (`RequestMeta::parse`), so it is read once.
+    pub(crate) fn per_request(&self, req: Request, meta: RequestMeta, reply: &Sink) {
+        let terms = Terms {
+            version: meta.protocol_version,
+            client_capabilities: Arc::new(meta.client_capabilities),
+            log_level: meta.log_level,
+        };
+        self.serve(req, Some(terms), reply);
+    }
+
+    /// Serves one request under the terms its era settled (`None`: the session's handshake has
+    /// not happened yet): refused while draining, answered on the reader where the method table
+    /// says so, else run on the pool.
+    fn serve(&self, req: Request, terms: Option<Terms>, reply: &Sink) {
         let answer = |outcome: Result<serde_json::Value, RpcError>| {
             reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
         };
@@ -97,45 +125,16 @@ impl Connection {
             // cancellations (not requests) still reach the handlers that run.
             return answer(Err(super::shutting_down()));
         }
-        let terms: Terms = match meta::era(&req.method, &req.params, carrier) {
-            Era::Handshake => {
-                if let Route::Answered(outcome) = methods::early(&self.server, &self.session, &req) {
-                    return answer(outcome);
+        match methods::early(&self.server, &self.session, &req, terms.as_ref().map(|t| t.version)) {
+            Route::Answered(outcome) => answer(outcome),
+            Route::Listen(grant) => self.listen(req, grant, reply),
+            // Invariant: `early` routes to the pool only with terms (a settled session or `_meta`).
+            Route::Pool => {
+                if let Some(terms) = terms {
+                    self.admit(req, terms, reply)
                 }
-                let Some(negotiated) = self.session.negotiated() else {
-                    // Invariant: `early` routes to the pool only once the session is initialized.
-                    return;
-                };
-                negotiated.into()
             }
-            Era::PerRequest => match RequestMeta::parse(&req.params, carrier) {
-                Ok(meta) => return self.per_request(req, meta, reply),
-                Err(e) => return answer(Err(e)),
-            },
-        };
-        self.admit(req, terms, reply);
-    }
-
-    /// Handles a 2026-07-28 request whose `_meta` its transport has read and checked already
-    /// (`RequestMeta::parse`), so it is read once.
-    pub(crate) fn per_request(&self, req: Request, meta: RequestMeta, reply: &Sink) {
-        if self.server.is_draining() {
-            let refusal = Err(super::shutting_down());
-            return reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &refusal)));
         }
-        match methods::early_per_request(&self.server, &req) {
-            Route::Answered(outcome) => {
-                return reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
-            }
-            Route::Listen(filter) => return self.listen(req, filter, reply),
-            Route::Pool => {}
-        }
-        let terms = Terms {
-            version: meta.protocol_version,
-            client_capabilities: Arc::new(meta.client_capabilities),
-            log_level: meta.log_level,
-        };
-        self.admit(req, terms, reply);
     }
 
     /// Opens a `subscriptions/listen` stream (2026-07-28); it holds no worker.

@@ -1,9 +1,10 @@
-//! THE method table: every incoming request and notification name, in one file, for both eras.
-//! `initialize` and the before-initialize gate (`early`), and the methods 2026-07-28 removed
-//! and `subscriptions/listen` (`early_per_request`), are answered on the reader's thread; every
-//! other request runs on the pool through `answer` and `dispatch`, one `match` whose arms call one feature function
-//! each. Params become typed structs here (`parse`, failures are `-32602`). What is enabled
-//! comes from `Registry::enabled`, which also decides the advertised capabilities.
+//! THE method table's code, for both eras: what the table (`wire::method::METHODS`) says of
+//! each method is applied here. `early` answers on the reader's thread (a method the revision
+//! lacks, `initialize`, the before-initialize gate, `subscriptions/listen`); every other
+//! request runs on the pool through `answer` and `dispatch`, one `match` over the method's `Id`
+//! whose arms call one feature function each. Params become typed structs here (`parse`,
+//! failures are `-32602`). What is enabled comes from `Registry::enabled`, which also decides
+//! the advertised capabilities.
 
 use crate::features::resources::Catalog;
 use crate::features::{completion, input_required, logging, prompts, resources, tasks, tasks_ext, tools};
@@ -12,8 +13,9 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::jsonrpc::{Notification, Reply, Request, RequestId, RpcError};
+use crate::wire::jsonrpc::{Method, Notification, Reply, Request, RequestId, RpcError};
 use crate::wire::meta;
+use crate::wire::method::{Cache, Gate, Id};
 use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -21,7 +23,8 @@ use std::time::SystemTime;
 
 /// What the reader does with a request.
 pub(crate) enum Route {
-    /// Answered already (the handshake, or a request the lifecycle does not allow yet).
+    /// Answered already (the handshake, a method the revision lacks, or a request the
+    /// lifecycle does not allow yet).
     Answered(Result<Value, RpcError>),
     /// Runs on the pool through `answer`.
     Pool,
@@ -30,32 +33,31 @@ pub(crate) enum Route {
     Listen(Grant),
 }
 
-/// Requests answered on the reader's thread: `initialize`, and what may come before it.
-/// Spec (lifecycle): before initialization only `ping` is allowed.
-pub(crate) fn early(server: &Server, session: &Session, req: &Request) -> Route {
-    match req.method.as_str() {
-        "initialize" => Route::Answered(lifecycle::initialize(server, session, req.params.clone())),
-        _ if session.is_initialized() => Route::Pool,
-        "ping" => Route::Answered(Ok(json!({}))),
-        method => Route::Answered(Err(RpcError::invalid_request(format!(
-            "{method} before initialize: send initialize first"
-        )))),
-    }
-}
-
-/// Requests of the per-request era (2026-07-28) answered on the reader's thread: the methods
-/// that revision removed (contract §2.1: `-32601`), and `subscriptions/listen`, which opens a
-/// stream instead of holding a worker.
-pub(crate) fn early_per_request(server: &Server, req: &Request) -> Route {
-    match req.method.as_str() {
-        "initialize"
-        | "ping"
-        | "logging/setLevel"
-        | "resources/subscribe"
-        | "resources/unsubscribe"
-        | "tasks/result"
-        | "tasks/list" => Route::Answered(Err(RpcError::method_not_found(&req.method))),
-        "subscriptions/listen" => {
+/// The reader's part of every request, both eras: a known method its revision lacks is
+/// `-32601` (contract §2.1 for the methods 2026-07-28 removed), the methods the table runs on
+/// the reader are answered here (`initialize`, `subscriptions/listen`), and before
+/// `initialize` only `ping` is allowed (spec lifecycle). `version` is the revision the request
+/// is served under: its own on 2026-07-28, the session's in the handshake era (`None` before
+/// `initialize`).
+pub(crate) fn early(server: &Server, session: &Session, req: &Request, version: Option<ProtocolVersion>) -> Route {
+    let spec = req.method.spec();
+    let Some(version) = version else {
+        return match spec.map(|s| s.id) {
+            Some(Id::Initialize) => Route::Answered(lifecycle::initialize(server, session, req.params.clone())),
+            Some(Id::Ping) => Route::Answered(Ok(json!({}))),
+            _ => Route::Answered(Err(RpcError::invalid_request(format!(
+                "{} before initialize: send initialize first",
+                req.method
+            )))),
+        };
+    };
+    match spec {
+        // Spec (lifecycle): a second `initialize` is the lifecycle's to answer.
+        Some(spec) if spec.id == Id::Initialize && version.is_stateful() => {
+            Route::Answered(lifecycle::initialize(server, session, req.params.clone()))
+        }
+        Some(spec) if !spec.exists_in(version) => Route::Answered(Err(RpcError::method_not_found(&req.method))),
+        Some(spec) if spec.id == Id::SubscriptionsListen => {
             let slot = |filter| server.listen_slots().take(server.options().max_listen_streams).map(|s| (filter, s));
             match listen_filter(server, &req.params).and_then(slot) {
                 Ok((filter, slot)) => Route::Listen(Grant::new(filter, slot)),
@@ -113,27 +115,27 @@ fn listen_filter(server: &Server, params: &Value) -> Result<Filter, RpcError> {
 const MAX_LISTEN_URIS: usize = 1024;
 
 /// Runs one request on a worker. Up to 2025-11-25 that is `dispatch`. On 2026-07-28 the
-/// removed methods never get here; `server/discover` answers; `tools/call`, `prompts/get` and
-/// `resources/read` read the client's answers from the request and may end in an
-/// `InputRequiredResult`; and every result is decorated (`resultType`, server info, cache hints).
-pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: Value) -> Result<Reply, RpcError> {
+/// methods the table marks `input_required` read the client's answers from the request and
+/// may end in an `InputRequiredResult`, and every result is decorated (`resultType`, server
+/// info, cache hints).
+pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, params: Value) -> Result<Reply, RpcError> {
+    let spec = method.spec();
     if cx.version().is_stateful() {
         return dispatch(cx, server, method, params);
     }
-    let outcome = if method == "server/discover" {
-        Ok(Reply::Value(discover(server, cx.version())))
-    } else if input_required::applies_to(method) {
-        let key = Runtime::state_key(server);
-        let now = SystemTime::now();
-        cx.inputs = Some(input_required::begin(key, method, &params, now)?);
-        // What the state is bound to, kept before params move into the handler.
-        let origin = input_required::origin_of(method, &params);
-        let outcome = dispatch(cx, server, method, params);
-        input_required::finish(cx, key, method, &origin, outcome, now)
-    } else {
-        dispatch(cx, server, method, params)
+    let outcome = match spec {
+        Some(spec) if spec.input_required => {
+            let key = Runtime::state_key(server);
+            let now = SystemTime::now();
+            cx.inputs = Some(input_required::begin(key, spec, &params, now)?);
+            // What the state is bound to, kept before params move into the handler.
+            let origin = input_required::origin_of(spec, &params);
+            let outcome = dispatch(cx, server, method, params);
+            input_required::finish(cx, key, spec.name, &origin, outcome, now)
+        }
+        _ => dispatch(cx, server, method, params),
     };
-    decorate(server, method, outcome?)
+    decorate(server, spec.map_or(Cache::None, |s| s.cache), outcome?)
 }
 
 /// `server/discover` (2026-07-28): the per-request revisions, the capabilities the method
@@ -155,10 +157,15 @@ fn discover(server: &Server, version: ProtocolVersion) -> Value {
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// Every 2026-07-28 result: `resultType` (`complete` unless the handler's round needs input),
-/// the server's identity in `_meta`, and cache hints on the lists and `resources/read`. A
-/// result that came as JSON text with neither member (a tool's) gets them written in front.
-fn decorate(server: &Server, method: &str, result: Reply) -> Result<Reply, RpcError> {
-    let hint = cache_hint(server, method);
+/// the server's identity in `_meta`, and the cache hint the table gives the method. A result
+/// that came as JSON text with neither member (a tool's) gets them written in front.
+fn decorate(server: &Server, cache: Cache, result: Reply) -> Result<Reply, RpcError> {
+    let hint = match cache {
+        Cache::None => None,
+        Cache::List => Some(server.options().list_cache),
+        // What a resource holds may depend on who reads it.
+        Cache::Read => Some(server.options().read_cache),
+    };
     let result = match result {
         Reply::Json(text) if hint.is_none() => match decorate_text(server, text) {
             Ok(decorated) => return Ok(Reply::Json(decorated)),
@@ -195,64 +202,81 @@ fn decorate_text(server: &Server, mut text: String) -> Result<String, String> {
     Ok(decorated)
 }
 
-/// The cache hint a 2026-07-28 result of `method` carries, if any.
-fn cache_hint(server: &Server, method: &str) -> Option<crate::server::CacheHint> {
-    match method {
-        "tools/list"
-        | "prompts/list"
-        | "resources/list"
-        | "resources/templates/list"
-        | "skills/list"
-        | "skills/get" => Some(server.options().list_cache),
-        // What a resource holds may depend on who reads it.
-        "resources/read" => Some(server.options().read_cache),
-        _ => None,
-    }
-}
-
-/// Runs one request of an initialized session, on a worker.
-pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Value) -> Result<Reply, RpcError> {
+/// Runs one request on a worker: the gate its row names (closed: `-32601`, as the capabilities
+/// leave it out), then one `match` whose arms call one feature function each. A name the
+/// table does not know, and the official extensions' methods, go to the registered
+/// extensions.
+pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params: Value) -> Result<Reply, RpcError> {
     let r = server.registry();
-    let on = r.enabled(cx.version());
-    let catalog = Catalog { resources: &r.resources, listers: &r.listers, templates: &r.templates };
-    let value = match method {
-        "ping" => Ok(json!({})),
-        "tools/list" if on.tools => tools::list(cx, &r.tools, parse(params)?),
-        // Its result may come as JSON text already (`Reply::Json`).
-        "tools/call" if on.tools => return tools::call(cx, &r.tools, on.tasks, parse(params)?),
-        "resources/list" if on.resources => resources::list(cx, catalog, parse(params)?),
-        "resources/templates/list" if on.resources => resources::list_templates(cx, catalog, parse(params)?),
-        "resources/read" if on.resources => resources::read(cx, catalog, parse(params)?),
-        "resources/subscribe" if on.resources => resources::subscribe(cx, catalog, parse(params)?),
-        "resources/unsubscribe" if on.resources => resources::unsubscribe(cx, parse(params)?),
-        "prompts/list" if on.prompts => prompts::list(cx, &r.prompts, parse(params)?),
-        "prompts/get" if on.prompts => prompts::get(cx, &r.prompts, parse(params)?),
-        "completion/complete" if on.completions => completion::complete(cx, &r.prompts, &r.templates, parse(params)?),
-        "logging/setLevel" => logging::set_level(cx, parse(params)?),
+    let version = cx.version();
+    let on = r.enabled(version);
+    let id = match method.spec() {
+        Some(spec) if !spec.exists_in(version) => return Err(RpcError::method_not_found(method)),
+        Some(spec) => spec.id,
+        None => Id::Extension,
+    };
+    let per_request = !version.is_stateful();
+    let open = match method.spec().map_or(Gate::None, |s| s.gate) {
+        Gate::None => true,
+        Gate::Tools => on.tools,
+        Gate::Resources => on.resources,
+        Gate::Prompts => on.prompts,
+        Gate::Completions => on.completions,
         // The tasks extension (2026-07-28): only for a request that declared it.
-        "tasks/get" | "tasks/update" | "tasks/cancel" if !cx.version().is_stateful() && !tasks_ext::opted_in(cx) => {
-            Err(tasks_ext::missing())
+        Gate::Tasks if per_request => {
+            if !tasks_ext::opted_in(cx) {
+                return Err(tasks_ext::missing());
+            }
+            true
         }
-        "tasks/get" if !cx.version().is_stateful() => tasks_ext::get(parse(params)?),
-        "tasks/update" if !cx.version().is_stateful() => tasks_ext::update(cx, parse(params)?),
-        "tasks/cancel" if !cx.version().is_stateful() => tasks_ext::cancel(parse(params)?),
-        "tasks/get" if on.tasks => tasks::get(cx, parse(params)?),
-        "tasks/result" if on.tasks => tasks::result(cx, parse(params)?),
-        "tasks/list" if on.tasks => tasks::list(cx, parse(params)?),
-        "tasks/cancel" if on.tasks => tasks::cancel(cx, parse(params)?),
-        _ => match r.extensions.iter().find(|e| e.methods.iter().any(|m| m == method)) {
+        Gate::Tasks => on.tasks,
+    };
+    if !open {
+        return Err(RpcError::method_not_found(method));
+    }
+    let catalog = Catalog { resources: &r.resources, listers: &r.listers, templates: &r.templates };
+    let value = match id {
+        Id::Ping => Ok(json!({})),
+        Id::ToolsList => tools::list(cx, &r.tools, parse(params)?),
+        // Its result may come as JSON text already (`Reply::Json`).
+        Id::ToolsCall => return tools::call(cx, &r.tools, on.tasks, parse(params)?),
+        Id::ResourcesList => resources::list(cx, catalog, parse(params)?),
+        Id::ResourcesTemplatesList => resources::list_templates(cx, catalog, parse(params)?),
+        Id::ResourcesRead => resources::read(cx, catalog, parse(params)?),
+        Id::ResourcesSubscribe => resources::subscribe(cx, catalog, parse(params)?),
+        Id::ResourcesUnsubscribe => resources::unsubscribe(cx, parse(params)?),
+        Id::PromptsList => prompts::list(cx, &r.prompts, parse(params)?),
+        Id::PromptsGet => prompts::get(cx, &r.prompts, parse(params)?),
+        Id::CompletionComplete => completion::complete(cx, &r.prompts, &r.templates, parse(params)?),
+        Id::LoggingSetLevel => logging::set_level(cx, parse(params)?),
+        Id::TasksGet if per_request => tasks_ext::get(parse(params)?),
+        Id::TasksGet => tasks::get(cx, parse(params)?),
+        Id::TasksUpdate => tasks_ext::update(cx, parse(params)?),
+        Id::TasksCancel if per_request => tasks_ext::cancel(parse(params)?),
+        Id::TasksCancel => tasks::cancel(cx, parse(params)?),
+        Id::TasksResult => tasks::result(cx, parse(params)?),
+        Id::TasksList => tasks::list(cx, parse(params)?),
+        Id::ServerDiscover => Ok(discover(server, version)),
+        Id::Extension => match r.extensions.iter().find(|e| e.methods.iter().any(|m| *m == **method)) {
             Some(extension) => (extension.handler)(cx, method, params),
             None => Err(RpcError::method_not_found(method)),
         },
+        // Answered on the reader (`early`), or notifications sent as requests.
+        Id::Initialize
+        | Id::SubscriptionsListen
+        | Id::Initialized
+        | Id::Cancelled
+        | Id::Progress
+        | Id::RootsListChanged => Err(RpcError::method_not_found(method)),
     };
     value.map(Reply::Value)
 }
 
 /// Every incoming notification. Spec (JSON-RPC): a notification is never answered.
 pub(crate) fn on_notification(session: &Session, n: Notification) {
-    match n.method.as_str() {
-        "notifications/initialized" => log::debug!("client initialized"),
-        "notifications/cancelled" => match n.params.get("requestId").and_then(RequestId::from_value) {
+    match n.method.spec().map(|s| s.id) {
+        Some(Id::Initialized) => log::debug!("client initialized"),
+        Some(Id::Cancelled) => match n.params.get("requestId").and_then(RequestId::from_value) {
             Some(id) => {
                 if !session.cancel(&id) {
                     log::debug!("cancellation of unknown or finished request {id} ignored");
@@ -260,8 +284,8 @@ pub(crate) fn on_notification(session: &Session, n: Notification) {
             }
             None => log::warn!("notifications/cancelled without a valid requestId"),
         },
-        "notifications/roots/list_changed" => log::debug!("client roots changed"),
-        other => log::debug!("notification {other} ignored"),
+        Some(Id::RootsListChanged) => log::debug!("client roots changed"),
+        _ => log::debug!("notification {} ignored", n.method),
     }
 }
 
@@ -283,8 +307,8 @@ mod tests {
         let mut with_meta = CallToolResult::text("m");
         with_meta.meta = Some(json!({"k": 1}));
         for result in [CallToolResult::text("Echo: \"_meta\""), CallToolResult::default(), with_meta] {
-            let text = decorate(&server, "tools/call", Reply::Json(result.to_json(v))).and_then(Reply::into_value);
-            let value = decorate(&server, "tools/call", Reply::Value(result.to_wire(v))).and_then(Reply::into_value);
+            let text = decorate(&server, Cache::None, Reply::Json(result.to_json(v))).and_then(Reply::into_value);
+            let value = decorate(&server, Cache::None, Reply::Value(result.to_wire(v))).and_then(Reply::into_value);
             assert_eq!(text, value);
         }
         assert_eq!(decorate_text(&server, "{}".into()).map(|t| serde_json::from_str::<Value>(&t).is_ok()), Ok(true));

@@ -1,70 +1,62 @@
 //! JSON-RPC 2.0 envelopes, parsed by hand (a single message's members read straight from the text,
 //! anything else through `serde_json::Value`). Ids and error codes (`rpc`) and writing frames
 //! (`frame`) are re-exported here, so callers name one module.
-//! Knows nothing of MCP: every other module may use it, it uses none of them.
+//! Knows nothing of MCP but the table of method names (`method`, pure data), whose row a known
+//! name is kept as: every other module may use it, it uses no other.
 
 pub use super::frame::{
     encoded_len, error_response, notification, request_text, response, response_reply, result_text, Reply,
 };
 pub use super::rpc::*;
+use crate::wire::method::{self, Spec};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 use std::fmt;
 
-/// A method name as received. The names the server knows are kept as `&'static str`, so the
-/// usual request allocates nothing for its name; any other name is kept as sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Method(std::borrow::Cow<'static, str>);
+/// A method name as received. A name the server knows is kept as its row of the method table
+/// (`method::METHODS`), so the usual request allocates nothing for its name and every layer
+/// reads its facts without matching strings; any other name is kept as sent.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Method(Name);
 
-/// The method names a message is likely to carry, most common first.
-const KNOWN_METHODS: &[&str] = &[
-    "tools/call",
-    "ping",
-    "tools/list",
-    "resources/read",
-    "resources/list",
-    "resources/templates/list",
-    "prompts/get",
-    "prompts/list",
-    "completion/complete",
-    "notifications/cancelled",
-    "notifications/progress",
-    "notifications/initialized",
-    "notifications/roots/list_changed",
-    "initialize",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "server/discover",
-    "subscriptions/listen",
-    "tasks/get",
-    "tasks/result",
-    "tasks/list",
-    "tasks/cancel",
-    "tasks/update",
-];
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Name {
+    Known(&'static Spec),
+    Other(String),
+}
 
 impl Method {
     /// The name, borrowed.
     pub fn as_str(&self) -> &str {
-        &self.0
+        match &self.0 {
+            Name::Known(spec) => spec.name,
+            Name::Other(name) => name,
+        }
+    }
+
+    /// The method's row of the table, if the server knows it.
+    pub(crate) fn spec(&self) -> Option<&'static Spec> {
+        match self.0 {
+            Name::Known(spec) => Some(spec),
+            Name::Other(_) => None,
+        }
     }
 }
 
 impl From<&str> for Method {
     fn from(name: &str) -> Method {
-        match KNOWN_METHODS.iter().find(|known| **known == name) {
-            Some(known) => Method(std::borrow::Cow::Borrowed(known)),
-            None => Method(std::borrow::Cow::Owned(name.to_owned())),
+        match method::spec(name) {
+            Some(spec) => Method(Name::Known(spec)),
+            None => Method(Name::Other(name.to_owned())),
         }
     }
 }
 
 impl From<String> for Method {
     fn from(name: String) -> Method {
-        match KNOWN_METHODS.iter().find(|known| **known == name) {
-            Some(known) => Method(std::borrow::Cow::Borrowed(known)),
-            None => Method(std::borrow::Cow::Owned(name)),
+        match method::spec(&name) {
+            Some(spec) => Method(Name::Known(spec)),
+            None => Method(Name::Other(name)),
         }
     }
 }
@@ -72,25 +64,32 @@ impl From<String> for Method {
 impl std::ops::Deref for Method {
     type Target = str;
     fn deref(&self) -> &str {
-        &self.0
+        self.as_str()
     }
 }
 
 impl PartialEq<str> for Method {
     fn eq(&self, other: &str) -> bool {
-        *self.0 == *other
+        self.as_str() == other
     }
 }
 
 impl PartialEq<&str> for Method {
     fn eq(&self, other: &&str) -> bool {
-        *self.0 == **other
+        self.as_str() == *other
+    }
+}
+
+/// Reads as the name, as a `&str` would.
+impl fmt::Debug for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 

@@ -4,8 +4,9 @@
 //! on per-request-era POSTs. Imports only the wire and the shared base64 codec; no socket.
 
 use crate::util::base64;
-use crate::wire::jsonrpc::{RpcError, HEADER_MISMATCH};
+use crate::wire::jsonrpc::{Method, RpcError, HEADER_MISMATCH};
 use crate::wire::mcp_header::annotations;
+use crate::wire::method::Id;
 use serde_json::{Map, Value};
 
 /// One request header as the transport read it: the name, and the raw value bytes.
@@ -66,21 +67,11 @@ fn decode(name: &str, value: &str) -> Result<String, RpcError> {
     String::from_utf8(bytes).map_err(|_| mismatch(format!("the {name} header decodes to bytes that are not UTF-8")))
 }
 
-/// The body field `Mcp-Name` mirrors for `method`, if it has one (SEP-2243; the tasks
-/// extension adds its three methods).
-fn name_field(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
-        _ => None,
-    }
-}
-
 /// Checks the SEP-2243 headers of one per-request-era POST against its body: `Mcp-Method`
 /// (always), `Mcp-Name` (on the methods that name something), and for `tools/call` every
 /// `Mcp-Param-{Name}` the tool's `input_schema` declares (pass `None` when the tool is unknown:
-/// the method table then answers `-32602`). Every failure is `-32020`, answered with HTTP 400.
+/// the method table then answers `-32602`). Which field `Mcp-Name`
+/// mirrors is the method table's to say (`Spec::mcp_name`). Every failure is `-32020`, answered with HTTP 400.
 ///
 /// Spec (transports/streamable-http, Server Validation): header names are case-insensitive,
 /// values case-sensitive; surrounding whitespace is not part of a value; a header whose body
@@ -88,20 +79,20 @@ fn name_field(method: &str) -> Option<&'static str> {
 /// for an absent or `null` value; integers compare as numbers.
 pub(crate) fn validate(
     headers: &[Header],
-    method: &str,
+    method: &Method,
     params: &Value,
     input_schema: Option<&Value>,
 ) -> Result<(), RpcError> {
     match find(headers, MCP_METHOD)? {
         None => return Err(mismatch(format!("missing {MCP_METHOD} header: expected {method:?}"))),
-        Some(header) if header != method => {
+        Some(header) if header != method.as_str() => {
             return Err(mismatch(format!(
                 "the {MCP_METHOD} header {header:?} does not match the body's method {method:?}"
             )))
         }
         Some(_) => {}
     }
-    if let Some(field) = name_field(method) {
+    if let Some(field) = method.spec().and_then(|spec| spec.mcp_name) {
         let body = params.get(field).and_then(Value::as_str);
         match (find(headers, MCP_NAME)?, body) {
             (None, None) => {}
@@ -123,13 +114,12 @@ pub(crate) fn validate(
             }
         }
     }
-    if method == "tools/call" {
-        if let Some(schema) = input_schema {
-            let empty = Value::Object(Map::new());
-            let arguments = params.get("arguments").filter(|a| !a.is_null()).unwrap_or(&empty);
-            for (path, suffix) in annotations(schema) {
-                check_param(headers, arguments, &path, suffix)?;
-            }
+    let tools_call = method.spec().is_some_and(|spec| spec.id == Id::ToolsCall);
+    if let Some(schema) = input_schema.filter(|_| tools_call) {
+        let empty = Value::Object(Map::new());
+        let arguments = params.get("arguments").filter(|a| !a.is_null()).unwrap_or(&empty);
+        for (path, suffix) in annotations(schema) {
+            check_param(headers, arguments, &path, suffix)?;
         }
     }
     Ok(())
@@ -200,7 +190,7 @@ mod tests {
 
     fn run(headers: &[(&str, &str)], method: &str, params: &Value, schema: Option<&Value>) -> Result<(), RpcError> {
         let pairs: Vec<Header> = headers.iter().map(|(n, v)| (*n, v.as_bytes())).collect();
-        validate(&pairs, method, params, schema)
+        validate(&pairs, &Method::from(method), params, schema)
     }
 
     #[test]
@@ -286,7 +276,7 @@ mod tests {
         // No header and no body value: the method table answers -32602 for the body.
         assert!(run(&[("Mcp-Method", "tools/call")], "tools/call", &json!({}), None).is_ok());
         let non_ascii: &[Header] = &[("Mcp-Method", b"tools/call"), ("Mcp-Name", "世界".as_bytes())];
-        let err = validate(non_ascii, "tools/call", &json!({"name": "世界"}), None).unwrap_err();
+        let err = validate(non_ascii, &Method::from("tools/call"), &json!({"name": "世界"}), None).unwrap_err();
         assert!(err.message.contains("byte 0xe4"), "{}", err.message);
     }
 

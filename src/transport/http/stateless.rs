@@ -14,6 +14,7 @@ use crate::wire::jsonrpc::{
     UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::wire::meta::{Carrier, RequestMeta};
+use crate::wire::method::Id;
 use serde_json::Value;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
@@ -40,8 +41,8 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     };
     let checked = {
         let pairs: Vec<Header> = exchange.head.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
-        let schema = match req.method.as_str() {
-            "tools/call" => {
+        let schema = match req.method.spec().map(|s| s.id) {
+            Some(Id::ToolsCall) => {
                 req.params.get("name").and_then(Value::as_str).and_then(|n| http.server.tool_input_schema(n))
             }
             _ => None,
@@ -56,7 +57,7 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     let connection = Connection::new(Arc::clone(&http.server), notifier);
     let (reply, answers) = Sink::channel();
     let id = req.id.clone();
-    let listen = req.method == "subscriptions/listen";
+    let listen = req.method.spec().is_some_and(|s| s.id == Id::SubscriptionsListen);
     // `_meta` was read above: the connection takes it as it is.
     connection.per_request(req, meta, &reply);
     drop(reply);

@@ -46,33 +46,25 @@ impl Connection {
         &self.session
     }
 
-    /// Handles one message (or batch) as text: a line of stdio, an HTTP body. Answers go to
-    /// `reply`. Never runs handler code on the caller's thread, so the reader stays free to
-    /// deliver the answers handlers wait for.
+    /// Handles one message (or batch) as text, with no transport facts (an embedder's own
+    /// transport, the in-memory client): [`Connection::handle`] after parsing.
     pub fn handle_text(&self, text: &str, reply: &Sink) {
-        self.handle(jsonrpc::parse(text), reply);
+        self.handle(jsonrpc::parse(text), Carrier::Plain, reply);
     }
 
-    /// Handles one parsed line or body (no transport headers: stdio, memory).
-    pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, reply: &Sink) {
-        self.handle_carried(incoming, reply, Carrier::Stdio);
-    }
-
-    /// Handles one parsed line or body with what its transport knows besides it.
-    pub(crate) fn handle_carried(&self, incoming: Result<Incoming, Malformed>, reply: &Sink, carrier: Carrier) {
+    /// THE entry point of every transport: one parsed line or body, what its transport knows
+    /// besides it (`carrier`: headers, whether it came in a session), and where its answers
+    /// go. Each message's era is decided here once; never runs handler code on the caller's
+    /// thread, so the reader stays free to deliver the answers handlers wait for.
+    pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, carrier: Carrier, reply: &Sink) {
         match incoming {
             Err(bad) => reply.send(Outgoing::Response(jsonrpc::error_response(bad.id.as_ref(), &bad.error))),
-            Ok(Incoming::Single(message)) => self.handle_message_carried(message, reply, carrier),
-            Ok(Incoming::Batch(items)) => self.handle_batch(items, reply),
+            Ok(Incoming::Single(message)) => self.on_message(message, carrier, reply),
+            Ok(Incoming::Batch(items)) => self.on_batch(items, carrier, reply),
         }
     }
 
-    /// Handles one message.
-    pub(crate) fn handle_message(&self, message: Message, reply: &Sink) {
-        self.handle_message_carried(message, reply, Carrier::Stdio);
-    }
-
-    fn handle_message_carried(&self, message: Message, reply: &Sink, carrier: Carrier) {
+    fn on_message(&self, message: Message, carrier: Carrier, reply: &Sink) {
         match message {
             Message::Request(req) => self.on_request(req, reply, carrier),
             Message::Notification(n) => {
@@ -197,8 +189,8 @@ impl Connection {
         }
     }
 
-    fn handle_batch(&self, items: Vec<Result<Message, Malformed>>, reply: &Sink) {
-        if meta::batch_is_per_request(&items, Carrier::Stdio) {
+    fn on_batch(&self, items: Vec<Result<Message, Malformed>>, carrier: Carrier, reply: &Sink) {
+        if meta::batch_is_per_request(&items, carrier) {
             reply.send(Outgoing::Response(jsonrpc::error_response(None, &meta::batch_refused())));
             return;
         }
@@ -220,9 +212,9 @@ impl Connection {
             match item {
                 Ok(Message::Request(req)) => {
                     expected += 1;
-                    self.on_request(req, &batch_sink, Carrier::Stdio);
+                    self.on_request(req, &batch_sink, carrier);
                 }
-                Ok(other) => self.handle_message(other, &batch_sink),
+                Ok(other) => self.on_message(other, carrier, &batch_sink),
                 Err(bad) => {
                     expected += 1;
                     batch_sink.send(Outgoing::Response(jsonrpc::error_response(bad.id.as_ref(), &bad.error)));

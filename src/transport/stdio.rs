@@ -5,6 +5,7 @@ use crate::error::Error;
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::jsonrpc::{self, Malformed, RpcError};
+use crate::wire::meta::Carrier;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
@@ -59,14 +60,14 @@ pub fn serve_io(
             Ok(Line::TooLong) => {
                 log::warn!("message over {cap} bytes refused");
                 let error = RpcError::invalid_request(format!("message too large: the limit is {cap} bytes"));
-                connection.handle(Err(Malformed { id: None, error }), &sink);
+                connection.handle(Err(Malformed { id: None, error }), Carrier::Plain, &sink);
             }
             Ok(Line::Text) => {
                 let text = match std::str::from_utf8(&line) {
                     Ok(t) => t.trim(),
                     Err(e) => {
                         let error = RpcError::parse_error(format!("parse error: invalid UTF-8 ({e})"));
-                        connection.handle(Err(Malformed { id: None, error }), &sink);
+                        connection.handle(Err(Malformed { id: None, error }), Carrier::Plain, &sink);
                         continue;
                     }
                 };
@@ -74,7 +75,7 @@ pub fn serve_io(
                     continue;
                 }
                 log::debug!("<- {text}");
-                connection.handle(jsonrpc::parse(text), &sink);
+                connection.handle(jsonrpc::parse(text), Carrier::Plain, &sink);
             }
             Err(e) => break Err(Error::Io(e)),
         }

@@ -62,8 +62,9 @@ pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// What the transport knows about a message besides its body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Carrier<'a> {
-    /// stdio or an in-memory connection: no headers.
-    Stdio,
+    /// No facts besides the message: stdio, an in-memory connection, the legacy HTTP+SSE
+    /// transport (2024-11-05 has no protocol headers).
+    Plain,
     /// Streamable HTTP.
     Http {
         /// The `MCP-Protocol-Version` header, surrounding whitespace already trimmed, if sent.
@@ -103,7 +104,7 @@ pub(crate) fn era(method: &str, params: &Value, carrier: Carrier) -> Era {
         meta.keys().any(|key| matches!(key.as_str(), PROTOCOL_VERSION | CLIENT_CAPABILITIES | CLIENT_INFO | LOG_LEVEL))
     });
     let modern_header = match carrier {
-        Carrier::Stdio => false,
+        Carrier::Plain => false,
         Carrier::Http { protocol_version, session } => {
             !session && protocol_version.is_some_and(|v| !ProtocolVersion::parse(v).is_some_and(|v| v.is_stateful()))
         }
@@ -321,7 +322,7 @@ mod tests {
             CLIENT_INFO: {"name": "conformance-test-client", "version": "1.0.0"},
             LOG_LEVEL: "warning",
         }});
-        for carrier in [Carrier::Stdio, HTTP_2026] {
+        for carrier in [Carrier::Plain, HTTP_2026] {
             let meta = RequestMeta::parse(&params, carrier).unwrap();
             assert_eq!(meta.protocol_version, ProtocolVersion::V2026_07_28);
             assert_eq!(meta.client_capabilities, json!({"sampling": {}, "roots": {"listChanged": true}}));
@@ -365,7 +366,7 @@ mod tests {
             ("bad header beats a bad log level", with(LOG_LEVEL, json!("loud")), header("2025-11-25"), HEADER_MISMATCH),
             // 3. the version.
             ("301 header and _meta v999", v999.clone(), header("v999.0.0"), UNSUPPORTED_PROTOCOL_VERSION),
-            ("v999 over stdio", v999, Carrier::Stdio, UNSUPPORTED_PROTOCOL_VERSION),
+            ("v999 over stdio", v999, Carrier::Plain, UNSUPPORTED_PROTOCOL_VERSION),
             (
                 "a handshake revision per request",
                 with(PROTOCOL_VERSION, json!("2025-11-25")),
@@ -375,7 +376,7 @@ mod tests {
             (
                 "unsupported beats a bad client info",
                 json!({"_meta": {PROTOCOL_VERSION: "1900-01-01", CLIENT_CAPABILITIES: {}, CLIENT_INFO: 7}}),
-                Carrier::Stdio,
+                Carrier::Plain,
                 UNSUPPORTED_PROTOCOL_VERSION,
             ),
             // 4. optional fields.
@@ -384,7 +385,7 @@ mod tests {
             ("logLevel number", with(LOG_LEVEL, json!(3)), HTTP_2026, INVALID_PARAMS),
             // And the good ones.
             ("valid over http", json!({"_meta": valid_meta()}), HTTP_2026, 0),
-            ("valid over stdio", json!({"_meta": valid_meta()}), Carrier::Stdio, 0),
+            ("valid over stdio", json!({"_meta": valid_meta()}), Carrier::Plain, 0),
             ("untrimmed header", json!({"_meta": valid_meta()}), header(" 2026-07-28 "), 0),
             (
                 "the session flag does not matter here",
@@ -407,7 +408,7 @@ mod tests {
 
     #[test]
     fn unsupported_version_carries_supported_and_requested() {
-        let err = RequestMeta::parse(&with(PROTOCOL_VERSION, json!("v999.0.0")), Carrier::Stdio).unwrap_err();
+        let err = RequestMeta::parse(&with(PROTOCOL_VERSION, json!("v999.0.0")), Carrier::Plain).unwrap_err();
         assert_eq!(err.code, UNSUPPORTED_PROTOCOL_VERSION);
         let data = err.data.unwrap();
         assert_eq!(data["requested"], "v999.0.0");
@@ -470,26 +471,26 @@ mod tests {
             ("2026 header inside a session", "tools/list", json!({}), http(Some("2026-07-28"), true), Era::Handshake),
             ("no header, no _meta", "tools/list", json!({}), http(None, false), Era::Handshake),
             // stdio: only the body tells.
-            ("stdio modern", "tools/list", meta.clone(), Carrier::Stdio, Era::PerRequest),
-            ("stdio discover probe without _meta", "server/discover", Value::Null, Carrier::Stdio, Era::PerRequest),
-            ("stdio legacy", "tools/list", json!({}), Carrier::Stdio, Era::Handshake),
-            ("stdio progressToken only", "tools/call", progress_only, Carrier::Stdio, Era::Handshake),
-            ("stdio only capabilities", "tools/list", without(PROTOCOL_VERSION), Carrier::Stdio, Era::PerRequest),
+            ("stdio modern", "tools/list", meta.clone(), Carrier::Plain, Era::PerRequest),
+            ("stdio discover probe without _meta", "server/discover", Value::Null, Carrier::Plain, Era::PerRequest),
+            ("stdio legacy", "tools/list", json!({}), Carrier::Plain, Era::Handshake),
+            ("stdio progressToken only", "tools/call", progress_only, Carrier::Plain, Era::Handshake),
+            ("stdio only capabilities", "tools/list", without(PROTOCOL_VERSION), Carrier::Plain, Era::PerRequest),
             (
                 "stdio only logLevel",
                 "tools/list",
                 json!({"_meta": {LOG_LEVEL: "info"}}),
-                Carrier::Stdio,
+                Carrier::Plain,
                 Era::PerRequest,
             ),
             (
                 "stdio initialize",
                 "initialize",
                 json!({"protocolVersion": "2025-11-25"}),
-                Carrier::Stdio,
+                Carrier::Plain,
                 Era::Handshake,
             ),
-            ("_meta not an object", "tools/list", json!({"_meta": 5}), Carrier::Stdio, Era::Handshake),
+            ("_meta not an object", "tools/list", json!({"_meta": 5}), Carrier::Plain, Era::Handshake),
         ];
         for (name, method, params, carrier, expected) in cases {
             assert_eq!(era(method, &params, carrier), expected, "{name}");

@@ -5,15 +5,15 @@
 //! (and session) once a write has made no progress for the write timeout.
 
 use super::http1::Exchange;
-use super::sse::SseWriter;
+use super::pump::{Pump, Stop};
 use super::{read_message, Answer, Http, SLICE};
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::util::random;
 use crate::wire::jsonrpc::RpcError;
+use crate::wire::meta::Carrier;
 use std::collections::HashMap;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
 
 /// Messages that may wait for a legacy session's stream.
 const WAITING: usize = 256;
@@ -60,29 +60,28 @@ pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
         table.insert(id.clone(), Arc::clone(&session));
     }
     log::info!("legacy SSE session {id} opened");
-    if let Ok(mut writer) = SseWriter::start(exchange, cors) {
-        let mut alive = writer.event(None, Some("endpoint"), None, &format!("/messages?sessionId={id}")).is_ok();
-        let mut last_write = Instant::now();
-        while alive && !session.connection.session().is_closed() && !http.stopping() {
-            alive = match messages.recv_timeout(SLICE) {
-                Ok(Outgoing::CloseStream) => true,
-                Ok(message) => {
-                    last_write = Instant::now();
-                    writer.event(None, Some("message"), None, message.json()).is_ok()
+    if let Ok(mut pump) = Pump::start(exchange, cors) {
+        let endpoint = format!("/messages?sessionId={id}");
+        let stop = match pump.event(None, Some("endpoint"), None, &endpoint) {
+            Err(_) => Stop::Abandon,
+            Ok(()) => loop {
+                match messages.recv_timeout(SLICE) {
+                    Ok(Outgoing::CloseStream) => {}
+                    Ok(message) => {
+                        if pump.event(None, Some("message"), None, message.json()).is_err() {
+                            break Stop::Abandon;
+                        }
+                    }
+                    Err(RecvTimeoutError::Timeout) => {
+                        if let Err(stop) = pump.idle(http, !session.connection.session().is_closed(), true) {
+                            break stop;
+                        }
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break Stop::Finish,
                 }
-                Err(RecvTimeoutError::Timeout) if writer.client_gone() => false,
-                Err(RecvTimeoutError::Timeout) if http.streams_ending() => break,
-                Err(RecvTimeoutError::Timeout) if last_write.elapsed() >= http.options.keep_alive => {
-                    last_write = Instant::now();
-                    writer.comment("keep-alive").is_ok()
-                }
-                Err(RecvTimeoutError::Timeout) => true,
-                Err(RecvTimeoutError::Disconnected) => false,
-            };
-        }
-        if http.streams_ending() {
-            writer.end_with_retry(super::retry_ms(&http.options));
-        }
+            },
+        };
+        pump.end(http, stop);
     }
     http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
     session.connection.close();
@@ -98,7 +97,7 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, query: &str, cors: 
     };
     match read_message(http, exchange) {
         Ok(incoming) => {
-            session.connection.handle(Ok(incoming), &session.stream);
+            session.connection.handle(Ok(incoming), Carrier::Plain, &session.stream);
             Answer::text(202, "Accepted\n").send(exchange, cors);
         }
         Err(answer) => answer.send(exchange, cors),

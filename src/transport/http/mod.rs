@@ -11,6 +11,7 @@ mod http1;
 mod legacy;
 mod listener;
 mod probe;
+mod pump;
 mod security;
 mod sessions;
 mod sse;
@@ -531,7 +532,7 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     // client may act on the answer before this thread has moved on).
     let busy = session.busy();
     let (reply, answers) = Sink::channel();
-    session.connection.handle(Ok(incoming), &reply);
+    session.connection.handle(Ok(incoming), carrier, &reply);
     drop(reply);
     if !has_requests {
         drop(busy);

@@ -6,7 +6,7 @@
 
 use super::headers::{self, Header};
 use super::http1::Exchange;
-use super::sse::SseWriter;
+use super::pump::{Pump, Stop};
 use super::{Answer, Http, SLICE};
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::wire::jsonrpc::{
@@ -18,7 +18,6 @@ use crate::wire::method::Id;
 use serde_json::Value;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Serves one per-request-era POST.
 pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], message: Message) {
@@ -99,7 +98,7 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
 }
 
 /// Writes a request's messages as SSE, one JSON per `data:` line, until its response (or, for
-/// a listen stream, until the client hangs up or the server stops), with keep-alive comments.
+/// a listen stream, until the client hangs up or the server stops or drains).
 fn stream(
     http: &Http,
     exchange: &mut Exchange<'_>,
@@ -107,47 +106,32 @@ fn stream(
     first: Outgoing,
     answers: &std::sync::mpsc::Receiver<Outgoing>,
 ) {
-    let Ok(mut writer) = SseWriter::start(exchange, cors) else { return };
+    let Ok(mut pump) = Pump::start(exchange, cors) else { return };
     let mut next = Some(first);
-    let mut last_write = Instant::now();
-    loop {
+    let stop = loop {
         let message = match next.take() {
             Some(message) => message,
             None => match answers.recv_timeout(SLICE) {
                 Ok(message) => message,
-                Err(RecvTimeoutError::Disconnected) => break,
-                Err(RecvTimeoutError::Timeout) => {
-                    if http.stopping() || writer.client_gone() {
-                        return;
-                    }
-                    // Only a listen stream is still open once handlers are done.
-                    if http.streams_ending() {
-                        return writer.end_with_retry(super::retry_ms(&http.options));
-                    }
-                    if last_write.elapsed() >= http.options.keep_alive {
-                        last_write = Instant::now();
-                        if writer.comment("keep-alive").is_err() {
-                            return;
-                        }
-                    }
-                    continue;
-                }
+                Err(RecvTimeoutError::Disconnected) => break Stop::Finish,
+                Err(RecvTimeoutError::Timeout) => match pump.idle(http, true, true) {
+                    Ok(()) => continue,
+                    Err(stop) => break stop,
+                },
             },
         };
         if message == Outgoing::CloseStream {
             continue;
         }
-        let last = matches!(message, Outgoing::Response(_));
-        if let Err(e) = writer.event(None, None, None, message.json()) {
+        if let Err(e) = pump.event(None, None, None, message.json()) {
             log::debug!("per-request stream lost: {e}");
-            return;
+            break Stop::Abandon;
         }
-        last_write = Instant::now();
-        if last {
-            break;
+        if matches!(message, Outgoing::Response(_)) {
+            break Stop::Finish;
         }
-    }
-    let _ = writer.finish();
+    };
+    pump.end(http, stop);
 }
 
 /// A refusal before the request runs: JSON (the suite reads a body only as JSON), the id echoed.

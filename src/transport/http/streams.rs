@@ -4,8 +4,9 @@
 //! notice channel, holding no lock while it waits. Every one gets keep-alive comments.
 
 use super::http1::Exchange;
+use super::pump::{Pump, Stop};
 use super::sessions::HttpSession;
-use super::sse::{self, SseWriter, Stream};
+use super::sse::{self, Stream};
 use super::{accepts, ended_with_session, find_session, retry_ms, Answer, Http, SLICE};
 use crate::server::connection::Outgoing;
 use crate::wire::jsonrpc::{RequestId, RpcError};
@@ -13,7 +14,7 @@ use crate::wire::version::ProtocolVersion;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// GET opens a standalone stream for messages not tied to a request, or resumes a stream after
 /// the `Last-Event-ID` the client saw.
@@ -55,12 +56,12 @@ pub(super) fn get(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static st
         Some((stream, seq)) => resume_stream(http, exchange, cors, &session, &stream, seq),
         None => {
             let stream = session.new_stream(false);
-            match SseWriter::start(exchange, cors) {
-                Ok(mut writer) => {
+            match Pump::start(exchange, cors) {
+                Ok(mut pump) => {
                     let primed = !primes(version)
-                        || writer.event(Some(&stream.event_id(0)), None, Some(retry_ms(&http.options)), "").is_ok();
+                        || pump.event(Some(&stream.event_id(0)), None, Some(retry_ms(&http.options)), "").is_ok();
                     if primed {
-                        standalone(http, writer, &session, &stream);
+                        standalone(http, pump, &session, &stream);
                     }
                 }
                 Err(e) => log::debug!("GET stream failed to start: {e}"),
@@ -81,60 +82,45 @@ fn resume_stream(
     stream: &Arc<Stream>,
     mut seq: u64,
 ) {
-    let Ok(mut writer) = SseWriter::start(exchange, cors) else {
+    let Ok(mut pump) = Pump::start(exchange, cors) else {
         stream.detach();
         return;
     };
-    let mut last_write = Instant::now();
-    loop {
+    let stop = loop {
         let (events, done) = stream.after(seq, SLICE);
         let idle = events.is_empty();
-        for (s, json) in events {
-            if writer.event(Some(&stream.event_id(s)), None, None, &json).is_err() {
-                stream.detach();
-                return;
-            }
-            last_write = Instant::now();
+        if let Some(lost) = events.into_iter().find_map(|(s, json)| {
             seq = s;
+            pump.event(Some(&stream.event_id(s)), None, None, &json).err()
+        }) {
+            log::debug!("resumed stream {} lost: {lost}", stream.id);
+            break Stop::Abandon;
         }
         if done {
-            let _ = writer.finish();
-            stream.detach();
-            return;
+            break Stop::Finish;
         }
         if !stream.for_request {
             // A standalone stream: what was missed is out, now live messages.
-            standalone(http, writer, session, stream);
+            standalone(http, pump, session, stream);
             stream.detach();
             return;
         }
-        if idle && !keep_going(http, &mut writer, session, &mut last_write) {
-            stream.detach();
-            return;
+        if idle {
+            if let Err(stop) = pump.idle(http, !session.connection.session().is_closed(), true) {
+                break stop;
+            }
         }
-    }
-}
-
-/// Between messages on a stream: whether it should go on (the client is there, the session and
-/// the server live), with a keep-alive comment when nothing was written for a while.
-fn keep_going(http: &Http, writer: &mut SseWriter<'_>, session: &HttpSession, last_write: &mut Instant) -> bool {
-    if http.stopping() || http.streams_ending() || session.connection.session().is_closed() || writer.client_gone() {
-        return false;
-    }
-    if last_write.elapsed() >= http.options.keep_alive {
-        *last_write = Instant::now();
-        return writer.comment("keep-alive").is_ok();
-    }
-    true
+    };
+    pump.end(http, stop);
+    stream.detach();
 }
 
 /// Forwards the session's messages not tied to a request until the client or session goes.
 /// One stream at a time holds the session's notice channel; the others wait for it on their
 /// own, holding no lock, and keep their own clients alive meanwhile.
-fn standalone(http: &Http, mut writer: SseWriter<'_>, session: &HttpSession, stream: &Stream) {
+fn standalone(http: &Http, mut pump: Pump<'_>, session: &HttpSession, stream: &Stream) {
     let mut notices = None;
-    let mut last_write = Instant::now();
-    loop {
+    let stop = loop {
         if notices.is_none() {
             notices = session.hold_notices(SLICE);
         }
@@ -144,22 +130,13 @@ fn standalone(http: &Http, mut writer: SseWriter<'_>, session: &HttpSession, str
             Some(Ok(message)) => {
                 let json = message.json().to_owned();
                 let seq = stream.push(json.clone(), false);
-                last_write = Instant::now();
-                writer.event(Some(&stream.event_id(seq)), None, None, &json)
+                pump.event(Some(&stream.event_id(seq)), None, None, &json)
             }
-            Some(Err(RecvTimeoutError::Disconnected)) => {
-                let _ = writer.finish();
-                return;
-            }
+            Some(Err(RecvTimeoutError::Disconnected)) => break Stop::Finish,
             Some(Err(RecvTimeoutError::Timeout)) | None => {
-                if !keep_going(http, &mut writer, session, &mut last_write) {
+                if let Err(stop) = pump.idle(http, !session.connection.session().is_closed(), true) {
                     log::debug!("GET stream {} ended", stream.id);
-                    if http.streams_ending() {
-                        writer.end_with_retry(retry_ms(&http.options));
-                    } else if !writer.client_gone() {
-                        let _ = writer.finish();
-                    }
-                    return;
+                    break stop;
                 }
                 Ok(())
             }
@@ -167,9 +144,10 @@ fn standalone(http: &Http, mut writer: SseWriter<'_>, session: &HttpSession, str
         session.touch();
         if let Err(e) = written {
             log::debug!("GET stream {} closed: {e}", stream.id);
-            return;
+            break Stop::Abandon;
         }
-    }
+    };
+    pump.end(http, stop);
 }
 
 /// Whether streams start with a priming event (an id and `retry:`, empty data) so a client can
@@ -198,16 +176,15 @@ pub(super) fn answer(
 ) {
     let Streamed { session, first, answers, version, id } = request;
     let stream = session.new_stream(true);
-    let mut writer = SseWriter::start(exchange, headers).ok();
+    let mut pump = Pump::start(exchange, headers).ok();
     if primes(version) {
-        writer = writer.and_then(|mut w| {
-            w.event(Some(&stream.event_id(0)), None, Some(retry_ms(&http.options)), "").ok().map(|_| w)
+        pump = pump.and_then(|mut p| {
+            p.event(Some(&stream.event_id(0)), None, Some(retry_ms(&http.options)), "").ok().map(|_| p)
         });
     }
     let mut next = Some(first);
-    let mut last_write = Instant::now();
     loop {
-        let message = match next.take().or_else(|| next_streamed(http, answers, writer.as_mut(), &mut last_write)) {
+        let message = match next.take().or_else(|| next_streamed(http, answers, &mut pump, &stream)) {
             Some(message) => message,
             // The request ended without a response: its session was deleted while it ran.
             None if session.connection.session().is_closed() => Outgoing::Response(ended_with_session(id)),
@@ -215,9 +192,9 @@ pub(super) fn answer(
         };
         if message == Outgoing::CloseStream {
             // Only a primed stream can be resumed: before 2025-11-25 the client may hold no id.
-            if let Some(w) = writer.take_if(|_| primes(version)) {
+            if let Some(p) = pump.take_if(|_| primes(version)) {
                 log::debug!("closing stream {} early; the client polls back for the rest", stream.id);
-                let _ = w.finish();
+                p.end(http, Stop::Finish);
                 stream.detach();
             }
             continue;
@@ -225,11 +202,10 @@ pub(super) fn answer(
         let last = matches!(message, Outgoing::Response(_));
         let json = message.json().to_owned();
         let seq = stream.push(json.clone(), last);
-        if let Some(w) = writer.as_mut() {
-            last_write = Instant::now();
-            if let Err(e) = w.event(Some(&stream.event_id(seq)), None, None, &json) {
+        if let Some(p) = pump.as_mut() {
+            if let Err(e) = p.event(Some(&stream.event_id(seq)), None, None, &json) {
                 log::debug!("stream {} lost ({e}); its messages are kept for resumption", stream.id);
-                writer = None;
+                pump = None;
                 stream.detach();
             }
         }
@@ -237,22 +213,22 @@ pub(super) fn answer(
             break;
         }
     }
-    // Without a writer the stream was detached when it was lost or closed; a resumed
+    // Without a pump the stream was detached when it was lost or closed; a resumed
     // connection may hold it by now.
-    if let Some(w) = writer {
-        let _ = w.finish();
+    if let Some(p) = pump {
+        p.end(http, Stop::Finish);
         stream.detach();
     }
 }
 
-/// `next_answer` for a request whose answer is a stream: a keep-alive comment whenever nothing
-/// was written for `keep_alive`, so a proxy does not time out a slow handler's stream (nginx's
-/// `proxy_read_timeout` is 60 s). A failed comment is seen by the next event's write.
+/// `next_answer` for a request whose answer is a stream. Its messages are collected until the
+/// response even after the client hangs up (kept for resumption); only a server that stops
+/// ends the wait. The pump, while there is one, keeps the stream alive in between.
 fn next_streamed(
     http: &Http,
     answers: &Receiver<Outgoing>,
-    mut writer: Option<&mut SseWriter<'_>>,
-    last_write: &mut Instant,
+    pump: &mut Option<Pump<'_>>,
+    stream: &Stream,
 ) -> Option<Outgoing> {
     loop {
         match answers.recv_timeout(SLICE) {
@@ -260,9 +236,10 @@ fn next_streamed(
             Err(RecvTimeoutError::Disconnected) => return None,
             Err(RecvTimeoutError::Timeout) if http.stopping() => return None,
             Err(RecvTimeoutError::Timeout) => {
-                if let Some(w) = writer.as_deref_mut().filter(|_| last_write.elapsed() >= http.options.keep_alive) {
-                    *last_write = Instant::now();
-                    let _ = w.comment("keep-alive");
+                if pump.as_mut().is_some_and(|p| p.idle(http, true, false).is_err()) {
+                    log::debug!("stream {} lost; its messages are kept for resumption", stream.id);
+                    *pump = None;
+                    stream.detach();
                 }
             }
         }

@@ -47,7 +47,7 @@ impl Connection {
     }
 
     /// Handles one message (or batch) as text, with no transport facts (an embedder's own
-    /// transport, the in-memory client): [`Connection::handle`] after parsing.
+    /// transport, the in-memory client): `Connection::handle` after parsing.
     pub fn handle_text(&self, text: &str, reply: &Sink) {
         self.handle(jsonrpc::parse(text), Carrier::Plain, reply);
     }

@@ -14,7 +14,7 @@ pub(crate) struct SetLevelParams {
 
 /// `logging/setLevel`: answers exactly `{}`.
 pub(crate) fn set_level(cx: &RequestCx, params: SetLevelParams) -> Result<Value, RpcError> {
-    cx.session().set_log_level(params.level);
+    cx.session()?.set_log_level(params.level);
     Ok(json!({}))
 }
 

@@ -178,14 +178,14 @@ pub(crate) fn subscribe(cx: &RequestCx, catalog: Catalog, params: UriParams) -> 
     if read_contents(cx, catalog, &params.uri)?.0.is_empty() {
         return Err(not_found(cx.version(), &params.uri));
     }
-    cx.session().subscribe(&params.uri)?;
+    cx.session()?.subscribe(&params.uri)?;
     cx.runtime().subscribed(&params.uri);
     Ok(json!({}))
 }
 
 /// `resources/unsubscribe`.
 pub(crate) fn unsubscribe(cx: &RequestCx, params: UriParams) -> Result<Value, RpcError> {
-    cx.session().unsubscribe(&params.uri);
+    cx.session()?.unsubscribe(&params.uri);
     Ok(json!({}))
 }
 

@@ -192,7 +192,7 @@ pub(crate) fn spawn(
         finished: Condvar::new(),
     });
     {
-        let tasks = cx.session().state::<TaskTable>();
+        let tasks = cx.session()?.state::<TaskTable>();
         let mut tasks = tasks.lock();
         if tasks.len() >= MAX_TASKS {
             match tasks.iter().position(|t| t.lock().status.is_terminal()) {
@@ -219,17 +219,19 @@ pub(crate) fn spawn(
 }
 
 fn status_changed(cx: &RequestCx, task: &Task) {
-    cx.session().notify("notifications/tasks/status", &task.to_wire());
+    if let Ok(session) = cx.session() {
+        session.notify("notifications/tasks/status", &task.to_wire());
+    }
 }
 
 /// `tasks/get`.
 pub(crate) fn get(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    Ok(cx.session().state::<TaskTable>().find(&params.task_id)?.to_wire())
+    Ok(cx.session()?.state::<TaskTable>().find(&params.task_id)?.to_wire())
 }
 
 /// `tasks/result`: waits for a terminal state, then answers what the request would have.
 pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    let task = cx.session().state::<TaskTable>().find(&params.task_id)?;
+    let task = cx.session()?.state::<TaskTable>().find(&params.task_id)?;
     let mut state = task.lock();
     while !state.status.is_terminal() {
         if cx.is_cancelled() {
@@ -254,13 +256,13 @@ pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcE
 
 /// `tasks/list`.
 pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError> {
-    let tasks = cx.session().state::<TaskTable>().lock().clone();
+    let tasks = cx.session()?.state::<TaskTable>().lock().clone();
     pagination::list_result("tasks", &tasks, &params, cx.page_size(), |t| t.to_wire())
 }
 
 /// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.
 pub(crate) fn cancel(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    let task = cx.session().state::<TaskTable>().find(&params.task_id)?;
+    let task = cx.session()?.state::<TaskTable>().find(&params.task_id)?;
     {
         let mut state = task.lock();
         if state.status.is_terminal() {

@@ -4,7 +4,7 @@
 //! through a `Sink` the transport drains, so one writer owns each output stream.
 
 use crate::server::context::{RequestCx, Terms};
-use crate::server::listen::ListenStream;
+use crate::server::listen::{Grant, ListenStream};
 use crate::server::methods::{self, Route};
 use crate::server::session::{Job, Session};
 #[cfg(feature = "http")]
@@ -17,6 +17,8 @@ use crate::wire::method::Id;
 use crate::wire::version::ProtocolVersion;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+#[cfg(feature = "http")]
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// `subscriptions/listen` streams one connection may hold open at once.
@@ -96,41 +98,55 @@ impl Connection {
 
     /// Handles a 2026-07-28 request whose `_meta` its transport has read and checked already
     /// (`RequestMeta::parse`), so it is read once.
-    pub(crate) fn per_request(&self, req: Request, meta: RequestMeta, reply: &Sink) {
-        let terms = Terms {
-            version: meta.protocol_version,
-            client_capabilities: Arc::new(meta.client_capabilities),
-            log_level: meta.log_level,
-        };
-        self.serve(req, Some(terms), reply);
+    fn per_request(&self, req: Request, meta: RequestMeta, reply: &Sink) {
+        self.serve(req, Some(meta.into()), reply);
     }
 
     /// Serves one request under the terms its era settled (`None`: the session's handshake has
     /// not happened yet): refused while draining, answered on the reader where the method table
     /// says so, else run on the pool.
     fn serve(&self, req: Request, terms: Option<Terms>, reply: &Sink) {
-        let answer = |outcome: Result<serde_json::Value, RpcError>| {
-            reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
-        };
-        if self.server.is_draining() {
-            // New work is refused while the server drains; answers to its own requests and
-            // cancellations (not requests) still reach the handlers that run.
-            return answer(Err(super::shutting_down()));
-        }
-        match methods::early(&self.server, &self.session, &req, terms.as_ref().map(|t| t.version)) {
-            Route::Answered(outcome) => answer(outcome),
-            Route::Listen(grant) => self.listen(req, grant, reply),
-            // Invariant: `early` routes to the pool only with terms (a settled session or `_meta`).
-            Route::Pool => {
-                if let Some(terms) = terms {
-                    self.admit(req, terms, reply)
-                }
-            }
+        match route(&self.server, Some(&self.session), &req, terms, reply) {
+            Routed::Done => {}
+            Routed::Listen(grant) => self.listen(req, grant, reply),
+            Routed::Pool(terms) => self.admit(req, terms, reply),
         }
     }
 
+    /// Serves one 2026-07-28 request that comes with no connection of its own (a Streamable
+    /// HTTP POST without a session), its `_meta` read and checked by its transport already:
+    /// the same way as on a connection, with no session. What it gets instead is returned: its
+    /// cancellation flag and its listen stream, which its transport ends when the client hangs
+    /// up or has its answer.
+    #[cfg(feature = "http")]
+    pub(crate) fn serve_alone(server: &Arc<Server>, req: Request, meta: RequestMeta, reply: &Sink) -> Alone {
+        let mut alone = Alone::default();
+        match route(server, None, &req, Some(meta.into()), reply) {
+            Routed::Done => {}
+            Routed::Listen(grant) => {
+                let stream = Arc::new(ListenStream::open(req.id, grant, reply.clone()));
+                server.add_listener(Arc::clone(&stream) as _);
+                alone.listen = Some(stream);
+            }
+            Routed::Pool(terms) => {
+                let cx = RequestCx::new(
+                    Arc::clone(server) as _,
+                    None,
+                    req.id.clone(),
+                    terms,
+                    &req.params,
+                    Arc::clone(&alone.cancelled),
+                    reply.clone(),
+                );
+                let runner = Arc::clone(server);
+                server.pool.spawn_job(Job(Box::new(move || run(&runner, cx, req))));
+            }
+        }
+        alone
+    }
+
     /// Opens a `subscriptions/listen` stream (2026-07-28); it holds no worker.
-    fn listen(&self, req: Request, filter: crate::server::listen::Grant, reply: &Sink) {
+    fn listen(&self, req: Request, filter: Grant, reply: &Sink) {
         let mut listens = self.listens.lock().unwrap_or_else(PoisonError::into_inner);
         let refusal = if listens.len() >= MAX_LISTEN_STREAMS {
             Some(format!("too many subscriptions/listen streams open: at most {MAX_LISTEN_STREAMS} per client"))
@@ -168,7 +184,7 @@ impl Connection {
         let job = |cancelled| {
             let cx = RequestCx::new(
                 Arc::clone(&self.server) as _,
-                Arc::clone(&self.session),
+                Some(Arc::clone(&self.session)),
                 req.id.clone(),
                 terms,
                 &req.params,
@@ -234,6 +250,56 @@ impl Connection {
     }
 }
 
+/// Where a request goes once its terms are settled.
+enum Routed {
+    /// Answered (or refused) already.
+    Done,
+    /// Opens a `subscriptions/listen` stream.
+    Listen(Grant),
+    /// Runs on the pool under these terms.
+    Pool(Terms),
+}
+
+/// The one way every request takes, on a connection or alone: refused while the server
+/// drains, answered on the reader where the method table says so, else bound for the pool.
+fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
+    let answer = |outcome: Result<serde_json::Value, RpcError>| {
+        reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
+        Routed::Done
+    };
+    if server.is_draining() {
+        // New work is refused while the server drains; answers to its own requests and
+        // cancellations (not requests) still reach the handlers that run.
+        return answer(Err(super::shutting_down()));
+    }
+    match methods::early(server, session, req, terms.as_ref().map(|t| t.version)) {
+        Route::Answered(outcome) => answer(outcome),
+        Route::Listen(grant) => Routed::Listen(grant),
+        // Invariant: `early` routes to the pool only with terms (a settled session or `_meta`).
+        Route::Pool => terms.map_or(Routed::Done, Routed::Pool),
+    }
+}
+
+/// What a request served alone holds instead of a session (`Connection::serve_alone`).
+#[cfg(feature = "http")]
+#[derive(Default)]
+pub(crate) struct Alone {
+    cancelled: Arc<AtomicBool>,
+    listen: Option<Arc<ListenStream>>,
+}
+
+#[cfg(feature = "http")]
+impl Alone {
+    /// The client has its answer or is gone: a handler still running sees cancellation, a
+    /// listen stream ends.
+    pub(crate) fn close(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        if let Some(stream) = &self.listen {
+            stream.end();
+        }
+    }
+}
+
 impl crate::server::Options {
     /// Requests one session may have running at once: `max_in_flight`, and never more than
     /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
@@ -248,14 +314,14 @@ fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {
     if cx.is_cancelled() {
         // Cancelled while it waited for a slot: it never runs.
         log::debug!("request {} cancelled before it ran; no response", req.id);
-        return cx.session.finish(&req.id);
+        return cx.session.as_ref().and_then(|s| s.finish(&req.id));
     }
     let outcome = catch_unwind(AssertUnwindSafe(|| methods::answer(&mut cx, server, &req.method, req.params)))
         .unwrap_or_else(|_| {
             log::error!("handler for {} panicked", req.method);
             Err(RpcError::internal())
         });
-    let next = cx.session.finish(&req.id);
+    let next = cx.session.as_ref().and_then(|s| s.finish(&req.id));
     if cx.is_cancelled() {
         // Spec (cancellation): no response once cancelled.
         log::debug!("request {} cancelled; no response", req.id);

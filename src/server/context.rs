@@ -8,7 +8,7 @@ use crate::server::sink::{Outgoing, Sink};
 use crate::server::task_share::{TaskShare, TaskTicket};
 use crate::util::seal::StateKey;
 use crate::wire::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
-use crate::wire::meta::{self, LogLevel, RELATED_TASK};
+use crate::wire::meta::{self, LogLevel, RequestMeta, RELATED_TASK};
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::any::Any;
@@ -45,6 +45,8 @@ pub(crate) trait Runtime: Send + Sync {
     /// Sends a tasks-extension status (`notifications/tasks`) to the listen streams that asked
     /// for task `task_id`.
     fn notify_task(&self, task_id: &str, params: &Value);
+    /// Whether a drain ran out of time: every handler still running is cancelled.
+    fn drain_expired(&self) -> bool;
 }
 
 /// The input-required bookkeeping of one 2026-07-28 request (`tools/call`, `prompts/get`,
@@ -118,6 +120,16 @@ pub(crate) struct Terms {
     pub log_level: Option<LogLevel>,
 }
 
+impl From<RequestMeta> for Terms {
+    fn from(meta: RequestMeta) -> Terms {
+        Terms {
+            version: meta.protocol_version,
+            client_capabilities: Arc::new(meta.client_capabilities),
+            log_level: meta.log_level,
+        }
+    }
+}
+
 impl From<Negotiated> for Terms {
     fn from(negotiated: Negotiated) -> Terms {
         Terms { version: negotiated.version, client_capabilities: negotiated.client_capabilities, log_level: None }
@@ -130,7 +142,9 @@ type Deferred = (TaskTicket, Box<dyn FnOnce() + Send>);
 /// The context of one request, given to every handler.
 pub struct RequestCx {
     pub(crate) runtime: Arc<dyn Runtime>,
-    pub(crate) session: Arc<Session>,
+    /// The client's session; `None` for a 2026-07-28 request served alone (a Streamable HTTP
+    /// POST), which has only its cancellation flag.
+    pub(crate) session: Option<Arc<Session>>,
     pub(crate) id: Option<RequestId>,
     pub(crate) version: ProtocolVersion,
     pub(crate) client_capabilities: Arc<Value>,
@@ -171,7 +185,7 @@ impl RequestCx {
     /// the progress token from the request's own `_meta`.
     pub(crate) fn new(
         runtime: Arc<dyn Runtime>,
-        session: Arc<Session>,
+        session: Option<Arc<Session>>,
         id: RequestId,
         terms: Terms,
         params: &Value,
@@ -197,18 +211,20 @@ impl RequestCx {
     }
 
     /// A context for `task`'s background run: its own cancellation flag, and messages sent to
-    /// the session's stream because the request that created it has been answered.
+    /// the session's stream because the request that created it has been answered (a request
+    /// served alone has no stream left: a 2026-07-28 task's status goes to listen streams).
     pub(crate) fn for_task(&self, task: Arc<dyn TaskLink>, cancelled: Arc<AtomicBool>) -> RequestCx {
+        let sink = self.session.as_ref().map_or_else(|| Sink::channel().0, |s| s.notifier());
         RequestCx {
             runtime: Arc::clone(&self.runtime),
-            session: Arc::clone(&self.session),
+            session: self.session.clone(),
             id: None,
             version: self.version,
             client_capabilities: Arc::clone(&self.client_capabilities),
             log_level: self.log_level,
             progress_token: self.progress_token.clone(),
             cancelled,
-            sink: self.session.notifier(),
+            sink,
             last_progress: Mutex::new(None),
             task: Some(task),
             deferred: Mutex::new(Vec::new()),
@@ -216,8 +232,10 @@ impl RequestCx {
         }
     }
 
-    pub(crate) fn session(&self) -> &Session {
-        &self.session
+    /// The client's session, for the features that live in one (up to 2025-11-25; the method
+    /// table never routes them to a request without one).
+    pub(crate) fn session(&self) -> Result<&Arc<Session>, RpcError> {
+        self.session.as_ref().ok_or_else(|| RpcError::invalid_request("this request has no session: initialize first"))
     }
 
     pub(crate) fn runtime(&self) -> &dyn Runtime {
@@ -249,7 +267,7 @@ impl RequestCx {
     pub(crate) fn log_threshold(&self) -> Option<LogLevel> {
         match self.log_level {
             Some(l) => Some(l),
-            None if self.version.is_stateful() => Some(self.session.log_level()),
+            None if self.version.is_stateful() => self.session.as_ref().map(|s| s.log_level()),
             // Stateless revisions log only when the request asked for a level.
             None => None,
         }
@@ -259,7 +277,8 @@ impl RequestCx {
     /// task is cancelled too once its session ends (nobody can ask for it any more).
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::SeqCst)
-            || (self.task.is_some() && self.version.is_stateful() && self.session.is_closed())
+            || self.runtime.drain_expired()
+            || (self.task.is_some() && self.session.as_ref().is_some_and(|s| s.is_closed()))
     }
 
     /// Whether progress reports go anywhere: the request carried a progress token, or it runs
@@ -452,7 +471,8 @@ impl RequestCx {
     }
 
     fn request_and_wait(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
-        let (id, answer) = self.session.expect_answer();
+        let session = self.session()?;
+        let (id, answer) = session.expect_answer();
         self.sink.send(Outgoing::Request(jsonrpc::request_text(&id, method, params)));
         let deadline = Instant::now() + self.runtime.client_request_timeout();
         let outcome = loop {
@@ -474,7 +494,7 @@ impl RequestCx {
                 }
             }
         };
-        self.session.forget_answer(&id);
+        session.forget_answer(&id);
         // Spec (cancellation): tell the client we no longer wait for this request.
         self.send_notification(
             "notifications/cancelled",

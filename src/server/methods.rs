@@ -39,11 +39,23 @@ pub(crate) enum Route {
 /// `initialize` only `ping` is allowed (spec lifecycle). `version` is the revision the request
 /// is served under: its own on 2026-07-28, the session's in the handshake era (`None` before
 /// `initialize`).
-pub(crate) fn early(server: &Server, session: &Session, req: &Request, version: Option<ProtocolVersion>) -> Route {
+pub(crate) fn early(
+    server: &Server,
+    session: Option<&Session>,
+    req: &Request,
+    version: Option<ProtocolVersion>,
+) -> Route {
     let spec = req.method.spec();
+    // A request served alone (no session) is always a 2026-07-28 one, which has no `initialize`.
+    let initialize = || {
+        Route::Answered(match session {
+            Some(session) => lifecycle::initialize(server, session, req.params.clone()),
+            None => Err(RpcError::method_not_found(&req.method)),
+        })
+    };
     let Some(version) = version else {
         return match spec.map(|s| s.id) {
-            Some(Id::Initialize) => Route::Answered(lifecycle::initialize(server, session, req.params.clone())),
+            Some(Id::Initialize) => initialize(),
             Some(Id::Ping) => Route::Answered(Ok(json!({}))),
             _ => Route::Answered(Err(RpcError::invalid_request(format!(
                 "{} before initialize: send initialize first",
@@ -53,9 +65,7 @@ pub(crate) fn early(server: &Server, session: &Session, req: &Request, version: 
     };
     match spec {
         // Spec (lifecycle): a second `initialize` is the lifecycle's to answer.
-        Some(spec) if spec.id == Id::Initialize && version.is_stateful() => {
-            Route::Answered(lifecycle::initialize(server, session, req.params.clone()))
-        }
+        Some(spec) if spec.id == Id::Initialize && version.is_stateful() => initialize(),
         Some(spec) if !spec.exists_in(version) => Route::Answered(Err(RpcError::method_not_found(&req.method))),
         Some(spec) if spec.id == Id::SubscriptionsListen => {
             let slot = |filter| server.listen_slots().take(server.options().max_listen_streams).map(|s| (filter, s));

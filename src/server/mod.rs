@@ -178,6 +178,9 @@ pub struct Server {
     task_share: Arc<task_share::TaskShare>,
     /// Set by `drain`: new requests are refused, `/healthz` says 503.
     draining: AtomicBool,
+    /// A drain ran out of time: every handler still running sees cancellation (requests
+    /// served alone, with no session to close, included).
+    drain_expired: AtomicBool,
     /// What `drain` waits for once handlers are done: a transport's answers written out.
     flushes: Mutex<Vec<Flush>>,
 }
@@ -215,6 +218,7 @@ impl Server {
                 .ok(),
             node_id: None,
             draining: AtomicBool::new(false),
+            drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
         }
     }
@@ -573,6 +577,7 @@ impl Server {
         while self.pool.busy() {
             if Instant::now() >= deadline {
                 log::warn!("handlers still running after {within:?} of draining: cancelled");
+                self.drain_expired.store(true, Ordering::SeqCst);
                 for listener in self.live_listeners() {
                     listener.close();
                 }
@@ -633,6 +638,10 @@ const DRAIN_POLL: Duration = Duration::from_millis(5);
 
 /// What a request reaches of the server: options, the pool, the subscribe hooks.
 impl Runtime for Server {
+    fn drain_expired(&self) -> bool {
+        self.drain_expired.load(Ordering::Relaxed)
+    }
+
     fn page_size(&self) -> usize {
         self.options.page_size
     }

@@ -17,7 +17,6 @@ use crate::wire::meta::{Carrier, RequestMeta};
 use crate::wire::method::Id;
 use serde_json::Value;
 use std::sync::mpsc::RecvTimeoutError;
-use std::sync::Arc;
 
 /// Serves one per-request-era POST.
 pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], message: Message) {
@@ -51,14 +50,13 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     if let Err(e) = checked {
         return refuse(exchange, cors, &req.id, 400, &e);
     }
-    // A connection of its own: its session only tracks the request for cancellation.
-    let (notifier, _) = Sink::channel();
-    let connection = Connection::new(Arc::clone(&http.server), notifier);
+    // No session: the request is served alone, and what it holds instead (its cancellation
+    // flag, a listen stream) ends when the client has its answer or hangs up.
     let (reply, answers) = Sink::channel();
     let id = req.id.clone();
     let listen = req.method.spec().is_some_and(|s| s.id == Id::SubscriptionsListen);
-    // `_meta` was read above: the connection takes it as it is.
-    connection.per_request(req, meta, &reply);
+    // `_meta` was read above: it is taken as it is.
+    let alone = Connection::serve_alone(&http.server, req, meta, &reply);
     drop(reply);
     let first = loop {
         match answers.recv_timeout(SLICE) {
@@ -68,7 +66,7 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
             // Spec (2026-07-28 cancellation over HTTP): closing the POST cancels the request.
             Err(RecvTimeoutError::Timeout) if exchange.client_gone() => {
                 log::debug!("client hung up; request cancelled");
-                connection.close();
+                alone.close();
                 return;
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -92,9 +90,7 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
         None => Answer::new(202).send(exchange, cors),
         Some(first) => stream(http, exchange, cors, first, &answers),
     }
-    // The client has its answer or is gone: a handler still running sees cancellation, a
-    // listen stream ends.
-    connection.close();
+    alone.close();
 }
 
 /// Writes a request's messages as SSE, one JSON per `data:` line, until its response (or, for

@@ -10,10 +10,10 @@ use crate::features::content::ResourceContents;
 use crate::features::pagination;
 use crate::features::resources::{Resource, ResourceTemplate};
 use crate::util::mime;
-use crate::util::sha256;
 use crate::wire::jsonrpc::RpcError;
 use crate::{Error, RequestCx, Server};
 use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -371,7 +371,7 @@ fn read_skill(sandbox: &Sandbox, name: &str, dir: &Path) -> Result<Option<Skill>
 fn hex_digest(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
-    for b in sha256::digest(bytes) {
+    for b in Sha256::digest(bytes) {
         let _ = write!(out, "{b:02x}");
     }
     out

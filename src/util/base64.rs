@@ -55,7 +55,7 @@ pub fn encode(bytes: &[u8]) -> String {
 /// and the unused trailing bits must be zero.
 pub fn decode(text: &str) -> Result<Vec<u8>, String> {
     let input = text.as_bytes();
-    if input.len() % 4 != 0 {
+    if !input.len().is_multiple_of(4) {
         return Err(format!("invalid base64 length {}: expected a multiple of 4", input.len()));
     }
     let padding = input.iter().rev().take_while(|&&b| b == b'=').count();

@@ -1,7 +1,8 @@
 //! Sealed `requestState` for input-required results (2026-07-28, multi round-trip requests): the
 //! state a handler needs on the client's retry, bound to the request it came from and to an
-//! expiry, authenticated with HMAC-SHA-256 and encoded as URL-safe base64. Std, serde_json and
-//! the other `util` leaves only.
+//! expiry, authenticated with HMAC-SHA-256 and encoded as URL-safe base64. The key also
+//! derives the one that tags HTTP session ids. Std, serde_json, sha2 and the other `util` leaves
+//! only.
 //!
 //! Spec (basic/patterns/mrtr): `requestState` is attacker-controlled input; protect its integrity
 //! and bind it to an expiry and to the originating request (method and a digest of its salient
@@ -9,9 +10,10 @@
 //! must not put secrets in it.
 
 use crate::util::base64;
+use crate::util::crypto::{TagKey, DIGEST_LEN};
 use crate::util::random;
-use crate::util::sha256::{constant_time_eq, HmacKey, Sha256, DIGEST_LEN};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -94,17 +96,48 @@ impl fmt::Display for StateError {
 
 impl std::error::Error for StateError {}
 
-/// The secret that seals and opens states: random per process, or shared by replicas
-/// through a key file so each accepts the others' states.
+/// The label of the key derived for `requestState` tags.
+const REQUEST_STATE_LABEL: &str = "tinymcp requestState v1";
+/// The label of the key derived for HTTP session id tags.
+#[cfg(feature = "http")]
+const SESSION_ID_LABEL: &str = "tinymcp session-id v1";
+
+/// The secret that seals and opens states and session ids: random per process, or shared by
+/// replicas through a key file so each accepts the others'. Each use tags with its own key,
+/// derived from this master key under a fixed label, so a tag made for one use never passes
+/// for another, whatever the bytes tagged.
 #[derive(Clone, Debug)]
 pub(crate) struct StateKey {
-    mac: HmacKey,
+    request_states: TagKey,
+    #[cfg(feature = "http")]
+    session_ids: TagKey,
 }
 
 impl StateKey {
     /// A fresh random key from the OS; states do not survive a restart.
     pub(crate) fn random() -> std::io::Result<StateKey> {
-        Ok(StateKey { mac: HmacKey::new(&random::bytes(MIN_KEY_LEN)?) })
+        Ok(StateKey::from_master(&random::bytes(MIN_KEY_LEN)?))
+    }
+
+    /// The per-use keys of the master key `master`.
+    fn from_master(master: &[u8]) -> StateKey {
+        StateKey {
+            request_states: TagKey::derive(master, REQUEST_STATE_LABEL),
+            #[cfg(feature = "http")]
+            session_ids: TagKey::derive(master, SESSION_ID_LABEL),
+        }
+    }
+
+    /// The key that tags HTTP session ids (see `transport/http/token.rs`).
+    #[cfg(feature = "http")]
+    pub(crate) fn session_ids(&self) -> &TagKey {
+        &self.session_ids
+    }
+
+    /// The key that tags `requestState`s, for tests that cross the two uses.
+    #[cfg(test)]
+    pub(crate) fn request_states(&self) -> &TagKey {
+        &self.request_states
     }
 
     /// Reads a key file: the key as hexadecimal text, at least 64 hex digits (32 bytes),
@@ -124,7 +157,7 @@ impl StateKey {
     /// Reads a key written as hexadecimal text (see [`StateKey::from_file`]).
     pub(crate) fn from_hex(text: &str) -> Result<StateKey, String> {
         let digits = text.trim().as_bytes();
-        if digits.len() % 2 != 0 {
+        if !digits.len().is_multiple_of(2) {
             return Err(format!("odd number of hex digits ({}): expected whole bytes", digits.len()));
         }
         let mut key = Vec::with_capacity(digits.len() / 2);
@@ -148,7 +181,7 @@ impl StateKey {
                 MIN_KEY_LEN * 2
             ));
         }
-        Ok(StateKey { mac: HmacKey::new(&key) })
+        Ok(StateKey::from_master(&key))
     }
 
     /// Seals `state` for the request `origin`, valid until `expires`. Refuses a state whose
@@ -170,7 +203,7 @@ impl StateKey {
         push_field(&mut token, origin.name.as_bytes());
         token.extend_from_slice(&arguments_digest(origin.arguments));
         token.extend_from_slice(state);
-        let tag = self.mac.tag(&token);
+        let tag = self.request_states.tag(&token);
         token.extend_from_slice(&tag);
         Ok(to_url_safe(&base64::encode(&token)))
     }
@@ -190,7 +223,7 @@ impl StateKey {
         if body.first() != Some(&FORMAT_V1) {
             return Err(malformed("unknown format version"));
         }
-        if !constant_time_eq(&self.mac.tag(body), tag) {
+        if !self.request_states.verify(body, tag) {
             return Err(StateError::Tampered);
         }
         // Authentic from here on: the fields were written by `seal` under our key.
@@ -202,9 +235,10 @@ impl StateKey {
         let (Some(expires_ms), Some(method), Some(name), Some(digest)) = (expires_ms, method, name, digest) else {
             return Err(malformed("truncated fields"));
         };
+        // A plain compare: the digest is no secret (the client holds the token and its arguments).
         if method != origin.method.as_bytes()
             || name != origin.name.as_bytes()
-            || !constant_time_eq(digest, &arguments_digest(origin.arguments))
+            || digest != arguments_digest(origin.arguments)
         {
             return Err(StateError::Foreign {
                 method: String::from_utf8_lossy(method).into_owned(),
@@ -218,19 +252,6 @@ impl StateKey {
             }
         }
         Ok(reader.rest.to_vec())
-    }
-
-    /// The HMAC-SHA-256 tag of `data` under this key, for another sealed format (session ids).
-    /// `domain` names the format and goes first, length-prefixed: a tag of one format never
-    /// passes for another's, nor for a `requestState`'s (whose input starts with its version byte 1).
-    #[cfg(feature = "http")]
-    pub(crate) fn tag(&self, domain: &[u8], data: &[u8]) -> [u8; DIGEST_LEN] {
-        let mut mac = self.mac.start();
-        // A domain longer than 255 bytes is a programming error; the prefix clamps it anyway.
-        mac.update(&[u8::try_from(domain.len()).unwrap_or(u8::MAX)]);
-        mac.update(domain);
-        mac.update(data);
-        mac.finish()
     }
 
     /// [`StateKey::seal`] for a JSON state.
@@ -279,8 +300,8 @@ impl<'a> Fields<'a> {
 /// length-prefixed, so the digest does not depend on key order or on serde_json's features.
 fn arguments_digest(value: &Value) -> [u8; DIGEST_LEN] {
     fn item(hash: &mut Sha256, tag: u8, bytes: &[u8]) {
-        hash.update(&[tag]);
-        hash.update(&(bytes.len() as u64).to_be_bytes());
+        hash.update([tag]);
+        hash.update((bytes.len() as u64).to_be_bytes());
         hash.update(bytes);
     }
     fn feed(hash: &mut Sha256, value: &Value) {
@@ -310,7 +331,7 @@ fn arguments_digest(value: &Value) -> [u8; DIGEST_LEN] {
     }
     let mut hash = Sha256::new();
     feed(&mut hash, value);
-    hash.finish()
+    hash.finalize().into()
 }
 
 /// Standard base64 to the URL-safe alphabet without padding (RFC 4648 §5), which survives
@@ -341,7 +362,7 @@ pub(crate) fn from_url_safe(token: &str) -> Option<Vec<u8>> {
             other => other,
         })
         .collect();
-    while standard.len() % 4 != 0 {
+    while !standard.len().is_multiple_of(4) {
         standard.push('=');
     }
     base64::decode(&standard).ok()
@@ -565,6 +586,33 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// The two derived keys are apart: a state's tag does not verify as a session id's over the
+    /// same bytes, and a token tagged with the session id key is refused as tampered.
+    #[cfg(feature = "http")]
+    #[test]
+    fn a_request_state_tag_never_verifies_as_a_session_id_tag_nor_back() {
+        let args = json!({});
+        let token = key().seal(b"s", &origin(&args), now() + HOUR).unwrap();
+        let bytes = from_url_safe(&token).unwrap();
+        let (body, tag) = bytes.split_at(bytes.len() - DIGEST_LEN);
+        assert!(key().request_states.verify(body, tag), "the state's own key verifies it");
+        assert!(!key().session_ids().verify(body, tag), "a state's tag passed for a session id's");
+        let as_session = [body, key().session_ids().tag(body).as_slice()].concat();
+        let forged = to_url_safe(&base64::encode(&as_session));
+        assert_eq!(key().open(&forged, &origin(&args), now()), Err(StateError::Tampered));
+        // The labels are part of the format: replicas of every version must derive the same keys
+        // (values from Python's hmac, see `crypto.rs`).
+        let hex = |tag: [u8; DIGEST_LEN]| tag.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        assert_eq!(
+            hex(key().request_states.tag(b"data")),
+            "1cc7f8a58fa2775683abe9970d9e80441c0060f43e6be0aa621b3d8954376427"
+        );
+        assert_eq!(
+            hex(key().session_ids().tag(b"data")),
+            "8c044741858ddf8e721e36895425b2763ac8b09e9be0ffa96ccfee40b2753ae5"
+        );
+    }
+
     #[test]
     fn bad_key_texts_are_refused_with_the_reason() {
         let cases = [
@@ -603,7 +651,8 @@ mod tests {
 
     #[test]
     fn key_debug_hides_the_key() {
-        assert_eq!(format!("{:?}", key()), "StateKey { mac: HmacKey(..) }");
+        let shown = format!("{:?}", key());
+        assert!(shown.starts_with("StateKey { request_states: TagKey(..)") && !shown.contains("42"), "{shown}");
     }
 
     #[test]

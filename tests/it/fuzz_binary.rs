@@ -45,7 +45,7 @@ fn lossy(bytes: &[u8]) -> String {
 /// A seed as is one round in eight (so the handlers past the decoders run), else mutated.
 fn next_text(mutator: &mut Mutator, seeds: &[String], round: usize) -> String {
     let seed = &seeds[round % seeds.len()];
-    if round % 8 == 0 {
+    if round.is_multiple_of(8) {
         seed.clone()
     } else {
         lossy(&mutator.mutate(seed.as_bytes()))

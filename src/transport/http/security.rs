@@ -3,6 +3,7 @@
 //! operator names (`trusted_proxies`), that proxy's `X-Forwarded-Host`/`X-Forwarded-Proto` stand
 //! for the client's own `Host` and scheme; from any other peer they are ignored.
 
+use ctutils::CtEq;
 use std::net::IpAddr;
 
 /// The access policy, fixed at start-up: start from `Access::default()` and set fields.
@@ -95,7 +96,8 @@ impl Access {
         }
         if let Some(token) = &self.token {
             let given = authorization.and_then(|a| a.strip_prefix("Bearer ")).unwrap_or("");
-            if !constant_time_eq(given.trim().as_bytes(), token.as_bytes()) {
+            // Constant time, so timing does not reveal how much of the token was right.
+            if !given.trim().as_bytes().ct_eq(token.as_bytes()).to_bool() {
                 return Err(Refusal::Unauthorized);
             }
         }
@@ -127,15 +129,6 @@ fn is_loopback_host(host: &str) -> bool {
     name.eq_ignore_ascii_case("localhost")
         || name == "::1"
         || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
-}
-
-/// Compares without stopping at the first difference, so timing does not reveal the token.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    let mut diff = a.len() ^ b.len();
-    for (i, &x) in b.iter().enumerate() {
-        diff |= usize::from(x ^ a.get(i).copied().unwrap_or(!x));
-    }
-    diff == 0
 }
 
 #[cfg(test)]

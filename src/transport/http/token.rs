@@ -2,9 +2,10 @@
 //! payload carries what a replica needs to serve the session's plain POSTs without having seen
 //! its `initialize`: the negotiated revision, the client capabilities the server reads, the
 //! log level, an expiry, the minting process's instance and a random nonce. The tag is
-//! HMAC-SHA-256 under the `--state-key-file` key (random per process without one) over the
-//! node id and the payload, so a changed character anywhere, another key or a past expiry is
-//! refused. Authenticated, not encrypted: the client can read its capabilities back.
+//! HMAC-SHA-256 over the node id and the payload, under the session id key derived from the
+//! `--state-key-file` key (random per process without one), so a changed character anywhere,
+//! another key or a past expiry is refused, and no `requestState` tag passes for one.
+//! Authenticated, not encrypted: the client can read its capabilities back.
 
 use crate::util::base64;
 use crate::util::random;
@@ -25,8 +26,6 @@ const NONCE_LEN: usize = 16;
 const FORMAT_V1: u8 = 1;
 /// format (1) + revision (1) + capabilities (2) + log level (1) + expiry (4) + instance + nonce.
 const PAYLOAD_LEN: usize = 1 + 1 + 2 + 1 + 4 + INSTANCE_LEN + NONCE_LEN;
-/// Keeps session-id tags apart from every other use of the key.
-const DOMAIN: &[u8] = b"tinymcp session id v1";
 
 /// The client capabilities the server reads, one bit each, parents before their children.
 /// A capability object's members are `{}` when rebuilt; `listChanged` is `true`.
@@ -98,7 +97,7 @@ pub(super) fn mint(key: &StateKey, node: Option<&str>, terms: &Terms) -> std::io
     payload.extend_from_slice(&u32::try_from(expires).unwrap_or(u32::MAX).to_be_bytes());
     payload.extend_from_slice(&terms.instance);
     payload.extend_from_slice(&random::bytes(NONCE_LEN)?);
-    let tag = key.tag(DOMAIN, &signed(node.unwrap_or(""), &payload));
+    let tag = key.session_ids().tag(&signed(node.unwrap_or(""), &payload));
     let (payload, tag) = (to_url_safe(&base64::encode(&payload)), to_url_safe(&base64::encode(&tag)));
     Ok(match node {
         Some(node) => format!("{node}.{payload}.{tag}"),
@@ -121,7 +120,7 @@ pub(super) fn open(key: &StateKey, id: &str, now: SystemTime) -> Result<Terms, R
     if payload.len() != PAYLOAD_LEN || payload[0] != FORMAT_V1 {
         return Err(Refusal::Malformed("unknown layout"));
     }
-    if !crate::util::sha256::constant_time_eq(&key.tag(DOMAIN, &signed(node, &payload)), &tag) {
+    if !key.session_ids().verify(&signed(node, &payload), &tag) {
         return Err(Refusal::Tampered);
     }
     // Authentic from here on: `mint` wrote every field under our key.
@@ -242,6 +241,22 @@ mod tests {
         for bad in ["", ".", "..", "a.b.c.d", "x", &"A".repeat(MAX_ID_LEN + 1), &format!("{id}=")] {
             assert!(matches!(open(&key("42"), bad, now()), Err(Refusal::Malformed(_))), "{bad:?}");
         }
+    }
+
+    /// A tag made with the `requestState` key over exactly what a session id's tag covers is
+    /// refused: the two uses have separate derived keys.
+    #[test]
+    fn an_id_tagged_with_the_request_state_key_is_refused() {
+        let id = mint(&key("42"), None, &terms(json!({}))).unwrap();
+        let (payload, _) = id.split_once('.').unwrap();
+        let signed = signed("", &from_url_safe(payload).unwrap());
+        let state_tag = key("42").request_states().tag(&signed);
+        let forged = format!("{payload}.{}", to_url_safe(&base64::encode(&state_tag)));
+        assert_eq!(open(&key("42"), &forged, now()), Err(Refusal::Tampered));
+        // The same construction with the session id key is accepted, so the refusal is the key's.
+        let session_tag = key("42").session_ids().tag(&signed);
+        let genuine = format!("{payload}.{}", to_url_safe(&base64::encode(&session_tag)));
+        assert_eq!(open(&key("42"), &genuine, now()).unwrap(), terms(json!({})));
     }
 
     /// With `TINYMCP_SESSION_ID_COST=FILE` (as `scripts/bench.sh` runs it, in release) it writes

@@ -6,10 +6,13 @@
 //! bench_stdio echo SECONDS IN_FLIGHT -- CMD ARGS... `echo` calls per second, idle and peak RSS
 //! bench_stdio allocs CALLS -- CMD ARGS...          allocations and bytes per `echo` call, read
 //!                                                  from the counting build's `allocations` tool
-//! bench_stdio http-echo SECONDS CONNECTIONS -- URL  `echo` over keep-alive HTTP: calls/s, p50, p99
+//! bench_stdio http-echo SECONDS CONNECTIONS -- URL [PID]  `echo` over keep-alive HTTP: calls/s,
+//!                                                  p50, p99 (and PID's CPU per call, if given)
 //! bench_stdio echo-stateless SECONDS IN_FLIGHT -- CMD ARGS...  `echo` at 2026-07-28 (no
 //!                                                  handshake, `_meta` on every request)
-//! bench_stdio http-echo-stateless SECONDS CONNECTIONS -- URL   the same over HTTP, no session
+//! bench_stdio http-echo-stateless SECONDS CONNECTIONS -- URL [PID]   the same over HTTP, no
+//!                                                  session
+//! `echo` modes also print the server's CPU time (user + system) per call, in µs.
 //! bench_stdio http-sessions N PID -- URL           RSS of PID per session, N sessions opened
 //! bench_stdio http-streams N PID -- URL            N sessions each holding a GET stream open:
 //!                                                  time to open, RSS and threads of PID per
@@ -40,10 +43,8 @@ fn main() {
         ["echo", seconds, in_flight] => echo(number(seconds), number(in_flight), command, false),
         ["allocs", calls] => allocs(number(calls), command),
         ["echo-stateless", seconds, in_flight] => echo(number(seconds), number(in_flight), command, true),
-        ["http-echo", seconds, connections] => http_echo(number(seconds), number(connections), &command[0], false),
-        ["http-echo-stateless", seconds, connections] => {
-            http_echo(number(seconds), number(connections), &command[0], true)
-        }
+        ["http-echo", seconds, connections] => http_echo(number(seconds), number(connections), command, false),
+        ["http-echo-stateless", seconds, connections] => http_echo(number(seconds), number(connections), command, true),
         ["http-sessions", n, pid] => http_sessions(number(n), number(pid) as u32, &command[0]),
         ["http-streams", n, pid] => http_streams(number(n), number(pid) as u32, &command[0]),
         _ => usage(),
@@ -105,6 +106,16 @@ fn startup(runs: u64, command: &[String]) {
     println!("startup_p90_ms={:.3}", at(0.9));
 }
 
+/// CPU time (user + system) a process has used, in µs: fields 14 and 15 of `/proc/PID/stat`,
+/// in clock ticks of 10 ms (Linux's `USER_HZ` is 100), so a run of seconds measures to ~1%.
+fn cpu_us(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 = rest.split_whitespace().skip(11).take(2).filter_map(|f| f.parse::<u64>().ok()).sum();
+    ticks as f64 * 10_000.0
+}
+
 /// `VmRSS` (now) or `VmHWM` (peak) of a process, in KiB.
 fn rss_kib(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -154,6 +165,7 @@ fn echo(seconds: u64, in_flight: u64, command: &[String], stateless: bool) {
             }
         }
     });
+    let cpu_before = cpu_us(pid);
     let start = Instant::now();
     let mut sent = 0;
     while start.elapsed() < Duration::from_secs(seconds) {
@@ -178,6 +190,7 @@ fn echo(seconds: u64, in_flight: u64, command: &[String], stateless: bool) {
     let elapsed = start.elapsed();
     println!("peak_rss_kib={}", rss_kib(pid, "VmHWM"));
     println!("echo_per_s={:.0}", calls as f64 / elapsed.as_secs_f64());
+    println!("cpu_us_per_call={:.2}", (cpu_us(pid) - cpu_before) / calls.max(1) as f64);
     // End of input asks the server to exit; a server that does not is killed after 2 s.
     drop(stdin);
     let deadline = Instant::now() + Duration::from_secs(2);
@@ -365,7 +378,10 @@ impl HttpConn {
     }
 }
 
-fn http_echo(seconds: u64, connections: u64, url: &str, stateless: bool) {
+fn http_echo(seconds: u64, connections: u64, command: &[String], stateless: bool) {
+    let url = command[0].as_str();
+    let pid: Option<u32> = command.get(1).map(|p| number(p) as u32);
+    let cpu_before = pid.map(cpu_us);
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let workers: Vec<_> = (0..connections.max(1))
         .map(|_| {
@@ -400,6 +416,9 @@ fn http_echo(seconds: u64, connections: u64, url: &str, stateless: bool) {
     println!("http_echo_per_s={:.0}", all.len() as f64 / elapsed.as_secs_f64());
     println!("http_p50_ms={:.3}", at(0.5));
     println!("http_p99_ms={:.3}", at(0.99));
+    if let (Some(pid), Some(before)) = (pid, cpu_before) {
+        println!("http_cpu_us_per_call={:.2}", (cpu_us(pid) - before) / all.len().max(1) as f64);
+    }
 }
 
 fn http_sessions(n: u64, pid: u32, url: &str) {

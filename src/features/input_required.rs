@@ -107,7 +107,7 @@ pub(crate) fn finish(
     let state = json!({ "answers": inputs.answers, "pending": pending });
     let empty = json!({});
     let token = key
-        .seal_json(&state, &origin(method, &kept.name, kept.arguments.as_ref(), &empty), now + cx.runtime().state_ttl())
+        .seal_json(&state, &origin(method, &kept.name, kept.arguments.as_ref(), &empty), now + cx.state_ttl())
         .map_err(|e| {
             log::warn!("{method}: {e}");
             RpcError::invalid_params(e.to_string())

@@ -179,7 +179,7 @@ pub(crate) fn subscribe(cx: &RequestCx, catalog: Catalog, params: UriParams) -> 
         return Err(not_found(cx.version(), &params.uri));
     }
     cx.session().subscribe(&params.uri)?;
-    cx.runtime().subscribed(&params.uri);
+    cx.subscribed(&params.uri);
     Ok(json!({}))
 }
 

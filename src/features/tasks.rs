@@ -175,14 +175,14 @@ pub(crate) fn spawn(
     params: TaskParams,
     work: impl FnOnce(&RequestCx) -> Result<Value, RpcError> + Send + 'static,
 ) -> Result<Value, RpcError> {
-    let id = random::routed_token(cx.runtime().node_id(), 16).map_err(|e| {
+    let id = random::routed_token(cx.node_id(), 16).map_err(|e| {
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
     })?;
     // A place under the tasks' share of the pool first: refused, no task exists.
-    let ticket = cx.runtime().task_share().reserve()?;
+    let ticket = cx.task_share().reserve()?;
     let now = SystemTime::now();
-    let default_ttl = u64::try_from(cx.runtime().task_ttl().as_millis()).unwrap_or(MAX_TTL_MS);
+    let default_ttl = u64::try_from(cx.task_ttl().as_millis()).unwrap_or(MAX_TTL_MS);
     let task = Arc::new(Task {
         id,
         created: now,

@@ -176,7 +176,7 @@ impl Connection {
         let size = if self.session.looks_full(max_in_flight) { jsonrpc::encoded_len(&req.params) } else { 0 };
         let job = |cancelled| {
             let cx = RequestCx::new(
-                Arc::clone(&self.server) as _,
+                Arc::clone(&self.server),
                 Arc::clone(&self.session),
                 req.id.clone(),
                 terms,
@@ -240,14 +240,6 @@ impl Connection {
         for (_, stream) in self.listens.lock().unwrap_or_else(PoisonError::into_inner).drain() {
             stream.end();
         }
-    }
-}
-
-impl crate::server::Options {
-    /// Requests one session may have running at once: `max_in_flight`, and never more than
-    /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
-    pub(crate) fn session_share(&self) -> usize {
-        self.max_in_flight.min((self.max_workers / 2).max(1))
     }
 }
 

@@ -7,7 +7,7 @@
 
 use crate::features::resources::Catalog;
 use crate::features::{completion, input_required, logging, prompts, resources, tasks, tasks_ext, tools};
-use crate::server::context::{RequestCx, Runtime};
+use crate::server::context::RequestCx;
 use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
@@ -123,7 +123,7 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &str, params: 
     let outcome = if method == "server/discover" {
         Ok(Reply::Value(discover(server, cx.version())))
     } else if input_required::applies_to(method) {
-        let key = Runtime::state_key(server);
+        let key = server.sealing_key();
         let now = SystemTime::now();
         cx.inputs = Some(input_required::begin(key, method, &params, now)?);
         // What the state is bound to, kept before params move into the handler.
@@ -219,7 +219,7 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Va
         "ping" => Ok(json!({})),
         "tools/list" if on.tools => tools::list(cx, &r.tools, parse(params)?),
         // Its result may come as JSON text already (`Reply::Json`).
-        "tools/call" if on.tools => return tools::call(cx, &r.tools, on.tasks, parse(params)?),
+        "tools/call" if on.tools => return tools::call(cx, &r.tools, on.tasks, server.ext_tasks(), parse(params)?),
         "resources/list" if on.resources => resources::list(cx, catalog, parse(params)?),
         "resources/templates/list" if on.resources => resources::list_templates(cx, catalog, parse(params)?),
         "resources/read" if on.resources => resources::read(cx, catalog, parse(params)?),
@@ -233,9 +233,9 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &str, params: Va
         "tasks/get" | "tasks/update" | "tasks/cancel" if !cx.version().is_stateful() && !tasks_ext::opted_in(cx) => {
             Err(tasks_ext::missing())
         }
-        "tasks/get" if !cx.version().is_stateful() => tasks_ext::get(parse(params)?),
-        "tasks/update" if !cx.version().is_stateful() => tasks_ext::update(cx, parse(params)?),
-        "tasks/cancel" if !cx.version().is_stateful() => tasks_ext::cancel(parse(params)?),
+        "tasks/get" if !cx.version().is_stateful() => tasks_ext::get(server.ext_tasks(), parse(params)?),
+        "tasks/update" if !cx.version().is_stateful() => tasks_ext::update(cx, server.ext_tasks(), parse(params)?),
+        "tasks/cancel" if !cx.version().is_stateful() => tasks_ext::cancel(cx, server.ext_tasks(), parse(params)?),
         "tasks/get" if on.tasks => tasks::get(cx, parse(params)?),
         "tasks/result" if on.tasks => tasks::result(cx, parse(params)?),
         "tasks/list" if on.tasks => tasks::list(cx, parse(params)?),

@@ -33,7 +33,6 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
-use std::thread;
 use std::time::{Duration, Instant};
 
 /// Tunable limits. The defaults suit a local server; change them with the `with_*` methods
@@ -585,15 +584,12 @@ impl Server {
         // its work is stopped now (a command's process group killed), not waited for.
         self.cancel_tasks();
         let deadline = Instant::now() + within;
-        while self.pool.busy() {
-            if Instant::now() >= deadline {
-                log::warn!("handlers still running after {within:?} of draining: cancelled");
-                for listener in self.live_listeners() {
-                    listener.close();
-                }
-                return false;
+        if !self.pool.wait_quiet(deadline) {
+            log::warn!("handlers still running after {within:?} of draining: cancelled");
+            for listener in self.live_listeners() {
+                listener.close();
             }
-            thread::sleep(DRAIN_POLL);
+            return false;
         }
         for flush in self.flushes.lock().unwrap_or_else(PoisonError::into_inner).iter() {
             flush(deadline);
@@ -662,8 +658,6 @@ pub(crate) fn shutting_down() -> RpcError {
 /// How long stopping a server waits for handlers to end; one that ignores cancellation longer
 /// is left to finish alone.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-/// How often `drain` looks at the pool: a one-off wait, short next to any handler.
-const DRAIN_POLL: Duration = Duration::from_millis(5);
 
 /// Replaces the entry that `same` matches, keeping its place, or appends.
 fn upsert<T>(list: &mut Vec<Arc<T>>, entry: Arc<T>, same: impl Fn(&T, &T) -> bool) {

@@ -10,5 +10,6 @@ pub mod random;
 pub mod schema;
 pub(crate) mod seal;
 pub(crate) mod sha256;
+pub(crate) mod signal;
 pub mod time;
 pub mod uri_template;

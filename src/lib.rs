@@ -75,12 +75,12 @@ pub use server::{CacheHint, CacheScope, Options, Server};
 pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 pub use util::uri_template::UriTemplate;
-pub use wire::jsonrpc::{RequestId, RpcError};
+pub use wire::rpc::{RequestId, RpcError};
 pub use wire::version::ProtocolVersion;
 
 /// JSON-RPC and MCP error codes, for [`RpcError::new`] and for reading [`RpcError::code`].
 pub mod error_codes {
-    pub use crate::wire::jsonrpc::{
+    pub use crate::wire::rpc::{
         HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
         PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
     };

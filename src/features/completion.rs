@@ -5,7 +5,7 @@ pub use crate::features::completer::{filter_prefix, Completer, CompletionRequest
 use crate::features::prompts::{self, PromptEntry};
 use crate::features::resources::TemplateEntry;
 use crate::server::context::RequestCx;
-use crate::wire::jsonrpc::RpcError;
+use crate::wire::rpc::RpcError;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;

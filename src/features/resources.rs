@@ -8,7 +8,7 @@ use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, Re
 use crate::features::pagination::{self, ListParams};
 use crate::server::context::RequestCx;
 use crate::util::uri_template::UriTemplate;
-use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
+use crate::wire::rpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

@@ -10,8 +10,8 @@
 use crate::server::context::{missing_capability, Detached, Inputs, RequestCx, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
-use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use crate::wire::meta::CLIENT_CAPABILITIES;
+use crate::wire::rpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};

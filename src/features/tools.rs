@@ -7,7 +7,8 @@ use crate::features::tasks::{self, TaskParams, TaskSupport};
 use crate::features::tasks_ext;
 use crate::server::context::RequestCx;
 use crate::util::schema;
-use crate::wire::jsonrpc::{self, Reply, RpcError};
+use crate::wire::frame::{self, Reply};
+use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -184,7 +185,7 @@ impl CallToolResult {
 
     /// `to_wire`'s result written as JSON text, without building the `Value`.
     pub(crate) fn to_json(&self, version: ProtocolVersion) -> String {
-        jsonrpc::result_text(&WireResult(self, version))
+        frame::result_text(&WireResult(self, version))
     }
 
     /// The result as the given revision knows it.

@@ -10,7 +10,7 @@ use crate::features::content::{Content, ResourceContents};
 use crate::features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 use crate::features::resources::{self, Resource, ResourceTemplate};
 use crate::util::mime;
-use crate::wire::jsonrpc::RpcError;
+use crate::RpcError;
 use crate::{Error, RequestCx, Server};
 use std::collections::hash_map::DefaultHasher;
 use std::fs::{self, File, Metadata};

@@ -16,7 +16,7 @@ use crate::provide::command::{self, CommandSpec};
 use crate::provide::files::read_contents;
 use crate::provide::sandbox::{file_uri, open_regular, Sandbox};
 use crate::provide::tracker::{stamp, ChangeTracker, Stamp};
-use crate::wire::jsonrpc::RpcError;
+use crate::RpcError;
 use crate::{RequestCx, Server};
 use serde_json::Value;
 use std::collections::HashMap;

@@ -11,7 +11,7 @@ use crate::features::pagination;
 use crate::features::resources::{Resource, ResourceTemplate};
 use crate::util::mime;
 use crate::util::sha256;
-use crate::wire::jsonrpc::RpcError;
+use crate::RpcError;
 use crate::{Error, RequestCx, Server};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;

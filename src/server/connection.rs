@@ -11,8 +11,10 @@ use crate::server::session::{Job, Session};
 pub(crate) use crate::server::sink::BoundedReceiver;
 pub use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
-use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request, RequestId, RpcError};
+use crate::wire::frame;
+use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
 use crate::wire::meta::{self, Carrier, Era, RequestMeta};
+use crate::wire::rpc::{self, RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -60,7 +62,7 @@ impl Connection {
     /// Handles one parsed line or body with what its transport knows besides it.
     pub(crate) fn handle_carried(&self, incoming: Result<Incoming, Malformed>, reply: &Sink, carrier: Carrier) {
         match incoming {
-            Err(bad) => reply.send(Outgoing::Response(jsonrpc::error_response(bad.id.as_ref(), &bad.error))),
+            Err(bad) => reply.send(Outgoing::Response(frame::error_response(bad.id.as_ref(), &bad.error))),
             Ok(Incoming::Single(message)) => self.handle_message_carried(message, reply, carrier),
             Ok(Incoming::Batch(items)) => self.handle_batch(items, reply),
         }
@@ -90,7 +92,7 @@ impl Connection {
 
     fn on_request(&self, req: Request, reply: &Sink, carrier: Carrier) {
         let answer = |outcome: Result<serde_json::Value, RpcError>| {
-            reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
+            reply.send(Outgoing::Response(frame::response(Some(&req.id), &outcome)));
         };
         if self.server.is_draining() {
             // New work is refused while the server drains; answers to its own requests and
@@ -121,11 +123,11 @@ impl Connection {
     pub(crate) fn per_request(&self, req: Request, meta: RequestMeta, reply: &Sink) {
         if self.server.is_draining() {
             let refusal = Err(super::shutting_down());
-            return reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &refusal)));
+            return reply.send(Outgoing::Response(frame::response(Some(&req.id), &refusal)));
         }
         match methods::early_per_request(&self.server, &req) {
             Route::Answered(outcome) => {
-                return reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
+                return reply.send(Outgoing::Response(frame::response(Some(&req.id), &outcome)));
             }
             Route::Listen(filter) => return self.listen(req, filter, reply),
             Route::Pool => {}
@@ -150,7 +152,7 @@ impl Connection {
         };
         if let Some(why) = refusal {
             let error = RpcError::invalid_request(why);
-            reply.send(Outgoing::Response(jsonrpc::error_response(Some(&req.id), &error)));
+            reply.send(Outgoing::Response(frame::error_response(Some(&req.id), &error)));
             return;
         }
         let stream = Arc::new(ListenStream::open(req.id.clone(), filter, reply.clone()));
@@ -173,7 +175,7 @@ impl Connection {
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
         // measured when the session looks full, so the usual request pays nothing for it.
         let max_in_flight = self.server.options().session_share();
-        let size = if self.session.looks_full(max_in_flight) { jsonrpc::encoded_len(&req.params) } else { 0 };
+        let size = if self.session.looks_full(max_in_flight) { frame::encoded_len(&req.params) } else { 0 };
         let job = |cancelled| {
             let cx = RequestCx::new(
                 Arc::clone(&self.server),
@@ -193,14 +195,14 @@ impl Connection {
             Ok(None) => {}
             Err(why) => {
                 let error = RpcError::invalid_request(why);
-                reply.send(Outgoing::Response(jsonrpc::error_response(Some(&id), &error)));
+                reply.send(Outgoing::Response(frame::error_response(Some(&id), &error)));
             }
         }
     }
 
     fn handle_batch(&self, items: Vec<Result<Message, Malformed>>, reply: &Sink) {
         if meta::batch_is_per_request(&items, Carrier::Stdio) {
-            reply.send(Outgoing::Response(jsonrpc::error_response(None, &meta::batch_refused())));
+            reply.send(Outgoing::Response(frame::error_response(None, &meta::batch_refused())));
             return;
         }
         let version = self.session.protocol_version();
@@ -209,7 +211,7 @@ impl Connection {
                 Some(v) => format!("batches are not supported in protocol revision {v}"),
                 None => "batches are not allowed before initialize".to_owned(),
             };
-            reply.send(Outgoing::Response(jsonrpc::error_response(None, &RpcError::invalid_request(why))));
+            reply.send(Outgoing::Response(frame::error_response(None, &RpcError::invalid_request(why))));
             return;
         }
         // Spec (JSON-RPC batch): the answers travel together as one array; notifications
@@ -226,7 +228,7 @@ impl Connection {
                 Ok(other) => self.handle_message(other, &batch_sink),
                 Err(bad) => {
                     expected += 1;
-                    batch_sink.send(Outgoing::Response(jsonrpc::error_response(bad.id.as_ref(), &bad.error)));
+                    batch_sink.send(Outgoing::Response(frame::error_response(bad.id.as_ref(), &bad.error)));
                 }
             }
         }
@@ -262,11 +264,11 @@ fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {
         log::debug!("request {} cancelled; no response", req.id);
     } else {
         if let Err(e) = &outcome {
-            if e.code == jsonrpc::INTERNAL_ERROR {
+            if e.code == rpc::INTERNAL_ERROR {
                 log::error!("{} failed: {}", req.method, e.message);
             }
         }
-        cx.sink.send(Outgoing::Response(jsonrpc::response_reply(Some(&req.id), outcome)));
+        cx.sink.send(Outgoing::Response(frame::response_reply(Some(&req.id), outcome)));
     }
     cx.start_deferred();
     next

@@ -8,8 +8,9 @@ use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::task_share::{TaskShare, TaskTicket};
 use crate::server::Server;
-use crate::wire::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
+use crate::wire::frame;
 use crate::wire::meta::{self, LogLevel, RELATED_TASK};
+use crate::wire::rpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -35,7 +36,7 @@ pub(crate) struct Inputs {
 /// What a handler's request to the client stopped on: the answer is not there yet, and the
 /// method table turns the request into an `InputRequiredResult` whatever the handler returns.
 pub(crate) fn input_required() -> RpcError {
-    RpcError::new(jsonrpc::INTERNAL_ERROR, "input required: answered with an InputRequiredResult")
+    RpcError::new(rpc::INTERNAL_ERROR, "input required: answered with an InputRequiredResult")
 }
 
 /// One request a handler needs the client to answer (see [`RequestCx::ask`]).
@@ -339,7 +340,7 @@ impl RequestCx {
 
     /// Sends a notification tied to this request (it travels with the request's answer).
     pub fn send_notification(&self, method: &str, params: &Value) {
-        self.sink.send(Outgoing::Notification(jsonrpc::notification(method, params)));
+        self.sink.send(Outgoing::Notification(frame::notification(method, params)));
     }
 
     /// Lets the transport close the stream carrying this request's messages now: over
@@ -490,24 +491,21 @@ impl RequestCx {
 
     fn request_and_wait(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
         let (id, answer) = self.session.expect_answer();
-        self.sink.send(Outgoing::Request(jsonrpc::request_text(&id, method, params)));
+        self.sink.send(Outgoing::Request(frame::request_text(&id, method, params)));
         let deadline = Instant::now() + self.server.options().client_request_timeout;
         let outcome = loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                break Err(RpcError::new(
-                    jsonrpc::INTERNAL_ERROR,
-                    format!("{method}: the client did not answer in time"),
-                ));
+                break Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: the client did not answer in time")));
             }
             match answer.recv_timeout(left.min(Duration::from_millis(100))) {
                 Ok(outcome) => return outcome,
                 Err(RecvTimeoutError::Timeout) if self.is_cancelled() => {
-                    break Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("{method}: request cancelled")))
+                    break Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: request cancelled")))
                 }
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("{method}: the connection closed")))
+                    return Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: the connection closed")))
                 }
             }
         };

@@ -26,8 +26,8 @@ use crate::server::pool::Pool;
 use crate::server::registry::{ExtensionEntry, Registry};
 use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
-use crate::wire::jsonrpc::RpcError;
 use crate::wire::mcp_header;
+use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -652,7 +652,7 @@ impl Drop for Server {
 /// The error a request gets while the server drains: it did no work, so another server (or
 /// this one, restarted) may take it.
 pub(crate) fn shutting_down() -> RpcError {
-    RpcError::new(crate::wire::jsonrpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
+    RpcError::new(crate::wire::rpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
 }
 
 /// How long stopping a server waits for handlers to end; one that ignores cancellation longer

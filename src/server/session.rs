@@ -7,8 +7,9 @@
 use crate::server::listen::Listener;
 use crate::server::sink::{Outgoing, Sink};
 use crate::util::signal::Signal;
-use crate::wire::jsonrpc::{self, RequestId, RpcError};
+use crate::wire::frame;
 use crate::wire::meta::LogLevel;
+use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
 use std::any::Any;
@@ -150,7 +151,7 @@ impl Session {
 
     /// Sends a notification that belongs to no request (list changes, resource updates, task status).
     pub(crate) fn notify(&self, method: &str, params: &Value) {
-        self.notifier.send(Outgoing::Notification(jsonrpc::notification(method, params)));
+        self.notifier.send(Outgoing::Notification(frame::notification(method, params)));
     }
 
     /// Whether every slot is taken right now (a hint: it may change before `admit`).

@@ -1,12 +1,9 @@
 //! JSON-RPC 2.0 envelopes, parsed by hand (a single message's members read straight from the text,
-//! anything else through `serde_json::Value`). Ids and error codes (`rpc`) and writing frames
-//! (`frame`) are re-exported here, so callers name one module.
+//! anything else through `serde_json::Value`). Ids and error codes live in `rpc`, writing frames
+//! in `frame`.
 //! Knows nothing of MCP: every other module may use it, it uses none of them.
 
-pub use super::frame::{
-    encoded_len, error_response, notification, request_text, response, response_reply, result_text, Reply,
-};
-pub use super::rpc::*;
+use super::rpc::{RequestId, RpcError};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -356,6 +353,8 @@ fn bad(id: Option<RequestId>, message: &str) -> Malformed {
 
 #[cfg(test)]
 mod tests {
+    use super::super::frame::response;
+    use super::super::rpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
     use super::*;
     use serde_json::json;
 

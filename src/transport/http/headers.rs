@@ -4,8 +4,8 @@
 //! on per-request-era POSTs. Imports only the wire and the shared base64 codec; no socket.
 
 use crate::util::base64;
-use crate::wire::jsonrpc::{RpcError, HEADER_MISMATCH};
 use crate::wire::mcp_header::annotations;
+use crate::wire::rpc::{RpcError, HEADER_MISMATCH};
 use serde_json::{Map, Value};
 
 /// One request header as the transport read it: the name, and the raw value bytes.

@@ -9,7 +9,7 @@ use super::sse::SseWriter;
 use super::{read_message, Answer, Http, SLICE};
 use crate::server::connection::{Connection, Outgoing, Sink};
 use crate::util::random;
-use crate::wire::jsonrpc::RpcError;
+use crate::wire::rpc::RpcError;
 use std::collections::HashMap;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -8,7 +8,7 @@ use super::sessions::HttpSession;
 use super::sse::{self, SseWriter, Stream};
 use super::{accepts, ended_with_session, find_session, retry_ms, Answer, Http, SLICE};
 use crate::server::connection::Outgoing;
-use crate::wire::jsonrpc::{RequestId, RpcError};
+use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};

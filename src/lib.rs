@@ -61,20 +61,23 @@ mod util;
 mod wire;
 
 pub use error::Error;
-pub use features::completion::{filter_prefix, Completer, CompletionRequest};
+pub use features::cache::{CacheHint, CacheScope};
+pub use features::completer::{filter_prefix, Completer, CompletionRequest};
+pub use features::content::Resource;
 pub use features::content::{Annotations, Content, Icon, ResourceContents, Role};
-pub use features::logging::LogLevel;
 pub use features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptHandler, PromptMessage};
-pub use features::resources::{ReadHandler, Resource, ResourceLister, ResourceTemplate};
+pub use features::resources::{ReadHandler, ResourceLister, ResourceTemplate};
 pub use features::tasks::TaskSupport;
 pub use features::tools::{CallToolResult, Tool, ToolAnnotations, ToolHandler};
-pub use server::connection::{Connection, Outgoing, Sink};
+pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
-pub use server::{CacheHint, CacheScope, Options, Server};
+pub use server::sink::{Outgoing, Sink};
+pub use server::{Options, Server};
 #[cfg(feature = "http")]
 pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 pub use util::uri_template::UriTemplate;
+pub use wire::meta::LogLevel;
 pub use wire::rpc::{RequestId, RpcError};
 pub use wire::version::ProtocolVersion;
 

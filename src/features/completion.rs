@@ -1,7 +1,7 @@
 //! `completion/complete`: argument completion for prompts and resource-template variables.
 //! Never names a transport or a thread.
 
-pub use crate::features::completer::{filter_prefix, Completer, CompletionRequest, MAX_VALUES};
+use crate::features::completer::{CompletionRequest, MAX_VALUES};
 use crate::features::prompts::{self, PromptEntry};
 use crate::features::resources::TemplateEntry;
 use crate::server::context::RequestCx;

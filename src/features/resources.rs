@@ -3,8 +3,7 @@
 
 use crate::features::cache::CacheHint;
 use crate::features::completer::Completer;
-pub use crate::features::content::Resource;
-use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, ResourceContents};
+use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, Resource, ResourceContents};
 use crate::features::pagination::{self, ListParams};
 use crate::server::context::RequestCx;
 use crate::util::uri_template::UriTemplate;

@@ -6,10 +6,9 @@
 use crate::server::context::{RequestCx, Terms};
 use crate::server::listen::ListenStream;
 use crate::server::methods::{self, Route};
-use crate::server::session::{Job, Session};
-#[cfg(feature = "http")]
-pub(crate) use crate::server::sink::BoundedReceiver;
-pub use crate::server::sink::{Outgoing, Sink};
+use crate::server::pool::Job;
+use crate::server::session::Session;
+use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::frame;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};

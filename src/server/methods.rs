@@ -198,7 +198,7 @@ fn decorate_text(server: &Server, mut text: String) -> Result<String, String> {
 }
 
 /// The cache hint a 2026-07-28 result of `method` carries, if any.
-fn cache_hint(server: &Server, method: &str) -> Option<crate::server::CacheHint> {
+fn cache_hint(server: &Server, method: &str) -> Option<crate::features::cache::CacheHint> {
     match method {
         "tools/list"
         | "prompts/list"

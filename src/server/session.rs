@@ -28,7 +28,7 @@ const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
 /// Resources one client may be subscribed to at once (each a URI of at most the URI cap).
 const MAX_SUBSCRIPTIONS: usize = 1000;
 
-pub(crate) use crate::server::pool::Job;
+use crate::server::pool::Job;
 
 /// Requests in flight: running ones hold a slot, the rest wait in order.
 #[derive(Default)]

@@ -2,7 +2,8 @@
 //! the connection; one writer thread owns the output. The ONLY code that touches stdout.
 
 use crate::error::Error;
-use crate::server::connection::{Connection, Outgoing, Sink};
+use crate::server::connection::Connection;
+use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::util::signal::Signal;
 use crate::wire::jsonrpc::{self, Malformed};

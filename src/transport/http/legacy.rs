@@ -7,7 +7,8 @@
 use super::http1::Exchange;
 use super::sse::SseWriter;
 use super::{read_message, Answer, Http, SLICE};
-use crate::server::connection::{Connection, Outgoing, Sink};
+use crate::server::connection::Connection;
+use crate::server::sink::{Outgoing, Sink};
 use crate::util::random;
 use crate::wire::rpc::RpcError;
 use std::collections::HashMap;

@@ -22,7 +22,7 @@ pub use probe::probe;
 pub use security::Access;
 
 use crate::error::Error;
-use crate::server::connection::{Outgoing, Sink};
+use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::util::seal::StateKey;
 use crate::wire::frame;

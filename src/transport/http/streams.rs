@@ -7,7 +7,7 @@ use super::http1::Exchange;
 use super::sessions::HttpSession;
 use super::sse::{self, SseWriter, Stream};
 use super::{accepts, ended_with_session, find_session, retry_ms, Answer, Http, SLICE};
-use crate::server::connection::Outgoing;
+use crate::server::sink::Outgoing;
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use std::sync::atomic::Ordering;

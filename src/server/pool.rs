@@ -222,6 +222,11 @@ impl Pool {
         let shared = &self.shared;
         let me = thread::current().id();
         let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.stopping {
+            // Stopped already (`Server::shutdown`, then the drop): that call joined what it could,
+            // and no thread started since.
+            return;
+        }
         state.stopping = true;
         let handles: Vec<_> = std::mem::take(&mut state.handles);
         shared.ready.notify_all();
@@ -443,5 +448,21 @@ mod tests {
         assert!(state.handles.is_empty());
         drop(state);
         pool.spawn(|| unreachable!("a stopped pool runs nothing"));
+    }
+
+    #[test]
+    fn a_job_may_stop_its_own_pool_twice_without_waiting_for_itself() {
+        // A handler dropping the last `Arc<Server>` after calling `shutdown` does this.
+        let pool = Pool::new(1, 4);
+        let (tx, rx) = mpsc::channel();
+        let inner = pool.clone();
+        pool.spawn(move || {
+            let started = Instant::now();
+            inner.shutdown(Duration::from_secs(5));
+            inner.shutdown(Duration::from_secs(5));
+            tx.send(started.elapsed()).unwrap_or(());
+        });
+        let took = rx.recv_timeout(Duration::from_secs(15)).expect("the job ended");
+        assert!(took < Duration::from_secs(2), "the job waited for its own thread: {took:?}");
     }
 }

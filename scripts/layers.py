@@ -2,7 +2,9 @@
 
 Run by scripts/check-layers.sh. An edge goes from a file to the file that defines what it
 names through `crate::...` or `super::...`; names re-exported at the crate root resolve through
-src/lib.rs's `pub use` lines. Tests (`#[cfg(test)]` onwards) are left out, and so is a parent naming its own child module
+src/lib.rs's `pub use` lines. The server core (`src/server/*.rs`) may name `Server`
+(`src/server/mod.rs`): a request's context holds the server that runs it. Those edges are left
+out of the circle search, since `Server` sits above the features that the core sits below. Tests (`#[cfg(test)]` onwards) are left out, and so is a parent naming its own child module
 (`legacy::serve` in `http/mod.rs`), which is how Rust nests modules, not an import.
 """
 import os
@@ -134,17 +136,19 @@ def main():
                           "src/server/mod.rs", "src/server/context.rs"],
          "providers build on the public registration API only")
 
-    # No circle: depth-first search for a back edge.
+    # No circle: depth-first search for a back edge. The core naming `Server` is no circle.
+    server = "src/server/mod.rs"
+    acyclic = {f: {t for t in edges if not (t == server and f.startswith("src/server/"))} for f, edges in graph.items()}
     state, stack = {}, []
 
     def visit(f):
         state[f] = 1
         stack.append(f)
-        for t in sorted(graph.get(f, ())):
+        for t in sorted(acyclic.get(f, ())):
             if state.get(t) == 1:
                 cycle = stack[stack.index(t):] + [t]
                 problems.append("import circle: " + " -> ".join(cycle))
-            elif t in graph and not state.get(t):
+            elif t in acyclic and not state.get(t):
                 visit(t)
         stack.pop()
         state[f] = 2

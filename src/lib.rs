@@ -61,26 +61,29 @@ mod util;
 mod wire;
 
 pub use error::Error;
-pub use features::completion::{filter_prefix, Completer, CompletionRequest};
+pub use features::cache::{CacheHint, CacheScope};
+pub use features::completer::{filter_prefix, Completer, CompletionRequest};
+pub use features::content::Resource;
 pub use features::content::{Annotations, Content, Icon, ResourceContents, Role};
-pub use features::logging::LogLevel;
 pub use features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptHandler, PromptMessage};
-pub use features::resources::{ReadHandler, Resource, ResourceLister, ResourceTemplate};
+pub use features::resources::{ReadHandler, ResourceLister, ResourceTemplate};
 pub use features::tasks::TaskSupport;
 pub use features::tools::{CallToolResult, Tool, ToolAnnotations, ToolHandler};
-pub use server::connection::{Connection, Outgoing, Sink};
+pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
-pub use server::{CacheHint, CacheScope, Options, Server};
+pub use server::sink::{Outgoing, Sink};
+pub use server::{Options, Server};
 #[cfg(feature = "http")]
 pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 pub use util::uri_template::UriTemplate;
-pub use wire::jsonrpc::{RequestId, RpcError};
+pub use wire::meta::LogLevel;
+pub use wire::rpc::{RequestId, RpcError};
 pub use wire::version::ProtocolVersion;
 
 /// JSON-RPC and MCP error codes, for [`RpcError::new`] and for reading [`RpcError::code`].
 pub mod error_codes {
-    pub use crate::wire::jsonrpc::{
+    pub use crate::wire::rpc::{
         HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
         PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
     };

@@ -1,11 +1,11 @@
 //! `completion/complete`: argument completion for prompts and resource-template variables.
 //! Never names a transport or a thread.
 
-pub use crate::features::completer::{filter_prefix, Completer, CompletionRequest, MAX_VALUES};
+use crate::features::completer::{CompletionRequest, MAX_VALUES};
 use crate::features::prompts::{self, PromptEntry};
 use crate::features::resources::TemplateEntry;
 use crate::server::context::RequestCx;
-use crate::wire::jsonrpc::RpcError;
+use crate::wire::rpc::RpcError;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -5,7 +5,8 @@
 
 use crate::server::context::{Inputs, RequestCx};
 use crate::util::seal::{Origin, StateKey};
-use crate::wire::jsonrpc::{Reply, RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
+use crate::wire::frame::Reply;
+use crate::wire::rpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use crate::wire::method::Spec;
 use serde_json::{json, Map, Value};
 use std::sync::PoisonError;
@@ -103,7 +104,7 @@ pub(crate) fn finish(
     let state = json!({ "answers": inputs.answers, "pending": pending });
     let empty = json!({});
     let token = key
-        .seal_json(&state, &origin(method, &kept.name, kept.arguments.as_ref(), &empty), now + cx.runtime().state_ttl())
+        .seal_json(&state, &origin(method, &kept.name, kept.arguments.as_ref(), &empty), now + cx.state_ttl())
         .map_err(|e| {
             log::warn!("{method}: {e}");
             RpcError::invalid_params(e.to_string())

@@ -2,7 +2,7 @@
 //! pagination. They use the wire, the utilities and the request context, never a transport.
 
 pub mod cache;
-mod completer;
+pub(crate) mod completer;
 pub mod completion;
 pub mod content;
 pub(crate) mod input_required;

@@ -5,7 +5,7 @@ use crate::features::completer::Completer;
 use crate::features::content::{to_map, Content, Icon, Role};
 use crate::features::pagination::{self, ListParams};
 use crate::server::context::RequestCx;
-use crate::wire::jsonrpc::RpcError;
+use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};

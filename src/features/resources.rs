@@ -3,12 +3,11 @@
 
 use crate::features::cache::CacheHint;
 use crate::features::completer::Completer;
-pub use crate::features::content::Resource;
-use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, ResourceContents};
+use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, Resource, ResourceContents};
 use crate::features::pagination::{self, ListParams};
 use crate::server::context::RequestCx;
 use crate::util::uri_template::UriTemplate;
-use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
+use crate::wire::rpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -179,7 +178,7 @@ pub(crate) fn subscribe(cx: &RequestCx, catalog: Catalog, params: UriParams) -> 
         return Err(not_found(cx.version(), &params.uri));
     }
     cx.session()?.subscribe(&params.uri)?;
-    cx.runtime().subscribed(&params.uri);
+    cx.subscribed(&params.uri);
     Ok(json!({}))
 }
 

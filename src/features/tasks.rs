@@ -6,8 +6,8 @@ use crate::features::pagination::{self, ListParams};
 use crate::server::context::{RequestCx, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
-use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS};
 use crate::wire::meta::RELATED_TASK;
+use crate::wire::rpc::{RpcError, INVALID_PARAMS};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -175,14 +175,14 @@ pub(crate) fn spawn(
     params: TaskParams,
     work: impl FnOnce(&RequestCx) -> Result<Value, RpcError> + Send + 'static,
 ) -> Result<Value, RpcError> {
-    let id = random::routed_token(cx.runtime().node_id(), 16).map_err(|e| {
+    let id = random::routed_token(cx.node_id(), 16).map_err(|e| {
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
     })?;
     // A place under the tasks' share of the pool first: refused, no task exists.
-    let ticket = cx.runtime().task_share().reserve()?;
+    let ticket = cx.task_share().reserve()?;
     let now = SystemTime::now();
-    let default_ttl = u64::try_from(cx.runtime().task_ttl().as_millis()).unwrap_or(MAX_TTL_MS);
+    let default_ttl = u64::try_from(cx.task_ttl().as_millis()).unwrap_or(MAX_TTL_MS);
     let task = Arc::new(Task {
         id,
         created: now,

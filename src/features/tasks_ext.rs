@@ -3,15 +3,15 @@
 //! required-task tool then answers with a flat `CreateTaskResult` and runs on the pool;
 //! `tasks/get` inlines the result, the error or the `inputRequests`; `tasks/update` answers
 //! them (the tool's handler runs again with every answer so far, as a retry would);
-//! `tasks/cancel` is an idempotent ack. The table is process-wide (the wire has no session),
-//! bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` (`Options::task_ttl`) after it
-//! finished.
+//! `tasks/cancel` is an idempotent ack. The `Table` belongs to the server (the wire has no
+//! session), bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` (`Options::task_ttl`)
+//! after it finished. A task holds its server only weakly, so it never keeps one alive.
 
-use crate::server::context::{missing_capability, Inputs, RequestCx, Runtime, TaskLink};
+use crate::server::context::{missing_capability, Detached, Inputs, RequestCx, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
-use crate::wire::jsonrpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use crate::wire::meta::CLIENT_CAPABILITIES;
+use crate::wire::rpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime};
 /// The extension's name, in `capabilities.extensions` and the client's `_meta`.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 const POLL_INTERVAL_MS: u64 = 1000;
-/// Tasks not yet finished, at most, in this process.
+/// Tasks not yet finished, at most, in one server.
 const MAX_LIVE: usize = 256;
 
 /// The work of a task: the tool's handler on the given arguments, run once per round.
@@ -64,16 +64,17 @@ struct State {
 }
 
 struct Runner {
-    base: RequestCx,
+    base: Detached,
     work: Work,
 }
+
+/// Where a task's status goes: the listen streams that asked for it (`RequestCx::notify_task`).
+pub(crate) type Notify<'a> = &'a dyn Fn(&str, &Value);
 
 struct ExtTask {
     id: String,
     created: SystemTime,
     ttl_ms: u64,
-    /// Where status notifications go (`subscriptions/listen` streams that asked for the task).
-    runtime: Arc<dyn Runtime>,
     cancelled: Arc<AtomicBool>,
     state: Mutex<State>,
     runner: Mutex<Runner>,
@@ -146,17 +147,22 @@ impl ExtTask {
 
     /// Tells the listen streams that asked for this task where it stands now. Called with the
     /// state locked, so they see its statuses in order.
-    fn announce(&self, state: &State) {
-        self.runtime.notify_task(&self.id, &self.detailed(state));
+    fn announce(&self, state: &State, notify: Notify) {
+        notify(&self.id, &self.detailed(state));
     }
 
-    /// Runs one round of the work with every answer so far, then records where it stands.
+    /// Runs one round of the work with every answer so far, then records where it stands. With
+    /// its server gone (dropped while the round waited for a worker) there is nobody to run
+    /// for or report to, and the round does nothing.
     fn round(self: &Arc<Self>) {
         let answers = self.lock().answers.clone();
         let (mut cx, work) = {
             let runner = self.runner.lock().unwrap_or_else(PoisonError::into_inner);
             let link: Arc<dyn TaskLink> = Arc::clone(self) as Arc<dyn TaskLink>;
-            (runner.base.for_task(link, Arc::clone(&self.cancelled)), Arc::clone(&runner.work))
+            let Some(cx) = runner.base.revive(link, Arc::clone(&self.cancelled)) else {
+                return;
+            };
+            (cx, Arc::clone(&runner.work))
         };
         cx.inputs = Some(Inputs { answers, ..Inputs::default() });
         let outcome = catch_unwind(AssertUnwindSafe(|| work(&cx))).unwrap_or_else(|_| {
@@ -184,25 +190,32 @@ impl ExtTask {
             state.outcome = Some(outcome);
             state.finished = Some(now);
         }
-        self.announce(&state);
+        self.announce(&state, &|id, params| cx.notify_task(id, params));
     }
 }
 
-static TABLE: Mutex<Vec<Arc<ExtTask>>> = Mutex::new(Vec::new());
-
-fn table() -> MutexGuard<'static, Vec<Arc<ExtTask>>> {
-    let mut tasks = TABLE.lock().unwrap_or_else(PoisonError::into_inner);
-    let now = SystemTime::now();
-    tasks.retain(|t| !t.expired(now));
-    tasks
+/// One server's tasks of the extension.
+#[derive(Default)]
+pub(crate) struct Table {
+    tasks: Mutex<Vec<Arc<ExtTask>>>,
 }
 
-fn find(id: &str) -> Result<Arc<ExtTask>, RpcError> {
-    table()
-        .iter()
-        .find(|t| t.id == id)
-        .cloned()
-        .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}")))
+impl Table {
+    /// The tasks, the expired ones dropped first.
+    fn lock(&self) -> MutexGuard<'_, Vec<Arc<ExtTask>>> {
+        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = SystemTime::now();
+        tasks.retain(|t| !t.expired(now));
+        tasks
+    }
+
+    fn find(&self, id: &str) -> Result<Arc<ExtTask>, RpcError> {
+        self.lock()
+            .iter()
+            .find(|t| t.id == id)
+            .cloned()
+            .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}")))
+    }
 }
 
 /// Whether this request's client declared the extension.
@@ -221,8 +234,8 @@ pub(crate) fn declared_in(params: &Value) -> bool {
 /// Gives `send` where task `id` stands (for a listen stream that just asked for it, so it has a
 /// status before the next change), with the task locked so no change overtakes it; an unknown
 /// id gives nothing.
-pub(crate) fn replay(id: &str, send: impl FnOnce(&Value)) {
-    if let Ok(task) = find(id) {
+pub(crate) fn replay(tasks: &Table, id: &str, send: impl FnOnce(&Value)) {
+    if let Ok(task) = tasks.find(id) {
         let state = task.lock();
         send(&task.detailed(&state));
     }
@@ -236,22 +249,20 @@ pub(crate) fn missing() -> RpcError {
     missing_capability(EXTENSION, json!({ "extensions": { EXTENSION: {} } }))
 }
 
-/// Starts `work` as a task and answers with the flat `CreateTaskResult`. `answers` are the
-/// ones the request already carried (a tool that asked before becoming a task).
-pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> Result<Value, RpcError> {
-    let id = random::routed_token(cx.runtime().node_id(), 16).map_err(|e| {
+/// Starts `work` as a task in `tasks` and answers with the flat `CreateTaskResult`. `answers`
+/// are the ones the request already carried (a tool that asked before becoming a task).
+pub(crate) fn spawn(cx: &RequestCx, tasks: &Table, work: Work, answers: Map<String, Value>) -> Result<Value, RpcError> {
+    let id = random::routed_token(cx.node_id(), 16).map_err(|e| {
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
     })?;
     // A place under the tasks' share of the pool first: refused, no task exists.
-    let ticket = cx.runtime.task_share().reserve()?;
+    let ticket = cx.task_share().reserve()?;
     let now = SystemTime::now();
-    let base = cx.for_task(Arc::new(NoTask) as Arc<dyn TaskLink>, Arc::new(AtomicBool::new(false)));
     let task = Arc::new(ExtTask {
         id,
         created: now,
-        ttl_ms: u64::try_from(cx.runtime.task_ttl().as_millis()).unwrap_or(u64::MAX),
-        runtime: Arc::clone(&cx.runtime),
+        ttl_ms: u64::try_from(cx.task_ttl().as_millis()).unwrap_or(u64::MAX),
         cancelled: Arc::new(AtomicBool::new(false)),
         state: Mutex::new(State {
             status: Status::Working,
@@ -262,10 +273,10 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
             pending: Map::new(),
             message: None,
         }),
-        runner: Mutex::new(Runner { base, work }),
+        runner: Mutex::new(Runner { base: cx.detach(), work }),
     });
     {
-        let mut tasks = table();
+        let mut tasks = tasks.lock();
         let live = tasks.iter().filter(|t| !t.lock().status.is_terminal()).count();
         if live >= MAX_LIVE {
             return Err(RpcError::invalid_request(format!(
@@ -286,15 +297,6 @@ pub(crate) fn spawn(cx: &RequestCx, work: Work, answers: Map<String, Value>) -> 
     Ok(created)
 }
 
-/// The placeholder link of the context a task's rounds are made from.
-struct NoTask;
-impl TaskLink for NoTask {
-    fn id(&self) -> &str {
-        ""
-    }
-    fn set_waiting(&self, _waiting: bool) {}
-}
-
 #[derive(Debug, Deserialize)]
 pub(crate) struct IdParams {
     #[serde(rename = "taskId")]
@@ -310,16 +312,16 @@ pub(crate) struct UpdateParams {
 }
 
 /// `tasks/get`: the task, with its result or error inlined, or its `inputRequests`.
-pub(crate) fn get(params: IdParams) -> Result<Value, RpcError> {
-    let task = find(&params.task_id)?;
+pub(crate) fn get(tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
+    let task = tasks.find(&params.task_id)?;
     let state = task.lock();
     Ok(task.detailed(&state))
 }
 
 /// `tasks/update`: answers some of the `inputRequests` (unknown keys ignored); once none is
 /// left the work runs again with every answer.
-pub(crate) fn update(cx: &RequestCx, params: UpdateParams) -> Result<Value, RpcError> {
-    let task = find(&params.task_id)?;
+pub(crate) fn update(cx: &RequestCx, tasks: &Table, params: UpdateParams) -> Result<Value, RpcError> {
+    let task = tasks.find(&params.task_id)?;
     let ticket = {
         let mut state = task.lock();
         if state.status != Status::InputRequired {
@@ -328,7 +330,7 @@ pub(crate) fn update(cx: &RequestCx, params: UpdateParams) -> Result<Value, RpcE
         // Answers that complete the inputs start a round: it needs a place under the tasks'
         // share of the pool first, or the update is refused and changes nothing.
         let completes = state.pending.keys().all(|k| params.input_responses.contains_key(k));
-        let ticket = if completes { Some(cx.runtime.task_share().reserve()?) } else { None };
+        let ticket = if completes { Some(cx.task_share().reserve()?) } else { None };
         for (key, answer) in params.input_responses {
             if state.pending.remove(&key).is_some() {
                 state.answers.insert(key, answer);
@@ -337,7 +339,7 @@ pub(crate) fn update(cx: &RequestCx, params: UpdateParams) -> Result<Value, RpcE
         if ticket.is_some() {
             state.status = Status::Working;
             state.updated = SystemTime::now();
-            task.announce(&state);
+            task.announce(&state, &|id, params| cx.notify_task(id, params));
         }
         ticket
     };
@@ -348,23 +350,22 @@ pub(crate) fn update(cx: &RequestCx, params: UpdateParams) -> Result<Value, RpcE
 }
 
 /// `tasks/cancel`: idempotent; a task still running becomes `cancelled` and its work is told.
-pub(crate) fn cancel(params: IdParams) -> Result<Value, RpcError> {
-    find(&params.task_id)?.cancel();
+pub(crate) fn cancel(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
+    tasks.find(&params.task_id)?.cancel(&|id, params| cx.notify_task(id, params));
     Ok(json!({}))
 }
 
-/// Cancels every unfinished task `runtime` (a server shutting down) started.
-pub(crate) fn cancel_all(runtime: &dyn Runtime) {
-    let ours: Vec<Arc<ExtTask>> =
-        table().iter().filter(|t| std::ptr::addr_eq(Arc::as_ptr(&t.runtime), runtime)).cloned().collect();
-    for task in ours {
-        task.cancel();
+/// Cancels every unfinished task in `tasks` (its server shutting down).
+pub(crate) fn cancel_all(tasks: &Table, notify: Notify) {
+    let all: Vec<Arc<ExtTask>> = tasks.lock().clone();
+    for task in all {
+        task.cancel(notify);
     }
 }
 
 impl ExtTask {
     /// A task still running becomes `cancelled` and its work is told; a finished one stays.
-    fn cancel(&self) {
+    fn cancel(&self, notify: Notify) {
         let mut state = self.lock();
         if !state.status.is_terminal() {
             let now = SystemTime::now();
@@ -372,7 +373,7 @@ impl ExtTask {
             state.updated = now;
             state.finished = Some(now);
             self.cancelled.store(true, Ordering::SeqCst);
-            self.announce(&state);
+            self.announce(&state, notify);
         }
     }
 }

@@ -7,7 +7,8 @@ use crate::features::tasks::{self, TaskParams, TaskSupport};
 use crate::features::tasks_ext;
 use crate::server::context::RequestCx;
 use crate::util::schema;
-use crate::wire::jsonrpc::{self, Reply, RpcError};
+use crate::wire::frame::{self, Reply};
+use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -184,7 +185,7 @@ impl CallToolResult {
 
     /// `to_wire`'s result written as JSON text, without building the `Value`.
     pub(crate) fn to_json(&self, version: ProtocolVersion) -> String {
-        jsonrpc::result_text(&WireResult(self, version))
+        frame::result_text(&WireResult(self, version))
     }
 
     /// The result as the given revision knows it.
@@ -256,6 +257,7 @@ pub(crate) fn call(
     cx: &RequestCx,
     tools: &[Arc<ToolEntry>],
     tasks_enabled: bool,
+    ext_tasks: &tasks_ext::Table,
     params: CallParams,
 ) -> Result<Reply, RpcError> {
     let entry = Arc::clone(
@@ -270,7 +272,7 @@ pub(crate) fn call(
         Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
     };
     if !cx.version().is_stateful() && entry.tool.task_support != TaskSupport::Forbidden {
-        return call_per_request(cx, entry, arguments).map(Reply::Value);
+        return call_per_request(cx, ext_tasks, entry, arguments).map(Reply::Value);
     }
     // Spec (tasks): a server that does not declare task support runs every call normally.
     let support = if tasks_enabled { entry.tool.task_support } else { TaskSupport::Optional };
@@ -293,7 +295,12 @@ pub(crate) fn call(
 /// `tools/call` of a task-supporting tool on 2026-07-28 (tasks extension, SEP-2663): a task when
 /// the request declared the extension, `-32021` for a required-task tool when it did not, else
 /// a plain call. The legacy `task` param is ignored.
-fn call_per_request(cx: &RequestCx, entry: Arc<ToolEntry>, arguments: Value) -> Result<Value, RpcError> {
+fn call_per_request(
+    cx: &RequestCx,
+    ext_tasks: &tasks_ext::Table,
+    entry: Arc<ToolEntry>,
+    arguments: Value,
+) -> Result<Value, RpcError> {
     if !tasks_ext::opted_in(cx) {
         if entry.tool.task_support == TaskSupport::Required {
             return Err(tasks_ext::missing());
@@ -306,7 +313,7 @@ fn call_per_request(cx: &RequestCx, entry: Arc<ToolEntry>, arguments: Value) -> 
         return run(cx, &entry, arguments);
     }
     let work: tasks_ext::Work = Arc::new(move |cx: &RequestCx| run(cx, &entry, arguments.clone()));
-    tasks_ext::spawn(cx, work, answers)
+    tasks_ext::spawn(cx, ext_tasks, work, answers)
 }
 
 /// Runs the tool (`outcome`) and shapes its result for the request's revision.

@@ -5,12 +5,13 @@
 
 use super::sandbox::{self, file_uri, EntryKind, Sandbox};
 use super::tracker::{stamp, ChangeTracker};
-use crate::features::completion::CompletionRequest;
 use crate::features::content::{Content, ResourceContents};
 use crate::features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
-use crate::features::resources::{self, Resource, ResourceTemplate};
+use crate::features::resources::{self, ResourceTemplate};
 use crate::util::mime;
-use crate::wire::jsonrpc::RpcError;
+use crate::CompletionRequest;
+use crate::Resource;
+use crate::RpcError;
 use crate::{Error, RequestCx, Server};
 use std::collections::hash_map::DefaultHasher;
 use std::fs::{self, File, Metadata};

@@ -7,16 +7,15 @@ mod check;
 mod warnings;
 
 use crate::features::cache::CacheHint;
-use crate::features::completion;
 use crate::features::content::{Content, ResourceContents, Role};
 use crate::features::prompts::{GetPromptResult, Prompt, PromptArguments, PromptMessage};
-use crate::features::resources::Resource;
 use crate::features::tools::Tool;
 use crate::provide::command::{self, CommandSpec};
 use crate::provide::files::read_contents;
 use crate::provide::sandbox::{file_uri, open_regular, Sandbox};
 use crate::provide::tracker::{stamp, ChangeTracker, Stamp};
-use crate::wire::jsonrpc::RpcError;
+use crate::Resource;
+use crate::RpcError;
 use crate::{RequestCx, Server};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -223,10 +222,10 @@ impl Manifest {
             let dir = self.dir.clone();
             let completer = (!def.completions.is_empty()).then(|| {
                 let def = Arc::clone(&def);
-                Box::new(move |_: &RequestCx, req: &completion::CompletionRequest| {
+                Box::new(move |_: &RequestCx, req: &crate::CompletionRequest| {
                     let values = def.completions.get(req.argument).map(Vec::as_slice).unwrap_or_default();
-                    completion::filter_prefix(values.iter().map(String::as_str), req.value)
-                }) as Box<crate::server::Completer>
+                    crate::filter_prefix(values.iter().map(String::as_str), req.value)
+                }) as Box<crate::Completer>
             });
             server.register_prompt(
                 def.prompt.clone(),

@@ -6,14 +6,15 @@
 use crate::server::context::{RequestCx, Terms};
 use crate::server::listen::{Grant, ListenStream};
 use crate::server::methods::{self, Route};
-use crate::server::session::{Job, Session};
-#[cfg(feature = "http")]
-pub(crate) use crate::server::sink::BoundedReceiver;
-pub use crate::server::sink::{Outgoing, Sink};
+use crate::server::pool::Job;
+use crate::server::session::Session;
+use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
-use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request, RequestId, RpcError};
+use crate::wire::frame;
+use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
 use crate::wire::meta::{self, Carrier, Era, RequestMeta};
 use crate::wire::method::Id;
+use crate::wire::rpc::{self, RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -60,7 +61,7 @@ impl Connection {
     /// thread, so the reader stays free to deliver the answers handlers wait for.
     pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, carrier: Carrier, reply: &Sink) {
         match incoming {
-            Err(bad) => reply.send(Outgoing::Response(jsonrpc::error_response(bad.id.as_ref(), &bad.error))),
+            Err(bad) => reply.send(Outgoing::Response(frame::error_response(bad.id.as_ref(), &bad.error))),
             Ok(Incoming::Single(message)) => self.on_message(message, carrier, reply),
             Ok(Incoming::Batch(items)) => self.on_batch(items, carrier, reply),
         }
@@ -91,7 +92,7 @@ impl Connection {
             }
             Era::PerRequest => match RequestMeta::parse(&req.params, carrier) {
                 Ok(meta) => self.per_request(req, meta, reply),
-                Err(e) => reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &Err(e)))),
+                Err(e) => reply.send(Outgoing::Response(frame::response(Some(&req.id), &Err(e)))),
             },
         }
     }
@@ -130,7 +131,7 @@ impl Connection {
             }
             Routed::Pool(terms) => {
                 let cx = RequestCx::new(
-                    Arc::clone(server) as _,
+                    Arc::clone(server),
                     None,
                     req.id.clone(),
                     terms,
@@ -157,7 +158,7 @@ impl Connection {
         };
         if let Some(why) = refusal {
             let error = RpcError::invalid_request(why);
-            reply.send(Outgoing::Response(jsonrpc::error_response(Some(&req.id), &error)));
+            reply.send(Outgoing::Response(frame::error_response(Some(&req.id), &error)));
             return;
         }
         let stream = Arc::new(ListenStream::open(req.id.clone(), filter, reply.clone()));
@@ -180,10 +181,10 @@ impl Connection {
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
         // measured when the session looks full, so the usual request pays nothing for it.
         let max_in_flight = self.server.options().session_share();
-        let size = if self.session.looks_full(max_in_flight) { jsonrpc::encoded_len(&req.params) } else { 0 };
+        let size = if self.session.looks_full(max_in_flight) { frame::encoded_len(&req.params) } else { 0 };
         let job = |cancelled| {
             let cx = RequestCx::new(
-                Arc::clone(&self.server) as _,
+                Arc::clone(&self.server),
                 Some(Arc::clone(&self.session)),
                 req.id.clone(),
                 terms,
@@ -200,14 +201,14 @@ impl Connection {
             Ok(None) => {}
             Err(why) => {
                 let error = RpcError::invalid_request(why);
-                reply.send(Outgoing::Response(jsonrpc::error_response(Some(&id), &error)));
+                reply.send(Outgoing::Response(frame::error_response(Some(&id), &error)));
             }
         }
     }
 
     fn on_batch(&self, items: Vec<Result<Message, Malformed>>, carrier: Carrier, reply: &Sink) {
         if meta::batch_is_per_request(&items, carrier) {
-            reply.send(Outgoing::Response(jsonrpc::error_response(None, &meta::batch_refused())));
+            reply.send(Outgoing::Response(frame::error_response(None, &meta::batch_refused())));
             return;
         }
         let version = self.session.protocol_version();
@@ -216,7 +217,7 @@ impl Connection {
                 Some(v) => format!("batches are not supported in protocol revision {v}"),
                 None => "batches are not allowed before initialize".to_owned(),
             };
-            reply.send(Outgoing::Response(jsonrpc::error_response(None, &RpcError::invalid_request(why))));
+            reply.send(Outgoing::Response(frame::error_response(None, &RpcError::invalid_request(why))));
             return;
         }
         // Spec (JSON-RPC batch): the answers travel together as one array; notifications
@@ -233,7 +234,7 @@ impl Connection {
                 Ok(other) => self.on_message(other, carrier, &batch_sink),
                 Err(bad) => {
                     expected += 1;
-                    batch_sink.send(Outgoing::Response(jsonrpc::error_response(bad.id.as_ref(), &bad.error)));
+                    batch_sink.send(Outgoing::Response(frame::error_response(bad.id.as_ref(), &bad.error)));
                 }
             }
         }
@@ -264,7 +265,7 @@ enum Routed {
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
     let answer = |outcome: Result<serde_json::Value, RpcError>| {
-        reply.send(Outgoing::Response(jsonrpc::response(Some(&req.id), &outcome)));
+        reply.send(Outgoing::Response(frame::response(Some(&req.id), &outcome)));
         Routed::Done
     };
     if server.is_draining() {
@@ -300,13 +301,6 @@ impl Alone {
     }
 }
 
-impl crate::server::Options {
-    /// Requests one session may have running at once: `max_in_flight`, and never more than
-    /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
-    pub(crate) fn session_share(&self) -> usize {
-        self.max_in_flight.min((self.max_workers / 2).max(1))
-    }
-}
 
 /// Runs one request on a worker and answers it, unless it was cancelled; hands back the
 /// queued request that takes its slot.
@@ -327,11 +321,11 @@ fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {
         log::debug!("request {} cancelled; no response", req.id);
     } else {
         if let Err(e) = &outcome {
-            if e.code == jsonrpc::INTERNAL_ERROR {
+            if e.code == rpc::INTERNAL_ERROR {
                 log::error!("{} failed: {}", req.method, e.message);
             }
         }
-        cx.sink.send(Outgoing::Response(jsonrpc::response_reply(Some(&req.id), outcome)));
+        cx.sink.send(Outgoing::Response(frame::response_reply(Some(&req.id), outcome)));
     }
     cx.start_deferred();
     next

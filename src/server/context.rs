@@ -1,53 +1,22 @@
 //! `RequestCx`: what a handler knows of the request it serves and can do with it: the revision
 //! and client capabilities (per request, ready for stateless revisions), cancellation, progress,
 //! logging, and requests to the client (sampling, elicitation, roots) with a timeout.
-//! Knows no feature type and not `Server`: it reaches the server through `Runtime`.
+//! Knows no feature type; it holds the `Server` that runs the request, and a feature reads
+//! what it needs of it through the narrow accessors here, never `Server` itself.
 
 use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::task_share::{TaskShare, TaskTicket};
-use crate::util::seal::StateKey;
-use crate::wire::jsonrpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
+use crate::server::Server;
+use crate::wire::frame;
 use crate::wire::meta::{self, LogLevel, RequestMeta, RELATED_TASK};
+use crate::wire::rpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
-use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
-
-/// What a request needs of the server that runs it. `Server` implements it; the context and
-/// the features reach the server only through it, so none of them names `Server`.
-pub(crate) trait Runtime: Send + Sync {
-    /// Items per page of every `*/list`.
-    fn page_size(&self) -> usize;
-    /// How long a request to the client may wait for its answer.
-    fn client_request_timeout(&self) -> Duration;
-    /// Runs `job` on the server's worker pool.
-    fn spawn(&self, job: Box<dyn FnOnce() + Send>);
-    /// The share of the pool all task work runs in: a quarter of the workers (at least one), and
-    /// no more than one session's, so one client's requests and tasks together leave room.
-    fn task_share(&self) -> &Arc<TaskShare>;
-    /// Runs the subscribe hooks for `uri` (before `resources/subscribe` is answered).
-    fn subscribed(&self, uri: &str);
-    /// The runtime as `Any`, so `RequestCx::server` can hand handlers the `Server` itself.
-    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
-    /// The key that seals and opens `requestState` (2026-07-28); `None` if the OS gave no
-    /// randomness and no key file was set, and then input-required results are refused.
-    fn state_key(&self) -> Option<&StateKey>;
-    /// How long a sealed `requestState` stays valid.
-    fn state_ttl(&self) -> Duration;
-    /// This replica's node id (`--node-id`), which prefixes the ids it hands out.
-    fn node_id(&self) -> Option<&str>;
-    /// How long a finished task stays readable (`Options::task_ttl`).
-    fn task_ttl(&self) -> Duration;
-    /// Sends a tasks-extension status (`notifications/tasks`) to the listen streams that asked
-    /// for task `task_id`.
-    fn notify_task(&self, task_id: &str, params: &Value);
-    /// Whether a drain ran out of time: every handler still running is cancelled.
-    fn drain_expired(&self) -> bool;
-}
 
 /// The input-required bookkeeping of one 2026-07-28 request (`tools/call`, `prompts/get`,
 /// `resources/read`): the answers the client gave, and the requests this round still needs.
@@ -67,7 +36,7 @@ pub(crate) struct Inputs {
 /// What a handler's request to the client stopped on: the answer is not there yet, and the
 /// method table turns the request into an `InputRequiredResult` whatever the handler returns.
 pub(crate) fn input_required() -> RpcError {
-    RpcError::new(jsonrpc::INTERNAL_ERROR, "input required: answered with an InputRequiredResult")
+    RpcError::new(rpc::INTERNAL_ERROR, "input required: answered with an InputRequiredResult")
 }
 
 /// One request a handler needs the client to answer (see [`RequestCx::ask`]).
@@ -139,9 +108,49 @@ impl From<Negotiated> for Terms {
 /// Task work to start once a request's response has been queued (`RequestCx::after_response`).
 type Deferred = (TaskTicket, Box<dyn FnOnce() + Send>);
 
+/// What a task keeps of the request that started it, to make the context of each of its rounds:
+/// all of it but the server, held weakly, so a finished task kept for its `ttlMs` does not keep
+/// a server alive that its embedder dropped.
+pub(crate) struct Detached {
+    server: Weak<Server>,
+    session: Option<Arc<Session>>,
+    version: ProtocolVersion,
+    client_capabilities: Arc<Value>,
+    log_level: Option<LogLevel>,
+    progress_token: Option<Value>,
+}
+
+impl Detached {
+    /// The context of one round of `task`; `None` once the server is gone.
+    pub(crate) fn revive(&self, task: Arc<dyn TaskLink>, cancelled: Arc<AtomicBool>) -> Option<RequestCx> {
+        Some(self.attach(self.server.upgrade()?, task, cancelled))
+    }
+
+    fn attach(&self, server: Arc<Server>, task: Arc<dyn TaskLink>, cancelled: Arc<AtomicBool>) -> RequestCx {
+        // A request served alone has no stream left: a 2026-07-28 task's status goes to listen
+        // streams, and what the round sends otherwise goes nowhere.
+        let sink = self.session.as_ref().map_or_else(|| Sink::channel().0, |s| s.notifier());
+        RequestCx {
+            server,
+            session: self.session.clone(),
+            id: None,
+            version: self.version,
+            client_capabilities: Arc::clone(&self.client_capabilities),
+            log_level: self.log_level,
+            progress_token: self.progress_token.clone(),
+            cancelled,
+            sink,
+            last_progress: Mutex::new(None),
+            task: Some(task),
+            deferred: Mutex::new(Vec::new()),
+            inputs: None,
+        }
+    }
+}
+
 /// The context of one request, given to every handler.
 pub struct RequestCx {
-    pub(crate) runtime: Arc<dyn Runtime>,
+    pub(crate) server: Arc<Server>,
     /// The client's session; `None` for a 2026-07-28 request served alone (a Streamable HTTP
     /// POST), which has only its cancellation flag.
     pub(crate) session: Option<Arc<Session>>,
@@ -184,7 +193,7 @@ impl RequestCx {
     /// The context of one request: revision, client capabilities and log level from `terms`,
     /// the progress token from the request's own `_meta`.
     pub(crate) fn new(
-        runtime: Arc<dyn Runtime>,
+        server: Arc<Server>,
         session: Option<Arc<Session>>,
         id: RequestId,
         terms: Terms,
@@ -194,7 +203,7 @@ impl RequestCx {
     ) -> RequestCx {
         let Terms { version, client_capabilities, log_level } = terms;
         RequestCx {
-            runtime,
+            server,
             session,
             id: Some(id),
             version,
@@ -211,25 +220,57 @@ impl RequestCx {
     }
 
     /// A context for `task`'s background run: its own cancellation flag, and messages sent to
-    /// the session's stream because the request that created it has been answered (a request
-    /// served alone has no stream left: a 2026-07-28 task's status goes to listen streams).
+    /// the session's stream because the request that created it has been answered.
     pub(crate) fn for_task(&self, task: Arc<dyn TaskLink>, cancelled: Arc<AtomicBool>) -> RequestCx {
-        let sink = self.session.as_ref().map_or_else(|| Sink::channel().0, |s| s.notifier());
-        RequestCx {
-            runtime: Arc::clone(&self.runtime),
+        self.detach().attach(Arc::clone(&self.server), task, cancelled)
+    }
+
+    /// What a task keeps of this request to make a context for each of its rounds later.
+    pub(crate) fn detach(&self) -> Detached {
+        Detached {
+            server: Arc::downgrade(&self.server),
             session: self.session.clone(),
-            id: None,
             version: self.version,
             client_capabilities: Arc::clone(&self.client_capabilities),
             log_level: self.log_level,
             progress_token: self.progress_token.clone(),
-            cancelled,
-            sink,
-            last_progress: Mutex::new(None),
-            task: Some(task),
-            deferred: Mutex::new(Vec::new()),
-            inputs: None,
         }
+    }
+
+    /// The server, to register things or send list-changed notifications from a handler.
+    pub fn server(&self) -> Arc<Server> {
+        Arc::clone(&self.server)
+    }
+
+    /// This replica's node id (`--node-id`), which prefixes the ids it hands out.
+    pub(crate) fn node_id(&self) -> Option<&str> {
+        self.server.node_id()
+    }
+
+    /// The share of the pool all task work runs in.
+    pub(crate) fn task_share(&self) -> &Arc<TaskShare> {
+        self.server.task_share()
+    }
+
+    /// How long a finished task stays readable (`Options::task_ttl`).
+    pub(crate) fn task_ttl(&self) -> Duration {
+        self.server.options().task_ttl
+    }
+
+    /// How long a sealed `requestState` stays valid (`Options::state_ttl`).
+    pub(crate) fn state_ttl(&self) -> Duration {
+        self.server.options().state_ttl
+    }
+
+    /// Runs the server's subscribe hooks for `uri` (before `resources/subscribe` is answered).
+    pub(crate) fn subscribed(&self, uri: &str) {
+        self.server.subscribed(uri);
+    }
+
+    /// Sends a tasks-extension status (`notifications/tasks`) to the listen streams that asked
+    /// for task `task_id`.
+    pub(crate) fn notify_task(&self, task_id: &str, params: &Value) {
+        self.server.notify_task(task_id, params);
     }
 
     /// The client's session, for the features that live in one (up to 2025-11-25; the method
@@ -238,12 +279,8 @@ impl RequestCx {
         self.session.as_ref().ok_or_else(|| RpcError::invalid_request("this request has no session: initialize first"))
     }
 
-    pub(crate) fn runtime(&self) -> &dyn Runtime {
-        &*self.runtime
-    }
-
     pub(crate) fn page_size(&self) -> usize {
-        self.runtime.page_size()
+        self.server.options().page_size
     }
 
     /// Runs task work under `ticket` (`TaskShare::reserve`) once this request's response
@@ -257,8 +294,8 @@ impl RequestCx {
     pub(crate) fn start_deferred(&self) {
         let jobs = std::mem::take(&mut *self.deferred.lock().unwrap_or_else(PoisonError::into_inner));
         for (ticket, job) in jobs {
-            if let Some(job) = self.runtime.task_share().start(ticket, job) {
-                self.runtime.spawn(job);
+            if let Some(job) = self.server.task_share().start(ticket, job) {
+                self.server.pool.spawn_boxed(job);
             }
         }
     }
@@ -277,7 +314,7 @@ impl RequestCx {
     /// task is cancelled too once its session ends (nobody can ask for it any more).
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::SeqCst)
-            || self.runtime.drain_expired()
+            || self.server.drain_expired()
             || (self.task.is_some() && self.session.as_ref().is_some_and(|s| s.is_closed()))
     }
 
@@ -321,7 +358,7 @@ impl RequestCx {
 
     /// Sends a notification tied to this request (it travels with the request's answer).
     pub fn send_notification(&self, method: &str, params: &Value) {
-        self.sink.send(Outgoing::Notification(jsonrpc::notification(method, params)));
+        self.sink.send(Outgoing::Notification(frame::notification(method, params)));
     }
 
     /// Lets the transport close the stream carrying this request's messages now: over
@@ -473,24 +510,21 @@ impl RequestCx {
     fn request_and_wait(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
         let session = self.session()?;
         let (id, answer) = session.expect_answer();
-        self.sink.send(Outgoing::Request(jsonrpc::request_text(&id, method, params)));
-        let deadline = Instant::now() + self.runtime.client_request_timeout();
+        self.sink.send(Outgoing::Request(frame::request_text(&id, method, params)));
+        let deadline = Instant::now() + self.server.options().client_request_timeout;
         let outcome = loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                break Err(RpcError::new(
-                    jsonrpc::INTERNAL_ERROR,
-                    format!("{method}: the client did not answer in time"),
-                ));
+                break Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: the client did not answer in time")));
             }
             match answer.recv_timeout(left.min(Duration::from_millis(100))) {
                 Ok(outcome) => return outcome,
                 Err(RecvTimeoutError::Timeout) if self.is_cancelled() => {
-                    break Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("{method}: request cancelled")))
+                    break Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: request cancelled")))
                 }
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(RpcError::new(jsonrpc::INTERNAL_ERROR, format!("{method}: the connection closed")))
+                    return Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: the connection closed")))
                 }
             }
         };

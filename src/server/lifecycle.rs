@@ -3,7 +3,7 @@
 
 use crate::server::session::{Negotiated, Session};
 use crate::server::Server;
-use crate::wire::jsonrpc::RpcError;
+use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Value};
 use std::sync::Arc;

@@ -3,7 +3,8 @@
 //! never assume a session. Knows no feature type.
 
 use crate::server::sink::{Outgoing, Sink};
-use crate::wire::jsonrpc::{self, RequestId, RpcError, INTERNAL_ERROR};
+use crate::wire::frame;
+use crate::wire::rpc::{RequestId, RpcError, INTERNAL_ERROR};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -98,7 +99,7 @@ impl ListenStream {
         let Grant { filter, slot } = grant;
         let stream = ListenStream { id, filter, sink, ended: AtomicBool::new(false), _slot: slot };
         let params = json!({ "_meta": stream.meta(), "notifications": stream.filter.to_wire() });
-        stream.sink.send(Outgoing::Notification(jsonrpc::notification(ACKNOWLEDGED, &params)));
+        stream.sink.send(Outgoing::Notification(frame::notification(ACKNOWLEDGED, &params)));
         stream
     }
 
@@ -142,14 +143,14 @@ impl Listener for ListenStream {
                 meta.insert(SUBSCRIPTION_ID.into(), json!(self.id));
             }
         }
-        self.sink.send(Outgoing::Notification(jsonrpc::notification(method, &params)));
+        self.sink.send(Outgoing::Notification(frame::notification(method, &params)));
     }
 
     /// Spec (subscriptions/listen): a server ending the subscription gracefully answers it.
     fn close(&self) {
         if !self.ended.swap(true, Ordering::SeqCst) {
             let result = json!({ "resultType": "complete", "_meta": self.meta() });
-            self.sink.send(Outgoing::Response(jsonrpc::response(Some(&self.id), &Ok(result))));
+            self.sink.send(Outgoing::Response(frame::response(Some(&self.id), &Ok(result))));
         }
     }
 }

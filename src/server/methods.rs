@@ -8,14 +8,16 @@
 
 use crate::features::resources::Catalog;
 use crate::features::{completion, input_required, logging, prompts, resources, tasks, tasks_ext, tools};
-use crate::server::context::{RequestCx, Runtime};
+use crate::server::context::RequestCx;
 use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::jsonrpc::{Method, Notification, Reply, Request, RequestId, RpcError};
+use crate::wire::frame::Reply;
+use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
+use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -135,7 +137,7 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
     }
     let outcome = match spec {
         Some(spec) if spec.input_required => {
-            let key = Runtime::state_key(server);
+            let key = server.sealing_key();
             let now = SystemTime::now();
             cx.inputs = Some(input_required::begin(key, spec, &params, now)?);
             // What the state is bound to, kept before params move into the handler.
@@ -249,7 +251,7 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
         Id::Ping => Ok(json!({})),
         Id::ToolsList => tools::list(cx, &r.tools, parse(params)?),
         // Its result may come as JSON text already (`Reply::Json`).
-        Id::ToolsCall => return tools::call(cx, &r.tools, on.tasks, parse(params)?),
+        Id::ToolsCall => return tools::call(cx, &r.tools, on.tasks, server.ext_tasks(), parse(params)?),
         Id::ResourcesList => resources::list(cx, catalog, parse(params)?),
         Id::ResourcesTemplatesList => resources::list_templates(cx, catalog, parse(params)?),
         Id::ResourcesRead => resources::read(cx, catalog, parse(params)?),
@@ -259,10 +261,10 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
         Id::PromptsGet => prompts::get(cx, &r.prompts, parse(params)?),
         Id::CompletionComplete => completion::complete(cx, &r.prompts, &r.templates, parse(params)?),
         Id::LoggingSetLevel => logging::set_level(cx, parse(params)?),
-        Id::TasksGet if per_request => tasks_ext::get(parse(params)?),
+        Id::TasksGet if per_request => tasks_ext::get(server.ext_tasks(), parse(params)?),
         Id::TasksGet => tasks::get(cx, parse(params)?),
-        Id::TasksUpdate => tasks_ext::update(cx, parse(params)?),
-        Id::TasksCancel if per_request => tasks_ext::cancel(parse(params)?),
+        Id::TasksUpdate => tasks_ext::update(cx, server.ext_tasks(), parse(params)?),
+        Id::TasksCancel if per_request => tasks_ext::cancel(cx, server.ext_tasks(), parse(params)?),
         Id::TasksCancel => tasks::cancel(cx, parse(params)?),
         Id::TasksResult => tasks::result(cx, parse(params)?),
         Id::TasksList => tasks::list(cx, parse(params)?),

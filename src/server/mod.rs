@@ -10,31 +10,30 @@ mod methods;
 pub(crate) mod pool;
 pub(crate) mod registry;
 pub mod session;
-mod sink;
+pub(crate) mod sink;
 pub(crate) mod task_share;
 
-pub use crate::features::cache::{CacheHint, CacheScope};
-pub use crate::features::completion::Completer;
+use crate::features::cache::{CacheHint, CacheScope};
+use crate::features::completer::Completer;
+use crate::features::content::Resource;
 use crate::features::content::{Icon, ResourceContents};
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
-use crate::features::resources::{self, Resource, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
+use crate::features::resources::{self, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
 use crate::features::tasks_ext;
 use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
-use crate::server::context::{RequestCx, Runtime};
+use crate::server::context::RequestCx;
 use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
 use crate::server::registry::{ExtensionEntry, Registry};
 use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
-use crate::wire::jsonrpc::RpcError;
 use crate::wire::mcp_header;
+use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
-use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
-use std::thread;
 use std::time::{Duration, Instant};
 
 /// Tunable limits. The defaults suit a local server; change them with the `with_*` methods
@@ -153,6 +152,12 @@ impl Options {
         self.task_ttl = ttl;
         self
     }
+
+    /// Requests one session may have running at once: `max_in_flight`, and never more than
+    /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
+    pub(crate) fn session_share(&self) -> usize {
+        self.max_in_flight.min((self.max_workers / 2).max(1))
+    }
 }
 
 /// An MCP server: register tools, resources and prompts, then hand it to a transport.
@@ -176,6 +181,8 @@ pub struct Server {
     listen_slots: ListenSlots,
     pub(crate) pool: Pool,
     task_share: Arc<task_share::TaskShare>,
+    /// The tasks extension's tasks (2026-07-28): this server's own, ended with it.
+    ext_tasks: tasks_ext::Table,
     /// Set by `drain`: new requests are refused, `/healthz` says 503.
     draining: AtomicBool,
     /// A drain ran out of time: every handler still running sees cancellation (requests
@@ -217,6 +224,7 @@ impl Server {
                 .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
                 .ok(),
             node_id: None,
+            ext_tasks: tasks_ext::Table::default(),
             draining: AtomicBool::new(false),
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
@@ -249,8 +257,9 @@ impl Server {
         self.node_id.as_deref()
     }
 
-    /// The key that seals session ids and `requestState`: the key file's, else random per process.
-    #[cfg(feature = "http")]
+    /// The key that seals session ids and `requestState`: the key file's, else random per
+    /// process; `None` if the OS gave no randomness and no key file was set (then
+    /// input-required results are refused).
     pub(crate) fn sealing_key(&self) -> Option<&StateKey> {
         self.state_key.as_ref()
     }
@@ -483,7 +492,7 @@ impl Server {
         drop(listeners);
         // A stream asking for tasks hears where each stands now (a change from here on follows).
         for id in listener.task_ids() {
-            tasks_ext::replay(id, |params| listener.notify(tasks_ext::NOTIFICATION, params));
+            tasks_ext::replay(&self.ext_tasks, id, |params| listener.notify(tasks_ext::NOTIFICATION, params));
         }
     }
 
@@ -557,8 +566,14 @@ impl Server {
         }
         // Tasks outlive their requests, not the server: their work is told to stop (a command
         // kills its process group) before the pool waits for it.
-        tasks_ext::cancel_all(self);
+        self.cancel_tasks();
         self.pool.shutdown(SHUTDOWN_GRACE);
+    }
+
+    /// Tells every unfinished tasks-extension task's work to stop (a command kills its process
+    /// group); tasks outlive their requests, not their server.
+    fn cancel_tasks(&self) {
+        tasks_ext::cancel_all(&self.ext_tasks, &|id, params| self.notify_task(id, params));
     }
 
     /// Stops taking new work and waits up to `within` for the work in flight: new requests are
@@ -572,23 +587,25 @@ impl Server {
         self.draining.store(true, Ordering::SeqCst);
         // A task's request was answered long ago and the task dies with the process anyway:
         // its work is stopped now (a command's process group killed), not waited for.
-        tasks_ext::cancel_all(self);
+        self.cancel_tasks();
         let deadline = Instant::now() + within;
-        while self.pool.busy() {
-            if Instant::now() >= deadline {
-                log::warn!("handlers still running after {within:?} of draining: cancelled");
-                self.drain_expired.store(true, Ordering::SeqCst);
-                for listener in self.live_listeners() {
-                    listener.close();
-                }
-                return false;
+        if !self.pool.wait_quiet(deadline) {
+            log::warn!("handlers still running after {within:?} of draining: cancelled");
+            self.drain_expired.store(true, Ordering::SeqCst);
+            for listener in self.live_listeners() {
+                listener.close();
             }
-            thread::sleep(DRAIN_POLL);
+            return false;
         }
         for flush in self.flushes.lock().unwrap_or_else(PoisonError::into_inner).iter() {
             flush(deadline);
         }
         true
+    }
+
+    /// Whether a drain ran out of time: every handler still running is cancelled.
+    pub(crate) fn drain_expired(&self) -> bool {
+        self.drain_expired.load(Ordering::Relaxed)
     }
 
     /// Whether `drain` was called: new requests are refused.
@@ -612,6 +629,24 @@ impl Server {
         &self.listen_slots
     }
 
+    /// The share of the pool all task work runs in: a quarter of the workers (at least one), and
+    /// no more than one session's, so one client's requests and tasks together leave room.
+    pub(crate) fn task_share(&self) -> &Arc<task_share::TaskShare> {
+        &self.task_share
+    }
+
+    /// The tasks extension's tasks.
+    pub(crate) fn ext_tasks(&self) -> &tasks_ext::Table {
+        &self.ext_tasks
+    }
+
+    /// Sends a tasks-extension status (`notifications/tasks`) to the listen streams that asked
+    /// for task `task_id`.
+    pub(crate) fn notify_task(&self, task_id: &str, params: &Value) {
+        let wanted = |l: &dyn Listener| l.task_ids().iter().any(|id| id == task_id);
+        self.broadcast(wanted, tasks_ext::NOTIFICATION, params.clone());
+    }
+
     /// The capabilities: exactly the features something is registered for.
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> Value {
         self.registry().capabilities(version)
@@ -620,6 +655,7 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        self.cancel_tasks();
         self.pool.shutdown(SHUTDOWN_GRACE);
     }
 }
@@ -627,74 +663,12 @@ impl Drop for Server {
 /// The error a request gets while the server drains: it did no work, so another server (or
 /// this one, restarted) may take it.
 pub(crate) fn shutting_down() -> RpcError {
-    RpcError::new(crate::wire::jsonrpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
+    RpcError::new(crate::wire::rpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
 }
 
 /// How long stopping a server waits for handlers to end; one that ignores cancellation longer
 /// is left to finish alone.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-/// How often `drain` looks at the pool: a one-off wait, short next to any handler.
-const DRAIN_POLL: Duration = Duration::from_millis(5);
-
-/// What a request reaches of the server: options, the pool, the subscribe hooks.
-impl Runtime for Server {
-    fn drain_expired(&self) -> bool {
-        self.drain_expired.load(Ordering::Relaxed)
-    }
-
-    fn page_size(&self) -> usize {
-        self.options.page_size
-    }
-
-    fn client_request_timeout(&self) -> Duration {
-        self.options.client_request_timeout
-    }
-
-    fn spawn(&self, job: Box<dyn FnOnce() + Send>) {
-        self.pool.spawn_boxed(job);
-    }
-
-    fn task_share(&self) -> &Arc<task_share::TaskShare> {
-        &self.task_share
-    }
-
-    fn subscribed(&self, uri: &str) {
-        Server::subscribed(self, uri);
-    }
-
-    fn as_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
-        self
-    }
-
-    fn state_key(&self) -> Option<&StateKey> {
-        self.state_key.as_ref()
-    }
-
-    fn state_ttl(&self) -> Duration {
-        self.options.state_ttl
-    }
-
-    fn node_id(&self) -> Option<&str> {
-        self.node_id.as_deref()
-    }
-
-    fn task_ttl(&self) -> Duration {
-        self.options.task_ttl
-    }
-
-    fn notify_task(&self, task_id: &str, params: &Value) {
-        let wanted = |l: &dyn Listener| l.task_ids().iter().any(|id| id == task_id);
-        self.broadcast(wanted, tasks_ext::NOTIFICATION, params.clone());
-    }
-}
-
-impl RequestCx {
-    /// The server, to register things or send list-changed notifications from a handler.
-    pub fn server(&self) -> Arc<Server> {
-        // Invariant: every `RequestCx` is made by a `Connection` from its `Arc<Server>`.
-        Arc::clone(&self.runtime).as_any().downcast::<Server>().unwrap_or_else(|_| unreachable!())
-    }
-}
 
 /// Replaces the entry that `same` matches, keeping its place, or appends.
 fn upsert<T>(list: &mut Vec<Arc<T>>, entry: Arc<T>, same: impl Fn(&T, &T) -> bool) {

@@ -4,6 +4,8 @@
 //! sees no worker take anything for `STALL` (every worker stuck in a slow tool), it adds a
 //! worker, so a slow tool never delays `ping` or a cancellation for more than that.
 //! `shutdown` stops it: workers finish what is queued and exit, and every thread is joined.
+//! Nothing here polls: waits are on condition variables (the monitor's `STALL` is a real
+//! interval, the measure of "no progress").
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -68,6 +70,8 @@ struct State {
     waking: usize,
     /// Set by `shutdown`: no new jobs or threads; workers drain the queue and exit.
     stopping: bool,
+    /// Callers of `wait_quiet`: only while there are any does going idle signal `quiet`.
+    quiet_waiters: usize,
     /// Every thread started and not yet joined (finished ones are pruned as threads start).
     handles: Vec<thread::JoinHandle<()>>,
 }
@@ -77,6 +81,10 @@ struct Shared {
     ready: Condvar,
     /// Wakes the monitor when work is queued with no idle worker.
     stalled: Condvar,
+    /// Signalled when the pool goes quiet (nothing queued or running) and someone waits.
+    quiet: Condvar,
+    /// Signalled when a thread of the pool (a worker or the monitor) ends: `shutdown` waits.
+    exited: Condvar,
     resident: usize,
     max_threads: usize,
 }
@@ -103,10 +111,13 @@ impl Pool {
                     monitor_parked: false,
                     waking: 0,
                     stopping: false,
+                    quiet_waiters: 0,
                     handles: Vec::new(),
                 }),
                 ready: Condvar::new(),
                 stalled: Condvar::new(),
+                quiet: Condvar::new(),
+                exited: Condvar::new(),
                 resident: resident.max(1),
                 max_threads: max_threads.max(1),
             }),
@@ -156,10 +167,12 @@ impl Pool {
             if !state.monitor_started {
                 state.monitor_started = true;
                 let monitor = Arc::clone(shared);
-                let spawned = thread::Builder::new()
-                    .name("mcp-pool-monitor".into())
-                    .stack_size(64 * 1024)
-                    .spawn(move || watch(&monitor));
+                let spawned =
+                    thread::Builder::new().name("mcp-pool-monitor".into()).stack_size(64 * 1024).spawn(move || {
+                        watch(&monitor);
+                        monitor.state.lock().unwrap_or_else(PoisonError::into_inner).monitor_started = false;
+                        monitor.exited.notify_all();
+                    });
                 match spawned {
                     Ok(handle) => state.handles.push(handle),
                     Err(e) => {
@@ -183,41 +196,87 @@ impl Pool {
         state.threads >= self.shared.max_threads && state.idle == 0
     }
 
-    /// Whether any job is queued or running (a worker between jobs counts as running).
-    pub(crate) fn busy(&self) -> bool {
-        let state = self.shared.state.lock().unwrap_or_else(PoisonError::into_inner);
-        !state.queue.is_empty() || state.threads > state.idle
+    /// Waits until no job is queued or running, or `deadline`; says whether none is.
+    pub(crate) fn wait_quiet(&self, deadline: Instant) -> bool {
+        let shared = &self.shared;
+        let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.quiet_waiters += 1;
+        let quiet = loop {
+            if !state.busy() {
+                break true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break false;
+            }
+            state = shared.quiet.wait_timeout(state, left).unwrap_or_else(PoisonError::into_inner).0;
+        };
+        state.quiet_waiters -= 1;
+        quiet
     }
 
     /// Stops the pool: no new jobs; workers finish the queue and their current job, then exit.
     /// Every thread is joined (but the caller's own, when a job calls it); one still busy after
     /// `grace` (a handler ignoring cancellation) is left to finish alone, with a warning.
     pub(crate) fn shutdown(&self, grace: Duration) {
-        let handles = {
-            let mut state = self.shared.state.lock().unwrap_or_else(PoisonError::into_inner);
-            state.stopping = true;
-            std::mem::take(&mut state.handles)
-        };
-        self.shared.ready.notify_all();
-        self.shared.stalled.notify_all();
+        let shared = &self.shared;
         let me = thread::current().id();
+        let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.stopping {
+            // Stopped already (`Server::shutdown`, then the drop): that call joined what it could,
+            // and no thread started since.
+            return;
+        }
+        state.stopping = true;
+        let handles: Vec<_> = std::mem::take(&mut state.handles);
+        shared.ready.notify_all();
+        shared.stalled.notify_all();
+        // A job stopping its own pool: its worker cannot end before this returns.
+        let own = usize::from(handles.iter().any(|h| h.thread().id() == me));
         let deadline = Instant::now() + grace;
-        let mut left: Vec<_> = handles.into_iter().filter(|h| h.thread().id() != me).collect();
-        while !left.is_empty() && Instant::now() < deadline {
-            let (done, busy): (Vec<_>, Vec<_>) = left.into_iter().partition(|h| h.is_finished());
-            for handle in done {
-                if handle.join().is_err() {
-                    log::error!("a pool thread panicked");
-                }
+        let mut all_ended = true;
+        while state.threads + usize::from(state.monitor_started) > own {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                log::warn!(
+                    "{} pool threads still busy {grace:?} after shutdown; left to finish alone",
+                    state.threads - own
+                );
+                all_ended = false;
+                break;
             }
-            left = busy;
-            if !left.is_empty() {
-                thread::sleep(Duration::from_millis(2));
+            state = shared.exited.wait_timeout(state, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+        drop(state);
+        // Every other thread has left its loop (joining waits only for its last instructions),
+        // unless the grace ran out: then only those already finished are joined.
+        for handle in handles.into_iter().filter(|h| h.thread().id() != me) {
+            if (all_ended || handle.is_finished()) && handle.join().is_err() {
+                log::error!("a pool thread panicked");
             }
         }
-        if !left.is_empty() {
-            log::warn!("{} pool threads still busy {grace:?} after shutdown; left to finish alone", left.len());
-        }
+    }
+}
+
+impl State {
+    /// Whether any job is queued or running (a worker between jobs counts as running).
+    fn busy(&self) -> bool {
+        !self.queue.is_empty() || self.threads > self.idle
+    }
+}
+
+/// A worker leaves the pool (the caller holds the lock): `shutdown` and `wait_quiet` may be
+/// waiting for that.
+fn leave(shared: &Shared, state: &mut State) {
+    state.threads -= 1;
+    shared.exited.notify_all();
+    signal_if_quiet(shared, state);
+}
+
+/// Wakes `wait_quiet` callers once nothing is queued or running; costs nothing without them.
+fn signal_if_quiet(shared: &Shared, state: &State) {
+    if state.quiet_waiters > 0 && !state.busy() {
+        shared.quiet.notify_all();
     }
 }
 
@@ -253,9 +312,16 @@ fn watch(shared: &Arc<Shared>) {
         }
         state.monitor_parked = false;
         let seen = state.taken;
-        drop(state);
-        thread::sleep(STALL);
-        state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+        // `STALL` is the point here (how long without progress counts as stuck), so this is a
+        // timed wait; `shutdown` cuts it short.
+        let until = Instant::now() + STALL;
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || state.stopping {
+                break;
+            }
+            state = shared.stalled.wait_timeout(state, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
         if state.stopping {
             return;
         }
@@ -287,22 +353,23 @@ fn work(shared: &Shared) {
             // An extra worker retires once it is old and nothing waits (another starts when
             // needed): see `RETIRE`.
             if born.elapsed() >= RETIRE && state.queue.is_empty() && state.threads > shared.resident {
-                state.threads -= 1;
+                leave(shared, &mut state);
                 return;
             }
             continue;
         }
         if state.stopping {
-            state.threads -= 1;
+            leave(shared, &mut state);
             return;
         }
         state.idle += 1;
+        signal_if_quiet(shared, &state);
         let (next, timeout) = shared.ready.wait_timeout(state, IDLE_EXIT).unwrap_or_else(PoisonError::into_inner);
         state = next;
         state.idle -= 1;
         state.waking = state.waking.saturating_sub(1);
         if timeout.timed_out() && state.queue.is_empty() && state.threads > shared.resident {
-            state.threads -= 1;
+            leave(shared, &mut state);
             return;
         }
     }
@@ -339,6 +406,7 @@ mod tests {
         for _ in 0..2 {
             let warm_tx = warm_tx.clone();
             pool.spawn(move || {
+                // Work that takes a while, so each job gets a worker of its own.
                 thread::sleep(Duration::from_millis(20));
                 warm_tx.send(()).unwrap_or(());
             });
@@ -346,7 +414,7 @@ mod tests {
         for _ in 0..2 {
             assert!(warm_rx.recv_timeout(Duration::from_secs(5)).is_ok());
         }
-        thread::sleep(Duration::from_millis(20));
+        assert!(pool.wait_quiet(Instant::now() + Duration::from_secs(5)), "both workers idle");
         behind_a_blocked_job_the_next_runs(&pool);
     }
 
@@ -366,6 +434,7 @@ mod tests {
         for n in 0..6 {
             let tx = tx.clone();
             pool.spawn(move || {
+                // Work that takes a while, so jobs are still queued when shutdown comes.
                 thread::sleep(Duration::from_millis(5));
                 tx.send(n).unwrap_or(());
             });
@@ -379,5 +448,21 @@ mod tests {
         assert!(state.handles.is_empty());
         drop(state);
         pool.spawn(|| unreachable!("a stopped pool runs nothing"));
+    }
+
+    #[test]
+    fn a_job_may_stop_its_own_pool_twice_without_waiting_for_itself() {
+        // A handler dropping the last `Arc<Server>` after calling `shutdown` does this.
+        let pool = Pool::new(1, 4);
+        let (tx, rx) = mpsc::channel();
+        let inner = pool.clone();
+        pool.spawn(move || {
+            let started = Instant::now();
+            inner.shutdown(Duration::from_secs(5));
+            inner.shutdown(Duration::from_secs(5));
+            tx.send(started.elapsed()).unwrap_or(());
+        });
+        let took = rx.recv_timeout(Duration::from_secs(15)).expect("the job ended");
+        assert!(took < Duration::from_secs(2), "the job waited for its own thread: {took:?}");
     }
 }

@@ -7,7 +7,7 @@ use crate::features::resources::{ResourceEntry, ResourceLister, TemplateEntry};
 use crate::features::tasks::TaskSupport;
 use crate::features::tools::ToolEntry;
 use crate::server::context::RequestCx;
-use crate::wire::jsonrpc::RpcError;
+use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;

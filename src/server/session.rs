@@ -6,8 +6,10 @@
 
 use crate::server::listen::Listener;
 use crate::server::sink::{Outgoing, Sink};
-use crate::wire::jsonrpc::{self, RequestId, RpcError};
+use crate::util::signal::Signal;
+use crate::wire::frame;
 use crate::wire::meta::LogLevel;
+use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
 use std::any::Any;
@@ -15,6 +17,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 
 /// Requests that may wait for a slot when a session is at its in-flight cap, and the bytes of
 /// params they may hold between them. Beyond either, a request is refused at once: the reader
@@ -25,7 +28,7 @@ const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
 /// Resources one client may be subscribed to at once (each a URI of at most the URI cap).
 const MAX_SUBSCRIPTIONS: usize = 1000;
 
-pub(crate) use crate::server::pool::Job;
+use crate::server::pool::Job;
 
 /// Requests in flight: running ones hold a slot, the rest wait in order.
 #[derive(Default)]
@@ -60,6 +63,8 @@ pub struct Session {
     next_id: AtomicI64,
     notifier: Sink,
     closed: AtomicBool,
+    /// Signalled when the last request in flight ends (`wait_settled`).
+    settled: Signal,
     /// Per-session state of the features, one value per type.
     extensions: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
@@ -79,6 +84,7 @@ impl Session {
             next_id: AtomicI64::new(1),
             notifier,
             closed: AtomicBool::new(false),
+            settled: Signal::default(),
             extensions: Mutex::default(),
         }
     }
@@ -145,7 +151,7 @@ impl Session {
 
     /// Sends a notification that belongs to no request (list changes, resource updates, task status).
     pub(crate) fn notify(&self, method: &str, params: &Value) {
-        self.notifier.send(Outgoing::Notification(jsonrpc::notification(method, params)));
+        self.notifier.send(Outgoing::Notification(frame::notification(method, params)));
     }
 
     /// Whether every slot is taken right now (a hint: it may change before `admit`).
@@ -189,7 +195,7 @@ impl Session {
     pub(crate) fn finish(&self, id: &RequestId) -> Option<Job> {
         let mut flights = lock(&self.flights);
         flights.flags.remove(id);
-        match flights.queue.pop_front() {
+        let next = match flights.queue.pop_front() {
             Some((job, size)) => {
                 flights.queued_bytes -= size;
                 Some(job)
@@ -198,7 +204,14 @@ impl Session {
                 flights.running = flights.running.saturating_sub(1);
                 None
             }
+        };
+        let settled = flights.flags.is_empty();
+        // Notified with the lock released: a waiter checks under the signal's lock, then this one.
+        drop(flights);
+        if settled {
+            self.settled.notify();
         }
+        next
     }
 
     /// Spec (cancellation): marks the request; an unknown or finished id is ignored.
@@ -249,6 +262,12 @@ impl Session {
     /// How many requests are running or waiting for a slot.
     pub fn in_flight(&self) -> usize {
         lock(&self.flights).flags.len()
+    }
+
+    /// Waits until no request is running or waiting for a slot, or `deadline`; says whether
+    /// none is.
+    pub(crate) fn wait_settled(&self, deadline: Instant) -> bool {
+        self.settled.wait_until(|| self.in_flight() == 0, Some(deadline))
     }
 }
 

@@ -5,7 +5,7 @@
 //! requests (half) and every task leave room for others. More waits in order in a bounded
 //! queue, and a task asked for beyond that is refused when it is asked for, before it exists.
 
-use crate::wire::jsonrpc::RpcError;
+use crate::wire::rpc::RpcError;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

@@ -1,7 +1,8 @@
 //! An in-memory transport: a client in the same process, driven by tests and embedders without
 //! a process, a pipe or a socket. Reads only the envelope, like every transport.
 
-use crate::server::connection::{Connection, Outgoing, Sink};
+use crate::server::connection::Connection;
+use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use serde_json::{json, Value};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};

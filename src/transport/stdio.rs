@@ -2,9 +2,12 @@
 //! the connection; one writer thread owns the output. The ONLY code that touches stdout.
 
 use crate::error::Error;
-use crate::server::connection::{Connection, Outgoing, Sink};
+use crate::server::connection::Connection;
+use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
-use crate::wire::jsonrpc::{self, Malformed, RpcError};
+use crate::util::signal::Signal;
+use crate::wire::jsonrpc::{self, Malformed};
+use crate::wire::rpc::RpcError;
 use crate::wire::meta::Carrier;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -32,7 +35,7 @@ pub fn serve_io(
     output: impl Write + Send + 'static,
 ) -> Result<(), Error> {
     let (sink, outbox, queued) = Sink::metered();
-    let output_room = OutputRoom { queued, closed: Arc::new(AtomicBool::new(false)) };
+    let output_room = OutputRoom { queued, shared: Arc::new(Room::default()) };
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let writer_room = output_room.clone();
     thread::Builder::new().name("mcp-stdout".into()).spawn(move || {
@@ -43,12 +46,8 @@ pub fn serve_io(
     // may be blocked on stdin for good.
     let flushing = output_room.clone();
     server.add_flush(Box::new(move |deadline| {
-        while flushing.queued.load(Ordering::Relaxed) > 0
-            && !flushing.closed.load(Ordering::Relaxed)
-            && Instant::now() < deadline
-        {
-            thread::sleep(Duration::from_millis(1));
-        }
+        let out = || flushing.queued.load(Ordering::SeqCst) == 0 || flushing.is_closed();
+        flushing.shared.written.wait_until(out, Some(deadline));
     }));
     let connection = Connection::new(Arc::clone(&server), sink.clone());
     let cap = server.options().max_message_bytes;
@@ -81,10 +80,7 @@ pub fn serve_io(
         }
     };
     // Let running requests answer briefly, then cancel the rest.
-    let deadline = Instant::now() + DRAIN;
-    while connection.session().in_flight() > 0 && Instant::now() < deadline {
-        thread::sleep(Duration::from_millis(5));
-    }
+    connection.session().wait_settled(Instant::now() + DRAIN);
     connection.close();
     drop(connection);
     drop(sink);
@@ -99,22 +95,46 @@ pub fn serve_io(
 #[derive(Clone)]
 struct OutputRoom {
     queued: Arc<AtomicUsize>,
-    closed: Arc<AtomicBool>,
+    shared: Arc<Room>,
+}
+
+/// The writer's side of `OutputRoom`.
+#[derive(Default)]
+struct Room {
+    closed: AtomicBool,
+    /// Signalled by the writer after each flush and when stdout closes: the paused reader and a
+    /// drain's flush wait on it.
+    written: Signal,
 }
 
 impl OutputRoom {
     /// Waits while more than `MAX_QUEUED_OUTPUT` bytes wait for a client that is not reading;
-    /// the wait ends when it reads again or stdout is closed.
+    /// the wait ends when it reads again or stdout is closed. The usual check is two atomic
+    /// loads, no lock.
     fn wait(&self) {
-        let full = || self.queued.load(Ordering::Relaxed) > MAX_QUEUED_OUTPUT && !self.closed.load(Ordering::Relaxed);
+        let full = || self.queued.load(Ordering::SeqCst) > MAX_QUEUED_OUTPUT && !self.is_closed();
         if !full() {
             return;
         }
         log::debug!("the client is not reading: {} bytes wait; input paused", self.queued.load(Ordering::Relaxed));
-        while full() {
-            thread::sleep(Duration::from_millis(1));
-        }
+        self.shared.written.wait_until(|| !full(), None);
         log::debug!("output drained; reading input again");
+    }
+
+    fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::SeqCst)
+    }
+
+    /// The writer gave up: nothing queued will be written.
+    fn close(&self) {
+        self.shared.closed.store(true, Ordering::SeqCst);
+        self.shared.written.notify();
+    }
+
+    /// The writer wrote out `bytes` of what was queued.
+    fn written(&self, bytes: usize) {
+        self.queued.fetch_sub(bytes, Ordering::SeqCst);
+        self.shared.written.notify();
     }
 }
 
@@ -176,7 +196,7 @@ fn write_loop(outbox: Receiver<Outgoing>, output: impl Write, room: &OutputRoom)
                 written += message.json().len();
                 if let Err(e) = wrote {
                     log::debug!("stdout closed: {e}");
-                    room.closed.store(true, Ordering::Relaxed);
+                    room.close();
                     return;
                 }
             }
@@ -194,10 +214,10 @@ fn write_loop(outbox: Receiver<Outgoing>, output: impl Write, room: &OutputRoom)
             }
         }
         let flushed = out.flush();
-        room.queued.fetch_sub(written, Ordering::Relaxed);
+        room.written(written);
         if let Err(e) = flushed {
             log::debug!("stdout closed: {e}");
-            room.closed.store(true, Ordering::Relaxed);
+            room.close();
             return;
         }
     }

@@ -11,5 +11,6 @@ pub mod percent;
 pub mod random;
 pub mod schema;
 pub(crate) mod seal;
+pub(crate) mod signal;
 pub mod time;
 pub mod uri_template;

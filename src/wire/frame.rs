@@ -1,6 +1,6 @@
 //! Writing JSON-RPC frames: responses (a `Reply`'s text framed in place), errors, requests and
 //! notifications, and the length of a value as compact JSON.
-//! Knows nothing of MCP; `jsonrpc` re-exports all of it, so callers name one module.
+//! Knows nothing of MCP.
 
 use super::rpc::{RequestId, RpcError};
 use serde::Serialize;

@@ -1,13 +1,10 @@
 //! JSON-RPC 2.0 envelopes, parsed by hand (a single message's members read straight from the text,
-//! anything else through `serde_json::Value`). Ids and error codes (`rpc`) and writing frames
-//! (`frame`) are re-exported here, so callers name one module.
+//! anything else through `serde_json::Value`). Ids and error codes live in `rpc`, writing frames
+//! in `frame`.
 //! Knows nothing of MCP but the table of method names (`method`, pure data), whose row a known
 //! name is kept as: every other module may use it, it uses no other.
 
-pub use super::frame::{
-    encoded_len, error_response, notification, request_text, response, response_reply, result_text, Reply,
-};
-pub use super::rpc::*;
+use super::rpc::{RequestId, RpcError};
 use crate::wire::method::{self, Spec};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
@@ -355,6 +352,8 @@ fn bad(id: Option<RequestId>, message: &str) -> Malformed {
 
 #[cfg(test)]
 mod tests {
+    use super::super::frame::response;
+    use super::super::rpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
     use super::*;
     use serde_json::json;
 

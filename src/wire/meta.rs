@@ -4,7 +4,8 @@
 //! [`RequestMeta`] in the order the spec and the conformance suite expect, with the rule that
 //! tells the two eras apart per message. Imports only the wire.
 
-use crate::wire::jsonrpc::{Malformed, Message, RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::wire::jsonrpc::{Malformed, Message};
+use crate::wire::rpc::{RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -271,7 +272,7 @@ impl RequestMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::jsonrpc::INVALID_PARAMS;
+    use crate::wire::rpc::INVALID_PARAMS;
 
     #[test]
     fn levels_order_like_syslog() {

@@ -2,12 +2,12 @@
 //! caps on what a request names.
 //! Imports nothing of the crate; every other layer may import it.
 
-mod frame;
+pub(crate) mod frame;
 pub mod jsonrpc;
 pub(crate) mod limits;
 pub(crate) mod mcp_header;
 pub(crate) mod method;
-mod rpc;
+pub(crate) mod rpc;
 // The 2026-07-28 half of `meta` waits for issue 12's integration to be called.
 #[allow(dead_code)]
 pub mod meta;

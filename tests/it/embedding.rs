@@ -203,3 +203,76 @@ fn a_tool_with_an_invalid_x_mcp_header_is_not_registered() {
         list["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
     assert_eq!(names, ["good"], "{list}");
 }
+
+/// A request on the 2026-07-28 wire declaring the tasks extension.
+fn with_tasks_ext(client: &MemoryClient, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    client.call(method, params, WAIT).expect("an answer")
+}
+
+/// A server with one required-task tool that answers with the worker thread it ran on.
+fn tasks_server() -> Arc<Server> {
+    let server = Server::with_options("tasks", "0", Options::default().with_resident_workers(2));
+    server.register_tool(
+        Tool::new("where", "Names its thread", json!({"type": "object"})).with_task_support(TaskSupport::Required),
+        |_, _| {
+            let link = std::fs::read_link("/proc/thread-self")
+                .map_err(|e| tinymcp::RpcError::new(tinymcp::error_codes::INTERNAL_ERROR, e.to_string()))?;
+            Ok(CallToolResult::text(link.display().to_string()))
+        },
+    );
+    Arc::new(server)
+}
+
+/// Polls `tasks/get` until the task finished; its last state.
+fn finished(client: &MemoryClient, id: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let got = with_tasks_ext(client, "tasks/get", json!({"taskId": id}));
+        if got["result"]["status"] == "completed" {
+            return got["result"].clone();
+        }
+        assert!(Instant::now() < deadline, "task {id} never completed: {got}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn dropping_a_server_with_a_finished_task_frees_it_and_ends_its_workers() {
+    // ARCHITECTURE.md: dropping the last `Arc<Server>` stops it. A finished task is kept for
+    // its `ttlMs`, and it once kept its server (and its worker threads) alive that long.
+    let server = tasks_server();
+    let weak = Arc::downgrade(&server);
+    let client = MemoryClient::connect(Arc::clone(&server));
+    let created = with_tasks_ext(&client, "tools/call", json!({"name": "where", "arguments": {}}));
+    let id = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("no task: {created}")).to_owned();
+    let done = finished(&client, &id);
+    let path = done["result"]["content"][0]["text"].as_str().expect("a thread").to_owned();
+    let tid = path.rsplit('/').next().unwrap().to_owned();
+    let alive = || std::path::Path::new(&format!("/proc/self/task/{tid}")).exists();
+    drop(client);
+    drop(server);
+    // The worker that ran the task may hold the server until its round returns; then it is freed.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while (weak.strong_count() > 0 || alive()) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(weak.strong_count(), 0, "the server outlived its last Arc (its finished task held it)");
+    assert!(weak.upgrade().is_none());
+    assert!(!alive(), "the worker thread {tid} that ran the task outlived its server");
+}
+
+#[test]
+fn two_servers_in_one_process_do_not_see_each_others_tasks() {
+    let (a, b) = (tasks_server(), tasks_server());
+    let (client_a, client_b) = (MemoryClient::connect(Arc::clone(&a)), MemoryClient::connect(Arc::clone(&b)));
+    let created = with_tasks_ext(&client_a, "tools/call", json!({"name": "where", "arguments": {}}));
+    let id = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("no task: {created}")).to_owned();
+    finished(&client_a, &id);
+    check(&with_tasks_ext(&client_b, "tasks/get", json!({"taskId": id})), json!({"error": {"code": -32602}}));
+    check(&with_tasks_ext(&client_b, "tasks/cancel", json!({"taskId": id})), json!({"error": {"code": -32602}}));
+    check(&with_tasks_ext(&client_a, "tasks/get", json!({"taskId": id})), json!({"result": {"status": "completed"}}));
+}

@@ -210,7 +210,7 @@ fn a_tool_asks_first_then_becomes_a_task() {
 }
 
 #[test]
-fn unfinished_tasks_are_capped_per_process() {
+fn unfinished_tasks_are_capped_per_server() {
     let mut c = Client::spawn(&["--everything"]);
     let w: &mut dyn Wire = &mut c;
     let mut ids = Vec::new();

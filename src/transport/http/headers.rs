@@ -4,9 +4,10 @@
 //! on per-request-era POSTs. Imports only the wire and the shared base64 codec; no socket.
 
 use crate::util::base64;
-use crate::wire::jsonrpc::{Method, RpcError, HEADER_MISMATCH};
+use crate::wire::jsonrpc::Method;
 use crate::wire::mcp_header::annotations;
 use crate::wire::method::Id;
+use crate::wire::rpc::{RpcError, HEADER_MISMATCH};
 use serde_json::{Map, Value};
 
 /// One request header as the transport read it: the name, and the raw value bytes.

@@ -7,10 +7,11 @@
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
 use super::{read_message, Answer, Http, SLICE};
-use crate::server::connection::{Connection, Outgoing, Sink};
+use crate::server::connection::Connection;
+use crate::server::sink::{Outgoing, Sink};
 use crate::util::random;
-use crate::wire::jsonrpc::RpcError;
 use crate::wire::meta::Carrier;
+use crate::wire::rpc::RpcError;
 use std::collections::HashMap;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};

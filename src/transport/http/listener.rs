@@ -8,6 +8,7 @@
 
 use super::http1::{Conn, Exchange, HEAD_TIMEOUT, WRITE_TIMEOUT};
 use super::Http;
+use crate::util::signal::Signal;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
@@ -32,21 +33,24 @@ pub(super) struct Connections {
     ended: Condvar,
     /// Requests being answered (streams included); a drain waits for none.
     answering: AtomicUsize,
+    /// Signalled as each answer ends, for a drain waiting for none (`wait_quiet`).
+    quiet: Signal,
 }
 
 /// Counts one request as being answered while it lives.
-struct Answering<'a>(&'a AtomicUsize);
+struct Answering<'a>(&'a Connections);
 
 impl<'a> Answering<'a> {
-    fn new(count: &'a AtomicUsize) -> Self {
-        count.fetch_add(1, Ordering::SeqCst);
-        Answering(count)
+    fn new(connections: &'a Connections) -> Self {
+        connections.answering.fetch_add(1, Ordering::SeqCst);
+        Answering(connections)
     }
 }
 
 impl Drop for Answering<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.answering.fetch_sub(1, Ordering::SeqCst);
+        self.0.quiet.notify();
     }
 }
 
@@ -58,15 +62,8 @@ impl Connections {
     /// Waits until no request is being answered, or `deadline`. Connections idle between
     /// requests do not count: a shutdown closes them.
     pub(super) fn wait_quiet(&self, deadline: Instant) {
-        while self.answering.load(Ordering::SeqCst) > 0 {
-            if Instant::now() >= deadline {
-                log::warn!(
-                    "{} answers still being written at the end of the drain",
-                    self.answering.load(Ordering::SeqCst)
-                );
-                return;
-            }
-            thread::sleep(Duration::from_millis(5));
+        if !self.quiet.wait_until(|| self.answering.load(Ordering::SeqCst) == 0, Some(deadline)) {
+            log::warn!("{} answers still being written at the end of the drain", self.answering.load(Ordering::SeqCst));
         }
     }
 
@@ -117,6 +114,7 @@ pub(super) fn accept_loop(http: &Arc<Http>, listener: &TcpListener) {
                     Some(pause) => (pause * 2).min(MAX_BACKOFF),
                 };
                 backoff = Some(pause);
+                // A real interval: nothing signals that descriptors or memory freed up.
                 thread::sleep(pause);
                 continue;
             }
@@ -147,6 +145,7 @@ pub(super) fn accept_loop(http: &Arc<Http>, listener: &TcpListener) {
                     refuse(stream);
                 }
             }
+            // A real interval: out of threads, give the system a moment before the next accept.
             thread::sleep(Duration::from_millis(10));
         }
     }
@@ -181,7 +180,7 @@ fn serve_connection(http: &Http, stream: Arc<TcpStream>) {
             Ok(None) => return,
             Err(refused) => return conn.refuse(&refused),
         };
-        let answering = Answering::new(&http.connections.answering);
+        let answering = Answering::new(&http.connections);
         let mut exchange = Exchange::new(&mut conn, head);
         super::route(http, &mut exchange);
         exchange.finish();

@@ -23,11 +23,13 @@ pub use probe::probe;
 pub use security::Access;
 
 use crate::error::Error;
-use crate::server::connection::{Outgoing, Sink};
+use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::util::seal::StateKey;
-use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, RequestId, RpcError};
+use crate::wire::frame;
+use crate::wire::jsonrpc::{self, Incoming, Malformed, Message};
 use crate::wire::meta::{self, Carrier, Era};
+use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use http1::{BodyError, Exchange};
 use security::Refusal;
@@ -289,7 +291,7 @@ impl Answer {
 
     /// A JSON-RPC error as the body, for statuses that explain a refused message.
     fn rpc_error(status: u16, error: &RpcError) -> Self {
-        Answer::json(status, jsonrpc::error_response(None, error))
+        Answer::json(status, frame::error_response(None, error))
     }
 
     fn text(status: u16, text: &str) -> Self {
@@ -381,7 +383,7 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
 fn draining(exchange: &mut Exchange<'_>, id: Option<&RequestId>, cors: &[(&'static str, String)], text: &str) {
     exchange.close_after();
     let answer = if text.is_empty() {
-        Answer::json(503, jsonrpc::error_response(id, &crate::server::shutting_down()))
+        Answer::json(503, frame::error_response(id, &crate::server::shutting_down()))
     } else {
         Answer::text(503, text)
     };
@@ -443,11 +445,11 @@ fn read_message(http: &Http, exchange: &mut Exchange<'_>) -> Result<Incoming, An
     // As over stdio: a body that is not UTF-8 is not JSON, and is not silently repaired.
     let text = String::from_utf8(body).map_err(|e| {
         let error = RpcError::parse_error(format!("parse error: invalid UTF-8 ({})", e.utf8_error()));
-        Answer::json(400, jsonrpc::error_response(None, &error))
+        Answer::json(400, frame::error_response(None, &error))
     })?;
     log::debug!("<- {text}");
     jsonrpc::parse(&text)
-        .map_err(|bad: Malformed| Answer::json(400, jsonrpc::error_response(bad.id.as_ref(), &bad.error)))
+        .map_err(|bad: Malformed| Answer::json(400, frame::error_response(bad.id.as_ref(), &bad.error)))
 }
 
 /// The next message of a request, waiting in slices so a shutdown is noticed; `None` once the
@@ -466,7 +468,7 @@ fn next_answer(http: &Http, answers: &Receiver<Outgoing>) -> Option<Outgoing> {
 /// The answer a request gets when its session was deleted while it ran: its handler saw the
 /// cancellation and sent nothing, but the client is still owed an answer to its POST.
 fn ended_with_session(id: Option<&RequestId>) -> String {
-    jsonrpc::error_response(id, &RpcError::invalid_request("the session ended before this request finished"))
+    frame::error_response(id, &RpcError::invalid_request("the session ended before this request finished"))
 }
 
 fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {

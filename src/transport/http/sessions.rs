@@ -11,8 +11,9 @@
 
 use super::sse::Stream;
 use super::token::{self, Terms, INSTANCE_LEN};
-use crate::server::connection::{BoundedReceiver, Connection, Outgoing, Sink};
+use crate::server::connection::Connection;
 use crate::server::session::Negotiated;
+use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
 use crate::server::Server;
 use crate::util::random;
 use crate::util::seal::StateKey;

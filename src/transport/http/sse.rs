@@ -208,6 +208,7 @@ mod tests {
         assert!(!stream.attach(Duration::ZERO), "the first writer still holds it");
         let writer = std::sync::Arc::clone(&stream);
         let letting_go = std::thread::spawn(move || {
+            // The first writer lets go a moment later: the resumption must wait for it.
             std::thread::sleep(Duration::from_millis(50));
             writer.detach();
         });

@@ -8,12 +8,15 @@ use super::headers::{self, Header};
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
 use super::{Answer, Http, SLICE};
-use crate::server::connection::{Connection, Outgoing, Sink};
-use crate::wire::jsonrpc::{
-    self, Message, RequestId, RpcError, HEADER_MISMATCH, INTERNAL_ERROR, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+use crate::server::connection::Connection;
+use crate::server::sink::{Outgoing, Sink};
+use crate::wire::frame;
+use crate::wire::jsonrpc::Message;
+use crate::wire::meta::{Carrier, RequestMeta};
+use crate::wire::rpc::{
+    RequestId, RpcError, HEADER_MISMATCH, INTERNAL_ERROR, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
 };
-use crate::wire::meta::{Carrier, RequestMeta};
 use crate::wire::method::Id;
 use serde_json::Value;
 use std::sync::mpsc::RecvTimeoutError;
@@ -85,7 +88,7 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
         // Cancelled by a drain that ran out of time: the client is still owed an answer.
         None if http.draining() => {
             let error = RpcError::invalid_request("the server stopped before this request finished");
-            Answer::json(200, jsonrpc::error_response(Some(&id), &error)).send(exchange, cors);
+            Answer::json(200, frame::error_response(Some(&id), &error)).send(exchange, cors);
         }
         None => Answer::new(202).send(exchange, cors),
         Some(first) => stream(http, exchange, cors, first, &answers),
@@ -132,7 +135,7 @@ fn stream(
 
 /// A refusal before the request runs: JSON (the suite reads a body only as JSON), the id echoed.
 fn refuse(exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], id: &RequestId, status: u16, e: &RpcError) {
-    Answer::json(status, jsonrpc::error_response(Some(id), e)).send(exchange, cors);
+    Answer::json(status, frame::error_response(Some(id), e)).send(exchange, cors);
 }
 
 /// The HTTP status of a JSON answer (contract §2.9): header, capability and version errors are

@@ -1,0 +1,81 @@
+//! `Signal`: waiting for a condition on state others change (a count reaching zero), on a
+//! condition variable, at no cost to whoever changes that state while nobody waits.
+//! std only.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::Instant;
+
+/// Wakes whoever waits for a condition once it may hold. The changer calls [`Signal::notify`]
+/// after each change; that costs one atomic load unless someone waits, so a hot path may
+/// call it for every message.
+#[derive(Default)]
+pub(crate) struct Signal {
+    waiting: AtomicUsize,
+    lock: Mutex<()>,
+    changed: Condvar,
+}
+
+impl Signal {
+    /// Waits until `done()` holds (checked now and after each change), or `deadline` passes;
+    /// says whether it holds. What `done` reads must be changed with `SeqCst` (or under a lock
+    /// `done` takes too) before `notify`, so no change slips between the check and the wait.
+    pub(crate) fn wait_until(&self, done: impl Fn() -> bool, deadline: Option<Instant>) -> bool {
+        if done() {
+            return true;
+        }
+        let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let held = loop {
+            if done() {
+                break true;
+            }
+            guard = match deadline {
+                None => self.changed.wait(guard).unwrap_or_else(PoisonError::into_inner),
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break false;
+                    }
+                    self.changed.wait_timeout(guard, left).unwrap_or_else(PoisonError::into_inner).0
+                }
+            };
+        };
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        held
+    }
+
+    /// Wakes every waiter to check its condition again: call after a change it may wait for.
+    pub(crate) fn notify(&self) {
+        if self.waiting.load(Ordering::SeqCst) > 0 {
+            // Taking the lock orders this wake-up after a waiter's check: it is either waiting
+            // already or has yet to check, and then sees the change.
+            drop(self.lock.lock().unwrap_or_else(PoisonError::into_inner));
+            self.changed.notify_all();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    #[test]
+    fn a_waiter_wakes_on_the_change_and_a_deadline_ends_a_wait_for_nothing() {
+        let signal = Arc::new(Signal::default());
+        let flag = Arc::new(AtomicBool::new(false));
+        let (s, f) = (Arc::clone(&signal), Arc::clone(&flag));
+        let setter = std::thread::spawn(move || {
+            f.store(true, Ordering::SeqCst);
+            s.notify();
+        });
+        assert!(signal.wait_until(|| flag.load(Ordering::SeqCst), Some(Instant::now() + Duration::from_secs(5))));
+        setter.join().unwrap();
+        let never = Instant::now() + Duration::from_millis(20);
+        assert!(!signal.wait_until(|| false, Some(never)));
+        assert!(Instant::now() >= never);
+    }
+}

@@ -6,18 +6,19 @@
 
 use super::sandbox::{self, EntryKind, Sandbox};
 use super::tracker::{stamp, Stamp};
-use crate::features::content::ResourceContents;
-use crate::features::pagination;
-use crate::features::resources::{Resource, ResourceTemplate};
-use crate::util::mime;
-use crate::util::sha256;
-use crate::wire::jsonrpc::RpcError;
-use crate::{Error, RequestCx, Server};
+use crate::provide::mime;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
+use tinymcp::{Error, RequestCx, Resource, ResourceContents, ResourceTemplate, RpcError, Server};
+
+// FIXME: sha2 crate (`Sha256::digest`) once the package depends on it; until then the library's
+// own SHA-256, compiled into the binary from the same file (only `digest` is used here).
+#[allow(dead_code)]
+#[path = "../util/sha256.rs"]
+mod sha256;
 
 /// The extension's identifier under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -127,12 +128,10 @@ impl Skills {
             "skills/list" => {
                 let cursor = match params.get("cursor") {
                     None | Some(Value::Null) => None,
-                    Some(Value::String(c)) => Some(c.clone()),
+                    Some(Value::String(c)) => Some(c.as_str()),
                     Some(_) => return Err(RpcError::invalid_params("skills/list: cursor must be a string")),
                 };
-                let params = pagination::ListParams { cursor };
-                let page_size = cx.page_size();
-                pagination::list_result("skills", &skills, &params, page_size, Skill::to_wire)
+                tinymcp::list_result("skills", &skills, cursor, cx.page_size(), Skill::to_wire)
             }
             "skills/get" => {
                 let uri = uri_param()?;

@@ -224,7 +224,9 @@ impl RequestCx {
         &*self.runtime
     }
 
-    pub(crate) fn page_size(&self) -> usize {
+    /// How many items a page of a list answer holds ([`Options::page_size`](crate::Options::page_size)),
+    /// for an extension's own list method through [`list_result`](crate::list_result).
+    pub fn page_size(&self) -> usize {
         self.runtime.page_size()
     }
 

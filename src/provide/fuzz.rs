@@ -1,8 +1,7 @@
-//! Test-only: the mutation fuzzer of issue 11 for the providers. Mutated messages go to every
-//! method of the `everything` profile and a served folder through a `MemoryClient` (the path
-//! every transport takes): no panic, no hang (a `ping` after each one is answered within a
-//! deadline), every answer valid JSON-RPC. The manifest checker and globs are fed mutated input
-//! directly, each call under a time bound. `scripts/fuzz.sh` runs these longer.
+//! Test-only: the mutation fuzzer for the providers. Mutated messages to every method of
+//! `everything` and a served folder through a `MemoryClient`: no panic, no hang (a `ping` after
+//! each is answered in time), every answer valid JSON-RPC. Manifests and globs get mutated input
+//! directly, each call under a time bound.
 
 // The mutator every fuzz test shares; this one uses no HTTP tokens.
 #[allow(dead_code)]

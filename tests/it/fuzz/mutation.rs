@@ -1,8 +1,7 @@
-//! The one deterministic mutator behind every fuzz test, with the seed corpus and the JSON-RPC
-//! check: included (`#[path]`) by the library's unit tests (HTTP heads, chunked bodies, JSON-RPC,
-//! URI templates, schemas), the binary's (the providers through a `MemoryClient`, manifests,
-//! globs) and `fuzz_binary.rs` here (the real binary). Fixed seeds and xorshift, so a failure
-//! replays; `TINYMCP_FUZZ_ROUNDS` (`scripts/fuzz.sh`) runs longer.
+//! The one seeded mutator of every fuzz test (xorshift: a failure replays), the seed corpus and
+//! the JSON-RPC check; `TINYMCP_FUZZ_ROUNDS` runs longer. Included (`#[path]`) by the library's
+//! unit tests (HTTP heads, chunked bodies, JSON-RPC, URI templates, schemas), the binary's
+//! (providers, manifests, globs) and `fuzz_binary.rs` here (the real binary).
 
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

@@ -2,7 +2,8 @@
 # Prints the figures we hold ourselves to, measured on this machine in one run: the glibc (dynamic)
 # and the static musl build side by side over stdio, beside the yardstick
 # @modelcontextprotocol/server-everything (Node) driven the same way; allocations per call from
-# the counting build (examples/counting); size per crate and per module (cargo bloat); then HTTP.
+# the counting build (examples/counting); an embedder's binary (examples/http_server); size per
+# crate and per module (cargo bloat); then HTTP.
 # Figures, not tests: nothing here fails on a slow machine. Usage: scripts/bench.sh [SECONDS]
 # (BENCH_ROUNDS=N: rounds of the stdio measurements, alternating the builds; the best is shown.)
 set -euo pipefail
@@ -16,7 +17,11 @@ bash scripts/deps.sh
 # float_roundtrip) would leak into the measured binary.
 cargo build --release --quiet --example bench_stdio
 cargo build --release --quiet --bin tinymcp
+# An embedder's build: the library alone (the protocol and the transports; the providers are the
+# binary's own modules) in a small HTTP server. Its own build too, like the driver's.
+cargo build --release --quiet --example http_server
 DRIVER=target/release/examples/bench_stdio
+EMBEDDER=target/release/examples/http_server
 MUSL=x86_64-unknown-linux-musl
 if ! rustup target list --installed 2>/dev/null | grep -qx "$MUSL"; then
   echo "adding the Rust target $MUSL (rustup target add $MUSL)" >&2
@@ -141,6 +146,8 @@ read -r mint_ns id_open_ns id_bytes <<<"$(sed 's/[a-z_]*=//g' "$id_file")"
 rm -f "$id_file"
 note "session id: mint / open, ${id_bytes} bytes" "$(calc "%.1f" "$mint_ns / 1000")" "/ $(calc "%.1f" "$id_open_ns / 1000") µs"
 aim "static: stripped binary, every transport" "$(calc "%.3f" "$static_size / 1048576")" "<=" 1 "MiB"
+note "embedder's binary (examples/http_server)" "$(calc "%.3f" "$(stat -c %s "$EMBEDDER") / 1048576")" \
+  "MiB stripped, glibc (the library only: no provider)"
 
 # Size by crate and by module, of the static build (symbols kept for the count, in target/bloat).
 if [ ! -x .cache/cargo-bloat/bin/cargo-bloat ]; then

@@ -1,6 +1,7 @@
 """The import graph of src/: which file uses which, the layer rules, and no circle.
 
-Run by scripts/check-layers.sh. An edge goes from a file to the file that defines what it
+Run by scripts/check-layers.sh. The library is every file but src/main.rs, src/cli/ and
+src/provide/ (the binary's). An edge goes from a file to the file that defines what it
 names through `crate::...` or `super::...`; names re-exported at the crate root resolve through
 src/lib.rs's `pub use` lines. The server core (`src/server/*.rs`) may name `Server`
 (`src/server/mod.rs`): a request's context holds the server that runs it. Those edges are left
@@ -132,9 +133,17 @@ def main():
                             "src/server/session.rs"],
          "transports read only the envelope and the connection")
 
-    rule("src/provide/", ["src/wire/", "src/util/", "src/error.rs", "src/features/", "src/provide/",
-                          "src/server/mod.rs", "src/server/context.rs"],
-         "providers build on the public registration API only")
+    # The providers are modules of the binary: they reach the library as `tinymcp::...` (its public
+    # API, which the compiler enforces), so through `crate::` they name only each other.
+    rule("src/provide/", ["src/provide/"], "providers are the binary's and use the library's public API only")
+    for f, edges in graph.items():
+        if not f.startswith("src/provide/"):
+            for t in edges:
+                if t.startswith("src/provide/"):
+                    problems.append(f"{f} uses {t}: the library knows nothing of the binary's providers")
+    for f in graph:
+        if not f.startswith("src/provide/") and re.search(r"\bprovide::", open(f).read()):
+            problems.append(f"{f} names `provide::`: the providers are the binary's, not the library's")
 
     # No circle: depth-first search for a back edge. The core naming `Server` is no circle.
     server = "src/server/mod.rs"

@@ -51,10 +51,6 @@
 
 mod error;
 mod features;
-#[doc(hidden)]
-/// The ready-made providers the `tinymcp` binary serves (folders, a manifest, the conformance
-/// fixture). Not part of the library's API: built on it, and free to change.
-pub mod provide;
 mod server;
 pub mod transport;
 mod util;
@@ -65,8 +61,9 @@ pub use features::cache::{CacheHint, CacheScope};
 pub use features::completer::{filter_prefix, Completer, CompletionRequest};
 pub use features::content::Resource;
 pub use features::content::{Annotations, Content, Icon, ResourceContents, Role};
+pub use features::pagination::list_result;
 pub use features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptHandler, PromptMessage};
-pub use features::resources::{ReadHandler, ResourceLister, ResourceTemplate};
+pub use features::resources::{resource_not_found, ReadHandler, ResourceLister, ResourceTemplate};
 pub use features::tasks::TaskSupport;
 pub use features::tools::{CallToolResult, Tool, ToolAnnotations, ToolHandler};
 pub use server::connection::Connection;
@@ -76,6 +73,7 @@ pub use server::{Options, Server};
 #[cfg(feature = "http")]
 pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
+pub use util::time::rfc3339;
 pub use util::uri_template::UriTemplate;
 pub use wire::meta::LogLevel;
 pub use wire::rpc::{RequestId, RpcError};
@@ -87,4 +85,16 @@ pub mod error_codes {
         HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
         PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
     };
+}
+
+/// Percent-encoding (RFC 3986 §2.1), the one the URI templates use: for `file://` URIs and
+/// other URIs a server mints from names, and for reading them back.
+pub mod percent {
+    pub use crate::util::percent::{decode, encode, is_unreserved};
+}
+
+/// The JSON Schema validator tool arguments and structured results are checked with (the draft
+/// 2020-12 subset tools use; `pattern` and `format` are ignored).
+pub mod schema {
+    pub use crate::util::schema::{check_schema, validate, SchemaError};
 }

@@ -7,12 +7,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 mod cli;
+mod provide;
 
 use cli::hosts::{self, Host};
-use tinymcp::provide::files::FilesOptions;
-use tinymcp::provide::manifest;
-use tinymcp::provide::watch::Watcher;
-use tinymcp::{provide, transport, Server};
+use provide::files::FilesOptions;
+use provide::manifest;
+use provide::watch::Watcher;
+use tinymcp::{transport, Server};
 
 const USAGE: &str = "\
 tinymcp: a Model Context Protocol server

@@ -168,6 +168,10 @@ impl Content {
     pub fn image(data_base64: impl Into<String>, mime_type: &str) -> Self {
         Content::Image { data: data_base64.into(), mime_type: mime_type.to_owned(), annotations: None }
     }
+    /// An image block from raw bytes, base64-encoded here.
+    pub fn image_bytes(bytes: &[u8], mime_type: &str) -> Self {
+        Content::image(base64::encode(bytes), mime_type)
+    }
     /// An audio block from base64 data.
     pub fn audio(data_base64: impl Into<String>, mime_type: &str) -> Self {
         Content::Audio { data: data_base64.into(), mime_type: mime_type.to_owned(), annotations: None }

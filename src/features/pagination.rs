@@ -14,17 +14,18 @@ pub(crate) struct ListParams {
     pub cursor: Option<String>,
 }
 
-/// The answer of a `*/list`: one page of `items` under `key`, each shaped by `to_wire`, and
-/// `nextCursor` when more follow. A bad cursor is `-32602`.
-pub(crate) fn list_result<T>(
+/// The answer of a list method: the page of `items` that starts at `cursor` under `key`, each
+/// shaped by `to_wire`, and `nextCursor` when more follow. Every `*/list` answers with it, and an
+/// extension's own list method can too (with [`RequestCx::page_size`](crate::RequestCx::page_size)):
+/// cursors are opaque, and one this function did not make is `-32602` (spec: utilities/pagination).
+pub fn list_result<T>(
     key: &str,
     items: &[T],
-    params: &ListParams,
+    cursor: Option<&str>,
     page_size: usize,
     to_wire: impl Fn(&T) -> Value,
 ) -> Result<Value, RpcError> {
-    let (page, next) =
-        page(items, params.cursor.as_deref(), page_size).map_err(|e| RpcError::invalid_params(e.to_string()))?;
+    let (page, next) = page(items, cursor, page_size).map_err(|e| RpcError::invalid_params(e.to_string()))?;
     let mut result = Map::new();
     result.insert(key.into(), page.iter().map(to_wire).collect());
     if let Some(next) = next {

@@ -156,7 +156,9 @@ pub(crate) struct GetParams {
 
 /// `prompts/list`.
 pub(crate) fn list(cx: &RequestCx, prompts: &[Arc<PromptEntry>], params: ListParams) -> Result<Value, RpcError> {
-    pagination::list_result("prompts", prompts, &params, cx.page_size(), |p| p.prompt.to_wire(cx.version()))
+    pagination::list_result("prompts", prompts, params.cursor.as_deref(), cx.page_size(), |p| {
+        p.prompt.to_wire(cx.version())
+    })
 }
 
 /// `prompts/get`: checks the arguments, then runs the handler.

@@ -110,8 +110,10 @@ pub(crate) struct UriParams {
     pub uri: String,
 }
 
-/// The error for a URI that names nothing: `-32002` up to 2025-11-25, `-32602` from 2026-07-28.
-pub fn not_found(version: ProtocolVersion, uri: &str) -> RpcError {
+/// The error for a URI that names nothing: `-32002` up to 2025-11-25, `-32602` from 2026-07-28
+/// (the revision is [`RequestCx::version`](crate::RequestCx::version)); what a template's read
+/// handler answers for a URI it matches but cannot serve.
+pub fn resource_not_found(version: ProtocolVersion, uri: &str) -> RpcError {
     let code = if version.is_stateful() { RESOURCE_NOT_FOUND } else { INVALID_PARAMS };
     RpcError::new(code, format!("resource not found: {uri}")).with_data(json!({ "uri": uri }))
 }
@@ -122,12 +124,12 @@ pub(crate) fn list(cx: &RequestCx, catalog: Catalog, params: ListParams) -> Resu
     for lister in catalog.listers {
         all.extend(lister(cx));
     }
-    pagination::list_result("resources", &all, &params, cx.page_size(), |r| r.to_wire(cx.version()))
+    pagination::list_result("resources", &all, params.cursor.as_deref(), cx.page_size(), |r| r.to_wire(cx.version()))
 }
 
 /// `resources/templates/list`.
 pub(crate) fn list_templates(cx: &RequestCx, catalog: Catalog, params: ListParams) -> Result<Value, RpcError> {
-    pagination::list_result("resourceTemplates", catalog.templates, &params, cx.page_size(), |t| {
+    pagination::list_result("resourceTemplates", catalog.templates, params.cursor.as_deref(), cx.page_size(), |t| {
         t.template.to_wire(cx.version())
     })
 }
@@ -138,7 +140,7 @@ pub(crate) fn list_templates(cx: &RequestCx, catalog: Catalog, params: ListParam
 pub(crate) fn read(cx: &RequestCx, catalog: Catalog, params: UriParams) -> Result<Value, RpcError> {
     let (contents, cache) = read_contents(cx, catalog, &params.uri)?;
     if contents.is_empty() {
-        return Err(not_found(cx.version(), &params.uri));
+        return Err(resource_not_found(cx.version(), &params.uri));
     }
     let contents: Vec<Value> = contents.iter().map(ResourceContents::to_wire).collect();
     let mut result = json!({ "contents": contents });
@@ -168,14 +170,14 @@ fn read_contents(
             }
         }
     }
-    Err(not_found(cx.version(), uri))
+    Err(resource_not_found(cx.version(), uri))
 }
 
 /// `resources/subscribe`: only a URI that resolves to a resource (read once through the
 /// catalog, else not found), and at most 1000 per client (the session's cap; beyond, `-32602`).
 pub(crate) fn subscribe(cx: &RequestCx, catalog: Catalog, params: UriParams) -> Result<Value, RpcError> {
     if read_contents(cx, catalog, &params.uri)?.0.is_empty() {
-        return Err(not_found(cx.version(), &params.uri));
+        return Err(resource_not_found(cx.version(), &params.uri));
     }
     cx.session()?.subscribe(&params.uri)?;
     cx.subscribed(&params.uri);

@@ -257,7 +257,7 @@ pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcE
 /// `tasks/list`.
 pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError> {
     let tasks = cx.session()?.state::<TaskTable>().lock().clone();
-    pagination::list_result("tasks", &tasks, &params, cx.page_size(), |t| t.to_wire())
+    pagination::list_result("tasks", &tasks, params.cursor.as_deref(), cx.page_size(), |t| t.to_wire())
 }
 
 /// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.

@@ -249,7 +249,7 @@ pub(crate) struct CallParams {
 
 /// `tools/list`: in registration order, a page at a time.
 pub(crate) fn list(cx: &RequestCx, tools: &[Arc<ToolEntry>], params: ListParams) -> Result<Value, RpcError> {
-    pagination::list_result("tools", tools, &params, cx.page_size(), |t| t.tool.to_wire(cx.version()))
+    pagination::list_result("tools", tools, params.cursor.as_deref(), cx.page_size(), |t| t.tool.to_wire(cx.version()))
 }
 
 /// `tools/call`: runs the tool now, or as a task when the client asks and the tool allows it.

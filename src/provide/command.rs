@@ -4,19 +4,17 @@
 //! process group, and whatever carries the call's mark in its environment). Std only (no libc):
 //! processes are killed with the system's `kill` program.
 
-use crate::features::content::Content;
-use crate::features::tools::CallToolResult;
 use crate::provide::sandbox::Sandbox;
-use crate::util::random;
-use crate::RequestCx;
 use serde_json::{Map, Value};
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{mpsc, Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex, OnceLock, PoisonError};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tinymcp::{CallToolResult, Content, RequestCx};
 
 /// How often a running command is checked for exit, timeout and cancellation.
 const POLL: Duration = Duration::from_millis(10);
@@ -333,6 +331,16 @@ fn group_has_members(pgid: u32) -> bool {
     })
 }
 
+/// A token no other call's processes carry: this process's id and start time (ids are reused)
+/// and a count of its calls. Unique is all it must be, not secret: a process that copies another
+/// call's mark only gets itself ended with that call.
+fn call_token() -> String {
+    static STARTED: OnceLock<u128> = OnceLock::new();
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let started = STARTED.get_or_init(|| SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    format!("{}-{started:x}-{}", std::process::id(), CALLS.fetch_add(1, Ordering::Relaxed))
+}
+
 /// The processes whose environment carries `mark` (`TINYMCP_CALL=<token>`), from `/proc`.
 fn marked_processes(mark: &str) -> Vec<u32> {
     let Ok(procs) = std::fs::read_dir("/proc") else { return Vec::new() };
@@ -415,7 +423,7 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     for (key, value) in &spec.env {
         command.env(key, value);
     }
-    let token = random::hex_token(16).unwrap_or_else(|_| format!("{:?}", Instant::now()));
+    let token = call_token();
     let mark = format!("{MARK_VAR}={token}");
     command.env(MARK_VAR, &token);
     if let Some(dir) = &spec.cwd {

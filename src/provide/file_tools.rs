@@ -4,16 +4,13 @@
 
 use super::files::{looks_textual, text_type, Files, Target};
 use super::sandbox::{self, file_uri, EntryKind};
-use crate::features::content::{Content, ResourceContents};
-use crate::features::tools::{CallToolResult, Tool, ToolAnnotations};
-use crate::util::time::rfc3339;
-use crate::util::{base64, mime};
-use crate::{RequestCx, Server};
+use crate::provide::mime;
 use serde_json::{json, Value};
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
+use tinymcp::{rfc3339, CallToolResult, Content, RequestCx, ResourceContents, Server, Tool, ToolAnnotations};
 
 /// The most entries `list_directory` returns.
 const MAX_ENTRIES: usize = 1000;
@@ -226,7 +223,7 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
             Err(why) => return CallToolResult::error(format!("cannot read {shown}: {why}")),
         };
         if mime_type.starts_with("image/") {
-            return CallToolResult::success(vec![Content::image(base64::encode(&bytes), mime_type)]);
+            return CallToolResult::success(vec![Content::image_bytes(&bytes, mime_type)]);
         }
         let uri = file_uri(&path).unwrap_or_default();
         CallToolResult::success(vec![Content::resource(ResourceContents::blob(uri, mime_type, &bytes))])

@@ -5,20 +5,17 @@
 
 use super::sandbox::{self, file_uri, EntryKind, Sandbox};
 use super::tracker::{stamp, ChangeTracker};
-use crate::features::content::{Content, ResourceContents};
-use crate::features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
-use crate::features::resources::{self, ResourceTemplate};
-use crate::util::mime;
-use crate::CompletionRequest;
-use crate::Resource;
-use crate::RpcError;
-use crate::{Error, RequestCx, Server};
+use crate::provide::mime;
 use std::collections::hash_map::DefaultHasher;
 use std::fs::{self, File, Metadata};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
+use tinymcp::{
+    CompletionRequest, Content, Error, GetPromptResult, Prompt, PromptArgument, PromptMessage, RequestCx, Resource,
+    ResourceContents, ResourceTemplate, RpcError, Server,
+};
 
 /// How much of a file is sniffed to tell text from binary when the extension does not say.
 const SNIFF_BYTES: usize = 8192;
@@ -116,7 +113,7 @@ fn register_template(server: &Server, files: &Arc<Files>, index: usize) -> Resul
 
 /// The resource-not-found error, saying why.
 fn not_found_because(cx: &RequestCx, uri: &str, why: &str) -> RpcError {
-    let mut error = resources::not_found(cx.version(), uri);
+    let mut error = tinymcp::resource_not_found(cx.version(), uri);
     error.message = format!("resource not found: {uri} ({why})");
     error
 }
@@ -209,7 +206,7 @@ impl Files {
     }
 
     /// `summarize_file`: the file embedded as a resource, after a request to summarize it.
-    fn summarize(&self, spelled: &str) -> Result<GetPromptResult, crate::RpcError> {
+    fn summarize(&self, spelled: &str) -> Result<GetPromptResult, tinymcp::RpcError> {
         let refused = |why: String| RpcError::invalid_params(format!("path {spelled:?}: {why}"));
         let (root, path) = match self.locate(spelled).map_err(refused)? {
             Target::In { root, path } if path.is_file() => (root, path),

@@ -6,23 +6,20 @@
 mod check;
 mod warnings;
 
-use crate::features::cache::CacheHint;
-use crate::features::content::{Content, ResourceContents, Role};
-use crate::features::prompts::{GetPromptResult, Prompt, PromptArguments, PromptMessage};
-use crate::features::tools::Tool;
 use crate::provide::command::{self, CommandSpec};
 use crate::provide::files::read_contents;
 use crate::provide::sandbox::{file_uri, open_regular, Sandbox};
 use crate::provide::tracker::{stamp, ChangeTracker, Stamp};
-use crate::Resource;
-use crate::RpcError;
-use crate::{RequestCx, Server};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use tinymcp::{
+    CacheHint, Content, GetPromptResult, Prompt, PromptArguments, PromptMessage, RequestCx, Resource, ResourceContents,
+    Role, RpcError, Server, Tool,
+};
 
 /// The largest file a prompt embeds or a manifest resource serves.
 const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -195,11 +192,6 @@ impl Manifest {
         &self.file
     }
 
-    /// The names of its tools.
-    pub fn tool_names(&self) -> Vec<&str> {
-        self.tools.iter().map(|t| t.tool.name.as_str()).collect()
-    }
-
     /// What it declares, e.g. `2 tools, 1 prompt, 2 resources`.
     pub fn summary(&self) -> String {
         format!(
@@ -222,10 +214,10 @@ impl Manifest {
             let dir = self.dir.clone();
             let completer = (!def.completions.is_empty()).then(|| {
                 let def = Arc::clone(&def);
-                Box::new(move |_: &RequestCx, req: &crate::CompletionRequest| {
+                Box::new(move |_: &RequestCx, req: &tinymcp::CompletionRequest| {
                     let values = def.completions.get(req.argument).map(Vec::as_slice).unwrap_or_default();
-                    crate::filter_prefix(values.iter().map(String::as_str), req.value)
-                }) as Box<crate::Completer>
+                    tinymcp::filter_prefix(values.iter().map(String::as_str), req.value)
+                }) as Box<tinymcp::Completer>
             });
             server.register_prompt(
                 def.prompt.clone(),

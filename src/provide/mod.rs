@@ -1,19 +1,22 @@
-//! Providers: ready-made sets of tools, resources and prompts registered on a `Server`
-//! through its public API only.
+//! Providers: ready-made sets of tools, resources and prompts registered on a `Server`. Modules
+//! of the binary, not the library: they reach it as `tinymcp::...`, its public API only.
 
 pub mod command;
 pub mod everything;
 pub(crate) mod file_tools;
 pub mod files;
+#[cfg(test)]
+mod fuzz;
 pub mod manifest;
+pub mod mime;
 pub mod sandbox;
 pub mod skills;
 pub(crate) mod tracker;
 pub mod watch;
 
-use crate::{Error, Server};
 use std::path::PathBuf;
 use std::sync::Arc;
+use tinymcp::{Error, Server};
 
 /// The default job: serves `roots` read-only on `server` as resources, a template per root, the
 /// `summarize_file` prompt and the file tools. The two halves know each other only through here,

@@ -8,7 +8,7 @@ use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::util::percent;
+use tinymcp::percent;
 
 /// `O_NONBLOCK`, so opening a FIFO never waits for a writer. std does not name it and its value
 /// differs by platform.
@@ -52,11 +52,6 @@ impl Sandbox {
     /// The canonical root.
     pub fn root(&self) -> &Path {
         &self.root
-    }
-
-    /// Whether hidden (dot) files and folders are served.
-    pub fn include_hidden(&self) -> bool {
-        self.include_hidden
     }
 
     /// Resolves `spelled` (relative to the root, percent-decoded exactly once) to a canonical

@@ -6,19 +6,14 @@
 
 use super::sandbox::{self, EntryKind, Sandbox};
 use super::tracker::{stamp, Stamp};
-use crate::features::content::ResourceContents;
-use crate::features::pagination;
-use crate::features::resources::ResourceTemplate;
-use crate::util::mime;
-use crate::Resource;
-use crate::RpcError;
-use crate::{Error, RequestCx, Server};
+use crate::provide::mime;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
+use tinymcp::{Error, RequestCx, Resource, ResourceContents, ResourceTemplate, RpcError, Server};
 
 /// The extension's identifier under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -128,12 +123,10 @@ impl Skills {
             "skills/list" => {
                 let cursor = match params.get("cursor") {
                     None | Some(Value::Null) => None,
-                    Some(Value::String(c)) => Some(c.clone()),
+                    Some(Value::String(c)) => Some(c.as_str()),
                     Some(_) => return Err(RpcError::invalid_params("skills/list: cursor must be a string")),
                 };
-                let params = pagination::ListParams { cursor };
-                let page_size = cx.page_size();
-                pagination::list_result("skills", &skills, &params, page_size, Skill::to_wire)
+                tinymcp::list_result("skills", &skills, cursor, cx.page_size(), Skill::to_wire)
             }
             "skills/get" => {
                 let uri = uri_param()?;

@@ -1,12 +1,12 @@
 //! The watcher: one named thread that runs polling jobs (changed files, a changed manifest)
 //! at a fixed interval, std only. It holds the server weakly and ends when the server is gone.
 
-use crate::Server;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Weak};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
+use tinymcp::Server;
 
 /// A polling job, run once per tick with the server.
 pub type Job = Box<dyn FnMut(&Server) + Send>;
@@ -26,11 +26,6 @@ impl Watcher {
     /// Adds a job.
     pub fn add(&mut self, job: impl FnMut(&Server) + Send + 'static) {
         self.jobs.push(Box::new(job));
-    }
-
-    /// Whether there is nothing to poll.
-    pub fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
     }
 
     /// Starts the `tinymcp-watch` thread (none when there is no job).

@@ -301,7 +301,6 @@ impl Alone {
     }
 }
 
-
 /// Runs one request on a worker and answers it, unless it was cancelled; hands back the
 /// queued request that takes its slot.
 fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {

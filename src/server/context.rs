@@ -279,7 +279,9 @@ impl RequestCx {
         self.session.as_ref().ok_or_else(|| RpcError::invalid_request("this request has no session: initialize first"))
     }
 
-    pub(crate) fn page_size(&self) -> usize {
+    /// How many items a page of a list answer holds ([`Options::page_size`](crate::Options::page_size)),
+    /// for an extension's own list method through [`list_result`](crate::list_result).
+    pub fn page_size(&self) -> usize {
         self.server.options().page_size
     }
 

@@ -1,8 +1,6 @@
 //! Transports: they move JSON-RPC text between a peer and a `Connection`, read only the
 //! envelope, and know nothing of tools, resources or prompts.
 
-#[cfg(test)]
-mod fuzz;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod memory;

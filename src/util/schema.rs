@@ -49,10 +49,10 @@ pub fn validate(schema: &Value, instance: &Value) -> Result<(), SchemaError> {
     })
 }
 
-/// Sanity-checks a schema from a manifest: it must be an object or a
-/// boolean, use known type names, give keywords values of the right kind,
-/// and only use `$ref`s that resolve locally. Errors name the JSON Pointer
-/// of the offending keyword in the schema.
+/// Sanity-checks a schema before it is used (one read from a manifest, say):
+/// it must be an object or a boolean, use known type names, give keywords
+/// values of the right kind, and only use `$ref`s that resolve locally.
+/// Errors name the JSON Pointer of the offending keyword in the schema.
 pub fn check_schema(schema: &Value) -> Result<(), String> {
     check_node(schema, schema, "")
 }

@@ -2,7 +2,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Formats `time` as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, UTC). Times before 1970 clamp to the epoch.
+/// Formats `time` as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, UTC), the form of MCP's timestamps
+/// ([`Annotations::last_modified`](crate::Annotations::last_modified), a task's `createdAt`).
+/// Times before 1970 clamp to the epoch.
 pub fn rfc3339(time: SystemTime) -> String {
     let secs = time.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let (days, rem) = (secs / 86_400, secs % 86_400);

@@ -452,4 +452,20 @@ mod tests {
         assert_eq!((known.method.as_str(), other.method.as_str()), ("tools/call", "x/y"));
         assert!(known.method == "tools/call" && other.method == *"x/y");
     }
+
+    #[test]
+    fn mutated_envelopes_parse_or_fail_in_time() {
+        use crate::util::fuzz::{bounded, rounds, Mutator, JSON_TOKENS};
+        let envelopes = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"x","result":{"content":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}"#,
+            r#"[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":3,"method":"ping"}]"#,
+        ];
+        let mut mutator = Mutator::with_tokens(0x7061_7273, JSON_TOKENS);
+        for round in 0..rounds(20_000) {
+            let text = mutator.pick(&envelopes);
+            let _ = bounded("jsonrpc::parse", round, &text, || parse(&text));
+        }
+    }
 }

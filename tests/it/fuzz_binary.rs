@@ -3,10 +3,13 @@
 //! list, on both eras) mutated and written to its stdin, and POSTed to `/mcp` (with, now and
 //! then, the request head mutated too). After each message a `ping` must be answered, and
 //! every message the server sends must be valid JSON-RPC. The mutator, corpus and check are
-//! the in-process fuzzer's own (`src/util/fuzz.rs`, included here); `TINYMCP_FUZZ_ROUNDS`
-//! runs longer (`scripts/fuzz.sh`), and a failure names its round, which replays.
+//! the in-process fuzzers' own (`fuzz/mutation.rs`, which the library's and the binary's unit
+//! tests include too); `TINYMCP_FUZZ_ROUNDS` runs longer (`scripts/fuzz.sh`), and a failure
+//! names its round, which replays.
 
-#[path = "../../src/util/fuzz.rs"]
+// Only part of it is used here (not the time bound of direct calls).
+#[allow(dead_code)]
+#[path = "fuzz/mutation.rs"]
 mod mutation;
 
 use crate::raw_http::{read_reply, sse_events, write_request, Server, ACCEPT_BOTH, JSON};
@@ -38,20 +41,6 @@ fn both_eras(seeds: Vec<String>) -> Vec<String> {
     all
 }
 
-fn lossy(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A seed as is one round in eight (so the handlers past the decoders run), else mutated.
-fn next_text(mutator: &mut Mutator, seeds: &[String], round: usize) -> String {
-    let seed = &seeds[round % seeds.len()];
-    if round.is_multiple_of(8) {
-        seed.clone()
-    } else {
-        lossy(&mutator.mutate(seed.as_bytes()))
-    }
-}
-
 #[test]
 fn mutated_messages_on_stdio_to_the_binary() {
     let dir = folder();
@@ -67,7 +56,7 @@ fn mutated_messages_on_stdio_to_the_binary() {
     assert!(seeds.len() > 80, "{} seeds", seeds.len());
     let mut mutator = Mutator::with_tokens(0x7374_6469, JSON_TOKENS);
     for round in 0..rounds(1000) {
-        let text = next_text(&mut mutator, &seeds, round);
+        let text = mutator.round_text(&seeds, round);
         // A line break inside makes two messages of it, which is fine; the ping follows them.
         client.send_line(&text);
         let ping = format!("ping-{round}");
@@ -151,7 +140,7 @@ fn mutated_messages_over_http_to_the_binary() {
     let mut heads = Mutator::new(0x6865_6164);
     let mut session = session;
     for round in 0..rounds(600) {
-        let text = next_text(&mut bodies, &seeds, round);
+        let text = bodies.round_text(&seeds, round);
         let headers = headers_for(&text, &session);
         let mut all: Vec<(&str, &str)> = vec![ACCEPT_BOTH, JSON];
         all.extend(headers.iter().map(|(k, v)| (k.as_str(), v.as_str())));

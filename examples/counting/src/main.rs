@@ -7,6 +7,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tinymcp::{CallToolResult, Server, Tool};
 
+// The binary's own conformance fixture (it lives in the binary, not the library), built here from
+// the same files: it uses the library's public API only.
+#[path = "../../../src/provide/everything/mod.rs"]
+mod everything;
+
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
@@ -43,7 +48,7 @@ static GLOBAL: Counting = Counting;
 
 fn main() {
     let server = Server::new("tinymcp-counting", "0");
-    tinymcp::provide::everything::register(&server);
+    everything::register(&server);
     server.register_tool(
         Tool::new("allocations", "Allocations and bytes allocated since start", serde_json::json!({"type": "object"})),
         |_, _| {

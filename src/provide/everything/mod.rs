@@ -3,17 +3,15 @@
 //! roots, URL elicitation, structured output, resource links and list changes for interop tests.
 //! Uses only the public registration API.
 
-use crate::features::content::{Annotations, Content, ResourceContents, Role};
-use crate::features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
-use crate::features::resources::ResourceTemplate;
-use crate::features::tools::{CallToolResult, Tool, ToolAnnotations};
-use crate::Resource;
-use crate::{LogLevel, ProtocolVersion, Server};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::sleep;
 use std::time::Duration;
+use tinymcp::{
+    Annotations, CallToolResult, Content, GetPromptResult, LogLevel, Prompt, PromptArgument, PromptMessage,
+    ProtocolVersion, Resource, ResourceContents, ResourceTemplate, Role, Server, Tool, ToolAnnotations,
+};
 
 mod per_request;
 
@@ -374,7 +372,7 @@ fn register_resources(server: &Server, generation: &Arc<AtomicU64>) {
             let body = json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") });
             Ok(vec![ResourceContents::text(uri, "application/json", body.to_string())])
         },
-        Some(Box::new(|_, req| crate::filter_prefix(["1", "2", "3", "123"], req.value))),
+        Some(Box::new(|_, req| tinymcp::filter_prefix(["1", "2", "3", "123"], req.value))),
     );
     if let Err(e) = registered {
         log::error!("everything: bad template: {e}");
@@ -407,7 +405,7 @@ fn register_prompts(server: &Server) {
                 "arg1" => &["test", "testValue1", "paris", "park"],
                 _ => &["testValue2", "other"],
             };
-            crate::filter_prefix(candidates.iter().copied(), req.value)
+            tinymcp::filter_prefix(candidates.iter().copied(), req.value)
         })),
     );
     server.register_prompt(

@@ -3,13 +3,13 @@
 //! custom header, and the task tools. Through the public registration API only, as the rest.
 
 use super::{lit, no_args, string_arg};
-use crate::features::content::Content;
-use crate::features::prompts::{GetPromptResult, Prompt, PromptMessage};
-use crate::features::tools::{CallToolResult, Tool};
-use crate::{InputRequest, LogLevel, RequestCx, RpcError, Server, TaskSupport};
 use serde_json::{json, Value};
 use std::thread::sleep;
 use std::time::Duration;
+use tinymcp::{
+    CallToolResult, Content, GetPromptResult, InputRequest, LogLevel, Prompt, PromptMessage, RequestCx, RpcError,
+    Server, TaskSupport, Tool,
+};
 
 /// The 2026-07-28 fixtures (contract §2.3, §2.5, §2.6): input-required results, a required
 /// capability, response streams, a custom header. The handlers ask through `RequestCx` as any

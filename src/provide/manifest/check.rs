@@ -5,18 +5,13 @@
 mod cache;
 
 use super::{index, key, problem, Body, Problem, PromptDef, ResourceDef, Source, ToolDef};
-use crate::features::content::Role;
-use crate::features::prompts::{Prompt, PromptArgument};
-use crate::features::tasks::TaskSupport;
-use crate::features::tools::{Tool, ToolAnnotations};
 use crate::provide::command::{placeholders, CommandSpec, Output};
-use crate::util::mime;
-use crate::util::schema;
-use crate::Resource;
+use crate::provide::mime;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Duration;
+use tinymcp::{schema, Prompt, PromptArgument, Resource, Role, TaskSupport, Tool, ToolAnnotations};
 
 const TOP_KEYS: &[&str] = &["instructions", "tools", "prompts", "resources"];
 const TOOL_KEYS: &[&str] = &[

@@ -13,11 +13,11 @@ use crate::server::sink::{Outgoing, Sink};
 use crate::wire::frame;
 use crate::wire::jsonrpc::Message;
 use crate::wire::meta::{Carrier, RequestMeta};
+use crate::wire::method::Id;
 use crate::wire::rpc::{
     RequestId, RpcError, HEADER_MISMATCH, INTERNAL_ERROR, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
 };
-use crate::wire::method::Id;
 use serde_json::Value;
 use std::sync::mpsc::RecvTimeoutError;
 

@@ -257,3 +257,25 @@ fn check_schema_names_the_bad_keyword() {
         assert_eq!(check_schema(&schema), Err(want.to_string()), "{schema}");
     }
 }
+
+#[test]
+fn mutated_schemas_and_instances_check_and_validate_in_time() {
+    use crate::util::fuzz::{bounded, rounds, Mutator, JSON_TOKENS};
+    let schemas = [
+        r#"{"type":"object","properties":{"a":{"type":"string","minLength":1},"n":{"type":"integer","maximum":9}},"required":["a"]}"#,
+        r#"{"type":"array","items":{"enum":[1,"two",null]},"maxItems":3}"#,
+        r#"{"anyOf":[{"type":"number","multipleOf":0.5},{"type":"string","pattern":"^a+$"}]}"#,
+    ];
+    let instances = [r#"{"a":"x","n":3}"#, r#"[1,"two"]"#, r#"2.5"#, r#""aaa""#];
+    let mut mutator = Mutator::with_tokens(0x7363_686d, JSON_TOKENS);
+    for round in 0..rounds(20_000) {
+        let schema_text = mutator.pick(&schemas);
+        let instance_text = mutator.pick(&instances);
+        if let (Ok(s), Ok(i)) =
+            (serde_json::from_str::<Value>(&schema_text), serde_json::from_str::<Value>(&instance_text))
+        {
+            let _ = bounded("schema::check_schema", round, &schema_text, || check_schema(&s));
+            let _ = bounded("schema::validate", round, &schema_text, || validate(&s, &i));
+        }
+    }
+}

@@ -235,3 +235,20 @@ fn pathological_input_is_bounded() {
     let uri = format!("x://{}/end", "a/".repeat(2_000));
     assert!(t.matches(&uri).is_some());
 }
+
+#[test]
+fn mutated_templates_and_uris_parse_match_and_expand_in_time() {
+    use crate::util::fuzz::{bounded, rounds, Mutator, JSON_TOKENS};
+    let templates = ["file:///{+path}", "test://template/{id}/data", "x://{a}{/b,c}{?q,r}{#f}", "{.x}{;y}{&z}"];
+    let uris = ["file:///srv/a/b.txt", "test://template/123/data", "x://1/2/3?q=4&r=5#6", ".a;y=2&z=3"];
+    let mut mutator = Mutator::with_tokens(0x7572_6974, JSON_TOKENS);
+    for round in 0..rounds(20_000) {
+        let template = mutator.pick(&templates);
+        let uri = mutator.pick(&uris);
+        if let Ok(parsed) = bounded("UriTemplate::parse", round, &template, || UriTemplate::parse(&template)) {
+            let found = bounded("UriTemplate::matches", round, &uri, || parsed.matches(&uri));
+            let vars: HashMap<String, String> = found.unwrap_or_default().into_iter().collect();
+            let _ = bounded("UriTemplate::expand", round, &template, || parsed.expand(&vars));
+        }
+    }
+}

@@ -2,8 +2,8 @@
 //! 2026-07-28 clients get with its `resources/read` instead of the server-wide one.
 
 use super::{key, Checker};
-use crate::features::cache::{CacheHint, CacheScope};
 use serde_json::Value;
+use tinymcp::{CacheHint, CacheScope};
 
 const CACHE_KEYS: &[&str] = &["ttlMs", "scope"];
 
@@ -42,7 +42,7 @@ mod tests {
     use serde_json::json;
     use std::path::Path;
 
-    fn resource_with(cache: serde_json::Value) -> Result<Option<crate::features::cache::CacheHint>, Vec<String>> {
+    fn resource_with(cache: serde_json::Value) -> Result<Option<tinymcp::CacheHint>, Vec<String>> {
         let raw = json!({"resources": [{"uri": "note://n", "text": "x", "cache": cache}]});
         match manifest(&raw, Path::new("/")) {
             Ok(checked) => Ok(checked.resources[0].cache),
@@ -52,7 +52,7 @@ mod tests {
 
     #[test]
     fn a_resource_cache_hint_is_checked_and_kept() {
-        use crate::features::cache::{CacheHint, CacheScope};
+        use tinymcp::{CacheHint, CacheScope};
         let hint = resource_with(json!({"ttlMs": 5000, "scope": "public"}));
         assert_eq!(hint, Ok(Some(CacheHint { ttl_ms: 5000, scope: CacheScope::Public })));
         assert_eq!(resource_with(json!({"ttlMs": 0, "scope": "private"})).map(|h| h.map(|h| h.ttl_ms)), Ok(Some(0)));

@@ -1,11 +1,10 @@
-//! Test-only: the one deterministic mutator behind every fuzz test (the HTTP request-head parser
-//! and chunked decoder; JSON-RPC messages to every method; URI templates, schemas, manifests and
-//! globs in `transport/fuzz.rs`). Fixed seeds and a xorshift generator, so a failure replays
-//! exactly; the test command runs a few seconds of it, `scripts/fuzz.sh` longer
-//! (`TINYMCP_FUZZ_ROUNDS`). The seed corpus and the JSON-RPC check live here too: the fuzzer
-//! that drives the real binary (`tests/it/fuzz_binary.rs`) includes this very file.
+//! The one seeded mutator of every fuzz test (xorshift: a failure replays), the seed corpus and
+//! the JSON-RPC check; `TINYMCP_FUZZ_ROUNDS` runs longer. Included (`#[path]`) by the library's
+//! unit tests (HTTP heads, chunked bodies, JSON-RPC, URI templates, schemas), the binary's
+//! (providers, manifests, globs) and `fuzz_binary.rs` here (the real binary).
 
 use serde_json::{json, Value};
+use std::time::{Duration, Instant};
 
 /// Tokens that tend to reach corners of an HTTP parser.
 pub(crate) const HTTP_TOKENS: &[&[u8]] = &[
@@ -91,6 +90,28 @@ impl Mutator {
         }
     }
 
+    /// `seed` with one to four random edits, as text (bytes that are not UTF-8 replaced).
+    pub(crate) fn mutate_text(&mut self, seed: &str) -> String {
+        String::from_utf8_lossy(&self.mutate(seed.as_bytes())).into_owned()
+    }
+
+    /// One of `seeds`, picked at random, mutated.
+    pub(crate) fn pick(&mut self, seeds: &[&str]) -> String {
+        let seed = seeds[self.below(seeds.len())];
+        self.mutate_text(seed)
+    }
+
+    /// The message of round `round`: seed `round % seeds.len()`, as is one round in eight (so
+    /// the handlers past the decoders run too), else mutated.
+    pub(crate) fn round_text(&mut self, seeds: &[String], round: usize) -> String {
+        let seed = &seeds[round % seeds.len()];
+        if round.is_multiple_of(8) {
+            seed.clone()
+        } else {
+            self.mutate_text(seed)
+        }
+    }
+
     /// `seed` with one to four random edits.
     pub(crate) fn mutate(&mut self, seed: &[u8]) -> Vec<u8> {
         let mut data = seed.to_vec();
@@ -123,6 +144,18 @@ impl Mutator {
 /// Rounds to run: `default`, or `TINYMCP_FUZZ_ROUNDS` for a longer run.
 pub(crate) fn rounds(default: usize) -> usize {
     std::env::var("TINYMCP_FUZZ_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(default)
+}
+
+/// Longest a single direct call may take before it counts as a hang.
+pub(crate) const CALL_BOUND: Duration = Duration::from_secs(2);
+
+/// Runs `f` (`what` on `input` in round `round`), failing when it took longer than `CALL_BOUND`.
+pub(crate) fn bounded<T>(what: &str, round: usize, input: &str, f: impl FnOnce() -> T) -> T {
+    let started = Instant::now();
+    let out = f();
+    let took = started.elapsed();
+    assert!(took < CALL_BOUND, "round {round}: {what} took {took:?} on {input:?}");
+    out
 }
 
 /// Whether `message` is a valid JSON-RPC message from a server: a request or notification

@@ -12,10 +12,6 @@ use std::time::{Duration, Instant};
 /// A token long enough to be accepted.
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
-fn call_echo() -> Value {
-    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}})
-}
-
 /// Starts `tinymcp --everything ARGS` (logging at info) and reads its stderr up to the line
 /// that says where it listens: the server, and everything it logged before that line.
 fn start_logged(args: &[&str], env: &[(&str, &str)]) -> (Server, String) {
@@ -214,7 +210,7 @@ fn beyond_loopback_without_a_token_warns_and_host_is_checked() {
     let (server, log) = start_logged(&["--http", "0.0.0.0:0", "--allow-host", "mcp.example"], &[]);
     assert!(log.contains("WARN") && log.contains("no authentication") && log.contains("--token-file"), "{log}");
     // DNS rebinding: a page of evil.example whose name now points here, no Origin needed.
-    assert_eq!(post_raw(&server, &["Host: evil.example"], &call_echo()), 403);
+    assert_eq!(post_raw(&server, &["Host: evil.example"], &initialize(json!({}))), 403);
     assert_eq!(post_raw(&server, &["Host: evil.example:8080"], &initialize(json!({}))), 403);
     // Loopback names, the addresses it listens on, and the allowed names pass.
     for host in ["localhost", "127.0.0.1:8080", "10.1.2.3:8080", "[fe80::1]", "mcp.example", "MCP.example:443"] {

@@ -45,14 +45,23 @@ OPTIONS:
     --http ADDR             serve HTTP instead of stdio: Streamable HTTP at /mcp, legacy SSE at
                             /sse; ADDR is PORT (on 127.0.0.1) or HOST:PORT
     --allow-origin ORIGIN   also accept browser requests from ORIGIN, with CORS (repeatable;
-                            loopback origins are always accepted)
+                            loopback origins are always accepted, `null` never); '*' accepts
+                            every origin and needs a token
+    --allow-host NAME       bound beyond loopback, also accept requests whose Host (or trusted
+                            X-Forwarded-Host) is NAME (repeatable); otherwise only loopback
+                            names and the address listened on (any IP address for 0.0.0.0)
+                            pass, against DNS rebinding
     --trusted-proxy IP      a reverse proxy's address (repeatable): only from it do
                             X-Forwarded-Host and X-Forwarded-Proto count for the Host and
                             Origin checks; from any other peer they are ignored
     --token-file FILE       require `Authorization: Bearer <token>`, the token read from FILE
-                            (or set TINYMCP_TOKEN); never given on the command line
-    --max-sessions N        HTTP sessions at once (default 1000); at the cap the longest-idle
-                            one ends to make room, or 503 when every one is busy
+                            (or set TINYMCP_TOKEN); never given on the command line; one line
+                            of at least 16 bytes (`openssl rand -hex 32`); keep FILE mode 600.
+                            Bound beyond loopback without one, anyone who can reach the port
+                            can call every tool (a warning says so)
+    --max-sessions N        HTTP sessions at once, legacy SSE ones included (default 1000);
+                            at the cap the longest-idle one ends to make room, or 503 when
+                            every one is busy
     --session-idle-secs N   end an HTTP session unused this long (default 1800)
     --session-ttl-secs N    how long an HTTP session id is accepted after initialize, by this
                             replica and every other sharing --state-key-file (default 86400)
@@ -88,6 +97,7 @@ struct Args {
     everything: bool,
     http: Option<String>,
     allow_origins: Vec<String>,
+    allow_hosts: Vec<String>,
     token_file: Option<String>,
     max_sessions: Option<usize>,
     session_idle_secs: Option<usize>,
@@ -128,6 +138,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         everything: false,
         http: None,
         allow_origins: Vec::new(),
+        allow_hosts: Vec::new(),
         token_file: None,
         max_sessions: None,
         session_idle_secs: None,
@@ -161,6 +172,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--everything" => parsed.everything = true,
             "--http" => parsed.http = Some(value(&arg, args.next())?),
             "--allow-origin" => parsed.allow_origins.push(value(&arg, args.next())?),
+            "--allow-host" => parsed.allow_hosts.push(value(&arg, args.next())?),
             "--token-file" => parsed.token_file = Some(value(&arg, args.next())?),
             "--max-sessions" => parsed.max_sessions = Some(number(&arg, args.next())?),
             "--session-idle-secs" => parsed.session_idle_secs = Some(number(&arg, args.next())?),
@@ -329,6 +341,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     }
     let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
     if let Some(file) = &args.state_key_file {
+        cli::secret::warn_if_exposed(file, "state key file");
         server.set_state_key_file(file)?;
     }
     if let Some(id) = &args.node_id {
@@ -378,7 +391,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     match &args.http {
         #[cfg(feature = "http")]
         Some(addr) => {
-            let options = http_options(&args, addr).map_err(|why| tinymcp::Error::Io(std::io::Error::other(why)))?;
+            let options = http_options(&args, addr).map_err(tinymcp::Error::Config)?;
             // Handled before the server says it listens: a signal sent from then on drains.
             let signals = signals();
             let http = transport::http::HttpServer::start(server, &listen_addr(addr), options)?;
@@ -464,17 +477,9 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
         host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
     options.access.allowed_origins = args.allow_origins.clone();
     options.access.trusted_proxies = args.trusted_proxies.clone();
-    options.access.token = match &args.token_file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("--token-file {path}: {e}"))?;
-            Some(text.trim().to_owned())
-                .filter(|t| !t.is_empty())
-                .ok_or(format!("--token-file {path} is empty"))?
-                .into()
-        }
-        // Set but blank is kept: the transport refuses to start rather than serve without one.
-        None => std::env::var("TINYMCP_TOKEN").ok().map(|t| t.trim().to_owned()),
-    };
+    options.access.allowed_hosts = args.allow_hosts.clone();
+    // Set but blank refuses to start rather than serve without one.
+    options.access.token = cli::secret::token(args.token_file.as_deref())?;
     if let Some(n) = args.max_sessions {
         options.max_sessions = n;
     }

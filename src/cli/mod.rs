@@ -1,7 +1,8 @@
 //! The binary's side: what only the `tinymcp` command needs (host configuration snippets, the
-//! health probe, and SIGTERM/SIGINT handling, the one module allowed `unsafe`).
+//! health probe, the secret files, and SIGTERM/SIGINT handling, the one module allowed `unsafe`).
 
 pub mod health;
 pub mod hosts;
+pub mod secret;
 #[cfg(unix)]
 pub mod signal;

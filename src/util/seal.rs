@@ -181,6 +181,9 @@ impl StateKey {
                 MIN_KEY_LEN * 2
             ));
         }
+        if key.iter().all(|&b| b == 0) {
+            return Err("key is all zeros: expected random bytes, e.g. from `openssl rand -hex 32`".into());
+        }
         Ok(StateKey::from_master(&key))
     }
 

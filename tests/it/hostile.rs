@@ -85,17 +85,17 @@ fn raw_status(port: u16, bytes: &[u8]) -> u16 {
 
 #[test]
 fn a_huge_content_length_on_every_early_answer_path_is_refused_without_allocating_it() {
-    let mut server = Server::start(&["--max-message-bytes", "100000"], &[("TINYMCP_TOKEN", "secret")]);
+    let mut server = Server::start(&["--max-message-bytes", "100000"], &[("TINYMCP_TOKEN", "secret-0123456789")]);
     let rss = server.rss_kib();
     let huge = "Content-Length: 1099511627776\r\n";
     let cases: [(&str, &str, &str); 7] = [
         ("GET /healthz HTTP/1.1\r\nHost: localhost\r\n", "", "healthz"),
         ("POST /mcp HTTP/1.1\r\nHost: localhost\r\n", "", "401: no token"),
-        ("POST /mcp HTTP/1.1\r\nHost: evil.example\r\n", "Authorization: Bearer secret\r\n", "403: foreign host"),
-        ("POST /nowhere HTTP/1.1\r\nHost: localhost\r\n", "Authorization: Bearer secret\r\n", "404"),
-        ("PUT /mcp HTTP/1.1\r\nHost: localhost\r\n", "Authorization: Bearer secret\r\n", "405"),
-        ("POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n", "Authorization: Bearer secret\r\n", "413"),
-        ("POST /messages?sessionId=x HTTP/1.1\r\nHost: localhost\r\n", "Authorization: Bearer secret\r\n", "legacy 404"),
+        ("POST /mcp HTTP/1.1\r\nHost: evil.example\r\n", "Authorization: Bearer secret-0123456789\r\n", "403: foreign host"),
+        ("POST /nowhere HTTP/1.1\r\nHost: localhost\r\n", "Authorization: Bearer secret-0123456789\r\n", "404"),
+        ("PUT /mcp HTTP/1.1\r\nHost: localhost\r\n", "Authorization: Bearer secret-0123456789\r\n", "405"),
+        ("POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n", "Authorization: Bearer secret-0123456789\r\n", "413"),
+        ("POST /messages?sessionId=x HTTP/1.1\r\nHost: localhost\r\n", "Authorization: Bearer secret-0123456789\r\n", "legacy 404"),
     ];
     for (start, auth, what) in cases {
         let status = raw_status(server.port, format!("{start}{auth}{huge}\r\n{{}}").as_bytes());
@@ -103,7 +103,7 @@ fn a_huge_content_length_on_every_early_answer_path_is_refused_without_allocatin
         server.answers_quickly();
     }
     // The same lie in chunked form: a chunk declaring a terabyte.
-    let chunked = b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer secret\r\n\
+    let chunked = b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer secret-0123456789\r\n\
         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
         Transfer-Encoding: chunked\r\n\r\n10000000000\r\n{}";
     assert_eq!(raw_status(server.port, chunked), 413);

@@ -341,14 +341,16 @@ fn foreign_hosts_and_origins_are_forbidden_and_listed_origins_get_cors() {
 
 #[test]
 fn a_bearer_token_is_required_when_configured() {
-    let server = Server::start(&[], &[("TINYMCP_TOKEN", "let-me-in")]);
+    let server = Server::start(&[], &[("TINYMCP_TOKEN", "let-me-in-0123456789")]);
     let body = initialize(json!({})).to_string();
     let without = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON], &body);
     assert_eq!(without.status, 401);
     assert_eq!(without.header("www-authenticate"), Some("Bearer"));
-    let wrong = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Authorization", "Bearer let-me-out")], &body);
+    let wrong =
+        server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Authorization", "Bearer let-me-out-0123456789")], &body);
     assert_eq!(wrong.status, 401);
-    let right = server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Authorization", "Bearer let-me-in")], &body);
+    let right =
+        server.send("POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Authorization", "Bearer let-me-in-0123456789")], &body);
     assert_eq!(right.status, 200);
 }
 

@@ -5,6 +5,7 @@ mod http_link;
 mod raw_http;
 mod support;
 
+mod access;
 mod backpressure;
 mod bounds;
 mod cache_hints;

@@ -214,3 +214,19 @@ fn sessions_rebuilt_from_tokens_count_against_the_cap() {
     assert!(refused.header("retry-after").is_some());
     assert_eq!(echo(&a, &second).status, 200);
 }
+
+#[test]
+fn a_session_id_has_no_alias_that_outlives_its_delete() {
+    // Without --node-id an id is `payload.tag`; `.payload.tag` must not be the same session.
+    let replicas = Replicas::new();
+    let a = Server::start(&["--state-key-file", &replicas.key], &[]);
+    let c = Server::start(&["--state-key-file", &replicas.key], &[]);
+    let session = a.session(json!({}));
+    assert_eq!(echo(&c, &session).status, 200);
+    assert_eq!(c.send("DELETE", "/mcp", &[("Mcp-Session-Id", &session)], "").status, 200);
+    assert_eq!(echo(&c, &session).status, 404);
+    let alias = format!(".{session}");
+    assert_eq!(echo(&c, &alias).status, 404, "{alias} rebuilt after its DELETE");
+    assert_eq!(echo(&a, &alias).status, 404);
+    assert_eq!(c.send("DELETE", "/mcp", &[("Mcp-Session-Id", &alias)], "").status, 404);
+}

@@ -55,6 +55,38 @@ impl Head {
     pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
+
+    /// Every line of that name as one list, in order, joined by commas (RFC 9110 §5.3): for
+    /// list-valued headers a proxy may append a line of its own to.
+    pub(super) fn header_list(&self, name: &str) -> Option<String> {
+        let mut lines = self.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str());
+        let first = lines.next()?;
+        Some(lines.fold(first.to_owned(), |list, line| list + ", " + line))
+    }
+}
+
+/// Whether `host` is `host[:port]` (RFC 9110 §7.2): a registered name or IPv4 address of
+/// RFC 3986 name characters, or an IP literal in brackets, then at most a port of digits.
+/// Userinfo (`a@b`), a path, spaces or an empty port are refused.
+pub(super) fn is_host_syntax(host: &str) -> bool {
+    let (name_ok, port) = match host.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((literal, port)) => {
+                (!literal.is_empty() && literal.bytes().all(|b| b.is_ascii_hexdigit() || b":.".contains(&b)), port)
+            }
+            None => return false,
+        },
+        None => {
+            let (name, port) = host.find(':').map_or((host, ""), |at| host.split_at(at));
+            (
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~%!$&'()*+,;=".contains(&b)),
+                port,
+            )
+        }
+    };
+    let port_ok = port.is_empty()
+        || port.strip_prefix(':').is_some_and(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+    name_ok && port_ok
 }
 
 /// Why a request head was refused; answered with its status, then the connection closes.
@@ -143,6 +175,16 @@ pub(super) fn parse_head(bytes: &[u8]) -> Result<Option<(Head, usize)>, HeadErro
             for token in value.split(',').map(str::trim) {
                 close |= token.eq_ignore_ascii_case("close");
                 keep |= token.eq_ignore_ascii_case("keep-alive");
+            }
+        } else if h.name.eq_ignore_ascii_case("host") {
+            // RFC 9112 §3.2: a second Host, or one that is not `host[:port]`, is a 400: which
+            // one a check reads must not depend on who reads it.
+            if head.header("host").is_some() {
+                return Err(HeadError::Bad("more than one Host header"));
+            }
+            // Empty is allowed (RFC 9110 §7.2: no authority); the checks refuse it later.
+            if !value.is_empty() && !is_host_syntax(&value) {
+                return Err(HeadError::Bad("invalid Host: expected host[:port]"));
             }
         } else if h.name.eq_ignore_ascii_case("expect") {
             if !value.eq_ignore_ascii_case("100-continue") {
@@ -308,6 +350,11 @@ impl<'c> Exchange<'c> {
 
     pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.head.header(name)
+    }
+
+    /// Every line of a list-valued header as one list; see [`Head::header_list`].
+    pub(super) fn header_list(&self, name: &str) -> Option<String> {
+        self.head.header_list(name)
     }
 
     /// Whether the declared length alone is over `cap`.
@@ -578,6 +625,33 @@ mod tests {
         assert_eq!(refused(long_header.as_bytes()), HeadError::HeadersTooLarge);
         let many: String = (0..=MAX_HEADERS).map(|i| format!("X-{i}: v\r\n")).collect();
         assert_eq!(refused(format!("GET / HTTP/1.1\r\n{many}\r\n").as_bytes()), HeadError::HeadersTooLarge);
+    }
+
+    #[test]
+    fn a_host_is_one_header_of_host_and_port_only() {
+        let refused = |text: &str| parse_head(text.as_bytes()).unwrap_err();
+        assert_eq!(refused("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n").status(), 400);
+        assert_eq!(refused("GET / HTTP/1.1\r\nHost: a\r\nhost: a\r\n\r\n").status(), 400);
+        for good in ["localhost", "a.example:8080", "127.0.0.1:1", "[::1]", "[::1]:80", "xn--bcher-kva.example", "a_b"]
+        {
+            assert!(is_host_syntax(good), "{good}");
+        }
+        for bad in [
+            "",
+            "localhost:80@evil.com",
+            "a@b",
+            "a/b",
+            "a b",
+            "[::1",
+            "[]:80",
+            "[::1]x",
+            "a:",
+            "a:8o",
+            "a:123456",
+            ":80",
+        ] {
+            assert!(!is_host_syntax(bad), "{bad}");
+        }
     }
 
     #[test]

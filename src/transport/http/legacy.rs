@@ -51,15 +51,12 @@ pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     let (stream, messages) = Sink::bounded(WAITING);
     let session =
         Arc::new(LegacySession { connection: Connection::new(Arc::clone(&http.server), stream.clone()), stream });
-    {
-        let mut table = http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner);
-        if table.len() >= http.options.max_sessions {
-            drop(table);
-            let error = RpcError::invalid_request("too many sessions; try later");
-            return Answer::rpc_error(503, &error).with("Retry-After", "5").send(exchange, cors);
-        }
-        table.insert(id.clone(), Arc::clone(&session));
-    }
+    // One cap for every transport: held until the stream ends.
+    let _place = match http.sessions.reserve() {
+        Ok(place) => place,
+        Err(refused) => return super::too_many(refused).send(exchange, cors),
+    };
+    http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), Arc::clone(&session));
     log::info!("legacy SSE session {id} opened");
     if let Ok(mut pump) = Pump::start(exchange, cors) {
         let endpoint = format!("/messages?sessionId={id}");

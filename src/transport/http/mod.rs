@@ -20,7 +20,7 @@ mod streams;
 mod token;
 
 pub use probe::probe;
-pub use security::Access;
+pub use security::{check_token, Access, MIN_TOKEN_LEN};
 
 use crate::error::Error;
 use crate::server::sink::{Outgoing, Sink};
@@ -48,7 +48,8 @@ use std::time::{Duration, Instant};
 pub struct HttpOptions {
     /// Who may connect.
     pub access: Access,
-    /// Sessions at once; at the cap the longest-idle session is evicted, or 503 when all are busy.
+    /// Sessions at once, legacy SSE ones included; at the cap the longest-idle session is
+    /// evicted, or 503 when all are busy.
     pub max_sessions: usize,
     /// A session unused this long ends.
     pub session_idle: Duration,
@@ -131,15 +132,19 @@ pub struct HttpServer {
 
 impl HttpServer {
     /// Binds `addr` and starts serving `server` on threads of its own.
-    pub fn start(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<HttpServer, Error> {
-        if options.access.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
-            return Err(Error::Config(
-                "the bearer token is empty or only whitespace: set a real token, or none to serve without one".into(),
-            ));
-        }
+    pub fn start(server: Arc<Server>, addr: &str, mut options: HttpOptions) -> Result<HttpServer, Error> {
+        options.access.validate().map_err(Error::Config)?;
         let listener = TcpListener::bind(addr).map_err(|e| Error::Bind(format!("{addr}: {e}")))?;
         // The bound address, not the asked one: with port 0 the log names the port the OS chose.
         let local = listener.local_addr()?;
+        options.access.listening = Some(local.ip());
+        if !local.ip().is_loopback() && options.access.token.is_none() {
+            log::warn!(
+                "serving http://{local}/mcp beyond loopback with no authentication: anyone who can reach this \
+                 address can call every tool and read what it serves; require a bearer token (--token-file or \
+                 TINYMCP_TOKEN), or listen on 127.0.0.1 behind a proxy that authenticates"
+            );
+        }
         let listener = no_delay(listener);
         // Session ids are sealed with the server's key: the key file's, shared by replicas.
         let key = match server.sealing_key() {
@@ -334,11 +339,14 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     }
     let origin = exchange.header("Origin").map(str::to_owned);
     let cors = cors_headers(&http.options.access, origin.as_deref());
+    // Repeated lines are one list: a proxy appends its own, and the last entry is what counts.
+    let (forwarded_host, forwarded_proto) =
+        (exchange.header_list("X-Forwarded-Host"), exchange.header_list("X-Forwarded-Proto"));
     let target = http.options.access.target(
         || exchange.peer_ip(),
         exchange.header("Host"),
-        exchange.header("X-Forwarded-Host"),
-        exchange.header("X-Forwarded-Proto"),
+        forwarded_host.as_deref(),
+        forwarded_proto.as_deref(),
     );
     let checked = http.options.access.check(&target, origin.as_deref(), exchange.header("Authorization"));
     // A preflight carries no credentials; it only learns what the real request may do.

@@ -1,19 +1,31 @@
 //! Who may talk to the HTTP server: `Host` and `Origin` checks against DNS rebinding, CORS for
 //! the origins the operator allowed, and the optional bearer token. Behind a reverse proxy the
 //! operator names (`trusted_proxies`), that proxy's `X-Forwarded-Host`/`X-Forwarded-Proto` stand
-//! for the client's own `Host` and scheme; from any other peer they are ignored.
+//! for the client's own `Host` and scheme; from any other peer they are ignored. Bound beyond
+//! loopback, `Host` must still name this server (a loopback name, an address it listens on, or
+//! an `allowed_hosts` name), so DNS rebinding does not rest on `Origin` alone.
 
+use super::http1::is_host_syntax;
 use ctutils::CtEq;
 use std::net::IpAddr;
+
+/// The shortest bearer token accepted, in bytes.
+pub const MIN_TOKEN_LEN: usize = 16;
 
 /// The access policy, fixed at start-up: start from `Access::default()` and set fields.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Access {
     /// Origins allowed besides loopback ones (`--allow-origin`); they also get CORS headers.
+    /// `*` allows every origin but `null`, and only with a token.
     pub allowed_origins: Vec<String>,
     /// Whether the server listens on a loopback address only: then `Host` must be loopback too.
     pub loopback_only: bool,
+    /// Names a client may put in `Host` besides loopback ones and the address the server
+    /// listens on (`--allow-host`), when it listens beyond loopback; a port is ignored.
+    pub allowed_hosts: Vec<String>,
+    /// The address the server listens on, set when it starts.
+    pub(super) listening: Option<IpAddr>,
     /// The bearer token every request must carry, if any.
     pub token: Option<String>,
     /// Reverse proxies (`--trusted-proxy`): only when the TCP peer is one of them do its
@@ -45,7 +57,57 @@ fn last_entry(value: &str) -> &str {
     value.rsplit(',').next().unwrap_or(value).trim()
 }
 
+/// Why a bearer token cannot be used: it is empty, shorter than [`MIN_TOKEN_LEN`] bytes, or
+/// holds whitespace or a control character (say a second line), so no header could match it.
+pub fn check_token(token: &str) -> Result<(), String> {
+    if token.trim().is_empty() {
+        return Err(
+            "the bearer token is empty or only whitespace: set a real token, or none to serve without one".into()
+        );
+    }
+    if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("the bearer token holds a line break, a space or a control character: expected one line of \
+                    visible characters, e.g. from `openssl rand -hex 32`"
+            .into());
+    }
+    if token.len() < MIN_TOKEN_LEN {
+        return Err(format!(
+            "the bearer token is {} bytes: expected at least {MIN_TOKEN_LEN}, e.g. from `openssl rand -hex 32`",
+            token.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The credentials of an `Authorization` value of the bearer scheme: the scheme compares
+/// without case and one or more spaces or tabs follow it (RFC 9110 §11.4).
+fn bearer(authorization: &str) -> Option<&str> {
+    let (scheme, rest) = authorization.split_once([' ', '\t'])?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim_matches([' ', '\t']))
+}
+
 impl Access {
+    /// Why this policy cannot be served: a bad token, `*` among the origins without a token
+    /// (any web page could drive the server), or `null` among them (every sandboxed page and
+    /// local file shares that origin).
+    pub(super) fn validate(&self) -> Result<(), String> {
+        if let Some(token) = &self.token {
+            check_token(token)?;
+        }
+        if self.allowed_origins.iter().any(|o| o == "*") && self.token.is_none() {
+            return Err("--allow-origin '*' lets any web page call every tool: it needs a bearer token \
+                        (--token-file or TINYMCP_TOKEN); or list the origins"
+                .into());
+        }
+        if self.allowed_origins.iter().any(|o| o.eq_ignore_ascii_case("null")) {
+            return Err("--allow-origin null would admit every sandboxed page and local file: list real origins".into());
+        }
+        if let Some(bad) = self.allowed_hosts.iter().find(|h| !is_host_syntax(h)) {
+            return Err(format!("--allow-host {bad:?}: expected a host name, optionally with :port"));
+        }
+        Ok(())
+    }
+
     /// What the checks compare: `host` and nothing else, unless `peer` is a trusted proxy that
     /// sent `X-Forwarded-Host` (`forwarded_host`) and maybe `X-Forwarded-Proto`.
     pub(super) fn target<'a>(
@@ -83,8 +145,18 @@ impl Access {
         let host = target.host;
         if self.loopback_only {
             match host {
-                Some(host) if is_loopback_host(host) => {}
+                Some(host) if is_host_syntax(host) && is_loopback_host(host) => {}
                 Some(host) => return Err(Refusal::Forbidden(format!("Host {host:?} is not this loopback server"))),
+                None => return Err(Refusal::Forbidden("a Host header is required".into())),
+            }
+        } else {
+            match host {
+                Some(host) if self.host_allowed(host) => {}
+                Some(host) => {
+                    return Err(Refusal::Forbidden(format!(
+                        "Host {host:?} does not name this server (see --allow-host)"
+                    )))
+                }
                 None => return Err(Refusal::Forbidden("a Host header is required".into())),
             }
         }
@@ -95,7 +167,7 @@ impl Access {
             }
         }
         if let Some(token) = &self.token {
-            let given = authorization.and_then(|a| a.strip_prefix("Bearer ")).unwrap_or("");
+            let given = authorization.and_then(bearer).unwrap_or("");
             // Constant time, so timing does not reveal how much of the token was right.
             if !given.trim().as_bytes().ct_eq(token.as_bytes()).to_bool() {
                 return Err(Refusal::Unauthorized);
@@ -104,15 +176,51 @@ impl Access {
         Ok(())
     }
 
-    /// Loopback origins are always allowed (a local client); others only when listed.
+    /// Loopback origins are always allowed (a local client); others only when listed. The
+    /// opaque origin `null` never is.
     pub(super) fn origin_allowed(&self, origin: &str) -> bool {
-        self.allowed_origins.iter().any(|o| o == "*" || o.eq_ignore_ascii_case(origin))
+        self.listed(origin)
             || origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")).is_some_and(is_loopback_host)
     }
 
     /// Whether to answer with CORS headers for this origin (only ones the operator listed).
     pub(super) fn cors_origin<'a>(&self, origin: Option<&'a str>) -> Option<&'a str> {
-        origin.filter(|o| self.allowed_origins.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(o)))
+        origin.filter(|o| self.listed(o))
+    }
+
+    fn listed(&self, origin: &str) -> bool {
+        origin != "null" && self.allowed_origins.iter().any(|o| o == "*" || o.eq_ignore_ascii_case(origin))
+    }
+
+    /// Beyond loopback: a loopback name, an address this server listens on (any IP literal
+    /// when it listens on every address: which one the client used is unknown behind NAT, and
+    /// an address is no name an attacker could rebind), or an allowed name.
+    fn host_allowed(&self, host: &str) -> bool {
+        if !is_host_syntax(host) {
+            return false;
+        }
+        if is_loopback_host(host) {
+            return true;
+        }
+        let name = host_name(host);
+        if let Ok(ip) = name.parse::<IpAddr>() {
+            if self.listening.is_some_and(|l| l.is_unspecified() || l.to_canonical() == ip.to_canonical()) {
+                return true;
+            }
+        }
+        let name = name.strip_suffix('.').unwrap_or(name);
+        self.allowed_hosts.iter().any(|allowed| {
+            let allowed = host_name(allowed);
+            allowed.strip_suffix('.').unwrap_or(allowed).eq_ignore_ascii_case(name)
+        })
+    }
+}
+
+/// The name of `host[:port]`, an IP literal without its brackets.
+fn host_name(host: &str) -> &str {
+    match host.strip_prefix('[') {
+        Some(rest) => rest.split_once(']').map_or(rest, |(inner, _)| inner),
+        None => host.split_once(':').map_or(host, |(name, _)| name),
     }
 }
 
@@ -171,7 +279,8 @@ mod tests {
 
     #[test]
     fn the_forwarded_origin_counts_on_a_public_bind_too() {
-        let access = Access { trusted_proxies: vec![PROXY], ..Default::default() };
+        let access =
+            Access { trusted_proxies: vec![PROXY], allowed_hosts: vec!["mcp.example".into()], ..Default::default() };
         let through = access.target(|| Some(PROXY), Some("10.0.0.7:8080"), Some("mcp.example"), Some("https"));
         assert_eq!(access.check(&through, Some("https://mcp.example"), None), Ok(()));
         assert!(access.check(&through, Some("http://mcp.example"), None).is_err(), "the scheme is part of it");
@@ -201,10 +310,53 @@ mod tests {
 
     #[test]
     fn the_bearer_token_must_match_exactly() {
-        let access = Access { token: Some("s3cret".into()), ..Default::default() };
-        assert_eq!(access.check(&Target::default(), None, Some("Bearer s3cret")), Ok(()));
+        let access = Access { token: Some("s3cret".into()), ..local() };
+        assert_eq!(access.check(&at("localhost"), None, Some("Bearer s3cret")), Ok(()));
         for wrong in [None, Some("Bearer s3cre"), Some("Bearer s3cretx"), Some("Basic s3cret"), Some("Bearer ")] {
-            assert_eq!(access.check(&Target::default(), None, wrong), Err(Refusal::Unauthorized), "{wrong:?}");
+            assert_eq!(access.check(&at("localhost"), None, wrong), Err(Refusal::Unauthorized), "{wrong:?}");
         }
+        for right in ["bearer s3cret", "BEARER  s3cret", "Bearer\ts3cret", "Bearer \t s3cret"] {
+            assert_eq!(access.check(&at("localhost"), None, Some(right)), Ok(()), "{right:?}");
+        }
+        assert_eq!(access.check(&at("localhost"), None, Some("Bearers3cret")), Err(Refusal::Unauthorized));
+    }
+
+    #[test]
+    fn tokens_and_origins_that_cannot_be_served_are_refused() {
+        let long = "0123456789abcdef";
+        assert_eq!(check_token(long), Ok(()));
+        for bad in ["", "  ", "0123456789abcde", "0123456789abcdef\n0123456789abcdef", "0123456789 abcdef"] {
+            assert!(check_token(bad).is_err(), "{bad:?}");
+        }
+        let wildcard = Access { allowed_origins: vec!["*".into()], ..local() };
+        assert!(wildcard.validate().unwrap_err().contains("token"));
+        let with_token = Access { token: Some(long.into()), ..wildcard };
+        assert_eq!(with_token.validate(), Ok(()));
+        assert!(!with_token.origin_allowed("null") && with_token.cors_origin(Some("null")).is_none());
+        assert_eq!(with_token.cors_origin(Some("https://any.example")), Some("https://any.example"));
+        let null = Access { allowed_origins: vec!["null".into()], token: Some(long.into()), ..local() };
+        assert!(null.validate().is_err());
+    }
+
+    #[test]
+    fn beyond_loopback_the_host_must_name_this_server() {
+        let on = |ip: &str| Access {
+            allowed_hosts: vec!["mcp.example".into()],
+            listening: Some(ip.parse().unwrap()),
+            ..Default::default()
+        };
+        let specific = on("192.0.2.7");
+        for host in ["localhost:1", "192.0.2.7:8080", "mcp.example", "MCP.EXAMPLE:443", "mcp.example."] {
+            assert_eq!(specific.check(&at(host), None, None), Ok(()), "{host}");
+        }
+        for host in ["evil.example", "192.0.2.8", "mcp.example.evil", "localhost:80@evil.com", ""] {
+            assert!(matches!(specific.check(&at(host), None, None), Err(Refusal::Forbidden(_))), "{host}");
+        }
+        assert!(specific.check(&Target::default(), None, None).is_err(), "no Host");
+        let every = on("0.0.0.0");
+        for host in ["10.1.2.3:8080", "[fe80::1]", "mcp.example"] {
+            assert_eq!(every.check(&at(host), None, None), Ok(()), "{host}");
+        }
+        assert!(every.check(&at("evil.example"), None, None).is_err());
     }
 }

@@ -1,7 +1,8 @@
 //! HTTP sessions: the `Mcp-Session-Id` table, each session's connection, the channel of
 //! messages not tied to a request (drained by GET streams), and the streams kept for resumption.
 //! Abandoned sessions cannot fill the table: one that never sent a request after `initialize`
-//! expires within a minute, and at the cap the longest-idle session makes room.
+//! expires within a minute, and at the cap the longest-idle session makes room. The cap counts
+//! legacy SSE sessions too (`reserve`): one cap for every transport.
 //!
 //! An id is self-contained and sealed (`token`): a replica sharing the key that does not hold
 //! the session rebuilds it from the id (revision, client capabilities, log level) and serves it.
@@ -151,6 +152,16 @@ impl Drop for Notices<'_> {
     }
 }
 
+/// A session of another transport counted under the cap; see `Sessions::reserve`.
+pub(super) struct Place<'a>(&'a Sessions);
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        let _table = self.0.table.lock().unwrap_or_else(PoisonError::into_inner);
+        self.0.others.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Why no session was made.
 pub(super) enum Refused {
     /// The cap on sessions is reached.
@@ -180,6 +191,9 @@ pub(super) struct Sessions {
     instance: [u8; INSTANCE_LEN],
     /// Rebuilt sessions a DELETE ended here, by id, with their expiry.
     ended: Mutex<HashMap<String, SystemTime>>,
+    /// Sessions of another transport (legacy SSE) holding a place under the same cap; changed
+    /// only with `table` locked.
+    others: AtomicUsize,
 }
 
 impl Sessions {
@@ -194,7 +208,8 @@ impl Sessions {
         let mut instance = [0; INSTANCE_LEN];
         instance.copy_from_slice(&random::bytes(INSTANCE_LEN)?);
         let ended = Mutex::new(HashMap::new());
-        Ok(Sessions { table: Mutex::new(HashMap::new()), max, idle, ttl, key, node, instance, ended })
+        let others = AtomicUsize::new(0);
+        Ok(Sessions { table: Mutex::new(HashMap::new()), max, idle, ttl, key, node, instance, ended, others })
     }
 
     /// A session for an `initialize`, not in the table until [`Sessions::establish`].
@@ -227,19 +242,35 @@ impl Sessions {
         if let Some(there) = table.get(session.id()) {
             return Ok(Arc::clone(there));
         }
-        if table.len() >= self.max {
-            // Make room: the longest idle session. Not "unused first": a client between its
-            // `initialize` and its first request is unused too, for a millisecond (the soak
-            // lost such sessions that way).
-            let victim = table.values().filter(|s| s.is_idle()).max_by_key(|s| s.idle_for()).map(|s| s.id().to_owned());
-            let Some(victim) = victim.and_then(|id| table.remove(&id)) else {
-                return Err(Refused::Full(self.max));
-            };
-            log::info!("session cap ({}) reached: ended idle session {}", self.max, victim.id());
-            victim.connection.close();
-        }
+        self.make_room(&mut table)?;
         table.insert(session.id().to_owned(), Arc::clone(&session));
         Ok(session)
+    }
+
+    /// At the cap (sessions of every transport), ends the longest-idle session of the table;
+    /// `Full` when every one is busy.
+    fn make_room(&self, table: &mut HashMap<String, Arc<HttpSession>>) -> Result<(), Refused> {
+        if table.len() + self.others.load(Ordering::SeqCst) < self.max {
+            return Ok(());
+        }
+        // Not "unused first": a client between its `initialize` and its first request is
+        // unused too, for a millisecond (the soak lost such sessions that way).
+        let victim = table.values().filter(|s| s.is_idle()).max_by_key(|s| s.idle_for()).map(|s| s.id().to_owned());
+        let Some(victim) = victim.and_then(|id| table.remove(&id)) else {
+            return Err(Refused::Full(self.max));
+        };
+        log::info!("session cap ({}) reached: ended idle session {}", self.max, victim.id());
+        victim.connection.close();
+        Ok(())
+    }
+
+    /// A place under the cap for a session of another transport (legacy SSE), held until the
+    /// guard drops; at the cap the longest-idle session here makes room, as for a new one.
+    pub(super) fn reserve(&self) -> Result<Place<'_>, Refused> {
+        let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        self.make_room(&mut table)?;
+        self.others.fetch_add(1, Ordering::SeqCst);
+        Ok(Place(self))
     }
 
     /// The session of `id`: from the table, or rebuilt from the id when another process with

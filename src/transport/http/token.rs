@@ -114,7 +114,13 @@ pub(super) fn open(key: &StateKey, id: &str, now: SystemTime) -> Result<Terms, R
     let (Some(tag), Some(payload)) = (parts.next(), parts.next()) else {
         return Err(Refusal::Malformed("not node.payload.tag"));
     };
-    let node = parts.next().unwrap_or("");
+    // Without a node id there is no node part at all: an empty one (`.payload.tag`) would
+    // be a second spelling of the same id, which a table keyed by the id would take for
+    // another session. Base64 is read strictly too, so each valid id has one spelling.
+    let node = match parts.next() {
+        Some("") => return Err(Refusal::Malformed("empty node id")),
+        node => node.unwrap_or(""),
+    };
     let payload = from_url_safe(payload).ok_or(Refusal::Malformed("payload is not URL-safe base64"))?;
     let tag = from_url_safe(tag).ok_or(Refusal::Malformed("tag is not URL-safe base64"))?;
     if payload.len() != PAYLOAD_LEN || payload[0] != FORMAT_V1 {
@@ -235,6 +241,8 @@ mod tests {
         assert_eq!(open(&key("43"), &id, now()), Err(Refusal::Tampered));
         assert_eq!(open(&key("42"), &id.replacen("a1.", "b1.", 1), now()), Err(Refusal::Tampered));
         assert_eq!(open(&key("42"), &id.replacen("a1.", "", 1), now()), Err(Refusal::Tampered));
+        let plain = mint(&key("42"), None, &terms(json!({}))).unwrap();
+        assert_eq!(open(&key("42"), &format!(".{plain}"), now()), Err(Refusal::Malformed("empty node id")));
         let at_expiry = now() + Duration::from_secs(60);
         assert_eq!(open(&key("42"), &id, at_expiry), Err(Refusal::Expired));
         assert!(open(&key("42"), &id, at_expiry - Duration::from_millis(1)).is_ok());

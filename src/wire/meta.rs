@@ -4,7 +4,8 @@
 //! [`RequestMeta`] in the order the spec and the conformance suite expect, with the rule that
 //! tells the two eras apart per message. Imports only the wire.
 
-use crate::wire::jsonrpc::{Malformed, Message};
+use crate::wire::jsonrpc::{Malformed, Message, Method};
+use crate::wire::method::Id;
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
@@ -98,7 +99,7 @@ pub(crate) enum Era {
 /// sign: older revisions use it too. A handshake request names a handshake revision in its
 /// header (or none, on `initialize` and before 2025-06-18), and inside a session the session's
 /// revision rules.
-pub(crate) fn era(method: &str, params: &Value, carrier: Carrier) -> Era {
+pub(crate) fn era(method: &Method, params: &Value, carrier: Carrier) -> Era {
     let meta = params.get("_meta").and_then(Value::as_object);
     // One pass over the (few) keys sent rather than a map lookup per reserved key.
     let reserved_key = meta.is_some_and(|meta| {
@@ -110,7 +111,8 @@ pub(crate) fn era(method: &str, params: &Value, carrier: Carrier) -> Era {
             !session && protocol_version.is_some_and(|v| !ProtocolVersion::parse(v).is_some_and(|v| v.is_stateful()))
         }
     };
-    if reserved_key || method == "server/discover" || modern_header {
+    let discover = method.spec().is_some_and(|spec| spec.id == Id::ServerDiscover);
+    if reserved_key || discover || modern_header {
         Era::PerRequest
     } else {
         Era::Handshake
@@ -494,7 +496,7 @@ mod tests {
             ("_meta not an object", "tools/list", json!({"_meta": 5}), Carrier::Plain, Era::Handshake),
         ];
         for (name, method, params, carrier, expected) in cases {
-            assert_eq!(era(method, &params, carrier), expected, "{name}");
+            assert_eq!(era(&Method::from(method), &params, carrier), expected, "{name}");
         }
     }
 }

@@ -511,11 +511,11 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     }
     if let Incoming::Single(message) = &incoming {
         let (method, params) = match message {
-            Message::Request(r) => (r.method.as_str(), &r.params),
-            Message::Notification(n) => (n.method.as_str(), &n.params),
-            Message::Response(_) => ("", &serde_json::Value::Null),
+            Message::Request(r) => (Some(&r.method), &r.params),
+            Message::Notification(n) => (Some(&n.method), &n.params),
+            Message::Response(_) => (None, &serde_json::Value::Null),
         };
-        if !method.is_empty() && meta::era(method, params, carrier) == Era::PerRequest {
+        if method.is_some_and(|method| meta::era(method, params, carrier) == Era::PerRequest) {
             let Incoming::Single(message) = incoming else { return };
             return stateless::post(http, exchange, cors, message);
         }

@@ -394,7 +394,10 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         for root in files.roots() {
             log::info!("serving {} read-only", root.display());
         }
-        watcher.add(files.watch_job());
+        // Without a watcher, the listing is walked again for every page: nothing would tell it changed.
+        if args.watch {
+            watcher.add(files.watch_job());
+        }
     }
     // Skills: the folder given, else a root's `skills/` folder.
     let skills_dir = args.skills.clone().or_else(|| roots.iter().map(|r| r.join("skills")).find(|d| d.is_dir()));

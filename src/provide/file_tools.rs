@@ -240,8 +240,10 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
     if image && offset == 0 && end == size {
         return CallToolResult::success(vec![Content::image_bytes(&window, mime_type)]);
     }
-    // Text or binary is decided from the start of the file, wherever the window is.
-    let textual = if offset == 0 || mime_type != mime::DEFAULT {
+    // Text or binary is decided from the start of the file (as much as a sniff takes),
+    // wherever the window is and however short.
+    let sniffed = offset == 0 && (window.len() >= SNIFF_BYTES || end == size);
+    let textual = if sniffed || mime_type != mime::DEFAULT {
         looks_textual(mime_type, &window)
     } else {
         match read_at(&mut file, 0, SNIFF_BYTES) {

@@ -674,6 +674,11 @@ fn read_file_windows_binary_files_too(t: Transport) {
     let (blob, note) = blob_and_note(&last);
     assert_eq!(blob.len(), base64_len(10), "{note}");
     assert!(note.contains("bytes 599990-600000 of 600000") && !note.contains("offset="), "{note}");
+    // Text or binary is decided from the start of the file, not from a short window.
+    dir.write("noext", [b"plain words ".repeat(10), vec![0; 10]].concat());
+    let short = client.call_tool("read_file", json!({"path": "noext", "length": 20}));
+    let (blob, _) = blob_and_note(&short);
+    assert_eq!(blob.len(), base64_len(20));
     // An image larger than a window comes in windows as well.
     let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
     png.resize(300_000, 7);

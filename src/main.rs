@@ -20,9 +20,10 @@ tinymcp: a Model Context Protocol server
 
 USAGE:
     tinymcp [OPTIONS]
-    tinymcp config --host claude|vscode|cursor|claude-code [OPTIONS]
+    tinymcp config --host claude|vscode|cursor|claude-code [--url URL] [OPTIONS]
         print the configuration that makes that host run this binary with these options
-        (relative paths made absolute; the current directory as --root when none is given)
+        (relative paths made absolute; the current directory as --root when none is given);
+        with --http ADDR, or --url URL of a server running elsewhere, the host connects to the URL
     tinymcp health [URL]
         exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
         with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
@@ -125,10 +126,18 @@ struct Args {
     trusted_proxies: Vec<std::net::IpAddr>,
 }
 
+/// What `tinymcp config` prints: the host, the server's options, and the URL the host connects
+/// to (from `--url`, or `--http`), or none for a host that starts the server over stdio.
+struct Config {
+    host: Host,
+    flags: Vec<String>,
+    url: Option<String>,
+}
+
 enum Parsed {
     Run(Box<Args>),
     Check(Vec<PathBuf>),
-    Config(Host, Vec<String>),
+    Config(Config),
     Help,
     Version,
 }
@@ -276,8 +285,16 @@ fn value(flag: &str, value: Option<String>) -> Result<String, String> {
 fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
     let mut host = None;
     let mut flags = Vec::new();
+    let mut url = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--url" => {
+                let value = value(&arg, args.next())?;
+                if !value.starts_with("http://") && !value.starts_with("https://") {
+                    return Err(format!("--url: expected an http:// or https:// URL, got {value:?}"));
+                }
+                url = Some(value);
+            }
             "--host" => {
                 let name = args.next().ok_or_else(|| format!("--host needs one of: {}", hosts::HOST_NAMES))?;
                 let found = Host::from_name(&name)
@@ -301,7 +318,9 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
                 let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
                 flags.extend(["--root".to_owned(), here.display().to_string()]);
             }
-            Ok(Parsed::Config(host, flags))
+            // A server started with --http does not answer on stdin: the host connects to its URL.
+            let url = url.or_else(|| run.http.as_deref().map(|addr| hosts::url_of_listen_addr(&listen_addr(addr))));
+            Ok(Parsed::Config(Config { host, flags, url }))
         }
         _ => Err("config: give the options the server should run with (not --check, --help or --version)".into()),
     }
@@ -375,7 +394,10 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         for root in files.roots() {
             log::info!("serving {} read-only", root.display());
         }
-        watcher.add(files.watch_job());
+        // Without a watcher, the listing is walked again for every page: nothing would tell it changed.
+        if args.watch {
+            watcher.add(files.watch_job());
+        }
     }
     // Skills: the folder given, else a root's `skills/` folder.
     let skills_dir = args.skills.clone().or_else(|| roots.iter().map(|r| r.join("skills")).find(|d| d.is_dir()));
@@ -458,7 +480,6 @@ fn wait_for_signal(never: std::convert::Infallible, _: Duration) {
     match never {}
 }
 
-#[cfg(feature = "http")]
 /// `PORT` alone means loopback: nothing is exposed unless asked for.
 fn listen_addr(addr: &str) -> String {
     if addr.bytes().all(|b| b.is_ascii_digit()) {
@@ -524,7 +545,7 @@ fn main() -> ExitCode {
         if raw.peek().map(String::as_str) == Some("config") { parse_config(raw.skip(1)) } else { parse_args(raw) };
     let args = match parsed {
         Ok(Parsed::Run(args)) => *args,
-        Ok(Parsed::Config(host, flags)) => {
+        Ok(Parsed::Config(Config { host, flags, url })) => {
             let exe = match std::env::current_exe() {
                 Ok(exe) => exe.display().to_string(),
                 Err(e) => {
@@ -532,9 +553,30 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            eprintln!("# for {host}: paste into {}", host.destination());
-            println!("{}", hosts::snippet(host, "tinymcp", &exe, &flags));
-            return ExitCode::SUCCESS;
+            let Some(url) = url else {
+                eprintln!("# for {host}: paste into {}", host.destination());
+                println!("{}", hosts::snippet(host, "tinymcp", &exe, &flags));
+                return ExitCode::SUCCESS;
+            };
+            match hosts::url_snippet(host, "tinymcp", &url) {
+                Ok(snippet) => {
+                    eprintln!("# for {host}: paste into {}", host.destination());
+                    if flags.iter().any(|f| f == "--http") {
+                        let words: Vec<String> =
+                            std::iter::once(&exe).chain(&flags).map(|w| hosts::shell_quote(w)).collect();
+                        eprintln!(
+                            "# the host connects to {url}; start the server yourself first:\n#   {}",
+                            words.join(" ")
+                        );
+                    }
+                    println!("{snippet}");
+                    return ExitCode::SUCCESS;
+                }
+                Err(why) => {
+                    eprintln!("tinymcp: {why}");
+                    return ExitCode::from(2);
+                }
+            }
         }
         Ok(Parsed::Check(files)) => {
             let mut status = ExitCode::SUCCESS;

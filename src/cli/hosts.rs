@@ -1,5 +1,6 @@
 //! Configuration snippets for MCP hosts (Claude Desktop, VS Code, Cursor, Claude Code) that
-//! launch a server over stdio: text only, for `tinymcp config`. Pure: no filesystem, no printing.
+//! launch a server over stdio or connect to its URL: text only, for `tinymcp config`. Pure: no
+//! filesystem, no printing.
 
 use std::fmt;
 
@@ -81,6 +82,38 @@ pub fn snippet(host: Host, name: &str, command: &str, args: &[String]) -> String
     }
 }
 
+/// The snippet that makes `host` connect to a server already listening at `url` (Streamable
+/// HTTP), under the name `name`; an error saying what to do instead for a host without one.
+pub fn url_snippet(host: Host, name: &str, url: &str) -> Result<String, String> {
+    let entry = match host {
+        Host::Claude => {
+            return Err("Claude Desktop cannot connect to a URL from claude_desktop_config.json: run \
+                 `tinymcp config --host claude` without --http or --url for a snippet with which Claude \
+                 Desktop starts the server itself, or add the URL as a custom connector in its settings"
+                .into())
+        }
+        Host::VsCode | Host::ClaudeCode => serde_json::json!({"type": "http", "url": url}),
+        Host::Cursor => serde_json::json!({"url": url}),
+    };
+    let pretty = |value: serde_json::Value| serde_json::to_string_pretty(&value).unwrap_or_default();
+    Ok(match host {
+        Host::VsCode => pretty(serde_json::json!({"servers": {name: entry}})),
+        Host::ClaudeCode => format!("claude mcp add-json {} {}", shell_quote(name), shell_quote(&entry.to_string())),
+        _ => pretty(serde_json::json!({"mcpServers": {name: entry}})),
+    })
+}
+
+/// The URL a client reaches a server at that listens on `addr` (`HOST:PORT`): a wildcard
+/// address is reached through the loopback one.
+pub fn url_of_listen_addr(addr: &str) -> String {
+    let addr = match addr.rsplit_once(':') {
+        Some(("0.0.0.0", port)) => format!("127.0.0.1:{port}"),
+        Some(("[::]", port)) => format!("[::1]:{port}"),
+        _ => addr.to_owned(),
+    };
+    format!("http://{addr}/mcp")
+}
+
 /// Quotes a word for a POSIX shell, only when it needs it.
 pub fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
@@ -120,6 +153,23 @@ mod tests {
         assert_eq!(value["mcpServers"]["my \"server\""]["args"][1], "/a \"b\"\n");
         assert_eq!(value["mcpServers"]["my \"server\""]["command"], "C:\\bin\\tinymcp");
         assert!(odd.find("\"command\"").unwrap() < odd.find("\"args\"").unwrap(), "{odd}");
+    }
+
+    #[test]
+    fn url_forms_per_host_and_none_for_claude_desktop() {
+        let url = "http://127.0.0.1:8080/mcp";
+        let cursor: serde_json::Value = serde_json::from_str(&url_snippet(Host::Cursor, "t", url).unwrap()).unwrap();
+        assert_eq!(cursor, json!({"mcpServers": {"t": {"url": url}}}));
+        let code = url_snippet(Host::ClaudeCode, "t", url).unwrap();
+        assert_eq!(code, format!("claude mcp add-json t '{{\"type\":\"http\",\"url\":\"{url}\"}}'"));
+        assert!(url_snippet(Host::Claude, "t", url).is_err());
+    }
+
+    #[test]
+    fn listen_addresses_become_urls_a_client_can_reach() {
+        assert_eq!(url_of_listen_addr("0.0.0.0:9000"), "http://127.0.0.1:9000/mcp");
+        assert_eq!(url_of_listen_addr("[::]:9000"), "http://[::1]:9000/mcp");
+        assert_eq!(url_of_listen_addr("192.168.1.2:80"), "http://192.168.1.2:80/mcp");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `file_info`. Every path goes through `Files::locate` (the sandbox); a refused path is an
 //! `isError` result that says why, never content. Uses only the public registration API.
 
-use super::files::{looks_textual, text_type, Files, Target};
+use super::files::{looks_textual, text_type, Files, Target, SNIFF_BYTES};
 use super::sandbox::{self, file_uri, EntryKind};
 use crate::provide::mime;
 use serde_json::{json, Value};
@@ -73,8 +73,11 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         Tool::new(
             "read_file",
             format!(
-                "Read a file. Text comes back as text, a window of at most {max_read} bytes per call \
-                 (use offset to read on); images come back as images, other binary files as an embedded blob"
+                "Read a file, a window of at most {max_read} bytes per call; a note says where the next \
+                 window starts (read on with offset). Text comes back as text: a file that is not UTF-8 \
+                 is read as Latin-1, and a note says so. An image that fits in one window comes back as \
+                 an image; other binary files, and larger images, come back as an embedded base64 blob of \
+                 the window"
             ),
             json!({"type": "object", "properties": {
                 "path": {"type": "string", "description": format!("The file, {path_help}")},
@@ -211,26 +214,6 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
     let size = meta.len();
     let shown = files.display(root, &path);
     let mime_type = mime::from_path(&shown);
-    let whole = |file: File, why_binary: &str| -> CallToolResult {
-        if size > files.options.max_file_bytes {
-            return CallToolResult::error(format!(
-                "{shown} is {why_binary} of {size} bytes, more than the limit of {} bytes",
-                files.options.max_file_bytes
-            ));
-        }
-        let bytes = match sandbox::read_all(file, &meta, files.options.max_file_bytes) {
-            Ok(bytes) => bytes,
-            Err(why) => return CallToolResult::error(format!("cannot read {shown}: {why}")),
-        };
-        if mime_type.starts_with("image/") {
-            return CallToolResult::success(vec![Content::image_bytes(&bytes, mime_type)]);
-        }
-        let uri = file_uri(&path).unwrap_or_default();
-        CallToolResult::success(vec![Content::resource(ResourceContents::blob(uri, mime_type, &bytes))])
-    };
-    if mime_type.starts_with("image/") && !mime::is_text(mime_type) {
-        return whole(file, "an image");
-    }
     // An integer too large for u64 (1e30 passes the schema's "integer") is past any end: it must
     // never fall back to the start of the file.
     let offset = match args.get("offset") {
@@ -244,35 +227,112 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
         let shown_offset = args.get("offset").map(Value::to_string).unwrap_or_default();
         return CallToolResult::error(format!("offset {shown_offset} is past the end of {shown} ({size} bytes)"));
     }
-    let mut window = Vec::with_capacity(length.min(usize::try_from(size).unwrap_or(length)));
-    let read =
-        file.seek(SeekFrom::Start(offset)).and_then(|_| (&mut file).take(length as u64).read_to_end(&mut window));
-    if let Err(e) = read {
-        return CallToolResult::error(format!("cannot read {shown}: {e}"));
-    }
-    if !looks_textual(mime_type, &window) {
-        let _ = file.rewind();
-        return whole(file, "a binary file");
-    }
-    // A window may start or end inside a character: skip its continuation bytes at the start
-    // and leave a cut character for the next call.
-    let skip = window.iter().take(3).take_while(|b| (0x80..0xC0).contains(*b)).count();
-    let body = window.get(skip..).unwrap_or_default();
-    let body = match std::str::from_utf8(body) {
-        Err(e) if e.error_len().is_none() => body.get(..e.valid_up_to()).unwrap_or_default(),
-        _ => body,
+    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {shown}: {e}"));
+    let image = mime_type.starts_with("image/") && !mime::is_text(mime_type);
+    // Up to three bytes before the window tell whether it starts inside a character.
+    let before = offset.min(3);
+    let mut read = match read_at(&mut file, offset - before, before as usize + length) {
+        Ok(read) => read,
+        Err(e) => return cannot(e),
     };
-    let start = offset + skip as u64;
-    let end = start + body.len() as u64;
-    let mut blocks = vec![Content::text(String::from_utf8_lossy(body).into_owned())];
-    if end < size || start > 0 {
-        blocks.push(Content::text(format!(
-            "[{shown} ({}): showing bytes {start}-{end} of {size}.{}]",
-            text_type(mime_type),
-            if end < size { format!(" Call read_file with offset={end} to read more.") } else { String::new() }
-        )));
+    let window = read.split_off((before as usize).min(read.len()));
+    let end = offset + window.len() as u64;
+    if image && offset == 0 && end == size {
+        return CallToolResult::success(vec![Content::image_bytes(&window, mime_type)]);
+    }
+    // Text or binary is decided from the start of the file (as much as a sniff takes),
+    // wherever the window is and however short.
+    let sniffed = offset == 0 && (window.len() >= SNIFF_BYTES || end == size);
+    let textual = if sniffed || mime_type != mime::DEFAULT {
+        looks_textual(mime_type, &window)
+    } else {
+        match read_at(&mut file, 0, SNIFF_BYTES) {
+            Ok(head) => looks_textual(mime_type, &head),
+            Err(e) => return cannot(e),
+        }
+    };
+    let window_note = |start: u64, end: u64, kind: &str| -> String {
+        if end < size || start > 0 {
+            let more =
+                if end < size { format!(" Call read_file with offset={end} to read more.") } else { String::new() };
+            format!("[{shown} ({kind}): showing bytes {start}-{end} of {size}.{more}]")
+        } else {
+            String::new()
+        }
+    };
+    if image || !textual {
+        let uri = file_uri(&path).unwrap_or_default();
+        let mut blocks = vec![Content::resource(ResourceContents::blob(uri, mime_type, &window))];
+        let note = window_note(offset, end, mime_type);
+        if !note.is_empty() {
+            blocks.push(Content::text(note));
+        }
+        return CallToolResult::success(blocks);
+    }
+    let (start, text, utf8) = match utf8_window(&read, &window) {
+        Some((skip, text)) => (offset + skip as u64, text.to_owned(), true),
+        None => (offset, utf8_or_latin1(&window), false),
+    };
+    let end = start + if utf8 { text.len() as u64 } else { window.len() as u64 };
+    let mut note = window_note(start, end, text_type(mime_type));
+    if !utf8 {
+        if !note.is_empty() {
+            note.push(' ');
+        }
+        note.push_str(&format!(
+            "[{shown} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
+        ));
+    }
+    let mut blocks = vec![Content::text(text)];
+    if !note.is_empty() {
+        blocks.push(Content::text(note));
     }
     CallToolResult::success(blocks)
+}
+
+/// Reads up to `length` bytes of `file` from `offset`.
+fn read_at(file: &mut File, offset: u64, length: usize) -> std::io::Result<Vec<u8>> {
+    file.seek(SeekFrom::Start(offset))?;
+    let mut bytes = Vec::with_capacity(length.min(1 << 20));
+    file.take(length as u64).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A window of text as UTF-8, when it is: the bytes of a character cut at the start (its lead
+/// byte among the up to three bytes `before` it) are skipped, a character cut at the end is left
+/// for the next call. Answers how many bytes were skipped and the text; `None` when the window
+/// is not UTF-8.
+fn utf8_window<'w>(before: &[u8], window: &'w [u8]) -> Option<(usize, &'w str)> {
+    let continuation = |b: u8| (0x80..0xC0).contains(&b);
+    let leading = window.iter().take(3).take_while(|b| continuation(**b)).count();
+    // The lead byte nearest before the window, and how many continuation bytes it claims.
+    let claimed = before.iter().rev().enumerate().find(|(_, b)| !continuation(**b)).map_or(0, |(k, b)| {
+        let needs: usize = match b {
+            0xC0..=0xDF => 1,
+            0xE0..=0xEF => 2,
+            0xF0..=0xF7 => 3,
+            _ => 0,
+        };
+        needs.saturating_sub(k)
+    });
+    let skip = if claimed > 0 && claimed <= leading { claimed } else { 0 };
+    let body = window.get(skip..)?;
+    match std::str::from_utf8(body) {
+        Ok(text) => Some((skip, text)),
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(body.get(..e.valid_up_to())?).ok().map(|t| (skip, t)),
+        Err(_) => None,
+    }
+}
+
+/// Text that is mostly not UTF-8: runs of valid UTF-8 are kept, every other byte is read as the
+/// Latin-1 character of that value (what most such files are), so nothing becomes U+FFFD.
+fn utf8_or_latin1(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        text.extend(chunk.invalid().iter().map(|&b| char::from(b)));
+    }
+    text
 }
 
 fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {

@@ -6,11 +6,13 @@
 use super::sandbox::{self, file_uri, EntryKind, Sandbox};
 use super::tracker::{stamp, ChangeTracker};
 use crate::provide::mime;
+use serde_json::json;
 use std::collections::hash_map::DefaultHasher;
 use std::fs::{self, File, Metadata};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 use tinymcp::{
     CompletionRequest, Content, Error, GetPromptResult, Prompt, PromptArgument, PromptMessage, RequestCx, Resource,
@@ -18,7 +20,7 @@ use tinymcp::{
 };
 
 /// How much of a file is sniffed to tell text from binary when the extension does not say.
-const SNIFF_BYTES: usize = 8192;
+pub(crate) const SNIFF_BYTES: usize = 8192;
 
 /// Limits and switches of the files provider.
 #[derive(Debug, Clone)]
@@ -61,6 +63,13 @@ pub struct Files {
     pub(crate) options: FilesOptions,
     /// What clients last saw of the files they read or subscribed to.
     tracker: ChangeTracker,
+    /// The last listing of every root and the generation it was walked in: pages of
+    /// `resources/list` are cut from it, so a listing is walked once per change.
+    listing: Mutex<Option<(u64, Arc<Vec<Resource>>)>>,
+    /// Counts the changes of the served folders the watcher saw.
+    generation: AtomicU64,
+    /// Whether the watcher runs: without it, nothing would tell a kept listing is stale.
+    watched: AtomicBool,
 }
 
 /// Serves `roots` on `server`: resources, templates and the prompt (the tools come from
@@ -100,15 +109,40 @@ fn register_template(server: &Server, files: &Arc<Files>, index: usize) -> Resul
             move |cx, uri, _| {
                 let Some(root) = reader.roots.get(index) else { return Ok(Vec::new()) };
                 let Some(rest) = uri.strip_prefix(&root.dir_uri) else { return Ok(Vec::new()) };
-                let contents =
-                    root.sandbox.resolve(rest).and_then(|path| reader.read_resource(&root.sandbox, uri, &path));
-                contents.map(|c| vec![c]).map_err(|why| not_found_because(cx, uri, &why))
+                let path = root.sandbox.resolve_uri_path(rest).map_err(|why| not_found_because(cx, uri, &why))?;
+                match reader.read_resource(&root.sandbox, uri, &path) {
+                    Ok(contents) => Ok(vec![contents]),
+                    Err(Unreadable::Refused(why)) => Err(not_found_because(cx, uri, &why)),
+                    // It exists: saying "not found" would send the client looking elsewhere.
+                    Err(Unreadable::TooLarge { size, limit }) => Err(RpcError::invalid_params(format!(
+                        "resource too large: {uri} is {size} bytes, more than the limit of {limit} bytes \
+                         (the read_file tool reads it in windows)"
+                    ))
+                    .with_data(json!({"uri": uri, "size": size, "limit": limit}))),
+                }
             },
             Some(Box::new(move |_: &RequestCx, req: &CompletionRequest| {
                 completer.complete(req.value, completer.roots.get(index))
             })),
         )
         .map_err(Error::Config)
+}
+
+/// Why a served file cannot be read whole.
+pub(crate) enum Unreadable {
+    /// The sandbox refused it, or reading failed: the reason.
+    Refused(String),
+    /// It is larger than the limit of a whole read.
+    TooLarge { size: u64, limit: u64 },
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::Refused(why) => f.write_str(why),
+            Unreadable::TooLarge { size, limit } => write!(f, "is {size} bytes, more than the limit of {limit}"),
+        }
+    }
 }
 
 /// The resource-not-found error, saying why.
@@ -143,7 +177,14 @@ impl Files {
         if served.is_empty() {
             return Err(Error::Config("no folder to serve".into()));
         }
-        Ok(Files { roots: served, options, tracker: ChangeTracker::default() })
+        Ok(Files {
+            roots: served,
+            options,
+            tracker: ChangeTracker::default(),
+            listing: Mutex::new(None),
+            generation: AtomicU64::new(0),
+            watched: AtomicBool::new(false),
+        })
     }
 
     /// The canonical roots, in the order given.
@@ -177,8 +218,25 @@ impl Files {
         }
     }
 
-    /// Every file of every root, as resources (at most `max_files` per root).
+    /// Every file of every root, as resources (at most `max_files` per root): the listing kept
+    /// since the watcher last saw a folder change, else a new walk (kept when watched). The lock
+    /// is held during the walk, so pages asked for at once share one walk.
     fn list(&self) -> Vec<Resource> {
+        let mut kept = self.listing.lock().unwrap_or_else(PoisonError::into_inner);
+        let generation = self.generation.load(Ordering::SeqCst);
+        let watched = self.watched.load(Ordering::SeqCst);
+        if let Some((walked_in, listing)) = kept.as_ref() {
+            if watched && *walked_in == generation {
+                return listing.to_vec();
+            }
+        }
+        let listing = self.walk_listing();
+        *kept = watched.then(|| (generation, Arc::new(listing.clone())));
+        listing
+    }
+
+    /// Walks every root for [`Files::list`].
+    fn walk_listing(&self) -> Vec<Resource> {
         let mut all = Vec::new();
         for root in &self.roots {
             let mut count = 0;
@@ -198,9 +256,19 @@ impl Files {
     }
 
     /// Reads a file whole as resource contents, and remembers what the client saw.
-    pub(crate) fn read_resource(&self, sandbox: &Sandbox, uri: &str, path: &Path) -> Result<ResourceContents, String> {
+    pub(crate) fn read_resource(
+        &self,
+        sandbox: &Sandbox,
+        uri: &str,
+        path: &Path,
+    ) -> Result<ResourceContents, Unreadable> {
         let before = stamp(path);
-        let contents = read_contents(uri, path, sandbox.open(path)?, self.options.max_file_bytes)?;
+        let (file, meta) = sandbox.open(path).map_err(Unreadable::Refused)?;
+        let limit = self.options.max_file_bytes;
+        if meta.len() > limit {
+            return Err(Unreadable::TooLarge { size: meta.len(), limit });
+        }
+        let contents = read_contents(uri, path, (file, meta), limit).map_err(Unreadable::Refused)?;
         self.tracker.read(uri, before);
         Ok(contents)
     }
@@ -213,7 +281,7 @@ impl Files {
             _ => return Err(refused("is not a file".into())),
         };
         let uri = file_uri(&path).ok_or_else(|| refused("is not UTF-8".into()))?;
-        let contents = self.read_resource(&root.sandbox, &uri, &path).map_err(refused)?;
+        let contents = self.read_resource(&root.sandbox, &uri, &path).map_err(|e| refused(e.to_string()))?;
         let shown = self.display(root, &path);
         Ok(GetPromptResult::new(vec![
             PromptMessage::user(Content::text(format!(
@@ -232,7 +300,7 @@ impl Files {
             None => (String::new(), prefix),
         };
         let target = match within {
-            Some(root) => root.sandbox.resolve(&dir).map(|path| Target::In { root, path }),
+            Some(root) => root.sandbox.resolve_uri_path(&dir).map(|path| Target::In { root, path }),
             None => self.locate(&dir),
         };
         let partial = partial.to_lowercase();
@@ -271,7 +339,7 @@ impl Files {
     }
 
     fn path_of_uri(&self, uri: &str) -> Option<Result<PathBuf, String>> {
-        self.roots.iter().find_map(|r| uri.strip_prefix(&r.dir_uri).map(|rest| r.sandbox.resolve(rest)))
+        self.roots.iter().find_map(|r| uri.strip_prefix(&r.dir_uri).map(|rest| r.sandbox.resolve_uri_path(rest)))
     }
 
     /// A signature of the set of listed files: it changes when one appears or disappears.
@@ -314,9 +382,13 @@ impl Files {
     /// `resources/list_changed` when files appear or disappear. A tick stats the subscribed
     /// files and the folders; the files are walked again only when a folder changed (a file
     /// appearing, disappearing or renamed changes its folder's modification time).
+    ///
+    /// Take the job only to run it: from then on a listing is kept until the job sees a folder
+    /// change (a change before its first look is compared with the folders seen here).
     pub fn watch_job(self: &Arc<Self>) -> impl FnMut(&Server) + Send + 'static {
         let files = Arc::clone(self);
         let mut tree = files.tree_state();
+        files.watched.store(true, Ordering::SeqCst);
         move |server: &Server| {
             let subscribed = server.subscribed_uris();
             for uri in &subscribed {
@@ -330,6 +402,8 @@ impl Files {
             // Read stamps of files nobody subscribed to are kept, up to a bound.
             files.tracker.bound(4 * files.options.max_files, |uri| subscribed.iter().any(|s| s == uri));
             if tree.folders.iter().any(|(dir, seen)| modified(dir) != *seen) {
+                // Before the walk below: a listing walked from now on is at least as new.
+                files.generation.fetch_add(1, Ordering::SeqCst);
                 let now = files.tree_state();
                 let changed = now.signature != tree.signature;
                 tree = now;

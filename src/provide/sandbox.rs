@@ -54,10 +54,18 @@ impl Sandbox {
         &self.root
     }
 
-    /// Resolves `spelled` (relative to the root, percent-decoded exactly once) to a canonical
-    /// path that exists and stays under the root. Symbolic links are followed, then checked.
+    /// Resolves `spelled`, a plain path relative to the root as a tool or a file names it
+    /// (never decoded: `a%20b` is that name), to a canonical path that exists and stays under
+    /// the root. Symbolic links are followed, then checked.
     pub fn resolve(&self, spelled: &str) -> Result<PathBuf, String> {
         let parts = components(spelled, self.include_hidden)?;
+        self.resolve_parts(&parts)
+    }
+
+    /// Resolves the rest of a `file://` URI after the root's, percent-decoded exactly once,
+    /// like [`Sandbox::resolve`].
+    pub fn resolve_uri_path(&self, encoded: &str) -> Result<PathBuf, String> {
+        let parts = uri_components(encoded, self.include_hidden)?;
         self.resolve_parts(&parts)
     }
 
@@ -286,32 +294,38 @@ fn real_path(file: &File, meta: &Metadata, path: &Path) -> Result<PathBuf, Strin
     }
 }
 
-/// Splits a client's spelling of a relative path into checked components, refusing every way
-/// to leave the root or smuggle a separator: percent-encoded separators are refused, the text
-/// is percent-decoded exactly once, then NUL, backslashes, absolute paths, drive letters, `..`, empty components (`a//b`), separators
-/// that were encoded twice, and hidden names (unless `include_hidden`) are refused. `""` and
-/// `.` name the root.
-pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, String> {
+/// Splits the path part of a `file://` URI (relative to a root) into checked components:
+/// percent-encoded separators are refused, the text is percent-decoded exactly once, a
+/// separator or dot that was encoded twice is refused, then [`components`] checks the rest.
+pub fn uri_components(encoded: &str, include_hidden: bool) -> Result<Vec<String>, String> {
     // A name cannot hold a separator, so an encoded one is only ever a disguise.
-    let raw = spelled.to_ascii_lowercase();
+    let raw = encoded.to_ascii_lowercase();
     if raw.contains("%2f") || raw.contains("%5c") {
         return Err("contains a percent-encoded separator (separate folders with a plain /)".into());
     }
-    let decoded = percent::decode(spelled).ok_or("is not UTF-8 once percent-decoded")?;
-    if decoded.contains('\0') {
-        return Err("contains a NUL character".into());
-    }
-    if decoded.contains('\\') {
-        return Err("contains a backslash (separate folders with /)".into());
-    }
+    let decoded = percent::decode(encoded).ok_or("is not UTF-8 once percent-decoded")?;
     let lower = decoded.to_ascii_lowercase();
     if lower.contains("%2f") || lower.contains("%5c") || lower.contains("%2e") {
         return Err("contains a separator or dot that was percent-encoded twice".into());
     }
-    if decoded.starts_with('/') {
+    components(&decoded, include_hidden)
+}
+
+/// Splits a plain relative path (as a tool's argument spells it: never percent-decoded, so
+/// `a%20b.txt` is a name of its own) into checked components, refusing every way to leave the
+/// root: NUL, backslashes, absolute paths, drive letters, `..`, empty components (`a//b`), and
+/// hidden names (unless `include_hidden`). `""` and `.` name the root.
+pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, String> {
+    if spelled.contains('\0') {
+        return Err("contains a NUL character".into());
+    }
+    if spelled.contains('\\') {
+        return Err("contains a backslash (separate folders with /)".into());
+    }
+    if spelled.starts_with('/') {
         return Err("is absolute (give a path relative to the served folder)".into());
     }
-    let trimmed = decoded.strip_suffix('/').unwrap_or(&decoded);
+    let trimmed = spelled.strip_suffix('/').unwrap_or(spelled);
     if trimmed.is_empty() || trimmed == "." {
         return Ok(Vec::new());
     }
@@ -349,7 +363,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn components_refuse_every_escape_spelling() {
+    fn uri_components_refuse_every_escape_spelling() {
         for bad in [
             "..",
             "../etc/passwd",
@@ -376,8 +390,19 @@ mod tests {
             "x/.env",
             "%ff",
         ] {
+            assert!(uri_components(bad, false).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn plain_components_refuse_every_escape_and_decode_nothing() {
+        for bad in ["..", "../etc/passwd", "a/../../b", "/etc/passwd", "a//b", "..\\x", "C:/Windows", "a\0b", ".env"] {
             assert!(components(bad, false).is_err(), "{bad:?} was accepted");
         }
+        // Percent signs are part of names: nothing is decoded, so nothing decodes to `..` or `/`.
+        assert_eq!(components("%2e%2e/x", false), Ok(vec!["%2e%2e".to_string(), "x".to_string()]));
+        assert_eq!(components("a%2fb", false), Ok(vec!["a%2fb".to_string()]));
+        assert_eq!(components("a%20b", false), Ok(vec!["a%20b".to_string()]));
     }
 
     #[test]
@@ -386,8 +411,8 @@ mod tests {
         assert_eq!(components(".", false), Ok(vec![]));
         assert_eq!(components("src/", false), Ok(vec!["src".to_string()]));
         assert_eq!(components("./a/b.txt", false), Ok(vec!["a".to_string(), "b.txt".to_string()]));
-        assert_eq!(components("a%20b", false), Ok(vec!["a b".to_string()]));
-        assert_eq!(components("100%.txt", false), Ok(vec!["100%.txt".to_string()]));
+        assert_eq!(uri_components("a%20b", false), Ok(vec!["a b".to_string()]));
+        assert_eq!(uri_components("100%.txt", false), Ok(vec!["100%.txt".to_string()]));
         assert_eq!(components(".git/config", true), Ok(vec![".git".to_string(), "config".to_string()]));
     }
 

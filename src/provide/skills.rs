@@ -71,7 +71,8 @@ pub struct Skills {
 /// Serves the skills under `dir` on `server`: the extension's methods (with directory reading),
 /// the `skill://` resources and their template. Fails when `dir` is not a readable folder.
 pub fn register(server: &Server, dir: &Path) -> Result<Arc<Skills>, Error> {
-    let sandbox = Sandbox::new(dir, false).map_err(|e| Error::Config(format!("{}: {e}", dir.display())))?;
+    // The sandbox names the folder in its error already.
+    let sandbox = Sandbox::new(dir, false).map_err(|e| Error::Config(format!("the skills folder {e}")))?;
     let (skills, problems) = scan(&sandbox);
     for problem in &problems {
         log::warn!("skill skipped: {problem}");

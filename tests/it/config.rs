@@ -60,3 +60,35 @@ fn bad_hosts_and_flags_are_refused() {
         assert!(!ok && stdout.is_empty() && stderr.starts_with("tinymcp: "), "{args:?}: {stdout} {stderr}");
     }
 }
+
+#[test]
+fn http_gives_each_host_its_url_form() {
+    let dir = TempDir::new("config http");
+    let (ok, stdout, stderr) = config(&["config", "--host", "vscode", "--http", "8080", "--root", dir.arg()]);
+    assert!(ok, "{stderr}");
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value, json!({"servers": {"tinymcp": {"type": "http", "url": "http://127.0.0.1:8080/mcp"}}}));
+    // The server is not started by the host: the user is told how to start it.
+    assert!(stderr.contains(&format!("{} --http 8080 --root", exe())), "{stderr}");
+    let (ok, stdout, _) = config(&["config", "--host", "cursor", "--http", "0.0.0.0:9000", "--root", dir.arg()]);
+    assert!(ok);
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value, json!({"mcpServers": {"tinymcp": {"url": "http://127.0.0.1:9000/mcp"}}}));
+    let (ok, stdout, _) = config(&["config", "--host", "claude-code", "--url", "https://mcp.example.com/mcp"]);
+    assert!(ok);
+    let line = stdout.trim_end().strip_prefix("claude mcp add-json tinymcp '").and_then(|s| s.strip_suffix('\''));
+    let value: Value = serde_json::from_str(line.unwrap_or_else(|| panic!("{stdout}"))).unwrap();
+    assert_eq!(value, json!({"type": "http", "url": "https://mcp.example.com/mcp"}));
+}
+
+#[test]
+fn claude_desktop_has_no_url_form_and_says_what_to_do() {
+    for args in [
+        &["config", "--host", "claude", "--http", "8080"][..],
+        &["config", "--host", "claude", "--url", "http://h/mcp"],
+    ] {
+        let (ok, stdout, stderr) = config(args);
+        assert!(!ok && stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(stderr.contains("Claude Desktop") && stderr.contains("without --http"), "{args:?}: {stderr}");
+    }
+}

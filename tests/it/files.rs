@@ -53,6 +53,10 @@ over_both_transports!(
     every_escape_spelling_is_refused_by_every_tool,
     subscribed_files_report_changes_and_new_files_change_the_list,
     summarize_file_embeds_the_file_and_completes_its_path,
+    read_file_windows_binary_files_too,
+    names_with_percent_signs_are_plain_names_for_tools,
+    a_text_file_that_is_not_utf8_is_read_as_latin1_and_says_so,
+    a_resource_over_the_size_limit_is_too_large_not_missing,
 );
 
 #[test]
@@ -371,6 +375,7 @@ fn subscribed_files_report_changes_and_new_files_change_the_list(t: Transport) {
     assert!(names(&client.request("resources/list", json!({}))).contains(&"sub/new.txt".to_owned()));
     std::fs::remove_file(f.dir.path().join("sub/new.txt")).unwrap();
     client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    assert!(!names(&client.request("resources/list", json!({}))).contains(&"sub/new.txt".to_owned()));
     // An unsubscribed file changing sends nothing. A write is a truncation then a write, so a
     // busy machine's watcher may have seen the first change twice: forget what came so far.
     client.drain(Duration::from_millis(100));
@@ -636,4 +641,146 @@ fn read_file_offsets_outside_the_file_never_read_the_start() {
     assert_eq!(end["result"]["content"][0]["text"], "", "{end}");
     let huge_length = client.call_tool("read_file", json!({"path": "a.txt", "offset": 6, "length": 1e30}));
     assert_eq!(huge_length["result"]["content"][0]["text"], "world\nsecond line HELLO\n", "{huge_length}");
+}
+
+/// The length of the base64 text of `n` bytes.
+fn base64_len(n: usize) -> usize {
+    n.div_ceil(3) * 4
+}
+
+/// The blob of a `read_file` answer's first block (an embedded resource) and its note.
+fn blob_and_note(answer: &Value) -> (String, String) {
+    let blob = answer["result"]["content"][0]["resource"]["blob"].as_str().unwrap_or_else(|| panic!("{answer}"));
+    (blob.to_owned(), text_of(answer))
+}
+
+fn read_file_windows_binary_files_too(t: Transport) {
+    let dir = TempDir::new("binary-window");
+    let size = 600_000;
+    let bytes: Vec<u8> = (0..size).map(|i| if i % 7 == 0 { 0 } else { (i % 251) as u8 }).collect();
+    dir.write("data/mid.bin", &bytes);
+    let mut client = serve_over(t, &dir, &[]);
+    let small = client.call_tool("read_file", json!({"path": "data/mid.bin", "length": 100}));
+    let (blob, note) = blob_and_note(&small);
+    assert_eq!(blob.len(), base64_len(100), "{note}");
+    assert!(note.contains("bytes 0-100 of 600000") && note.contains("offset=100"), "{note}");
+    // No length: the default window, never the whole file.
+    let default = client.call_tool("read_file", json!({"path": "data/mid.bin", "offset": 100}));
+    let (blob, note) = blob_and_note(&default);
+    assert_eq!(blob.len(), base64_len(256 * 1024), "{note}");
+    assert!(note.contains(&format!("offset={}", 100 + 256 * 1024)), "{note}");
+    // The last window says there is nothing more.
+    let last = client.call_tool("read_file", json!({"path": "data/mid.bin", "offset": size - 10}));
+    let (blob, note) = blob_and_note(&last);
+    assert_eq!(blob.len(), base64_len(10), "{note}");
+    assert!(note.contains("bytes 599990-600000 of 600000") && !note.contains("offset="), "{note}");
+    // Text or binary is decided from the start of the file, not from a short window.
+    dir.write("noext", [b"plain words ".repeat(10), vec![0; 10]].concat());
+    let short = client.call_tool("read_file", json!({"path": "noext", "length": 20}));
+    let (blob, _) = blob_and_note(&short);
+    assert_eq!(blob.len(), base64_len(20));
+    // An image larger than a window comes in windows as well.
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.resize(300_000, 7);
+    dir.write("big.png", &png);
+    let image = client.call_tool("read_file", json!({"path": "big.png"}));
+    let (blob, note) = blob_and_note(&image);
+    assert_eq!(blob.len(), base64_len(256 * 1024), "{note}");
+    assert!(note.contains("offset=262144"), "{note}");
+}
+
+fn names_with_percent_signs_are_plain_names_for_tools(t: Transport) {
+    let dir = TempDir::new("percent");
+    dir.write("pct/a%20b.txt", "the literal name\n");
+    dir.write("pct/a b.txt", "the spaced name\n");
+    dir.write("pct/50%25off.txt", "half off\n");
+    dir.write("pct/100%.txt", "a bare percent\n");
+    dir.write("pct/sub%2fx.txt", "an encoded slash, literally\n");
+    let mut client = serve_over(t, &dir, &[]);
+    let listed = client.call_tool("list_directory", json!({"path": "pct"}));
+    let names: Vec<String> = listed["result"]["structuredContent"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["100%.txt", "50%25off.txt", "a b.txt", "a%20b.txt", "sub%2fx.txt"]);
+    let expected =
+        ["a bare percent\n", "half off\n", "the spaced name\n", "the literal name\n", "an encoded slash, literally\n"];
+    for (name, content) in names.iter().zip(expected) {
+        let path = format!("pct/{name}");
+        assert_eq!(text_of(&client.call_tool("read_file", json!({"path": path}))), content, "{path}");
+        let info = client.call_tool("file_info", json!({"path": path}));
+        check(&info, json!({"result": {"structuredContent": {"path": path, "kind": "file"}}}));
+        let found = client.call_tool("search_files", json!({"query": content.trim(), "path": path}));
+        check(&found, json!({"result": {"structuredContent": {"matches": [{"path": path, "line": 1}]}}}));
+    }
+    // Resource URIs stay percent-encoded: each names its own file.
+    for (name, content) in [("a%20b.txt", "the literal name\n"), ("a b.txt", "the spaced name\n")] {
+        let read = client.request("resources/read", json!({"uri": dir.uri(&format!("pct/{name}"))}));
+        check(&read, json!({"result": {"contents": [{"text": content}]}}));
+    }
+}
+
+fn a_text_file_that_is_not_utf8_is_read_as_latin1_and_says_so(t: Transport) {
+    let dir = TempDir::new("latin1");
+    dir.write("menu.txt", b"caf\xe9 cr\xe8me br\xfbl\xe9e, 12\xb0\n");
+    let mut client = serve_over(t, &dir, &[]);
+    let read = client.call_tool("read_file", json!({"path": "menu.txt"}));
+    assert_eq!(read["result"]["content"][0]["text"], "café crème brûlée, 12°\n", "{read}");
+    let note = text_of(&read);
+    assert!(note.contains("not UTF-8") && note.contains("Latin-1") && !note.contains('\u{fffd}'), "{note}");
+    // A window that starts on a byte a UTF-8 reader would skip as a continuation keeps it.
+    let window = client.call_tool("read_file", json!({"path": "menu.txt", "offset": 21, "length": 2}));
+    assert_eq!(window["result"]["content"][0]["text"], "°\n", "{window}");
+    // In a UTF-8 file, a window that starts inside a character starts after it.
+    dir.write("utf8.txt", "crème");
+    let window = client.call_tool("read_file", json!({"path": "utf8.txt", "offset": 3, "length": 10}));
+    assert_eq!(window["result"]["content"][0]["text"], "me", "{window}");
+    assert!(text_of(&window).contains("bytes 4-6 of 6") && !text_of(&window).contains("UTF-8"), "{window}");
+}
+
+fn a_resource_over_the_size_limit_is_too_large_not_missing(t: Transport) {
+    let dir = TempDir::new("too-large");
+    let file = std::fs::File::create(dir.path().join("huge.log")).unwrap();
+    file.set_len((16 << 20) + 1).unwrap();
+    let mut client = serve_over(t, &dir, &[]);
+    let read = client.request("resources/read", json!({"uri": dir.uri("huge.log")}));
+    check(&read, json!({"error": {"code": -32602}}));
+    let message = read["error"]["message"].as_str().unwrap();
+    assert!(message.contains("too large") && message.contains("16777216"), "{message}");
+    assert!(!message.contains("not found"), "{message}");
+    // A file that is really missing is still not found.
+    let missing = client.request("resources/read", json!({"uri": dir.uri("gone.log")}));
+    assert!(missing["error"]["message"].as_str().unwrap().contains("not found"), "{missing}");
+}
+
+#[test]
+fn paging_through_many_files_walks_the_folder_once() {
+    let dir = TempDir::new("paging");
+    for i in 0..12_000 {
+        dir.write(&format!("d{:02}/f{i:05}.txt", i / 1000), "");
+    }
+    let args = ["--root", dir.arg(), "--watch-interval", "20"];
+    let mut client = crate::support::Client::spawn_keeping_stderr(&args);
+    client.initialize("2025-11-25", json!({}));
+    let started = std::time::Instant::now();
+    let (mut pages, mut listed) = (0, 0);
+    let mut cursor: Option<Value> = None;
+    loop {
+        let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
+        let page = client.request("resources/list", params);
+        pages += 1;
+        listed += page["result"]["resources"].as_array().unwrap().len();
+        match page["result"].get("nextCursor") {
+            Some(next) => cursor = Some(next.clone()),
+            None => break,
+        }
+    }
+    // Reported, not asserted: the time depends on the machine (`--nocapture` shows it).
+    let took = started.elapsed();
+    let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("{pages} pages in {took:?}\n"));
+    assert_eq!((pages, listed), (100, 10_000));
+    let stderr = client.close_keeping_stderr();
+    assert_eq!(stderr.matches("listing stopped after").count(), 1, "the limit was warned about more than once");
 }

@@ -252,3 +252,14 @@ fn a_listen_stream_hears_a_skill_edited_on_disk() {
     let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
     check(&updated, json!({"params": {"_meta": tag, "uri": "skill://beta/SKILL.md"}}));
 }
+
+#[test]
+fn a_missing_skills_folder_is_named_once() {
+    let missing = std::env::temp_dir().join("tinymcp-it-no-such-skills-folder");
+    let missing = missing.to_str().unwrap();
+    let out = run_binary(&["--skills", missing]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert_eq!(stderr.matches(missing).count(), 1, "{stderr}");
+    assert!(stderr.contains("no such file or directory") || stderr.contains("No such file"), "{stderr}");
+}

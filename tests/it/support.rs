@@ -217,6 +217,8 @@ pub struct Client {
     methods: HashMap<String, String>,
     /// The negotiated revision, once known; every message is then schema-checked.
     pub revision: Option<String>,
+    /// What the server wrote on stderr so far, when spawned with [`Client::spawn_keeping_stderr`].
+    stderr: Option<Arc<Mutex<String>>>,
 }
 
 impl Client {
@@ -238,6 +240,35 @@ impl Client {
         client.lines = lines;
         client.link = Link::Http(HttpLink::connect(port, tx));
         client
+    }
+
+    /// Spawns over stdio and keeps what the server logs on stderr, for [`Client::stderr_text`].
+    pub fn spawn_keeping_stderr(args: &[&str]) -> Client {
+        let mut client = Self::launch(args, None, Stdio::piped());
+        let stderr = client.child.stderr.take().expect("stderr piped");
+        let kept = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&kept);
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut text = sink.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        client.stderr = Some(kept);
+        client
+    }
+
+    /// Ends the session like [`Client::close`] and returns all the server wrote on stderr
+    /// (spawned with [`Client::spawn_keeping_stderr`]).
+    pub fn close_keeping_stderr(mut self) -> String {
+        let kept = self.stderr.take().expect("spawned with spawn_keeping_stderr");
+        self.close();
+        // The reader holds the other reference until it reads the end of stderr.
+        eventually("the end of stderr", || Arc::strong_count(&kept) == 1);
+        let text = kept.lock().unwrap().clone();
+        text
     }
 
     /// Spawns in a working directory.
@@ -271,6 +302,7 @@ impl Client {
             next_id: 0,
             methods: HashMap::new(),
             revision: None,
+            stderr: None,
         }
     }
 

@@ -36,6 +36,13 @@ step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- target/release/tinymcp --everything
 step "interop: MCP Inspector CLI over stdio, Streamable HTTP and legacy SSE"
 bash tests/interop/inspector_cli.sh target/release/tinymcp
+step "static musl build: statically linked, relocations packed, the SDK clients over stdio against it"
+if rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-musl ||
+  rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1; then
+  bash scripts/build-static.sh
+else
+  echo "static build skipped: the Rust target x86_64-unknown-linux-musl is not installed and cannot be added here"
+fi
 step "conformance suite (2025-11-25) over Streamable HTTP"
 bash scripts/conformance.sh
 step "interop: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE"

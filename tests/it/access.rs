@@ -3,9 +3,9 @@
 //! secret files, and one session cap for every transport. Each test is an attack first.
 
 use crate::raw_http::{connect, initialize, read_head, read_reply, write_request, Server, ACCEPT_BOTH, JSON};
-use crate::support::{binary, run_binary, TempDir};
+use crate::support::{binary, refuses_to_start, run_binary, TempDir};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -34,33 +34,6 @@ fn start_logged(args: &[&str], env: &[(&str, &str)]) -> (Server, String) {
     };
     std::thread::spawn(move || lines.for_each(drop));
     (Server { child, port }, before)
-}
-
-/// Runs `tinymcp --everything --http 127.0.0.1:0 ARGS` and expects it to exit non-zero
-/// within 5 s, without serving: its stderr.
-fn refuses_to_start(args: &[&str], env: &[(&str, &str)]) -> String {
-    let mut command = Command::new(binary());
-    command.args(["--everything", "--http", "127.0.0.1:0"]).args(args).env_remove("TINYMCP_TOKEN");
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} {env:?}: started and served");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-    assert!(!status.success(), "{args:?}: {stderr}");
-    stderr
 }
 
 /// A POST of `body` with the raw header lines `extra` (each `Name: value`), in that order.

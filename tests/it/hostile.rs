@@ -4,11 +4,11 @@
 //! started.
 
 use crate::raw_http::{connect, read_head, read_reply, write_request, Server, ACCEPT_BOTH, JSON};
-use crate::support::binary;
+use crate::support::{binary, refuses_to_start};
 use serde_json::json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -411,28 +411,7 @@ fn deleting_a_session_during_a_request_still_answers_it() {
 #[test]
 fn a_blank_token_refuses_to_start() {
     for blank in ["", "   "] {
-        let mut child = Command::new(binary())
-            .args(["--everything", "--http", "127.0.0.1:0"])
-            .env("TINYMCP_TOKEN", blank)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn tinymcp");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("started and served with the token {blank:?}");
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
-        assert!(!status.success());
-        let mut stderr = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        let stderr = refuses_to_start(&[], &[("TINYMCP_TOKEN", blank)]);
         assert!(stderr.contains("token"), "{stderr}");
     }
 }

@@ -5,7 +5,7 @@
 use crate::http_link::HttpLink;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -632,4 +632,31 @@ pub fn announced_port(child: &mut Child) -> u16 {
         .expect("the HTTP server did not start");
     thread::spawn(move || lines.for_each(drop));
     port
+}
+
+/// Runs `tinymcp --everything --http 127.0.0.1:0 ARGS` and expects it to exit non-zero
+/// within 5 s, without serving: its stderr.
+pub fn refuses_to_start(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut command = Command::new(binary());
+    command.args(["--everything", "--http", "127.0.0.1:0"]).args(args).env_remove("TINYMCP_TOKEN");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} {env:?}: started and served");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(!status.success(), "{args:?}: {stderr}");
+    stderr
 }

@@ -29,6 +29,7 @@ mod listen_cap;
 mod logging;
 mod manifest;
 mod manifest_tasks;
+mod oauth;
 mod pagination;
 mod progress;
 mod prompts;

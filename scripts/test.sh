@@ -12,10 +12,11 @@ step "cargo fmt --check"
 cargo fmt --check
 step "cargo clippy"
 cargo clippy --all-targets --quiet -- -D warnings
+cargo clippy --all-targets --features oauth --quiet -- -D warnings
 # The stdio-only library (`--no-default-features`, for embedders) must build clean too.
 cargo clippy --lib --no-default-features --quiet -- -D warnings
 step "cargo test"
-cargo test --quiet 2>&1 | tee .test-output.log
+cargo test --quiet --features oauth 2>&1 | tee .test-output.log
 step "examples"
 for example in typed_tool resource_template http_server; do cargo run --quiet --example "$example" >/dev/null; done
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet

@@ -9,6 +9,8 @@ mod auth;
 mod chunked;
 mod headers;
 mod http1;
+#[cfg(feature = "oauth")]
+mod jwt;
 mod legacy;
 mod listener;
 mod probe;
@@ -21,6 +23,8 @@ mod streams;
 mod token;
 
 pub use auth::{Grant, OAuth, StaticToken, TokenVerifier};
+#[cfg(feature = "oauth")]
+pub use jwt::{Expect, JwtVerifier, KeySet, Rejection};
 pub use probe::probe;
 pub use security::{check_token, Access, MIN_TOKEN_LEN};
 

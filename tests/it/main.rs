@@ -30,6 +30,8 @@ mod logging;
 mod manifest;
 mod manifest_tasks;
 mod oauth;
+#[cfg(feature = "oauth")]
+mod oauth_issuer;
 mod pagination;
 mod progress;
 mod prompts;

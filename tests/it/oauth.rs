@@ -133,3 +133,14 @@ fn settings_that_cannot_be_served_refuse_to_start() {
     let no_url = start(OAuth::new("mcp.example.com", "https://auth.example.com", verifier), None);
     assert!(no_url.is_some_and(|e| e.contains("--public-url")));
 }
+
+/// A build without the `oauth` feature says so rather than serving without the check asked for.
+#[cfg(not(feature = "oauth"))]
+#[test]
+fn without_the_oauth_feature_the_flags_refuse_to_start() {
+    let args = ["--everything", "--http", "127.0.0.1:0", "--oauth-issuer", "https://auth.example.com"];
+    let out = crate::support::run_binary(&[&args[..], &["--public-url", RESOURCE]].concat());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`oauth` feature"), "{stderr}");
+}

@@ -10,6 +10,8 @@ mod chunked;
 mod headers;
 mod http1;
 #[cfg(feature = "oauth")]
+mod issuer;
+#[cfg(feature = "oauth")]
 mod jwt;
 mod legacy;
 mod listener;
@@ -24,7 +26,9 @@ mod token;
 
 pub use auth::{Grant, OAuth, StaticToken, TokenVerifier};
 #[cfg(feature = "oauth")]
-pub use jwt::{Expect, JwtVerifier, KeySet, Rejection};
+pub use issuer::{IssuerKeys, JwtVerifier};
+#[cfg(feature = "oauth")]
+pub use jwt::{Expect, KeySet, Rejection};
 pub use probe::probe;
 pub use security::{check_token, Access, MIN_TOKEN_LEN};
 

@@ -24,7 +24,7 @@ step "layering and dependency checks"
 bash scripts/check-layers.sh
 step "interop: installing pinned clients"
 bash scripts/deps.sh
-cargo build --release --quiet
+cargo build --release --quiet --features oauth
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp --everything
 step "interop: Python SDK client at 2026-07-28 (pinned and auto; a task, a skill) over stdio"
@@ -35,6 +35,9 @@ step "interop: Python SDK client on a temporary folder and manifest"
 .cache/venv/bin/python tests/interop/python_files.py -- target/release/tinymcp
 step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- target/release/tinymcp --everything
+step "interop: OAuth: the Python SDK's client_credentials client, oidc-provider as the issuer"
+.cache/venv/bin/python tests/interop/python_oauth.py --node .cache/npm/node_modules/.bin/node \
+  --issuer-script tests/interop/oidc_issuer.mjs -- target/release/tinymcp
 step "interop: MCP Inspector CLI over stdio, Streamable HTTP and legacy SSE"
 bash tests/interop/inspector_cli.sh target/release/tinymcp
 step "conformance suite (2025-11-25) over Streamable HTTP"

@@ -212,6 +212,16 @@ pub fn verify(token: &str, keys: &KeySet, expect: &Expect, now: SystemTime) -> R
     let header = json_part(head, "header")?;
     let named = header.get("alg").and_then(Value::as_str).unwrap_or("");
     let alg = Alg::from_name(named).ok_or_else(|| invalid(format!("algorithm {named:?} is not accepted")))?;
+    // RFC 9068 §4 asks for `typ: at+jwt`, but many issuers write `JWT` or nothing; the audience
+    // check keeps an ID token out (its `aud` is a client). A type naming another kind of JWT
+    // (a DPoP proof, a logout token, ...) is refused.
+    match header.get("typ").and_then(Value::as_str).map(str::to_ascii_lowercase).as_deref() {
+        None | Some("jwt" | "at+jwt" | "application/at+jwt") => {}
+        Some(other) => return Err(invalid(format!("a JWT of type {other:?} is no access token"))),
+    }
+    if header.get("typ").is_some_and(|t| !t.is_string()) {
+        return Err(invalid("typ is not a string"));
+    }
     // RFC 7515 §4.1.11: extensions the recipient does not understand make the token invalid.
     if header.contains_key("crit") {
         return Err(invalid("critical header extensions are not understood"));
@@ -445,6 +455,14 @@ pub(super) mod tests {
             ed_key(9).sign(m).to_bytes().to_vec()
         });
         assert!(refused(&critical).contains("critical"));
+        let proof = token(json!({"alg": "EdDSA", "kid": "d1", "typ": "dpop+jwt"}), &claims(), |m| {
+            ed_key(9).sign(m).to_bytes().to_vec()
+        });
+        assert!(refused(&proof).contains("no access token"));
+        let plain = token(json!({"alg": "EdDSA", "kid": "d1", "typ": "JWT"}), &claims(), |m| {
+            ed_key(9).sign(m).to_bytes().to_vec()
+        });
+        assert!(check(&plain).is_ok());
     }
 
     #[test]

@@ -45,7 +45,10 @@ if ! has_target "$X86"; then
   echo "the Rust target $X86 is missing: adding it (rustup target add $X86)"
   rustup target add "$X86"
 fi
-cargo build --release --locked --quiet --bin tinymcp --target "$X86"
+# The release binary has OAuth (`--features oauth`). Its TLS backend, ring, compiles some C and
+# assembly: with no musl cross compiler here, the host's gcc builds it (freestanding code).
+command -v x86_64-linux-musl-gcc >/dev/null 2>&1 || export CC_x86_64_unknown_linux_musl="${CC_x86_64_unknown_linux_musl:-gcc}"
+cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$X86"
 bin=target/$X86/release/tinymcp
 check_static "$bin"
 size_line "$bin"
@@ -66,7 +69,8 @@ if ! has_target "$ARM" || [ -z "$linker" ]; then
   echo "skipped $ARM: needs the Rust target (rustup target add $ARM) and a linker (aarch64-linux-musl-gcc or aarch64-linux-gnu-gcc)"
   exit 0
 fi
-CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=$linker cargo build --release --locked --quiet --bin tinymcp --target "$ARM"
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=$linker CC_aarch64_unknown_linux_musl=$linker \
+  cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$ARM"
 bin=target/$ARM/release/tinymcp
 check_static "$bin"
 size_line "$bin"

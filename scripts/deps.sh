@@ -32,3 +32,13 @@ if [ "$(cat "$CACHE/venv/.stamp" 2>/dev/null)" != "mcp=$PY_MCP_VERSION" ]; then
   "$CACHE/venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$PY_MCP_VERSION" >&2
   echo "mcp=$PY_MCP_VERSION" > "$CACHE/venv/.stamp"
 fi
+
+# oidc-provider, a real OpenID provider for the OAuth interop (tests/interop/oidc_issuer.mjs); apart
+# from the npm tools above, so pinning it reinstalls nothing else. Run with the Node 22 above.
+OIDC_PROVIDER_VERSION=9.13.3
+if [ "$(cat "$CACHE/oidc/.stamp" 2>/dev/null)" != "oidc-provider=$OIDC_PROVIDER_VERSION" ]; then
+  rm -rf "$CACHE/oidc" && mkdir -p "$CACHE/oidc"
+  (cd "$CACHE/oidc" && echo '{"name":"tinymcp-oidc","private":true}' > package.json &&
+    npm install --no-audit --no-fund --loglevel=error "oidc-provider@$OIDC_PROVIDER_VERSION" >&2)
+  echo "oidc-provider=$OIDC_PROVIDER_VERSION" > "$CACHE/oidc/.stamp"
+fi

@@ -12,10 +12,11 @@ step "cargo fmt --check"
 cargo fmt --check
 step "cargo clippy"
 cargo clippy --all-targets --quiet -- -D warnings
+cargo clippy --all-targets --features oauth --quiet -- -D warnings
 # The stdio-only library (`--no-default-features`, for embedders) must build clean too.
 cargo clippy --lib --no-default-features --quiet -- -D warnings
 step "cargo test"
-cargo test --quiet 2>&1 | tee .test-output.log
+cargo test --quiet --features oauth 2>&1 | tee .test-output.log
 step "examples"
 for example in typed_tool resource_template http_server; do cargo run --quiet --example "$example" >/dev/null; done
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
@@ -23,7 +24,7 @@ step "layering and dependency checks"
 bash scripts/check-layers.sh
 step "interop: installing pinned clients"
 bash scripts/deps.sh
-cargo build --release --quiet
+cargo build --release --quiet --features oauth
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp --everything
 step "interop: Python SDK client at 2026-07-28 (pinned and auto; a task, a skill) over stdio"
@@ -34,6 +35,9 @@ step "interop: Python SDK client on a temporary folder and manifest"
 .cache/venv/bin/python tests/interop/python_files.py -- target/release/tinymcp
 step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- target/release/tinymcp --everything
+step "interop: OAuth: the Python SDK's client_credentials client, oidc-provider as the issuer"
+.cache/venv/bin/python tests/interop/python_oauth.py --node .cache/npm/node_modules/.bin/node \
+  --issuer-script tests/interop/oidc_issuer.mjs -- target/release/tinymcp
 step "interop: MCP Inspector CLI over stdio, Streamable HTTP and legacy SSE"
 bash tests/interop/inspector_cli.sh target/release/tinymcp
 step "static musl build: statically linked, relocations packed, the SDK clients over stdio against it"

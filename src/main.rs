@@ -60,6 +60,13 @@ OPTIONS:
                             of at least 16 bytes (`openssl rand -hex 32`); keep FILE mode 600.
                             Bound beyond loopback without one, anyone who can reach the port
                             can call every tool (a warning says so)
+    --oauth-issuer URL      require OAuth access tokens (JWTs) from this authorization server:
+                            its metadata (RFC 8414 or OpenID discovery) names the keys that
+                            sign them, fetched over HTTPS (plain HTTP only on loopback) and
+                            again when it rotates them; needs --public-url; not with a token
+    --public-url URL        this server's URL as clients reach it (https://host/mcp): the
+                            resource its metadata announces and the audience tokens must name
+    --oauth-scope SCOPE     a scope every request's token must carry (repeatable)
     --max-sessions N        HTTP sessions at once, legacy SSE ones included (default 1000);
                             at the cap the longest-idle one ends to make room, or 503 when
                             every one is busy
@@ -124,6 +131,8 @@ struct Args {
     skills: Option<PathBuf>,
     drain_secs: usize,
     trusted_proxies: Vec<std::net::IpAddr>,
+    #[cfg(feature = "http")]
+    oauth: cli::oauth::Flags,
 }
 
 /// What `tinymcp config` prints: the host, the server's options, and the URL the host connects
@@ -173,6 +182,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         skills: None,
         drain_secs: 10,
         trusted_proxies: Vec::new(),
+        #[cfg(feature = "http")]
+        oauth: cli::oauth::Flags::default(),
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -213,6 +224,17 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                     format!("--trusted-proxy: expected an IP address (no port, no name), got {value:?}")
                 })?;
                 parsed.trusted_proxies.push(ip);
+            }
+            #[cfg(feature = "http")]
+            "--oauth-issuer" => parsed.oauth.issuer = Some(value(&arg, args.next())?),
+            #[cfg(feature = "http")]
+            "--public-url" => parsed.oauth.public_url = Some(value(&arg, args.next())?),
+            #[cfg(feature = "http")]
+            "--oauth-scope" => parsed.oauth.scopes.push(value(&arg, args.next())?),
+            // Not in --help: the shortest time between two fetches of the issuer's keys, for tests.
+            #[cfg(feature = "http")]
+            "--oauth-refetch-ms" => {
+                parsed.oauth.refetch = Some(Duration::from_millis(number(&arg, args.next())? as u64));
             }
             "--max-listen-streams" => parsed.max_listen_streams = Some(number(&arg, args.next())?),
             "--cache-ttl-ms" => {
@@ -501,6 +523,7 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     options.access.allowed_hosts = args.allow_hosts.clone();
     // Set but blank refuses to start rather than serve without one.
     options.access.token = cli::secret::token(args.token_file.as_deref())?;
+    options.access.oauth = cli::oauth::settings(&args.oauth)?;
     if let Some(n) = args.max_sessions {
         options.max_sessions = n;
     }

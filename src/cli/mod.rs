@@ -3,6 +3,8 @@
 
 pub mod health;
 pub mod hosts;
+#[cfg(feature = "http")]
+pub mod oauth;
 pub mod secret;
 #[cfg(unix)]
 pub mod signal;

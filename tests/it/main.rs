@@ -29,6 +29,9 @@ mod listen_cap;
 mod logging;
 mod manifest;
 mod manifest_tasks;
+mod oauth;
+#[cfg(feature = "oauth")]
+mod oauth_issuer;
 mod pagination;
 mod progress;
 mod prompts;

@@ -5,9 +5,14 @@
 //! It stops with `HttpServer::shutdown` (or dropping the `HttpServer`), which ends every session
 //! and connection and joins every thread it started; `serve` never returns.
 
+mod auth;
 mod chunked;
 mod headers;
 mod http1;
+#[cfg(feature = "oauth")]
+mod issuer;
+#[cfg(feature = "oauth")]
+mod jwt;
 mod legacy;
 mod listener;
 mod probe;
@@ -19,6 +24,11 @@ mod stateless;
 mod streams;
 mod token;
 
+pub use auth::{Grant, OAuth, StaticToken, TokenVerifier};
+#[cfg(feature = "oauth")]
+pub use issuer::{IssuerKeys, JwtVerifier};
+#[cfg(feature = "oauth")]
+pub use jwt::{Expect, KeySet, Rejection};
 pub use probe::probe;
 pub use security::{check_token, Access, MIN_TOKEN_LEN};
 
@@ -31,6 +41,7 @@ use crate::wire::jsonrpc::{self, Incoming, Malformed, Message};
 use crate::wire::meta::{self, Carrier, Era};
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
+use auth::Failure;
 use http1::{BodyError, Exchange};
 use security::Refusal;
 use sessions::{HttpSession, Missing, Refused, Sessions};
@@ -138,7 +149,7 @@ impl HttpServer {
         // The bound address, not the asked one: with port 0 the log names the port the OS chose.
         let local = listener.local_addr()?;
         options.access.listening = Some(local.ip());
-        if !local.ip().is_loopback() && options.access.token.is_none() {
+        if !local.ip().is_loopback() && !options.access.authenticates() {
             log::warn!(
                 "serving http://{local}/mcp beyond loopback with no authentication: anyone who can reach this \
                  address can call every tool and read what it serves; require a bearer token (--token-file or \
@@ -348,9 +359,13 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         forwarded_host.as_deref(),
         forwarded_proto.as_deref(),
     );
+    if let Some(oauth) = http.options.access.oauth.as_ref().filter(|o| o.is_metadata_path(path)) {
+        let place = http.options.access.check_place(&target, None);
+        return resource_metadata(exchange, oauth, place);
+    }
     let checked = http.options.access.check(&target, origin.as_deref(), exchange.header("Authorization"));
     // A preflight carries no credentials; it only learns what the real request may do.
-    if method == "OPTIONS" && checked.as_ref().is_err_and(|r| *r == Refusal::Unauthorized) {
+    if method == "OPTIONS" && checked.as_ref().is_err_and(|r| matches!(r, Refusal::Unauthorized(_))) {
         return preflight(exchange, &cors);
     }
     match checked {
@@ -358,10 +373,18 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
             log::warn!("refused {method} {path}: {why}");
             return Answer::text(403, &format!("forbidden: {why}\n")).send(exchange, &cors);
         }
-        Err(Refusal::Unauthorized) => {
-            return Answer::text(401, "a valid bearer token is required\n")
-                .with("WWW-Authenticate", "Bearer")
-                .send(exchange, &cors);
+        Err(Refusal::Unauthorized(failure)) => {
+            let challenge = http.options.access.challenge(&failure);
+            // Spec (authorization, scope challenges): a valid token short of a scope is a 403.
+            let answer = match &failure {
+                Failure::Scope(why) => Answer::text(403, &format!("insufficient scope: {why}\n")),
+                Failure::Invalid(why) => {
+                    log::debug!("refused {method} {path}: {why}");
+                    Answer::text(401, "a valid bearer token is required\n")
+                }
+                Failure::Missing => Answer::text(401, "a valid bearer token is required\n"),
+            };
+            return answer.with("WWW-Authenticate", challenge).send(exchange, &cors);
         }
         Ok(()) => {}
     }
@@ -383,6 +406,21 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
             Answer::text(405, "use POST, GET or DELETE\n").with("Allow", "GET, POST, DELETE").send(exchange, &cors)
         }
         _ => Answer::text(404, "not found: the MCP endpoint is /mcp\n").send(exchange, &cors),
+    }
+}
+
+/// The protected resource metadata (RFC 9728), served without a token since it is how a
+/// client learns where to get one; `Host` is still checked. A public document, so any page
+/// may read it (CORS `*`).
+fn resource_metadata(exchange: &mut Exchange<'_>, oauth: &OAuth, place: Result<(), String>) {
+    let cors = [("Access-Control-Allow-Origin", "*".to_owned())];
+    if let Err(why) = place {
+        return Answer::text(403, &format!("forbidden: {why}\n")).send(exchange, &[]);
+    }
+    match exchange.head.method.as_str() {
+        "GET" => Answer::json(200, oauth.metadata()).send(exchange, &cors),
+        "OPTIONS" => Answer::new(204).with("Access-Control-Allow-Methods", "GET, OPTIONS").send(exchange, &cors),
+        _ => Answer::text(405, "use GET\n").with("Allow", "GET").send(exchange, &cors),
     }
 }
 

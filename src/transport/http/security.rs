@@ -3,10 +3,11 @@
 //! operator names (`trusted_proxies`), that proxy's `X-Forwarded-Host`/`X-Forwarded-Proto` stand
 //! for the client's own `Host` and scheme; from any other peer they are ignored. Bound beyond
 //! loopback, `Host` must still name this server (a loopback name, an address it listens on, or
-//! an `allowed_hosts` name), so DNS rebinding does not rest on `Origin` alone.
+//! an `allowed_hosts` name), so DNS rebinding does not rest on `Origin` alone. Tokens are
+//! checked by `auth`: the static one, or OAuth access tokens.
 
+use super::auth::{Failure, OAuth, StaticToken};
 use super::http1::is_host_syntax;
-use ctutils::CtEq;
 use std::net::IpAddr;
 
 /// The shortest bearer token accepted, in bytes.
@@ -26,8 +27,11 @@ pub struct Access {
     pub allowed_hosts: Vec<String>,
     /// The address the server listens on, set when it starts.
     pub(super) listening: Option<IpAddr>,
-    /// The bearer token every request must carry, if any.
+    /// The bearer token every request must carry, if any (a [`StaticToken`](super::StaticToken)).
     pub token: Option<String>,
+    /// OAuth: every request carries an access token `oauth.verifier` accepts, with the scopes
+    /// it needs; the protected resource metadata is served without one. Not with `token`.
+    pub oauth: Option<OAuth>,
     /// Reverse proxies (`--trusted-proxy`): only when the TCP peer is one of them do its
     /// `X-Forwarded-Host` and `X-Forwarded-Proto` count for the `Host` and `Origin` checks.
     pub trusted_proxies: Vec<IpAddr>,
@@ -48,8 +52,8 @@ pub(super) struct Target<'a> {
 pub(super) enum Refusal {
     /// 403: a foreign `Host` or `Origin`.
     Forbidden(String),
-    /// 401: no or the wrong bearer token.
-    Unauthorized,
+    /// 401 (no or an invalid bearer token) or 403 (a token without the scopes needed).
+    Unauthorized(Failure),
 }
 
 /// The last entry of a forwarded header's list: the one the nearest proxy (the trusted one) wrote.
@@ -94,9 +98,15 @@ impl Access {
         if let Some(token) = &self.token {
             check_token(token)?;
         }
-        if self.allowed_origins.iter().any(|o| o == "*") && self.token.is_none() {
+        if let Some(oauth) = &self.oauth {
+            if self.token.is_some() {
+                return Err("a static bearer token and OAuth exclude each other: choose one".into());
+            }
+            oauth.validate()?;
+        }
+        if self.allowed_origins.iter().any(|o| o == "*") && !self.authenticates() {
             return Err("--allow-origin '*' lets any web page call every tool: it needs a bearer token \
-                        (--token-file or TINYMCP_TOKEN); or list the origins"
+                        (--token-file or TINYMCP_TOKEN) or OAuth; or list the origins"
                 .into());
         }
         if self.allowed_origins.iter().any(|o| o.eq_ignore_ascii_case("null")) {
@@ -135,6 +145,11 @@ impl Access {
         Target { host: Some(forwarded_host), own_origin: Some(format!("{scheme}://{forwarded_host}")) }
     }
 
+    /// Whether every request must carry a token (static or OAuth).
+    pub(super) fn authenticates(&self) -> bool {
+        self.token.is_some() || self.oauth.is_some()
+    }
+
     /// Checks `Host` (or what `target` made of it), `Origin` and `Authorization` of one request.
     pub(super) fn check(
         &self,
@@ -142,38 +157,56 @@ impl Access {
         origin: Option<&str>,
         authorization: Option<&str>,
     ) -> Result<(), Refusal> {
+        self.check_place(target, origin).map_err(Refusal::Forbidden)?;
+        self.authorize(authorization).map_err(Refusal::Unauthorized)
+    }
+
+    /// Checks `Host` (or what `target` made of it) and `Origin`: where the request was sent,
+    /// and from which page. The protected resource metadata needs this and no token.
+    pub(super) fn check_place(&self, target: &Target<'_>, origin: Option<&str>) -> Result<(), String> {
         let host = target.host;
         if self.loopback_only {
             match host {
                 Some(host) if is_host_syntax(host) && is_loopback_host(host) => {}
-                Some(host) => return Err(Refusal::Forbidden(format!("Host {host:?} is not this loopback server"))),
-                None => return Err(Refusal::Forbidden("a Host header is required".into())),
+                Some(host) => return Err(format!("Host {host:?} is not this loopback server")),
+                None => return Err("a Host header is required".into()),
             }
         } else {
             match host {
                 Some(host) if self.host_allowed(host) => {}
-                Some(host) => {
-                    return Err(Refusal::Forbidden(format!(
-                        "Host {host:?} does not name this server (see --allow-host)"
-                    )))
-                }
-                None => return Err(Refusal::Forbidden("a Host header is required".into())),
+                Some(host) => return Err(format!("Host {host:?} does not name this server (see --allow-host)")),
+                None => return Err("a Host header is required".into()),
             }
         }
         if let Some(origin) = origin {
             let same = target.own_origin.as_deref().is_some_and(|own| own.eq_ignore_ascii_case(origin));
             if !same && !self.origin_allowed(origin) {
-                return Err(Refusal::Forbidden(format!("Origin {origin:?} is not allowed (see --allow-origin)")));
-            }
-        }
-        if let Some(token) = &self.token {
-            let given = authorization.and_then(bearer).unwrap_or("");
-            // Constant time, so timing does not reveal how much of the token was right.
-            if !given.trim().as_bytes().ct_eq(token.as_bytes()).to_bool() {
-                return Err(Refusal::Unauthorized);
+                return Err(format!("Origin {origin:?} is not allowed (see --allow-origin)"));
             }
         }
         Ok(())
+    }
+
+    /// Checks the request's bearer token, if this policy wants one.
+    pub(super) fn authorize(&self, authorization: Option<&str>) -> Result<(), Failure> {
+        let given = authorization.and_then(bearer).map(str::trim).filter(|t| !t.is_empty());
+        if let Some(oauth) = &self.oauth {
+            return oauth.authorize(given).map(drop);
+        }
+        match &self.token {
+            Some(token) => {
+                StaticToken::check(token, given.ok_or(Failure::Missing)?).map(drop).map_err(Failure::Invalid)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The `WWW-Authenticate` value that goes with a refused token.
+    pub(super) fn challenge(&self, failure: &Failure) -> String {
+        match &self.oauth {
+            Some(oauth) => oauth.challenge(failure),
+            None => "Bearer".into(),
+        }
     }
 
     /// Loopback origins are always allowed (a local client); others only when listed. The
@@ -313,12 +346,12 @@ mod tests {
         let access = Access { token: Some("s3cret".into()), ..local() };
         assert_eq!(access.check(&at("localhost"), None, Some("Bearer s3cret")), Ok(()));
         for wrong in [None, Some("Bearer s3cre"), Some("Bearer s3cretx"), Some("Basic s3cret"), Some("Bearer ")] {
-            assert_eq!(access.check(&at("localhost"), None, wrong), Err(Refusal::Unauthorized), "{wrong:?}");
+            assert!(matches!(access.check(&at("localhost"), None, wrong), Err(Refusal::Unauthorized(_))), "{wrong:?}");
         }
         for right in ["bearer s3cret", "BEARER  s3cret", "Bearer\ts3cret", "Bearer \t s3cret"] {
             assert_eq!(access.check(&at("localhost"), None, Some(right)), Ok(()), "{right:?}");
         }
-        assert_eq!(access.check(&at("localhost"), None, Some("Bearers3cret")), Err(Refusal::Unauthorized));
+        assert!(matches!(access.check(&at("localhost"), None, Some("Bearers3cret")), Err(Refusal::Unauthorized(_))));
     }
 
     #[test]

@@ -1,0 +1,146 @@
+//! MCP authorization (spec `basic/authorization`): an embedded HTTP server whose tokens an
+//! embedder's own `TokenVerifier` checks. Protected resource metadata (RFC 9728) without a
+//! token, 401 and 403 challenges (RFC 6750 §3), and the token on every request.
+
+use crate::raw_http::{connect, initialize, read_reply, write_request, Reply, ACCEPT_BOTH, JSON};
+use serde_json::{json, Value};
+use std::io::BufReader;
+use std::sync::Arc;
+use tinymcp::transport::http::{Grant, HttpOptions, HttpServer, OAuth};
+
+const RESOURCE: &str = "https://mcp.example.com/mcp";
+const METADATA: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+
+/// An embedded server requiring the scope `mcp:use`; its verifier knows three tokens.
+fn protected() -> HttpServer {
+    let verifier = |token: &str| match token {
+        "full-token" => Ok(Grant::new(["mcp:use", "profile"])),
+        "narrow-token" => Ok(Grant::new(["profile"])),
+        _ => Err("unknown token".to_owned()),
+    };
+    let mut oauth = OAuth::new(RESOURCE, "https://auth.example.com", Arc::new(verifier));
+    oauth.scopes = vec!["mcp:use".into()];
+    let mut options = HttpOptions::default();
+    options.access.oauth = Some(oauth);
+    let server = Arc::new(tinymcp::Server::new("protected", "1.0.0"));
+    HttpServer::start(server, "127.0.0.1:0", options).expect("start")
+}
+
+fn send(http: &HttpServer, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let port = http.local_addr().port();
+    let mut stream = connect(port);
+    write_request(&mut stream, port, method, path, headers, body);
+    read_reply(&mut BufReader::new(stream))
+}
+
+fn post(http: &HttpServer, headers: &[(&str, &str)], body: &Value) -> Reply {
+    let mut all = vec![ACCEPT_BOTH, JSON];
+    all.extend_from_slice(headers);
+    send(http, "POST", "/mcp", &all, &body.to_string())
+}
+
+/// Spec (authorization, discovery): the metadata names the resource and its authorization
+/// server, at the path derived from the resource and at the root, and needs no token.
+#[test]
+fn the_protected_resource_metadata_is_served_without_a_token() {
+    let http = protected();
+    for path in ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"] {
+        let reply = send(&http, "GET", path, &[], "");
+        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+        assert_eq!(
+            reply.json(),
+            json!({"resource": RESOURCE, "authorization_servers": ["https://auth.example.com"],
+                   "scopes_supported": ["mcp:use"], "bearer_methods_supported": ["header"]})
+        );
+        assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
+    }
+    // Only this resource's path: another is the MCP server's 404 behind the token check.
+    assert_eq!(send(&http, "GET", "/.well-known/oauth-protected-resource/other", &[], "").status, 401);
+    // Host is checked still: a rebound name gets nothing.
+    let rebound = send(&http, "GET", "/.well-known/oauth-protected-resource", &[("Host", "evil.example")], "");
+    assert_eq!(rebound.status, 403);
+}
+
+/// Spec (authorization, discovery and token handling): no token or an invalid one is a 401
+/// whose challenge names the metadata and the scope; an invalid one says `invalid_token`.
+#[test]
+fn a_missing_or_invalid_token_is_challenged_with_the_metadata_url() {
+    let http = protected();
+    let missing = post(&http, &[], &initialize(json!({})));
+    assert_eq!(missing.status, 401, "{}", missing.body);
+    assert_eq!(
+        missing.header("www-authenticate"),
+        Some(format!("Bearer resource_metadata=\"{METADATA}\", scope=\"mcp:use\"").as_str())
+    );
+    for wrong in ["Bearer forged-token", "Basic full-token", "Bearer "] {
+        let reply = post(&http, &[("Authorization", wrong)], &initialize(json!({})));
+        assert_eq!(reply.status, 401, "{wrong}");
+        let challenge = reply.header("www-authenticate").unwrap();
+        assert!(challenge.starts_with(&format!("Bearer resource_metadata=\"{METADATA}\"")), "{challenge}");
+        if wrong == "Bearer forged-token" {
+            assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+        }
+    }
+}
+
+/// Spec (authorization, scope challenges): a valid token without the scope is a 403 with
+/// `insufficient_scope` and the scope needed.
+#[test]
+fn a_token_without_the_scope_is_forbidden_with_insufficient_scope() {
+    let http = protected();
+    let reply = post(&http, &[("Authorization", "Bearer narrow-token")], &initialize(json!({})));
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    let challenge = reply.header("www-authenticate").unwrap();
+    assert!(challenge.contains("error=\"insufficient_scope\""), "{challenge}");
+    assert!(challenge.contains("scope=\"mcp:use\""), "{challenge}");
+    assert!(challenge.contains(&format!("resource_metadata=\"{METADATA}\"")), "{challenge}");
+}
+
+/// Spec (authorization, token requirements): the token goes with every request of a session,
+/// not only with `initialize`.
+#[test]
+fn a_valid_token_is_needed_on_every_request() {
+    let http = protected();
+    let auth = ("Authorization", "Bearer full-token");
+    let init = post(&http, &[auth], &initialize(json!({})));
+    assert_eq!(init.status, 200, "{}", init.body);
+    let session = init.header("mcp-session-id").unwrap().to_owned();
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let id = ("Mcp-Session-Id", session.as_str());
+    assert_eq!(post(&http, &[id], &ping).status, 401);
+    assert_eq!(post(&http, &[id, ("Authorization", "Bearer narrow-token")], &ping).status, 403);
+    let answered = post(&http, &[id, auth], &ping);
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    // DNS rebinding is refused before the token is looked at, valid or not.
+    let rebound = post(&http, &[auth, ("Host", "evil.example")], &initialize(json!({})));
+    assert_eq!(rebound.status, 403);
+    assert!(rebound.header("www-authenticate").is_none());
+}
+
+/// OAuth and a static token exclude each other; a resource that is no URL is refused at start.
+#[test]
+fn settings_that_cannot_be_served_refuse_to_start() {
+    let verifier = Arc::new(|_: &str| Ok(Grant::default()));
+    let start = |oauth: OAuth, token: Option<&str>| {
+        let mut options = HttpOptions::default();
+        options.access.oauth = Some(oauth);
+        options.access.token = token.map(str::to_owned);
+        let server = Arc::new(tinymcp::Server::new("protected", "1.0.0"));
+        HttpServer::start(server, "127.0.0.1:0", options).err().map(|e| e.to_string())
+    };
+    let both = start(OAuth::new(RESOURCE, "https://auth.example.com", verifier.clone()), Some("0123456789abcdef0"));
+    assert!(both.is_some_and(|e| e.contains("choose one")));
+    let no_url = start(OAuth::new("mcp.example.com", "https://auth.example.com", verifier), None);
+    assert!(no_url.is_some_and(|e| e.contains("--public-url")));
+}
+
+/// A build without the `oauth` feature says so rather than serving without the check asked for.
+#[cfg(not(feature = "oauth"))]
+#[test]
+fn without_the_oauth_feature_the_flags_refuse_to_start() {
+    let args = ["--everything", "--http", "127.0.0.1:0", "--oauth-issuer", "https://auth.example.com"];
+    let out = crate::support::run_binary(&[&args[..], &["--public-url", RESOURCE]].concat());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`oauth` feature"), "{stderr}");
+}

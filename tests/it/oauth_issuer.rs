@@ -1,0 +1,160 @@
+//! The binary with `--oauth-issuer` (feature `oauth`): a tiny authorization server in the test
+//! process publishes metadata and a key set over loopback HTTP; tokens are JWTs the test signs.
+//! Key rotation, the refetch rate limit, audience and scope.
+
+use crate::raw_http::{initialize, Server};
+use ed25519_dalek::{Signer, SigningKey};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+const AUDIENCE: &str = "https://mcp.example.com/mcp";
+
+/// URL-safe base64 without padding (RFC 7515 §2).
+fn b64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+    }
+    out
+}
+
+fn key(seed: u8) -> SigningKey {
+    SigningKey::from_bytes(&[seed; 32])
+}
+
+fn jwk(kid: &str, seed: u8) -> Value {
+    json!({"kty": "OKP", "crv": "Ed25519", "kid": kid, "use": "sig", "x": b64(key(seed).verifying_key().as_bytes())})
+}
+
+/// An authorization server on loopback: its metadata, and whatever key set `keys` holds now.
+struct Issuer {
+    url: String,
+    keys: Arc<Mutex<Value>>,
+    /// How many times the key set was fetched.
+    fetches: Arc<AtomicUsize>,
+}
+
+impl Issuer {
+    fn start(keys: Value) -> Issuer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        let (keys, fetches) = (Arc::new(Mutex::new(keys)), Arc::new(AtomicUsize::new(0)));
+        let (served, counted, issuer) = (Arc::clone(&keys), Arc::clone(&fetches), url.clone());
+        // Serves until the test process ends; each answer closes its connection.
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let mut reader = BufReader::new(&stream);
+                let mut line = String::new();
+                let _ = reader.read_line(&mut line);
+                let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {}
+                let (status, body) = match path.as_str() {
+                    "/.well-known/oauth-authorization-server" => {
+                        ("200 OK", json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")}).to_string())
+                    }
+                    "/jwks" => {
+                        counted.fetch_add(1, Ordering::SeqCst);
+                        ("200 OK", served.lock().unwrap().to_string())
+                    }
+                    _ => ("404 Not Found", String::new()),
+                };
+                let mut stream = &stream;
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        Issuer { url, keys, fetches }
+    }
+
+    /// A token for `AUDIENCE` (unless `claims` says otherwise) signed by the key `seed` as `kid`.
+    fn token(&self, kid: &str, seed: u8, claims: Value) -> String {
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+        let mut all = json!({"iss": self.url, "aud": AUDIENCE, "exp": now + 300, "iat": now, "scope": "mcp:use"});
+        for (k, v) in claims.as_object().unwrap() {
+            all[k] = v.clone();
+        }
+        let header = json!({"alg": "EdDSA", "kid": kid, "typ": "at+jwt"});
+        let signed = format!("{}.{}", b64(header.to_string().as_bytes()), b64(all.to_string().as_bytes()));
+        let signature = key(seed).sign(signed.as_bytes());
+        format!("{signed}.{}", b64(&signature.to_bytes()))
+    }
+
+    fn serve(&self, extra: &[&str]) -> Server {
+        let args =
+            [&["--oauth-issuer", &self.url, "--public-url", AUDIENCE, "--oauth-scope", "mcp:use"], extra].concat();
+        Server::start(&args, &[])
+    }
+}
+
+fn initialize_with(server: &Server, token: &str) -> u16 {
+    let auth = format!("Bearer {token}");
+    server.post(&[("Authorization", &auth)], &initialize(json!({}))).status
+}
+
+/// Spec (authorization, token handling): a token the issuer signed for this server passes;
+/// one for another audience, without the scope, expired or signed by another key does not.
+#[test]
+fn tokens_are_checked_against_the_issuers_published_keys() {
+    let issuer = Issuer::start(json!({"keys": [jwk("k1", 1)]}));
+    let server = issuer.serve(&[]);
+    assert_eq!(initialize_with(&server, &issuer.token("k1", 1, json!({}))), 200);
+    assert_eq!(initialize_with(&server, &issuer.token("k1", 1, json!({"aud": "https://other.example.com"}))), 401);
+    assert_eq!(initialize_with(&server, &issuer.token("k1", 1, json!({"iss": "https://evil.example.com"}))), 401);
+    assert_eq!(initialize_with(&server, &issuer.token("k1", 1, json!({"exp": 1_000_000_000}))), 401);
+    assert_eq!(initialize_with(&server, &issuer.token("k1", 2, json!({}))), 401, "another key, same kid");
+    assert_eq!(initialize_with(&server, &issuer.token("k1", 1, json!({"scope": "profile"}))), 403);
+    let metadata = server.send("GET", "/.well-known/oauth-protected-resource/mcp", &[], "");
+    assert_eq!(metadata.json()["authorization_servers"], json!([issuer.url]));
+}
+
+/// A key the issuer starts signing with is fetched when a token first names it.
+#[test]
+fn a_rotated_key_is_fetched_when_a_token_names_it() {
+    let issuer = Issuer::start(json!({"keys": [jwk("k1", 1)]}));
+    let server = issuer.serve(&["--oauth-refetch-ms", "1"]);
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1, "fetched once at start");
+    *issuer.keys.lock().unwrap() = json!({"keys": [jwk("k1", 1), jwk("k2", 2)]});
+    assert_eq!(initialize_with(&server, &issuer.token("k2", 2, json!({}))), 200);
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
+    assert_eq!(initialize_with(&server, &issuer.token("k1", 1, json!({}))), 200, "the old key still listed");
+}
+
+/// A flood of tokens naming unknown keys costs the issuer no fetch within the interval.
+#[test]
+fn unknown_key_ids_do_not_make_the_server_fetch_without_end() {
+    let issuer = Issuer::start(json!({"keys": [jwk("k1", 1)]}));
+    let server = issuer.serve(&["--oauth-refetch-ms", "600000"]);
+    for n in 0..20 {
+        assert_eq!(initialize_with(&server, &issuer.token(&format!("unknown-{n}"), 3, json!({}))), 401);
+    }
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1, "only the fetch at start");
+    assert_eq!(initialize_with(&server, &issuer.token("k1", 1, json!({}))), 200);
+}
+
+/// A wrong issuer, plain HTTP beyond loopback, or an issuer without --public-url refuse to start.
+#[test]
+fn an_issuer_that_cannot_be_used_refuses_to_start() {
+    let refused = |args: &[&str]| {
+        let out = crate::support::run_binary(&[&["--everything", "--http", "127.0.0.1:0"], args].concat());
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let plain = refused(&["--oauth-issuer", "http://auth.example.com", "--public-url", AUDIENCE]);
+    assert!(plain.contains("https://"), "{plain}");
+    let issuer = Issuer::start(json!({"keys": []}));
+    let no_url = refused(&["--oauth-issuer", &issuer.url]);
+    assert!(no_url.contains("--public-url"), "{no_url}");
+    let other = refused(&["--oauth-issuer", &format!("{}/tenant", issuer.url), "--public-url", AUDIENCE]);
+    assert!(other.contains("no metadata"), "{other}");
+}

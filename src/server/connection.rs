@@ -139,8 +139,7 @@ impl Connection {
                     Arc::clone(&alone.cancelled),
                     reply.clone(),
                 );
-                let runner = Arc::clone(server);
-                server.pool.spawn_job(Job(Box::new(move || run(&runner, cx, req))));
+                server.pool.spawn_job(Job { run, cx, req });
             }
         }
         alone
@@ -192,8 +191,7 @@ impl Connection {
                 cancelled,
                 reply.clone(),
             );
-            let server = Arc::clone(&self.server);
-            Job(Box::new(move || run(&server, cx, req)))
+            Job { run, cx, req }
         };
         match self.session.admit(&id, max_in_flight, size, job) {
             Ok(Some(job)) => self.server.pool.spawn_job(job),
@@ -303,13 +301,14 @@ impl Alone {
 
 /// Runs one request on a worker and answers it, unless it was cancelled; hands back the
 /// queued request that takes its slot.
-fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {
+fn run(mut cx: RequestCx, req: Request) -> Option<Job> {
+    let server = Arc::clone(&cx.server);
     if cx.is_cancelled() {
         // Cancelled while it waited for a slot: it never runs.
         log::debug!("request {} cancelled before it ran; no response", req.id);
         return cx.session.as_ref().and_then(|s| s.finish(&req.id));
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| methods::answer(&mut cx, server, &req.method, req.params)))
+    let outcome = catch_unwind(AssertUnwindSafe(|| methods::answer(&mut cx, &server, &req.method, req.params)))
         .unwrap_or_else(|_| {
             log::error!("handler for {} panicked", req.method);
             Err(RpcError::internal())

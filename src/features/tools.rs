@@ -228,6 +228,12 @@ impl Typed for WireResult {
     fn meta(&self) -> Option<&Value> {
         self.0.meta.as_ref()
     }
+
+    fn size_hint(&self) -> usize {
+        let WireResult(result, _) = self;
+        let structured = result.structured_content.as_ref().map_or(0, crate::wire::frame::encoded_len);
+        result.content.iter().map(Content::size_hint).sum::<usize>() + structured + 40
+    }
 }
 
 struct WireBlocks<'a>(&'a [Content], ProtocolVersion);

@@ -263,7 +263,7 @@ enum Routed {
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
     let answer = |outcome: Result<serde_json::Value, RpcError>| {
-        reply.send(Outgoing::Response(Answer::new(&req.id, outcome.map(Reply::Value))));
+        reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome.map(Reply::Value))));
         Routed::Done
     };
     if server.is_draining() {
@@ -323,7 +323,7 @@ fn run(mut cx: RequestCx, req: Request) -> Option<Job> {
                 log::error!("{} failed: {}", req.method, e.message);
             }
         }
-        cx.sink.send(Outgoing::Response(Answer { id: Some(req.id), outcome }));
+        cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));
     }
     cx.start_deferred();
     next

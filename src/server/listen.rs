@@ -150,7 +150,7 @@ impl Listener for ListenStream {
     fn close(&self) {
         if !self.ended.swap(true, Ordering::SeqCst) {
             let result = json!({ "resultType": "complete", "_meta": self.meta() });
-            self.sink.send(Outgoing::Response(Answer::new(&self.id, Ok(result.into()))));
+            self.sink.send(Outgoing::Response(Answer::new(self.id.clone(), Ok(result.into()))));
         }
     }
 }

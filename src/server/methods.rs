@@ -14,7 +14,7 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::frame::{Members, Reply, Typed};
+use crate::wire::frame::{encoded_len, Members, Reply, Typed};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
@@ -233,6 +233,11 @@ impl Typed for Decorated {
     /// None: `write_members` writes the merged `_meta` itself.
     fn meta(&self) -> Option<&Value> {
         None
+    }
+
+    /// The result's, its server identity and about 100 bytes of members.
+    fn size_hint(&self) -> usize {
+        self.result.size_hint() + encoded_len(&self.info) + 100
     }
 }
 

@@ -47,11 +47,14 @@ impl Outgoing {
         }
     }
 
-    /// The JSON's length in bytes, counted without writing it.
-    pub fn byte_len(&self) -> usize {
+    /// What a metered sink counted for the message: its text's length, or the size its
+    /// answers were estimated at (`Answer::size_hint`) when sent.
+    pub(crate) fn metered(&self) -> usize {
         match self {
+            Outgoing::Response(answer) => answer.metered,
+            Outgoing::Batch(answers) => answers.iter().map(|a| a.metered).sum(),
             Outgoing::Notification(text) | Outgoing::Request(text) => text.len(),
-            other => frame::counted(|out| other.write_to(out)),
+            Outgoing::CloseStream => 0,
         }
     }
 
@@ -82,8 +85,8 @@ impl Sink {
 
     /// A sink that counts the bytes of JSON waiting for its writer, which subtracts each
     /// message's once written: the reader of requests stops reading while too much waits. A
-    /// response's bytes are counted before it is written, by a counting pass of the same
-    /// serialisation that writes it (no allocation), so both ends agree to the byte.
+    /// response, not serialised until its writer takes it, counts as its estimated size
+    /// (`Answer::size_hint`: the data it carries, exact for a `Value`), which travels with it.
     pub fn metered() -> (Sink, mpsc::Receiver<Outgoing>, Arc<AtomicUsize>) {
         let (tx, rx) = mpsc::channel();
         let queued = Arc::new(AtomicUsize::new(0));
@@ -126,8 +129,17 @@ impl Sink {
                 return;
             }
         }
-        // The writer counts off the same bytes as it writes them (the same serialisation).
-        let len = if self.meter.is_some() { message.byte_len() } else { 0 };
+        let mut message = message;
+        if self.meter.is_some() {
+            // An answer's size is estimated, not serialised twice; the estimate travels with it
+            // so its writer counts off exactly what was added here.
+            match &mut message {
+                Outgoing::Response(answer) => answer.metered = answer.size_hint(),
+                Outgoing::Batch(answers) => answers.iter_mut().for_each(|a| a.metered = a.size_hint()),
+                _ => {}
+            }
+        }
+        let len = message.metered();
         if let Some(meter) = &self.meter {
             meter.fetch_add(len, Ordering::Relaxed);
         }
@@ -227,7 +239,7 @@ mod tests {
     }
 
     fn answer(id: i64) -> Outgoing {
-        Outgoing::Response(Answer::new(&id.into(), Ok(Reply::Value(json!(id)))))
+        Outgoing::Response(Answer::new(id.into(), Ok(Reply::Value(json!(id)))))
     }
 
     #[test]
@@ -273,11 +285,12 @@ mod tests {
     }
 
     #[test]
-    fn a_metered_sink_counts_the_bytes_its_writer_writes() {
+    fn a_metered_sink_counts_what_its_writer_counts_off() {
         let (sink, rx, queued) = Sink::metered();
         sink.send(answer(12));
         sink.send(Outgoing::Notification("{}".into()));
-        let written: usize = rx.try_iter().map(|m| m.to_text().len()).sum();
-        assert_eq!(queued.load(Ordering::Relaxed), written);
+        let counted: usize = rx.try_iter().map(|m| m.metered()).sum();
+        assert_eq!(queued.load(Ordering::Relaxed), counted);
+        assert!(counted >= r#"{"jsonrpc":"2.0","id":12,"result":12}{}"#.len());
     }
 }

@@ -6,7 +6,6 @@ use crate::server::connection::Connection;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::util::signal::Signal;
-use crate::wire::frame::Tally;
 use crate::wire::jsonrpc::{self, Malformed};
 use crate::wire::meta::Carrier;
 use crate::wire::rpc::RpcError;
@@ -187,19 +186,18 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Res
 /// Writes every message as one line: a response is serialised here, once, straight into the
 /// output buffer.
 fn write_loop(outbox: Receiver<Outgoing>, output: impl Write, room: &OutputRoom) {
-    let mut out = Tally { inner: BufWriter::with_capacity(64 * 1024, output), bytes: 0 };
+    let mut out = BufWriter::with_capacity(64 * 1024, output);
     while let Ok(mut message) = outbox.recv() {
         // Counted off once flushed, so nothing queued means everything is out (what a drain
-        // waits for before the process exits). The sink counted the same bytes (`byte_len`).
+        // waits for before the process exits): what the sink counted for each (`metered`).
         let mut written = 0;
         loop {
             if !matches!(message, Outgoing::CloseStream) {
                 if log::log_enabled!(log::Level::Debug) {
                     log::debug!("-> {}", message.to_text());
                 }
-                out.bytes = 0;
-                let wrote = message.write_to(&mut out).and_then(|_| out.inner.write_all(b"\n"));
-                written += out.bytes;
+                let wrote = message.write_to(&mut out).and_then(|_| out.write_all(b"\n"));
+                written += message.metered();
                 if let Err(e) = wrote {
                     log::debug!("stdout closed: {e}");
                     room.close();

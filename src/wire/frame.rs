@@ -39,11 +39,9 @@ fn to_json<T: Serialize>(frame: &T) -> String {
 }
 
 /// A writer that counts what passes through it to `inner`.
-pub struct Tally<W> {
-    /// Where the bytes go.
-    pub inner: W,
-    /// Bytes written so far.
-    pub bytes: usize,
+struct Tally<W> {
+    inner: W,
+    bytes: usize,
 }
 
 impl<W: Write> Write for Tally<W> {
@@ -59,7 +57,7 @@ impl<W: Write> Write for Tally<W> {
 
 /// The length of `write`'s output, counted as it is written out instead of built as text (no
 /// allocation: this runs for every request and, on a metered stream, every answer).
-pub fn counted(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> usize {
+fn counted(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> usize {
     let mut count = Tally { inner: io::sink(), bytes: 0 };
     // Counting never fails, and what writers write always serializes.
     let _ = write(&mut count);
@@ -81,6 +79,10 @@ pub trait Typed: Send + fmt::Debug {
     fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()>;
     /// The result's own `_meta`, if any: written first, or merged into by a wrapper.
     fn meta(&self) -> Option<&Value>;
+    /// About how many bytes the members but `_meta` take as JSON, without writing them (what a
+    /// metered stream counts while the result waits for its writer): the length of the data
+    /// they carry plus a little for each member.
+    fn size_hint(&self) -> usize;
 }
 
 /// A request's result on its way to the response: a JSON value, or a typed result.
@@ -99,6 +101,15 @@ impl From<Value> for Reply {
 }
 
 impl Reply {
+    /// About how many bytes the result takes as JSON: exact for a `Value` (counted), the typed
+    /// result's own estimate otherwise.
+    pub fn size_hint(&self) -> usize {
+        match self {
+            Reply::Value(value) => encoded_len(value),
+            Reply::Typed(typed) => typed.size_hint() + typed.meta().map_or(0, encoded_len),
+        }
+    }
+
     /// Writes the result as compact JSON.
     pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
         match self {
@@ -124,17 +135,32 @@ pub struct Answer {
     pub id: Option<RequestId>,
     /// The result or the error.
     pub outcome: Result<Reply, RpcError>,
+    /// What a metered sink counted for this answer (`size_hint`), which its writer counts off.
+    pub(crate) metered: usize,
 }
 
 impl Answer {
     /// An answer to the request `id`.
-    pub fn new(id: &RequestId, outcome: Result<Reply, RpcError>) -> Answer {
-        Answer { id: Some(id.clone()), outcome }
+    pub fn new(id: RequestId, outcome: Result<Reply, RpcError>) -> Answer {
+        Answer { id: Some(id), outcome, metered: 0 }
     }
 
     /// An error answer.
     pub fn error(id: Option<&RequestId>, error: RpcError) -> Answer {
-        Answer { id: id.cloned(), outcome: Err(error) }
+        Answer { id: id.cloned(), outcome: Err(error), metered: 0 }
+    }
+
+    /// About how many bytes the frame takes, without writing it (`Reply::size_hint`).
+    pub fn size_hint(&self) -> usize {
+        let id = match &self.id {
+            Some(RequestId::String(id)) => id.len() + 2,
+            _ => 20,
+        };
+        let outcome = match &self.outcome {
+            Ok(reply) => reply.size_hint(),
+            Err(error) => error.message.len() + error.data.as_ref().map_or(0, encoded_len) + 40,
+        };
+        br#"{"jsonrpc":"2.0","id":,"result":}"#.len() + id + outcome
     }
 
     /// The error code, if the answer is an error.
@@ -222,6 +248,9 @@ mod tests {
         fn meta(&self) -> Option<&Value> {
             self.1.as_ref()
         }
+        fn size_hint(&self) -> usize {
+            self.0.len() + 10
+        }
     }
 
     #[test]
@@ -232,7 +261,7 @@ mod tests {
                 (Note("h\u{e9}\"", None), json!({"note": "h\u{e9}\""})),
                 (Note("n", Some(json!({"k": 1}))), json!({"_meta": {"k": 1}, "note": "n"})),
             ] {
-                let answer = Answer::new(&id, Ok(Reply::Typed(Box::new(typed))));
+                let answer = Answer::new(id.clone(), Ok(Reply::Typed(Box::new(typed))));
                 let expected = json!({"jsonrpc": "2.0", "id": id, "result": value});
                 assert_eq!(serde_json::from_str::<Value>(&answer.to_text()).ok(), Some(expected));
                 assert_eq!(counted(|out| answer.write_to(out)), answer.to_text().len());
@@ -241,7 +270,7 @@ mod tests {
         let error = Answer::error(None, RpcError::invalid_params("no"));
         assert_eq!(error.to_text(), error_response(None, &RpcError::invalid_params("no")));
         assert_eq!(error.code(), Some(crate::wire::rpc::INVALID_PARAMS));
-        let batch = text_of(|out| write_batch(out, &[error, Answer::new(&7.into(), Ok(json!({}).into()))]));
+        let batch = text_of(|out| write_batch(out, &[error, Answer::new(7.into(), Ok(json!({}).into()))]));
         assert_eq!(
             serde_json::from_str::<Value>(&batch).ok(),
             Some(json!([{"jsonrpc": "2.0", "id": null, "error": {"code": -32602, "message": "no"}},

@@ -379,7 +379,7 @@ mod tests {
         let Message::Request(r) = single(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#) else {
             panic!()
         };
-        let out = Answer::new(&r.id, Ok(json!({}).into())).to_text();
+        let out = Answer::new(r.id, Ok(json!({}).into())).to_text();
         assert!(out.contains(r#""id":18446744073709551615"#), "{out}");
     }
 

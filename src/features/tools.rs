@@ -249,7 +249,8 @@ impl Serialize for WireBlocks<'_> {
 pub(crate) struct CallParams {
     #[serde(deserialize_with = "crate::wire::limits::name")]
     pub name: String,
-    #[serde(default)]
+    /// Taken from the params as it is, not decoded: serde would build its map again.
+    #[serde(skip)]
     pub arguments: Option<Value>,
     #[serde(default)]
     pub task: Option<TaskParams>,

@@ -268,7 +268,7 @@ impl Serialize for WithInfo<'_> {
 /// leave it out), then one `match` whose arms call one feature function each. A name the
 /// table does not know, and the official extensions' methods, go to the registered
 /// extensions.
-pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params: Value) -> Result<Reply, RpcError> {
+pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, mut params: Value) -> Result<Reply, RpcError> {
     let r = server.registry();
     let version = cx.version();
     let on = r.enabled(version);
@@ -300,8 +300,12 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
     let value = match id {
         Id::Ping => Ok(json!({})),
         Id::ToolsList => tools::list(cx, &r.tools, parse(params)?),
-        // Its result may come typed (`Reply::Typed`).
-        Id::ToolsCall => return tools::call(cx, &r.tools, on.tasks, server.ext_tasks(), parse(params)?),
+        // Its result may come typed (`Reply::Typed`); its arguments move as they are.
+        Id::ToolsCall => {
+            let arguments = params.as_object_mut().and_then(|p| p.remove("arguments"));
+            let params = tools::CallParams { arguments, ..parse(params)? };
+            return tools::call(cx, &r.tools, on.tasks, server.ext_tasks(), params);
+        }
         Id::ResourcesList => resources::list(cx, catalog, parse(params)?),
         Id::ResourcesTemplatesList => resources::list_templates(cx, catalog, parse(params)?),
         Id::ResourcesRead => resources::read(cx, catalog, parse(params)?),

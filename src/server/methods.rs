@@ -14,7 +14,7 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::frame::{encoded_len, Members, Reply, Typed};
+use crate::wire::frame::{Members, Reply, Typed};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
@@ -22,6 +22,7 @@ use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -196,7 +197,8 @@ fn decorate(server: &Server, cache: Cache, result: Reply) -> Reply {
 struct Decorated {
     /// An object `Value` or a typed result.
     result: Reply,
-    info: Arc<Value>,
+    /// The server's identity, serialised once (`Server::latest_info`).
+    info: Arc<Box<RawValue>>,
     hint: Option<CacheHint>,
 }
 
@@ -237,7 +239,7 @@ impl Typed for Decorated {
 
     /// The result's, its server identity and about 100 bytes of members.
     fn size_hint(&self) -> usize {
-        self.result.size_hint() + encoded_len(&self.info) + 100
+        self.result.size_hint() + self.info.get().len() + 100
     }
 }
 
@@ -245,7 +247,7 @@ impl Typed for Decorated {
 /// is left as it is).
 struct WithInfo<'a> {
     own: Option<&'a Value>,
-    info: &'a Value,
+    info: &'a RawValue,
 }
 
 impl Serialize for WithInfo<'_> {

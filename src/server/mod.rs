@@ -174,7 +174,7 @@ pub struct Server {
     /// Seals 2026-07-28 `requestState`s: random per process unless a key file is set.
     state_key: Option<StateKey>,
     /// `info(2026-07-28)` as JSON text, made on first use (every such result carries it).
-    latest_info: std::sync::OnceLock<Arc<Value>>,
+    latest_info: std::sync::OnceLock<Arc<Box<serde_json::value::RawValue>>>,
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
@@ -542,8 +542,12 @@ impl Server {
     }
 
     /// `info` of 2026-07-28, which every result of that revision carries: made once.
-    pub(crate) fn latest_info(&self) -> Arc<Value> {
-        Arc::clone(self.latest_info.get_or_init(|| Arc::new(self.info(ProtocolVersion::V2026_07_28))))
+    pub(crate) fn latest_info(&self) -> Arc<Box<serde_json::value::RawValue>> {
+        Arc::clone(self.latest_info.get_or_init(|| {
+            let text = serde_json::to_string(&self.info(ProtocolVersion::V2026_07_28)).unwrap_or_else(|_| "{}".into());
+            // Invariant: serde_json wrote that text, so it is valid JSON.
+            Arc::new(serde_json::value::RawValue::from_string(text).unwrap_or_default())
+        }))
     }
 
     pub(crate) fn instructions(&self) -> Option<&str> {

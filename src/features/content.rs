@@ -160,6 +160,23 @@ pub enum Content {
 }
 
 impl Content {
+    /// About how many bytes the block takes as JSON, without writing it: the data it carries
+    /// and some for its members (what a metered stream counts while it waits for its writer).
+    pub(crate) fn size_hint(&self) -> usize {
+        let data = match self {
+            Content::Text { text, .. } => text.len(),
+            Content::Image { data, mime_type, .. } | Content::Audio { data, mime_type, .. } => {
+                data.len() + mime_type.len()
+            }
+            Content::Resource { resource: ResourceContents::Text { uri, text: data, .. }, .. }
+            | Content::Resource { resource: ResourceContents::Blob { uri, blob: data, .. }, .. } => {
+                uri.len() + data.len()
+            }
+            Content::ResourceLink(_) => 256,
+        };
+        data + 64
+    }
+
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         Content::Text { text: text.into(), annotations: None }

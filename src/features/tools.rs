@@ -7,7 +7,7 @@ use crate::features::tasks::{self, TaskParams, TaskSupport};
 use crate::features::tasks_ext;
 use crate::server::context::RequestCx;
 use crate::util::schema;
-use crate::wire::frame::{self, Reply};
+use crate::wire::frame::{Members, Reply, Typed};
 use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
@@ -183,9 +183,9 @@ impl CallToolResult {
         }
     }
 
-    /// `to_wire`'s result written as JSON text, without building the `Value`.
-    pub(crate) fn to_json(&self, version: ProtocolVersion) -> String {
-        frame::result_text(&WireResult(self, version))
+    /// The result as the given revision knows it, kept typed for the writer.
+    pub(crate) fn into_reply(self, version: ProtocolVersion) -> Reply {
+        Reply::Typed(Box::new(WireResult(self, version)))
     }
 
     /// The result as the given revision knows it.
@@ -205,26 +205,34 @@ impl CallToolResult {
     }
 }
 
-/// A result as `to_wire` shapes it, serialized straight to JSON: the same members in the order
-/// a `Value` (a sorted map) writes them.
-struct WireResult<'a>(&'a CallToolResult, ProtocolVersion);
+/// A result as `to_wire` shapes it, kept typed for the writer of its stream, which serialises
+/// it straight into its output: the same members in the order a `Value` (a sorted map) writes
+/// them.
+#[derive(Debug)]
+struct WireResult(CallToolResult, ProtocolVersion);
 
-impl Serialize for WireResult<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl Typed for WireResult {
+    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
         use serde::ser::SerializeMap;
-        let WireResult(result, version) = *self;
-        let mut map = serializer.serialize_map(None)?;
-        if let Some(meta) = &result.meta {
-            map.serialize_entry("_meta", meta)?;
-        }
-        map.serialize_entry("content", &WireBlocks(&result.content, version))?;
+        let WireResult(result, version) = self;
+        members.serialize_entry("content", &WireBlocks(&result.content, *version))?;
         if result.is_error {
-            map.serialize_entry("isError", &true)?;
+            members.serialize_entry("isError", &true)?;
         }
         if let (Some(s), true) = (&result.structured_content, version.has_structured_output()) {
-            map.serialize_entry("structuredContent", s)?;
+            members.serialize_entry("structuredContent", s)?;
         }
-        map.end()
+        Ok(())
+    }
+
+    fn meta(&self) -> Option<&Value> {
+        self.0.meta.as_ref()
+    }
+
+    fn size_hint(&self) -> usize {
+        let WireResult(result, _) = self;
+        let structured = result.structured_content.as_ref().map_or(0, crate::wire::frame::encoded_len);
+        result.content.iter().map(Content::size_hint).sum::<usize>() + structured + 40
     }
 }
 
@@ -241,7 +249,8 @@ impl Serialize for WireBlocks<'_> {
 pub(crate) struct CallParams {
     #[serde(deserialize_with = "crate::wire::limits::name")]
     pub name: String,
-    #[serde(default)]
+    /// Taken from the params as it is, not decoded: serde would build its map again.
+    #[serde(skip)]
     pub arguments: Option<Value>,
     #[serde(default)]
     pub task: Option<TaskParams>,
@@ -287,8 +296,8 @@ pub(crate) fn call(
         (None, TaskSupport::Required) => {
             Err(RpcError::method_not_found(&format!("tools/call: tool {} must be called as a task", params.name)))
         }
-        // The usual call: its result written as JSON text for the response frame.
-        _ => outcome(cx, &entry, arguments).map(|r| Reply::Json(r.to_json(cx.version()))),
+        // The usual call: its result kept typed for the writer.
+        _ => outcome(cx, &entry, arguments).map(|r| r.into_reply(cx.version())),
     }
 }
 
@@ -348,7 +357,7 @@ mod tests {
     use crate::features::content::Annotations;
 
     #[test]
-    fn a_result_written_as_text_is_its_value_written_out() {
+    fn a_typed_result_written_out_is_its_value_written_out() {
         let annotated = Content::text("b").with_annotations(Annotations { priority: Some(0.5), ..Default::default() });
         let results = [
             CallToolResult::text("Echo: h\u{e9}llo \"x\"\n"),
@@ -363,7 +372,9 @@ mod tests {
         ];
         for version in ProtocolVersion::ALL {
             for result in &results {
-                assert_eq!(result.to_json(version), result.to_wire(version).to_string(), "{version} {result:?}");
+                let typed = result.clone().into_reply(version);
+                let text = crate::wire::frame::text_of(|out| typed.write_to(out));
+                assert_eq!(text, result.to_wire(version).to_string(), "{version} {result:?}");
             }
         }
     }

@@ -10,7 +10,7 @@ use crate::server::pool::Job;
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
-use crate::wire::frame;
+use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
 use crate::wire::meta::{self, Carrier, Era, RequestMeta};
 use crate::wire::method::Id;
@@ -61,7 +61,7 @@ impl Connection {
     /// thread, so the reader stays free to deliver the answers handlers wait for.
     pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, carrier: Carrier, reply: &Sink) {
         match incoming {
-            Err(bad) => reply.send(Outgoing::Response(frame::error_response(bad.id.as_ref(), &bad.error))),
+            Err(bad) => reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error))),
             Ok(Incoming::Single(message)) => self.on_message(message, carrier, reply),
             Ok(Incoming::Batch(items)) => self.on_batch(items, carrier, reply),
         }
@@ -92,7 +92,7 @@ impl Connection {
             }
             Era::PerRequest => match RequestMeta::parse(&req.params, carrier) {
                 Ok(meta) => self.per_request(req, meta, reply),
-                Err(e) => reply.send(Outgoing::Response(frame::response(Some(&req.id), &Err(e)))),
+                Err(e) => reply.send(Outgoing::Response(Answer::error(Some(&req.id), e))),
             },
         }
     }
@@ -139,8 +139,7 @@ impl Connection {
                     Arc::clone(&alone.cancelled),
                     reply.clone(),
                 );
-                let runner = Arc::clone(server);
-                server.pool.spawn_job(Job(Box::new(move || run(&runner, cx, req))));
+                server.pool.spawn_job(Job { run, cx, req });
             }
         }
         alone
@@ -158,7 +157,7 @@ impl Connection {
         };
         if let Some(why) = refusal {
             let error = RpcError::invalid_request(why);
-            reply.send(Outgoing::Response(frame::error_response(Some(&req.id), &error)));
+            reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
             return;
         }
         let stream = Arc::new(ListenStream::open(req.id.clone(), filter, reply.clone()));
@@ -192,8 +191,7 @@ impl Connection {
                 cancelled,
                 reply.clone(),
             );
-            let server = Arc::clone(&self.server);
-            Job(Box::new(move || run(&server, cx, req)))
+            Job { run, cx, req }
         };
         match self.session.admit(&id, max_in_flight, size, job) {
             Ok(Some(job)) => self.server.pool.spawn_job(job),
@@ -201,14 +199,14 @@ impl Connection {
             Ok(None) => {}
             Err(why) => {
                 let error = RpcError::invalid_request(why);
-                reply.send(Outgoing::Response(frame::error_response(Some(&id), &error)));
+                reply.send(Outgoing::Response(Answer::error(Some(&id), error)));
             }
         }
     }
 
     fn on_batch(&self, items: Vec<Result<Message, Malformed>>, carrier: Carrier, reply: &Sink) {
         if meta::batch_is_per_request(&items, carrier) {
-            reply.send(Outgoing::Response(frame::error_response(None, &meta::batch_refused())));
+            reply.send(Outgoing::Response(Answer::error(None, meta::batch_refused())));
             return;
         }
         let version = self.session.protocol_version();
@@ -217,7 +215,7 @@ impl Connection {
                 Some(v) => format!("batches are not supported in protocol revision {v}"),
                 None => "batches are not allowed before initialize".to_owned(),
             };
-            reply.send(Outgoing::Response(frame::error_response(None, &RpcError::invalid_request(why))));
+            reply.send(Outgoing::Response(Answer::error(None, RpcError::invalid_request(why))));
             return;
         }
         // Spec (JSON-RPC batch): the answers travel together as one array; notifications
@@ -234,7 +232,7 @@ impl Connection {
                 Ok(other) => self.on_message(other, carrier, &batch_sink),
                 Err(bad) => {
                     expected += 1;
-                    batch_sink.send(Outgoing::Response(frame::error_response(bad.id.as_ref(), &bad.error)));
+                    batch_sink.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error)));
                 }
             }
         }
@@ -265,7 +263,7 @@ enum Routed {
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
     let answer = |outcome: Result<serde_json::Value, RpcError>| {
-        reply.send(Outgoing::Response(frame::response(Some(&req.id), &outcome)));
+        reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome.map(Reply::Value))));
         Routed::Done
     };
     if server.is_draining() {
@@ -303,13 +301,14 @@ impl Alone {
 
 /// Runs one request on a worker and answers it, unless it was cancelled; hands back the
 /// queued request that takes its slot.
-fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {
+fn run(mut cx: RequestCx, req: Request) -> Option<Job> {
+    let server = Arc::clone(&cx.server);
     if cx.is_cancelled() {
         // Cancelled while it waited for a slot: it never runs.
         log::debug!("request {} cancelled before it ran; no response", req.id);
         return cx.session.as_ref().and_then(|s| s.finish(&req.id));
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| methods::answer(&mut cx, server, &req.method, req.params)))
+    let outcome = catch_unwind(AssertUnwindSafe(|| methods::answer(&mut cx, &server, &req.method, req.params)))
         .unwrap_or_else(|_| {
             log::error!("handler for {} panicked", req.method);
             Err(RpcError::internal())
@@ -324,7 +323,7 @@ fn run(server: &Server, mut cx: RequestCx, req: Request) -> Option<Job> {
                 log::error!("{} failed: {}", req.method, e.message);
             }
         }
-        cx.sink.send(Outgoing::Response(frame::response_reply(Some(&req.id), outcome)));
+        cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));
     }
     cx.start_deferred();
     next

@@ -3,7 +3,7 @@
 //! never assume a session. Knows no feature type.
 
 use crate::server::sink::{Outgoing, Sink};
-use crate::wire::frame;
+use crate::wire::frame::{self, Answer};
 use crate::wire::rpc::{RequestId, RpcError, INTERNAL_ERROR};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -150,7 +150,7 @@ impl Listener for ListenStream {
     fn close(&self) {
         if !self.ended.swap(true, Ordering::SeqCst) {
             let result = json!({ "resultType": "complete", "_meta": self.meta() });
-            self.sink.send(Outgoing::Response(frame::response(Some(&self.id), &Ok(result))));
+            self.sink.send(Outgoing::Response(Answer::new(self.id.clone(), Ok(result.into()))));
         }
     }
 }

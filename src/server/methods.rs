@@ -6,6 +6,7 @@
 //! failures are `-32602`). What is enabled comes from `Registry::enabled`, which also decides
 //! the advertised capabilities.
 
+use crate::features::cache::CacheHint;
 use crate::features::resources::Catalog;
 use crate::features::{completion, input_required, logging, prompts, resources, tasks, tasks_ext, tools};
 use crate::server::context::RequestCx;
@@ -13,14 +14,17 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::frame::Reply;
+use crate::wire::frame::{Members, Reply, Typed};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
+use serde::ser::{Serialize, SerializeMap};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// What the reader does with a request.
@@ -147,7 +151,7 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
         }
         _ => dispatch(cx, server, method, params),
     };
-    decorate(server, spec.map_or(Cache::None, |s| s.cache), outcome?)
+    Ok(decorate(server, spec.map_or(Cache::None, |s| s.cache), outcome?))
 }
 
 /// `server/discover` (2026-07-28): the per-request revisions, the capabilities the method
@@ -169,56 +173,104 @@ fn discover(server: &Server, version: ProtocolVersion) -> Value {
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// Every 2026-07-28 result: `resultType` (`complete` unless the handler's round needs input),
-/// the server's identity in `_meta`, and the cache hint the table gives the method. A result
-/// that came as JSON text with neither member (a tool's) gets them written in front.
-fn decorate(server: &Server, cache: Cache, result: Reply) -> Result<Reply, RpcError> {
+/// the server's identity in `_meta`, and the cache hint the table gives the method, written
+/// alongside the result's own members when its writer serialises it (`Decorated`).
+fn decorate(server: &Server, cache: Cache, result: Reply) -> Reply {
     let hint = match cache {
         Cache::None => None,
         Cache::List => Some(server.options().list_cache),
         // What a resource holds may depend on who reads it.
         Cache::Read => Some(server.options().read_cache),
     };
-    let result = match result {
-        Reply::Json(text) if hint.is_none() => match decorate_text(server, text) {
-            Ok(decorated) => return Ok(Reply::Json(decorated)),
-            Err(text) => Reply::Json(text),
-        },
-        other => other,
-    };
-    let Value::Object(mut map) = result.into_value()? else { return Ok(Reply::Value(Value::Null)) };
-    map.entry("resultType").or_insert_with(|| "complete".into());
-    if let Value::Object(meta) = map.entry("_meta").or_insert_with(|| json!({})) {
-        meta.insert(SERVER_INFO.into(), server.info(ProtocolVersion::V2026_07_28));
+    match result {
+        Reply::Value(Value::Object(_)) | Reply::Typed(_) => {
+            Reply::Typed(Box::new(Decorated { result, info: server.latest_info(), hint }))
+        }
+        Reply::Value(_) => Reply::Value(Value::Null),
     }
-    if let (Some(hint), Some("complete")) = (hint, map.get("resultType").and_then(Value::as_str)) {
-        // A registration's own hint (`Server::set_read_cache`) is on the result already.
-        hint.apply(&mut map);
-    }
-    Ok(Reply::Value(Value::Object(map)))
 }
 
-/// `decorate` on a result's JSON text: `resultType` and `_meta` written in front, when the
-/// object surely has neither (else the text comes back, for the `Value` path).
-fn decorate_text(server: &Server, mut text: String) -> Result<String, String> {
-    if !text.starts_with('{') || text.contains("\"_meta\"") || text.contains("\"resultType\"") {
-        return Err(text);
+/// A 2026-07-28 result with its decoration (`decorate`): members the result has already win
+/// (an `input_required` round's `resultType`, a registration's own cache hint), and the
+/// server's identity joins the result's own `_meta`.
+#[derive(Debug)]
+struct Decorated {
+    /// An object `Value` or a typed result.
+    result: Reply,
+    /// The server's identity, serialised once (`Server::latest_info`).
+    info: Arc<Box<RawValue>>,
+    hint: Option<CacheHint>,
+}
+
+impl Typed for Decorated {
+    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
+        let (object, own_meta) = match &self.result {
+            Reply::Value(Value::Object(map)) => (Some(map), map.get("_meta")),
+            Reply::Typed(typed) => (None, typed.meta()),
+            Reply::Value(_) => (None, None),
+        };
+        let has = |key: &str| object.is_some_and(|map| map.contains_key(key));
+        members.serialize_entry("_meta", &WithInfo { own: own_meta, info: &self.info })?;
+        let result_type = object.and_then(|map| map.get("resultType"));
+        if result_type.is_none() {
+            members.serialize_entry("resultType", "complete")?;
+        }
+        if let (Some(hint), true) = (self.hint, result_type.is_none_or(|t| t == "complete")) {
+            if !has("ttlMs") {
+                members.serialize_entry("ttlMs", &hint.ttl_ms)?;
+            }
+            if !has("cacheScope") {
+                members.serialize_entry("cacheScope", hint.scope.as_str())?;
+            }
+        }
+        match &self.result {
+            Reply::Value(Value::Object(map)) => {
+                map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(k, v)| members.serialize_entry(k, v))
+            }
+            Reply::Typed(typed) => typed.write_members(members),
+            Reply::Value(_) => Ok(()),
+        }
     }
-    let info = server.info_json(ProtocolVersion::V2026_07_28);
-    let separator = if text.starts_with("{}") { "" } else { "," };
-    let head = [r#"{"_meta":{""#, SERVER_INFO, r#"":"#, &info, r#"},"resultType":"complete""#, separator];
-    // Room for the response frame too, which goes around this text in place.
-    let mut decorated = String::with_capacity(text.len() + head.iter().map(|h| h.len()).sum::<usize>() + 64);
-    head.iter().for_each(|h| decorated.push_str(h));
-    decorated.push_str(&text[1..]);
-    text.clear();
-    Ok(decorated)
+
+    /// None: `write_members` writes the merged `_meta` itself.
+    fn meta(&self) -> Option<&Value> {
+        None
+    }
+
+    /// The result's, its server identity and about 100 bytes of members.
+    fn size_hint(&self) -> usize {
+        self.result.size_hint() + self.info.get().len() + 100
+    }
+}
+
+/// A result's own `_meta` with the server's identity added (a `_meta` that is not an object
+/// is left as it is).
+struct WithInfo<'a> {
+    own: Option<&'a Value>,
+    info: &'a RawValue,
+}
+
+impl Serialize for WithInfo<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let own = match self.own {
+            Some(Value::Object(own)) => Some(own),
+            Some(other) => return other.serialize(serializer),
+            None => None,
+        };
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in own.into_iter().flatten().filter(|(key, _)| *key != SERVER_INFO) {
+            map.serialize_entry(key, value)?;
+        }
+        map.serialize_entry(SERVER_INFO, self.info)?;
+        map.end()
+    }
 }
 
 /// Runs one request on a worker: the gate its row names (closed: `-32601`, as the capabilities
 /// leave it out), then one `match` whose arms call one feature function each. A name the
 /// table does not know, and the official extensions' methods, go to the registered
 /// extensions.
-pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params: Value) -> Result<Reply, RpcError> {
+pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, mut params: Value) -> Result<Reply, RpcError> {
     let r = server.registry();
     let version = cx.version();
     let on = r.enabled(version);
@@ -250,8 +302,12 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
     let value = match id {
         Id::Ping => Ok(json!({})),
         Id::ToolsList => tools::list(cx, &r.tools, parse(params)?),
-        // Its result may come as JSON text already (`Reply::Json`).
-        Id::ToolsCall => return tools::call(cx, &r.tools, on.tasks, server.ext_tasks(), parse(params)?),
+        // Its result may come typed (`Reply::Typed`); its arguments move as they are.
+        Id::ToolsCall => {
+            let arguments = params.as_object_mut().and_then(|p| p.remove("arguments"));
+            let params = tools::CallParams { arguments, ..parse(params)? };
+            return tools::call(cx, &r.tools, on.tasks, server.ext_tasks(), params);
+        }
         Id::ResourcesList => resources::list(cx, catalog, parse(params)?),
         Id::ResourcesTemplatesList => resources::list_templates(cx, catalog, parse(params)?),
         Id::ResourcesRead => resources::read(cx, catalog, parse(params)?),
@@ -309,20 +365,49 @@ fn parse<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::cache::CacheScope;
     use crate::features::tools::CallToolResult;
+    use crate::wire::frame::text_of;
+
+    fn written(reply: &Reply) -> Value {
+        serde_json::from_str(&text_of(|out| reply.write_to(out))).unwrap_or_default()
+    }
 
     #[test]
-    fn a_result_decorated_as_text_reads_as_one_decorated_as_a_value() {
+    fn a_decorated_result_keeps_its_members_and_meta_and_gains_the_decoration() {
         let mut server = Server::new("t", "1.0");
         server.set_title("T \"quoted\"");
-        let v = ProtocolVersion::V2026_07_28;
+        let info = server.info(ProtocolVersion::V2026_07_28);
+        let hint = CacheHint { ttl_ms: 5, scope: CacheScope::Public };
+        let cases = [
+            (json!({"a": 1}), json!({"_meta": {SERVER_INFO: info}, "a": 1, "resultType": "complete"})),
+            (
+                json!({"_meta": {"k": 1}, "ttlMs": 9}),
+                json!({"_meta": {"k": 1, SERVER_INFO: info}, "resultType": "complete", "ttlMs": 9, "cacheScope": "public"}),
+            ),
+            (
+                json!({"resultType": "input_required"}),
+                json!({"_meta": {SERVER_INFO: info}, "resultType": "input_required"}),
+            ),
+        ];
+        for (result, expected) in cases {
+            let decorated = Decorated { result: Reply::Value(result), info: server.latest_info(), hint: Some(hint) };
+            let mut expected = expected;
+            if expected["resultType"] == "complete" {
+                expected["ttlMs"] = expected.get("ttlMs").cloned().unwrap_or(5.into());
+                expected["cacheScope"] = "public".into();
+            }
+            assert_eq!(written(&Reply::Typed(Box::new(decorated))), expected);
+        }
         let mut with_meta = CallToolResult::text("m");
         with_meta.meta = Some(json!({"k": 1}));
+        let v = ProtocolVersion::V2026_07_28;
         for result in [CallToolResult::text("Echo: \"_meta\""), CallToolResult::default(), with_meta] {
-            let text = decorate(&server, Cache::None, Reply::Json(result.to_json(v))).and_then(Reply::into_value);
-            let value = decorate(&server, Cache::None, Reply::Value(result.to_wire(v))).and_then(Reply::into_value);
-            assert_eq!(text, value);
+            let typed = decorate(&server, Cache::None, result.clone().into_reply(v));
+            let value = decorate(&server, Cache::None, Reply::Value(result.to_wire(v)));
+            assert_eq!(written(&typed), written(&value));
         }
-        assert_eq!(decorate_text(&server, "{}".into()).map(|t| serde_json::from_str::<Value>(&t).is_ok()), Ok(true));
+        let empty = decorate(&server, Cache::None, Reply::Value(json!({})));
+        assert_eq!(written(&empty), json!({"_meta": {SERVER_INFO: info}, "resultType": "complete"}));
     }
 }

@@ -174,7 +174,7 @@ pub struct Server {
     /// Seals 2026-07-28 `requestState`s: random per process unless a key file is set.
     state_key: Option<StateKey>,
     /// `info(2026-07-28)` as JSON text, made on first use (every such result carries it).
-    info_json: std::sync::OnceLock<String>,
+    latest_info: std::sync::OnceLock<Arc<Box<serde_json::value::RawValue>>>,
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
@@ -212,7 +212,7 @@ impl Server {
             title: None,
             icons: Vec::new(),
             instructions: None,
-            info_json: std::sync::OnceLock::new(),
+            latest_info: std::sync::OnceLock::new(),
             pool: Pool::new(options.resident_workers, options.max_workers),
             task_share: task_share::TaskShare::new(options.session_share().min(options.max_workers / 4)),
             options,
@@ -267,13 +267,13 @@ impl Server {
     /// Sets the human-readable title sent in `serverInfo` (2025-06-18 and later).
     pub fn set_title(&mut self, title: impl Into<String>) {
         self.title = Some(title.into());
-        self.info_json = std::sync::OnceLock::new();
+        self.latest_info = std::sync::OnceLock::new();
     }
 
     /// Sets the icons sent in `serverInfo` (2025-11-25 and later).
     pub fn set_icons(&mut self, icons: Vec<Icon>) {
         self.icons = icons;
-        self.info_json = std::sync::OnceLock::new();
+        self.latest_info = std::sync::OnceLock::new();
     }
 
     /// Sets the `instructions` returned by `initialize`.
@@ -541,14 +541,13 @@ impl Server {
         Value::Object(info)
     }
 
-    /// `info(version)` as JSON text; the 2026-07-28 one is made once.
-    pub(crate) fn info_json(&self, version: ProtocolVersion) -> std::borrow::Cow<'_, str> {
-        let write = || self.info(version).to_string();
-        if version == ProtocolVersion::V2026_07_28 {
-            self.info_json.get_or_init(write).as_str().into()
-        } else {
-            write().into()
-        }
+    /// `info` of 2026-07-28, which every result of that revision carries: made once.
+    pub(crate) fn latest_info(&self) -> Arc<Box<serde_json::value::RawValue>> {
+        Arc::clone(self.latest_info.get_or_init(|| {
+            let text = serde_json::to_string(&self.info(ProtocolVersion::V2026_07_28)).unwrap_or_else(|_| "{}".into());
+            // Invariant: serde_json wrote that text, so it is valid JSON.
+            Arc::new(serde_json::value::RawValue::from_string(text).unwrap_or_default())
+        }))
     }
 
     pub(crate) fn instructions(&self) -> Option<&str> {

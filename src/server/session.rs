@@ -28,14 +28,15 @@ const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
 /// Resources one client may be subscribed to at once (each a URI of at most the URI cap).
 const MAX_SUBSCRIPTIONS: usize = 1000;
 
-use crate::server::pool::Job;
-
 /// Requests in flight: running ones hold a slot, the rest wait in order.
 #[derive(Default)]
 struct Flights {
     flags: HashMap<RequestId, Arc<AtomicBool>>,
     running: usize,
-    queue: VecDeque<(Job, usize)>,
+    /// Requests waiting for a slot, in order, with their sizes: the job each will run, boxed
+    /// while it waits (the session knows no job type; a request that runs at once is never
+    /// boxed).
+    queue: VecDeque<(Box<dyn Any + Send>, usize)>,
     queued_bytes: usize,
 }
 
@@ -163,13 +164,13 @@ impl Session {
     /// back to run now, or waits for a slot in order (`None`). Never blocks: a full session
     /// queues up to `MAX_QUEUED` requests and `MAX_QUEUED_BYTES` of params (`size` each) and
     /// refuses beyond.
-    pub(crate) fn admit(
+    pub(crate) fn admit<J: Send + 'static>(
         &self,
         id: &RequestId,
         max_in_flight: usize,
         size: usize,
-        job: impl FnOnce(Arc<AtomicBool>) -> Job,
-    ) -> Result<Option<Job>, &'static str> {
+        job: impl FnOnce(Arc<AtomicBool>) -> J,
+    ) -> Result<Option<J>, &'static str> {
         let mut flights = lock(&self.flights);
         if flights.flags.contains_key(id) {
             return Err("a request with this id is already in flight");
@@ -182,7 +183,7 @@ impl Session {
         flights.flags.insert(id.clone(), Arc::clone(&flag));
         let job = job(flag);
         if full {
-            flights.queue.push_back((job, size));
+            flights.queue.push_back((Box::new(job), size));
             flights.queued_bytes += size;
             Ok(None)
         } else {
@@ -192,13 +193,14 @@ impl Session {
     }
 
     /// A request ended: the queued request that takes its slot, if one waits.
-    pub(crate) fn finish(&self, id: &RequestId) -> Option<Job> {
+    pub(crate) fn finish<J: 'static>(&self, id: &RequestId) -> Option<J> {
         let mut flights = lock(&self.flights);
         flights.flags.remove(id);
         let next = match flights.queue.pop_front() {
             Some((job, size)) => {
                 flights.queued_bytes -= size;
-                Some(job)
+                // Invariant: a session's jobs are all of the one type its connection queues.
+                job.downcast().ok().map(|job| *job)
             }
             None => {
                 flights.running = flights.running.saturating_sub(1);

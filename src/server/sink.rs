@@ -1,17 +1,23 @@
 //! `Sink` and `Outgoing`: a message on its way to the client, and the channel that carries it
-//! to the one writer of its stream. Knows nothing else of the crate.
+//! to the one writer of its stream, which serialises a response there, once. Knows nothing else
+//! of the crate but the frames it carries.
 
+use crate::wire::frame::{self, Answer};
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 #[cfg(feature = "http")]
 use std::time::Duration;
 
-/// One serialized message on its way to the client.
-#[derive(Debug, Clone, PartialEq)]
+/// One message on its way to the client: a response as a value (its writer serialises it), the
+/// rest as JSON text.
+#[derive(Debug)]
 pub enum Outgoing {
-    /// The answer to a client request (or a batch of answers, as a JSON array).
-    Response(String),
+    /// The answer to a client request.
+    Response(Answer),
+    /// The answers to a batch's requests, written as one JSON array.
+    Batch(Vec<Answer>),
     /// A notification.
     Notification(String),
     /// A request from the server to the client.
@@ -23,12 +29,38 @@ pub enum Outgoing {
 }
 
 impl Outgoing {
-    /// The JSON text (empty for `CloseStream`).
-    pub fn json(&self) -> &str {
+    /// Writes the message as compact JSON (nothing for `CloseStream`).
+    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
         match self {
-            Outgoing::Response(s) | Outgoing::Notification(s) | Outgoing::Request(s) => s,
-            Outgoing::CloseStream => "",
+            Outgoing::Response(answer) => answer.write_to(out),
+            Outgoing::Batch(answers) => frame::write_batch(out, answers),
+            Outgoing::Notification(text) | Outgoing::Request(text) => out.write_all(text.as_bytes()),
+            Outgoing::CloseStream => Ok(()),
         }
+    }
+
+    /// The message as JSON text (empty for `CloseStream`): for writers that need text.
+    pub fn to_text(&self) -> String {
+        match self {
+            Outgoing::Notification(text) | Outgoing::Request(text) => text.clone(),
+            other => frame::text_of(|out| other.write_to(out)),
+        }
+    }
+
+    /// What a metered sink counted for the message: its text's length, or the size its
+    /// answers were estimated at (`Answer::size_hint`) when sent.
+    pub(crate) fn metered(&self) -> usize {
+        match self {
+            Outgoing::Response(answer) => answer.metered,
+            Outgoing::Batch(answers) => answers.iter().map(|a| a.metered).sum(),
+            Outgoing::Notification(text) | Outgoing::Request(text) => text.len(),
+            Outgoing::CloseStream => 0,
+        }
+    }
+
+    /// Whether this is the answer (or a batch's answers) that ends a request's stream.
+    pub fn is_response(&self) -> bool {
+        matches!(self, Outgoing::Response(_) | Outgoing::Batch(_))
     }
 }
 
@@ -52,7 +84,9 @@ impl Sink {
     }
 
     /// A sink that counts the bytes of JSON waiting for its writer, which subtracts each
-    /// message's once written: the reader of requests stops reading while too much waits.
+    /// message's once written: the reader of requests stops reading while too much waits. A
+    /// response, not serialised until its writer takes it, counts as its estimated size
+    /// (`Answer::size_hint`: the data it carries, exact for a `Value`), which travels with it.
     pub fn metered() -> (Sink, mpsc::Receiver<Outgoing>, Arc<AtomicUsize>) {
         let (tx, rx) = mpsc::channel();
         let queued = Arc::new(AtomicUsize::new(0));
@@ -85,7 +119,7 @@ impl Sink {
     /// Sends; a closed stream drops the message (the client is gone).
     pub fn send(&self, message: Outgoing) {
         let message = match (&self.batch, message) {
-            (Some(batch), Outgoing::Response(json)) => return batch.add(json),
+            (Some(batch), Outgoing::Response(answer)) => return batch.add(answer),
             (_, message) => message,
         };
         if let Some((queued, cap)) = &self.bound {
@@ -95,7 +129,17 @@ impl Sink {
                 return;
             }
         }
-        let len = message.json().len();
+        let mut message = message;
+        if self.meter.is_some() {
+            // An answer's size is estimated, not serialised twice; the estimate travels with it
+            // so its writer counts off exactly what was added here.
+            match &mut message {
+                Outgoing::Response(answer) => answer.metered = answer.size_hint(),
+                Outgoing::Batch(answers) => answers.iter_mut().for_each(|a| a.metered = a.size_hint()),
+                _ => {}
+            }
+        }
+        let len = message.metered();
         if let Some(meter) = &self.meter {
             meter.fetch_add(len, Ordering::Relaxed);
         }
@@ -115,7 +159,7 @@ struct Batch {
 }
 
 struct Gathered {
-    answers: Vec<String>,
+    answers: Vec<Answer>,
     /// Responses come so far.
     received: usize,
     /// Responses the batch holds in all, once it has been read (`BatchGuard::expect`).
@@ -124,24 +168,24 @@ struct Gathered {
 
 impl Gathered {
     /// The answers, once all of them came (taken once).
-    fn complete(&mut self) -> Option<Vec<String>> {
+    fn complete(&mut self) -> Option<Vec<Answer>> {
         (self.expected == Some(self.received)).then(|| std::mem::take(&mut self.answers))
     }
 }
 
 impl Batch {
-    fn add(&self, json: String) {
+    fn add(&self, answer: Answer) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.answers.push(json);
+        state.answers.push(answer);
         state.received += 1;
         let complete = state.complete();
         drop(state);
         self.flush(complete);
     }
 
-    fn flush(&self, answers: Option<Vec<String>>) {
+    fn flush(&self, answers: Option<Vec<Answer>>) {
         if let Some(answers) = answers.filter(|a| !a.is_empty()) {
-            self.out.send(Outgoing::Response(format!("[{}]", answers.join(","))));
+            self.out.send(Outgoing::Batch(answers));
         }
     }
 }
@@ -187,6 +231,16 @@ impl BoundedReceiver {
 #[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
+    use crate::wire::frame::Reply;
+    use serde_json::json;
+
+    fn text(message: Result<Outgoing, impl std::fmt::Debug>) -> String {
+        message.map(|m| m.to_text()).unwrap_or_default()
+    }
+
+    fn answer(id: i64) -> Outgoing {
+        Outgoing::Response(Answer::new(id.into(), Ok(Reply::Value(json!(id)))))
+    }
 
     #[test]
     fn a_bounded_sink_drops_what_no_reader_takes_and_accepts_again_once_read() {
@@ -195,25 +249,26 @@ mod tests {
             sink.send(Outgoing::Notification(n.to_string()));
         }
         let short = Duration::from_millis(20);
-        assert_eq!(rx.recv_timeout(short), Ok(Outgoing::Notification("0".into())));
-        assert_eq!(rx.recv_timeout(short), Ok(Outgoing::Notification("1".into())));
+        assert_eq!(text(rx.recv_timeout(short)), "0");
+        assert_eq!(text(rx.recv_timeout(short)), "1");
         assert!(rx.recv_timeout(short).is_err(), "the third was over the bound");
         sink.send(Outgoing::Notification("3".into()));
-        assert_eq!(rx.recv_timeout(short), Ok(Outgoing::Notification("3".into())));
+        assert_eq!(text(rx.recv_timeout(short)), "3");
     }
 
     #[test]
     fn a_batch_sink_sends_one_array_once_every_counted_response_came_and_passes_the_rest() {
         let (reply, rx) = Sink::channel();
         let (batch, guard) = reply.batch();
-        batch.send(Outgoing::Response("1".into()));
-        batch.send(Outgoing::Response("2".into()));
+        batch.send(answer(1));
+        batch.send(answer(2));
         batch.send(Outgoing::Notification("n".into()));
-        assert_eq!(rx.try_recv(), Ok(Outgoing::Notification("n".into())), "notifications pass straight through");
+        assert_eq!(text(rx.try_recv()), "n", "notifications pass straight through");
         guard.expect(3);
         assert!(rx.try_recv().is_err(), "one response is still due");
-        batch.send(Outgoing::Response("3".into()));
-        assert_eq!(rx.try_recv(), Ok(Outgoing::Response("[1,2,3]".into())));
+        batch.send(answer(3));
+        let array = r#"[{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":2,"result":2},{"jsonrpc":"2.0","id":3,"result":3}]"#;
+        assert_eq!(text(rx.try_recv()), array);
         drop(batch);
         assert!(rx.try_recv().is_err(), "sent once");
     }
@@ -222,10 +277,20 @@ mod tests {
     fn a_batch_sink_sends_what_came_when_a_response_never_comes() {
         let (reply, rx) = Sink::channel();
         let (batch, guard) = reply.batch();
-        batch.send(Outgoing::Response("1".into()));
+        batch.send(answer(1));
         guard.expect(2);
         assert!(rx.try_recv().is_err());
         drop(batch);
-        assert_eq!(rx.try_recv(), Ok(Outgoing::Response("[1]".into())));
+        assert_eq!(text(rx.try_recv()), r#"[{"jsonrpc":"2.0","id":1,"result":1}]"#);
+    }
+
+    #[test]
+    fn a_metered_sink_counts_what_its_writer_counts_off() {
+        let (sink, rx, queued) = Sink::metered();
+        sink.send(answer(12));
+        sink.send(Outgoing::Notification("{}".into()));
+        let counted: usize = rx.try_iter().map(|m| m.metered()).sum();
+        assert_eq!(queued.load(Ordering::Relaxed), counted);
+        assert!(counted >= r#"{"jsonrpc":"2.0","id":12,"result":12}{}"#.len());
     }
 }

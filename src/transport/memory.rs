@@ -54,7 +54,7 @@ impl MemoryClient {
         loop {
             match self.outbox.recv_timeout(timeout) {
                 Ok(Outgoing::CloseStream) => continue,
-                Ok(message) => return serde_json::from_str(message.json()).ok(),
+                Ok(message) => return serde_json::from_str(&message.to_text()).ok(),
                 Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return None,
             }
         }

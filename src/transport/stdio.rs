@@ -183,17 +183,21 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Res
     }
 }
 
+/// Writes every message as one line: a response is serialised here, once, straight into the
+/// output buffer.
 fn write_loop(outbox: Receiver<Outgoing>, output: impl Write, room: &OutputRoom) {
     let mut out = BufWriter::with_capacity(64 * 1024, output);
     while let Ok(mut message) = outbox.recv() {
         // Counted off once flushed, so nothing queued means everything is out (what a drain
-        // waits for before the process exits).
+        // waits for before the process exits): what the sink counted for each (`metered`).
         let mut written = 0;
         loop {
-            if message != Outgoing::CloseStream {
-                log::debug!("-> {}", message.json());
-                let wrote = out.write_all(message.json().as_bytes()).and_then(|_| out.write_all(b"\n"));
-                written += message.json().len();
+            if !matches!(message, Outgoing::CloseStream) {
+                if log::log_enabled!(log::Level::Debug) {
+                    log::debug!("-> {}", message.to_text());
+                }
+                let wrote = message.write_to(&mut out).and_then(|_| out.write_all(b"\n"));
+                written += message.metered();
                 if let Err(e) = wrote {
                     log::debug!("stdout closed: {e}");
                     room.close();

@@ -1,17 +1,15 @@
-//! Writing JSON-RPC frames: responses (a `Reply`'s text framed in place), errors, requests and
-//! notifications, and the length of a value as compact JSON.
+//! Writing JSON-RPC frames: a response travels as an `Answer` (its id and its `Reply` or error)
+//! to the one writer of its stream, which serialises it once, straight into its output; errors,
+//! requests and notifications written as text; the length of any frame counted without writing it.
 //! Knows nothing of MCP.
 
 use super::rpc::{RequestId, RpcError};
+use serde::ser::{SerializeMap, Serializer as _};
 use serde::Serialize;
+use serde_json::ser::{CompactFormatter, Compound};
 use serde_json::Value;
-
-#[derive(Serialize)]
-struct ResultFrame<'a> {
-    jsonrpc: &'static str,
-    id: &'a RequestId,
-    result: &'a Value,
-}
+use std::fmt;
+use std::io::{self, Write};
 
 #[derive(Serialize)]
 struct ErrorFrame<'a> {
@@ -40,47 +38,60 @@ fn to_json<T: Serialize>(frame: &T) -> String {
     serde_json::to_string(frame).expect("JSON-RPC frames always serialize")
 }
 
-/// The length of `value` as compact JSON, counted as it is written out instead of built as text
-/// (no allocation: this runs for every request).
-pub fn encoded_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // A `Value` always serializes and counting never fails, so there is no error to pass on.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
+/// A writer that counts what passes through it to `inner`.
+struct Tally<W> {
+    inner: W,
+    bytes: usize,
 }
 
-/// A request's result on its way to the response: a JSON value, or its JSON text already
-/// written (a handler that knows its result's shape skips building a `Value`: no map, no key
-/// strings, one buffer that becomes the frame).
-#[derive(Debug, Clone, PartialEq)]
+impl<W: Write> Write for Tally<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(bytes)?;
+        self.bytes += n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The length of `write`'s output, counted as it is written out instead of built as text (no
+/// allocation: this runs for every request and, on a metered stream, every answer).
+fn counted(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> usize {
+    let mut count = Tally { inner: io::sink(), bytes: 0 };
+    // Counting never fails, and what writers write always serializes.
+    let _ = write(&mut count);
+    count.bytes
+}
+
+/// The length of `value` as compact JSON.
+pub fn encoded_len(value: &Value) -> usize {
+    counted(|out| Ok(serde_json::to_writer(out, value)?))
+}
+
+/// The members of a JSON object being written: what `Typed::write_members` writes into.
+pub type Members<'a, 'w> = Compound<'a, &'w mut dyn Write, CompactFormatter>;
+
+/// A result its handler kept typed: the writer of its stream serialises it, member by member,
+/// straight into its output (no `Value` map, no text of its own).
+pub trait Typed: Send + fmt::Debug {
+    /// Writes every member but `_meta` into the object `members` is writing.
+    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()>;
+    /// The result's own `_meta`, if any: written first, or merged into by a wrapper.
+    fn meta(&self) -> Option<&Value>;
+    /// About how many bytes the members but `_meta` take as JSON, without writing them (what a
+    /// metered stream counts while the result waits for its writer): the length of the data
+    /// they carry plus a little for each member.
+    fn size_hint(&self) -> usize;
+}
+
+/// A request's result on its way to the response: a JSON value, or a typed result.
+#[derive(Debug)]
 pub enum Reply {
     /// A value to serialize.
     Value(Value),
-    /// The result as compact JSON text (an object).
-    Json(String),
-}
-
-impl Reply {
-    /// The result as a value (text is read back: for the rare caller that must edit it).
-    pub fn into_value(self) -> Result<Value, RpcError> {
-        match self {
-            Reply::Value(value) => Ok(value),
-            Reply::Json(text) => serde_json::from_str(&text).map_err(|e| {
-                log::error!("a result's JSON text does not read back: {e}");
-                RpcError::internal()
-            }),
-        }
-    }
+    /// A typed result, serialised by the writer.
+    Typed(Box<dyn Typed>),
 }
 
 impl From<Value> for Reply {
@@ -89,55 +100,124 @@ impl From<Value> for Reply {
     }
 }
 
-/// Writes `value` as compact JSON into a buffer with room for the frame around it (see
-/// `response_reply`).
-pub fn result_text<T: Serialize>(value: &T) -> String {
+impl Reply {
+    /// About how many bytes the result takes as JSON: exact for a `Value` (counted), the typed
+    /// result's own estimate otherwise.
+    pub fn size_hint(&self) -> usize {
+        match self {
+            Reply::Value(value) => encoded_len(value),
+            Reply::Typed(typed) => typed.size_hint() + typed.meta().map_or(0, encoded_len),
+        }
+    }
+
+    /// Writes the result as compact JSON.
+    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        match self {
+            Reply::Value(value) => serde_json::to_writer(out, value)?,
+            Reply::Typed(typed) => {
+                let mut serializer = serde_json::Serializer::new(out);
+                let mut members = (&mut serializer).serialize_map(None)?;
+                if let Some(meta) = typed.meta() {
+                    members.serialize_entry("_meta", meta)?;
+                }
+                typed.write_members(&mut members)?;
+                SerializeMap::end(members)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A response on its way to the writer of its stream: the id it answers and its outcome.
+#[derive(Debug)]
+pub struct Answer {
+    /// The request's id (`None` for a message so broken that no id could be read).
+    pub id: Option<RequestId>,
+    /// The result or the error.
+    pub outcome: Result<Reply, RpcError>,
+    /// What a metered sink counted for this answer (`size_hint`), which its writer counts off.
+    pub(crate) metered: usize,
+}
+
+impl Answer {
+    /// An answer to the request `id`.
+    pub fn new(id: RequestId, outcome: Result<Reply, RpcError>) -> Answer {
+        Answer { id: Some(id), outcome, metered: 0 }
+    }
+
+    /// An error answer.
+    pub fn error(id: Option<&RequestId>, error: RpcError) -> Answer {
+        Answer { id: id.cloned(), outcome: Err(error), metered: 0 }
+    }
+
+    /// About how many bytes the frame takes, without writing it (`Reply::size_hint`).
+    pub fn size_hint(&self) -> usize {
+        let id = match &self.id {
+            Some(RequestId::String(id)) => id.len() + 2,
+            _ => 20,
+        };
+        let outcome = match &self.outcome {
+            Ok(reply) => reply.size_hint(),
+            Err(error) => error.message.len() + error.data.as_ref().map_or(0, encoded_len) + 40,
+        };
+        br#"{"jsonrpc":"2.0","id":,"result":}"#.len() + id + outcome
+    }
+
+    /// The error code, if the answer is an error.
+    pub fn code(&self) -> Option<i64> {
+        self.outcome.as_ref().err().map(|e| e.code)
+    }
+
+    /// Writes the response frame: `{"jsonrpc":"2.0","id":..,"result":..}` or `.."error":..`.
+    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        match (&self.id, &self.outcome) {
+            (Some(id), Ok(reply)) => {
+                out.write_all(br#"{"jsonrpc":"2.0","id":"#)?;
+                serde_json::to_writer(&mut *out, id)?;
+                out.write_all(br#","result":"#)?;
+                reply.write_to(out)?;
+                out.write_all(b"}")
+            }
+            // A result with no id to answer cannot be framed.
+            (None, Ok(_)) => write_error(out, None, &RpcError::internal()),
+            (id, Err(error)) => write_error(out, id.as_ref(), error),
+        }
+    }
+
+    /// The frame as text (for a writer that needs text: SSE events, the in-memory client).
+    pub fn to_text(&self) -> String {
+        text_of(|out| self.write_to(out))
+    }
+}
+
+/// A JSON array of response frames: a batch's answers.
+pub fn write_batch(out: &mut dyn Write, answers: &[Answer]) -> io::Result<()> {
+    out.write_all(b"[")?;
+    for (n, answer) in answers.iter().enumerate() {
+        if n > 0 {
+            out.write_all(b",")?;
+        }
+        answer.write_to(out)?;
+    }
+    out.write_all(b"]")
+}
+
+/// What `write` writes, as text.
+pub fn text_of(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
     let mut out = Vec::with_capacity(256);
-    // Invariant: what handlers write holds strings, numbers and `Value`s, which always serialize.
-    serde_json::to_writer(&mut out, value).expect("results always serialize");
+    // Writing into memory never fails, and what writers write always serializes.
+    let _ = write(&mut out);
     // serde_json writes UTF-8 only.
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// The response frame for a `Reply`: a `Reply::Json`'s text becomes the frame in place (the
-/// head inserted before it), so the answer costs no allocation of its own.
-pub fn response_reply(id: Option<&RequestId>, outcome: Result<Reply, RpcError>) -> String {
-    match (id, outcome) {
-        (Some(id), Ok(Reply::Json(text))) => frame_text(id, text),
-        (id, outcome) => response(id, &outcome.and_then(Reply::into_value)),
-    }
+fn write_error(out: &mut dyn Write, id: Option<&RequestId>, error: &RpcError) -> io::Result<()> {
+    Ok(serde_json::to_writer(out, &ErrorFrame { jsonrpc: "2.0", id, error })?)
 }
 
-/// `text` (a result's JSON) inside its response frame, built in place.
-fn frame_text(id: &RequestId, mut text: String) -> String {
-    let mut head = [0u8; 96];
-    let room = head.len();
-    let mut w = &mut head[..];
-    let fits = std::io::Write::write_all(&mut w, br#"{"jsonrpc":"2.0","id":"#).is_ok()
-        && serde_json::to_writer(&mut w, id).is_ok()
-        && std::io::Write::write_all(&mut w, br#","result":"#).is_ok();
-    let used = room - w.len();
-    match std::str::from_utf8(&head[..used]) {
-        Ok(head) if fits => {
-            text.insert_str(0, head);
-            text.push('}');
-            text
-        }
-        // A string id too long for the head buffer.
-        _ => response(Some(id), &Reply::Json(text).into_value()),
-    }
-}
-
-/// A response frame: `{"jsonrpc":"2.0","id":..,"result":..}` or `.."error":..`.
-pub fn response(id: Option<&RequestId>, outcome: &Result<Value, RpcError>) -> String {
-    match (outcome, id) {
-        (Ok(result), Some(id)) => to_json(&ResultFrame { jsonrpc: "2.0", id, result }),
-        (Ok(_), None) => to_json(&ErrorFrame { jsonrpc: "2.0", id: None, error: &RpcError::internal() }),
-        (Err(error), id) => to_json(&ErrorFrame { jsonrpc: "2.0", id, error }),
-    }
-}
-
-/// An error response frame.
+/// An error response frame, as text: the HTTP transport's refusals, written before any request
+/// runs.
+#[cfg(any(test, feature = "http"))]
 pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> String {
     to_json(&ErrorFrame { jsonrpc: "2.0", id, error })
 }
@@ -157,16 +237,45 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A typed result as a handler might keep it: one member and an optional `_meta`.
+    #[derive(Debug)]
+    struct Note(&'static str, Option<Value>);
+
+    impl Typed for Note {
+        fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
+            members.serialize_entry("note", self.0)
+        }
+        fn meta(&self) -> Option<&Value> {
+            self.1.as_ref()
+        }
+        fn size_hint(&self) -> usize {
+            self.0.len() + 10
+        }
+    }
+
     #[test]
-    fn a_json_reply_is_framed_as_its_value_would_be() {
+    fn an_answer_is_framed_as_its_value_would_be_and_counted_as_written() {
         let long = RequestId::String("x\"".repeat(60));
         for id in [RequestId::from(7), RequestId::String("a\"b".into()), long] {
-            let result = json!({"content": [{"text": "Echo: h\u{e9}", "type": "text"}], "isError": true});
-            let framed = response_reply(Some(&id), Ok(Reply::Json(result.to_string())));
-            assert_eq!(framed, response(Some(&id), &Ok(result)));
+            for (typed, value) in [
+                (Note("h\u{e9}\"", None), json!({"note": "h\u{e9}\""})),
+                (Note("n", Some(json!({"k": 1}))), json!({"_meta": {"k": 1}, "note": "n"})),
+            ] {
+                let answer = Answer::new(id.clone(), Ok(Reply::Typed(Box::new(typed))));
+                let expected = json!({"jsonrpc": "2.0", "id": id, "result": value});
+                assert_eq!(serde_json::from_str::<Value>(&answer.to_text()).ok(), Some(expected));
+                assert_eq!(counted(|out| answer.write_to(out)), answer.to_text().len());
+            }
         }
-        let error = RpcError::invalid_params("no");
-        assert_eq!(response_reply(None, Err(error.clone())), response(None, &Err(error)));
+        let error = Answer::error(None, RpcError::invalid_params("no"));
+        assert_eq!(error.to_text(), error_response(None, &RpcError::invalid_params("no")));
+        assert_eq!(error.code(), Some(crate::wire::rpc::INVALID_PARAMS));
+        let batch = text_of(|out| write_batch(out, &[error, Answer::new(7.into(), Ok(json!({}).into()))]));
+        assert_eq!(
+            serde_json::from_str::<Value>(&batch).ok(),
+            Some(json!([{"jsonrpc": "2.0", "id": null, "error": {"code": -32602, "message": "no"}},
+                        {"jsonrpc": "2.0", "id": 7, "result": {}}]))
+        );
     }
 
     #[test]

@@ -352,7 +352,7 @@ fn bad(id: Option<RequestId>, message: &str) -> Malformed {
 
 #[cfg(test)]
 mod tests {
-    use super::super::frame::response;
+    use super::super::frame::Answer;
     use super::super::rpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
     use super::*;
     use serde_json::json;
@@ -379,7 +379,7 @@ mod tests {
         let Message::Request(r) = single(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#) else {
             panic!()
         };
-        let out = response(Some(&r.id), &Ok(json!({})));
+        let out = Answer::new(r.id, Ok(json!({}).into())).to_text();
         assert!(out.contains(r#""id":18446744073709551615"#), "{out}");
     }
 

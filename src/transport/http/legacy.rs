@@ -66,7 +66,7 @@ pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
                 match messages.recv_timeout(SLICE) {
                     Ok(Outgoing::CloseStream) => {}
                     Ok(message) => {
-                        if pump.event(None, Some("message"), None, message.json()).is_err() {
+                        if pump.event(None, Some("message"), None, &message.to_text()).is_err() {
                             break Stop::Abandon;
                         }
                     }

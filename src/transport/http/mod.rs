@@ -513,8 +513,8 @@ fn next_answer(http: &Http, answers: &Receiver<Outgoing>) -> Option<Outgoing> {
 
 /// The answer a request gets when its session was deleted while it ran: its handler saw the
 /// cancellation and sent nothing, but the client is still owed an answer to its POST.
-fn ended_with_session(id: Option<&RequestId>) -> String {
-    frame::error_response(id, &RpcError::invalid_request("the session ended before this request finished"))
+fn ended_with_session(id: Option<&RequestId>) -> frame::Answer {
+    frame::Answer::error(id, RpcError::invalid_request("the session ended before this request finished"))
 }
 
 fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
@@ -603,14 +603,19 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     // The first thing the request produces decides the answer's form: its response alone is
     // JSON; anything before it (progress, logs, requests to the client) makes it a stream.
     let first = match next_answer(http, &answers) {
-        Some(Outgoing::Response(json)) => {
+        Some(Outgoing::Response(answer)) => {
             drop(busy);
-            return Answer::json(200, json).send(exchange, &headers);
+            return Answer::json(200, answer.to_text()).send(exchange, &headers);
+        }
+        Some(Outgoing::Batch(answers)) => {
+            drop(busy);
+            let body = frame::text_of(|out| frame::write_batch(out, &answers));
+            return Answer::json(200, body).send(exchange, &headers);
         }
         None => {
             drop(busy);
             if session.connection.session().is_closed() {
-                return Answer::json(200, ended_with_session(request_id.as_ref())).send(exchange, &headers);
+                return Answer::json(200, ended_with_session(request_id.as_ref()).to_text()).send(exchange, &headers);
             }
             // Cancelled: nothing will come.
             return Answer::new(202).send(exchange, &headers);

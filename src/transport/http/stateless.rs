@@ -78,12 +78,11 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     match first {
         // A listen stream refused at the server-wide cap (-32603): capacity, not the request,
         // so 503 with `Retry-After`, as at the other caps.
-        Some(Outgoing::Response(json)) if listen && code_of(&json) == Some(INTERNAL_ERROR) => {
-            Answer::json(503, json).with("Retry-After", "5").send(exchange, cors);
+        Some(Outgoing::Response(answer)) if listen && answer.code() == Some(INTERNAL_ERROR) => {
+            Answer::json(503, answer.to_text()).with("Retry-After", "5").send(exchange, cors);
         }
-        Some(Outgoing::Response(json)) => {
-            let status = status_of(&json);
-            Answer::json(status, json).send(exchange, cors);
+        Some(Outgoing::Response(answer)) => {
+            Answer::json(status_of(answer.code()), answer.to_text()).send(exchange, cors);
         }
         // Cancelled by a drain that ran out of time: the client is still owed an answer.
         None if http.draining() => {
@@ -119,14 +118,14 @@ fn stream(
                 },
             },
         };
-        if message == Outgoing::CloseStream {
+        if matches!(message, Outgoing::CloseStream) {
             continue;
         }
-        if let Err(e) = pump.event(None, None, None, message.json()) {
+        if let Err(e) = pump.event(None, None, None, &message.to_text()) {
             log::debug!("per-request stream lost: {e}");
             break Stop::Abandon;
         }
-        if matches!(message, Outgoing::Response(_)) {
+        if message.is_response() {
             break Stop::Finish;
         }
     };
@@ -138,20 +137,13 @@ fn refuse(exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], id: &Req
     Answer::json(status, frame::error_response(Some(id), e)).send(exchange, cors);
 }
 
-/// The HTTP status of a JSON answer (contract §2.9): header, capability and version errors are
-/// 400, an unknown or removed method 404, anything else (a result, a handler's error) 200.
-fn status_of(json: &str) -> u16 {
-    match code_of(json) {
+/// The HTTP status of an answer with this error code (contract §2.9): header, capability and
+/// version errors are 400, an unknown or removed method 404, anything else (a result, a
+/// handler's error) 200.
+fn status_of(code: Option<i64>) -> u16 {
+    match code {
         Some(HEADER_MISMATCH | MISSING_CLIENT_CAPABILITY | UNSUPPORTED_PROTOCOL_VERSION) => 400,
         Some(METHOD_NOT_FOUND) => 404,
         _ => 200,
     }
-}
-
-/// The error code of a JSON answer, if it is an error.
-fn code_of(json: &str) -> Option<i64> {
-    if !json.contains("\"error\"") {
-        return None;
-    }
-    serde_json::from_str::<Value>(json).ok().and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
 }

@@ -128,7 +128,7 @@ fn standalone(http: &Http, mut pump: Pump<'_>, session: &HttpSession, stream: &S
         let written = match next {
             Some(Ok(Outgoing::CloseStream)) => Ok(()),
             Some(Ok(message)) => {
-                let json = message.json().to_owned();
+                let json = message.to_text();
                 let seq = stream.push(json.clone(), false);
                 pump.event(Some(&stream.event_id(seq)), None, None, &json)
             }
@@ -190,7 +190,7 @@ pub(super) fn answer(
             None if session.connection.session().is_closed() => Outgoing::Response(ended_with_session(id)),
             None => break,
         };
-        if message == Outgoing::CloseStream {
+        if matches!(message, Outgoing::CloseStream) {
             // Only a primed stream can be resumed: before 2025-11-25 the client may hold no id.
             if let Some(p) = pump.take_if(|_| primes(version)) {
                 log::debug!("closing stream {} early; the client polls back for the rest", stream.id);
@@ -199,8 +199,8 @@ pub(super) fn answer(
             }
             continue;
         }
-        let last = matches!(message, Outgoing::Response(_));
-        let json = message.json().to_owned();
+        let last = message.is_response();
+        let json = message.to_text();
         let seq = stream.push(json.clone(), last);
         if let Some(p) = pump.as_mut() {
             if let Err(e) = p.event(Some(&stream.event_id(seq)), None, None, &json) {

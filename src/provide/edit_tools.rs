@@ -4,11 +4,12 @@
 //! through `write::Folder` (checked folder descriptors, atomic replacement).
 
 use super::diff;
+use super::file_tools::refused;
 use super::files::{Files, Root, Target};
 use super::sandbox;
 use super::write::Folder;
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tinymcp::{CallToolResult, Server, Tool, ToolAnnotations};
 
@@ -101,15 +102,14 @@ fn str_arg<'a>(args: &'a Value, name: &str) -> &'a str {
     args.get(name).and_then(Value::as_str).unwrap_or_default()
 }
 
-fn refused(spelled: &str, why: &str) -> CallToolResult {
-    CallToolResult::error(format!("path {spelled:?} refused: {why}"))
-}
-
-fn writable(root: &Root) -> Result<(), String> {
-    if root.writable {
-        Ok(())
-    } else {
-        Err(format!("{} is served read-only (make it writable with --write-root)", root.label))
+/// Whether the folder `dir` of `root` may change: the root is writable, and no read-only root
+/// is served inside it that holds `dir` (a read-only root stays so through any other path).
+fn writable(files: &Files, root: &Root, dir: &Path) -> Result<(), String> {
+    let read_only = |r: &&Root| !r.writable && dir.starts_with(r.sandbox.root());
+    match files.roots.iter().find(read_only) {
+        None if root.writable => Ok(()),
+        Some(r) => Err(format!("{} is served read-only (make it writable with --write-root)", r.label)),
+        None => Err(format!("{} is served read-only (make it writable with --write-root)", root.label)),
     }
 }
 
@@ -135,7 +135,7 @@ fn file_target<'f>(files: &'f Files, spelled: &str) -> Result<(&'f Root, PathBuf
         }
         Err(why) => return Err(why),
     };
-    writable(root)?;
+    writable(files, root, &dir)?;
     Ok((root, dir, name))
 }
 
@@ -238,11 +238,11 @@ fn create_directory(files: &Files, spelled: &str) -> CallToolResult {
     for end in top + 1..=parts.len() {
         let prefix = parts[..end].join("/");
         let step = match files.locate(&prefix) {
-            Ok(Target::In { root, path }) if path.is_dir() => writable(root),
+            Ok(Target::In { root, path }) if path.is_dir() => writable(files, root, &path),
             Ok(_) => Err(format!("{prefix} exists and is not a folder")),
             Err(why) if why == "no such file or directory" => {
                 files.locate_entry(&prefix).and_then(|(root, dir, name)| {
-                    writable(root)?;
+                    writable(files, root, &dir)?;
                     Folder::open(&root.sandbox, &dir)?.create_dir(&name).map(|new| created += usize::from(new))
                 })
             }
@@ -261,11 +261,11 @@ fn create_directory(files: &Files, spelled: &str) -> CallToolResult {
 fn move_file(files: &Files, args: &Value) -> CallToolResult {
     let (source, destination) = (str_arg(args, "source"), str_arg(args, "destination"));
     let overwrite = args.get("overwrite").and_then(Value::as_bool).unwrap_or(false);
-    let from = match files.locate_entry(source).and_then(|t| writable(t.0).map(|()| t)) {
+    let from = match files.locate_entry(source).and_then(|t| writable(files, t.0, &t.1).map(|()| t)) {
         Ok(from) => from,
         Err(why) => return refused(source, &why),
     };
-    let to = match files.locate_entry(destination).and_then(|t| writable(t.0).map(|()| t)) {
+    let to = match files.locate_entry(destination).and_then(|t| writable(files, t.0, &t.1).map(|()| t)) {
         Ok(to) => to,
         Err(why) => return refused(destination, &why),
     };

@@ -276,6 +276,26 @@ fn a_root_not_made_writable_stays_read_only() {
 }
 
 #[test]
+fn a_read_only_root_inside_a_writable_one_stays_read_only() {
+    let p = project();
+    let sub = p.dir.path().join("sub");
+    let mut client = Client::spawn(&["--write-root", p.dir.arg(), "--root", sub.to_str().unwrap()]);
+    client.initialize("2025-11-25", json!({}));
+    let outer = p.dir.path().file_name().unwrap().to_str().unwrap().to_owned();
+    let through_outer = format!("{outer}/sub/m.rs");
+    refused(&client.call_tool("write_file", json!({"path": through_outer, "content": "x"})), "sub is served read-only");
+    refused(
+        &client.call_tool("create_directory", json!({"path": format!("{outer}/sub/d")})),
+        "sub is served read-only",
+    );
+    let out = json!({"source": format!("{outer}/sub/m.rs"), "destination": format!("{outer}/m.rs")});
+    refused(&client.call_tool("move_file", out), "sub is served read-only");
+    assert_eq!(read(&p.dir, "sub/m.rs"), "fn main() {}\n");
+    let wrote = client.call_tool("write_file", json!({"path": format!("{outer}/x.txt"), "content": "x"}));
+    assert_eq!(text_of(&wrote), format!("created {outer}/x.txt (1 bytes)"));
+}
+
+#[test]
 fn writes_are_followed_by_change_notifications() {
     let p = project();
     let mut client = serve_over(Transport::Stdio, &p.dir, &["--write"]);

@@ -281,3 +281,25 @@ fn move_file(files: &Files, args: &Value) -> CallToolResult {
         Err(why) => CallToolResult::error(format!("cannot move {source:?} to {destination:?}: {why}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::apply;
+
+    #[test]
+    fn each_old_text_must_occur_exactly_once_in_the_text_so_far() {
+        assert_eq!(apply("one two", &[("one", "1"), ("two", "2")]), Ok("1 2".to_owned()));
+        assert_eq!(
+            apply("a b", &[("a", "b b"), ("a", "c")]).unwrap_err(),
+            "edit 2: oldText was not found (it must match exactly, whitespace included)"
+        );
+        assert!(apply("a b", &[("a", "b")]).is_ok());
+        assert!(apply("a b", &[("a", "b"), ("b", "c")])
+            .unwrap_err()
+            .starts_with("edit 2: oldText occurs more than once"));
+        // Overlapping occurrences count: `aa` occurs twice in `aaa`.
+        assert!(apply("aaa", &[("aa", "b")]).unwrap_err().contains("more than once"));
+        assert!(apply("héé", &[("é", "e")]).unwrap_err().contains("more than once"));
+        assert!(apply("x", &[("", "y")]).unwrap_err().contains("oldText is empty"));
+    }
+}

@@ -28,7 +28,8 @@ USAGE:
         exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
         with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
 
-With no --root, --manifest, --skills or --everything, the current directory is served read-only.
+With no --root, --manifest, --skills or --everything, the current directory is served
+(read-only unless --write).
 
 OPTIONS:
     --manifest FILE         serve the command tools, prompts and resources a JSON manifest
@@ -37,7 +38,13 @@ OPTIONS:
                             problem (a manifest's with its JSON path) and exit non-zero, or OK
     --skills DIR            serve the agent skills in DIR (folders with a SKILL.md) through the
                             skills extension; a --root with a skills/ folder serves those too
-    --root DIR              serve DIR read-only (repeatable); nothing outside it is ever read
+    --root DIR              serve DIR, read-only unless --write (repeatable); nothing outside
+                            it is ever read or written
+    --write                 let the model change every served folder: the tools write_file,
+                            edit_file, create_directory and move_file (atomic writes, never
+                            outside the folder, never hidden files without --include-hidden)
+    --write-root DIR        serve DIR and let the model change it (repeatable); other roots
+                            stay read-only
     --include-hidden        also serve hidden files and folders such as .git and .env
     --max-files N           files listed, searched or watched per folder (default 10000)
     --no-watch              poll nothing: no change notifications, no manifest reload
@@ -115,6 +122,8 @@ struct Args {
     idle_secs: Option<usize>,
     roots: Vec<PathBuf>,
     include_hidden: bool,
+    write_all: bool,
+    write_roots: Vec<PathBuf>,
     max_files: Option<usize>,
     watch: bool,
     watch_interval: Duration,
@@ -166,6 +175,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         idle_secs: None,
         roots: Vec::new(),
         include_hidden: false,
+        write_all: false,
+        write_roots: Vec::new(),
         max_files: None,
         watch: true,
         watch_interval: Duration::from_secs(1),
@@ -209,6 +220,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             }
             "--node-id" => parsed.node_id = Some(value(&arg, args.next())?),
             "--include-hidden" => parsed.include_hidden = true,
+            "--write" => parsed.write_all = true,
+            "--write-root" => {
+                parsed.write_roots.push(PathBuf::from(args.next().ok_or("--write-root needs a folder")?));
+            }
             "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
             "--watch-interval" => {
@@ -323,7 +338,7 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
                     .ok_or_else(|| format!("--host: expected one of {}, got {name:?}", hosts::HOST_NAMES))?;
                 host = Some(found);
             }
-            "--root" | "--manifest" | "--state-key-file" | "--skills" => {
+            "--root" | "--write-root" | "--manifest" | "--state-key-file" | "--skills" => {
                 let value = args.next().ok_or_else(|| format!("{arg} needs a path"))?;
                 let absolute =
                     std::fs::canonicalize(&value).map_err(|e| format!("{arg} {value}: {e}"))?.display().to_string();
@@ -336,7 +351,8 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
     let host = host.ok_or_else(|| format!("config needs --host (one of: {})", hosts::HOST_NAMES))?;
     match parse_args(flags.clone().into_iter())? {
         Parsed::Run(run) => {
-            if run.roots.is_empty() && run.manifest.is_none() && !run.everything && run.skills.is_none() {
+            let nothing = run.roots.is_empty() && run.write_roots.is_empty() && run.manifest.is_none();
+            if nothing && !run.everything && run.skills.is_none() {
                 let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
                 flags.extend(["--root".to_owned(), here.display().to_string()]);
             }
@@ -405,16 +421,23 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         watcher.add(manifest.watch_job(&server));
     }
     let mut roots = args.roots.clone();
+    // A writable root is served too, once.
+    roots.extend(args.write_roots.iter().filter(|w| !args.roots.contains(w)).cloned());
     // With nothing else asked for, the job is the current directory.
     if roots.is_empty() && !args.everything && args.manifest.is_none() && args.skills.is_none() {
         roots.push(std::env::current_dir()?);
     }
     if !roots.is_empty() {
-        let mut options = FilesOptions { include_hidden: args.include_hidden, ..FilesOptions::default() };
+        let mut options = FilesOptions {
+            include_hidden: args.include_hidden,
+            write_all: args.write_all,
+            write_roots: args.write_roots.clone(),
+            ..FilesOptions::default()
+        };
         options.max_files = args.max_files.unwrap_or(options.max_files).max(1);
         let files = provide::serve_folders(&server, &roots, options)?;
-        for root in files.roots() {
-            log::info!("serving {} read-only", root.display());
+        for (root, writable) in files.writable_roots() {
+            log::info!("serving {} {}", root.display(), if writable { "writable" } else { "read-only" });
         }
         // Without a watcher, the listing is walked again for every page: nothing would tell it changed.
         if args.watch {

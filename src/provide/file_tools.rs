@@ -134,7 +134,8 @@ fn str_arg<'a>(args: &'a Value, name: &str) -> Option<&'a str> {
     args.get(name).and_then(Value::as_str)
 }
 
-fn refused(spelled: &str, why: &str) -> CallToolResult {
+/// The answer to a path the sandbox (or the tool) refused, saying why.
+pub(crate) fn refused(spelled: &str, why: &str) -> CallToolResult {
     CallToolResult::error(format!("path {spelled:?} refused: {why}"))
 }
 

@@ -1,7 +1,7 @@
-//! The default job: folders served read-only. Every file is a `file://` resource (listed,
-//! readable through a template per root, subscribable), four read-only tools live in
-//! `file_tools`, and a `summarize_file` prompt embeds a file. Paths go through `sandbox`.
-//! Uses only the public registration API.
+//! The default job: served folders, read-only unless a root is made writable (the edit tools
+//! live in `edit_tools`). Every file is a `file://` resource (listed, readable through a template
+//! per root, subscribable), four read-only tools live in `file_tools`, and a `summarize_file`
+//! prompt embeds a file. Paths go through `sandbox`; uses only the public registration API.
 
 use super::sandbox::{self, file_uri, EntryKind, Sandbox};
 use super::tracker::{stamp, ChangeTracker};
@@ -33,11 +33,22 @@ pub struct FilesOptions {
     pub max_file_bytes: u64,
     /// The most files listed or searched per root walk.
     pub max_files: usize,
+    /// Every root writable (`--write`): the edit tools are registered.
+    pub write_all: bool,
+    /// The roots writable one by one (`--write-root`), as given.
+    pub write_roots: Vec<PathBuf>,
 }
 
 impl Default for FilesOptions {
     fn default() -> Self {
-        FilesOptions { include_hidden: false, max_read_bytes: 256 * 1024, max_file_bytes: 16 << 20, max_files: 10_000 }
+        FilesOptions {
+            include_hidden: false,
+            max_read_bytes: 256 * 1024,
+            max_file_bytes: 16 << 20,
+            max_files: 10_000,
+            write_all: false,
+            write_roots: Vec::new(),
+        }
     }
 }
 
@@ -47,6 +58,8 @@ pub(crate) struct Root {
     pub sandbox: Sandbox,
     /// `file://.../` of the root, with a trailing slash.
     pub dir_uri: String,
+    /// Whether the edit tools may change it.
+    pub writable: bool,
 }
 
 /// Where a client's path leads.
@@ -155,6 +168,9 @@ fn not_found_because(cx: &RequestCx, uri: &str, why: &str) -> RpcError {
 impl Files {
     /// Checks and canonicalizes the roots once.
     pub fn new(roots: &[PathBuf], options: FilesOptions) -> Result<Files, Error> {
+        let canonical =
+            |dir: &PathBuf| fs::canonicalize(dir).map_err(|e| Error::Config(format!("{}: {e}", dir.display())));
+        let writable: Vec<PathBuf> = options.write_roots.iter().map(canonical).collect::<Result<_, _>>()?;
         let mut served: Vec<Root> = Vec::new();
         for dir in roots {
             let sandbox = Sandbox::new(dir, options.include_hidden).map_err(|e| Error::Config(e.to_string()))?;
@@ -172,7 +188,8 @@ impl Files {
             if !dir_uri.ends_with('/') {
                 dir_uri.push('/');
             }
-            served.push(Root { label, sandbox, dir_uri });
+            let writable = options.write_all || writable.iter().any(|w| w == sandbox.root());
+            served.push(Root { label, sandbox, dir_uri, writable });
         }
         if served.is_empty() {
             return Err(Error::Config("no folder to serve".into()));
@@ -187,17 +204,21 @@ impl Files {
         })
     }
 
-    /// The canonical roots, in the order given.
-    pub fn roots(&self) -> Vec<&Path> {
-        self.roots.iter().map(|r| r.sandbox.root()).collect()
+    /// The canonical roots, in the order given, with whether each is writable.
+    pub fn writable_roots(&self) -> Vec<(&Path, bool)> {
+        self.roots.iter().map(|r| (r.sandbox.root(), r.writable)).collect()
     }
 
     /// Resolves a path a client gave a tool. With several roots, its first component is the
     /// root's label.
     pub(crate) fn locate(&self, spelled: &str) -> Result<Target<'_>, String> {
-        let parts = sandbox::components(spelled, self.options.include_hidden)?;
+        self.locate_parts(&sandbox::components(spelled, self.options.include_hidden)?)
+    }
+
+    /// Where a path a client gave a tool leads, from its checked components.
+    fn locate_parts(&self, parts: &[String]) -> Result<Target<'_>, String> {
         if let [root] = self.roots.as_slice() {
-            return Ok(Target::In { root, path: root.sandbox.resolve_parts(&parts)? });
+            return Ok(Target::In { root, path: root.sandbox.resolve_parts(parts)? });
         }
         let Some((first, rest)) = parts.split_first() else { return Ok(Target::Top) };
         let Some(root) = self.roots.iter().find(|r| r.label == *first) else {
@@ -205,6 +226,21 @@ impl Files {
             return Err(format!("names no served folder (paths start with one of: {})", labels.join(", ")));
         };
         Ok(Target::In { root, path: root.sandbox.resolve_parts(rest)? })
+    }
+
+    /// Where a path a client gave a tool would be created: the root, the canonical folder that
+    /// holds it (which must exist) and the last name, which need not exist and is not followed.
+    pub(crate) fn locate_entry(&self, spelled: &str) -> Result<(&Root, PathBuf, String), String> {
+        let mut parts = sandbox::components(spelled, self.options.include_hidden)?;
+        let top = if self.roots.len() == 1 { 0 } else { 1 };
+        if parts.len() <= top {
+            return Err("names a served folder itself".into());
+        }
+        let name = parts.pop().unwrap_or_default();
+        match self.locate_parts(&parts)? {
+            Target::In { root, path } => Ok((root, path, name)),
+            Target::Top => Err("names a served folder itself".into()),
+        }
     }
 
     /// How a path is shown to clients: relative to its root, behind the label when several are served.

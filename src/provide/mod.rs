@@ -2,6 +2,8 @@
 //! of the binary, not the library: they reach it as `tinymcp::...`, its public API only.
 
 pub mod command;
+mod diff;
+pub(crate) mod edit_tools;
 pub mod everything;
 pub(crate) mod file_tools;
 pub mod files;
@@ -13,13 +15,15 @@ pub mod sandbox;
 pub mod skills;
 pub(crate) mod tracker;
 pub mod watch;
+pub(crate) mod write;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use tinymcp::{Error, Server};
 
-/// The default job: serves `roots` read-only on `server` as resources, a template per root, the
-/// `summarize_file` prompt and the file tools. The two halves know each other only through here,
+/// The default job: serves `roots` on `server` as resources, a template per root, the
+/// `summarize_file` prompt and the file tools (read-only, plus the edit tools when
+/// `options` makes a root writable). The two halves know each other only through here,
 /// so the tools may build on the folders and not the other way round.
 pub fn serve_folders(
     server: &Server,
@@ -28,5 +32,6 @@ pub fn serve_folders(
 ) -> Result<Arc<files::Files>, Error> {
     let served = files::register(server, roots, options)?;
     file_tools::register(server, &served);
+    edit_tools::register(server, &served);
     Ok(served)
 }

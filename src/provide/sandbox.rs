@@ -86,7 +86,7 @@ impl Sandbox {
     }
 
     /// Checks that a real (canonical) path is under the root and shown.
-    fn inside(&self, canonical: PathBuf) -> Result<PathBuf, String> {
+    pub(crate) fn inside(&self, canonical: PathBuf) -> Result<PathBuf, String> {
         let Some(relative) = self.relative(&canonical) else {
             return Err("a symbolic link leads outside the served folder".into());
         };
@@ -109,7 +109,7 @@ impl Sandbox {
     /// Opens the folder at `path` and checks, like [`Sandbox::open`], that the folder opened is
     /// under the root; the returned path lists it through the open descriptor (on Linux), so a
     /// swap after the check changes nothing.
-    fn open_dir(&self, path: &Path) -> Result<(File, PathBuf), String> {
+    pub(crate) fn open_dir(&self, path: &Path) -> Result<(File, PathBuf), String> {
         let file = OpenOptions::new()
             .read(true)
             .custom_flags(O_NONBLOCK)
@@ -279,7 +279,7 @@ fn via_descriptor(file: &File) -> Option<PathBuf> {
 /// (`/proc/self/fd/N`), and without `/proc` nothing is served. Elsewhere `path` is
 /// canonicalized and must still be the same device and inode as the descriptor (a swap in
 /// between is refused).
-fn real_path(file: &File, meta: &Metadata, path: &Path) -> Result<PathBuf, String> {
+pub(crate) fn real_path(file: &File, meta: &Metadata, path: &Path) -> Result<PathBuf, String> {
     use std::os::unix::fs::MetadataExt;
     if let Some(proc_path) = via_descriptor(file) {
         return fs::read_link(proc_path).map_err(|e| format!("cannot check what was opened (is /proc mounted?): {e}"));

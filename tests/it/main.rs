@@ -14,6 +14,7 @@ mod client_requests;
 mod completion;
 mod config;
 mod drain;
+mod edits;
 mod embedding;
 mod fairness;
 mod files;

@@ -1,0 +1,206 @@
+//! Writes inside a served folder (`--write`): files replaced atomically, folders created,
+//! entries renamed, each through a held descriptor of a folder the sandbox checked, so a symbolic
+//! link swapped in on the way is never followed out of the root. Pure std (no `unsafe`).
+//!
+//! Why it is race-free: a folder is opened once and its real path (what the kernel names the
+//! descriptor, `/proc/self/fd/N`) checked to be under the root; every name in it is then reached
+//! as `/proc/self/fd/N/name`, which the kernel resolves to the folder held, not to whatever the
+//! path names now (the `openat` of std). A new file is created with `O_EXCL`, which never
+//! follows a symbolic link at the last component, and its own descriptor is checked again before
+//! a byte is written; a rename within a held folder replaces a link swapped in at the last
+//! component, never follows it. What remains: a folder held may be moved out of the root by
+//! someone who can write both, after the check; the folder is checked again after the change,
+//! and the change undone when it left. Without `/proc` (not Linux) names are reached by their
+//! canonical path, and the checks of the created file and of the folder afterwards are the guard.
+
+use super::sandbox::{real_path, Sandbox};
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Counts temporary files, so two writes at once never pick the same name.
+static TEMPORARY: AtomicU64 = AtomicU64::new(0);
+
+/// A folder under a root, open and checked; names in it are reached through the descriptor.
+pub(crate) struct Folder<'s> {
+    sandbox: &'s Sandbox,
+    held: File,
+    /// `/proc/self/fd/N` on Linux, else the canonical path.
+    base: PathBuf,
+}
+
+/// What is at a name in a folder, links not followed.
+pub(crate) enum Entry {
+    /// Nothing.
+    Missing,
+    /// A regular file.
+    File(Metadata),
+    /// A folder.
+    Dir,
+    /// A symbolic link.
+    Link,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+impl<'s> Folder<'s> {
+    /// Opens the folder at `dir` (canonical, as the sandbox resolved it) and checks the folder
+    /// opened is under the root and shown.
+    pub(crate) fn open(sandbox: &'s Sandbox, dir: &Path) -> Result<Folder<'s>, String> {
+        let (held, base) = sandbox.open_dir(dir)?;
+        Ok(Folder { sandbox, held, base })
+    }
+
+    fn at(&self, name: &str) -> PathBuf {
+        self.base.join(name)
+    }
+
+    /// What is at `name` now, links not followed.
+    pub(crate) fn entry(&self, name: &str) -> Result<Entry, String> {
+        match fs::symlink_metadata(self.at(name)) {
+            Ok(meta) if meta.is_file() => Ok(Entry::File(meta)),
+            Ok(meta) if meta.is_dir() => Ok(Entry::Dir),
+            Ok(meta) if meta.file_type().is_symlink() => Ok(Entry::Link),
+            Ok(_) => Ok(Entry::Other),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Entry::Missing),
+            Err(e) => Err(format!("cannot inspect: {e}")),
+        }
+    }
+
+    /// Checks the folder held is still under the root (it may have been moved since it was opened).
+    fn still_inside(&self) -> Result<(), String> {
+        let meta = self.held.metadata().map_err(|e| format!("cannot inspect the folder: {e}"))?;
+        let real = real_path(&self.held, &meta, &self.base)?;
+        self.sandbox.inside(real).map(|_| ())
+    }
+
+    /// Creates or replaces the regular file `name` with `bytes`, atomically: a temporary file in
+    /// this folder, checked, written and synced, then renamed over the name. A replaced file's
+    /// permissions are kept. Answers whether the file is new.
+    pub(crate) fn write_file(&self, name: &str, bytes: &[u8]) -> Result<bool, String> {
+        let existing = match self.entry(name)? {
+            Entry::Missing => None,
+            Entry::File(meta) => Some(meta),
+            Entry::Dir => return Err("is a folder, not a file".into()),
+            Entry::Link => return Err("is a symbolic link that leads nowhere inside the served folder".into()),
+            Entry::Other => return Err("is not a regular file (a FIFO, socket or device is never written)".into()),
+        };
+        let (file, temporary) = self.create_temporary(name)?;
+        let written = self.fill(file, existing.as_ref(), bytes).and_then(|()| {
+            fs::rename(self.at(&temporary), self.at(name)).map_err(|e| format!("cannot replace the file: {e}"))
+        });
+        if let Err(why) = written {
+            let _ = fs::remove_file(self.at(&temporary));
+            return Err(why);
+        }
+        if let Err(why) = self.still_inside() {
+            let _ = fs::remove_file(self.at(name));
+            return Err(why);
+        }
+        Ok(existing.is_none())
+    }
+
+    /// Creates a new temporary file next to `name` (hidden, so never listed without
+    /// `--include-hidden`), and checks what was created is under the root before it is written.
+    fn create_temporary(&self, name: &str) -> Result<(File, String), String> {
+        for _ in 0..16 {
+            let n = TEMPORARY.fetch_add(1, Ordering::Relaxed);
+            let temporary = format!(".{name}.tinymcp-{}-{n}.tmp", std::process::id());
+            let created = OpenOptions::new().write(true).create_new(true).open(self.at(&temporary));
+            let file = match created {
+                Ok(file) => file,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(format!("cannot create a file here: {e}")),
+            };
+            // The temporary name is hidden, so it is its folder that must be shown.
+            let checked = file
+                .metadata()
+                .map_err(|e| format!("cannot inspect: {e}"))
+                .and_then(|meta| real_path(&file, &meta, &self.at(&temporary)))
+                .and_then(|real| match (real.parent(), real.file_name()) {
+                    (Some(dir), Some(created)) if created == temporary.as_str() => {
+                        self.sandbox.inside(dir.to_path_buf())
+                    }
+                    _ => Err("what was created is not what was asked for".into()),
+                });
+            return match checked {
+                Ok(_) => Ok((file, temporary)),
+                Err(why) => {
+                    let _ = fs::remove_file(self.at(&temporary));
+                    Err(why)
+                }
+            };
+        }
+        Err("cannot find a free temporary name".into())
+    }
+
+    /// Writes the temporary file: the replaced file's permissions, the bytes, then a sync so the
+    /// rename never publishes an empty file after a crash.
+    fn fill(&self, mut file: File, existing: Option<&Metadata>, bytes: &[u8]) -> Result<(), String> {
+        if let Some(meta) = existing {
+            file.set_permissions(meta.permissions()).map_err(|e| format!("cannot keep the permissions: {e}"))?;
+        }
+        file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| format!("cannot write: {e}"))
+    }
+
+    /// Creates the folder `name`; answers whether it is new (an existing folder is fine).
+    pub(crate) fn create_dir(&self, name: &str) -> Result<bool, String> {
+        match fs::create_dir(self.at(name)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                return match self.entry(name)? {
+                    Entry::Dir => Ok(false),
+                    _ => Err("exists and is not a folder".into()),
+                }
+            }
+            Err(e) => return Err(format!("cannot create the folder: {e}")),
+        }
+        if let Err(why) = self.still_inside() {
+            let _ = fs::remove_dir(self.at(name));
+            return Err(why);
+        }
+        Ok(true)
+    }
+
+    /// Moves the entry `name` (a link is moved as a link) to `to`'s `new_name`. Without
+    /// `overwrite`, an existing destination is refused: a file is moved by a hard link, which
+    /// the kernel refuses atomically when the name exists, then the old name removed; a folder
+    /// is renamed, which can replace only an empty folder. A folder is never replaced.
+    pub(crate) fn move_to(&self, name: &str, to: &Folder<'_>, new_name: &str, overwrite: bool) -> Result<(), String> {
+        let source = self.entry(name)?;
+        match source {
+            Entry::Missing => return Err("no such file or directory".into()),
+            // Moving a link does not follow it, but one that leads out is left where it is.
+            Entry::Link if self.sandbox.follow(&self.at(name)).is_none() => {
+                return Err("a symbolic link leads outside the served folder (or to nothing it serves)".into())
+            }
+            _ => {}
+        }
+        match to.entry(new_name)? {
+            Entry::Missing => {}
+            Entry::Link if to.sandbox.follow(&to.at(new_name)).is_none() => {
+                return Err("the destination: a symbolic link leads outside the served folder".into())
+            }
+            Entry::Dir => return Err("the destination is a folder that exists (a folder is never replaced)".into()),
+            _ if !overwrite => return Err("the destination exists (pass overwrite: true to replace it)".into()),
+            _ => {}
+        }
+        let (from, dest) = (self.at(name), to.at(new_name));
+        let moved = match source {
+            Entry::Dir => fs::rename(&from, &dest),
+            _ if overwrite => fs::rename(&from, &dest),
+            _ => fs::hard_link(&from, &dest).and_then(|()| fs::remove_file(&from)),
+        };
+        moved.map_err(|e| match e.kind() {
+            io::ErrorKind::AlreadyExists => "the destination exists (pass overwrite: true to replace it)".to_owned(),
+            _ => format!("cannot move: {e}"),
+        })?;
+        if let Err(why) = to.still_inside() {
+            // Moved into a folder that left the root meanwhile: bring it back.
+            let _ = fs::rename(&dest, &from);
+            return Err(why);
+        }
+        Ok(())
+    }
+}

@@ -13,9 +13,14 @@ struct Remote {
 
 impl Remote {
     fn start(args: &[&str]) -> Remote {
+        Self::start_with_env(args, &[])
+    }
+
+    fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Remote {
         let mut child = Command::new(binary())
             .args(["--everything", "--http", "127.0.0.1:0"])
             .args(args)
+            .envs(env.iter().copied())
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -66,6 +71,57 @@ fn streamable_http_carries_answers_progress_and_server_requests() {
     assert_eq!(tool_text(&host.response(&call)), "LLM response: hi back");
 
     assert!(host.close().success(), "connect exits 0 at end of input");
+}
+
+/// Initializes, calls `echo` and ends: the bridge worked end to end.
+fn echo_through(mut host: Client, revision: &str) {
+    host.initialize(revision, json!({}));
+    let echo = host.call_tool("echo", json!({"message": "through"}));
+    assert_eq!(tool_text(&echo), "Echo: through");
+    assert!(host.close().success(), "connect exits 0 at end of input");
+}
+
+#[test]
+fn legacy_sse_is_spoken_when_asked() {
+    let remote = Remote::start(&[]);
+    echo_through(Client::spawn(&["connect", "--transport", "sse", &remote.url("/sse")]), "2024-11-05");
+}
+
+#[test]
+fn auto_falls_back_to_legacy_sse_where_streamable_http_is_refused() {
+    let remote = Remote::start(&[]);
+    // tinymcp answers a POST to /sse with 404: auto then opens the legacy stream there.
+    echo_through(Client::spawn(&["connect", &remote.url("/sse")]), "2024-11-05");
+    echo_through(Client::spawn(&["connect", "--transport", "auto", &remote.url("/mcp")]), "2025-11-25");
+}
+
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+#[test]
+fn the_bearer_token_comes_from_an_environment_variable() {
+    let remote = Remote::start_with_env(&[], &[("TINYMCP_TOKEN", TOKEN)]);
+    let env = [("REMOTE_TOKEN", TOKEN)];
+    let url = remote.url("/mcp");
+    echo_through(Client::spawn_with_env(&["connect", "--token-env", "REMOTE_TOKEN", &url], &env), "2025-11-25");
+    let header = ["connect", "--header", "Authorization: Bearer ${REMOTE_TOKEN}", "--transport", "http", &url];
+    echo_through(Client::spawn_with_env(&header, &env), "2025-11-25");
+    let sse = ["connect", "--transport", "sse", "--token-env", "REMOTE_TOKEN", &remote.url("/sse")];
+    echo_through(Client::spawn_with_env(&sse, &env), "2024-11-05");
+
+    // Without it the server refuses, and the host hears why instead of waiting.
+    let mut host = Client::spawn(&["connect", &url]);
+    let refused = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}),
+    );
+    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("401"), "{refused}");
+}
+
+#[test]
+fn a_missing_token_variable_is_refused_before_connecting() {
+    let out = crate::support::run_binary(&["connect", "--token-env", "TINYMCP_IT_UNSET_VAR", "http://127.0.0.1:1/mcp"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TINYMCP_IT_UNSET_VAR"));
 }
 
 #[test]

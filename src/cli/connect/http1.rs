@@ -48,6 +48,21 @@ impl Url {
         let path = path.split('#').next().unwrap_or("/").to_owned();
         Ok(Url { addr, authority: authority.to_owned(), path })
     }
+
+    /// The same server with another path (or an absolute `http://` URL on any server), as the
+    /// legacy transport's `endpoint` event gives it.
+    pub fn join(&self, reference: &str) -> Result<Url, String> {
+        if reference.contains("://") {
+            return Url::parse(reference);
+        }
+        let path = if reference.starts_with('/') {
+            reference.to_owned()
+        } else {
+            let base = self.path.rsplit_once('/').map_or("", |(dir, _)| dir);
+            format!("{base}/{reference}")
+        };
+        Ok(Url { path, ..self.clone() })
+    }
 }
 
 impl std::fmt::Display for Url {
@@ -143,6 +158,11 @@ impl Response {
     /// The first value of header `name` (lowercase).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Lifts the read deadline, for a stream read on a thread of its own.
+    pub fn wait_forever(&mut self) -> io::Result<()> {
+        self.body.get_ref().inner.get_ref().set_read_timeout(None)
     }
 
     /// Whether the body is a stream of server-sent events.
@@ -264,6 +284,10 @@ mod tests {
         for bad in ["ftp://x/", "http:///mcp", "http://user@host/", "example.com/mcp"] {
             assert!(Url::parse(bad).is_err(), "{bad}");
         }
+        let sse = Url::parse("http://h:1/sse").unwrap();
+        assert_eq!(sse.join("/messages?sessionId=a").unwrap().path, "/messages?sessionId=a");
+        assert_eq!(sse.join("messages").unwrap().path, "/messages");
+        assert_eq!(sse.join("http://other:2/m").unwrap().addr, "other:2");
     }
 
     #[test]

@@ -79,7 +79,7 @@ impl Session {
         let me = Arc::clone(self);
         thread::Builder::new()
             .name("connect-answer".into())
-            .spawn(move || me.answer(sent, request_id.as_ref(), None))
+            .spawn(move || me.answer(sent, request_id.as_ref()))
             .map(drop)
             .unwrap_or_else(|e| log::error!("cannot start a thread: {e}"));
         if method == Some("notifications/initialized") {
@@ -89,24 +89,47 @@ impl Session {
 
     /// `initialize`, waited for: its answer carries the session id every later request needs.
     fn initialize(&self, raw: &[u8], id: Option<&Value>) {
+        let _ = self.try_initialize(raw, id, false);
+    }
+
+    /// `initialize`; with `probing`, a 4xx other than 401 and 403 (a server that does not speak
+    /// Streamable HTTP at this URL) is not told to the host: `Err` carries the status instead.
+    pub fn try_initialize(&self, raw: &[u8], id: Option<&Value>, probing: bool) -> Result<(), u16> {
         let headers = vec![
             ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
             ("Content-Type".to_owned(), "application/json".to_owned()),
         ];
         let headers: Vec<_> = self.extra.iter().cloned().chain(headers).collect();
         *self.state() = State::default();
-        match http1::send(&self.url, "POST", &headers, raw) {
-            Ok(sent) => self.answer(sent, id, Some(INITIALIZE_WITHIN)),
-            Err(e) => self.fail(id, &format!("cannot POST to {}: {e}", self.url)),
+        let response =
+            http1::send(&self.url, "POST", &headers, raw).and_then(|sent| sent.response(Some(INITIALIZE_WITHIN)));
+        match response {
+            Ok(response)
+                if probing && (400..500).contains(&response.status) && !matches!(response.status, 401 | 403) =>
+            {
+                Err(response.status)
+            }
+            Ok(response) => {
+                self.read_answer(response, id);
+                Ok(())
+            }
+            Err(e) => {
+                self.fail(id, &format!("no answer from {}: {e}", self.url));
+                Ok(())
+            }
         }
     }
 
     /// Reads the answer to one POST and writes what it carries.
-    fn answer(&self, sent: Sent, id: Option<&Value>, within: Option<Duration>) {
-        let mut response = match sent.response(within) {
-            Ok(response) => response,
-            Err(e) => return self.fail(id, &format!("no answer from {}: {e}", self.url)),
-        };
+    fn answer(&self, sent: Sent, id: Option<&Value>) {
+        match sent.response(None) {
+            Ok(response) => self.read_answer(response, id),
+            Err(e) => self.fail(id, &format!("no answer from {}: {e}", self.url)),
+        }
+    }
+
+    /// Writes what an answer carries: a JSON message, events, nothing (202), or an error.
+    fn read_answer(&self, mut response: Response, id: Option<&Value>) {
         if let Some(session) = response.header("mcp-session-id") {
             let mut state = self.state();
             if state.session.is_none() {

@@ -95,6 +95,31 @@ fn auto_falls_back_to_legacy_sse_where_streamable_http_is_refused() {
     echo_through(Client::spawn(&["connect", "--transport", "auto", &remote.url("/mcp")]), "2025-11-25");
 }
 
+#[test]
+fn an_answer_stream_dropped_mid_call_is_resumed_with_last_event_id() {
+    let remote = Remote::start(&[]);
+    let mut host = Client::spawn_keeping_stderr(&["connect", &remote.url("/mcp")]);
+    host.initialize("2025-11-25", json!({}));
+    // The tool closes its answer stream before the answer exists; only a resumed stream has it.
+    let answer = host.call_tool("test_reconnection", json!({}));
+    assert!(tool_text(&answer).starts_with("Reconnection test completed successfully"), "{answer}");
+    let log = host.close_keeping_stderr();
+    assert!(log.contains("resuming after event"), "{log}");
+}
+
+#[test]
+fn a_session_the_server_forgot_is_reopened_and_the_log_says_so() {
+    let remote = Remote::start(&["--session-ttl-secs", "1"]);
+    let mut host = Client::spawn_keeping_stderr(&["connect", &remote.url("/mcp")]);
+    host.initialize("2025-11-25", json!({}));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // The session id has expired: the server answers 404 and the bridge initializes again.
+    let echo = host.call_tool("echo", json!({"message": "after expiry"}));
+    assert_eq!(tool_text(&echo), "Echo: after expiry");
+    let log = host.close_keeping_stderr();
+    assert!(log.contains("no longer knows session") && log.contains("session reopened"), "{log}");
+}
+
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
 #[test]

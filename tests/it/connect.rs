@@ -120,6 +120,24 @@ fn a_session_the_server_forgot_is_reopened_and_the_log_says_so() {
     assert!(log.contains("no longer knows session") && log.contains("session reopened"), "{log}");
 }
 
+#[test]
+fn a_request_the_host_cancels_is_cancelled_at_the_server_and_never_answered() {
+    // One request at a time: the echo below only runs once the slow call has stopped.
+    let remote = Remote::start(&["--max-in-flight", "1"]);
+    let mut host = Client::spawn(&["connect", &remote.url("/mcp")]);
+    host.initialize("2025-11-25", json!({}));
+    let slow = host.send_request("tools/call", json!({"name": "test_slow", "arguments": {"ms": 20000}}));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    host.notify("notifications/cancelled", json!({"requestId": slow, "reason": "the user stopped it"}));
+    let started = std::time::Instant::now();
+    let echo = host.call_tool("echo", json!({"message": "next"}));
+    assert_eq!(tool_text(&echo), "Echo: next");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "the slow call went on: {:?}", started.elapsed());
+    let later = host.drain(std::time::Duration::from_millis(2500));
+    assert!(later.iter().all(|m| m.get("id") != Some(&slow)), "the cancelled request was answered: {later:?}");
+    assert!(host.close().success());
+}
+
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
 #[test]

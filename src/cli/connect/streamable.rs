@@ -7,6 +7,7 @@ use super::http1::{self, Response, Sent, Url};
 use super::sse::Events;
 use super::{Output, MESSAGE_CAP};
 use serde_json::{json, Value};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
@@ -23,6 +24,8 @@ const RETRY_DEFAULT: Duration = Duration::from_secs(1);
 const RETRY_MAX: Duration = Duration::from_secs(30);
 /// Resumptions in a row that bring no new event before the bridge gives up on a stream.
 const RESUME_ATTEMPTS: u32 = 5;
+/// Cancelled request ids remembered at most.
+const CANCELLED_CAP: usize = 4096;
 
 /// How a stream ended.
 #[derive(Default)]
@@ -60,6 +63,9 @@ pub struct Session {
     get_opened: AtomicBool,
     /// Held while the session is reopened, so that one 404 reopens it once.
     reopening: Mutex<()>,
+    /// Requests the host cancelled (their ids as JSON text): a stream that ends without their
+    /// answer is not resumed, and no error is made up for them.
+    cancelled: Mutex<HashSet<String>>,
 }
 
 impl Session {
@@ -72,6 +78,7 @@ impl Session {
             out,
             get_opened: AtomicBool::new(false),
             reopening: Mutex::new(()),
+            cancelled: Mutex::new(HashSet::new()),
         })
     }
 
@@ -102,6 +109,16 @@ impl Session {
         if method == Some("initialize") {
             self.initialize(raw, request_id.as_ref());
             return;
+        }
+        if method == Some("notifications/cancelled") {
+            if let Some(id) = message.pointer("/params/requestId") {
+                let mut cancelled = self.cancelled.lock().unwrap_or_else(PoisonError::into_inner);
+                // Ids of requests answered before their cancellation arrived would pile up.
+                if cancelled.len() >= CANCELLED_CAP {
+                    cancelled.clear();
+                }
+                cancelled.insert(id.to_string());
+            }
         }
         let mut headers = self.headers("application/json, text/event-stream");
         headers.push(("Content-Type".into(), "application/json".into()));
@@ -308,6 +325,9 @@ impl Session {
         let mut ended = self.pump(response, "answer", id);
         let mut attempts = 0;
         while let Some(id) = id.filter(|_| !ended.answered) {
+            if self.was_cancelled(id) {
+                return log::debug!("the answer stream to cancelled request {id} ended");
+            }
             let Some(last) = ended.last_id.clone() else {
                 return self
                     .fail(Some(id), "the answer stream ended before the answer, without an event id to resume from");
@@ -364,11 +384,16 @@ impl Session {
         self.out.line(text);
     }
 
+    /// Whether the host cancelled request `id` (and forgets it: this is asked once, at the end).
+    fn was_cancelled(&self, id: &Value) -> bool {
+        self.cancelled.lock().unwrap_or_else(PoisonError::into_inner).remove(&id.to_string())
+    }
+
     /// Tells the host a request failed here, not at the server (or only logs, for a message
-    /// that has no answer).
+    /// that has no answer or a request the host cancelled).
     fn fail(&self, id: Option<&Value>, why: &str) {
         log::warn!("{why}");
-        if let Some(id) = id {
+        if let Some(id) = id.filter(|id| !self.was_cancelled(id)) {
             let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": why}});
             self.out.line(&error.to_string());
         }

@@ -62,5 +62,14 @@ done
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"
 .cache/venv/bin/python tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport sse "http://127.0.0.1:$port/sse"
+step "interop: Python SDK client over stdio through tinymcp connect, to tinymcp --http and to server-everything's Streamable HTTP"
+.cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp connect "http://127.0.0.1:$port/mcp"
+everything_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$everything_port .cache/npm/node_modules/.bin/node .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp 2>/dev/null &
+everything=$!
+trap 'kill $server $everything 2>/dev/null' EXIT
+for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$everything_port") 2>/dev/null && break; sleep 0.05; done
+.cache/venv/bin/python tests/interop/python_connect.py -- target/release/tinymcp connect "http://127.0.0.1:$everything_port/mcp"
+kill $everything 2>/dev/null || true
 step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"
 bash scripts/scale-test.sh

@@ -24,6 +24,12 @@ USAGE:
         print the configuration that makes that host run this binary with these options
         (relative paths made absolute; the current directory as --root when none is given);
         with --http ADDR, or --url URL of a server running elsewhere, the host connects to the URL
+    tinymcp connect [--transport auto|http|sse] [--header 'Name: value']... [--token-env VAR] URL
+        a remote server (http:// only) spoken to over stdio, for hosts that only start stdio
+        servers: JSON-RPC lines on stdin are forwarded, the server's messages written to stdout;
+        at end of input the session is closed. --transport: Streamable HTTP, legacy SSE, or
+        auto (the first, then the second, as clients do); --header values may name ${VAR};
+        --token-env VAR sends `Authorization: Bearer` with the token in VAR
     tinymcp health [URL]
         exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
         with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
@@ -578,6 +584,15 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
     let mut raw = std::env::args().skip(1).peekable();
+    if raw.peek().map(String::as_str) == Some("connect") {
+        return match cli::connect::run(raw.skip(1)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("tinymcp connect: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if raw.peek().map(String::as_str) == Some("health") {
         return match cli::health::run(raw.skip(1)) {
             Ok(()) => ExitCode::SUCCESS,

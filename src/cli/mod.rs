@@ -1,6 +1,8 @@
 //! The binary's side: what only the `tinymcp` command needs (host configuration snippets, the
-//! health probe, the secret files, and SIGTERM/SIGINT handling, the one module allowed `unsafe`).
+//! stdio-to-HTTP bridge `connect`, the health probe, the secret files, and SIGTERM/SIGINT
+//! handling, the one module allowed `unsafe`).
 
+pub mod connect;
 pub mod health;
 pub mod hosts;
 #[cfg(feature = "http")]

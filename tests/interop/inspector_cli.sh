@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Interop: the MCP Inspector's CLI (npm @modelcontextprotocol/inspector, pinned in scripts/deps.sh)
 # against the real binary over stdio (the `everything` profile and a served folder), Streamable
-# HTTP and legacy HTTP+SSE. Each check runs one Inspector command and asserts on the JSON it
-# printed from the server's answer. Usage: tests/interop/inspector_cli.sh [BINARY]
+# HTTP, legacy HTTP+SSE, and over stdio through `tinymcp connect` to the HTTP server. Each check
+# runs one Inspector command and asserts on the JSON it printed from the server's answer. Usage: tests/interop/inspector_cli.sh [BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${1:-target/release/tinymcp}
@@ -75,6 +75,15 @@ check "sse: echo" 0 "$text == 'Echo: over sse'" -- \
   "http://127.0.0.1:$port/sse" --method tools/call --tool-name echo --tool-arg "message=over sse"
 check "sse: resources/read" 0 'r["contents"][0]["text"].startswith("This is the content")' -- \
   "http://127.0.0.1:$port/sse" --method resources/read --uri test://static-text
+
+# `tinymcp connect`: the Inspector starts the bridge over stdio, the bridge speaks HTTP to the server.
+check "connect: echo" 0 "$text == 'Echo: through connect'" -- \
+  "$BIN" connect "http://127.0.0.1:$port/mcp" --method tools/call --tool-name echo --tool-arg "message=through connect"
+check "connect: structured output" 0 'r["structuredContent"] == {"sum": 5}' -- \
+  "$BIN" connect "http://127.0.0.1:$port/mcp" --method tools/call --tool-name add --tool-arg a=2 b=3
+# (the Inspector takes `--transport` as its own option; auto falls back to legacy SSE at /sse)
+check "connect, legacy SSE: resources/read" 0 'r["contents"][0]["text"].startswith("This is the content")' -- \
+  "$BIN" connect "http://127.0.0.1:$port/sse" --method resources/read --uri test://static-text
 
 echo "inspector-cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

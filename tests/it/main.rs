@@ -13,6 +13,7 @@ mod cancellation;
 mod client_requests;
 mod completion;
 mod config;
+mod connect;
 mod drain;
 mod edits;
 mod embedding;

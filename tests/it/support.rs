@@ -276,9 +276,23 @@ impl Client {
         Self::launch(args, cwd, Stdio::null())
     }
 
+    /// Spawns over stdio with these environment variables set.
+    pub fn spawn_with_env(args: &[&str], env: &[(&str, &str)]) -> Client {
+        Self::launch_with_env(args, None, Stdio::null(), env)
+    }
+
     fn launch(args: &[&str], cwd: Option<&std::path::Path>, stderr: Stdio) -> Client {
+        Self::launch_with_env(args, cwd, stderr, &[])
+    }
+
+    fn launch_with_env(args: &[&str], cwd: Option<&std::path::Path>, stderr: Stdio, env: &[(&str, &str)]) -> Client {
         let mut cmd = Command::new(binary());
-        cmd.args(args).env("RUST_LOG", "trace").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr);
+        cmd.args(args)
+            .envs(env.iter().copied())
+            .env("RUST_LOG", "trace")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr);
         if let Some(dir) = cwd {
             cmd.current_dir(dir);
         }

@@ -1,0 +1,84 @@
+//! The legacy HTTP+SSE transport (2024-11-05) from the client side: one GET stream whose first
+//! `endpoint` event names where to POST; every message is POSTed there (answered 202) and
+//! everything the server says, answers included, comes on the stream.
+
+use super::http1::{self, Url};
+use super::sse::Events;
+use super::{Output, MESSAGE_CAP};
+use serde_json::{json, Value};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+/// How long the server may take to name its endpoint.
+const ENDPOINT_WITHIN: Duration = Duration::from_secs(10);
+/// How long one POST's answer (a 202) may take.
+const POST_WITHIN: Duration = Duration::from_secs(30);
+
+/// A legacy session: the stream is read on its own thread.
+pub struct Session {
+    endpoint: Url,
+    extra: Vec<(String, String)>,
+    out: Output,
+}
+
+impl Session {
+    /// Opens the stream at `url` and waits for the `endpoint` event.
+    pub fn open(url: &Url, extra: Vec<(String, String)>, out: Output) -> Result<Session, String> {
+        let mut headers = extra.clone();
+        headers.push(("Accept".into(), "text/event-stream".into()));
+        let mut response = http1::send(url, "GET", &headers, &[])
+            .and_then(|sent| sent.response(Some(ENDPOINT_WITHIN)))
+            .map_err(|e| format!("GET {url}: {e}"))?;
+        if response.status != 200 || !response.is_event_stream() {
+            return Err(format!("GET {url}: answered {} without an event stream", response.status));
+        }
+        // The head had a deadline; the stream may idle as long as the server keeps it (the wait
+        // for the endpoint is bounded below).
+        response.wait_forever().map_err(|e| format!("GET {url}: {e}"))?;
+        let (tx, rx) = mpsc::channel();
+        let base = url.clone();
+        let reader = thread::Builder::new().name("connect-sse".into()).spawn(move || {
+            let mut events = Events::new(response.body, MESSAGE_CAP);
+            let mut tx = Some(tx);
+            loop {
+                match events.next_event() {
+                    Ok(Some(event)) if event.event == "endpoint" => {
+                        if let Some(tx) = tx.take() {
+                            let _ = tx.send(base.join(event.data.trim()));
+                        }
+                    }
+                    Ok(Some(event)) if event.data.is_empty() => {}
+                    Ok(Some(event)) if event.event.is_empty() || event.event == "message" => out.line(&event.data),
+                    Ok(Some(event)) => log::debug!("legacy stream: event {:?} skipped", event.event),
+                    Ok(None) => break log::warn!("the server ended the stream at {base}"),
+                    Err(e) => break log::warn!("the stream from {base} broke: {e}"),
+                }
+            }
+        });
+        reader.map_err(|e| format!("cannot start a thread: {e}"))?;
+        let endpoint = rx
+            .recv_timeout(ENDPOINT_WITHIN)
+            .map_err(|_| format!("GET {url}: no `endpoint` event within {} s", ENDPOINT_WITHIN.as_secs()))??;
+        log::info!("legacy SSE session at {url}, posting to {endpoint}");
+        Ok(Session { endpoint, extra, out })
+    }
+
+    /// POSTs one message; its answer comes on the stream.
+    pub fn forward(&self, message: &Value, raw: &[u8]) {
+        let mut headers = self.extra.clone();
+        headers.push(("Content-Type".into(), "application/json".into()));
+        let status = http1::send(&self.endpoint, "POST", &headers, raw)
+            .and_then(|sent| sent.response(Some(POST_WITHIN)))
+            .map(|mut response| (response.status, response.text(4096).unwrap_or_default()));
+        let why = match status {
+            Ok((200..=299, _)) => return,
+            Ok((status, text)) => format!("POST {} answered {status}: {}", self.endpoint, text.trim()),
+            Err(e) => format!("POST {}: {e}", self.endpoint),
+        };
+        log::warn!("{why}");
+        if let (Some(id), Some(_)) = (message.get("id"), message.get("method")) {
+            self.out.line(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": why}}).to_string());
+        }
+    }
+}

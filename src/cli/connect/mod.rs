@@ -1,0 +1,191 @@
+//! `tinymcp connect URL`: a remote server spoken to over stdio, for hosts that only start
+//! stdio servers. Each line read on stdin is forwarded to the server; everything the server
+//! sends is written to stdout, one JSON message per line. Logs go to stderr.
+
+mod http1;
+mod legacy;
+mod sse;
+mod streamable;
+
+use serde_json::Value;
+use std::io::{self, Write};
+use std::sync::Arc;
+
+/// The largest message taken from stdin or from the server.
+pub(crate) const MESSAGE_CAP: usize = 16 * 1024 * 1024;
+
+/// Which transport the server at the URL speaks.
+#[derive(Clone, Copy, PartialEq)]
+enum Transport {
+    /// Streamable HTTP first; on a 4xx to `initialize`, the legacy transport (as clients do).
+    Auto,
+    Http,
+    Sse,
+}
+
+/// The session, over whichever transport.
+enum Bridge {
+    Http(Arc<streamable::Session>),
+    Sse(legacy::Session),
+}
+
+impl Bridge {
+    fn forward(&self, message: &Value, raw: &[u8]) {
+        match self {
+            Bridge::Http(session) => session.forward(message, raw),
+            Bridge::Sse(session) => session.forward(message, raw),
+        }
+    }
+
+    fn close(&self) {
+        if let Bridge::Http(session) = self {
+            session.close();
+        }
+    }
+}
+
+/// Parses the options and forwards until the end of stdin; `Err` says why it could not.
+pub fn run(mut args: impl Iterator<Item = String>) -> Result<(), String> {
+    let mut url = None;
+    let mut transport = Transport::Auto;
+    let mut headers = Vec::new();
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "--transport" => {
+                transport = match value("--transport")?.as_str() {
+                    "auto" => Transport::Auto,
+                    "http" => Transport::Http,
+                    "sse" => Transport::Sse,
+                    other => return Err(format!("--transport: expected auto, http or sse, got {other:?}")),
+                }
+            }
+            "--header" => headers.push(header(&value("--header")?, |name| std::env::var(name).ok())?),
+            "--token-env" => {
+                let var = value("--token-env")?;
+                let token = std::env::var(&var).ok().filter(|t| !t.trim().is_empty());
+                let token = token.ok_or_else(|| format!("--token-env {var}: the environment variable is not set"))?;
+                headers.push(("Authorization".to_owned(), format!("Bearer {}", token.trim())));
+            }
+            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
+            _ if url.is_none() => url = Some(arg),
+            _ => return Err(format!("connect takes one URL, got also {arg:?}")),
+        }
+    }
+    let url = url.ok_or("expected a URL, e.g. tinymcp connect http://127.0.0.1:8080/mcp")?;
+    let url = http1::Url::parse(&url)?;
+    let mut bridge = match transport {
+        Transport::Sse => Bridge::Sse(legacy::Session::open(&url, headers.clone(), Output)?),
+        _ => Bridge::Http(streamable::Session::new(url.clone(), headers.clone(), Output)),
+    };
+    let mut probing = transport == Transport::Auto;
+    let mut input = io::stdin().lock();
+    loop {
+        let line = match http1::read_line(&mut input, MESSAGE_CAP) {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                bridge.close();
+                return Err(format!("reading stdin: {e}"));
+            }
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let message = match serde_json::from_slice::<Value>(&line) {
+            Ok(message) => message,
+            Err(e) => {
+                log::warn!("stdin: a line that is not JSON ({e}), skipped");
+                continue;
+            }
+        };
+        log::debug!("host -> {}", String::from_utf8_lossy(&line));
+        if let (true, Bridge::Http(session)) = (probing, &bridge) {
+            if message.get("method").and_then(Value::as_str) == Some("initialize") {
+                probing = false;
+                if let Err(status) = session.try_initialize(&line, message.get("id"), true) {
+                    log::info!("{url} answered {status} to a Streamable HTTP initialize: trying legacy SSE there");
+                    bridge = Bridge::Sse(legacy::Session::open(&url, headers.clone(), Output)?);
+                    bridge.forward(&message, &line);
+                }
+                continue;
+            }
+        }
+        bridge.forward(&message, &line);
+    }
+    log::debug!("end of input: closing the session");
+    bridge.close();
+    Ok(())
+}
+
+/// `Name: value` from `--header`; `${VAR}` in the value is replaced by that environment
+/// variable, so a secret need not be written in a host's config file.
+fn header(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<(String, String), String> {
+    let expected = || format!("--header {text:?}: expected 'Name: value'");
+    let (name, raw) = text.split_once(':').ok_or_else(expected)?;
+    let name = name.trim();
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b)) {
+        return Err(expected());
+    }
+    let mut value = String::new();
+    let mut rest = raw.trim();
+    while let Some(start) = rest.find("${") {
+        value.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after.find('}').ok_or_else(|| format!("--header {name}: `${{` without `}}`"))?;
+        let var = &after[..end];
+        value.push_str(&env(var).ok_or_else(|| format!("--header {name}: the environment variable {var} is not set"))?);
+        rest = &after[end + 1..];
+    }
+    value.push_str(rest);
+    if value.contains(['\r', '\n']) {
+        return Err(format!("--header {name}: a value cannot span lines"));
+    }
+    Ok((name.to_owned(), value))
+}
+
+/// Stdout, shared by the threads that read the server: one whole line per message (the lock
+/// on stdout keeps two threads' lines apart).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Output;
+
+impl Output {
+    /// Writes one message as one line (a message the server split over lines is rejoined).
+    pub(crate) fn line(&self, text: &str) {
+        let text = text.trim();
+        let joined;
+        let text = if text.contains(['\n', '\r']) {
+            match serde_json::from_str::<Value>(text) {
+                Ok(value) => {
+                    joined = value.to_string();
+                    joined.as_str()
+                }
+                Err(e) => return log::warn!("the server sent something that is not JSON ({e}), dropped"),
+            }
+        } else {
+            text
+        };
+        log::debug!("host <- {text}");
+        let mut out = io::stdout().lock();
+        if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()) {
+            log::debug!("stdout: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::header;
+
+    #[test]
+    fn header_values_name_environment_variables() {
+        let env = |name: &str| (name == "KEY").then(|| "s3cret".to_owned());
+        assert_eq!(header("X-Api-Key: ${KEY}", env).unwrap(), ("X-Api-Key".into(), "s3cret".into()));
+        assert_eq!(header("A: pre-${KEY}-post", env).unwrap().1, "pre-s3cret-post");
+        assert_eq!(header("A:plain", env).unwrap().1, "plain");
+        assert!(header("A: ${MISSING}", env).unwrap_err().contains("MISSING is not set"));
+        for bad in ["no colon", ": empty name", "bad name: x", "A: ${open"] {
+            assert!(header(bad, env).is_err(), "{bad}");
+        }
+    }
+}

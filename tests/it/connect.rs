@@ -1,0 +1,176 @@
+//! `tinymcp connect URL`: a host speaking stdio to the bridge, the bridge speaking HTTP to a
+//! real `tinymcp --http` server.
+
+use crate::support::{announced_port, binary, tool_text, Client};
+use serde_json::json;
+use std::process::{Child, Command, Stdio};
+
+/// A `tinymcp --everything --http` server on a free port, killed when dropped.
+struct Remote {
+    child: Child,
+    port: u16,
+}
+
+impl Remote {
+    fn start(args: &[&str]) -> Remote {
+        Self::start_with_env(args, &[])
+    }
+
+    fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Remote {
+        let mut child = Command::new(binary())
+            .args(["--everything", "--http", "127.0.0.1:0"])
+            .args(args)
+            .envs(env.iter().copied())
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the remote server");
+        let port = announced_port(&mut child);
+        Remote { child, port }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn streamable_http_carries_answers_progress_and_server_requests() {
+    let remote = Remote::start(&[]);
+    let mut host = Client::spawn(&["connect", &remote.url("/mcp")]);
+    let init = host.initialize("2025-11-25", json!({"sampling": {}}));
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+
+    let echo = host.call_tool("echo", json!({"message": "over the bridge"}));
+    assert_eq!(tool_text(&echo), "Echo: over the bridge");
+
+    let call = host.send_request(
+        "tools/call",
+        json!({"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p1"}}),
+    );
+    let progress = host.wait(|m| m["method"] == "notifications/progress");
+    assert_eq!(progress["params"]["progressToken"], "p1");
+    assert_eq!(tool_text(&host.response(&call)), "Progress reported");
+
+    let call = host.send_request("tools/call", json!({"name": "test_sampling", "arguments": {"prompt": "hello"}}));
+    let ask = host.wait(|m| m["method"] == "sampling/createMessage");
+    assert_eq!(ask["params"]["messages"][0]["content"]["text"], "hello");
+    host.answer(
+        &ask["id"],
+        json!({"role": "assistant", "content": {"type": "text", "text": "hi back"}, "model": "test"}),
+    );
+    assert_eq!(tool_text(&host.response(&call)), "LLM response: hi back");
+
+    assert!(host.close().success(), "connect exits 0 at end of input");
+}
+
+/// Initializes, calls `echo` and ends: the bridge worked end to end.
+fn echo_through(mut host: Client, revision: &str) {
+    host.initialize(revision, json!({}));
+    let echo = host.call_tool("echo", json!({"message": "through"}));
+    assert_eq!(tool_text(&echo), "Echo: through");
+    assert!(host.close().success(), "connect exits 0 at end of input");
+}
+
+#[test]
+fn legacy_sse_is_spoken_when_asked() {
+    let remote = Remote::start(&[]);
+    echo_through(Client::spawn(&["connect", "--transport", "sse", &remote.url("/sse")]), "2024-11-05");
+}
+
+#[test]
+fn auto_falls_back_to_legacy_sse_where_streamable_http_is_refused() {
+    let remote = Remote::start(&[]);
+    // tinymcp answers a POST to /sse with 404: auto then opens the legacy stream there.
+    echo_through(Client::spawn(&["connect", &remote.url("/sse")]), "2024-11-05");
+    echo_through(Client::spawn(&["connect", "--transport", "auto", &remote.url("/mcp")]), "2025-11-25");
+}
+
+#[test]
+fn an_answer_stream_dropped_mid_call_is_resumed_with_last_event_id() {
+    let remote = Remote::start(&[]);
+    let mut host = Client::spawn_keeping_stderr(&["connect", &remote.url("/mcp")]);
+    host.initialize("2025-11-25", json!({}));
+    // The tool closes its answer stream before the answer exists; only a resumed stream has it.
+    let answer = host.call_tool("test_reconnection", json!({}));
+    assert!(tool_text(&answer).starts_with("Reconnection test completed successfully"), "{answer}");
+    let log = host.close_keeping_stderr();
+    assert!(log.contains("resuming after event"), "{log}");
+}
+
+#[test]
+fn a_session_the_server_forgot_is_reopened_and_the_log_says_so() {
+    let remote = Remote::start(&["--session-ttl-secs", "1"]);
+    let mut host = Client::spawn_keeping_stderr(&["connect", &remote.url("/mcp")]);
+    host.initialize("2025-11-25", json!({}));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // The session id has expired: the server answers 404 and the bridge initializes again.
+    let echo = host.call_tool("echo", json!({"message": "after expiry"}));
+    assert_eq!(tool_text(&echo), "Echo: after expiry");
+    let log = host.close_keeping_stderr();
+    assert!(log.contains("no longer knows session") && log.contains("session reopened"), "{log}");
+}
+
+#[test]
+fn a_request_the_host_cancels_is_cancelled_at_the_server_and_never_answered() {
+    // One request at a time: the echo below only runs once the slow call has stopped.
+    let remote = Remote::start(&["--max-in-flight", "1"]);
+    let mut host = Client::spawn(&["connect", &remote.url("/mcp")]);
+    host.initialize("2025-11-25", json!({}));
+    let slow = host.send_request("tools/call", json!({"name": "test_slow", "arguments": {"ms": 20000}}));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    host.notify("notifications/cancelled", json!({"requestId": slow, "reason": "the user stopped it"}));
+    let started = std::time::Instant::now();
+    let echo = host.call_tool("echo", json!({"message": "next"}));
+    assert_eq!(tool_text(&echo), "Echo: next");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "the slow call went on: {:?}", started.elapsed());
+    let later = host.drain(std::time::Duration::from_millis(2500));
+    assert!(later.iter().all(|m| m.get("id") != Some(&slow)), "the cancelled request was answered: {later:?}");
+    assert!(host.close().success());
+}
+
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+#[test]
+fn the_bearer_token_comes_from_an_environment_variable() {
+    let remote = Remote::start_with_env(&[], &[("TINYMCP_TOKEN", TOKEN)]);
+    let env = [("REMOTE_TOKEN", TOKEN)];
+    let url = remote.url("/mcp");
+    echo_through(Client::spawn_with_env(&["connect", "--token-env", "REMOTE_TOKEN", &url], &env), "2025-11-25");
+    let header = ["connect", "--header", "Authorization: Bearer ${REMOTE_TOKEN}", "--transport", "http", &url];
+    echo_through(Client::spawn_with_env(&header, &env), "2025-11-25");
+    let sse = ["connect", "--transport", "sse", "--token-env", "REMOTE_TOKEN", &remote.url("/sse")];
+    echo_through(Client::spawn_with_env(&sse, &env), "2024-11-05");
+
+    // Without it the server refuses, and the host hears why instead of waiting.
+    let mut host = Client::spawn(&["connect", &url]);
+    let refused = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}),
+    );
+    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("401"), "{refused}");
+}
+
+#[test]
+fn a_missing_token_variable_is_refused_before_connecting() {
+    let out = crate::support::run_binary(&["connect", "--token-env", "TINYMCP_IT_UNSET_VAR", "http://127.0.0.1:1/mcp"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TINYMCP_IT_UNSET_VAR"));
+}
+
+#[test]
+fn https_is_refused_saying_what_to_do() {
+    let out = crate::support::run_binary(&["connect", "https://example.com/mcp"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("TLS-terminating proxy"), "{stderr}");
+}

@@ -325,7 +325,7 @@ fn race_rounds() -> (usize, Duration) {
 // pipelined on a raw stdio link (no schema check per answer), so thousands fit in a few seconds.
 #[test]
 fn swapping_in_symbolic_links_never_lets_a_write_out() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::Write;
     use std::sync::atomic::{AtomicBool, Ordering};
     let p = project();
     p.outside.write("race.txt", "OUTSIDE-SECRET\n");
@@ -333,20 +333,7 @@ fn swapping_in_symbolic_links_never_lets_a_write_out() {
     p.dir.write("race.txt", "inside\n");
     p.dir.write("d/f.txt", "inside\n");
     let outside_before = tree(p.outside.path());
-    let mut server = std::process::Command::new(crate::support::binary())
-        .args(["--root", p.dir.arg(), "--no-watch", "--write"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut input = server.stdin.take().unwrap();
-    let (tx, lines) = std::sync::mpsc::channel();
-    let stdout = server.stdout.take().unwrap();
-    std::thread::spawn(move || BufReader::new(stdout).lines().map_while(Result::ok).try_for_each(|l| tx.send(l)));
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "race", "version": "0"}}});
-    writeln!(input, "{init}\n{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
-    lines.recv_timeout(crate::support::TIMEOUT).unwrap();
+    let (mut server, mut input, lines) = crate::support::raw_stdio(&["--root", p.dir.arg(), "--no-watch", "--write"]);
     let stop = std::sync::Arc::new(AtomicBool::new(false));
     let swapper = {
         let (dir, outside, stop) = (p.dir.path().to_path_buf(), p.outside.path().to_path_buf(), stop.clone());

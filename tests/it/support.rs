@@ -674,3 +674,23 @@ pub fn refuses_to_start(args: &[&str], env: &[(&str, &str)]) -> String {
     assert!(!status.success(), "{args:?}: {stderr}");
     stderr
 }
+
+/// A server on raw stdio, initialized, for tests that pace their own requests (the symlink race
+/// tests): the child, its stdin, and its stdout's lines as they come.
+pub fn raw_stdio(args: &[&str]) -> (Child, ChildStdin, Receiver<String>) {
+    let mut server = Command::new(binary())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn tinymcp");
+    let mut input = server.stdin.take().expect("piped stdin");
+    let (tx, lines) = mpsc::channel();
+    let stdout = server.stdout.take().expect("piped stdout");
+    thread::spawn(move || BufReader::new(stdout).lines().map_while(Result::ok).try_for_each(|l| tx.send(l)));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "race", "version": "0"}}});
+    writeln!(input, "{init}\n{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).expect("write");
+    lines.recv_timeout(TIMEOUT).expect("an answer to initialize");
+    (server, input, lines)
+}

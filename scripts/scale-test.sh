@@ -27,16 +27,9 @@ BIN=$PWD/target/release/tinymcp
 # deploy/ (compose.yaml, Dockerfile, the template) checked without Docker, nginx or not.
 python3 scripts/check-deploy.py "$BIN"
 
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-if [ ! -x "$NGINX" ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "scale test: installing nginx (apt-get install -y nginx)" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    { apt-get install -y -qq nginx || { apt-get update -qq && apt-get install -y -qq nginx; }; } >&2 || true
-  fi
-  NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-  [ -x "$NGINX" ] || skip "nginx is missing and could not be installed (as root: apt-get install -y nginx)"
-fi
+. scripts/syspkg.sh
+PATH=$PATH:/usr/sbin need_command nginx nginx || skip "nginx is missing (see the line above)"
+NGINX=$(PATH=$PATH:/usr/sbin command -v nginx)
 
 bash scripts/deps.sh
 NODE=.cache/npm/node_modules/.bin/node

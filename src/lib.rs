@@ -93,6 +93,12 @@ pub mod percent {
     pub use crate::util::percent::{decode, encode, is_unreserved};
 }
 
+/// Base64 (RFC 4648, padded), the one the `blob` contents use: for embedders and the binary's
+/// own needs (the Cursor install link).
+pub mod base64 {
+    pub use crate::util::base64::encode;
+}
+
 /// The JSON Schema validator tool arguments and structured results are checked with (the draft
 /// 2020-12 subset tools use; `pattern` and `format` are ignored).
 pub mod schema {

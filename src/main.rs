@@ -20,10 +20,15 @@ tinymcp: a Model Context Protocol server
 
 USAGE:
     tinymcp [OPTIONS]
-    tinymcp config --host claude|vscode|cursor|claude-code [--url URL] [OPTIONS]
+    tinymcp config --host HOST [--url URL] [OPTIONS]
         print the configuration that makes that host run this binary with these options
         (relative paths made absolute; the current directory as --root when none is given);
-        with --http ADDR, or --url URL of a server running elsewhere, the host connects to the URL
+        with --http ADDR, or --url URL of a server running elsewhere, the host connects to the URL.
+        HOST: claude-desktop (or claude), claude-code, vscode, cursor, windsurf, zed, codex, gemini
+    tinymcp install --host HOST [--scope user|project] [--config-file FILE] [--dry-run] [OPTIONS]
+        write that configuration into the host's own file (found from $HOME, or FILE): merged
+        with the servers already there, the previous file kept as FILE.bak, nothing written
+        when it is there already; --dry-run prints the file it would write
     tinymcp connect [--transport auto|http|sse] [--header 'Name: value']... [--token-env VAR] URL
         a remote server (http:// only) spoken to over stdio, for hosts that only start stdio
         servers: JSON-RPC lines on stdin are forwarded, the server's messages written to stdout;
@@ -93,7 +98,7 @@ OPTIONS:
                             (default: a random key per process)
     --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
                             and task id it hands out starts with `ID.`, for a load balancer
-                            to route on (see README, Deploy)
+                            to route on (see docs/deploy.md)
     --max-connections N     HTTP connections open at once (default 2048); more get 503
     --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
     --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
@@ -156,6 +161,14 @@ struct Config {
     host: Host,
     flags: Vec<String>,
     url: Option<String>,
+    /// `install` rather than `config`: where, and whether to write.
+    install: Option<Install>,
+}
+
+struct Install {
+    scope: cli::install::Scope,
+    config_file: Option<PathBuf>,
+    dry_run: bool,
 }
 
 enum Parsed {
@@ -314,7 +327,7 @@ fn terminal_hint(args: &Args) -> String {
     }
     format!(
         "tinymcp: serving {} over stdio, waiting for an MCP host to speak JSON-RPC on stdin (Ctrl-D ends); \
-         to connect a host, run `tinymcp config --host claude|vscode|cursor|claude-code` with the same options",
+         to connect a host, run `tinymcp config --host NAME` (claude-desktop, claude-code, vscode, cursor, windsurf, zed, codex, gemini) with the same options",
         served.join(", ")
     )
 }
@@ -325,12 +338,22 @@ fn value(flag: &str, value: Option<String>) -> Result<String, String> {
 
 /// `tinymcp config --host HOST [OPTIONS]`: the options are checked as if to run, and the paths
 /// in them made absolute, since a host starts the server in a folder of its choosing.
-fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+fn parse_config(mut args: impl Iterator<Item = String>, installing: bool) -> Result<Parsed, String> {
     let mut host = None;
     let mut flags = Vec::new();
     let mut url = None;
+    let mut install = Install { scope: cli::install::Scope::User, config_file: None, dry_run: false };
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--scope" if installing => {
+                install.scope = match value(&arg, args.next())?.as_str() {
+                    "user" => cli::install::Scope::User,
+                    "project" => cli::install::Scope::Project,
+                    other => return Err(format!("--scope: expected user or project, got {other:?}")),
+                }
+            }
+            "--config-file" if installing => install.config_file = Some(PathBuf::from(value(&arg, args.next())?)),
+            "--dry-run" if installing => install.dry_run = true,
             "--url" => {
                 let value = value(&arg, args.next())?;
                 if !value.starts_with("http://") && !value.starts_with("https://") {
@@ -364,10 +387,51 @@ fn parse_config(mut args: impl Iterator<Item = String>) -> Result<Parsed, String
             }
             // A server started with --http does not answer on stdin: the host connects to its URL.
             let url = url.or_else(|| run.http.as_deref().map(|addr| hosts::url_of_listen_addr(&listen_addr(addr))));
-            Ok(Parsed::Config(Config { host, flags, url }))
+            Ok(Parsed::Config(Config { host, flags, url, install: installing.then_some(install) }))
         }
         _ => Err("config: give the options the server should run with (not --check, --help or --version)".into()),
     }
+}
+
+/// `tinymcp install`: the entry merged into the host's file. Answers what to print: with
+/// `--dry-run` the file it would write (stdout), and what was done (stderr).
+fn install_entry(host: Host, launch: hosts::Launch, install: &Install) -> Result<(Option<String>, String), String> {
+    use cli::install::Change;
+    let entry = hosts::entry(host, launch)?;
+    let path = match &install.config_file {
+        Some(path) => path.clone(),
+        None => {
+            let home = std::env::var_os("HOME")
+                .or_else(|| std::env::var_os("USERPROFILE"))
+                .map(PathBuf::from)
+                .ok_or("cannot find the home folder: HOME is not set (give --config-file FILE)")?;
+            let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+            cli::install::config_path(host, install.scope, &home, &cwd)?
+        }
+    };
+    let outcome = cli::install::install(host, &path, "tinymcp", &entry, install.dry_run)?;
+    let shown = outcome.path.display();
+    let what = match outcome.change {
+        Change::Added => "adds the server \"tinymcp\" to",
+        Change::Replaced => "replaces the server \"tinymcp\" in",
+        Change::Unchanged => "finds the server \"tinymcp\" as it should be already in",
+    };
+    if install.dry_run {
+        return Ok((Some(outcome.text), format!("tinymcp: --dry-run: this {what} {shown}; nothing written")));
+    }
+    let done = match (outcome.change, &outcome.backup) {
+        (Change::Unchanged, _) => {
+            return Ok((
+                None,
+                format!("tinymcp: {host}: nothing to do: the server \"tinymcp\" is already as it should be in {shown}"),
+            ))
+        }
+        (_, Some(backup)) => {
+            format!("tinymcp: {host}: {shown} changed: {what} it (the previous file is {})", backup.display())
+        }
+        (_, None) => format!("tinymcp: {host}: {shown} written: {what} it (a new file)"),
+    };
+    Ok((None, format!("{done}\ntinymcp: restart {host} (or reload its MCP servers) to use it")))
 }
 
 fn number(flag: &str, value: Option<String>) -> Result<usize, String> {
@@ -602,11 +666,14 @@ fn main() -> ExitCode {
             }
         };
     }
-    let parsed =
-        if raw.peek().map(String::as_str) == Some("config") { parse_config(raw.skip(1)) } else { parse_args(raw) };
+    let parsed = match raw.peek().map(String::as_str) {
+        Some("config") => parse_config(raw.skip(1), false),
+        Some("install") => parse_config(raw.skip(1), true),
+        _ => parse_args(raw),
+    };
     let args = match parsed {
         Ok(Parsed::Run(args)) => *args,
-        Ok(Parsed::Config(Config { host, flags, url })) => {
+        Ok(Parsed::Config(Config { host, flags, url, install })) => {
             let exe = match std::env::current_exe() {
                 Ok(exe) => exe.display().to_string(),
                 Err(e) => {
@@ -614,15 +681,32 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let Some(url) = url else {
-                eprintln!("# for {host}: paste into {}", host.destination());
-                println!("{}", hosts::snippet(host, "tinymcp", &exe, &flags));
-                return ExitCode::SUCCESS;
+            let launch = match &url {
+                Some(url) => hosts::Launch::Url(url),
+                None => hosts::Launch::Stdio { command: &exe, args: &flags },
             };
-            match hosts::url_snippet(host, "tinymcp", &url) {
+            if let Some(install) = install {
+                return match install_entry(host, launch, &install) {
+                    Ok((stdout, message)) => {
+                        if let Some(text) = stdout {
+                            print!("{text}");
+                        }
+                        eprintln!("{message}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(why) => {
+                        eprintln!("tinymcp: {why}");
+                        ExitCode::FAILURE
+                    }
+                };
+            }
+            match hosts::snippet(host, "tinymcp", launch) {
                 Ok(snippet) => {
                     eprintln!("# for {host}: paste into {}", host.destination());
-                    if flags.iter().any(|f| f == "--http") {
+                    if let Some(link) = hosts::install_link(host, "tinymcp", launch) {
+                        eprintln!("# or open this link to install it: {link}");
+                    }
+                    if let (Some(url), true) = (&url, flags.iter().any(|f| f == "--http")) {
                         let words: Vec<String> =
                             std::iter::once(&exe).chain(&flags).map(|w| hosts::shell_quote(w)).collect();
                         eprintln!(
@@ -630,7 +714,7 @@ fn main() -> ExitCode {
                             words.join(" ")
                         );
                     }
-                    println!("{snippet}");
+                    println!("{}", snippet.trim_end());
                     return ExitCode::SUCCESS;
                 }
                 Err(why) => {

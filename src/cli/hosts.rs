@@ -1,106 +1,228 @@
-//! Configuration snippets for MCP hosts (Claude Desktop, VS Code, Cursor, Claude Code) that
-//! launch a server over stdio or connect to its URL: text only, for `tinymcp config`. Pure: no
-//! filesystem, no printing.
+//! What each MCP host (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf, Zed, Codex CLI,
+//! Gemini CLI) keeps for one server, in that host's current shape: the entry, the snippet to
+//! paste, the install links. Text and values only, for `tinymcp config` and `tinymcp install`:
+//! no filesystem, no printing.
 
+use crate::cli::jsondoc::Doc;
 use std::fmt;
 
 /// A host application that starts MCP servers from a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Host {
-    /// Claude Desktop: `claude_desktop_config.json`.
-    Claude,
-    /// VS Code: `.vscode/mcp.json` (or the user `mcp.json`).
-    VsCode,
-    /// Cursor: `.cursor/mcp.json` (or `~/.cursor/mcp.json`).
-    Cursor,
-    /// Claude Code: the `claude mcp add` command.
+    /// Claude Desktop: `claude_desktop_config.json`, `mcpServers`.
+    ClaudeDesktop,
+    /// Claude Code: `claude mcp add`, or `.mcp.json` / `~/.claude.json`, `mcpServers`.
     ClaudeCode,
+    /// VS Code: `.vscode/mcp.json` or the user `mcp.json`, `servers`.
+    VsCode,
+    /// Cursor: `.cursor/mcp.json` or `~/.cursor/mcp.json`, `mcpServers`.
+    Cursor,
+    /// Windsurf: `~/.codeium/windsurf/mcp_config.json`, `mcpServers` (`serverUrl` for a URL).
+    Windsurf,
+    /// Zed: `settings.json`, `context_servers`.
+    Zed,
+    /// Codex CLI: `config.toml`, `[mcp_servers.NAME]` tables.
+    Codex,
+    /// Gemini CLI: `settings.json`, `mcpServers` (`httpUrl` for a URL).
+    Gemini,
 }
 
 /// The names `--host` accepts.
-pub const HOST_NAMES: &str = "claude, vscode, cursor, claude-code";
+pub const HOST_NAMES: &str = "claude-desktop (or claude), claude-code, vscode, cursor, windsurf, zed, codex, gemini";
+
+/// How the host reaches the server: it starts a command, or connects to a URL (Streamable HTTP).
+#[derive(Debug, Clone, Copy)]
+pub enum Launch<'a> {
+    /// The host starts `command` with `args` and speaks over its stdin and stdout.
+    Stdio {
+        /// The program, an absolute path.
+        command: &'a str,
+        /// Its arguments.
+        args: &'a [String],
+    },
+    /// The host connects to a server already listening at this URL.
+    Url(&'a str),
+}
 
 impl Host {
+    /// Every host, in the order `--help` lists them.
+    pub const ALL: [Host; 8] = [
+        Host::ClaudeDesktop,
+        Host::ClaudeCode,
+        Host::VsCode,
+        Host::Cursor,
+        Host::Windsurf,
+        Host::Zed,
+        Host::Codex,
+        Host::Gemini,
+    ];
+
     /// The host named on the command line.
     pub fn from_name(name: &str) -> Option<Host> {
         match name {
-            "claude" | "claude-desktop" => Some(Host::Claude),
-            "vscode" | "code" => Some(Host::VsCode),
-            "cursor" => Some(Host::Cursor),
-            "claude-code" => Some(Host::ClaudeCode),
-            _ => None,
+            "claude" | "claude-desktop" => Some(Host::ClaudeDesktop),
+            "code" => Some(Host::VsCode),
+            _ => Host::ALL.into_iter().find(|h| h.name() == name),
+        }
+    }
+
+    /// The name `--host` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Host::ClaudeDesktop => "claude-desktop",
+            Host::ClaudeCode => "claude-code",
+            Host::VsCode => "vscode",
+            Host::Cursor => "cursor",
+            Host::Windsurf => "windsurf",
+            Host::Zed => "zed",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+        }
+    }
+
+    /// The member of the host's file that holds its servers, by name.
+    pub fn servers_key(self) -> &'static str {
+        match self {
+            Host::VsCode => "servers",
+            Host::Zed => "context_servers",
+            Host::Codex => "mcp_servers",
+            _ => "mcpServers",
         }
     }
 
     /// Where the snippet goes, for a comment above it.
     pub fn destination(self) -> &'static str {
         match self {
-            Host::Claude => {
+            Host::ClaudeDesktop => {
                 "claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/, \
                  Windows: %APPDATA%\\Claude\\), under \"mcpServers\""
             }
+            Host::ClaudeCode => "a shell: it registers the server with Claude Code",
             Host::VsCode => ".vscode/mcp.json in the workspace (or the user mcp.json), under \"servers\"",
             Host::Cursor => ".cursor/mcp.json in the project (or ~/.cursor/mcp.json), under \"mcpServers\"",
-            Host::ClaudeCode => "a shell: it registers the server with Claude Code",
+            Host::Windsurf => "~/.codeium/windsurf/mcp_config.json, under \"mcpServers\"",
+            Host::Zed => "Zed's settings.json (~/.config/zed/settings.json, or .zed/settings.json in the project), under \"context_servers\"",
+            Host::Codex => "~/.codex/config.toml (or .codex/config.toml in a trusted project)",
+            Host::Gemini => "~/.gemini/settings.json (or .gemini/settings.json in the project), under \"mcpServers\"",
         }
     }
 }
 
 impl fmt::Display for Host {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Host::Claude => "claude",
-            Host::VsCode => "vscode",
-            Host::Cursor => "cursor",
-            Host::ClaudeCode => "claude-code",
-        })
+        f.write_str(self.name())
     }
 }
 
-/// The snippet that makes `host` run `command` with `args` over stdio, under the name `name`.
-pub fn snippet(host: Host, name: &str, command: &str, args: &[String]) -> String {
-    // Written by hand for the order people expect (command, then args), which a sorted
-    // serde_json map would turn around.
-    let text = |s: &str| serde_json::Value::from(s).to_string();
-    let list = args.iter().map(|a| text(a)).collect::<Vec<_>>().join(", ");
-    let entry = |servers: &str, first: &str| {
-        format!(
-            "{{\n  \"{servers}\": {{\n    {}: {{\n{first}      \"command\": {},\n      \"args\": [{list}]\n    }}\n  }}\n}}",
-            text(name),
-            text(command)
-        )
-    };
-    match host {
-        Host::Claude | Host::Cursor => entry("mcpServers", ""),
-        Host::VsCode => entry("servers", "      \"type\": \"stdio\",\n"),
-        Host::ClaudeCode => {
-            let mut words = vec!["claude".to_owned(), "mcp".into(), "add".into(), shell_quote(name), "--".into()];
-            words.push(shell_quote(command));
-            words.extend(args.iter().map(|a| shell_quote(a)));
-            words.join(" ")
-        }
-    }
-}
+/// What Claude Desktop users are told to do instead of a URL entry, which its file lacks.
+const CLAUDE_DESKTOP_NO_URL: &str = "Claude Desktop cannot connect to a URL from claude_desktop_config.json: run \
+     `tinymcp config --host claude-desktop` without --http or --url for a snippet with which Claude \
+     Desktop starts the server itself, or add the URL as a custom connector in its settings";
 
-/// The snippet that makes `host` connect to a server already listening at `url` (Streamable
-/// HTTP), under the name `name`; an error saying what to do instead for a host without one.
-pub fn url_snippet(host: Host, name: &str, url: &str) -> Result<String, String> {
-    let entry = match host {
-        Host::Claude => {
-            return Err("Claude Desktop cannot connect to a URL from claude_desktop_config.json: run \
-                 `tinymcp config --host claude` without --http or --url for a snippet with which Claude \
-                 Desktop starts the server itself, or add the URL as a custom connector in its settings"
-                .into())
-        }
-        Host::VsCode | Host::ClaudeCode => serde_json::json!({"type": "http", "url": url}),
-        Host::Cursor => serde_json::json!({"url": url}),
-    };
-    let pretty = |value: serde_json::Value| serde_json::to_string_pretty(&value).unwrap_or_default();
-    Ok(match host {
-        Host::VsCode => pretty(serde_json::json!({"servers": {name: entry}})),
-        Host::ClaudeCode => format!("claude mcp add-json {} {}", shell_quote(name), shell_quote(&entry.to_string())),
-        _ => pretty(serde_json::json!({"mcpServers": {name: entry}})),
+/// The host's entry for one server (the value under its name in the servers member), keys in
+/// the order the host's documentation writes them. For Codex it is the `[mcp_servers.NAME]`
+/// table's contents. An error says what to do for a host that cannot take this launch.
+pub fn entry(host: Host, launch: Launch) -> Result<Doc, String> {
+    let text = |s: &str| Doc::String(s.to_owned());
+    Ok(match launch {
+        Launch::Stdio { command, args } => match host {
+            Host::VsCode | Host::ClaudeCode => {
+                Doc::object([("type", text("stdio")), ("command", text(command)), ("args", Doc::strings(args))])
+            }
+            _ => Doc::object([("command", text(command)), ("args", Doc::strings(args))]),
+        },
+        Launch::Url(url) => match host {
+            Host::ClaudeDesktop => return Err(CLAUDE_DESKTOP_NO_URL.into()),
+            Host::VsCode | Host::ClaudeCode => Doc::object([("type", text("http")), ("url", text(url))]),
+            Host::Windsurf => Doc::object([("serverUrl", text(url))]),
+            Host::Gemini => Doc::object([("httpUrl", text(url))]),
+            Host::Cursor | Host::Zed | Host::Codex => Doc::object([("url", text(url))]),
+        },
     })
+}
+
+/// The text to paste (or, for Claude Code, to run) that gives `host` the server `name`.
+pub fn snippet(host: Host, name: &str, launch: Launch) -> Result<String, String> {
+    let entry = entry(host, launch)?;
+    Ok(match host {
+        Host::ClaudeCode => match launch {
+            Launch::Stdio { command, args } => {
+                let mut words = vec!["claude".to_owned(), "mcp".into(), "add".into(), shell_quote(name), "--".into()];
+                words.push(shell_quote(command));
+                words.extend(args.iter().map(|a| shell_quote(a)));
+                words.join(" ")
+            }
+            Launch::Url(url) => format!("claude mcp add --transport http {} {}", shell_quote(name), shell_quote(url)),
+        },
+        Host::Codex => toml_table(name, &entry),
+        _ => Doc::object([(host.servers_key(), Doc::object([(name, entry)]))]).pretty(),
+    })
+}
+
+/// The links that install the server in one click, for the hosts that accept them: VS Code
+/// (`vscode:mcp/install?` and the entry with its name, URL-encoded) and Cursor
+/// (`cursor://anysphere.cursor-deeplink/mcp/install?name=…&config=` and the entry in base64).
+pub fn install_link(host: Host, name: &str, launch: Launch) -> Option<String> {
+    let entry = entry(host, launch).ok()?;
+    match host {
+        Host::VsCode => {
+            let mut named = Doc::object([("name", Doc::String(name.to_owned()))]);
+            if let Doc::Object(members) = entry {
+                for (k, v) in members {
+                    named.set(&k, v);
+                }
+            }
+            let keep = |_: &str, _: usize, c: char| tinymcp::percent::is_unreserved(c);
+            Some(format!("vscode:mcp/install?{}", tinymcp::percent::encode(&named.compact(), keep)))
+        }
+        Host::Cursor => {
+            let keep = |_: &str, _: usize, c: char| tinymcp::percent::is_unreserved(c);
+            Some(format!(
+                "cursor://anysphere.cursor-deeplink/mcp/install?name={}&config={}",
+                tinymcp::percent::encode(name, keep),
+                tinymcp::base64::encode(entry.compact().as_bytes())
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// A `[mcp_servers.NAME]` table of Codex's `config.toml` holding `entry` (strings and arrays of
+/// strings only, which is all an entry holds).
+pub fn toml_table(name: &str, entry: &Doc) -> String {
+    let mut out = format!("[mcp_servers.{}]\n", toml_key(name));
+    if let Doc::Object(members) = entry {
+        for (key, value) in members {
+            out.push_str(&format!("{} = {}\n", toml_key(key), toml_value(value)));
+        }
+    }
+    out
+}
+
+/// A TOML key: bare when it may be, else a quoted string.
+pub fn toml_key(key: &str) -> String {
+    let bare = !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if bare {
+        key.to_owned()
+    } else {
+        toml_string(key)
+    }
+}
+
+/// A TOML basic string. JSON's escapes are TOML's (`\"`, `\\`, `\n`, `\uXXXX`), and serde_json
+/// writes no other.
+fn toml_string(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
+}
+
+fn toml_value(value: &Doc) -> String {
+    match value {
+        Doc::String(s) => toml_string(s),
+        Doc::Array(items) => format!("[{}]", items.iter().map(toml_value).collect::<Vec<_>>().join(", ")),
+        Doc::Bool(b) => b.to_string(),
+        Doc::Number(n) => n.to_string(),
+        Doc::Null | Doc::Object(_) => "{}".into(),
+    }
 }
 
 /// The URL a client reaches a server at that listens on `addr` (`HOST:PORT`): a wildcard
@@ -130,39 +252,96 @@ pub fn shell_quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn args(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
     }
 
+    fn stdio<'a>(command: &'a str, args: &'a [String]) -> Launch<'a> {
+        Launch::Stdio { command, args }
+    }
+
+    fn json_of(host: Host, launch: Launch) -> Value {
+        serde_json::from_str(&snippet(host, "t", launch).unwrap()).unwrap()
+    }
+
     #[test]
-    fn json_hosts_get_their_own_shape() {
-        let claude = snippet(Host::Claude, "tinymcp", "/bin/tinymcp", &args(&["--root", "/p"]));
-        let value: serde_json::Value = serde_json::from_str(&claude).unwrap();
-        assert_eq!(value, json!({"mcpServers": {"tinymcp": {"command": "/bin/tinymcp", "args": ["--root", "/p"]}}}));
-        let vscode: serde_json::Value =
-            serde_json::from_str(&snippet(Host::VsCode, "tinymcp", "/bin/tinymcp", &[])).unwrap();
-        assert_eq!(vscode, json!({"servers": {"tinymcp": {"type": "stdio", "command": "/bin/tinymcp", "args": []}}}));
+    fn every_json_host_gets_its_own_stdio_shape() {
+        let a = args(&["--root", "/p"]);
+        let plain = json!({"command": "/bin/tinymcp", "args": ["--root", "/p"]});
+        for host in [Host::ClaudeDesktop, Host::Cursor, Host::Windsurf, Host::Gemini] {
+            assert_eq!(json_of(host, stdio("/bin/tinymcp", &a)), json!({"mcpServers": {"t": plain}}), "{host}");
+        }
+        assert_eq!(json_of(Host::Zed, stdio("/bin/tinymcp", &a)), json!({"context_servers": {"t": plain}}));
+        assert_eq!(
+            json_of(Host::VsCode, stdio("/bin/tinymcp", &[])),
+            json!({"servers": {"t": {"type": "stdio", "command": "/bin/tinymcp", "args": []}}})
+        );
+    }
+
+    #[test]
+    fn every_host_but_claude_desktop_gets_its_own_url_shape() {
+        let url = "http://127.0.0.1:8080/mcp";
+        let cases = [
+            (Host::VsCode, json!({"servers": {"t": {"type": "http", "url": url}}})),
+            (Host::Cursor, json!({"mcpServers": {"t": {"url": url}}})),
+            (Host::Windsurf, json!({"mcpServers": {"t": {"serverUrl": url}}})),
+            (Host::Gemini, json!({"mcpServers": {"t": {"httpUrl": url}}})),
+            (Host::Zed, json!({"context_servers": {"t": {"url": url}}})),
+        ];
+        for (host, want) in cases {
+            assert_eq!(json_of(host, Launch::Url(url)), want, "{host}");
+        }
+        assert_eq!(
+            snippet(Host::ClaudeCode, "t", Launch::Url(url)).unwrap(),
+            format!("claude mcp add --transport http t {url}")
+        );
+        assert_eq!(snippet(Host::Codex, "t", Launch::Url(url)).unwrap(), format!("[mcp_servers.t]\nurl = \"{url}\"\n"));
+        assert!(snippet(Host::ClaudeDesktop, "t", Launch::Url(url)).is_err());
     }
 
     #[test]
     fn json_snippets_put_the_command_before_its_args_and_escape_what_needs_it() {
-        let odd = snippet(Host::Cursor, "my \"server\"", "C:\\bin\\tinymcp", &args(&["--root", "/a \"b\"\n"]));
-        let value: serde_json::Value = serde_json::from_str(&odd).unwrap();
+        let a = args(&["--root", "/a \"b\"\n"]);
+        let odd = snippet(Host::Cursor, "my \"server\"", stdio("C:\\bin\\tinymcp", &a)).unwrap();
+        let value: Value = serde_json::from_str(&odd).unwrap();
         assert_eq!(value["mcpServers"]["my \"server\""]["args"][1], "/a \"b\"\n");
         assert_eq!(value["mcpServers"]["my \"server\""]["command"], "C:\\bin\\tinymcp");
         assert!(odd.find("\"command\"").unwrap() < odd.find("\"args\"").unwrap(), "{odd}");
     }
 
     #[test]
-    fn url_forms_per_host_and_none_for_claude_desktop() {
-        let url = "http://127.0.0.1:8080/mcp";
-        let cursor: serde_json::Value = serde_json::from_str(&url_snippet(Host::Cursor, "t", url).unwrap()).unwrap();
-        assert_eq!(cursor, json!({"mcpServers": {"t": {"url": url}}}));
-        let code = url_snippet(Host::ClaudeCode, "t", url).unwrap();
-        assert_eq!(code, format!("claude mcp add-json t '{{\"type\":\"http\",\"url\":\"{url}\"}}'"));
-        assert!(url_snippet(Host::Claude, "t", url).is_err());
+    fn codex_gets_a_toml_table_with_quoted_strings() {
+        let a = args(&["--root", "/it's \"here\"\\"]);
+        let table = snippet(Host::Codex, "tinymcp", stdio("/bin/tinymcp", &a)).unwrap();
+        assert_eq!(
+            table,
+            "[mcp_servers.tinymcp]\ncommand = \"/bin/tinymcp\"\nargs = [\"--root\", \"/it's \\\"here\\\"\\\\\"]\n"
+        );
+        assert_eq!(toml_key("my server"), "\"my server\"");
+    }
+
+    #[test]
+    fn install_links_carry_the_entry() {
+        let a = args(&["--root", "/p q"]);
+        let vscode = install_link(Host::VsCode, "t", stdio("/bin/tinymcp", &a)).unwrap();
+        let query = vscode.strip_prefix("vscode:mcp/install?").unwrap();
+        let value: Value = serde_json::from_str(&tinymcp::percent::decode(query).unwrap()).unwrap();
+        assert_eq!(value, json!({"name": "t", "type": "stdio", "command": "/bin/tinymcp", "args": ["--root", "/p q"]}));
+        let cursor = install_link(Host::Cursor, "t", Launch::Url("http://h/mcp")).unwrap();
+        let config = cursor.strip_prefix("cursor://anysphere.cursor-deeplink/mcp/install?name=t&config=").unwrap();
+        assert_eq!(config, "eyJ1cmwiOiJodHRwOi8vaC9tY3AifQ=="); // {"url":"http://h/mcp"}
+        assert!(install_link(Host::Zed, "t", Launch::Url("http://h/mcp")).is_none());
+    }
+
+    #[test]
+    fn names_and_aliases() {
+        assert_eq!(Host::from_name("claude"), Some(Host::ClaudeDesktop));
+        for host in Host::ALL {
+            assert_eq!(Host::from_name(host.name()), Some(host));
+        }
+        assert_eq!(Host::from_name("emacs"), None);
     }
 
     #[test]
@@ -174,7 +353,8 @@ mod tests {
 
     #[test]
     fn claude_code_gets_a_quoted_command_line() {
-        let line = snippet(Host::ClaudeCode, "tinymcp", "/opt/my tools/tinymcp", &args(&["--root", "/it's"]));
+        let a = args(&["--root", "/it's"]);
+        let line = snippet(Host::ClaudeCode, "tinymcp", stdio("/opt/my tools/tinymcp", &a)).unwrap();
         assert_eq!(line, "claude mcp add tinymcp -- '/opt/my tools/tinymcp' --root '/it'\\''s'");
     }
 }

@@ -76,9 +76,68 @@ fn http_gives_each_host_its_url_form() {
     assert_eq!(value, json!({"mcpServers": {"tinymcp": {"url": "http://127.0.0.1:9000/mcp"}}}));
     let (ok, stdout, _) = config(&["config", "--host", "claude-code", "--url", "https://mcp.example.com/mcp"]);
     assert!(ok);
-    let line = stdout.trim_end().strip_prefix("claude mcp add-json tinymcp '").and_then(|s| s.strip_suffix('\''));
-    let value: Value = serde_json::from_str(line.unwrap_or_else(|| panic!("{stdout}"))).unwrap();
-    assert_eq!(value, json!({"type": "http", "url": "https://mcp.example.com/mcp"}));
+    assert_eq!(stdout, "claude mcp add --transport http tinymcp https://mcp.example.com/mcp\n");
+}
+
+#[test]
+fn every_host_gets_a_snippet_for_stdio_and_for_a_url() {
+    let dir = TempDir::new("config every host");
+    let url = "http://127.0.0.1:8080/mcp";
+    let cases = [
+        ("claude-desktop", json!({"mcpServers": {"tinymcp": {"command": exe(), "args": ["--root", dir.arg()]}}}), None),
+        (
+            "windsurf",
+            json!({"mcpServers": {"tinymcp": {"command": exe(), "args": ["--root", dir.arg()]}}}),
+            Some(json!({"mcpServers": {"tinymcp": {"serverUrl": url}}})),
+        ),
+        (
+            "gemini",
+            json!({"mcpServers": {"tinymcp": {"command": exe(), "args": ["--root", dir.arg()]}}}),
+            Some(json!({"mcpServers": {"tinymcp": {"httpUrl": url}}})),
+        ),
+        (
+            "zed",
+            json!({"context_servers": {"tinymcp": {"command": exe(), "args": ["--root", dir.arg()]}}}),
+            Some(json!({"context_servers": {"tinymcp": {"url": url}}})),
+        ),
+    ];
+    for (host, stdio, http) in cases {
+        let (ok, stdout, stderr) = config(&["config", "--host", host, "--root", dir.arg()]);
+        assert!(ok, "{host}: {stderr}");
+        assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap(), stdio, "{host}");
+        let (ok, stdout, stderr) = config(&["config", "--host", host, "--url", url]);
+        match http {
+            Some(want) => assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap(), want, "{host}: {stderr}"),
+            None => assert!(!ok && stdout.is_empty(), "{host}: {stdout}"),
+        }
+    }
+    let (ok, stdout, _) = config(&["config", "--host", "codex", "--root", dir.arg()]);
+    assert!(ok);
+    assert_eq!(stdout, format!("[mcp_servers.tinymcp]\ncommand = {:?}\nargs = [\"--root\", {:?}]\n", exe(), dir.arg()));
+    let (ok, stdout, _) = config(&["config", "--host", "codex", "--url", url]);
+    assert!(ok);
+    assert_eq!(stdout, format!("[mcp_servers.tinymcp]\nurl = \"{url}\"\n"));
+}
+
+#[test]
+fn vscode_and_cursor_also_get_an_install_link() {
+    let (ok, _, stderr) = config(&["config", "--host", "vscode", "--everything"]);
+    assert!(ok);
+    let link = stderr
+        .lines()
+        .find_map(|l| l.split_once("vscode:mcp/install?"))
+        .map(|(_, q)| q)
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let value: Value = serde_json::from_str(&tinymcp::percent::decode(link).unwrap()).unwrap();
+    assert_eq!(value, json!({"name": "tinymcp", "type": "stdio", "command": exe(), "args": ["--everything"]}));
+    let (ok, _, stderr) = config(&["config", "--host", "cursor", "--url", "http://h:1/mcp"]);
+    assert!(ok);
+    assert!(
+        stderr.contains(
+            "cursor://anysphere.cursor-deeplink/mcp/install?name=tinymcp&config=eyJ1cmwiOiJodHRwOi8vaDoxL21jcCJ9"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -25,6 +25,7 @@ mod hangup;
 mod health;
 mod hostile;
 mod http;
+mod install;
 mod jsonrpc;
 mod lifecycle;
 mod listen_cap;

@@ -539,7 +539,7 @@ fn check_warns_about_shell_injection_and_read_only_tools_that_write() {
 // Issue 11: a child that leaves the process group (setsid) is found through the call's mark in
 // its environment and ended with the call; output is read to the cap even when a grandchild
 // holds the pipe. What survives: a process that clears its environment and leaves the group
-// (`env -i setsid ...`), shown here and documented in the README.
+// (`env -i setsid ...`), shown here and documented in docs/manifest.md.
 #[test]
 fn children_that_call_setsid_are_ended_with_the_call() {
     let dir = TempDir::new("setsid");
@@ -583,5 +583,5 @@ fn what_clears_its_environment_and_leaves_the_group_survives_the_call() {
     std::thread::sleep(Duration::from_millis(300));
     let survived = !process_gone(pid);
     let _ = std::process::Command::new("kill").arg(pid.to_string()).status();
-    assert!(survived, "the documented limit changed: update the README");
+    assert!(survived, "the documented limit changed: update docs/manifest.md");
 }

@@ -582,7 +582,27 @@ pub fn tool_text(answer: &Value) -> String {
 
 /// Runs the binary to completion (for one-shot commands such as `--check` and `config`), bounded.
 pub fn run_binary(args: &[&str]) -> std::process::Output {
-    let child = Command::new(binary())
+    run_binary_in(args, None, &[])
+}
+
+/// Runs the binary as `run_binary` does, in the folder `cwd` when given, with `env` set (a
+/// `None` value removes the variable).
+pub fn run_binary_in(
+    args: &[&str],
+    cwd: Option<&std::path::Path>,
+    env: &[(&str, Option<&str>)],
+) -> std::process::Output {
+    let mut command = Command::new(binary());
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let child = command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -1,0 +1,429 @@
+//! `tinymcp install`: one server's entry written into a host's configuration file, merged with
+//! what is there (other servers and settings kept, in their order), a backup of the previous
+//! file beside it, nothing written when nothing changes, and no write through a file it cannot
+//! parse. JSON files through `jsondoc`; Codex's TOML by a small line-based merge of one table.
+
+use crate::cli::hosts::{self, Host};
+use crate::cli::jsondoc::Doc;
+use std::path::{Path, PathBuf};
+
+/// Whose configuration: the user's (every project), or the current project's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The user's own configuration file.
+    User,
+    /// The project's file, in the current directory.
+    Project,
+}
+
+/// What the merge did to the server's entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// There was no entry of that name.
+    Added,
+    /// An entry of that name was there, different: it is replaced.
+    Replaced,
+    /// The same entry was there already: nothing to write.
+    Unchanged,
+}
+
+/// Where the host keeps its configuration, for `scope`, from the home folder, the current
+/// folder and the platform's conventions (`APPDATA` on Windows, `CODEX_HOME` for Codex).
+pub fn config_path(host: Host, scope: Scope, home: &Path, cwd: &Path) -> Result<PathBuf, String> {
+    let app_support = |app: &str| -> PathBuf {
+        if cfg!(target_os = "macos") {
+            home.join("Library/Application Support").join(app)
+        } else if cfg!(windows) {
+            std::env::var_os("APPDATA").map_or_else(|| home.join("AppData/Roaming"), PathBuf::from).join(app)
+        } else {
+            std::env::var_os("XDG_CONFIG_HOME").map_or_else(|| home.join(".config"), PathBuf::from).join(app)
+        }
+    };
+    let project_only = |what: &str| format!("{host} keeps {what}: use --scope user");
+    Ok(match (host, scope) {
+        (Host::ClaudeDesktop, Scope::User) => app_support("Claude").join("claude_desktop_config.json"),
+        (Host::ClaudeDesktop, Scope::Project) => return Err(project_only("one file for the user alone")),
+        (Host::ClaudeCode, Scope::User) => home.join(".claude.json"),
+        (Host::ClaudeCode, Scope::Project) => cwd.join(".mcp.json"),
+        (Host::VsCode, Scope::User) => app_support("Code").join("User/mcp.json"),
+        (Host::VsCode, Scope::Project) => cwd.join(".vscode/mcp.json"),
+        (Host::Cursor, Scope::User) => home.join(".cursor/mcp.json"),
+        (Host::Cursor, Scope::Project) => cwd.join(".cursor/mcp.json"),
+        (Host::Windsurf, Scope::User) => home.join(".codeium/windsurf/mcp_config.json"),
+        (Host::Windsurf, Scope::Project) => return Err(project_only("its servers in the user's file only")),
+        (Host::Zed, Scope::User) => {
+            if cfg!(windows) {
+                app_support("Zed").join("settings.json")
+            } else {
+                std::env::var_os("XDG_CONFIG_HOME")
+                    .map_or_else(|| home.join(".config"), PathBuf::from)
+                    .join("zed/settings.json")
+            }
+        }
+        (Host::Zed, Scope::Project) => cwd.join(".zed/settings.json"),
+        (Host::Codex, Scope::User) => {
+            std::env::var_os("CODEX_HOME").map_or_else(|| home.join(".codex"), PathBuf::from).join("config.toml")
+        }
+        (Host::Codex, Scope::Project) => cwd.join(".codex/config.toml"),
+        (Host::Gemini, Scope::User) => home.join(".gemini/settings.json"),
+        (Host::Gemini, Scope::Project) => cwd.join(".gemini/settings.json"),
+    })
+}
+
+/// The file's new text with `entry` under `name`, and what changed. `existing` is the file's
+/// text (`None`: no file); an empty file counts as an empty configuration.
+pub fn merge(host: Host, existing: Option<&str>, name: &str, entry: &Doc) -> Result<(String, Change), String> {
+    let existing = existing.filter(|text| !text.trim().is_empty());
+    if host == Host::Codex {
+        return merge_toml(existing.unwrap_or(""), name, entry);
+    }
+    let mut doc: Doc = match existing {
+        None => Doc::Object(Vec::new()),
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| format!("cannot read it as JSON ({e}; this merge reads no comments or trailing commas)"))?,
+    };
+    if !matches!(doc, Doc::Object(_)) {
+        return Err("expected a JSON object at the top".into());
+    }
+    let key = host.servers_key();
+    let servers = doc.object_at(key).ok_or_else(|| format!("expected \"{key}\" to be an object"))?;
+    let change = match servers.get(name) {
+        None => Change::Added,
+        Some(old) if old == entry => Change::Unchanged,
+        Some(_) => Change::Replaced,
+    };
+    servers.set(name, entry.clone());
+    Ok((doc.pretty() + "\n", change))
+}
+
+/// Codex's `config.toml` with the table `[mcp_servers.NAME]` (and its sub-tables) replaced by
+/// `entry`'s, where it stood, or added at the end. The file is checked line by line first: a
+/// line that is neither a table header, a `key = value` (values may span lines in brackets or
+/// multi-line strings), a comment nor blank stops the merge.
+fn merge_toml(text: &str, name: &str, entry: &Doc) -> Result<(String, Change), String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut table: Vec<String> = Vec::new();
+    let mut ours: Option<(usize, usize)> = None;
+    let mut open = Continuation::None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if open != Continuation::None {
+            open = open.after(line);
+            i += 1;
+            continue;
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            i += 1;
+            continue;
+        }
+        if trimmed.starts_with('[') {
+            let path = parse_header(trimmed).ok_or_else(|| format!("line {}: cannot read this table header", i + 1))?;
+            let is_ours = path.len() >= 2 && path[0] == "mcp_servers" && path[1] == name;
+            if is_ours && ours.is_none() {
+                ours = Some((i, lines.len()));
+            } else if !is_ours {
+                if let Some((start, end)) = ours {
+                    if end == lines.len() {
+                        ours = Some((start, i));
+                    }
+                }
+            }
+            table = path;
+            i += 1;
+            continue;
+        }
+        let (key, value) = trimmed
+            .split_once('=')
+            .ok_or_else(|| format!("line {}: expected `key = value`, a table or a comment", i + 1))?;
+        let key = parse_key_path(key.trim()).ok_or_else(|| format!("line {}: cannot read the key", i + 1))?;
+        let full: Vec<&str> = table.iter().map(String::as_str).chain(key.iter().map(String::as_str)).collect();
+        let names_ours = full.len() >= 2 && full[0] == "mcp_servers" && full[1] == name;
+        let inside_ours = matches!(ours, Some((_, end)) if end == lines.len());
+        if names_ours && !inside_ours {
+            return Err(format!(
+                "line {}: mcp_servers.{name} is set here with a dotted key or an inline table, which this merge \
+                 does not edit: write it as a [mcp_servers.{name}] table, or edit the file by hand",
+                i + 1
+            ));
+        }
+        open = Continuation::None.after(value);
+        i += 1;
+    }
+    if open != Continuation::None {
+        return Err("the file ends inside a value (an unclosed bracket or multi-line string)".into());
+    }
+    let new_table = hosts::toml_table(name, entry);
+    let mut out = String::new();
+    let change = match ours {
+        Some((start, end)) => {
+            // Trailing blank lines and comments before the next table stay with that table.
+            let mut end = end;
+            while end > start + 1 && matches!(lines[end - 1].trim(), t if t.is_empty() || t.starts_with('#')) {
+                end -= 1;
+            }
+            let old = lines[start..end].join("\n") + "\n";
+            let change = if old == new_table { Change::Unchanged } else { Change::Replaced };
+            for line in &lines[..start] {
+                out.push_str(line);
+                out.push('\n');
+            }
+            out.push_str(&new_table);
+            for line in &lines[end..] {
+                out.push_str(line);
+                out.push('\n');
+            }
+            change
+        }
+        None => {
+            out.push_str(text);
+            if !text.is_empty() {
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push('\n');
+            }
+            out.push_str(&new_table);
+            Change::Added
+        }
+    };
+    Ok((out, change))
+}
+
+/// Whether a TOML value goes on past the end of its line, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Continuation {
+    /// The value ended on this line.
+    None,
+    /// Inside this many open brackets or braces.
+    Brackets(usize),
+    /// Inside a `"""` string.
+    Basic,
+    /// Inside a `'''` string.
+    Literal,
+}
+
+impl Continuation {
+    /// The state after reading `text` from this state. Bytes, not characters: every delimiter
+    /// is ASCII, and UTF-8 never hides one inside a character.
+    fn after(self, text: &str) -> Continuation {
+        let bytes = text.as_bytes();
+        let mut state = self;
+        let mut depth = match self {
+            Continuation::Brackets(n) => n,
+            _ => 0,
+        };
+        let settle = |depth: usize| if depth > 0 { Continuation::Brackets(depth) } else { Continuation::None };
+        let mut i = 0;
+        while i < bytes.len() {
+            let rest = &bytes[i..];
+            match state {
+                Continuation::Basic if rest.starts_with(b"\\") => i += 1,
+                Continuation::Basic if rest.starts_with(b"\"\"\"") => {
+                    state = settle(depth);
+                    i += 2;
+                }
+                Continuation::Literal if rest.starts_with(b"'''") => {
+                    state = settle(depth);
+                    i += 2;
+                }
+                Continuation::Basic | Continuation::Literal => {}
+                _ if rest.starts_with(b"#") => break,
+                _ if rest.starts_with(b"\"\"\"") => {
+                    state = Continuation::Basic;
+                    i += 2;
+                }
+                _ if rest.starts_with(b"'''") => {
+                    state = Continuation::Literal;
+                    i += 2;
+                }
+                _ => {
+                    if let Some(len) = quoted_len(rest) {
+                        i += len - 1;
+                    } else if rest[0] == b'[' || rest[0] == b'{' {
+                        depth += 1;
+                    } else if rest[0] == b']' || rest[0] == b'}' {
+                        depth = depth.saturating_sub(1);
+                    }
+                    state = settle(depth);
+                }
+            }
+            i += 1;
+        }
+        state
+    }
+}
+
+/// The length of a one-line `"…"` or `'…'` string at the start of `bytes`, quotes included.
+fn quoted_len(bytes: &[u8]) -> Option<usize> {
+    let quote = *bytes.first().filter(|b| **b == b'"' || **b == b'\'')?;
+    let mut escaped = false;
+    for (i, &b) in bytes.iter().enumerate().skip(1) {
+        if quote == b'"' && escaped {
+            escaped = false;
+        } else if quote == b'"' && b == b'\\' {
+            escaped = true;
+        } else if b == quote {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The key path of a table header `[a.b]` or `[[a.b]]`.
+fn parse_header(line: &str) -> Option<Vec<String>> {
+    let line = match line.find(" #").or_else(|| line.find("\t#")) {
+        Some(at) if !line[..at].contains('"') && !line[..at].contains('\'') => &line[..at],
+        _ => line,
+    };
+    let inner = line.trim().strip_prefix("[[").and_then(|l| l.strip_suffix("]]"));
+    let inner = inner.or_else(|| line.trim().strip_prefix('[').and_then(|l| l.strip_suffix(']')))?;
+    parse_key_path(inner.trim())
+}
+
+/// A dotted key (`a."b.c".d`) as its parts.
+fn parse_key_path(text: &str) -> Option<Vec<String>> {
+    let mut parts = Vec::new();
+    let mut rest = text.trim();
+    loop {
+        if let Some(len) = quoted_len(rest.as_bytes()) {
+            let raw = &rest[..len];
+            let part = if raw.starts_with('"') {
+                serde_json::from_str::<String>(raw).ok()?
+            } else {
+                raw[1..len - 1].to_owned()
+            };
+            parts.push(part);
+            rest = rest[len..].trim_start();
+        } else {
+            let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).unwrap_or(rest.len());
+            if len == 0 {
+                return None;
+            }
+            parts.push(rest[..len].to_owned());
+            rest = rest[len..].trim_start();
+        }
+        if rest.is_empty() {
+            return Some(parts);
+        }
+        rest = rest.strip_prefix('.')?.trim_start();
+    }
+}
+
+/// What `install` did, for the message the user reads.
+pub struct Outcome {
+    /// The file changed (or that would be).
+    pub path: PathBuf,
+    /// What happened to the entry.
+    pub change: Change,
+    /// The previous file's copy, when one was kept.
+    pub backup: Option<PathBuf>,
+    /// The file's new text.
+    pub text: String,
+}
+
+/// Writes `entry` under `name` into `path` for `host`, unless `dry_run`: the previous file
+/// copied to `FILE.bak` first, the new text written to a temporary file beside it and renamed
+/// over it, so a host never reads half a file.
+pub fn install(host: Host, path: &Path, name: &str, entry: &Doc, dry_run: bool) -> Result<Outcome, String> {
+    let shown = path.display();
+    let existing = match std::fs::read(path) {
+        Ok(bytes) => {
+            Some(String::from_utf8(bytes).map_err(|_| format!("{shown}: expected UTF-8 text; nothing written"))?)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("{shown}: {e}; nothing written")),
+    };
+    let (text, change) =
+        merge(host, existing.as_deref(), name, entry).map_err(|why| format!("{shown}: {why}; nothing written"))?;
+    let mut outcome = Outcome { path: path.to_owned(), change, backup: None, text };
+    if dry_run || change == Change::Unchanged {
+        return Ok(outcome);
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    if existing.is_some() {
+        let backup = PathBuf::from(format!("{}.bak", path.display()));
+        std::fs::copy(path, &backup).map_err(|e| format!("{}: {e}; nothing written", backup.display()))?;
+        outcome.backup = Some(backup);
+    }
+    let temporary = PathBuf::from(format!("{}.tinymcp-{}.tmp", path.display(), std::process::id()));
+    let written = std::fs::write(&temporary, &outcome.text).and_then(|()| {
+        // The configuration may hold secrets of other servers: keep the old file's permissions.
+        if let Ok(meta) = std::fs::metadata(path) {
+            std::fs::set_permissions(&temporary, meta.permissions())?;
+        }
+        std::fs::rename(&temporary, path)
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(format!("{shown}: {e}"));
+    }
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> Doc {
+        Doc::object([("command", Doc::String("/bin/t".into())), ("args", Doc::strings(&["-x".to_owned()]))])
+    }
+
+    #[test]
+    fn json_merge_keeps_other_servers_and_settings_in_order() {
+        let text = r#"{"theme": "dark", "mcpServers": {"other": {"command": "o"}}, "z": 1}"#;
+        let (out, change) = merge(Host::Cursor, Some(text), "t", &entry()).unwrap();
+        assert_eq!(change, Change::Added);
+        let doc: Doc = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            doc.compact(),
+            r#"{"theme":"dark","mcpServers":{"other":{"command":"o"},"t":{"command":"/bin/t","args":["-x"]}},"z":1}"#
+        );
+        let (again, change) = merge(Host::Cursor, Some(&out), "t", &entry()).unwrap();
+        assert_eq!((again, change), (out, Change::Unchanged));
+    }
+
+    #[test]
+    fn json_merge_refuses_what_it_cannot_read() {
+        assert!(merge(Host::Zed, Some("{\n // a comment\n}"), "t", &entry()).is_err());
+        assert!(merge(Host::Cursor, Some("[1]"), "t", &entry()).is_err());
+        assert!(merge(Host::Cursor, Some(r#"{"mcpServers": []}"#), "t", &entry()).is_err());
+    }
+
+    #[test]
+    fn toml_merge_replaces_the_table_where_it_stands() {
+        let text = "model = \"o3\"\n\n[mcp_servers.t]\ncommand = \"old\"\n\n[mcp_servers.t.env]\nA = \"1\"\n\n# next\n[mcp_servers.other]\ncommand = \"o\"\nargs = [\n  \"a]\",\n]\n";
+        let (out, change) = merge(Host::Codex, Some(text), "t", &entry()).unwrap();
+        assert_eq!(change, Change::Replaced);
+        assert_eq!(
+            out,
+            "model = \"o3\"\n\n[mcp_servers.t]\ncommand = \"/bin/t\"\nargs = [\"-x\"]\n\n# next\n[mcp_servers.other]\ncommand = \"o\"\nargs = [\n  \"a]\",\n]\n"
+        );
+        let (again, change) = merge(Host::Codex, Some(&out), "t", &entry()).unwrap();
+        assert_eq!((again, change), (out, Change::Unchanged));
+    }
+
+    #[test]
+    fn toml_merge_appends_and_refuses_forms_it_does_not_edit() {
+        let (out, change) = merge(Host::Codex, Some("a = 1"), "t", &entry()).unwrap();
+        assert_eq!(
+            (out.as_str(), change),
+            ("a = 1\n\n[mcp_servers.t]\ncommand = \"/bin/t\"\nargs = [\"-x\"]\n", Change::Added)
+        );
+        assert!(merge(Host::Codex, Some("mcp_servers.t.command = \"x\"\n"), "t", &entry()).is_err());
+        assert!(merge(Host::Codex, Some("[mcp_servers]\nt = { command = \"x\" }\n"), "t", &entry()).is_err());
+        assert!(merge(Host::Codex, Some("this is not toml\n"), "t", &entry()).is_err());
+        assert!(merge(Host::Codex, Some("a = [1,\n"), "t", &entry()).is_err());
+        assert!(merge(Host::Codex, Some("a = \"\"\"\n[x]\n\"\"\"\n"), "t", &entry()).is_ok());
+    }
+
+    #[test]
+    fn key_paths_read_quotes_and_dots() {
+        assert_eq!(parse_key_path("mcp_servers.\"my.server\" . x").unwrap(), ["mcp_servers", "my.server", "x"]);
+        assert_eq!(parse_header("[[a.b]]").unwrap(), ["a", "b"]);
+        assert!(parse_key_path("a..b").is_none());
+    }
+}

@@ -1,0 +1,181 @@
+//! `tinymcp install --host ...`: the entry written into each host's own file, found from $HOME
+//! (or the project folder, or --config-file), against sample files: missing, empty, holding
+//! other servers, unparsable. Merged (nothing else dropped), backed up, idempotent.
+
+use crate::support::{binary, run_binary_in, TempDir};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// Each host, the file it keeps its servers in under a home folder, and the member holding them.
+const HOSTS: [(&str, &str, &str); 8] = [
+    ("claude-desktop", ".config/Claude/claude_desktop_config.json", "mcpServers"),
+    ("claude-code", ".claude.json", "mcpServers"),
+    ("vscode", ".config/Code/User/mcp.json", "servers"),
+    ("cursor", ".cursor/mcp.json", "mcpServers"),
+    ("windsurf", ".codeium/windsurf/mcp_config.json", "mcpServers"),
+    ("zed", ".config/zed/settings.json", "context_servers"),
+    ("codex", ".codex/config.toml", "mcp_servers"),
+    ("gemini", ".gemini/settings.json", "mcpServers"),
+];
+
+fn exe() -> String {
+    std::fs::canonicalize(binary()).unwrap().display().to_string()
+}
+
+/// Runs `tinymcp install --host HOST ARGS...` with `home` as $HOME, in `cwd`.
+fn install(home: &Path, cwd: &Path, host: &str, args: &[&str]) -> (bool, String, String) {
+    let mut all = vec!["install", "--host", host];
+    all.extend(args);
+    let env = [("HOME", Some(home.to_str().unwrap())), ("XDG_CONFIG_HOME", None), ("CODEX_HOME", None)];
+    let out = run_binary_in(&all, Some(cwd), &env);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The file read as JSON, whatever the host's format (Codex's TOML through the `toml` crate).
+fn read(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if path.extension().is_some_and(|e| e == "toml") {
+        let value: toml::Value = toml::from_str(&text).unwrap_or_else(|e| panic!("{text}\n{e}"));
+        serde_json::to_value(value).unwrap()
+    } else {
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}\n{e}"))
+    }
+}
+
+/// What the host's file holds for tinymcp started with `--everything`.
+fn our_entry(host: &str) -> Value {
+    match host {
+        "vscode" | "claude-code" => json!({"type": "stdio", "command": exe(), "args": ["--everything"]}),
+        _ => json!({"command": exe(), "args": ["--everything"]}),
+    }
+}
+
+/// A file holding another server and a setting of its own, in the host's format.
+fn other_servers(host: &str, key: &str) -> String {
+    if host == "codex" {
+        "model = \"o3\" # a comment\n\n[mcp_servers.other]\ncommand = \"other-server\"\nargs = [\n  \"--flag\",\n]\n\n[mcp_servers.other.env]\nTOKEN = \"x\"\n".into()
+    } else {
+        format!("{{\"theme\": \"dark\", \"{key}\": {{\"other\": {{\"command\": \"other-server\", \"args\": [\"--flag\"]}}}}}}")
+    }
+}
+
+fn path_in(home: &Path, relative: &str) -> PathBuf {
+    home.join(relative)
+}
+
+#[test]
+fn a_missing_file_is_created_for_every_host() {
+    for (host, relative, key) in HOSTS {
+        let home = TempDir::new("install missing");
+        let (ok, stdout, stderr) = install(home.path(), home.path(), host, &["--everything"]);
+        assert!(ok && stdout.is_empty(), "{host}: {stderr}");
+        let path = path_in(home.path(), relative);
+        assert!(stderr.contains(&path.display().to_string()), "{host}: says which file: {stderr}");
+        assert_eq!(read(&path)[key]["tinymcp"], our_entry(host), "{host}");
+        assert!(!PathBuf::from(format!("{}.bak", path.display())).exists(), "{host}: no backup of nothing");
+    }
+}
+
+#[test]
+fn an_empty_file_is_filled_and_kept_as_a_backup() {
+    for (host, relative, key) in HOSTS {
+        let home = TempDir::new("install empty");
+        let path = path_in(home.path(), relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "").unwrap();
+        let (ok, _, stderr) = install(home.path(), home.path(), host, &["--everything"]);
+        assert!(ok, "{host}: {stderr}");
+        assert_eq!(read(&path)[key]["tinymcp"], our_entry(host), "{host}");
+        assert_eq!(std::fs::read_to_string(format!("{}.bak", path.display())).unwrap(), "", "{host}");
+    }
+}
+
+#[test]
+fn other_servers_and_settings_are_kept_and_a_second_install_changes_nothing() {
+    for (host, relative, key) in HOSTS {
+        let home = TempDir::new("install others");
+        let path = path_in(home.path(), relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let before = other_servers(host, key);
+        std::fs::write(&path, &before).unwrap();
+        let (ok, _, stderr) = install(home.path(), home.path(), host, &["--everything"]);
+        assert!(ok, "{host}: {stderr}");
+        let after = read(&path);
+        assert_eq!(after[key]["tinymcp"], our_entry(host), "{host}");
+        assert_eq!(after[key]["other"]["command"], "other-server", "{host}");
+        assert_eq!(after[key]["other"]["args"], json!(["--flag"]), "{host}");
+        if host == "codex" {
+            assert_eq!(after["model"], "o3");
+            assert_eq!(after[key]["other"]["env"]["TOKEN"], "x");
+        } else {
+            assert_eq!(after["theme"], "dark", "{host}");
+        }
+        assert_eq!(std::fs::read_to_string(format!("{}.bak", path.display())).unwrap(), before, "{host}");
+        // Idempotent: the same install again writes nothing.
+        let written = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(format!("{}.bak", path.display())).unwrap();
+        let (ok, _, stderr) = install(home.path(), home.path(), host, &["--everything"]);
+        assert!(ok && stderr.contains("nothing to do"), "{host}: {stderr}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), written, "{host}");
+        assert!(!PathBuf::from(format!("{}.bak", path.display())).exists(), "{host}");
+        // Other options: the entry is replaced, and only it.
+        let (ok, _, stderr) = install(home.path(), home.path(), host, &["--everything", "--no-watch"]);
+        assert!(ok && stderr.contains("replaces"), "{host}: {stderr}");
+        let after = read(&path);
+        assert_eq!(after[key]["tinymcp"]["args"], json!(["--everything", "--no-watch"]), "{host}");
+        assert_eq!(after[key]["other"]["command"], "other-server", "{host}");
+    }
+}
+
+#[test]
+fn an_unparsable_file_is_left_alone() {
+    for (host, relative, _) in HOSTS {
+        let home = TempDir::new("install unparsable");
+        let path = path_in(home.path(), relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let broken = if host == "codex" { "[mcp_servers.other\ncommand = \"x\"\n" } else { "{\"mcpServers\": {" };
+        std::fs::write(&path, broken).unwrap();
+        let (ok, stdout, stderr) = install(home.path(), home.path(), host, &["--everything"]);
+        assert!(!ok && stdout.is_empty(), "{host}");
+        assert!(stderr.contains("nothing written") && stderr.contains(&path.display().to_string()), "{host}: {stderr}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), broken, "{host}");
+        assert!(!PathBuf::from(format!("{}.bak", path.display())).exists(), "{host}");
+    }
+}
+
+#[test]
+fn project_scope_config_file_and_dry_run() {
+    let home = TempDir::new("install scope home");
+    let project = TempDir::new("install scope project");
+    let (ok, _, stderr) = install(home.path(), project.path(), "vscode", &["--scope", "project", "--everything"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(read(&project.path().join(".vscode/mcp.json"))["servers"]["tinymcp"], our_entry("vscode"));
+    let (ok, _, stderr) = install(home.path(), project.path(), "claude-code", &["--scope", "project", "--everything"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(read(&project.path().join(".mcp.json"))["mcpServers"]["tinymcp"], our_entry("claude-code"));
+    // A host with no project file says so.
+    let (ok, _, stderr) = install(home.path(), project.path(), "windsurf", &["--scope", "project", "--everything"]);
+    assert!(!ok && stderr.contains("--scope user"), "{stderr}");
+    // --config-file names the file; --dry-run prints it and writes nothing.
+    let file = project.path().join("elsewhere.json");
+    let (ok, stdout, stderr) = install(
+        home.path(),
+        project.path(),
+        "gemini",
+        &["--config-file", file.to_str().unwrap(), "--dry-run", "--url", "http://h:1/mcp"],
+    );
+    assert!(ok && stderr.contains("nothing written"), "{stderr}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout).unwrap(),
+        json!({"mcpServers": {"tinymcp": {"httpUrl": "http://h:1/mcp"}}})
+    );
+    assert!(!file.exists());
+    // Claude Desktop takes no URL: nothing is written.
+    let (ok, _, stderr) = install(home.path(), project.path(), "claude-desktop", &["--url", "http://h:1/mcp"]);
+    assert!(!ok && stderr.contains("Claude Desktop"), "{stderr}");
+    assert!(!home.path().join(".config/Claude").exists());
+}

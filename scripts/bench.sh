@@ -6,8 +6,31 @@
 # crate and per module (cargo bloat); then HTTP.
 # Figures, not tests: nothing here fails on a slow machine. Usage: scripts/bench.sh [SECONDS]
 # (BENCH_ROUNDS=N: rounds of the stdio measurements, alternating the builds; the best is shown.)
+# What it prints also replaces the generated block of docs/benchmarks.md, the one place the
+# figures are written down (BENCH_DOC=0 leaves the document alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ -z "${BENCH_INNER:-}" ]; then
+  out=$(mktemp)
+  BENCH_INNER=1 bash "$0" "$@" | tee "$out"
+  if [ "${BENCH_DOC:-1}" != 0 ]; then
+    python3 - "$out" "$(git rev-parse --short HEAD)" "$*" <<'PY'
+import datetime, sys
+out, commit, args = sys.argv[1], sys.argv[2], sys.argv[3]
+path = "docs/benchmarks.md"
+doc = open(path).read()
+begin, end = "<!-- bench.sh: begin -->\n", "<!-- bench.sh: end -->"
+head, rest = doc.split(begin, 1)
+tail = rest.split(end, 1)[1]
+body = (f"`bash scripts/bench.sh {args}`".replace(" `", "`") + f", {datetime.date.today()}, commit {commit}:\n\n"
+        + "```text\n" + open(out).read().strip("\n") + "\n```\n")
+open(path, "w").write(head + begin + body + end + tail)
+PY
+    echo "docs/benchmarks.md: the figures replaced by this run's" >&2
+  fi
+  rm -f "$out"
+  exit 0
+fi
 SECONDS_PER_RUN="${1:-5}"
 ROUNDS="${BENCH_ROUNDS:-3}"
 BLOAT_VERSION=0.12.1
@@ -139,7 +162,7 @@ seal=$(cat "$seal_file")
 rm -f "$seal_file"
 read -r seal_ns open_ns state_bytes <<<"$(echo "$seal" | sed 's/[a-z_]*=//g')"
 note "requestState: seal / open, one ${state_bytes}-byte state" "$(calc "%.1f" "$seal_ns / 1000")" "/ $(calc "%.1f" "$open_ns / 1000") µs"
-# A session id (issue 15): minted at initialize, opened by a replica that does not hold the session.
+# A session id: minted at initialize, opened by a replica that does not hold the session.
 id_file=$(mktemp)
 TINYMCP_SESSION_ID_COST=$id_file cargo test --release --quiet --lib session_id_cost >/dev/null 2>&1
 read -r mint_ns id_open_ns id_bytes <<<"$(sed 's/[a-z_]*=//g' "$id_file")"

@@ -10,7 +10,8 @@ Usage: check-deploy.py TINYMCP_BINARY
   TINYMCP_* variables exactly the template's placeholders.
 - the Dockerfile: a build stage, then FROM scratch with the one binary, a numeric non-root USER,
   a HEALTHCHECK that is `tinymcp health`, `--http 0.0.0.0:8080`, and a token file in CMD.
-- README's Deploy section: its nginx block is the template, byte for byte.
+- docs/deploy.md links deploy/nginx.conf.template and holds no copy of it (the configuration
+  lives once, in deploy/).
 Prints one line per problem and `check-deploy: N problems`; exits 1 when there are any.
 """
 
@@ -141,21 +142,19 @@ def check_dockerfile() -> None:
         problem(f"Dockerfile: CMD must require a token file, got {argv('CMD')}")
 
 
-def check_readme() -> None:
-    """README's Deploy section shows the whole nginx config: it must be the template itself."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.find("\n## Deploy\n") :]
-    found = re.search(r"```nginx\n(.*?)```", section, re.S)
-    if not found:
-        problem("README.md: no ```nginx block in the Deploy section")
-    elif found.group(1) != (DEPLOY / "nginx.conf.template").read_text():
-        problem("README.md: the nginx config in Deploy differs from deploy/nginx.conf.template (copy it over)")
+def check_docs() -> None:
+    """The nginx configuration lives once, in deploy/: docs/deploy.md links it and copies none of it."""
+    doc = (ROOT / "docs" / "deploy.md").read_text()
+    if "../deploy/nginx.conf.template" not in doc:
+        problem("docs/deploy.md: no link to ../deploy/nginx.conf.template")
+    if "```nginx" in doc or "upstream tinymcp_any" in doc:
+        problem("docs/deploy.md: a copy of the nginx configuration (link deploy/nginx.conf.template instead)")
 
 
 def main() -> int:
     check_compose(sys.argv[1])
     check_dockerfile()
-    check_readme()
+    check_docs()
     print(f"check-deploy: {len(problems)} problems")
     return 1 if problems else 0
 

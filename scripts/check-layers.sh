@@ -23,12 +23,12 @@ sed '/^#\[cfg(test)\]/,$d' src/wire/jsonrpc.rs | grep -n 'use crate::' | grep -v
 # The library never exits the process or sets up logging.
 grep -rn 'process::exit\|env_logger' src --include=*.rs | grep -v '^src/main.rs:' && say "process exit or logger setup outside main.rs"
 
-# Runtime dependencies: exactly the allowed list (see README, Dependencies).
+# Runtime dependencies: exactly the allowed list (see docs/dependencies.md).
 actual=$(cargo tree -e normal --prefix none --format '{p}' 2>/dev/null | awk '{print $1}' | sort -u | grep -v '^tinymcp$' | tr '\n' ' ')
 expected=$(grep -v '^#' scripts/runtime-deps.txt | sort -u | tr '\n' ' ')
-[ "$actual" = "$expected" ] || say "runtime dependency tree changed: got [$actual] expected [$expected] (update scripts/runtime-deps.txt and README)"
+[ "$actual" = "$expected" ] || say "runtime dependency tree changed: got [$actual] expected [$expected] (update scripts/runtime-deps.txt and docs/dependencies.md)"
 # With the `oauth` feature (the release binary's): that list plus scripts/runtime-deps-oauth.txt.
 actual=$(cargo tree -e normal --features oauth --prefix none --format '{p}' 2>/dev/null | awk '{print $1}' | sort -u | grep -v '^tinymcp$' | tr '\n' ' ')
 expected=$(cat scripts/runtime-deps.txt scripts/runtime-deps-oauth.txt | grep -v '^#' | sort -u | tr '\n' ' ')
-[ "$actual" = "$expected" ] || say "the oauth feature's dependency tree changed: got [$actual] expected [$expected] (update scripts/runtime-deps-oauth.txt and README)"
+[ "$actual" = "$expected" ] || say "the oauth feature's dependency tree changed: got [$actual] expected [$expected] (update scripts/runtime-deps-oauth.txt and docs/dependencies.md)"
 exit $fail

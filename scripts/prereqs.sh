@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks what scripts/test.sh needs before it starts, and names everything missing with how to get
-# it (the README's "Test it" lists the same): Rust 1.88+ with rustfmt and clippy, Node with npm,
+# it (docs/testing.md lists the same): Rust 1.88+ with rustfmt and clippy, Node with npm,
 # Python 3 with venv, and, until .cache/ is filled, network access to npm and PyPI and ~1.3 GB of disk.
 set -uo pipefail
 cd "$(dirname "$0")/.."

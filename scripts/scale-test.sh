@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The scale test (issue 15): nginx in front of three replicas on loopback ports, with the config
-# the README's "Deploy" shows (deploy/nginx.conf.template, filled in here), and THROUGH nginx:
+# docs/deploy.md describes (deploy/nginx.conf.template, filled in here), and THROUGH nginx:
 # the conformance requirement sets 2026-07-28 and 2025-11-25, the Python SDK clients on both wires,
 # then load runs (scripts/scale-load.py: many 2026-07-28 `echo` calls and a share of 2025-11-25
 # sessions) while all serve, while one replica drains (SIGTERM) and while one is killed (SIGKILL).

@@ -43,8 +43,9 @@ cargo build --release --quiet --bin tinymcp
 # An embedder's build: the library alone (the protocol and the transports; the providers are the
 # binary's own modules) in a small HTTP server. Its own build too, like the driver's.
 cargo build --release --quiet --example http_server
-DRIVER=target/release/examples/bench_stdio
-EMBEDDER=target/release/examples/http_server
+TARGET=${CARGO_TARGET_DIR:-target}
+DRIVER=$TARGET/release/examples/bench_stdio
+EMBEDDER=$TARGET/release/examples/http_server
 MUSL=x86_64-unknown-linux-musl
 if ! rustup target list --installed 2>/dev/null | grep -qx "$MUSL"; then
   echo "adding the Rust target $MUSL (rustup target add $MUSL)" >&2
@@ -57,7 +58,7 @@ for target in "" "$MUSL"; do
     ${target:+--target "$target"}
 done
 KINDS=(glibc static)
-declare -A BIN=([glibc]=target/release/tinymcp [static]=target/$MUSL/release/tinymcp)
+declare -A BIN=([glibc]=$TARGET/release/tinymcp [static]=$TARGET/$MUSL/release/tinymcp)
 declare -A COUNTING=([glibc]=target/counting/release/tinymcp-counting [static]=target/counting/$MUSL/release/tinymcp-counting)
 NODE=.cache/npm/node_modules/.bin/node
 YARDSTICK=("$NODE" .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio)
@@ -113,7 +114,7 @@ for kind in "${KINDS[@]}"; do
 done
 
 echo
-echo "tinymcp $(target/release/tinymcp --version | cut -d' ' -f2) on $(nproc) cores, $(uname -m);" \
+echo "tinymcp $("$TARGET/release/tinymcp" --version | cut -d' ' -f2) on $(nproc) cores, $(uname -m);" \
   "stdio, best of $ROUNDS rounds of $SECONDS_PER_RUN s; yardstick: server-everything on Node $("$NODE" --version)"
 row "" "glibc (dynamic)" "static (musl)" "server-everything"
 row "first answer, median (p90), ms" "$glibc_best_startup ($glibc_startup_p90)" \
@@ -195,7 +196,7 @@ fi
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.05; done; }
 port=$(free_port)
-target/release/tinymcp --everything --http "127.0.0.1:$port" --max-sessions 3000 2>/dev/null &
+"$TARGET/release/tinymcp" --everything --http "127.0.0.1:$port" --max-sessions 3000 2>/dev/null &
 server=$!
 yport=$(free_port)
 PORT=$yport "$NODE" .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp >/dev/null 2>&1 &

@@ -49,7 +49,7 @@ fi
 # assembly: with no musl cross compiler here, the host's gcc builds it (freestanding code).
 command -v x86_64-linux-musl-gcc >/dev/null 2>&1 || export CC_x86_64_unknown_linux_musl="${CC_x86_64_unknown_linux_musl:-gcc}"
 cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$X86"
-bin=target/$X86/release/tinymcp
+bin=${CARGO_TARGET_DIR:-target}/$X86/release/tinymcp
 check_static "$bin"
 size_line "$bin"
 if [ "$(uname -m)" = x86_64 ] && [ "$interop" = 1 ]; then
@@ -71,7 +71,7 @@ if ! has_target "$ARM" || [ -z "$linker" ]; then
 fi
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=$linker CC_aarch64_unknown_linux_musl=$linker \
   cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$ARM"
-bin=target/$ARM/release/tinymcp
+bin=${CARGO_TARGET_DIR:-target}/$ARM/release/tinymcp
 check_static "$bin"
 size_line "$bin"
 if [ "$(uname -m)" != aarch64 ]; then

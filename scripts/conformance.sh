@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-[ -x target/release/tinymcp ] || cargo build --release --quiet
+TARGET=${CARGO_TARGET_DIR:-target}
+[ -x "$TARGET/release/tinymcp" ] || cargo build --release --quiet
 NODE=.cache/npm/node_modules/.bin/node
 CONFORMANCE=.cache/npm/node_modules/.bin/conformance
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -21,7 +22,7 @@ wait_port() { # wait_port PORT: until the server listens (5 s at most)
 }
 port=$(free_port)
 log=$(mktemp -d)
-target/release/tinymcp --everything --http "127.0.0.1:$port" 2>"$log/server.log" &
+"$TARGET/release/tinymcp" --everything --http "127.0.0.1:$port" 2>"$log/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$log"' EXIT
 wait_port "$port"
@@ -71,7 +72,7 @@ done
 # The skills extension (SEP-2640): a second server with the shipped skills folder (none skipped:
 # the extension is declared).
 skills_port=$(free_port)
-target/release/tinymcp --everything --skills examples/skills --http "127.0.0.1:$skills_port" 2>"$log/skills-server.log" &
+"$TARGET/release/tinymcp" --everything --skills examples/skills --http "127.0.0.1:$skills_port" 2>"$log/skills-server.log" &
 skills_server=$!
 trap 'kill $server $skills_server 2>/dev/null; rm -rf "$log"' EXIT
 wait_port "$skills_port"

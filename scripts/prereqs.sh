@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks what scripts/test.sh needs before it starts, and names everything missing with how to get
 # it (docs/testing.md lists the same): Rust 1.88+ with rustfmt and clippy, Node with npm,
-# Python 3 with venv, and, until .cache/ is filled, network access to npm and PyPI and ~1.3 GB of disk.
+# Python 3 with venv, nginx for the scale test (optional: that step is skipped without it), and, until .cache/ is filled, network access to npm and PyPI and ~1.3 GB of disk.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RUST_MIN=1.88 # the rust-version in Cargo.toml (sha2 0.11 needs it; the jsonschema dev-dependency 1.85)
@@ -39,6 +39,12 @@ if [ ! -f .cache/npm/.stamp ] || [ ! -f .cache/venv/.stamp ]; then
     ! timeout 30 python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1].rstrip('/') + '/mcp/', timeout=20)" "$index" >/dev/null 2>&1; then
     missing+=("network access to PyPI ($index): check the proxy (https_proxy) or PIP_INDEX_URL")
   fi
+fi
+
+# Optional: without nginx the scale test is skipped with a line saying so; with
+# TINYMCP_INSTALL_PACKAGES=1 (as root, Debian) scripts/syspkg.sh installs it when that step runs.
+if ! PATH=$PATH:/usr/sbin command -v nginx >/dev/null 2>&1 && [ "${TINYMCP_INSTALL_PACKAGES:-0}" != 1 ]; then
+  echo "note: nginx is missing, so the scale test will be skipped (apt-get install -y nginx, or TINYMCP_INSTALL_PACKAGES=1)" >&2
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -23,7 +23,7 @@ skip() {
   exit 0
 }
 cargo build --release --quiet --bin tinymcp
-BIN=$PWD/target/release/tinymcp
+BIN=$(realpath "${CARGO_TARGET_DIR:-target}")/release/tinymcp
 # deploy/ (compose.yaml, Dockerfile, the template) checked without Docker, nginx or not.
 python3 scripts/check-deploy.py "$BIN"
 

@@ -23,7 +23,7 @@ if [ "$MODE" = stdio ]; then
 import json, os, subprocess, sys, threading, time
 
 duration = float(sys.argv[1])
-server = subprocess.Popen(["target/release/tinymcp", "--everything", "--no-watch"],
+server = subprocess.Popen([os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "tinymcp"), "--everything", "--no-watch"],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 pid = server.pid
 window = threading.Semaphore(256)
@@ -120,7 +120,7 @@ print("load: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"; exit {co
 EOF
 fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-target/release/tinymcp --everything --no-watch --http "127.0.0.1:$port" 2>/dev/null &
+"${CARGO_TARGET_DIR:-target}/release/tinymcp" --everything --no-watch --http "127.0.0.1:$port" 2>/dev/null &
 server=$!
 trap 'kill $server $load 2>/dev/null || true' EXIT
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Cargo builds into $CARGO_TARGET_DIR when it is set.
+TARGET=${CARGO_TARGET_DIR:-target}
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "prerequisites"
@@ -26,20 +28,20 @@ step "interop: installing pinned clients"
 bash scripts/deps.sh
 cargo build --release --quiet --features oauth
 step "interop: Python SDK client over stdio"
-.cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp --everything
+.cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TARGET/release/tinymcp" --everything
 step "interop: Python SDK client at 2026-07-28 (pinned and auto; a task, a skill) over stdio"
 for mode in 2026-07-28 auto; do
-  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- target/release/tinymcp --everything --skills examples/skills
+  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- "$TARGET/release/tinymcp" --everything --skills examples/skills
 done
 step "interop: Python SDK client on a temporary folder and manifest"
-.cache/venv/bin/python tests/interop/python_files.py -- target/release/tinymcp
+.cache/venv/bin/python tests/interop/python_files.py -- "$TARGET/release/tinymcp"
 step "interop: TypeScript SDK client over stdio"
-.cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- target/release/tinymcp --everything
+.cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- "$TARGET/release/tinymcp" --everything
 step "interop: OAuth: the Python SDK's client_credentials client, oidc-provider as the issuer"
 .cache/venv/bin/python tests/interop/python_oauth.py --node .cache/npm/node_modules/.bin/node \
-  --issuer-script tests/interop/oidc_issuer.mjs -- target/release/tinymcp
+  --issuer-script tests/interop/oidc_issuer.mjs -- "$TARGET/release/tinymcp"
 step "interop: MCP Inspector CLI over stdio, Streamable HTTP and legacy SSE"
-bash tests/interop/inspector_cli.sh target/release/tinymcp
+bash tests/interop/inspector_cli.sh "$TARGET/release/tinymcp"
 step "static musl build: statically linked, relocations packed, the SDK clients over stdio against it"
 if rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-musl ||
   rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1; then
@@ -51,7 +53,7 @@ step "conformance suite (2025-11-25) over Streamable HTTP"
 bash scripts/conformance.sh
 step "interop: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-target/release/tinymcp --everything --skills examples/skills --http "127.0.0.1:$port" &
+"$TARGET/release/tinymcp" --everything --skills examples/skills --http "127.0.0.1:$port" &
 server=$!
 trap 'kill $server 2>/dev/null' EXIT
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
@@ -63,13 +65,13 @@ done
 .cache/venv/bin/python tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport sse "http://127.0.0.1:$port/sse"
 step "interop: Python SDK client over stdio through tinymcp connect, to tinymcp --http and to server-everything's Streamable HTTP"
-.cache/venv/bin/python tests/interop/python_client.py --transport stdio -- target/release/tinymcp connect "http://127.0.0.1:$port/mcp"
+.cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$port/mcp"
 everything_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 PORT=$everything_port .cache/npm/node_modules/.bin/node .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp 2>/dev/null &
 everything=$!
 trap 'kill $server $everything 2>/dev/null' EXIT
 for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$everything_port") 2>/dev/null && break; sleep 0.05; done
-.cache/venv/bin/python tests/interop/python_connect.py -- target/release/tinymcp connect "http://127.0.0.1:$everything_port/mcp"
+.cache/venv/bin/python tests/interop/python_connect.py -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$everything_port/mcp"
 kill $everything 2>/dev/null || true
 step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"
 bash scripts/scale-test.sh

@@ -5,7 +5,7 @@
 # runs one Inspector command and asserts on the JSON it printed from the server's answer. Usage: tests/interop/inspector_cli.sh [BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BIN=${1:-target/release/tinymcp}
+BIN=${1:-${CARGO_TARGET_DIR:-target}/release/tinymcp}
 NODE=$PWD/.cache/npm/node_modules/.bin/node
 INSPECTOR=$PWD/.cache/npm/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
 tmp=$(mktemp -d)

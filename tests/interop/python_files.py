@@ -69,4 +69,4 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     if args and args[0] == "--":
         args = args[1:]
-    anyio.run(main, args[0] if args else "target/release/tinymcp")
+    anyio.run(main, args[0] if args else os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "tinymcp"))

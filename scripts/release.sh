@@ -82,8 +82,19 @@ for file in "${built[@]}"; do
   built+=("tinymcp-$arch.mcpb")
 done
 
+# server.json for the registry, with the x86_64 bundle's real SHA-256.
+python3 - "$DIST/tinymcp-x86_64.mcpb" >"$DIST/server.json" <<'PY'
+import hashlib, json, sys
+server = json.load(open("server.json"))
+digest = hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()
+for package in server["packages"]:
+    if package["registryType"] == "mcpb":
+        package["fileSha256"] = digest
+print(json.dumps(server, indent=2))
+PY
+
 (cd "$DIST" && sha256sum "${built[@]}" >SHA256SUMS)
 for file in "${built[@]}"; do
   echo "release: $DIST/$file, $(stat -c %s "$DIST/$file") bytes"
 done
-echo "release: $DIST/SHA256SUMS; the smoke test over stdio passed"
+echo "release: $DIST/SHA256SUMS and $DIST/server.json; the smoke test over stdio passed"

@@ -49,7 +49,7 @@ if rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-mu
 else
   echo "static build skipped: the Rust target x86_64-unknown-linux-musl is not installed and cannot be added here"
 fi
-step "release: actionlint on the workflow, the static binary with its checksums and MCP bundle (mcpb validate, pack), cargo publish --dry-run"
+step "release: actionlint on the workflow, the static binary with its checksums and MCP bundle (mcpb validate, pack), server.json against the registry schema, cargo publish --dry-run"
 bash scripts/check-release.sh
 step "conformance suite (2025-11-25) over Streamable HTTP"
 bash scripts/conformance.sh

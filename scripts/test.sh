@@ -51,6 +51,8 @@ else
 fi
 step "release: actionlint on the workflow, the static binary with its checksums and MCP bundle (mcpb validate, pack), server.json against the registry schema, cargo publish --dry-run"
 bash scripts/check-release.sh
+step "container: the FROM scratch image built and run with podman (skipped with a line where it cannot run)"
+bash scripts/check-container.sh
 step "conformance suite (2025-11-25) over Streamable HTTP"
 bash scripts/conformance.sh
 step "interop: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE"

@@ -5,7 +5,7 @@
 //! result and edits reaching subscribers, and `--check` refusing bad `ui` values.
 
 use crate::support::{check, over_both_transports, run_binary, Client, TempDir, Transport};
-use crate::tasks_ext::Wire;
+use crate::tasks_ext::{Http, Wire};
 use serde_json::{json, Value};
 
 const EXT: &str = "io.modelcontextprotocol/ui";
@@ -87,14 +87,21 @@ fn the_view_is_listed_and_read_with_its_mime_type_and_meta(t: Transport) {
 
 #[test]
 fn per_request_clients_negotiate_in_meta_and_discover_declares_the_extension() {
-    let mut client = Client::spawn(&["--everything"]);
-    let discover = client.rpc("server/discover", json!({}), json!({}));
+    per_request_negotiation(&mut Client::spawn(&["--everything"]));
+    per_request_negotiation(&mut Http(crate::raw_http::Server::start(&[], &[]), 0));
+}
+
+/// On 2026-07-28 each request's own `_meta` says whether its client has views.
+fn per_request_negotiation(w: &mut dyn Wire) {
+    let discover = w.rpc("server/discover", json!({}), json!({}));
     check(&discover, json!({"result": {"capabilities": {"extensions": {EXT: {}}}}}));
-    let on = client.rpc("tools/list", json!({}), with_ui());
+    let on = w.rpc("tools/list", json!({}), with_ui());
     check(tool(&on, "counter_reset").expect("listed with views"), json!({"_meta": {"ui": {"visibility": ["app"]}}}));
-    let off = client.rpc("tools/list", json!({}), json!({}));
+    let off = w.rpc("tools/list", json!({}), json!({}));
     assert!(tool(&off, "counter_reset").is_none(), "hidden without views");
     assert!(tool(&off, "counter").unwrap().get("_meta").is_none(), "no link without views");
+    let read = w.rpc("resources/read", json!({"uri": VIEW}), json!({}));
+    check(&read, json!({"result": {"contents": [{"mimeType": MIME, "_meta": {"ui": {"prefersBorder": true}}}]}}));
 }
 
 #[test]

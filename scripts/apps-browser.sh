@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/syspkg.sh
 binary=${1:-target/release/tinymcp}
-if ! need_command chromium chromium; then
-  echo "apps browser test skipped: no chromium"
+if ! missing=$(need_command chromium chromium 2>&1); then
+  echo "apps browser test skipped: ${missing##*$'\n'}"
   exit 0
 fi
 bash scripts/deps.sh

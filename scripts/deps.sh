@@ -63,3 +63,20 @@ if [ "$(cat "$CACHE/release/.stamp" 2>/dev/null)" != "$want" ]; then
     skillsaw/schemas/mcp_registry/v2025_12_11/server.schema.json "$CACHE/release"
   echo "$want" > "$CACHE/release/.stamp"
 fi
+
+# MCP Apps browser test (tests/interop/apps_browser.mjs): the official host-side app bridge, a
+# bundler that makes one browser script of it and the SDK client above (resolved from $CACHE/npm:
+# no second SDK, so peers are not installed), and a driver for the system's Chromium.
+EXT_APPS_VERSION=1.7.5
+ESBUILD_VERSION=0.28.2
+PLAYWRIGHT_CORE_VERSION=1.65.1
+want_apps="ext-apps=$EXT_APPS_VERSION esbuild=$ESBUILD_VERSION playwright-core=$PLAYWRIGHT_CORE_VERSION"
+if [ "$(cat "$CACHE/apps/.stamp" 2>/dev/null)" != "$want_apps" ]; then
+  rm -rf "$CACHE/apps" && mkdir -p "$CACHE/apps"
+  (cd "$CACHE/apps" && echo '{"name":"tinymcp-apps","private":true}' > package.json &&
+    npm install --no-audit --no-fund --loglevel=error --legacy-peer-deps \
+      "@modelcontextprotocol/ext-apps@$EXT_APPS_VERSION" \
+      "esbuild@$ESBUILD_VERSION" \
+      "playwright-core@$PLAYWRIGHT_CORE_VERSION" >&2)
+  echo "$want_apps" > "$CACHE/apps/.stamp"
+fi

@@ -37,6 +37,8 @@ step "interop: Python SDK client on a temporary folder and manifest"
 .cache/venv/bin/python tests/interop/python_files.py -- "$TARGET/release/tinymcp"
 step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- "$TARGET/release/tinymcp" --everything
+step "interop: MCP Apps: a manifest tool's view in headless Chromium through the official app bridge (skipped without chromium)"
+bash scripts/apps-browser.sh "$TARGET/release/tinymcp"
 step "interop: OAuth: the Python SDK's client_credentials client, oidc-provider as the issuer"
 .cache/venv/bin/python tests/interop/python_oauth.py --node .cache/npm/node_modules/.bin/node \
   --issuer-script tests/interop/oidc_issuer.mjs -- "$TARGET/release/tinymcp"

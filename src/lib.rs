@@ -57,6 +57,7 @@ mod util;
 mod wire;
 
 pub use error::Error;
+pub use features::apps::{AppView, Csp, Permissions, ToolUi, ViewMeta, ViewSource, Visibility};
 pub use features::cache::{CacheHint, CacheScope};
 pub use features::completer::{filter_prefix, Completer, CompletionRequest};
 pub use features::content::Resource;

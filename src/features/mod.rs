@@ -1,6 +1,7 @@
-//! The protocol features: tools, resources, prompts, completion, logging, tasks, content and
-//! pagination. They use the wire, the utilities and the request context, never a transport.
+//! The protocol features: tools, resources, prompts, completion, logging, tasks, apps (views),
+//! content and pagination. They use the wire, the utilities and the request context, never a transport.
 
+pub mod apps;
 pub mod cache;
 pub(crate) mod completer;
 pub mod completion;

@@ -28,6 +28,8 @@ pub(crate) struct ResourceEntry {
     pub handler: Arc<ReadHandler>,
     /// The 2026-07-28 cache hint of its reads, over the server-wide one.
     pub cache: Option<CacheHint>,
+    /// The `_meta` every contents item it reads carries (an MCP Apps view's `_meta.ui`).
+    pub contents_meta: Option<Value>,
 }
 
 /// A registered resource template. Cloned (sharing the handlers) to change its hint.
@@ -138,11 +140,20 @@ pub(crate) fn list_templates(cx: &RequestCx, catalog: Catalog, params: ListParam
 /// On 2026-07-28 the registration's own cache hint, if it has one, goes on the result (the
 /// method table adds the server-wide one otherwise).
 pub(crate) fn read(cx: &RequestCx, catalog: Catalog, params: UriParams) -> Result<Value, RpcError> {
-    let (contents, cache) = read_contents(cx, catalog, &params.uri)?;
+    let Read { contents, cache, meta } = read_contents(cx, catalog, &params.uri)?;
     if contents.is_empty() {
         return Err(resource_not_found(cx.version(), &params.uri));
     }
-    let contents: Vec<Value> = contents.iter().map(ResourceContents::to_wire).collect();
+    let contents: Vec<Value> = contents
+        .iter()
+        .map(|c| {
+            let mut wire = c.to_wire();
+            if let (Some(meta), true, Value::Object(map)) = (meta, cx.version().has_titles(), &mut wire) {
+                map.insert("_meta".into(), meta.clone());
+            }
+            wire
+        })
+        .collect();
     let mut result = json!({ "contents": contents });
     if let (Some(hint), false, Value::Object(map)) = (cache, cx.version().is_stateful(), &mut result) {
         hint.apply(map);
@@ -150,15 +161,20 @@ pub(crate) fn read(cx: &RequestCx, catalog: Catalog, params: UriParams) -> Resul
     Ok(result)
 }
 
-/// Reads a URI through the catalog: the contents, and the cache hint of the registration
-/// that answered.
-fn read_contents(
-    cx: &RequestCx,
-    catalog: Catalog,
-    uri: &str,
-) -> Result<(Vec<ResourceContents>, Option<CacheHint>), RpcError> {
+/// What one read through the catalog gave.
+struct Read<'c> {
+    contents: Vec<ResourceContents>,
+    /// The cache hint of the registration that answered.
+    cache: Option<CacheHint>,
+    /// The `_meta` that registration gives every contents item.
+    meta: Option<&'c Value>,
+}
+
+/// Reads a URI through the catalog.
+fn read_contents<'c>(cx: &RequestCx, catalog: Catalog<'c>, uri: &str) -> Result<Read<'c>, RpcError> {
     if let Some(entry) = catalog.resources.iter().find(|r| r.resource.uri == uri) {
-        return Ok(((entry.handler)(cx, uri, &Default::default())?, entry.cache));
+        let contents = (entry.handler)(cx, uri, &Default::default())?;
+        return Ok(Read { contents, cache: entry.cache, meta: entry.contents_meta.as_ref() });
     }
     for entry in catalog.templates {
         if let Some(vars) = entry.parsed.matches(uri) {
@@ -166,7 +182,7 @@ fn read_contents(
             match (entry.handler)(cx, uri, &vars) {
                 // A template that matches the shape but knows no such resource lets the next one try.
                 Ok(contents) if contents.is_empty() => continue,
-                other => return Ok((other?, entry.cache)),
+                other => return Ok(Read { contents: other?, cache: entry.cache, meta: None }),
             }
         }
     }
@@ -176,7 +192,7 @@ fn read_contents(
 /// `resources/subscribe`: only a URI that resolves to a resource (read once through the
 /// catalog, else not found), and at most 1000 per client (the session's cap; beyond, `-32602`).
 pub(crate) fn subscribe(cx: &RequestCx, catalog: Catalog, params: UriParams) -> Result<Value, RpcError> {
-    if read_contents(cx, catalog, &params.uri)?.0.is_empty() {
+    if read_contents(cx, catalog, &params.uri)?.contents.is_empty() {
         return Err(resource_not_found(cx.version(), &params.uri));
     }
     cx.session()?.subscribe(&params.uri)?;

@@ -1,6 +1,7 @@
 //! `tools/list` and `tools/call`: the tool descriptor, the call result, argument and output
 //! validation, and the `tools/list_changed` notification. Never names a transport or a thread.
 
+use crate::features::apps::{self, ToolUi};
 use crate::features::content::{self, to_map, Content, Icon};
 use crate::features::pagination::{self, ListParams};
 use crate::features::tasks::{self, TaskParams, TaskSupport};
@@ -77,6 +78,9 @@ pub struct Tool {
     /// (an input-required result) and becomes a task once the client answered.
     #[serde(skip)]
     pub input_before_task: bool,
+    /// Its view (MCP Apps): sent as `_meta.ui` only to a client that declared the extension.
+    #[serde(skip)]
+    pub ui: Option<ToolUi>,
 }
 
 impl Tool {
@@ -93,6 +97,7 @@ impl Tool {
             meta: None,
             task_support: TaskSupport::Forbidden,
             input_before_task: false,
+            ui: None,
         }
     }
     /// Asks for input in the request before becoming a task (2026-07-28 tasks extension).
@@ -118,6 +123,12 @@ impl Tool {
     /// Sets the annotations.
     pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = Some(annotations);
+        self
+    }
+    /// Links the tool to its view (MCP Apps); [`Server::register_app_tool`](crate::Server::register_app_tool)
+    /// does it while registering the view.
+    pub fn with_ui(mut self, ui: ToolUi) -> Self {
+        self.ui = Some(ui);
         self
     }
     /// Sets the icons.
@@ -256,9 +267,28 @@ pub(crate) struct CallParams {
     pub task: Option<TaskParams>,
 }
 
-/// `tools/list`: in registration order, a page at a time.
+/// `tools/list`: in registration order, a page at a time. A client that declared MCP Apps sees
+/// each tool's view (`_meta.ui`) and the app-only tools (its host keeps those from the model);
+/// any other client gets the same tools without links, and no app-only ones.
 pub(crate) fn list(cx: &RequestCx, tools: &[Arc<ToolEntry>], params: ListParams) -> Result<Value, RpcError> {
-    pagination::list_result("tools", tools, params.cursor.as_deref(), cx.page_size(), |t| t.tool.to_wire(cx.version()))
+    let (cursor, size) = (params.cursor.as_deref(), cx.page_size());
+    if !tools.iter().any(|t| t.tool.ui.is_some()) {
+        return pagination::list_result("tools", tools, cursor, size, |t| t.tool.to_wire(cx.version()));
+    }
+    let apps = apps::client_supports(cx);
+    let offered: Vec<Arc<ToolEntry>> = tools.iter().filter(|t| offered(&t.tool, apps)).cloned().collect();
+    pagination::list_result("tools", &offered, cursor, size, |t| {
+        let mut descriptor = t.tool.to_wire(cx.version());
+        if let (Some(ui), true) = (&t.tool.ui, apps) {
+            apps::link(&mut descriptor, ui);
+        }
+        descriptor
+    })
+}
+
+/// Whether a client is offered the tool: an app-only tool only to one with views.
+fn offered(tool: &Tool, apps: bool) -> bool {
+    apps || !tool.ui.as_ref().is_some_and(ToolUi::is_app_only)
 }
 
 /// `tools/call`: runs the tool now, or as a task when the client asks and the tool allows it.
@@ -272,7 +302,7 @@ pub(crate) fn call(
     let entry = Arc::clone(
         tools
             .iter()
-            .find(|t| t.tool.name == params.name)
+            .find(|t| t.tool.name == params.name && offered(&t.tool, apps::client_supports(cx)))
             .ok_or_else(|| RpcError::invalid_params(format!("unknown tool: {}", params.name)))?,
     );
     let arguments = match params.arguments {

@@ -8,7 +8,7 @@ mod warnings;
 
 use crate::provide::command::{self, CommandSpec};
 use crate::provide::files::read_contents;
-use crate::provide::sandbox::{file_uri, open_regular, Sandbox};
+use crate::provide::sandbox::{file_uri, open_regular, read_all, Sandbox};
 use crate::provide::tracker::{stamp, ChangeTracker, Stamp};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -17,8 +17,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use tinymcp::{
-    CacheHint, Content, GetPromptResult, Prompt, PromptArguments, PromptMessage, RequestCx, Resource, ResourceContents,
-    Role, RpcError, Server, Tool,
+    AppView, CacheHint, Content, GetPromptResult, Prompt, PromptArguments, PromptMessage, RequestCx, Resource,
+    ResourceContents, Role, RpcError, Server, Tool,
 };
 
 /// The largest file a prompt embeds or a manifest resource serves.
@@ -90,6 +90,8 @@ impl std::error::Error for ManifestError {}
 pub(crate) struct ToolDef {
     pub tool: Tool,
     pub spec: CommandSpec,
+    /// Its view (`ui`, MCP Apps): an HTML file inside the manifest's folder.
+    pub ui: Option<PathBuf>,
 }
 
 /// What a prompt message holds.
@@ -206,7 +208,14 @@ impl Manifest {
     pub fn register(&self, server: &Server) {
         for def in &self.tools {
             let spec = Arc::new(def.spec.clone());
-            server.register_tool(def.tool.clone(), move |cx, args| Ok(command::run(cx, &spec, &args)));
+            let handler = move |cx: &RequestCx, args: Value| Ok(command::run(cx, &spec, &args));
+            match &def.ui {
+                Some(file) => {
+                    let view = self.view(server.name(), &def.tool, file);
+                    server.register_app_tool(def.tool.clone(), view, handler);
+                }
+                None => server.register_tool(def.tool.clone(), handler),
+            }
         }
         for def in &self.prompts {
             let def = Arc::new(def.clone());
@@ -242,11 +251,38 @@ impl Manifest {
         }
     }
 
+    /// A tool's view, served as `ui://<server>/<tool>` and read again at every read (through
+    /// the manifest folder's sandbox), so an edit shows at once.
+    fn view(&self, server_name: &str, tool: &Tool, file: &Path) -> AppView {
+        let uri = view_uri(server_name, &tool.name);
+        let (dir, file, tracker) = (self.dir.clone(), file.to_path_buf(), Arc::clone(&self.tracker));
+        let read_uri = uri.clone();
+        let description = format!("The view of the tool {}", tool.name);
+        AppView::new(uri, format!("{} view", tool.name), move |_| {
+            tracker.read(&read_uri, stamp(&file));
+            let refused = |why: String| RpcError::invalid_params(format!("view {}: {why}", file.display()));
+            let sandbox = Sandbox::new(&dir, false).map_err(|e| refused(e.to_string()))?;
+            let (opened, meta) = sandbox.open(&file).map_err(refused)?;
+            let bytes = read_all(opened, &meta, MAX_FILE_BYTES).map_err(refused)?;
+            String::from_utf8(bytes).map_err(|_| refused("expected UTF-8 HTML".into()))
+        })
+        .with_description(description)
+    }
+
+    /// The views in force: each one's URI and file.
+    fn views(&self, server_name: &str) -> Vec<(String, PathBuf)> {
+        let with_ui = self.tools.iter().filter_map(|d| Some((view_uri(server_name, &d.tool.name), d.ui.clone()?)));
+        with_ui.collect()
+    }
+
     /// Removes from `server` what this manifest declares and `next` does not.
     fn unregister_missing(&self, server: &Server, next: &Manifest) {
         for def in &self.tools {
             if !next.tools.iter().any(|t| t.tool.name == def.tool.name) {
                 server.remove_tool(&def.tool.name);
+            }
+            if def.ui.is_some() && !next.tools.iter().any(|t| t.tool.name == def.tool.name && t.ui.is_some()) {
+                server.remove_resource(&view_uri(server.name(), &def.tool.name));
             }
         }
         for def in &self.prompts {
@@ -272,7 +308,8 @@ impl Manifest {
         if self.raw.get("prompts") != next.raw.get("prompts") {
             server.notify_prompt_list_changed();
         }
-        if self.raw.get("resources") != next.raw.get("resources") {
+        let views_changed = self.views(server.name()) != next.views(server.name());
+        if self.raw.get("resources") != next.raw.get("resources") || views_changed {
             server.notify_resource_list_changed();
         }
         if self.instructions != next.instructions {
@@ -289,10 +326,17 @@ impl Manifest {
         let mut seen = current.stamp;
         // The file resources in force, for the subscription hook.
         let live = Arc::new(Mutex::new(Arc::clone(&current.resources)));
-        let (hooked, tracker) = (Arc::clone(&live), Arc::clone(&current.tracker));
+        // The views in force (URI, file), for the same hook.
+        let live_views = Arc::new(Mutex::new(current.views(server.name())));
+        let (hooked, hooked_views, tracker) =
+            (Arc::clone(&live), Arc::clone(&live_views), Arc::clone(&current.tracker));
         server.on_subscribe(move |uri| {
             let resources = Arc::clone(&hooked.lock().unwrap_or_else(PoisonError::into_inner));
             if let Some(Source::File(path)) = resources.iter().find(|r| r.resource.uri == uri).map(|r| &r.source) {
+                tracker.subscribed(uri, path);
+            }
+            let views = hooked_views.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some((_, path)) = views.iter().find(|(view, _)| view == uri) {
                 tracker.subscribed(uri, path);
             }
         });
@@ -307,20 +351,29 @@ impl Manifest {
                         next.tracker = Arc::clone(&current.tracker);
                         current.replace_with(server, &next);
                         *live.lock().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&next.resources);
+                        *live_views.lock().unwrap_or_else(PoisonError::into_inner) = next.views(server.name());
                         current = next;
                     }
                     Err(e) => log::error!("{e}\n(the previous manifest stays in force)"),
                 }
             }
             let subscribed = server.subscribed_uris();
-            for def in current.resources.iter() {
-                let Source::File(path) = &def.source else { continue };
-                if subscribed.contains(&def.resource.uri) && current.tracker.changed(&def.resource.uri, stamp(path)) {
-                    server.notify_resource_updated(&def.resource.uri);
+            let files = current.resources.iter().filter_map(|def| match &def.source {
+                Source::File(path) => Some((def.resource.uri.clone(), path.clone())),
+                Source::Text(_) => None,
+            });
+            for (uri, path) in files.chain(current.views(server.name())) {
+                if subscribed.contains(&uri) && current.tracker.changed(&uri, stamp(&path)) {
+                    server.notify_resource_updated(&uri);
                 }
             }
         }
     }
+}
+
+/// The URI a tool's view is served at.
+fn view_uri(server_name: &str, tool: &str) -> String {
+    format!("ui://{server_name}/{tool}")
 }
 
 /// Reads a manifest resource.

@@ -13,6 +13,7 @@ pub mod session;
 pub(crate) mod sink;
 pub(crate) mod task_share;
 
+use crate::features::apps::{AppView, ToolUi};
 use crate::features::cache::{CacheHint, CacheScope};
 use crate::features::completer::Completer;
 use crate::features::content::Resource;
@@ -335,7 +336,47 @@ impl Server {
             resource,
             handler: Arc::new(move |cx, uri, _| handler(cx, uri)),
             cache: None,
+            contents_meta: None,
         }));
+    }
+
+    /// Registers a tool with its HTML view (MCP Apps, SEP-1865) in one call: the view becomes a
+    /// `ui://` resource of type `text/html;profile=mcp-app`, listed and read like any other
+    /// (its `_meta.ui` on the listing and on every read), and the tool is linked to it
+    /// (`_meta.ui.resourceUri`; keep a visibility set with [`Tool::with_ui`], such as
+    /// [`ToolUi::app_only`](crate::ToolUi::app_only)). Only clients that declare the extension
+    /// see the link and app-only tools; the others get the same tool without it, so its
+    /// result's `content` should make sense as text. Several tools may share one view.
+    pub fn register_app_tool(
+        &self,
+        tool: Tool,
+        view: AppView,
+        handler: impl Fn(&RequestCx, Value) -> Result<CallToolResult, RpcError> + Send + Sync + 'static,
+    ) {
+        let ui = match tool.ui.clone() {
+            Some(ui) => ToolUi { resource_uri: view.uri.clone(), ..ui },
+            None => ToolUi::new(view.uri.clone()),
+        };
+        self.register_app_view(view);
+        self.register_tool(tool.with_ui(ui), handler);
+    }
+
+    /// Registers an HTML view alone (MCP Apps), for tools that link to it with [`Tool::with_ui`];
+    /// replaces a resource of the same URI.
+    pub fn register_app_view(&self, view: AppView) {
+        let contents_meta = Some(view.meta.to_meta());
+        let resource = view.resource();
+        self.insert_resource(Arc::new(ResourceEntry {
+            resource,
+            handler: Arc::new(move |cx, _, _| view.read(cx)),
+            cache: None,
+            contents_meta,
+        }));
+    }
+
+    /// The name the server introduces itself with.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Registers a function that lists resources at call time; they are read through templates.

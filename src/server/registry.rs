@@ -87,6 +87,11 @@ impl Registry {
         if enabled.completions && version.has_completions() {
             caps.insert("completions".into(), json!({}));
         }
+        // MCP Apps: declared where descriptors carry the `_meta` its links travel in.
+        if version.has_titles() && self.tools.iter().any(|t| t.tool.ui.is_some()) {
+            let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
+            extensions[crate::features::apps::EXTENSION] = json!({});
+        }
         // Registered extensions join the built-in ones (tasks) in the one `extensions` map.
         for extension in &self.extensions {
             let extensions = caps.entry("extensions").or_insert_with(|| json!({}));

@@ -6,6 +6,7 @@ mod raw_http;
 mod support;
 
 mod access;
+mod apps;
 mod backpressure;
 mod bounds;
 mod cache_hints;

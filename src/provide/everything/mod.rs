@@ -13,6 +13,7 @@ use tinymcp::{
     ProtocolVersion, Resource, ResourceContents, ResourceTemplate, Role, Server, Tool, ToolAnnotations,
 };
 
+mod app;
 mod per_request;
 
 /// A 1x1 red PNG.
@@ -44,6 +45,7 @@ pub fn register(server: &Server) {
     register_content_tools(server);
     register_interactive_tools(server);
     register_extra_tools(server);
+    app::register(server);
     per_request::register_task_tools(server);
     register_prompts(server);
     per_request::register_per_request_fixtures(server);

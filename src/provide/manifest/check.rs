@@ -7,9 +7,10 @@ mod cache;
 use super::{index, key, problem, Body, Problem, PromptDef, ResourceDef, Source, ToolDef};
 use crate::provide::command::{placeholders, CommandSpec, Output};
 use crate::provide::mime;
+use crate::provide::sandbox::Sandbox;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tinymcp::{schema, Prompt, PromptArgument, Resource, Role, TaskSupport, Tool, ToolAnnotations};
 
@@ -31,6 +32,7 @@ const TOOL_KEYS: &[&str] = &[
     "optionArguments",
     "pathArguments",
     "task",
+    "ui",
 ];
 const ANNOTATION_KEYS: &[&str] = &["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages"];
@@ -327,11 +329,39 @@ impl Checker<'_> {
                 TaskSupport::Forbidden
             }
         };
+        let ui = self.view(map, path, spec.output);
         spec.options = self.argument_names(map, path, "optionArguments", &properties);
         spec.paths = self.argument_names(map, path, "pathArguments", &properties);
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
         self.warnings.extend(super::warnings::command(&spec.argv, path, read_only));
-        Some(ToolDef { tool, spec })
+        Some(ToolDef { tool, spec, ui })
+    }
+
+    /// A tool's view (`ui`, MCP Apps): an HTML file inside the manifest's folder, for a tool
+    /// whose JSON output is what the view receives.
+    fn view(&mut self, map: &Map<String, Value>, path: &str, output: Output) -> Option<PathBuf> {
+        let what = "an .html file inside the manifest's folder, such as \"views/report.html\"";
+        let spelled = self.string(map, path, "ui", what)?;
+        let at = key(path, "ui");
+        if !(spelled.ends_with(".html") || spelled.ends_with(".htm")) {
+            self.fail(&at, format!("expected {what}, got {spelled:?}"));
+            return None;
+        }
+        if output != Output::Json {
+            self.fail(&at, "needs \"output\": \"json\" (the view receives the tool's structured result)");
+        }
+        let inside = Sandbox::new(self.dir, false).map_err(|e| e.to_string()).and_then(|s| s.resolve(spelled));
+        match inside {
+            Ok(file) if file.is_file() => Some(file),
+            Ok(file) => {
+                self.fail(&at, format!("expected a file, but {} is none", file.display()));
+                None
+            }
+            Err(why) => {
+                self.fail(&at, format!("expected {what}: {why}"));
+                None
+            }
+        }
     }
 
     /// A tool schema: valid, and an object schema (MCP requires `"type": "object"`).

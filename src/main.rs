@@ -53,6 +53,8 @@ OPTIONS:
                             stay read-only
     --include-hidden        also serve hidden files and folders such as .git and .env
     --max-files N           files listed, searched or watched per folder (default 10000)
+    --max-answer-bytes N    the most bytes of one file tool answer: a read_file window, a
+                            tree, a list of paths (default 262144); each says how to get the rest
     --no-watch              poll nothing: no change notifications, no manifest reload
     --watch-interval MS     how often files are polled for changes (default 1000)
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
@@ -131,6 +133,7 @@ struct Args {
     write_all: bool,
     write_roots: Vec<PathBuf>,
     max_files: Option<usize>,
+    max_answer_bytes: Option<usize>,
     watch: bool,
     watch_interval: Duration,
     max_message_bytes: Option<usize>,
@@ -184,6 +187,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         write_all: false,
         write_roots: Vec::new(),
         max_files: None,
+        max_answer_bytes: None,
         watch: true,
         watch_interval: Duration::from_secs(1),
         max_message_bytes: None,
@@ -231,6 +235,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
                 parsed.write_roots.push(PathBuf::from(args.next().ok_or("--write-root needs a folder")?));
             }
             "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
+            "--max-answer-bytes" => parsed.max_answer_bytes = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
             "--watch-interval" => {
                 parsed.watch_interval = Duration::from_millis(number(&arg, args.next())? as u64);
@@ -441,6 +446,8 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
             ..FilesOptions::default()
         };
         options.max_files = args.max_files.unwrap_or(options.max_files).max(1);
+        // Below a few KiB no answer could hold a heading and a note.
+        options.max_read_bytes = args.max_answer_bytes.unwrap_or(options.max_read_bytes).max(4096);
         let files = provide::serve_folders(&server, &roots, options)?;
         for (root, writable) in files.writable_roots() {
             log::info!("serving {} {}", root.display(), if writable { "writable" } else { "read-only" });

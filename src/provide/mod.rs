@@ -7,8 +7,10 @@ pub(crate) mod edit_tools;
 pub mod everything;
 pub(crate) mod file_tools;
 pub mod files;
+mod find_tools;
 #[cfg(test)]
 mod fuzz;
+mod glob;
 pub mod manifest;
 pub mod mime;
 pub mod sandbox;
@@ -32,6 +34,7 @@ pub fn serve_folders(
 ) -> Result<Arc<files::Files>, Error> {
     let served = files::register(server, roots, options)?;
     file_tools::register(server, &served);
+    find_tools::register(server, &served);
     edit_tools::register(server, &served);
     Ok(served)
 }

@@ -166,15 +166,26 @@ fn a_template_per_root_completes_paths_from_a_prefix() {
 }
 
 #[test]
-fn the_four_tools_are_read_only_with_schemas() {
+fn the_read_only_tools_are_read_only_with_schemas() {
     let f = fixture();
     let mut client = serve(&f.dir, &[]);
     let tools = client.request("tools/list", json!({}))["result"]["tools"].clone();
     let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["list_directory", "read_file", "search_files", "file_info"]);
+    assert_eq!(
+        names,
+        [
+            "list_directory",
+            "read_file",
+            "search_files",
+            "file_info",
+            "directory_tree",
+            "find_files",
+            "read_multiple_files"
+        ]
+    );
     for tool in tools.as_array().unwrap() {
         check(tool, json!({"annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}}));
-        if tool["name"] != "read_file" {
+        if tool["name"] != "read_file" && tool["name"] != "read_multiple_files" {
             assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
         }
     }

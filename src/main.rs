@@ -52,6 +52,8 @@ OPTIONS:
     --write-root DIR        serve DIR and let the model change it (repeatable); other roots
                             stay read-only
     --include-hidden        also serve hidden files and folders such as .git and .env
+    --no-ignore             also list and search what .gitignore and .ignore files ignore
+                            (by default left out, as git and ripgrep do)
     --max-files N           files listed, searched or watched per folder (default 10000)
     --max-answer-bytes N    the most bytes of one file tool answer: a read_file window, a
                             tree, a list of paths (default 262144); each says how to get the rest
@@ -130,6 +132,7 @@ struct Args {
     idle_secs: Option<usize>,
     roots: Vec<PathBuf>,
     include_hidden: bool,
+    no_ignore: bool,
     write_all: bool,
     write_roots: Vec<PathBuf>,
     max_files: Option<usize>,
@@ -184,6 +187,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         idle_secs: None,
         roots: Vec::new(),
         include_hidden: false,
+        no_ignore: false,
         write_all: false,
         write_roots: Vec::new(),
         max_files: None,
@@ -230,6 +234,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             }
             "--node-id" => parsed.node_id = Some(value(&arg, args.next())?),
             "--include-hidden" => parsed.include_hidden = true,
+            "--no-ignore" => parsed.no_ignore = true,
             "--write" => parsed.write_all = true,
             "--write-root" => {
                 parsed.write_roots.push(PathBuf::from(args.next().ok_or("--write-root needs a folder")?));
@@ -441,6 +446,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if !roots.is_empty() {
         let mut options = FilesOptions {
             include_hidden: args.include_hidden,
+            ignore_files: !args.no_ignore,
             write_all: args.write_all,
             write_roots: args.write_roots.clone(),
             ..FilesOptions::default()

@@ -37,6 +37,9 @@ pub struct FilesOptions {
     pub write_all: bool,
     /// The roots writable one by one (`--write-root`), as given.
     pub write_roots: Vec<PathBuf>,
+    /// Leave out of listings, walks and searches what `.gitignore` and `.ignore` files ignore
+    /// (`--no-ignore` turns it off).
+    pub ignore_files: bool,
 }
 
 impl Default for FilesOptions {
@@ -48,6 +51,7 @@ impl Default for FilesOptions {
             max_files: 10_000,
             write_all: false,
             write_roots: Vec::new(),
+            ignore_files: true,
         }
     }
 }
@@ -173,7 +177,9 @@ impl Files {
         let writable: Vec<PathBuf> = options.write_roots.iter().map(canonical).collect::<Result<_, _>>()?;
         let mut served: Vec<Root> = Vec::new();
         for dir in roots {
-            let sandbox = Sandbox::new(dir, options.include_hidden).map_err(|e| Error::Config(e.to_string()))?;
+            let sandbox = Sandbox::new(dir, options.include_hidden)
+                .map_err(|e| Error::Config(e.to_string()))?
+                .with_ignore_files(options.ignore_files);
             let base = sandbox.root().file_name().and_then(|n| n.to_str()).unwrap_or("root");
             let base = base.trim_start_matches('.');
             let base = if base.is_empty() { "root" } else { base };

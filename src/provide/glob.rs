@@ -1,5 +1,6 @@
-//! Globs over names and relative paths (`?`, `*`, `**`, `**/`), matched without backtracking.
-//! Used by the file tools (`search_files`, `find_files`, `directory_tree`); pure code.
+//! Globs over names and relative paths (`?`, `*`, `**`, `**/`, `[a-z]`, `\x`), matched without
+//! backtracking. Used by the file tools (`search_files`, `find_files`, `directory_tree`) and by
+//! the ignore files' patterns; pure code.
 
 /// A token of a glob pattern.
 #[derive(Clone, Copy, PartialEq)]
@@ -13,12 +14,60 @@ enum Glob {
     Any,
     /// `**/`: nothing, or any run that ends with `/`.
     Dirs,
+    /// `[...]`: one character other than `/` in (or, negated, not in) the class of this index.
+    Class(usize),
+}
+
+/// A bracket expression: character ranges (a single character is a range of one), maybe negated.
+struct Class {
+    ranges: Vec<(char, char)>,
+    negated: bool,
+}
+
+impl Class {
+    fn holds(&self, c: char) -> bool {
+        c != '/' && self.ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != self.negated
+    }
+}
+
+/// Parses the bracket expression whose `[` is at `start`: the class and the index after its
+/// `]`, or `None` when it is not closed (then `[` is a plain character, as in git and fnmatch).
+fn class_at(chars: &[char], start: usize) -> Option<(Class, usize)> {
+    let mut i = start + 1;
+    let negated = matches!(chars.get(i), Some('!' | '^'));
+    if negated {
+        i += 1;
+    }
+    let mut ranges = Vec::new();
+    let mut first = true;
+    loop {
+        let mut c = *chars.get(i)?;
+        if c == ']' && !first {
+            return Some((Class { ranges, negated }, i + 1));
+        }
+        first = false;
+        if c == '\\' {
+            i += 1;
+            c = *chars.get(i)?;
+        }
+        match (chars.get(i + 1), chars.get(i + 2)) {
+            (Some('-'), Some(&hi)) if hi != ']' => {
+                ranges.push((c, hi));
+                i += 3;
+            }
+            _ => {
+                ranges.push((c, c));
+                i += 1;
+            }
+        }
+    }
 }
 
 /// A glob with `?`, `*`, `**` and `**/`, parsed once; runs of stars collapse, so matching a
 /// name costs O(pattern × name) however the stars are arranged (no backtracking).
 pub(crate) struct GlobPattern {
     tokens: Vec<Glob>,
+    classes: Vec<Class>,
     has_slash: bool,
 }
 
@@ -26,6 +75,7 @@ impl GlobPattern {
     pub(crate) fn new(pattern: &str) -> GlobPattern {
         let chars: Vec<char> = pattern.chars().collect();
         let mut tokens: Vec<Glob> = Vec::new();
+        let mut classes = Vec::new();
         let mut i = 0;
         while let Some(&c) = chars.get(i) {
             let token = match (c, chars.get(i + 1).copied(), chars.get(i + 2).copied()) {
@@ -39,6 +89,19 @@ impl GlobPattern {
                 }
                 ('*', _, _) => Glob::Star,
                 ('?', _, _) => Glob::One,
+                ('[', _, _) => match class_at(&chars, i) {
+                    Some((class, after)) => {
+                        classes.push(class);
+                        i = after - 1;
+                        Glob::Class(classes.len() - 1)
+                    }
+                    None => Glob::Char('['),
+                },
+                // A backslash makes the next character plain (a trailing one is itself).
+                ('\\', Some(next), _) => {
+                    i += 1;
+                    Glob::Char(next)
+                }
                 (c, _, _) => Glob::Char(c),
             };
             i += 1;
@@ -52,7 +115,7 @@ impl GlobPattern {
                 _ => tokens.push(token),
             }
         }
-        GlobPattern { tokens, has_slash: chars.contains(&'/') }
+        GlobPattern { tokens, classes, has_slash: chars.contains(&'/') }
     }
 
     /// Whether a file at `below` (its path below the folder searched) matches: a pattern with
@@ -83,6 +146,12 @@ impl GlobPattern {
                 Glob::One => {
                     for j in 0..n {
                         next[j + 1] = row[j] && text[j] != '/';
+                    }
+                }
+                Glob::Class(k) => {
+                    let Some(class) = self.classes.get(k) else { return false };
+                    for j in 0..n {
+                        next[j + 1] = row[j] && class.holds(text[j]);
                     }
                 }
                 Glob::Star | Glob::Any => {
@@ -135,5 +204,16 @@ mod tests {
         assert!(globs("***.rs", "main.rs") && globs("**.rs", "src/main.rs") && !globs("*.rs", "src/main.rs"));
         assert!(globs("**/*.rs", "main.rs") && globs("**/*.rs", "a/b/main.rs"));
         assert!(!globs(&format!("{}b", "*a".repeat(500)), &"a".repeat(2000)));
+    }
+
+    #[test]
+    fn glob_classes_and_escapes() {
+        assert!(globs("[abc].txt", "b.txt") && !globs("[abc].txt", "d.txt"));
+        assert!(globs("file[0-9]", "file7") && !globs("file[0-9]", "filex"));
+        assert!(globs("[!a]x", "bx") && !globs("[!a]x", "ax") && globs("[^a]x", "bx"));
+        assert!(globs("[]]", "]") && globs("[a-]", "-"));
+        assert!(!globs("a[/]b", "a/b"));
+        assert!(globs("[unclosed", "[unclosed"));
+        assert!(globs("\\*x", "*x") && !globs("\\*x", "ax") && globs("\\#a", "#a"));
     }
 }

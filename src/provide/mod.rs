@@ -11,6 +11,7 @@ mod find_tools;
 #[cfg(test)]
 mod fuzz;
 mod glob;
+mod ignore;
 pub mod manifest;
 pub mod mime;
 pub mod sandbox;

@@ -238,3 +238,152 @@ fn no_new_tool_follows_a_link_out_or_takes_an_escaping_path(t: Transport) {
     // A link inside to a folder inside is not walked twice: find lists each file once.
     assert!(!found.contains("src_link"), "{found}");
 }
+
+/// Runs git in `dir` with no user or system configuration (no global excludes file).
+fn git(dir: &std::path::Path, args: &[&str], stdin: &str) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("XDG_CONFIG_HOME", dir.join(".git"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("git is installed");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Every file and folder under `dir` but `.git`, relative, folders first in each folder.
+fn walk_all(dir: &std::path::Path, below: &str, out: &mut Vec<(String, bool)>) {
+    let mut names: Vec<_> = std::fs::read_dir(dir.join(below)).unwrap().map(|e| e.unwrap()).collect();
+    names.sort_by_key(|e| e.file_name());
+    for entry in names {
+        let name = entry.file_name().into_string().unwrap();
+        let rel = if below.is_empty() { name.clone() } else { format!("{below}/{name}") };
+        if rel == ".git" {
+            continue;
+        }
+        let is_dir = entry.file_type().unwrap().is_dir();
+        out.push((rel.clone(), is_dir));
+        if is_dir {
+            walk_all(dir, &rel, out);
+        }
+    }
+}
+
+#[test]
+fn ignore_files_leave_out_what_git_check_ignore_ignores() {
+    let dir = TempDir::new("ignore");
+    dir.write(
+        ".gitignore",
+        "# build output\n*.log\n!keep.log\nbuild/\n!build/keep.txt\n/top-only.txt\ndoc/*.md\n**/gen/**\ntmp?\n\
+         [Dd]ist/\nnode_modules\ntrailing\\ \n\\#hash\n",
+    );
+    dir.write("sub/.gitignore", "!*.log\n/local.txt\n*.bak\n");
+    dir.write("sub/a/.gitignore", "!x.bak\n");
+    for file in [
+        "main.rs",
+        "a.log",
+        "keep.log",
+        "x/keep.log",
+        "x/b.log",
+        "build/out.txt",
+        "build/keep.txt",
+        "x/build/o.txt",
+        "build.txt",
+        "top-only.txt",
+        "x/top-only.txt",
+        "doc/r.md",
+        "doc/deep/r.md",
+        "src/gen/g.rs",
+        "gen/z.rs",
+        "tmp1",
+        "tmp12",
+        "Dist/d.txt",
+        "dist/d.txt",
+        "DIST/d.txt",
+        "node_modules/m.js",
+        "x/node_modules/m.js",
+        "sub/s.log",
+        "sub/local.txt",
+        "sub/x/local.txt",
+        "sub/a.bak",
+        "sub/a/x.bak",
+        "sub/a/y.bak",
+        "trailing ",
+        "trailing",
+        "#hash",
+        "[Dd]ist.txt",
+    ] {
+        dir.write(file, "needle\n");
+    }
+    git(dir.path(), &["init", "-q"], "");
+    let mut all = Vec::new();
+    walk_all(dir.path(), "", &mut all);
+    let asked: String = all.iter().map(|(rel, _)| format!("{rel}\n")).collect();
+    let ignored: Vec<String> =
+        git(dir.path(), &["check-ignore", "--stdin"], &asked).lines().map(str::to_owned).collect();
+    assert!(ignored.len() > 15, "git ignored only {ignored:?}");
+    let shown = |rel: &str| !rel.split('/').any(|c| c.starts_with('.'));
+    let expected: Vec<String> = all
+        .iter()
+        .filter(|(rel, is_dir)| !is_dir && shown(rel) && !ignored.contains(rel))
+        .map(|(rel, _)| rel.clone())
+        .collect();
+    let mut client = serve(&dir);
+    let mut found = paths(&client.call_tool("find_files", json!({"pattern": "**", "max_results": 2000})));
+    found.sort();
+    let mut expected_sorted = expected.clone();
+    expected_sorted.sort();
+    assert_eq!(found, expected_sorted, "find_files against git check-ignore (ignored: {ignored:?})");
+    let listed = client.request("resources/list", json!({}));
+    let mut names: Vec<String> = listed["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, expected_sorted, "resources/list against git check-ignore");
+    let searched = client.call_tool("search_files", json!({"query": "needle", "max_results": 1000}));
+    let mut hits: Vec<String> = searched["result"]["structuredContent"]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap().to_owned())
+        .collect();
+    hits.sort();
+    assert_eq!(hits, expected_sorted, "search_files against git check-ignore");
+    // The folders listed and drawn are the ones git does not ignore.
+    let top = client.call_tool("list_directory", json!({}));
+    let entries: Vec<String> = top["result"]["structuredContent"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_owned())
+        .collect();
+    let expected_top: Vec<String> = all
+        .iter()
+        .filter(|(rel, _)| !rel.contains('/') && shown(rel) && !ignored.contains(rel))
+        .map(|(rel, _)| rel.clone())
+        .collect();
+    assert_eq!(entries, expected_top, "list_directory against git check-ignore");
+    let tree = text_of(&client.call_tool("directory_tree", json!({"depth": 9})));
+    for gone in ["node_modules", "dist/", "Dist/", "z.rs", "g.rs", "out.txt", "a.log", "tmp1\n"] {
+        assert!(!tree.contains(gone), "{gone} is ignored but drawn:\n{tree}");
+    }
+    assert!(tree.contains("DIST/") && tree.contains("tmp12") && tree.contains("keep.log"), "{tree}");
+    // --no-ignore serves everything again, and a .ignore file overrides .gitignore.
+    let mut everything = serve_over(Transport::Stdio, &dir, &["--no-ignore"]);
+    let all_files = paths(&everything.call_tool("find_files", json!({"pattern": "**", "max_results": 2000})));
+    assert_eq!(all_files.len(), all.iter().filter(|(rel, is_dir)| !is_dir && shown(rel)).count());
+    dir.write(".ignore", "!a.log\nmain.rs\n");
+    let mut again = serve(&dir);
+    let logs = paths(&again.call_tool("find_files", json!({"pattern": "*.log"})));
+    let rust = paths(&again.call_tool("find_files", json!({"pattern": "*.rs"})));
+    assert!(logs.contains(&"a.log".to_owned()) && !rust.contains(&"main.rs".to_owned()), "{logs:?} {rust:?}");
+}

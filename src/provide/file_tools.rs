@@ -70,6 +70,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
     );
     let f = Arc::clone(files);
     let max_read = files.options.max_read_bytes;
+    let binary_max = max_read / 4 * 3;
     server.register_tool(
         Tool::new(
             "read_file",
@@ -79,7 +80,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                  start or the end instead. Text comes back as text: a file that is not UTF-8 \
                  is read as Latin-1, and a note says so. An image that fits in one window comes back as \
                  an image; other binary files, and larger images, come back as an embedded base64 blob of \
-                 the window"
+                 the window (at most {binary_max} bytes, so the base64 fits the cap)"
             ),
             json!({"type": "object", "properties": {
                 "path": {"type": "string", "description": format!("The file, {path_help}")},
@@ -178,7 +179,17 @@ fn list_directory(files: &Files, spelled: &str, offset: usize) -> CallToolResult
         Ok(Target::In { .. }) => return refused(spelled, "is not a folder (use read_file or file_info)"),
     };
     let total = entries.len();
-    let entries: Vec<Value> = entries.into_iter().skip(offset).take(MAX_ENTRIES).collect();
+    // A page ends at MAX_ENTRIES or at the answer's byte cap (each entry's line and JSON).
+    let mut bytes = 256;
+    let entries: Vec<Value> = entries
+        .into_iter()
+        .skip(offset)
+        .take(MAX_ENTRIES)
+        .take_while(|e| {
+            bytes += 2 * e["name"].as_str().map_or(0, str::len) + 64;
+            bytes <= files.options.max_read_bytes
+        })
+        .collect();
     let next = offset.saturating_add(entries.len());
     let truncated = next < total;
     let mut text = if offset == 0 && !truncated {
@@ -246,7 +257,10 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
     };
     let window = read.split_off((before as usize).min(read.len()));
     let end = offset + window.len() as u64;
-    if image && offset == 0 && end == size {
+    // Base64 takes 4 bytes for 3: binary content holds at most three quarters of the cap, so
+    // the answer fits in it.
+    let binary_max = max / 4 * 3;
+    if image && offset == 0 && end == size && window.len() <= binary_max {
         return CallToolResult::success(vec![Content::image_bytes(&window, mime_type)]);
     }
     // Text or binary is decided from the start of the file (as much as a sniff takes),
@@ -270,6 +284,9 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
         }
     };
     if image || !textual {
+        let mut window = window;
+        window.truncate(binary_max);
+        let end = offset + window.len() as u64;
         let uri = file_uri(&path).unwrap_or_default();
         let mut blocks = vec![Content::resource(ResourceContents::blob(uri, mime_type, &window))];
         let note = window_note(offset, end, mime_type);
@@ -443,6 +460,8 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
         Ok(Target::In { .. }) => return refused(spelled, "is not a regular file or a folder"),
     };
     let mut matches: Vec<Value> = Vec::new();
+    // What the answer holds so far (the notes first).
+    let mut answer_bytes = 256;
     let mut truncated = false;
     let mut cancelled = false;
     // The walk stopped at the file limit: files were left unsearched.
@@ -469,11 +488,14 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
             let shown = files.display(root, path);
             for (n, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
                 if line.to_lowercase().contains(&query) {
-                    if matches.len() >= max {
+                    let text: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
+                    // The match's line of text and its JSON.
+                    let needs = 2 * (shown.len() + text.len()) + 64;
+                    if matches.len() >= max || answer_bytes + needs > files.options.max_read_bytes {
                         truncated = true;
                         return false;
                     }
-                    let text: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
+                    answer_bytes += needs;
                     matches.push(json!({"path": shown, "line": n + 1, "text": text}));
                 }
             }
@@ -516,7 +538,11 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
         text = format!("no matches for {:?}\n", str_arg(args, "query").unwrap_or_default());
     }
     if truncated {
-        text.push_str(&format!("[stopped after {max} matches; narrow the search with path or glob]\n"));
+        text.push_str(&format!(
+            "[stopped after {} matches (at most {max}, and {} bytes per answer); narrow the search with path or glob]\n",
+            matches.len(),
+            files.options.max_read_bytes
+        ));
     } else if walk_stopped {
         text.push_str(&format!(
             "[stopped after {} files; narrow the search with path or glob]\n",

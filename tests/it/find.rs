@@ -387,3 +387,33 @@ fn ignore_files_leave_out_what_git_check_ignore_ignores() {
     let rust = paths(&again.call_tool("find_files", json!({"pattern": "*.rs"})));
     assert!(logs.contains(&"a.log".to_owned()) && !rust.contains(&"main.rs".to_owned()), "{logs:?} {rust:?}");
 }
+
+#[test]
+fn every_answer_stays_within_the_byte_cap_and_says_how_to_get_the_rest() {
+    let dir = TempDir::new("caps");
+    for n in 0..200 {
+        dir.write(&format!("many/a-rather-long-file-name-to-fill-the-answer-{n:04}.txt"), "needle\n".repeat(20));
+    }
+    dir.write("big.txt", "needle in a line of text\n".repeat(2000));
+    dir.write("big.bin", vec![0u8; 20_000]);
+    let cap = 4096;
+    let mut client = serve_over(Transport::Stdio, &dir, &["--max-answer-bytes", "4096"]);
+    let calls = [
+        ("list_directory", json!({"path": "many"}), "offset="),
+        ("search_files", json!({"query": "needle", "max_results": 1000}), "narrow the search"),
+        ("find_files", json!({"pattern": "*.txt", "max_results": 2000}), "narrow the search"),
+        ("directory_tree", json!({"path": "many"}), "call directory_tree with path"),
+        ("read_file", json!({"path": "big.txt"}), "offset="),
+        ("read_file", json!({"path": "big.bin"}), "offset="),
+        ("read_file", json!({"path": "big.txt", "tail": 1000}), "read_file with offset and length"),
+        ("read_multiple_files", json!({"paths": ["big.txt", "big.bin"]}), "offset="),
+    ];
+    for (tool, args, rest) in calls {
+        let answer = client.call_tool(tool, args.clone());
+        let size = answer["result"].to_string().len();
+        // The content stays within the cap; a note of a few hundred bytes may follow.
+        assert!(size <= cap + 512, "{tool} {args}: {size} bytes");
+        assert!(size > cap / 2, "{tool} {args}: only {size} bytes: the cap should have been reached");
+        assert!(text_of(&answer).contains(rest), "{tool} {args} does not say how to get the rest: {answer}");
+    }
+}

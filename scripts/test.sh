@@ -33,6 +33,8 @@ for mode in 2026-07-28 auto; do
 done
 step "interop: Python SDK client on a temporary folder and manifest"
 .cache/venv/bin/python tests/interop/python_files.py -- target/release/tinymcp
+step "interop: Python SDK client in an edit session (tinymcp --write-root) over stdio and Streamable HTTP"
+bash scripts/interop-edits.sh
 step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- target/release/tinymcp --everything
 step "interop: OAuth: the Python SDK's client_credentials client, oidc-provider as the issuer"

@@ -52,6 +52,9 @@ OPTIONS:
     --write-root DIR        serve DIR and let the model change it (repeatable); other roots
                             stay read-only
     --include-hidden        also serve hidden files and folders such as .git and .env
+    --client-roots          serve a client that declares roots (up to 2025-11-25) only what is
+                            under its roots inside the served folders (asked on every call;
+                            a root outside them is refused and logged)
     --no-ignore             also list and search what .gitignore and .ignore files ignore
                             (by default left out, as git and ripgrep do)
     --max-files N           files listed, searched or watched per folder (default 10000)
@@ -133,6 +136,7 @@ struct Args {
     roots: Vec<PathBuf>,
     include_hidden: bool,
     no_ignore: bool,
+    client_roots: bool,
     write_all: bool,
     write_roots: Vec<PathBuf>,
     max_files: Option<usize>,
@@ -188,6 +192,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         roots: Vec::new(),
         include_hidden: false,
         no_ignore: false,
+        client_roots: false,
         write_all: false,
         write_roots: Vec::new(),
         max_files: None,
@@ -235,6 +240,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--node-id" => parsed.node_id = Some(value(&arg, args.next())?),
             "--include-hidden" => parsed.include_hidden = true,
             "--no-ignore" => parsed.no_ignore = true,
+            "--client-roots" => parsed.client_roots = true,
             "--write" => parsed.write_all = true,
             "--write-root" => {
                 parsed.write_roots.push(PathBuf::from(args.next().ok_or("--write-root needs a folder")?));
@@ -447,6 +453,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
         let mut options = FilesOptions {
             include_hidden: args.include_hidden,
             ignore_files: !args.no_ignore,
+            client_roots: args.client_roots,
             write_all: args.write_all,
             write_roots: args.write_roots.clone(),
             ..FilesOptions::default()

@@ -2,6 +2,7 @@
 //! `file_info`. Every path goes through `Files::locate` (the sandbox); a refused path is an
 //! `isError` result that says why, never content. Uses only the public registration API.
 
+use super::client_roots::gate;
 use super::files::{looks_textual, text_type, Files, Target, SNIFF_BYTES};
 use super::glob::GlobPattern;
 use super::sandbox::{self, file_uri, EntryKind};
@@ -63,7 +64,10 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "nextOffset": {"type": "integer"}
         }, "required": ["path", "entries", "truncated"]}))
         .with_annotations(read_only("List directory")),
-        move |_, args| {
+        move |cx, args| {
+            if let Some(refusal) = f.scope(cx).refusal(&f, &args) {
+                return Ok(refusal);
+            }
             let offset = args.get("offset").map_or(0, |o| o.as_u64().map_or(usize::MAX, |o| usize::try_from(o).unwrap_or(usize::MAX)));
             Ok(list_directory(&f, str_arg(&args, "path").unwrap_or_default(), offset))
         },
@@ -91,7 +95,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path"]}),
         )
         .with_annotations(read_only("Read file")),
-        move |_, args| Ok(read_file(&f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || read_file(&f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -113,7 +117,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "truncated": {"type": "boolean"}
         }, "required": ["matches", "truncated"]}))
         .with_annotations(read_only("Search files")),
-        move |cx, args| Ok(search_files(cx, &f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || search_files(cx, &f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -132,7 +136,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "mimeType": {"type": "string"}
         }, "required": ["path", "kind", "size"]}))
         .with_annotations(read_only("File info")),
-        move |_, args| Ok(file_info(&f, str_arg(&args, "path").unwrap_or_default())),
+        move |cx, args| Ok(gate(&f, cx, &args, || file_info(&f, str_arg(&args, "path").unwrap_or_default()))),
     );
 }
 

@@ -3,6 +3,7 @@
 //! Every path goes through `Files::locate` and every walk through the sandbox's checked folder
 //! descriptors; every answer is bounded (entries, results, bytes) and says where it stopped.
 
+use super::client_roots::gate;
 use super::file_tools::{both, read_file, refused, str_arg};
 use super::files::{Files, Root, Target};
 use super::glob::GlobPattern;
@@ -86,7 +87,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "stoppedIn": {"type": "string"}
         }, "required": ["path", "tree", "truncated"]}))
         .with_annotations(read_only("Directory tree")),
-        move |cx, args| Ok(directory_tree(cx, &f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || directory_tree(cx, &f, &args))),
     );
     let mut find_props = json!({
         "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_GLOB_CHARS, "description": "A glob: without a / it matches file names at any depth (*.rs, Cargo.toml); with a / the path below `path` (src/**/mod.rs). ? is one character, * a run within a name, ** any run of folders"},
@@ -107,7 +108,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "truncated": {"type": "boolean"}
         }, "required": ["paths", "truncated"]}))
         .with_annotations(read_only("Find files")),
-        move |cx, args| Ok(find_files(cx, &f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || find_files(cx, &f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -123,7 +124,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["paths"]}),
         )
         .with_annotations(read_only("Read multiple files")),
-        move |_, args| Ok(read_multiple_files(&f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || read_multiple_files(&f, &args))),
     );
 }
 

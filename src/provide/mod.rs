@@ -1,6 +1,7 @@
 //! Providers: ready-made sets of tools, resources and prompts registered on a `Server`. Modules
 //! of the binary, not the library: they reach it as `tinymcp::...`, its public API only.
 
+mod client_roots;
 pub mod command;
 mod diff;
 pub(crate) mod edit_tools;

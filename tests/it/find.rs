@@ -417,3 +417,64 @@ fn every_answer_stays_within_the_byte_cap_and_says_how_to_get_the_rest() {
         assert!(text_of(&answer).contains(rest), "{tool} {args} does not say how to get the rest: {answer}");
     }
 }
+
+/// Calls a tool as a client whose roots are `roots` (answering the server's `roots/list`).
+fn call_with_roots(client: &mut Client, roots: &[String], tool: &str, args: Value) -> Value {
+    let call = client.send_request("tools/call", json!({"name": tool, "arguments": args}));
+    let asked = client.wait(|m| m["method"] == "roots/list" || m["id"] == call);
+    if asked["method"] != "roots/list" {
+        return asked;
+    }
+    let listed: Vec<Value> = roots.iter().map(|uri| json!({"uri": uri, "name": "r"})).collect();
+    client.answer(&asked["id"], json!({"roots": listed}));
+    client.response(&call)
+}
+
+#[test]
+fn client_roots_narrow_what_is_served_and_never_widen_it() {
+    let p = project();
+    let mut client = Client::spawn(&["--root", p.dir.arg(), "--no-watch", "--client-roots", "--write"]);
+    client.initialize("2025-11-25", json!({"roots": {"listChanged": true}}));
+    let net = vec![p.dir.uri("src/net")];
+    // Under the root: served; beside it or above it: refused, saying where to look.
+    let read = call_with_roots(&mut client, &net, "read_file", json!({"path": "src/net/mod.rs"}));
+    assert_eq!(text_of(&read), "mod http;\n");
+    for (tool, args) in [
+        ("read_file", json!({"path": "src/main.rs"})),
+        ("list_directory", json!({})),
+        ("find_files", json!({"pattern": "*.rs"})),
+        ("read_multiple_files", json!({"paths": ["src/net/mod.rs", "Cargo.toml"]})),
+        ("write_file", json!({"path": "new.txt", "content": "x"})),
+        ("create_directory", json!({"path": "made/deeper"})),
+    ] {
+        let refused = call_with_roots(&mut client, &net, tool, args.clone());
+        assert_eq!(refused["result"]["isError"], true, "{tool} {args}: {refused}");
+        assert!(
+            text_of(&refused).contains("not under the client's roots (give a path under one of: src/net)"),
+            "{refused}"
+        );
+    }
+    let found = call_with_roots(&mut client, &net, "find_files", json!({"pattern": "*.rs", "path": "src/net"}));
+    assert_eq!(paths(&found), ["src/net/deep/er/most.rs", "src/net/http.rs", "src/net/mod.rs"]);
+    let made = call_with_roots(&mut client, &net, "create_directory", json!({"path": "src/net/new/deeper"}));
+    assert_eq!(made["result"]["isError"], json!(null), "{made}");
+    // The roots are asked for on every call: a change is followed at once.
+    let whole = vec![p.dir.uri("")];
+    let now = call_with_roots(&mut client, &whole, "read_file", json!({"path": "src/main.rs"}));
+    assert_eq!(text_of(&now), "fn main() {}\n");
+    // A root outside the served folder (or through a link out of it) adds nothing.
+    let outside = vec![p.outside.uri(""), p.dir.uri("escape_dir")];
+    let none = call_with_roots(&mut client, &outside, "read_file", json!({"path": "Cargo.toml"}));
+    assert!(text_of(&none).contains("nothing is served to this client"), "{none}");
+    // The resources listed are narrowed too.
+    let list = client.send_request("resources/list", json!({}));
+    let asked = client.wait(|m| m["method"] == "roots/list");
+    client.answer(&asked["id"], json!({"roots": [{"uri": p.dir.uri("src/net")}]}));
+    let listed = client.response(&list);
+    let names: Vec<&str> =
+        listed["result"]["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["src/net/deep/er/most.rs", "src/net/http.rs", "src/net/mod.rs"]);
+    // Without --client-roots, or for a client without roots, nothing is asked.
+    let mut plain = serve(&p.dir);
+    assert_eq!(text_of(&plain.call_tool("read_file", json!({"path": "src/main.rs"}))), "fn main() {}\n");
+}

@@ -1,6 +1,7 @@
 """Interop: the official Python SDK client drives an edit session against `tinymcp --write` on a
 temporary copy of a small project, over stdio and Streamable HTTP: find by name, read lines, a
 dry-run edit, the edit, read back, move, tree; asserting on the real answers and the files.
+Then a client offering roots (`--client-roots`): served its root only, following a change.
 Usage: python_edits.py -- path/to/tinymcp"""
 
 import os
@@ -8,10 +9,15 @@ import re
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+
+
+# Roots are what a 2025-11-25 session uses; the SDK warns that 2026-07-28 deprecates them.
+warnings.filterwarnings("ignore", message="The roots capability is deprecated")
 
 
 def check(condition, message):
@@ -107,6 +113,33 @@ async def over_stdio(binary: str) -> None:
             await session_steps(session, root, "stdio")
 
 
+async def with_client_roots(binary: str) -> None:
+    """A client offering one root, inside the served folder: served that root and nothing else."""
+    with tempfile.TemporaryDirectory(prefix="tinymcp-edits-") as tmp:
+        root = os.path.join(os.path.realpath(tmp), "project")
+        make_project(root)
+        roots = [f"file://{root}/src"]
+
+        async def list_roots(_context):
+            return types.ListRootsResult(roots=[types.Root(uri=uri, name="src") for uri in roots])
+
+        params = StdioServerParameters(command=binary, args=["--write-root", root, "--no-watch", "--client-roots"])
+        async with stdio_client(params) as (read, write), \
+                ClientSession(read, write, list_roots_callback=list_roots) as session:
+            await session.initialize()
+            inside = await session.call_tool("read_file", {"path": "src/main.rs"})
+            check(not inside.is_error and "fn main" in text(inside), f"roots: inside {inside}")
+            beside = await session.call_tool("read_file", {"path": "Cargo.toml"})
+            check(beside.is_error and "not under the client's roots" in text(beside), f"roots: beside {beside}")
+            listed = sorted(r.name for r in (await session.list_resources()).resources)
+            check(listed == ["src/main.rs", "src/util/mod.rs"], f"roots: resources {listed}")
+            # The roots change: the next call follows them.
+            roots[0] = f"file://{root}"
+            await session.send_roots_list_changed()
+            now = await session.call_tool("read_file", {"path": "Cargo.toml"})
+            check(not now.is_error, f"roots: after list_changed {now}")
+
+
 async def over_http(binary: str) -> None:
     from mcp.client.streamable_http import streamable_http_client
 
@@ -135,6 +168,7 @@ async def main(binary: str) -> None:
     with anyio.fail_after(60):
         await over_stdio(binary)
         await over_http(binary)
+        await with_client_roots(binary)
     print("python_edits: OK")
 
 

@@ -518,7 +518,7 @@ fn fifos_sockets_and_devices_are_refused_on_every_path(t: Transport) {
     check(&client.request("ping", json!({})), json!({"result": {}}));
 }
 
-// Issue 11: the decision that a file is inside the root is made about the file actually opened.
+// The decision that a file is inside the root is made about the file actually opened.
 // A writer in the folder swaps a file, and a folder, for symbolic links to outside as fast as it
 // can; not one read may return outside content (before: about 0.5 % did). The reads are
 // pipelined on a raw stdio link (no schema check per answer), so thousands fit in a few seconds.
@@ -529,6 +529,8 @@ fn swapping_in_symbolic_links_never_leaks_outside_content() {
     let f = fixture();
     f.outside.write("race.txt", "OUTSIDE-SECRET\n");
     f.outside.write("d/f.txt", "OUTSIDE-SECRET\n");
+    // A name only the outside folder has: a tree or a search by name that walked it would show it.
+    f.outside.write("d/OUTSIDE-SECRET.txt", "x\n");
     f.dir.write("race.txt", "inside\n");
     f.dir.write("d/f.txt", "inside\n");
     let (mut server, mut input, lines) = crate::support::raw_stdio(&["--root", f.dir.arg(), "--no-watch"]);
@@ -562,6 +564,12 @@ fn swapping_in_symbolic_links_never_leaks_outside_content() {
         json!({"method": "resources/read", "params": {"uri": f.dir.uri("d/f.txt")}}),
         json!({"method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "race.txt"}}}),
         json!({"method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "d/f.txt"}}}),
+        json!({"method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "race.txt", "tail": 1}}}),
+        json!({"method": "tools/call", "params": {"name": "directory_tree", "arguments": {"path": "d"}}}),
+        json!({"method": "tools/call", "params": {"name": "directory_tree", "arguments": {}}}),
+        json!({"method": "tools/call", "params": {"name": "find_files", "arguments": {"pattern": "**", "path": "d"}}}),
+        json!({"method": "tools/call", "params": {"name": "find_files", "arguments": {"pattern": "*.txt"}}}),
+        json!({"method": "tools/call", "params": {"name": "read_multiple_files", "arguments": {"paths": ["race.txt", "d/f.txt"]}}}),
     ];
     let (mut reads, mut leaks, mut id) = (0, Vec::new(), 0);
     let deadline = std::time::Instant::now() + Duration::from_secs(4);

@@ -124,7 +124,8 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["paths"]}),
         )
         .with_annotations(read_only("Read multiple files")),
-        move |cx, args| Ok(gate(&f, cx, &args, || read_multiple_files(&f, &args))),
+        // Each path is checked against the client's roots on its own: one outside fails only itself.
+        move |cx, args| Ok(read_multiple_files(&f, cx, &args)),
     );
 }
 
@@ -405,7 +406,8 @@ fn block_bytes(block: &Content) -> usize {
     }
 }
 
-fn read_multiple_files(files: &Files, args: &Value) -> CallToolResult {
+fn read_multiple_files(files: &Files, cx: &RequestCx, args: &Value) -> CallToolResult {
+    let scope = files.scope(cx);
     let Some(paths) = args.get("paths").and_then(Value::as_array).filter(|p| !p.is_empty()) else {
         return CallToolResult::error("paths must be a non-empty list of file paths");
     };
@@ -420,6 +422,10 @@ fn read_multiple_files(files: &Files, args: &Value) -> CallToolResult {
             blocks.push(Content::text(format!("--- {path} ---\nerror: a path must be a string")));
             continue;
         };
+        if scope.roots().is_some() && !scope.reaches_spelled(files, spelled) {
+            blocks.push(Content::text(format!("--- {spelled} ---\nerror: {}", scope.outside(files, spelled))));
+            continue;
+        }
         // An even share of what is left, so one large file does not crowd out the others;
         // base64 takes 4 bytes for 3, so a binary window is cut to fit its share too.
         let share = left / (paths.len() - i);

@@ -443,7 +443,6 @@ fn client_roots_narrow_what_is_served_and_never_widen_it() {
         ("read_file", json!({"path": "src/main.rs"})),
         ("list_directory", json!({})),
         ("find_files", json!({"pattern": "*.rs"})),
-        ("read_multiple_files", json!({"paths": ["src/net/mod.rs", "Cargo.toml"]})),
         ("write_file", json!({"path": "new.txt", "content": "x"})),
         ("create_directory", json!({"path": "made/deeper"})),
     ] {
@@ -454,6 +453,13 @@ fn client_roots_narrow_what_is_served_and_never_widen_it() {
             "{refused}"
         );
     }
+    let several =
+        call_with_roots(&mut client, &net, "read_multiple_files", json!({"paths": ["src/net/mod.rs", "Cargo.toml"]}));
+    assert_eq!(
+        text_of(&several),
+        "--- src/net/mod.rs ---\nmod http;\n\n--- Cargo.toml ---\nerror: path \"Cargo.toml\" refused: it is not under \
+         the client's roots (give a path under one of: src/net)"
+    );
     let found = call_with_roots(&mut client, &net, "find_files", json!({"pattern": "*.rs", "path": "src/net"}));
     assert_eq!(paths(&found), ["src/net/deep/er/most.rs", "src/net/http.rs", "src/net/mod.rs"]);
     let made = call_with_roots(&mut client, &net, "create_directory", json!({"path": "src/net/new/deeper"}));

@@ -35,6 +35,8 @@ for mode in 2026-07-28 auto; do
 done
 step "interop: Python SDK client on a temporary folder and manifest"
 .cache/venv/bin/python tests/interop/python_files.py -- "$TARGET/release/tinymcp"
+step "interop: Python SDK client in an edit session (tinymcp --write-root) over stdio and Streamable HTTP"
+bash scripts/interop-edits.sh "$TARGET/release/tinymcp"
 step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- "$TARGET/release/tinymcp" --everything
 step "interop: MCP Apps: a manifest tool's view in headless Chromium through the official app bridge (skipped without chromium)"

@@ -57,7 +57,14 @@ OPTIONS:
     --write-root DIR        serve DIR and let the model change it (repeatable); other roots
                             stay read-only
     --include-hidden        also serve hidden files and folders such as .git and .env
+    --client-roots          serve a client that declares roots (up to 2025-11-25) only what is
+                            under its roots inside the served folders (asked on every call;
+                            a root outside them is refused and logged)
+    --no-ignore             also list and search what .gitignore and .ignore files ignore
+                            (by default left out, as git and ripgrep do)
     --max-files N           files listed, searched or watched per folder (default 10000)
+    --max-answer-bytes N    the most bytes of one file tool answer: a read_file window, a
+                            tree, a list of paths (default 262144); each says how to get the rest
     --no-watch              poll nothing: no change notifications, no manifest reload
     --watch-interval MS     how often files are polled for changes (default 1000)
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
@@ -133,9 +140,12 @@ struct Args {
     idle_secs: Option<usize>,
     roots: Vec<PathBuf>,
     include_hidden: bool,
+    no_ignore: bool,
+    client_roots: bool,
     write_all: bool,
     write_roots: Vec<PathBuf>,
     max_files: Option<usize>,
+    max_answer_bytes: Option<usize>,
     watch: bool,
     watch_interval: Duration,
     max_message_bytes: Option<usize>,
@@ -194,9 +204,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         idle_secs: None,
         roots: Vec::new(),
         include_hidden: false,
+        no_ignore: false,
+        client_roots: false,
         write_all: false,
         write_roots: Vec::new(),
         max_files: None,
+        max_answer_bytes: None,
         watch: true,
         watch_interval: Duration::from_secs(1),
         max_message_bytes: None,
@@ -239,11 +252,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             }
             "--node-id" => parsed.node_id = Some(value(&arg, args.next())?),
             "--include-hidden" => parsed.include_hidden = true,
+            "--no-ignore" => parsed.no_ignore = true,
+            "--client-roots" => parsed.client_roots = true,
             "--write" => parsed.write_all = true,
             "--write-root" => {
                 parsed.write_roots.push(PathBuf::from(args.next().ok_or("--write-root needs a folder")?));
             }
             "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
+            "--max-answer-bytes" => parsed.max_answer_bytes = Some(number(&arg, args.next())?),
             "--no-watch" => parsed.watch = false,
             "--watch-interval" => {
                 parsed.watch_interval = Duration::from_millis(number(&arg, args.next())? as u64);
@@ -500,11 +516,15 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if !roots.is_empty() {
         let mut options = FilesOptions {
             include_hidden: args.include_hidden,
+            ignore_files: !args.no_ignore,
+            client_roots: args.client_roots,
             write_all: args.write_all,
             write_roots: args.write_roots.clone(),
             ..FilesOptions::default()
         };
         options.max_files = args.max_files.unwrap_or(options.max_files).max(1);
+        // Below a few KiB no answer could hold a heading and a note.
+        options.max_read_bytes = args.max_answer_bytes.unwrap_or(options.max_read_bytes).max(4096);
         let files = provide::serve_folders(&server, &roots, options)?;
         for (root, writable) in files.writable_roots() {
             log::info!("serving {} {}", root.display(), if writable { "writable" } else { "read-only" });

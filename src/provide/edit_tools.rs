@@ -3,6 +3,7 @@
 //! of the reference filesystem server. Paths go through `Files::locate` (the sandbox), writes
 //! through `write::Folder` (checked folder descriptors, atomic replacement).
 
+use super::client_roots::gate;
 use super::diff;
 use super::file_tools::refused;
 use super::files::{Files, Root, Target};
@@ -49,7 +50,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path", "content"]}),
         )
         .with_annotations(annotations("Write file", true, true)),
-        move |_, args| Ok(write_file(&f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || write_file(&f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -67,7 +68,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path", "edits"]}),
         )
         .with_annotations(annotations("Edit file", true, false)),
-        move |_, args| Ok(edit_file(&f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || edit_file(&f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -79,7 +80,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path"]}),
         )
         .with_annotations(annotations("Create directory", false, true)),
-        move |_, args| Ok(create_directory(&f, str_arg(&args, "path"))),
+        move |cx, args| Ok(gate(&f, cx, &args, || create_directory(&f, str_arg(&args, "path")))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -94,7 +95,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["source", "destination"]}),
         )
         .with_annotations(annotations("Move file", true, false)),
-        move |_, args| Ok(move_file(&f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || move_file(&f, &args))),
     );
 }
 

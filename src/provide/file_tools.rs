@@ -2,7 +2,9 @@
 //! `file_info`. Every path goes through `Files::locate` (the sandbox); a refused path is an
 //! `isError` result that says why, never content. Uses only the public registration API.
 
+use super::client_roots::gate;
 use super::files::{looks_textual, text_type, Files, Target, SNIFF_BYTES};
+use super::glob::GlobPattern;
 use super::sandbox::{self, file_uri, EntryKind};
 use crate::provide::mime;
 use serde_json::{json, Value};
@@ -62,37 +64,45 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "nextOffset": {"type": "integer"}
         }, "required": ["path", "entries", "truncated"]}))
         .with_annotations(read_only("List directory")),
-        move |_, args| {
+        move |cx, args| {
+            if let Some(refusal) = f.scope(cx).refusal(&f, &args) {
+                return Ok(refusal);
+            }
             let offset = args.get("offset").map_or(0, |o| o.as_u64().map_or(usize::MAX, |o| usize::try_from(o).unwrap_or(usize::MAX)));
             Ok(list_directory(&f, str_arg(&args, "path").unwrap_or_default(), offset))
         },
     );
     let f = Arc::clone(files);
     let max_read = files.options.max_read_bytes;
+    let binary_max = max_read / 4 * 3;
     server.register_tool(
         Tool::new(
             "read_file",
             format!(
                 "Read a file, a window of at most {max_read} bytes per call; a note says where the next \
-                 window starts (read on with offset). Text comes back as text: a file that is not UTF-8 \
+                 window starts (read on with offset); head or tail read a number of lines from the \
+                 start or the end instead. Text comes back as text: a file that is not UTF-8 \
                  is read as Latin-1, and a note says so. An image that fits in one window comes back as \
                  an image; other binary files, and larger images, come back as an embedded base64 blob of \
-                 the window"
+                 the window (at most {binary_max} bytes, so the base64 fits the cap)"
             ),
             json!({"type": "object", "properties": {
                 "path": {"type": "string", "description": format!("The file, {path_help}")},
                 "offset": {"type": "integer", "minimum": 0, "description": "The first byte to read (default 0)"},
-                "length": {"type": "integer", "minimum": 1, "description": format!("How many bytes to read (default and most {max_read})")}
+                "length": {"type": "integer", "minimum": 1, "description": format!("How many bytes to read (default and most {max_read})")},
+                "head": {"type": "integer", "minimum": 1, "description": "Read only the first N lines of a text file (not with offset, length or tail)"},
+                "tail": {"type": "integer", "minimum": 1, "description": "Read only the last N lines of a text file (not with offset, length or head)"}
             }, "required": ["path"]}),
         )
         .with_annotations(read_only("Read file")),
-        move |_, args| Ok(read_file(&f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || read_file(&f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
         Tool::new(
             "search_files",
-            "Search text files for a string (case-insensitive); answers with path:line: text",
+            "Search the contents of text files for a string (case-insensitive); answers with \
+             path:line: text. To find files by name, use find_files",
             json!({"type": "object", "properties": {
                 "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": "The text to look for"},
                 "path": {"type": "string", "description": format!("A folder or file to search, {path_help}; everything when omitted")},
@@ -107,7 +117,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "truncated": {"type": "boolean"}
         }, "required": ["matches", "truncated"]}))
         .with_annotations(read_only("Search files")),
-        move |cx, args| Ok(search_files(cx, &f, &args)),
+        move |cx, args| Ok(gate(&f, cx, &args, || search_files(cx, &f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -126,11 +136,11 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "mimeType": {"type": "string"}
         }, "required": ["path", "kind", "size"]}))
         .with_annotations(read_only("File info")),
-        move |_, args| Ok(file_info(&f, str_arg(&args, "path").unwrap_or_default())),
+        move |cx, args| Ok(gate(&f, cx, &args, || file_info(&f, str_arg(&args, "path").unwrap_or_default()))),
     );
 }
 
-fn str_arg<'a>(args: &'a Value, name: &str) -> Option<&'a str> {
+pub(crate) fn str_arg<'a>(args: &'a Value, name: &str) -> Option<&'a str> {
     args.get(name).and_then(Value::as_str)
 }
 
@@ -140,7 +150,7 @@ pub(crate) fn refused(spelled: &str, why: &str) -> CallToolResult {
 }
 
 /// A result with readable text for the model and structured content for programs.
-fn both(text: String, structured: Value) -> CallToolResult {
+pub(crate) fn both(text: String, structured: Value) -> CallToolResult {
     CallToolResult { structured_content: Some(structured), ..CallToolResult::text(text) }
 }
 
@@ -173,7 +183,17 @@ fn list_directory(files: &Files, spelled: &str, offset: usize) -> CallToolResult
         Ok(Target::In { .. }) => return refused(spelled, "is not a folder (use read_file or file_info)"),
     };
     let total = entries.len();
-    let entries: Vec<Value> = entries.into_iter().skip(offset).take(MAX_ENTRIES).collect();
+    // A page ends at MAX_ENTRIES or at the answer's byte cap (each entry's line and JSON).
+    let mut bytes = 256;
+    let entries: Vec<Value> = entries
+        .into_iter()
+        .skip(offset)
+        .take(MAX_ENTRIES)
+        .take_while(|e| {
+            bytes += 2 * e["name"].as_str().map_or(0, str::len) + 64;
+            bytes <= files.options.max_read_bytes
+        })
+        .collect();
     let next = offset.saturating_add(entries.len());
     let truncated = next < total;
     let mut text = if offset == 0 && !truncated {
@@ -198,7 +218,7 @@ fn list_directory(files: &Files, spelled: &str, offset: usize) -> CallToolResult
     both(text, structured)
 }
 
-fn read_file(files: &Files, args: &Value) -> CallToolResult {
+pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
     let spelled = str_arg(args, "path").unwrap_or_default();
     let (root, path) = match files.locate(spelled) {
         Err(why) => return refused(spelled, &why),
@@ -215,6 +235,9 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
     let size = meta.len();
     let shown = files.display(root, &path);
     let mime_type = mime::from_path(&shown);
+    if args.get("head").is_some() || args.get("tail").is_some() {
+        return read_lines(files, args, &shown, &mut file, size);
+    }
     // An integer too large for u64 (1e30 passes the schema's "integer") is past any end: it must
     // never fall back to the start of the file.
     let offset = match args.get("offset") {
@@ -238,7 +261,10 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
     };
     let window = read.split_off((before as usize).min(read.len()));
     let end = offset + window.len() as u64;
-    if image && offset == 0 && end == size {
+    // Base64 takes 4 bytes for 3: binary content holds at most three quarters of the cap, so
+    // the answer fits in it.
+    let binary_max = max / 4 * 3;
+    if image && offset == 0 && end == size && window.len() <= binary_max {
         return CallToolResult::success(vec![Content::image_bytes(&window, mime_type)]);
     }
     // Text or binary is decided from the start of the file (as much as a sniff takes),
@@ -262,6 +288,9 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
         }
     };
     if image || !textual {
+        let mut window = window;
+        window.truncate(binary_max);
+        let end = offset + window.len() as u64;
         let uri = file_uri(&path).unwrap_or_default();
         let mut blocks = vec![Content::resource(ResourceContents::blob(uri, mime_type, &window))];
         let note = window_note(offset, end, mime_type);
@@ -289,6 +318,92 @@ fn read_file(files: &Files, args: &Value) -> CallToolResult {
         blocks.push(Content::text(note));
     }
     CallToolResult::success(blocks)
+}
+
+/// `read_file` with `head` or `tail`: the first or last lines of a text file, within the
+/// window cap; a note says which bytes were shown and how to read on.
+fn read_lines(files: &Files, args: &Value, shown: &str, file: &mut File, size: u64) -> CallToolResult {
+    let count = |name: &'static str| args.get(name).map(|v| v.as_u64().filter(|n| *n > 0).ok_or(name));
+    let (lines, from_end) = match (count("head"), count("tail")) {
+        (Some(_), Some(_)) => return CallToolResult::error("give head or tail, not both"),
+        (Some(Err(name)), _) | (_, Some(Err(name))) => {
+            return CallToolResult::error(format!("{name} must be a positive number of lines"))
+        }
+        (Some(Ok(n)), None) => (n, false),
+        (None, Some(Ok(n))) => (n, true),
+        (None, None) => return CallToolResult::error("give head or tail"),
+    };
+    if args.get("offset").is_some() || args.get("length").is_some() {
+        return CallToolResult::error("head and tail count lines: give them without offset or length");
+    }
+    let lines = usize::try_from(lines).unwrap_or(usize::MAX);
+    let max = files.options.max_read_bytes as u64;
+    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {shown}: {e}"));
+    let mime_type = mime::from_path(shown);
+    let head = match read_at(file, 0, SNIFF_BYTES) {
+        Ok(head) => head,
+        Err(e) => return cannot(e),
+    };
+    if !looks_textual(mime_type, &head) {
+        return CallToolResult::error(format!(
+            "{shown} is not text: read it by bytes (offset and length), not by lines"
+        ));
+    }
+    let start = if from_end { size.saturating_sub(max) } else { 0 };
+    let before = start.min(3);
+    let mut read = match read_at(file, start - before, (before + max.min(size)) as usize) {
+        Ok(read) => read,
+        Err(e) => return cannot(e),
+    };
+    let window = read.split_off((before as usize).min(read.len()));
+    // Where the lines asked for begin and end within the window.
+    let (cut_start, cut_end) = if from_end {
+        // The newline that ends the last line does not start another.
+        let body = window.strip_suffix(b"\n").unwrap_or(&window);
+        (nth_newline(body, lines, true).map_or(0, |i| i + 1), window.len())
+    } else {
+        (0, nth_newline(&window, lines, false).map_or(window.len(), |i| i + 1))
+    };
+    let chosen = window.get(cut_start..cut_end).unwrap_or_default();
+    // A window that starts inside a character (a tail cut by the cap) skips its rest.
+    let context = if cut_start == 0 { read.as_slice() } else { &[] };
+    let (skip, text, utf8) = match utf8_window(context, chosen) {
+        Some((skip, text)) => (skip, text.to_owned(), true),
+        None => (0, utf8_or_latin1(chosen), false),
+    };
+    let first = start + (cut_start + skip) as u64;
+    let end = start + cut_end as u64;
+    let mut notes = Vec::new();
+    if first > 0 || end < size {
+        let rest = match (first > 0, end < size) {
+            (_, true) => format!(" Call read_file with offset={end} to read on."),
+            (true, false) => format!(" Earlier bytes: read_file with offset and length (before {first})."),
+            (false, false) => String::new(),
+        };
+        let which = if from_end { "last" } else { "first" };
+        notes.push(format!("[{shown}: the {which} lines asked for, bytes {first}-{end} of {size}.{rest}]"));
+    }
+    if !utf8 {
+        notes.push(format!(
+            "[{shown} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
+        ));
+    }
+    let mut blocks = vec![Content::text(text)];
+    if !notes.is_empty() {
+        blocks.push(Content::text(notes.join(" ")));
+    }
+    CallToolResult::success(blocks)
+}
+
+/// The index of the `n`-th newline (1-based) of `bytes`, from the start or from the end.
+fn nth_newline(bytes: &[u8], n: usize, from_end: bool) -> Option<usize> {
+    let newlines = bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i);
+    let n = n.checked_sub(1)?;
+    if from_end {
+        newlines.rev().nth(n)
+    } else {
+        newlines.into_iter().nth(n)
+    }
 }
 
 /// Reads up to `length` bytes of `file` from `offset`.
@@ -349,6 +464,8 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
         Ok(Target::In { .. }) => return refused(spelled, "is not a regular file or a folder"),
     };
     let mut matches: Vec<Value> = Vec::new();
+    // What the answer holds so far (the notes first).
+    let mut answer_bytes = 256;
     let mut truncated = false;
     let mut cancelled = false;
     // The walk stopped at the file limit: files were left unsearched.
@@ -361,11 +478,8 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
                 return false;
             }
             let below = rel.strip_prefix(&base_rel).map(|r| r.trim_start_matches('/')).unwrap_or(rel);
-            if let Some(glob) = &glob {
-                let subject = if glob.has_slash { below } else { rel.rsplit('/').next().unwrap_or(rel) };
-                if !glob.matches(subject) {
-                    return true;
-                }
+            if glob.as_ref().is_some_and(|glob| !glob.matches_path(below)) {
+                return true;
             }
             if size > files.options.max_file_bytes {
                 return true;
@@ -378,11 +492,14 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
             let shown = files.display(root, path);
             for (n, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
                 if line.to_lowercase().contains(&query) {
-                    if matches.len() >= max {
+                    let text: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
+                    // The match's line of text and its JSON.
+                    let needs = 2 * (shown.len() + text.len()) + 64;
+                    if matches.len() >= max || answer_bytes + needs > files.options.max_read_bytes {
                         truncated = true;
                         return false;
                     }
-                    let text: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
+                    answer_bytes += needs;
                     matches.push(json!({"path": shown, "line": n + 1, "text": text}));
                 }
             }
@@ -425,7 +542,11 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
         text = format!("no matches for {:?}\n", str_arg(args, "query").unwrap_or_default());
     }
     if truncated {
-        text.push_str(&format!("[stopped after {max} matches; narrow the search with path or glob]\n"));
+        text.push_str(&format!(
+            "[stopped after {} matches (at most {max}, and {} bytes per answer); narrow the search with path or glob]\n",
+            matches.len(),
+            files.options.max_read_bytes
+        ));
     } else if walk_stopped {
         text.push_str(&format!(
             "[stopped after {} files; narrow the search with path or glob]\n",
@@ -466,131 +587,4 @@ fn file_info(files: &Files, spelled: &str) -> CallToolResult {
         info["mimeType"] = mime_type.into();
     }
     both(text, info)
-}
-
-/// A token of a glob pattern.
-#[derive(Clone, Copy, PartialEq)]
-enum Glob {
-    Char(char),
-    /// `?`: one character other than `/`.
-    One,
-    /// `*`: any run without `/`.
-    Star,
-    /// `**`: any run.
-    Any,
-    /// `**/`: nothing, or any run that ends with `/`.
-    Dirs,
-}
-
-/// A glob with `?`, `*`, `**` and `**/`, parsed once; runs of stars collapse, so matching a
-/// name costs O(pattern × name) however the stars are arranged (no backtracking).
-pub(crate) struct GlobPattern {
-    tokens: Vec<Glob>,
-    has_slash: bool,
-}
-
-impl GlobPattern {
-    pub(crate) fn new(pattern: &str) -> GlobPattern {
-        let chars: Vec<char> = pattern.chars().collect();
-        let mut tokens: Vec<Glob> = Vec::new();
-        let mut i = 0;
-        while let Some(&c) = chars.get(i) {
-            let token = match (c, chars.get(i + 1).copied(), chars.get(i + 2).copied()) {
-                ('*', Some('*'), Some('/')) => {
-                    i += 2;
-                    Glob::Dirs
-                }
-                ('*', Some('*'), _) => {
-                    i += 1;
-                    Glob::Any
-                }
-                ('*', _, _) => Glob::Star,
-                ('?', _, _) => Glob::One,
-                (c, _, _) => Glob::Char(c),
-            };
-            i += 1;
-            // `**` after `*` or `**` (and `*` after `**`) matches the same runs as `**` alone.
-            match (tokens.last().copied(), token) {
-                (Some(Glob::Star), Glob::Star) | (Some(Glob::Any), Glob::Star | Glob::Any) => {}
-                (Some(Glob::Star), Glob::Any) => {
-                    tokens.pop();
-                    tokens.push(Glob::Any);
-                }
-                _ => tokens.push(token),
-            }
-        }
-        GlobPattern { tokens, has_slash: chars.contains(&'/') }
-    }
-
-    /// Whether the whole of `text` matches.
-    pub(crate) fn matches(&self, text: &str) -> bool {
-        let text: Vec<char> = text.chars().collect();
-        let n = text.len();
-        let mut row = vec![false; n + 1];
-        row[0] = true;
-        let mut next = vec![false; n + 1];
-        for token in &self.tokens {
-            next.iter_mut().for_each(|x| *x = false);
-            match *token {
-                Glob::Char(c) => {
-                    for j in 0..n {
-                        next[j + 1] = row[j] && text[j] == c;
-                    }
-                }
-                Glob::One => {
-                    for j in 0..n {
-                        next[j + 1] = row[j] && text[j] != '/';
-                    }
-                }
-                Glob::Star | Glob::Any => {
-                    // One pass: a run starts wherever the row holds, and a `*` run ends at `/`.
-                    let mut on = false;
-                    for j in 0..=n {
-                        on |= row[j];
-                        next[j] = on;
-                        if *token == Glob::Star && text.get(j) == Some(&'/') {
-                            on = false;
-                        }
-                    }
-                }
-                Glob::Dirs => {
-                    let mut seen = false;
-                    for j in 0..=n {
-                        next[j] = row[j] || (seen && j > 0 && text[j - 1] == '/');
-                        seen |= row[j];
-                    }
-                }
-            }
-            std::mem::swap(&mut row, &mut next);
-            if !row.contains(&true) {
-                return false;
-            }
-        }
-        row[n]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn globs(pattern: &str, text: &str) -> bool {
-        GlobPattern::new(pattern).matches(text)
-    }
-
-    #[test]
-    fn glob_matches_names_and_paths() {
-        assert!(globs("*.rs", "main.rs"));
-        assert!(!globs("*.rs", "src/main.rs"));
-        assert!(globs("src/**/*.rs", "src/main.rs"));
-        assert!(globs("src/**/*.rs", "src/a/b/main.rs"));
-        assert!(globs("**", "a/b/c"));
-        assert!(globs("?.txt", "a.txt"));
-        assert!(!globs("?.txt", "ab.txt"));
-        assert!(!globs("*.md", "README.mdx"));
-        assert!(globs("a/**/b", "a/b") && globs("a/**/b", "a/x/y/b") && !globs("a/**/b", "a/xb"));
-        assert!(globs("***.rs", "main.rs") && globs("**.rs", "src/main.rs") && !globs("*.rs", "src/main.rs"));
-        assert!(globs("**/*.rs", "main.rs") && globs("**/*.rs", "a/b/main.rs"));
-        assert!(!globs(&format!("{}b", "*a".repeat(500)), &"a".repeat(2000)));
-    }
 }

@@ -1,12 +1,13 @@
-//! The default job: served folders, read-only unless a root is made writable (the edit tools
-//! live in `edit_tools`). Every file is a `file://` resource (listed, readable through a template
-//! per root, subscribable), four read-only tools live in `file_tools`, and a `summarize_file`
-//! prompt embeds a file. Paths go through `sandbox`; uses only the public registration API.
+//! The default job: served folders. Every file is a `file://` resource (listed, readable through
+//! a template per root, subscribable; narrowed to a client's roots by `Scope`), a `summarize_file`
+//! prompt embeds a file; the tools live in `file_tools`, `find_tools` and `edit_tools`. Paths go
+//! through `sandbox`; uses only the public registration API.
 
 use super::sandbox::{self, file_uri, EntryKind, Sandbox};
 use super::tracker::{stamp, ChangeTracker};
 use crate::provide::mime;
 use serde_json::json;
+use serde_json::Value;
 use std::collections::hash_map::DefaultHasher;
 use std::fs::{self, File, Metadata};
 use std::hash::{Hash, Hasher};
@@ -15,8 +16,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 use tinymcp::{
-    CompletionRequest, Content, Error, GetPromptResult, Prompt, PromptArgument, PromptMessage, RequestCx, Resource,
-    ResourceContents, ResourceTemplate, RpcError, Server,
+    percent, CompletionRequest, Content, Error, GetPromptResult, Prompt, PromptArgument, PromptMessage, RequestCx,
+    Resource, ResourceContents, ResourceTemplate, RpcError, Server,
 };
 
 /// How much of a file is sniffed to tell text from binary when the extension does not say.
@@ -37,6 +38,11 @@ pub struct FilesOptions {
     pub write_all: bool,
     /// The roots writable one by one (`--write-root`), as given.
     pub write_roots: Vec<PathBuf>,
+    /// Leave out of listings, walks and searches what `.gitignore` and `.ignore` files ignore
+    /// (`--no-ignore` turns it off).
+    pub ignore_files: bool,
+    /// Serve a client that declares `roots` only what is under them (`--client-roots`).
+    pub client_roots: bool,
 }
 
 impl Default for FilesOptions {
@@ -48,6 +54,8 @@ impl Default for FilesOptions {
             max_files: 10_000,
             write_all: false,
             write_roots: Vec::new(),
+            ignore_files: true,
+            client_roots: false,
         }
     }
 }
@@ -90,7 +98,14 @@ pub struct Files {
 pub fn register(server: &Server, roots: &[PathBuf], options: FilesOptions) -> Result<Arc<Files>, Error> {
     let files = Arc::new(Files::new(roots, options)?);
     let lister = Arc::clone(&files);
-    server.register_resource_lister(move |_| lister.list());
+    server.register_resource_lister(move |cx| {
+        let listing = lister.list();
+        let scope = lister.scope(cx);
+        listing
+            .into_iter()
+            .filter(|r| lister.path_of_uri(&r.uri).is_some_and(|p| p.is_ok_and(|p| scope.reaches(&p))))
+            .collect()
+    });
     for index in 0..files.roots.len() {
         register_template(server, &files, index)?;
     }
@@ -123,6 +138,9 @@ fn register_template(server: &Server, files: &Arc<Files>, index: usize) -> Resul
                 let Some(root) = reader.roots.get(index) else { return Ok(Vec::new()) };
                 let Some(rest) = uri.strip_prefix(&root.dir_uri) else { return Ok(Vec::new()) };
                 let path = root.sandbox.resolve_uri_path(rest).map_err(|why| not_found_because(cx, uri, &why))?;
+                if !reader.scope(cx).reaches(&path) {
+                    return Err(not_found_because(cx, uri, "not under the client's roots"));
+                }
                 match reader.read_resource(&root.sandbox, uri, &path) {
                     Ok(contents) => Ok(vec![contents]),
                     Err(Unreadable::Refused(why)) => Err(not_found_because(cx, uri, &why)),
@@ -173,7 +191,9 @@ impl Files {
         let writable: Vec<PathBuf> = options.write_roots.iter().map(canonical).collect::<Result<_, _>>()?;
         let mut served: Vec<Root> = Vec::new();
         for dir in roots {
-            let sandbox = Sandbox::new(dir, options.include_hidden).map_err(|e| Error::Config(e.to_string()))?;
+            let sandbox = Sandbox::new(dir, options.include_hidden)
+                .map_err(|e| Error::Config(e.to_string()))?
+                .with_ignore_files(options.ignore_files);
             let base = sandbox.root().file_name().and_then(|n| n.to_str()).unwrap_or("root");
             let base = base.trim_start_matches('.');
             let base = if base.is_empty() { "root" } else { base };
@@ -204,6 +224,11 @@ impl Files {
         })
     }
 
+    /// What the request `cx` may reach: with `--client-roots`, only under the client's roots.
+    pub(crate) fn scope(&self, cx: &RequestCx) -> Scope {
+        Scope::of(self, cx)
+    }
+
     /// The canonical roots, in the order given, with whether each is writable.
     pub fn writable_roots(&self) -> Vec<(&Path, bool)> {
         self.roots.iter().map(|r| (r.sandbox.root(), r.writable)).collect()
@@ -216,7 +241,7 @@ impl Files {
     }
 
     /// Where a path a client gave a tool leads, from its checked components.
-    fn locate_parts(&self, parts: &[String]) -> Result<Target<'_>, String> {
+    pub(crate) fn locate_parts(&self, parts: &[String]) -> Result<Target<'_>, String> {
         if let [root] = self.roots.as_slice() {
             return Ok(Target::In { root, path: root.sandbox.resolve_parts(parts)? });
         }
@@ -450,6 +475,62 @@ impl Files {
             }
         }
     }
+}
+
+/// What a request may reach: everything served, or only under these canonical folders.
+pub(crate) struct Scope {
+    within: Option<Vec<PathBuf>>,
+}
+
+impl Scope {
+    /// The scope of `cx`: the client's roots that lie inside a served folder (a root outside is
+    /// refused and logged), or everything when client roots are off, the client declared none,
+    /// or the revision has no sessions (2026-07-28 deprecates roots). A client whose roots
+    /// cannot be read reaches nothing.
+    fn of(files: &Files, cx: &RequestCx) -> Scope {
+        if !files.options.client_roots || !cx.version().is_stateful() || !cx.client_supports("roots") {
+            return Scope { within: None };
+        }
+        let answer = match cx.list_roots() {
+            Ok(answer) => answer,
+            Err(e) => {
+                log::warn!("cannot read the client's roots, serving nothing: {}", e.message);
+                return Scope { within: Some(Vec::new()) };
+            }
+        };
+        let mut within = Vec::new();
+        for root in answer.get("roots").and_then(Value::as_array).into_iter().flatten() {
+            let uri = root.get("uri").and_then(Value::as_str).unwrap_or_default();
+            match folder_of(files, uri) {
+                Some(folder) => within.push(folder),
+                None => log::warn!("client root {uri:?} is not a folder inside the served folders: refused"),
+            }
+        }
+        log::debug!("serving the client's roots: {within:?}");
+        Scope { within: Some(within) }
+    }
+
+    /// The client's roots inside the served folders, or `None` when everything is served.
+    pub(crate) fn roots(&self) -> Option<&[PathBuf]> {
+        self.within.as_deref()
+    }
+
+    /// Whether the canonical `path` is under one of the client's roots (or everything is served).
+    pub(crate) fn reaches(&self, path: &Path) -> bool {
+        self.within.as_ref().is_none_or(|within| within.iter().any(|root| path.starts_with(root)))
+    }
+}
+
+/// The canonical folder of a `file://` root URI when it lies inside a served folder and is shown.
+fn folder_of(files: &Files, uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    let path = percent::decode(rest)?;
+    let canonical = std::fs::canonicalize(path).ok()?;
+    if !canonical.is_dir() {
+        return None;
+    }
+    files.roots.iter().find_map(|root| root.sandbox.inside(canonical.clone()).ok())
 }
 
 /// What the watcher remembers of the served trees: each shown folder with its modification

@@ -8,8 +8,8 @@
 #[path = "../../tests/it/fuzz/mutation.rs"]
 mod mutation;
 
-use super::file_tools::GlobPattern;
 use super::files::{self, FilesOptions};
+use super::glob::GlobPattern;
 use super::{everything, manifest};
 use mutation::{bounded, corpus, rounds, valid_jsonrpc, Mutator, JSON_TOKENS};
 use serde_json::json;

@@ -1,14 +1,18 @@
 //! Providers: ready-made sets of tools, resources and prompts registered on a `Server`. Modules
 //! of the binary, not the library: they reach it as `tinymcp::...`, its public API only.
 
+mod client_roots;
 pub mod command;
 mod diff;
 pub(crate) mod edit_tools;
 pub mod everything;
 pub(crate) mod file_tools;
 pub mod files;
+mod find_tools;
 #[cfg(test)]
 mod fuzz;
+mod glob;
+mod ignore;
 pub mod manifest;
 pub mod mime;
 pub mod sandbox;
@@ -32,6 +36,7 @@ pub fn serve_folders(
 ) -> Result<Arc<files::Files>, Error> {
     let served = files::register(server, roots, options)?;
     file_tools::register(server, &served);
+    find_tools::register(server, &served);
     edit_tools::register(server, &served);
     Ok(served)
 }

@@ -8,6 +8,7 @@ use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use super::ignore::{ignored, IgnoreFile, IGNORE_FILES};
 use tinymcp::percent;
 
 /// `O_NONBLOCK`, so opening a FIFO never waits for a writer. std does not name it and its value
@@ -31,12 +32,15 @@ const O_NONBLOCK: i32 = if cfg!(any(
 
 /// How deep a walk descends before it stops (a guard against pathological trees).
 const MAX_DEPTH: usize = 64;
+/// The largest ignore file read (a larger one is not honoured, as if absent).
+const MAX_IGNORE_BYTES: u64 = 1 << 20;
 
 /// One served folder.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
     root: PathBuf,
     include_hidden: bool,
+    ignore_files: bool,
 }
 
 impl Sandbox {
@@ -46,7 +50,14 @@ impl Sandbox {
         if !root.is_dir() {
             return Err(io::Error::other(format!("{} is not a directory", root.display())));
         }
-        Ok(Sandbox { root, include_hidden })
+        Ok(Sandbox { root, include_hidden, ignore_files: false })
+    }
+
+    /// The same sandbox, leaving out of its listings and walks what the `.gitignore` and
+    /// `.ignore` files under the root ignore (a path named explicitly still resolves).
+    pub fn with_ignore_files(mut self, honoured: bool) -> Sandbox {
+        self.ignore_files = honoured;
+        self
     }
 
     /// The canonical root.
@@ -174,6 +185,10 @@ impl Sandbox {
     pub fn entries(&self, dir: &Path) -> Vec<(String, PathBuf, EntryKind)> {
         let Ok((_held, listed)) = self.open_dir(dir) else { return Vec::new() };
         let Ok(read) = fs::read_dir(&listed) else { return Vec::new() };
+        let (rules, base) = match (self.ignore_files, self.relative(dir)) {
+            (true, Some(base)) => (self.ignore_files_down_to(&base), base),
+            _ => (Vec::new(), String::new()),
+        };
         let mut entries: Vec<(String, PathBuf, EntryKind)> = read
             .filter_map(Result::ok)
             .filter_map(|e| {
@@ -193,11 +208,51 @@ impl Sandbox {
                 } else {
                     EntryKind::Other
                 };
+                if !rules.is_empty() {
+                    let rel = if base.is_empty() { name.clone() } else { format!("{base}/{name}") };
+                    if ignored(&rules, &rel, matches!(kind, EntryKind::Dir)) {
+                        return None;
+                    }
+                }
                 Some((name, path, kind))
             })
             .collect();
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         entries
+    }
+
+    /// The ignore files of the root and of every folder down to `rel` (relative to the root),
+    /// shallowest first.
+    fn ignore_files_down_to(&self, rel: &str) -> Vec<IgnoreFile> {
+        let mut folder = self.root.clone();
+        let mut base = String::new();
+        let mut files = Vec::new();
+        let parts = rel.split('/').filter(|p| !p.is_empty());
+        for part in std::iter::once("").chain(parts) {
+            if !part.is_empty() {
+                folder.push(part);
+                if !base.is_empty() {
+                    base.push('/');
+                }
+                base.push_str(part);
+            }
+            for name in IGNORE_FILES {
+                if let Some(file) = self.read_ignore_file(&folder.join(name), &base) {
+                    files.push(file);
+                }
+            }
+        }
+        files
+    }
+
+    /// Reads one ignore file, opened like any served file (a regular file whose descriptor is
+    /// under the root; hidden, as ignore files are, but never outside).
+    fn read_ignore_file(&self, path: &Path, base: &str) -> Option<IgnoreFile> {
+        let (file, meta) = open_regular(path).ok()?;
+        self.relative(&real_path(&file, &meta, path).ok()?)?;
+        let bytes = read_all(file, &meta, MAX_IGNORE_BYTES).ok()?;
+        let parsed = IgnoreFile::parse(base, &String::from_utf8_lossy(&bytes));
+        (!parsed.is_empty()).then_some(parsed)
     }
 
     /// Follows a symbolic link when its target stays inside the root, is shown, and is a

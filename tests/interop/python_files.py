@@ -34,7 +34,7 @@ async def main(binary: str) -> None:
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             tools = [t.name for t in (await session.list_tools()).tools]
-            check(tools == ["show", "list_directory", "read_file", "search_files", "file_info"], f"tools {tools}")
+            check(tools == ["show", "list_directory", "read_file", "search_files", "file_info", "directory_tree", "find_files", "read_multiple_files"], f"tools {tools}")
 
             resources = (await session.list_resources()).resources
             names = sorted(r.name for r in resources)

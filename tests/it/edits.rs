@@ -82,7 +82,16 @@ fn the_edit_tools_come_only_with_write_and_their_annotations_tell_the_truth() {
     };
     let names =
         |tools: &[Value]| -> Vec<String> { tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect() };
-    assert_eq!(names(&tools(&[])), ["list_directory", "read_file", "search_files", "file_info"]);
+    let read_only = [
+        "list_directory",
+        "read_file",
+        "search_files",
+        "file_info",
+        "directory_tree",
+        "find_files",
+        "read_multiple_files",
+    ];
+    assert_eq!(names(&tools(&[])), read_only);
     let writable = tools(&["--write"]);
     assert_eq!(
         names(&writable),
@@ -91,6 +100,9 @@ fn the_edit_tools_come_only_with_write_and_their_annotations_tell_the_truth() {
             "read_file",
             "search_files",
             "file_info",
+            "directory_tree",
+            "find_files",
+            "read_multiple_files",
             "write_file",
             "edit_file",
             "create_directory",
@@ -106,7 +118,7 @@ fn the_edit_tools_come_only_with_write_and_their_annotations_tell_the_truth() {
             a["idempotentHint"].as_bool().unwrap(),
         )
     };
-    for read_only in ["list_directory", "read_file", "search_files", "file_info"] {
+    for read_only in read_only {
         assert_eq!(hints(read_only), (true, false, true), "{read_only}");
     }
     assert_eq!(hints("write_file"), (false, true, true));

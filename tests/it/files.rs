@@ -166,15 +166,26 @@ fn a_template_per_root_completes_paths_from_a_prefix() {
 }
 
 #[test]
-fn the_four_tools_are_read_only_with_schemas() {
+fn the_read_only_tools_are_read_only_with_schemas() {
     let f = fixture();
     let mut client = serve(&f.dir, &[]);
     let tools = client.request("tools/list", json!({}))["result"]["tools"].clone();
     let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["list_directory", "read_file", "search_files", "file_info"]);
+    assert_eq!(
+        names,
+        [
+            "list_directory",
+            "read_file",
+            "search_files",
+            "file_info",
+            "directory_tree",
+            "find_files",
+            "read_multiple_files"
+        ]
+    );
     for tool in tools.as_array().unwrap() {
         check(tool, json!({"annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}}));
-        if tool["name"] != "read_file" {
+        if tool["name"] != "read_file" && tool["name"] != "read_multiple_files" {
             assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
         }
     }
@@ -507,7 +518,7 @@ fn fifos_sockets_and_devices_are_refused_on_every_path(t: Transport) {
     check(&client.request("ping", json!({})), json!({"result": {}}));
 }
 
-// Issue 11: the decision that a file is inside the root is made about the file actually opened.
+// The decision that a file is inside the root is made about the file actually opened.
 // A writer in the folder swaps a file, and a folder, for symbolic links to outside as fast as it
 // can; not one read may return outside content (before: about 0.5 % did). The reads are
 // pipelined on a raw stdio link (no schema check per answer), so thousands fit in a few seconds.
@@ -518,6 +529,8 @@ fn swapping_in_symbolic_links_never_leaks_outside_content() {
     let f = fixture();
     f.outside.write("race.txt", "OUTSIDE-SECRET\n");
     f.outside.write("d/f.txt", "OUTSIDE-SECRET\n");
+    // A name only the outside folder has: a tree or a search by name that walked it would show it.
+    f.outside.write("d/OUTSIDE-SECRET.txt", "x\n");
     f.dir.write("race.txt", "inside\n");
     f.dir.write("d/f.txt", "inside\n");
     let (mut server, mut input, lines) = crate::support::raw_stdio(&["--root", f.dir.arg(), "--no-watch"]);
@@ -551,6 +564,12 @@ fn swapping_in_symbolic_links_never_leaks_outside_content() {
         json!({"method": "resources/read", "params": {"uri": f.dir.uri("d/f.txt")}}),
         json!({"method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "race.txt"}}}),
         json!({"method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "d/f.txt"}}}),
+        json!({"method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "race.txt", "tail": 1}}}),
+        json!({"method": "tools/call", "params": {"name": "directory_tree", "arguments": {"path": "d"}}}),
+        json!({"method": "tools/call", "params": {"name": "directory_tree", "arguments": {}}}),
+        json!({"method": "tools/call", "params": {"name": "find_files", "arguments": {"pattern": "**", "path": "d"}}}),
+        json!({"method": "tools/call", "params": {"name": "find_files", "arguments": {"pattern": "*.txt"}}}),
+        json!({"method": "tools/call", "params": {"name": "read_multiple_files", "arguments": {"paths": ["race.txt", "d/f.txt"]}}}),
     ];
     let (mut reads, mut leaks, mut id) = (0, Vec::new(), 0);
     let deadline = std::time::Instant::now() + Duration::from_secs(4);
@@ -654,8 +673,9 @@ fn read_file_windows_binary_files_too(t: Transport) {
     // No length: the default window, never the whole file.
     let default = client.call_tool("read_file", json!({"path": "data/mid.bin", "offset": 100}));
     let (blob, note) = blob_and_note(&default);
-    assert_eq!(blob.len(), base64_len(256 * 1024), "{note}");
-    assert!(note.contains(&format!("offset={}", 100 + 256 * 1024)), "{note}");
+    // Three quarters of the answer's cap, so that the base64 fits in it.
+    assert_eq!(blob.len(), base64_len(192 * 1024), "{note}");
+    assert!(note.contains(&format!("offset={}", 100 + 192 * 1024)), "{note}");
     // The last window says there is nothing more.
     let last = client.call_tool("read_file", json!({"path": "data/mid.bin", "offset": size - 10}));
     let (blob, note) = blob_and_note(&last);
@@ -672,8 +692,8 @@ fn read_file_windows_binary_files_too(t: Transport) {
     dir.write("big.png", &png);
     let image = client.call_tool("read_file", json!({"path": "big.png"}));
     let (blob, note) = blob_and_note(&image);
-    assert_eq!(blob.len(), base64_len(256 * 1024), "{note}");
-    assert!(note.contains("offset=262144"), "{note}");
+    assert_eq!(blob.len(), base64_len(192 * 1024), "{note}");
+    assert!(note.contains("offset=196608"), "{note}");
 }
 
 fn names_with_percent_signs_are_plain_names_for_tools(t: Transport) {

@@ -20,6 +20,7 @@ mod edits;
 mod embedding;
 mod fairness;
 mod files;
+mod find;
 mod first_run;
 mod fuzz_binary;
 mod hangup;

@@ -1,0 +1,458 @@
+//! The files provider's tools for finding one's way in a project, all read-only:
+//! `directory_tree`, `find_files` (by name, never reading contents) and `read_multiple_files`.
+//! Every path goes through `Files::locate` and every walk through the sandbox's checked folder
+//! descriptors; every answer is bounded (entries, results, bytes) and says where it stopped.
+
+use super::client_roots::gate;
+use super::file_tools::{both, read_file, refused, str_arg};
+use super::files::{Files, Root, Target};
+use super::glob::GlobPattern;
+use super::sandbox::EntryKind;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tinymcp::{CallToolResult, Content, RequestCx, ResourceContents, Server, Tool, ToolAnnotations};
+
+/// The default and largest `depth` of `directory_tree`.
+const DEFAULT_DEPTH: u64 = 4;
+const MAX_DEPTH: u64 = 32;
+/// The default and largest `max_entries` of `directory_tree`.
+const DEFAULT_ENTRIES: u64 = 2000;
+const MAX_ENTRIES: u64 = 10_000;
+/// The default and largest `max_results` of `find_files`.
+const DEFAULT_FOUND: u64 = 200;
+const MAX_FOUND: u64 = 2000;
+/// The most paths `read_multiple_files` takes, and the longest glob anywhere.
+const MAX_PATHS: usize = 100;
+const MAX_GLOB_CHARS: usize = 1024;
+const MAX_EXCLUDES: usize = 64;
+/// A file of `read_multiple_files` is not started with less than this left of the answer.
+const MIN_SHARE: usize = 1024;
+
+fn read_only(title: &str) -> ToolAnnotations {
+    ToolAnnotations {
+        title: Some(title.into()),
+        read_only_hint: Some(true),
+        destructive_hint: Some(false),
+        idempotent_hint: Some(true),
+        open_world_hint: Some(false),
+    }
+}
+
+/// The schema of the exclude globs, under either name (`excludePatterns` is the reference
+/// filesystem server's, so a model used to it is understood).
+fn exclude_schema() -> Value {
+    let globs = |what: &str| json!({"type": "array", "maxItems": MAX_EXCLUDES, "items": {"type": "string", "maxLength": MAX_GLOB_CHARS}, "description": what});
+    json!({
+        "exclude": globs("Globs of files and folders to leave out: without a / a pattern matches a name at any depth (node_modules, *.log), with a / the path below `path` (build/**)"),
+        "excludePatterns": globs("The same as exclude")
+    })
+}
+
+/// Registers the three tools.
+pub(crate) fn register(server: &Server, files: &Arc<Files>) {
+    let path_help = if files.roots.len() == 1 {
+        "relative to the served folder".to_owned()
+    } else {
+        let labels: Vec<&str> = files.roots.iter().map(|r| r.label.as_str()).collect();
+        format!("starting with one of the served folders ({})", labels.join(", "))
+    };
+    let cap = files.options.max_read_bytes;
+    let mut tree_props = json!({
+        "path": {"type": "string", "description": format!("The folder, {path_help}; the top when omitted")},
+        "depth": {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "description": format!("How many levels to show (default {DEFAULT_DEPTH}; 1 is the folder's own entries)")},
+        "max_entries": {"type": "integer", "minimum": 1, "maximum": MAX_ENTRIES, "description": format!("The most entries shown (default {DEFAULT_ENTRIES})")}
+    });
+    merge(&mut tree_props, exclude_schema());
+    let f = Arc::clone(files);
+    server.register_tool(
+        Tool::new(
+            "directory_tree",
+            format!(
+                "The tree of files and folders under a folder, as indented text and as JSON \
+                 (name, type, children), depth first in name order. Folders deeper than depth are shown \
+                 without their children; the answer stops at max_entries entries or {cap} bytes and says \
+                 where, so you can call it again on that folder"
+            ),
+            json!({"type": "object", "properties": tree_props}),
+        )
+        .with_output_schema(json!({"type": "object", "properties": {
+            "path": {"type": "string"},
+            "tree": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "type": {"type": "string", "enum": ["file", "directory", "symlink", "other"]},
+                "children": {"type": "array"}
+            }, "required": ["name", "type"]}},
+            "truncated": {"type": "boolean"},
+            "stoppedIn": {"type": "string"}
+        }, "required": ["path", "tree", "truncated"]}))
+        .with_annotations(read_only("Directory tree")),
+        move |cx, args| Ok(gate(&f, cx, &args, || directory_tree(cx, &f, &args))),
+    );
+    let mut find_props = json!({
+        "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_GLOB_CHARS, "description": "A glob: without a / it matches file names at any depth (*.rs, Cargo.toml); with a / the path below `path` (src/**/mod.rs). ? is one character, * a run within a name, ** any run of folders"},
+        "path": {"type": "string", "description": format!("The folder to look in, {path_help}; everything when omitted")},
+        "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_FOUND, "description": format!("The most paths (default {DEFAULT_FOUND})")}
+    });
+    merge(&mut find_props, exclude_schema());
+    let f = Arc::clone(files);
+    server.register_tool(
+        Tool::new(
+            "find_files",
+            "Find files by name or path with a glob (e.g. **/*.rs or src/**/mod.rs), without reading \
+             them; answers with their paths. To look for text inside files, use search_files",
+            json!({"type": "object", "properties": find_props, "required": ["pattern"]}),
+        )
+        .with_output_schema(json!({"type": "object", "properties": {
+            "paths": {"type": "array", "items": {"type": "string"}},
+            "truncated": {"type": "boolean"}
+        }, "required": ["paths", "truncated"]}))
+        .with_annotations(read_only("Find files")),
+        move |cx, args| Ok(gate(&f, cx, &args, || find_files(cx, &f, &args))),
+    );
+    let f = Arc::clone(files);
+    server.register_tool(
+        Tool::new(
+            "read_multiple_files",
+            format!(
+                "Read several files at once, each as read_file reads it, under a heading with its path. \
+                 A file that cannot be read says why and the others are still read. The answer holds at \
+                 most {cap} bytes, shared among the files; a file cut short says how to read on"
+            ),
+            json!({"type": "object", "properties": {
+                "paths": {"type": "array", "minItems": 1, "maxItems": MAX_PATHS, "items": {"type": "string"}, "description": format!("The files, each {path_help}")}
+            }, "required": ["paths"]}),
+        )
+        .with_annotations(read_only("Read multiple files")),
+        // Each path is checked against the client's roots on its own: one outside fails only itself.
+        move |cx, args| Ok(read_multiple_files(&f, cx, &args)),
+    );
+}
+
+/// Adds the members of `extra` to the object `into`.
+fn merge(into: &mut Value, extra: Value) {
+    if let (Some(into), Value::Object(extra)) = (into.as_object_mut(), extra) {
+        into.extend(extra);
+    }
+}
+
+/// A bounded integer argument: its default when absent, the bound when larger (or not a number).
+fn bounded(args: &Value, name: &str, default: u64, max: u64) -> usize {
+    let n = args.get(name).map_or(default, |v| v.as_u64().unwrap_or(max)).clamp(1, max);
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// The exclude globs, under either name.
+fn excludes(args: &Value) -> Vec<GlobPattern> {
+    ["exclude", "excludePatterns"]
+        .iter()
+        .filter_map(|name| args.get(*name).and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .take(MAX_EXCLUDES * 2)
+        .map(GlobPattern::new)
+        .collect()
+}
+
+/// Whether a path below the walked folder is left out: a pattern matching the path or any
+/// folder on the way excludes it (`node_modules` leaves out everything under one).
+fn excluded(exclude: &[GlobPattern], below: &str) -> bool {
+    if exclude.is_empty() {
+        return false;
+    }
+    let mut end = 0;
+    below.split('/').any(|part| {
+        end += part.len();
+        let prefix = below.get(..end).unwrap_or(below);
+        end += 1;
+        exclude.iter().any(|glob| glob.matches_path(prefix))
+    })
+}
+
+/// The part of `rel` (relative to a root) below `base` (relative to the same root).
+fn below<'r>(base: &str, rel: &'r str) -> &'r str {
+    if base.is_empty() {
+        return rel;
+    }
+    rel.strip_prefix(base).map_or(rel, |r| r.trim_start_matches('/'))
+}
+
+/// The folders a walk starts from: every root for the top, else the folder named.
+fn folders<'f>(files: &'f Files, spelled: &str) -> Result<Vec<(&'f Root, PathBuf)>, CallToolResult> {
+    match files.locate(spelled) {
+        Err(why) => Err(refused(spelled, &why)),
+        Ok(Target::Top) => Ok(files.roots.iter().map(|r| (r, r.sandbox.root().to_path_buf())).collect()),
+        Ok(Target::In { root, path }) if path.is_dir() => Ok(vec![(root, path)]),
+        Ok(Target::In { .. }) => Err(refused(spelled, "is not a folder")),
+    }
+}
+
+/// A tree being drawn: the limits, what was drawn so far and where it stopped.
+struct Drawing<'a> {
+    cx: &'a RequestCx,
+    files: &'a Files,
+    exclude: Vec<GlobPattern>,
+    depth: usize,
+    max_entries: usize,
+    cap: usize,
+    entries: usize,
+    text: String,
+    /// What the answer holds so far: the text and about as much again for the JSON nodes.
+    bytes: usize,
+    /// Folders not expanded because they are deeper than `depth`.
+    unexpanded: usize,
+    /// The folder (as shown) where the entry or byte cap stopped the drawing.
+    stopped_in: Option<String>,
+}
+
+impl Drawing<'_> {
+    /// The nodes of `dir`'s entries at `level` (0 for the tree's own entries), drawn into the
+    /// text as well; `base` is the tree's folder relative to the root, for the exclude globs.
+    fn folder(&mut self, root: &Root, base: &str, dir: &Path, level: usize) -> Vec<Value> {
+        let mut nodes = Vec::new();
+        for (name, path, kind) in root.sandbox.entries(dir) {
+            if self.stopped_in.is_some() || self.cx.is_cancelled() {
+                break;
+            }
+            let rel = root.sandbox.relative(&path).unwrap_or_default();
+            if excluded(&self.exclude, below(base, &rel)) {
+                continue;
+            }
+            // The node's line, and its JSON: name, type and punctuation (`"children":[]` too).
+            let node_bytes = 2 * (level + 1) + 2 * name.len() + 64;
+            if self.entries >= self.max_entries || self.bytes + node_bytes > self.cap {
+                self.stopped_in = Some(self.files.display(root, dir));
+                break;
+            }
+            self.entries += 1;
+            self.bytes += node_bytes;
+            let indent = "  ".repeat(level);
+            // A link is shown as what it leads to inside the root, never expanded (no loops,
+            // and a folder swapped in later is never walked); a link leading out is a name only.
+            let (kind, expand, line) = match kind {
+                EntryKind::Dir => ("directory", true, format!("{indent}{name}/")),
+                EntryKind::File(_) => ("file", false, format!("{indent}{name}")),
+                EntryKind::Link => match root.sandbox.follow(&path) {
+                    Some((_, meta)) if meta.is_dir() => {
+                        ("directory", false, format!("{indent}{name}/ (symbolic link, not expanded)"))
+                    }
+                    Some(_) => ("file", false, format!("{indent}{name}")),
+                    None => ("symlink", false, format!("{indent}{name} (symbolic link)")),
+                },
+                EntryKind::Other => ("other", false, format!("{indent}{name} (not a file or folder)")),
+            };
+            let mut node = json!({"name": name, "type": kind});
+            if expand && level + 1 < self.depth {
+                self.text.push_str(&line);
+                self.text.push('\n');
+                node["children"] = Value::Array(self.folder(root, base, &path, level + 1));
+            } else if expand {
+                self.unexpanded += 1;
+                self.text.push_str(&format!("{line} …\n"));
+            } else {
+                self.text.push_str(&line);
+                self.text.push('\n');
+            }
+            nodes.push(node);
+        }
+        nodes
+    }
+}
+
+fn directory_tree(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
+    let spelled = str_arg(args, "path").unwrap_or_default();
+    let targets = match folders(files, spelled) {
+        Ok(targets) => targets,
+        Err(refusal) => return refusal,
+    };
+    let mut drawing = Drawing {
+        cx,
+        files,
+        exclude: excludes(args),
+        depth: bounded(args, "depth", DEFAULT_DEPTH, MAX_DEPTH),
+        max_entries: bounded(args, "max_entries", DEFAULT_ENTRIES, MAX_ENTRIES),
+        cap: files.options.max_read_bytes,
+        entries: 0,
+        text: String::new(),
+        // The heading and the notes.
+        bytes: 512,
+        unexpanded: 0,
+        stopped_in: None,
+    };
+    let (shown, tree) = match targets.as_slice() {
+        [(root, dir)] if !matches!(files.locate(spelled), Ok(Target::Top)) => {
+            let base = root.sandbox.relative(dir).unwrap_or_default();
+            (files.display(root, dir), drawing.folder(root, &base, dir, 0))
+        }
+        _ => {
+            // Several roots: each is a folder of the top, its label the first component.
+            let mut tree = Vec::new();
+            for (root, dir) in &targets {
+                drawing.text.push_str(&format!("{}/\n", root.label));
+                drawing.entries += 1;
+                let children = if drawing.depth > 1 { drawing.folder(root, "", dir, 1) } else { Vec::new() };
+                tree.push(json!({"name": root.label, "type": "directory", "children": children}));
+            }
+            (".".to_owned(), tree)
+        }
+    };
+    if cx.is_cancelled() {
+        return CallToolResult::error("directory_tree cancelled");
+    }
+    let mut text = format!("{shown}/\n");
+    for line in drawing.text.lines() {
+        text.push_str("  ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    if drawing.unexpanded > 0 {
+        text.push_str(&format!(
+            "[{} folders marked … are deeper than depth {}: call directory_tree on one of them, or with a larger depth]\n",
+            drawing.unexpanded, drawing.depth
+        ));
+    }
+    let mut structured = json!({"path": shown, "tree": tree, "truncated": drawing.stopped_in.is_some()});
+    if let Some(stopped) = &drawing.stopped_in {
+        text.push_str(&format!(
+            "[stopped after {} entries, in {stopped}: its later entries and everything after it are not shown; \
+             call directory_tree with path {stopped:?}, a smaller depth or exclude to see the rest]\n",
+            drawing.entries
+        ));
+        structured["stoppedIn"] = stopped.as_str().into();
+    }
+    both(text, structured)
+}
+
+fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
+    let Some(pattern) = str_arg(args, "pattern").filter(|p| !p.is_empty()) else {
+        return CallToolResult::error("pattern must be a non-empty glob such as **/*.rs");
+    };
+    let glob = GlobPattern::new(pattern);
+    let exclude = excludes(args);
+    let spelled = str_arg(args, "path").unwrap_or_default();
+    let max = bounded(args, "max_results", DEFAULT_FOUND, MAX_FOUND);
+    let cap = files.options.max_read_bytes;
+    let targets = match folders(files, spelled) {
+        Ok(targets) => targets,
+        Err(refusal) => return refusal,
+    };
+    let mut found: Vec<String> = Vec::new();
+    // The notes.
+    let mut bytes = 256;
+    let mut full = false;
+    let mut walk_stopped = false;
+    let mut cancelled = false;
+    for (root, dir) in targets {
+        let base = root.sandbox.relative(&dir).unwrap_or_default();
+        let mut walked = 0;
+        root.sandbox.walk(&dir, &mut |rel, path, _| {
+            if cx.is_cancelled() {
+                cancelled = true;
+                return false;
+            }
+            walked += 1;
+            if walked > files.options.max_files {
+                walk_stopped = true;
+                return false;
+            }
+            let below = below(&base, rel);
+            if excluded(&exclude, below) || !glob.matches_path(below) {
+                return true;
+            }
+            let shown = files.display(root, path);
+            // A line of text and a JSON string each.
+            let needs = 2 * shown.len() + 4;
+            if found.len() >= max || bytes + needs > cap {
+                full = true;
+                return false;
+            }
+            bytes += needs;
+            found.push(shown);
+            true
+        });
+        if full || walk_stopped || cancelled {
+            break;
+        }
+    }
+    if cancelled {
+        return CallToolResult::error("find_files cancelled");
+    }
+    let mut text: String = found.iter().map(|p| format!("{p}\n")).collect();
+    if found.is_empty() {
+        text = format!("no files match {pattern:?}\n");
+    }
+    if full {
+        text.push_str(&format!(
+            "[stopped after {} paths; narrow the search with path, a more precise pattern or exclude]\n",
+            found.len()
+        ));
+    } else if walk_stopped {
+        text.push_str(&format!(
+            "[stopped after walking {} files; narrow the search with path or exclude]\n",
+            files.options.max_files
+        ));
+    }
+    both(text, json!({"paths": found, "truncated": full || walk_stopped}))
+}
+
+/// About how many bytes a block puts in the answer.
+fn block_bytes(block: &Content) -> usize {
+    match block {
+        Content::Text { text, .. } => text.len(),
+        Content::Image { data, .. } | Content::Audio { data, .. } => data.len(),
+        Content::Resource { resource: ResourceContents::Text { text, .. }, .. } => text.len(),
+        Content::Resource { resource: ResourceContents::Blob { blob, .. }, .. } => blob.len(),
+        Content::ResourceLink(_) => 256,
+    }
+}
+
+fn read_multiple_files(files: &Files, cx: &RequestCx, args: &Value) -> CallToolResult {
+    let scope = files.scope(cx);
+    let Some(paths) = args.get("paths").and_then(Value::as_array).filter(|p| !p.is_empty()) else {
+        return CallToolResult::error("paths must be a non-empty list of file paths");
+    };
+    if paths.len() > MAX_PATHS {
+        return CallToolResult::error(format!("paths holds {} files, more than {MAX_PATHS}", paths.len()));
+    }
+    let cap = files.options.max_read_bytes;
+    let mut left = cap;
+    let mut blocks = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        let Some(spelled) = path.as_str() else {
+            blocks.push(Content::text(format!("--- {path} ---\nerror: a path must be a string")));
+            continue;
+        };
+        if scope.roots().is_some() && !scope.reaches_spelled(files, spelled) {
+            blocks.push(Content::text(format!("--- {spelled} ---\nerror: {}", scope.outside(files, spelled))));
+            continue;
+        }
+        // An even share of what is left, so one large file does not crowd out the others;
+        // base64 takes 4 bytes for 3, so a binary window is cut to fit its share too.
+        let share = left / (paths.len() - i);
+        if share < MIN_SHARE {
+            blocks.push(Content::text(format!(
+                "--- {spelled} ---\nnot read: the answer reached its cap of {cap} bytes; read it with read_file"
+            )));
+            continue;
+        }
+        let answer = read_file(files, &json!({"path": spelled, "length": share * 3 / 4}));
+        if answer.is_error {
+            let why: Vec<String> = answer
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    Content::Text { text, .. } => Some(text.clone()),
+                    _ => None,
+                })
+                .collect();
+            blocks.push(Content::text(format!("--- {spelled} ---\nerror: {}", why.join(" "))));
+            continue;
+        }
+        blocks.push(Content::text(format!("--- {spelled} ---")));
+        for block in answer.content {
+            left = left.saturating_sub(block_bytes(&block));
+            blocks.push(block);
+        }
+    }
+    CallToolResult::success(blocks)
+}

@@ -7,56 +7,65 @@ use crate::server::context::{Inputs, RequestCx};
 use crate::util::seal::{Origin, StateKey};
 use crate::wire::frame::Reply;
 use crate::wire::method::Spec;
+use crate::wire::params::{Member, Params};
 use crate::wire::rpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::PoisonError;
 use std::time::SystemTime;
 
-/// The request a state is bound to: the method, the tool or prompt name (the URI for
-/// `resources/read`) and the arguments (absent or `null` as `{}`).
-fn origin<'a>(method: &'a str, name: &'a str, arguments: Option<&'a Value>, no_arguments: &'a Value) -> Origin<'a> {
-    let arguments = match arguments {
-        None | Some(Value::Null) => no_arguments,
-        Some(arguments) => arguments,
-    };
-    Origin { method, name, arguments }
+/// The members of a request's params its state is bound to, borrowed from the params' text.
+#[derive(Deserialize)]
+struct Round<'a> {
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
 }
 
-/// The params member that names what a request is about (the one `Mcp-Name` mirrors).
-fn name_of<'a>(spec: &Spec, params: &'a Value) -> &'a str {
-    spec.mcp_name.and_then(|field| params.get(field)).and_then(Value::as_str).unwrap_or("")
-}
-
-/// The parts of a request's params its state is bound to, copied before the params move into
-/// the handler (every 2026-07-28 call pays for it, so no map is built around them).
-pub(crate) struct Kept {
-    name: String,
-    arguments: Option<Value>,
-}
-
-/// What of `params` a state would be bound to (`name` or `uri`, and `arguments`).
-pub(crate) fn origin_of(spec: &Spec, params: &Value) -> Kept {
-    Kept { name: name_of(spec, params).to_owned(), arguments: params.get("arguments").cloned() }
+impl Round<'_> {
+    /// The request a state is bound to: the method, the tool or prompt name (the URI for
+    /// `resources/read`, the member `Mcp-Name` mirrors) and the arguments (absent or `null`
+    /// as `{}`), read as a value so that a retry spelling them differently still matches.
+    fn origin<'s>(&self, spec: &'s Spec, name: &'s mut String, arguments: &'s mut Value) -> Origin<'s> {
+        let named = match spec.mcp_name {
+            Some("uri") => self.uri,
+            Some(_) => self.name,
+            None => None,
+        };
+        *name = named.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default();
+        *arguments = self.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
+        if arguments.is_null() {
+            *arguments = json!({});
+        }
+        Origin { method: spec.name, name, arguments }
+    }
 }
 
 /// Reads a request's `inputResponses` and `requestState` into its `Inputs`. The answers are
 /// those the sealed state kept plus the responses to what it was waiting for; without a state,
 /// every response the client sent (a client may answer without ever having been asked twice).
 /// A bad or foreign state is `-32602` with the reason, never a result.
-pub(crate) fn begin(key: Option<&StateKey>, spec: &Spec, params: &Value, now: SystemTime) -> Result<Inputs, RpcError> {
+pub(crate) fn begin(key: Option<&StateKey>, spec: &Spec, params: &Params, now: SystemTime) -> Result<Inputs, RpcError> {
     let method = spec.name;
-    let responses = match params.get("inputResponses") {
+    // Located when the request was read: the usual call, with neither, reads nothing here.
+    let value = |text: &str| serde_json::from_str(text).unwrap_or(Value::Null);
+    let responses = match params.member(Member::InputResponses).map(value) {
         None => Map::new(),
-        Some(Value::Object(responses)) => responses.clone(),
+        Some(Value::Object(responses)) => responses,
         Some(_) => return Err(RpcError::invalid_params("inputResponses must be an object of answers by key")),
     };
-    let answers = match params.get("requestState") {
+    let answers = match params.member(Member::RequestState).map(value) {
         None => responses,
         Some(Value::String(token)) => {
             let key = key.ok_or_else(|| RpcError::invalid_params("requestState: this server cannot open states"))?;
-            let empty = json!({});
-            let origin = origin(method, name_of(spec, params), params.get("arguments"), &empty);
-            let state = key.open_json(token, &origin, now).map_err(|e| {
+            let round: Round = params.parse()?;
+            let (mut name, mut arguments) = (String::new(), Value::Null);
+            let origin = round.origin(spec, &mut name, &mut arguments);
+            let state = key.open_json(&token, &origin, now).map_err(|e| {
                 log::warn!("{method}: {e}");
                 RpcError::invalid_params(e.to_string())
             })?;
@@ -77,16 +86,16 @@ pub(crate) fn begin(key: Option<&StateKey>, spec: &Spec, params: &Value, now: Sy
 /// After the handler: if it asked for answers the client has not given, the request is answered
 /// with every such request and a sealed state, whatever the handler returned (the error that
 /// stopped it, or a result it made of that error). A protocol error that is the client's fault
-/// (a malformed answer, a capability not declared) stays an error. `kept` is what
-/// [`origin_of`] kept of the params.
+/// (a malformed answer, a capability not declared) stays an error.
 pub(crate) fn finish(
     cx: &RequestCx,
     key: Option<&StateKey>,
-    method: &str,
-    kept: &Kept,
+    spec: &Spec,
+    params: &Params,
     outcome: Result<Reply, RpcError>,
     now: SystemTime,
 ) -> Result<Reply, RpcError> {
+    let method = spec.name;
     let Some(inputs) = &cx.inputs else { return outcome };
     let pending = std::mem::take(&mut *inputs.pending.lock().unwrap_or_else(PoisonError::into_inner));
     if pending.is_empty() {
@@ -102,10 +111,10 @@ pub(crate) fn finish(
         return Err(RpcError::internal());
     };
     let state = json!({ "answers": inputs.answers, "pending": pending });
-    let empty = json!({});
-    let token = key
-        .seal_json(&state, &origin(method, &kept.name, kept.arguments.as_ref(), &empty), now + cx.state_ttl())
-        .map_err(|e| {
+    let round: Round = params.parse()?;
+    let (mut name, mut arguments) = (String::new(), Value::Null);
+    let token =
+        key.seal_json(&state, &round.origin(spec, &mut name, &mut arguments), now + cx.state_ttl()).map_err(|e| {
             log::warn!("{method}: {e}");
             RpcError::invalid_params(e.to_string())
         })?;

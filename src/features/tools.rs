@@ -257,11 +257,10 @@ impl Serialize for WireBlocks<'_> {
 
 /// Params of `tools/call`.
 #[derive(Debug, Deserialize)]
-pub(crate) struct CallParams {
-    #[serde(deserialize_with = "crate::wire::limits::name")]
-    pub name: String,
-    /// Taken from the params as it is, not decoded: serde would build its map again.
-    #[serde(skip)]
+pub(crate) struct CallParams<'a> {
+    #[serde(borrow, deserialize_with = "crate::wire::limits::name_borrowed")]
+    pub name: std::borrow::Cow<'a, str>,
+    #[serde(default)]
     pub arguments: Option<Value>,
     #[serde(default)]
     pub task: Option<TaskParams>,
@@ -297,7 +296,7 @@ pub(crate) fn call(
     tools: &[Arc<ToolEntry>],
     tasks_enabled: bool,
     ext_tasks: &tasks_ext::Table,
-    params: CallParams,
+    params: CallParams<'_>,
 ) -> Result<Reply, RpcError> {
     let entry = Arc::clone(
         tools

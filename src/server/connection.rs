@@ -10,10 +10,11 @@ use crate::server::pool::Job;
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
-use crate::wire::frame::{self, Answer, Reply};
+use crate::wire::frame::{Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
 use crate::wire::meta::{self, Carrier, Era, RequestMeta};
 use crate::wire::method::Id;
+use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use std::collections::HashMap;
@@ -166,8 +167,8 @@ impl Connection {
     }
 
     /// Spec (subscriptions/listen): a cancelled stream ends with no response.
-    fn end_listen(&self, params: &serde_json::Value) {
-        let Some(id) = params.get("requestId").and_then(RequestId::from_value) else { return };
+    fn end_listen(&self, params: &Params) {
+        let Some(id) = methods::cancelled_request(params) else { return };
         if let Some(stream) = self.listens.lock().unwrap_or_else(PoisonError::into_inner).remove(&id) {
             stream.end();
             log::debug!("subscriptions/listen {id} cancelled");
@@ -180,7 +181,7 @@ impl Connection {
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
         // measured when the session looks full, so the usual request pays nothing for it.
         let max_in_flight = self.server.options().session_share();
-        let size = if self.session.looks_full(max_in_flight) { frame::encoded_len(&req.params) } else { 0 };
+        let size = if self.session.looks_full(max_in_flight) { req.params.len() } else { 0 };
         let job = |cancelled| {
             let cx = RequestCx::new(
                 Arc::clone(&self.server),
@@ -308,7 +309,7 @@ fn run(mut cx: RequestCx, req: Request) -> Option<Job> {
         log::debug!("request {} cancelled before it ran; no response", req.id);
         return cx.session.as_ref().and_then(|s| s.finish(&req.id));
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| methods::answer(&mut cx, &server, &req.method, req.params)))
+    let outcome = catch_unwind(AssertUnwindSafe(|| methods::answer(&mut cx, &server, &req.method, &req.params)))
         .unwrap_or_else(|_| {
             log::error!("handler for {} panicked", req.method);
             Err(RpcError::internal())

@@ -10,6 +10,7 @@ use crate::server::task_share::{TaskShare, TaskTicket};
 use crate::server::Server;
 use crate::wire::frame;
 use crate::wire::meta::{self, LogLevel, RequestMeta, RELATED_TASK};
+use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
@@ -197,7 +198,7 @@ impl RequestCx {
         session: Option<Arc<Session>>,
         id: RequestId,
         terms: Terms,
-        params: &Value,
+        params: &Params,
         cancelled: Arc<AtomicBool>,
         sink: Sink,
     ) -> RequestCx {

@@ -18,10 +18,12 @@ use crate::wire::frame::{Members, Reply, Typed};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
+use crate::wire::params::Params;
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -55,7 +57,7 @@ pub(crate) fn early(
     // A request served alone (no session) is always a 2026-07-28 one, which has no `initialize`.
     let initialize = || {
         Route::Answered(match session {
-            Some(session) => lifecycle::initialize(server, session, req.params.clone()),
+            Some(session) => lifecycle::initialize(server, session, req.params.to_value()),
             None => Err(RpcError::method_not_found(&req.method)),
         })
     };
@@ -75,7 +77,7 @@ pub(crate) fn early(
         Some(spec) if !spec.exists_in(version) => Route::Answered(Err(RpcError::method_not_found(&req.method))),
         Some(spec) if spec.id == Id::SubscriptionsListen => {
             let slot = |filter| server.listen_slots().take(server.options().max_listen_streams).map(|s| (filter, s));
-            match listen_filter(server, &req.params).and_then(slot) {
+            match listen_filter(server, &req.params.to_value()).and_then(slot) {
                 Ok((filter, slot)) => Route::Listen(Grant::new(filter, slot)),
                 Err(e) => Route::Answered(Err(e)),
             }
@@ -134,7 +136,7 @@ const MAX_LISTEN_URIS: usize = 1024;
 /// methods the table marks `input_required` read the client's answers from the request and
 /// may end in an `InputRequiredResult`, and every result is decorated (`resultType`, server
 /// info, cache hints).
-pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, params: Value) -> Result<Reply, RpcError> {
+pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, params: &Params) -> Result<Reply, RpcError> {
     let spec = method.spec();
     if cx.version().is_stateful() {
         return dispatch(cx, server, method, params);
@@ -143,11 +145,9 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
         Some(spec) if spec.input_required => {
             let key = server.sealing_key();
             let now = SystemTime::now();
-            cx.inputs = Some(input_required::begin(key, spec, &params, now)?);
-            // What the state is bound to, kept before params move into the handler.
-            let origin = input_required::origin_of(spec, &params);
+            cx.inputs = Some(input_required::begin(key, spec, params, now)?);
             let outcome = dispatch(cx, server, method, params);
-            input_required::finish(cx, key, spec.name, &origin, outcome, now)
+            input_required::finish(cx, key, spec, params, outcome, now)
         }
         _ => dispatch(cx, server, method, params),
     };
@@ -270,7 +270,7 @@ impl Serialize for WithInfo<'_> {
 /// leave it out), then one `match` whose arms call one feature function each. A name the
 /// table does not know, and the official extensions' methods, go to the registered
 /// extensions.
-pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, mut params: Value) -> Result<Reply, RpcError> {
+pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params: &Params) -> Result<Reply, RpcError> {
     let r = server.registry();
     let version = cx.version();
     let on = r.enabled(version);
@@ -303,11 +303,7 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, mut par
         Id::Ping => Ok(json!({})),
         Id::ToolsList => tools::list(cx, &r.tools, parse(params)?),
         // Its result may come typed (`Reply::Typed`); its arguments move as they are.
-        Id::ToolsCall => {
-            let arguments = params.as_object_mut().and_then(|p| p.remove("arguments"));
-            let params = tools::CallParams { arguments, ..parse(params)? };
-            return tools::call(cx, &r.tools, on.tasks, server.ext_tasks(), params);
-        }
+        Id::ToolsCall => return tools::call(cx, &r.tools, on.tasks, server.ext_tasks(), params.parse()?),
         Id::ResourcesList => resources::list(cx, catalog, parse(params)?),
         Id::ResourcesTemplatesList => resources::list_templates(cx, catalog, parse(params)?),
         Id::ResourcesRead => resources::read(cx, catalog, parse(params)?),
@@ -326,7 +322,7 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, mut par
         Id::TasksList => tasks::list(cx, parse(params)?),
         Id::ServerDiscover => Ok(discover(server, version)),
         Id::Extension => match r.extensions.iter().find(|e| e.methods.iter().any(|m| *m == **method)) {
-            Some(extension) => (extension.handler)(cx, method, params),
+            Some(extension) => (extension.handler)(cx, method, params.to_value()),
             None => Err(RpcError::method_not_found(method)),
         },
         // Answered on the reader (`early`), or notifications sent as requests.
@@ -344,7 +340,7 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, mut par
 pub(crate) fn on_notification(session: &Session, n: Notification) {
     match n.method.spec().map(|s| s.id) {
         Some(Id::Initialized) => log::debug!("client initialized"),
-        Some(Id::Cancelled) => match n.params.get("requestId").and_then(RequestId::from_value) {
+        Some(Id::Cancelled) => match cancelled_request(&n.params) {
             Some(id) => {
                 if !session.cancel(&id) {
                     log::debug!("cancellation of unknown or finished request {id} ignored");
@@ -358,8 +354,18 @@ pub(crate) fn on_notification(session: &Session, n: Notification) {
 }
 
 /// The one place params become a typed struct.
-fn parse<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
-    serde_json::from_value(params).map_err(|e| RpcError::invalid_params(format!("invalid params: {e}")))
+fn parse<T: DeserializeOwned>(params: &Params) -> Result<T, RpcError> {
+    params.parse()
+}
+
+/// The id a `notifications/cancelled` names, if it is a valid one.
+pub(crate) fn cancelled_request(params: &Params) -> Option<RequestId> {
+    #[derive(Deserialize)]
+    struct Cancelled {
+        #[serde(rename = "requestId")]
+        request_id: Value,
+    }
+    RequestId::from_value(&params.parse::<Cancelled>().ok()?.request_id)
 }
 
 #[cfg(test)]

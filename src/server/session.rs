@@ -38,6 +38,23 @@ struct Flights {
     /// boxed).
     queue: VecDeque<(Box<dyn Any + Send>, usize)>,
     queued_bytes: usize,
+    /// Flags of finished requests, oldest first, for new requests to reuse once nothing else
+    /// holds them: the usual request then allocates no flag (and frees none on another thread).
+    spare: VecDeque<Arc<AtomicBool>>,
+}
+
+/// At most this many spare flags are kept.
+const MAX_SPARE_FLAGS: usize = 64;
+
+impl Flights {
+    /// The oldest spare flag, cleared, if its last request's context has let go of it (a flag
+    /// another holder still sees is left to that holder).
+    fn reuse_flag(&mut self) -> Option<Arc<AtomicBool>> {
+        let mut flag = self.spare.pop_front()?;
+        // `get_mut` succeeds only for the one holder, and orders after the others' last use.
+        *Arc::get_mut(&mut flag)?.get_mut() = false;
+        Some(flag)
+    }
 }
 
 /// What `initialize` settled.
@@ -179,7 +196,7 @@ impl Session {
         if full && (flights.queue.len() >= MAX_QUEUED || flights.queued_bytes.saturating_add(size) > MAX_QUEUED_BYTES) {
             return Err("too many requests in flight");
         }
-        let flag = Arc::new(AtomicBool::new(false));
+        let flag = flights.reuse_flag().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
         flights.flags.insert(id.clone(), Arc::clone(&flag));
         let job = job(flag);
         if full {
@@ -195,7 +212,11 @@ impl Session {
     /// A request ended: the queued request that takes its slot, if one waits.
     pub(crate) fn finish<J: 'static>(&self, id: &RequestId) -> Option<J> {
         let mut flights = lock(&self.flights);
-        flights.flags.remove(id);
+        if let Some(flag) = flights.flags.remove(id) {
+            if flights.spare.len() < MAX_SPARE_FLAGS {
+                flights.spare.push_back(flag);
+            }
+        }
         let next = match flights.queue.pop_front() {
             Some((job, size)) => {
                 flights.queued_bytes -= size;

@@ -4,10 +4,12 @@
 //! Knows nothing of MCP but the table of method names (`method`, pure data), whose row a known
 //! name is kept as: every other module may use it, it uses no other.
 
+use super::params::Params;
 use super::rpc::{RequestId, RpcError};
 use crate::wire::method::{self, Spec};
 use serde::{Deserialize, Deserializer};
-use serde_json::{Map, Value};
+use serde_json::value::RawValue;
+use serde_json::Value;
 use std::fmt;
 
 /// A method name as received. A name the server knows is kept as its row of the method table
@@ -97,8 +99,8 @@ pub struct Request {
     pub id: RequestId,
     /// The method name.
     pub method: Method,
-    /// The params; absent or `null` reads as an empty object.
-    pub params: Value,
+    /// The params, as their text; absent or `null` reads as an empty object.
+    pub params: Params,
 }
 
 /// A notification: never answered.
@@ -106,8 +108,8 @@ pub struct Request {
 pub struct Notification {
     /// The method name.
     pub method: Method,
-    /// The params; absent or `null` reads as an empty object.
-    pub params: Value,
+    /// The params, as their text; absent or `null` reads as an empty object.
+    pub params: Params,
 }
 
 /// A response to a request we sent.
@@ -177,11 +179,11 @@ pub fn parse_value(value: Value) -> Result<Incoming, Malformed> {
 
 /// The members of a message that JSON-RPC reads (the rest is ignored), each `Some` when present,
 /// even as `null`.
-struct Fields {
+struct Fields<'a> {
     id: Option<Value>,
     jsonrpc_is_2_0: bool,
     method: Option<MethodField>,
-    params: Option<Value>,
+    params: Option<ParamsField<'a>>,
     result: Option<Value>,
     error: Option<Value>,
 }
@@ -196,8 +198,8 @@ struct Envelope<'a> {
     id: Option<Value>,
     #[serde(default, deserialize_with = "method_field")]
     method: Option<MethodField>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -207,6 +209,13 @@ struct Envelope<'a> {
 /// A member that is there, `null` included (plain `Option` would read `null` as absent).
 fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(deserializer).map(Some)
+}
+
+/// A `params` member: its text as sent (one message read straight from its text), or its value
+/// (the general path).
+enum ParamsField<'a> {
+    Text(&'a RawValue),
+    Value(Value),
 }
 
 /// A `method` member: a name, or anything else (which the message is refused for).
@@ -257,13 +266,14 @@ fn method_field<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Met
     deserializer.deserialize_any(Visit).map(Some)
 }
 
-impl From<Envelope<'_>> for Fields {
-    fn from(e: Envelope<'_>) -> Fields {
+impl<'a> From<Envelope<'a>> for Fields<'a> {
+    fn from(e: Envelope<'a>) -> Fields<'a> {
         Fields {
             id: e.id,
             jsonrpc_is_2_0: e.jsonrpc == Some("2.0"),
             method: e.method,
-            params: e.params,
+            // `Option<&RawValue>` reads `null` as absent, which params treat the same.
+            params: e.params.map(ParamsField::Text),
             result: e.result,
             error: e.error,
         }
@@ -284,7 +294,7 @@ fn message(value: Value) -> Result<Message, Malformed> {
             Value::String(name) => MethodField::Name(name.into()),
             _ => MethodField::NotText,
         }),
-        params: obj.remove("params"),
+        params: obj.remove("params").map(ParamsField::Value),
         result: obj.remove("result"),
         error: obj.remove("error"),
     })
@@ -311,8 +321,9 @@ fn from_fields(fields: Fields) -> Result<Message, Malformed> {
             return Err(bad(id, "invalid request: method must be a string"));
         };
         let params = match params {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(p @ Value::Object(_)) => p,
+            None | Some(ParamsField::Value(Value::Null)) => Params::default(),
+            Some(ParamsField::Value(p @ Value::Object(_))) => Params::from_value(&p),
+            Some(ParamsField::Text(raw)) if raw.get() == "null" || raw.get().starts_with('{') => Params::from_raw(raw),
             Some(_) => {
                 return Err(Malformed {
                     id,
@@ -370,7 +381,7 @@ mod tests {
             [r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#]
         {
             let Message::Request(r) = single(text) else { panic!() };
-            assert_eq!(r.params, json!({}));
+            assert_eq!(r.params.to_value(), json!({}));
         }
     }
 

@@ -4,6 +4,8 @@
 //! Std and serde only.
 
 use serde::{Deserialize, Deserializer};
+use std::borrow::Cow;
+use std::fmt;
 
 /// The longest URI accepted in `resources/*` and `completion/complete` (a 4 096-byte path,
 /// every byte percent-encoded, still fits).
@@ -28,4 +30,31 @@ pub(crate) fn uri<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, 
 /// Decodes a name of at most [`MAX_NAME_BYTES`].
 pub(crate) fn name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
     capped(deserializer, "name", MAX_NAME_BYTES)
+}
+
+/// Decodes a name of at most [`MAX_NAME_BYTES`], borrowed from the params' text when it holds
+/// no escapes (the usual tool name), so reading it allocates nothing.
+pub(crate) fn name_borrowed<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Cow<'de, str>, D::Error> {
+    struct Visit;
+    impl<'de> serde::de::Visitor<'de> for Visit {
+        type Value = Cow<'de, str>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_borrowed_str<E: serde::de::Error>(self, name: &'de str) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(name))
+        }
+        fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(name.to_owned()))
+        }
+        fn visit_string<E: serde::de::Error>(self, name: String) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(name))
+        }
+    }
+    let value = deserializer.deserialize_str(Visit)?;
+    if value.len() > MAX_NAME_BYTES {
+        let why = format!("name is longer than {MAX_NAME_BYTES} bytes ({} bytes)", value.len());
+        return Err(serde::de::Error::custom(why));
+    }
+    Ok(value)
 }

@@ -6,17 +6,25 @@
 
 use crate::wire::jsonrpc::{Malformed, Message, Method};
 use crate::wire::method::Id;
+use crate::wire::params::{meta_error, Member, Params};
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use std::borrow::Cow;
 
 /// The `_meta` key that ties a message to the task it belongs to (2025-11-25 tasks).
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The `_meta.progressToken` of a request's params, if it asked for progress.
-pub fn progress_token(params: &Value) -> Option<Value> {
-    params.get("_meta").and_then(|m| m.get("progressToken")).cloned()
+pub fn progress_token(params: &Params) -> Option<Value> {
+    let token = params.member(Member::ProgressToken)?;
+    serde_json::from_str(token).ok().filter(|t: &Value| !t.is_null())
+}
+
+/// A member's text read as `T`, or `None` when it is something else.
+fn read_as<'a, T: Deserialize<'a>>(text: &'a str) -> Option<T> {
+    serde_json::from_str(text).ok()
 }
 
 /// The eight syslog severities, least severe first, so `Ord` filters.
@@ -99,12 +107,10 @@ pub(crate) enum Era {
 /// sign: older revisions use it too. A handshake request names a handshake revision in its
 /// header (or none, on `initialize` and before 2025-06-18), and inside a session the session's
 /// revision rules.
-pub(crate) fn era(method: &Method, params: &Value, carrier: Carrier) -> Era {
-    let meta = params.get("_meta").and_then(Value::as_object);
-    // One pass over the (few) keys sent rather than a map lookup per reserved key.
-    let reserved_key = meta.is_some_and(|meta| {
-        meta.keys().any(|key| matches!(key.as_str(), PROTOCOL_VERSION | CLIENT_CAPABILITIES | CLIENT_INFO | LOG_LEVEL))
-    });
+pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier) -> Era {
+    let reserved_key = [Member::ProtocolVersion, Member::ClientCapabilities, Member::ClientInfo, Member::LogLevel]
+        .into_iter()
+        .any(|member| params.member(member).is_some());
     let modern_header = match carrier {
         Carrier::Plain => false,
         Carrier::Http { protocol_version, session } => {
@@ -166,49 +172,45 @@ impl RequestMeta {
     /// 3. the version is one this server serves per request: otherwise `-32022` with
     ///    `data.supported` and `data.requested`;
     /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
-    pub(crate) fn parse(params: &Value, carrier: Carrier) -> Result<RequestMeta, RpcError> {
-        let empty = Map::new();
-        let params = match params {
-            Value::Object(map) => map,
-            Value::Null => &empty,
-            _ => return Err(RpcError::invalid_params("params must be an object carrying _meta")),
-        };
-        let meta = match params.get("_meta") {
-            Some(Value::Object(meta)) => meta,
-            None | Some(Value::Null) => {
+    pub(crate) fn parse(params: &Params, carrier: Carrier) -> Result<RequestMeta, RpcError> {
+        match params.meta_text() {
+            None | Some("null") => {
                 return Err(RpcError::invalid_params(format!(
                     "missing params._meta: a {} request carries {PROTOCOL_VERSION} and {CLIENT_CAPABILITIES}",
                     ProtocolVersion::V2026_07_28
                 )))
             }
-            Some(_) => return Err(RpcError::invalid_params("params._meta must be an object")),
-        };
-        // The four reserved members, found in one pass over the keys sent.
-        let (mut version, mut capabilities, mut info, mut level) = (None, None, None, None);
-        for (key, value) in meta {
-            match key.as_str() {
-                PROTOCOL_VERSION => version = Some(value),
-                CLIENT_CAPABILITIES => capabilities = Some(value),
-                CLIENT_INFO => info = Some(value),
-                LOG_LEVEL => level = Some(value),
-                _ => {}
+            Some(meta) if !params.meta_read() => {
+                return Err(match meta_error(meta) {
+                    Some(e) if e.is_data() && meta.starts_with('{') => {
+                        RpcError::invalid_params(format!("params._meta: {e}"))
+                    }
+                    _ => RpcError::invalid_params("params._meta must be an object"),
+                })
             }
+            Some(_) => {}
         }
-        let requested = match version {
-            Some(Value::String(version)) => version.as_str(),
-            None | Some(Value::Null) => {
-                return Err(RpcError::invalid_params(format!("missing params._meta[\"{PROTOCOL_VERSION}\"]")))
-            }
-            Some(_) => {
+        let member = |m| params.member(m);
+        let is_null = |text: Option<&str>| text.is_none_or(|t| t == "null");
+        if is_null(member(Member::ProtocolVersion)) {
+            return Err(RpcError::invalid_params(format!("missing params._meta[\"{PROTOCOL_VERSION}\"]")));
+        }
+        // Borrowed unless it holds escapes.
+        let version =
+            |text| read_as::<&str>(text).map(Cow::Borrowed).or_else(|| read_as::<String>(text).map(Cow::Owned));
+        let requested = match member(Member::ProtocolVersion).and_then(version) {
+            Some(version) => version,
+            _ => {
                 return Err(RpcError::invalid_params(format!("params._meta[\"{PROTOCOL_VERSION}\"] must be a string")))
             }
         };
-        let client_capabilities = match capabilities {
-            Some(capabilities @ Value::Object(_)) => capabilities.clone(),
-            None | Some(Value::Null) => {
-                return Err(RpcError::invalid_params(format!("missing params._meta[\"{CLIENT_CAPABILITIES}\"]")))
-            }
-            Some(_) => {
+        let requested = requested.as_ref();
+        if is_null(member(Member::ClientCapabilities)) {
+            return Err(RpcError::invalid_params(format!("missing params._meta[\"{CLIENT_CAPABILITIES}\"]")));
+        }
+        let client_capabilities = match member(Member::ClientCapabilities).and_then(read_as::<Value>) {
+            Some(capabilities @ Value::Object(_)) => capabilities,
+            _ => {
                 return Err(RpcError::invalid_params(format!(
                     "params._meta[\"{CLIENT_CAPABILITIES}\"] must be an object"
                 )))
@@ -247,18 +249,19 @@ impl RequestMeta {
                     .with_data(json!({ "supported": supported_versions(), "requested": requested })));
             }
         };
-        let client_info = match info {
-            None | Some(Value::Null) => Value::Null,
-            Some(info @ Value::Object(_)) => info.clone(),
-            Some(_) => {
-                return Err(RpcError::invalid_params(format!(
-                    "params._meta[\"{CLIENT_INFO}\"] must be an object with name and version"
-                )))
-            }
-        };
-        let log_level = match level {
+        let client_info =
+            match member(Member::ClientInfo).map(|text| read_as::<Value>(text).unwrap_or(Value::Bool(false))) {
+                None | Some(Value::Null) => Value::Null,
+                Some(info @ Value::Object(_)) => info,
+                Some(_) => {
+                    return Err(RpcError::invalid_params(format!(
+                        "params._meta[\"{CLIENT_INFO}\"] must be an object with name and version"
+                    )))
+                }
+            };
+        let log_level = match member(Member::LogLevel).map(|text| read_as::<Value>(text).unwrap_or(Value::Bool(false))) {
             None | Some(Value::Null) => None,
-            Some(Value::String(level)) => Some(LogLevel::parse(level).ok_or_else(|| {
+            Some(Value::String(level)) => Some(LogLevel::parse(&level).ok_or_else(|| {
                 RpcError::invalid_params(format!(
                     "params._meta[\"{LOG_LEVEL}\"] {level:?} is not a level: expected debug, info, notice, warning, error, critical, alert or emergency"
                 ))
@@ -285,9 +288,9 @@ mod tests {
 
     #[test]
     fn a_progress_token_is_read_from_meta_only() {
-        assert_eq!(progress_token(&json!({"_meta": {"progressToken": 7}})), Some(json!(7)));
-        assert_eq!(progress_token(&json!({"progressToken": 7})), None);
-        assert_eq!(progress_token(&Value::Null), None);
+        assert_eq!(progress_token(&Params::from_value(&json!({"_meta": {"progressToken": 7}}))), Some(json!(7)));
+        assert_eq!(progress_token(&Params::from_value(&json!({"progressToken": 7}))), None);
+        assert_eq!(progress_token(&Params::from_value(&Value::Null)), None);
     }
 
     const HTTP_2026: Carrier = Carrier::Http { protocol_version: Some("2026-07-28"), session: false };
@@ -326,7 +329,7 @@ mod tests {
             LOG_LEVEL: "warning",
         }});
         for carrier in [Carrier::Plain, HTTP_2026] {
-            let meta = RequestMeta::parse(&params, carrier).unwrap();
+            let meta = RequestMeta::parse(&Params::from_value(&params), carrier).unwrap();
             assert_eq!(meta.protocol_version, ProtocolVersion::V2026_07_28);
             assert_eq!(meta.client_capabilities, json!({"sampling": {}, "roots": {"listChanged": true}}));
             assert_eq!(meta.client_info["name"], "conformance-test-client");
@@ -337,7 +340,7 @@ mod tests {
     #[test]
     fn client_info_and_log_level_are_optional() {
         // Contract §2.5 sep-2575-request-meta-client-info-optional (id 105).
-        let meta = RequestMeta::parse(&without(CLIENT_INFO), HTTP_2026).unwrap();
+        let meta = RequestMeta::parse(&Params::from_value(&without(CLIENT_INFO)), HTTP_2026).unwrap();
         assert_eq!(meta.client_info, Value::Null);
         assert_eq!(meta.log_level, None);
     }
@@ -401,7 +404,7 @@ mod tests {
             ("logLevel emergency", with(LOG_LEVEL, json!("emergency")), HTTP_2026, 0),
         ];
         for (name, params, carrier, expected) in cases {
-            let got = RequestMeta::parse(&params, carrier);
+            let got = RequestMeta::parse(&Params::from_value(&params), carrier);
             if let Err(e) = &got {
                 assert!(e.message.starts_with(|c: char| c.is_lowercase()) && !e.message.ends_with('.'), "{name}: {e}");
             }
@@ -411,7 +414,8 @@ mod tests {
 
     #[test]
     fn unsupported_version_carries_supported_and_requested() {
-        let err = RequestMeta::parse(&with(PROTOCOL_VERSION, json!("v999.0.0")), Carrier::Plain).unwrap_err();
+        let err = RequestMeta::parse(&Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))), Carrier::Plain)
+            .unwrap_err();
         assert_eq!(err.code, UNSUPPORTED_PROTOCOL_VERSION);
         let data = err.data.unwrap();
         assert_eq!(data["requested"], "v999.0.0");
@@ -420,7 +424,8 @@ mod tests {
 
     #[test]
     fn mismatch_names_both_values() {
-        let err = RequestMeta::parse(&with(PROTOCOL_VERSION, json!("v999.0.0")), HTTP_2026).unwrap_err();
+        let err =
+            RequestMeta::parse(&Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))), HTTP_2026).unwrap_err();
         assert!(err.message.contains("\"2026-07-28\"") && err.message.contains("\"v999.0.0\""), "{}", err.message);
     }
 
@@ -496,7 +501,7 @@ mod tests {
             ("_meta not an object", "tools/list", json!({"_meta": 5}), Carrier::Plain, Era::Handshake),
         ];
         for (name, method, params, carrier, expected) in cases {
-            assert_eq!(era(&Method::from(method), &params, carrier), expected, "{name}");
+            assert_eq!(era(&Method::from(method), &Params::from_value(&params), carrier), expected, "{name}");
         }
     }
 }

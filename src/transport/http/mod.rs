@@ -39,6 +39,7 @@ use crate::util::seal::StateKey;
 use crate::wire::frame;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message};
 use crate::wire::meta::{self, Carrier, Era};
+use crate::wire::params::Params;
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use auth::Failure;
@@ -548,10 +549,11 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
         }
     }
     if let Incoming::Single(message) = &incoming {
+        let none = Params::default();
         let (method, params) = match message {
             Message::Request(r) => (Some(&r.method), &r.params),
             Message::Notification(n) => (Some(&n.method), &n.params),
-            Message::Response(_) => (None, &serde_json::Value::Null),
+            Message::Response(_) => (None, &none),
         };
         if method.is_some_and(|method| meta::era(method, params, carrier) == Era::PerRequest) {
             let Incoming::Single(message) = incoming else { return };

@@ -42,13 +42,16 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     };
     let checked = {
         let pairs: Vec<Header> = exchange.head.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
+        // The headers mirror members of the body: read here as a value, off the hot path of
+        // every other transport.
+        let params = req.params.to_value();
         let schema = match req.method.spec().map(|s| s.id) {
             Some(Id::ToolsCall) => {
-                req.params.get("name").and_then(Value::as_str).and_then(|n| http.server.tool_input_schema(n))
+                params.get("name").and_then(Value::as_str).and_then(|n| http.server.tool_input_schema(n))
             }
             _ => None,
         };
-        headers::validate(&pairs, &req.method, &req.params, schema.as_ref())
+        headers::validate(&pairs, &req.method, &params, schema.as_ref())
     };
     if let Err(e) = checked {
         return refuse(exchange, cors, &req.id, 400, &e);

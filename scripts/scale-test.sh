@@ -140,7 +140,9 @@ interop() { # interop NAME ARGS...: one Python SDK client run through nginx
     # The fixture's test_trigger_tool_change changes the tools of the replica that ran it; a
     # listen stream held by another replica cannot hear that (state of one process). What every
     # replica shares, a served folder, it does hear: the listen check below.
-    echo "scale test: $(tail -1 "$work/$name.txt"): subscriptions/listen heard no tool change made on another replica (expected under round-robin)"
+    local passed
+    passed=$(grep -c '^ok ' "$work/$name.txt")
+    echo "scale test: $name: $passed passed; known limitation, not a failure: a subscriptions/listen stream on one replica does not hear a tool change made in another replica's process (round-robin)"
   else
     tail -30 "$work/$name.txt"
     fail "$name through nginx"

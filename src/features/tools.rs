@@ -77,6 +77,11 @@ pub struct Tool {
     /// (an input-required result) and becomes a task once the client answered.
     #[serde(skip)]
     pub input_before_task: bool,
+    /// Scopes an access token must grant for the tool to be listed and called, when the
+    /// transport checks scopes (HTTP under OAuth): a token without one of them does not see
+    /// the tool, and a call is refused with `INSUFFICIENT_SCOPE` (HTTP 403).
+    #[serde(skip)]
+    pub required_scopes: Vec<String>,
 }
 
 impl Tool {
@@ -93,7 +98,13 @@ impl Tool {
             meta: None,
             task_support: TaskSupport::Forbidden,
             input_before_task: false,
+            required_scopes: Vec::new(),
         }
+    }
+    /// Sets the scopes a token must grant to list and call the tool (see `required_scopes`).
+    pub fn with_required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
     /// Asks for input in the request before becoming a task (2026-07-28 tasks extension).
     pub fn with_input_before_task(mut self) -> Self {
@@ -256,9 +267,15 @@ pub(crate) struct CallParams {
     pub task: Option<TaskParams>,
 }
 
-/// `tools/list`: in registration order, a page at a time.
+/// `tools/list`: in registration order, a page at a time; a tool the request's token lacks a
+/// scope for is left out.
 pub(crate) fn list(cx: &RequestCx, tools: &[Arc<ToolEntry>], params: ListParams) -> Result<Value, RpcError> {
-    pagination::list_result("tools", tools, params.cursor.as_deref(), cx.page_size(), |t| t.tool.to_wire(cx.version()))
+    let to_wire = |t: &Arc<ToolEntry>| t.tool.to_wire(cx.version());
+    if tools.iter().all(|t| cx.grants(&t.tool.required_scopes)) {
+        return pagination::list_result("tools", tools, params.cursor.as_deref(), cx.page_size(), to_wire);
+    }
+    let visible: Vec<Arc<ToolEntry>> = tools.iter().filter(|t| cx.grants(&t.tool.required_scopes)).cloned().collect();
+    pagination::list_result("tools", &visible, params.cursor.as_deref(), cx.page_size(), to_wire)
 }
 
 /// `tools/call`: runs the tool now, or as a task when the client asks and the tool allows it.
@@ -275,6 +292,9 @@ pub(crate) fn call(
             .find(|t| t.tool.name == params.name)
             .ok_or_else(|| RpcError::invalid_params(format!("unknown tool: {}", params.name)))?,
     );
+    if !cx.grants(&entry.tool.required_scopes) {
+        return Err(RpcError::insufficient_scope(&format!("the tool {}", params.name), &entry.tool.required_scopes));
+    }
     let arguments = match params.arguments {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(v @ Value::Object(_)) => v,

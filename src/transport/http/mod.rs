@@ -10,6 +10,8 @@ mod chunked;
 mod headers;
 mod http1;
 #[cfg(feature = "oauth")]
+mod introspect;
+#[cfg(feature = "oauth")]
 mod issuer;
 #[cfg(feature = "oauth")]
 mod jwt;
@@ -25,6 +27,8 @@ mod streams;
 mod token;
 
 pub use auth::{Grant, OAuth, StaticToken, TokenVerifier};
+#[cfg(feature = "oauth")]
+pub use introspect::{Introspection, JwtOrIntrospection, CACHE_FOR};
 #[cfg(feature = "oauth")]
 pub use issuer::{IssuerKeys, JwtVerifier};
 #[cfg(feature = "oauth")]

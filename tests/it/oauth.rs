@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use std::io::BufReader;
 use std::sync::Arc;
 use tinymcp::transport::http::{Grant, HttpOptions, HttpServer, OAuth};
-use tinymcp::{CallToolResult, Tool};
+use tinymcp::{CallToolResult, GetPromptResult, Prompt, Tool};
 
 const RESOURCE: &str = "https://mcp.example.com/mcp";
 const METADATA: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
@@ -30,6 +30,8 @@ fn protected() -> HttpServer {
     server.register_tool(Tool::new("echo", "says it back", json!({"type": "object"})), move |_, _| text("echo"));
     let wipe = Tool::new("wipe", "wipes", json!({"type": "object"})).with_required_scopes(["mcp:admin"]);
     server.register_tool(wipe, move |_, _| text("wiped"));
+    let secret = Prompt::new("secret", "a prompt for admins", Vec::new()).with_required_scopes(["mcp:admin"]);
+    server.register_prompt(secret, |_, _| Ok(GetPromptResult::new(Vec::new())), None);
     HttpServer::start(server, "127.0.0.1:0", options).expect("start")
 }
 
@@ -160,8 +162,17 @@ fn a_tool_needing_a_scope_is_hidden_and_refused_until_the_token_grants_it() {
     );
     assert_eq!(refused.json()["error"]["code"], -32003, "{}", refused.body);
     assert_eq!(refused.json()["error"]["data"], json!({"scopes": ["mcp:admin"]}));
+    // A prompt needing the scope: not listed, and a get is refused the same way.
+    let prompts = json!({"jsonrpc": "2.0", "id": 5, "method": "prompts/list"});
+    let listed = post(&http, &[user, ("Mcp-Session-Id", &session)], &prompts);
+    assert_eq!(listed.json()["result"]["prompts"], json!([]), "{}", listed.body);
+    let get = json!({"jsonrpc": "2.0", "id": 6, "method": "prompts/get", "params": {"name": "secret"}});
+    let refused = post(&http, &[user, ("Mcp-Session-Id", &session)], &get);
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(refused.header("www-authenticate").unwrap().contains("scope=\"mcp:use mcp:admin\""));
     // Step-up: the client comes back with a token granting the scope.
     let admin = ("Authorization", "Bearer admin-token");
+    assert_eq!(post(&http, &[admin, ("Mcp-Session-Id", &session)], &get).status, 200);
     assert_eq!(tool_names(&http, admin, &session), ["echo", "wipe"]);
     let called = post(&http, &[admin, ("Mcp-Session-Id", &session)], &call);
     assert_eq!(called.status, 200, "{}", called.body);

@@ -34,7 +34,7 @@ const TOOL_KEYS: &[&str] = &[
     "scopes",
 ];
 const ANNOTATION_KEYS: &[&str] = &["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages", "scopes"];
 const ARGUMENT_KEYS: &[&str] = &["name", "title", "description", "required", "completions"];
 const MESSAGE_KEYS: &[&str] = &["role", "text", "file", "resource"];
 const RESOURCE_KEYS: &[&str] = &["uri", "name", "title", "description", "mimeType", "path", "text", "cache"];
@@ -109,7 +109,7 @@ impl Checker<'_> {
         names
     }
 
-    /// `scopes`: the OAuth scopes a token needs to see and call the tool, each one token of
+    /// `scopes`: the OAuth scopes a token needs to see and use the tool or prompt, each one token of
     /// visible characters without quotes (it goes into a `WWW-Authenticate` challenge as is).
     fn scopes(&mut self, map: &Map<String, Value>, path: &str) -> Vec<String> {
         let Some(value) = map.get("scopes") else { return Vec::new() };
@@ -426,6 +426,7 @@ impl Checker<'_> {
             }
         }
         let mut prompt = Prompt::new(name, description, arguments);
+        prompt.required_scopes = self.scopes(map, path);
         prompt.title = title;
         Some(PromptDef { prompt, completions, messages })
     }
@@ -555,7 +556,7 @@ mod tests {
                 {"name": "s", "command": ["x"], "scopes": ["ok:scope", "two words", 7]},
                 {"name": "t", "command": ["x"], "scopes": "admin"}
             ],
-            "prompts": [{"name": "p", "messages": [{"text": "{{who}}", "file": "x"}, {"text": "{{who}}"}]}],
+            "prompts": [{"name": "p", "messages": [{"text": "{{who}}", "file": "x"}, {"text": "{{who}}"}], "scopes": [""]}],
             "resources": [{"uri": "nope", "text": "x"}, {"uri": "a://b"}]
         });
         let found = problems(bad);
@@ -577,11 +578,12 @@ mod tests {
             "tools[5].scopes: expected an array of OAuth scopes",
             "prompts[0].messages[0]: expected exactly one of",
             "prompts[0].messages[1].text: placeholder {{who}} names no prompt argument",
+            "prompts[0].scopes[0]: expected one scope of visible characters",
             "resources[0].uri: expected a URI with a scheme",
             "resources[1]: expected exactly one of \"path\"",
         ] {
             assert!(found.iter().any(|p| p.starts_with(expected)), "no {expected:?} in {found:#?}");
         }
-        assert_eq!(found.len(), 19, "{found:#?}");
+        assert_eq!(found.len(), 20, "{found:#?}");
     }
 }

@@ -92,6 +92,11 @@ OPTIONS:
     --public-url URL        this server's URL as clients reach it (https://host/mcp): the
                             resource its metadata announces and the audience tokens must name
     --oauth-scope SCOPE     a scope every request's token must carry (repeatable)
+    --oauth-introspection URL  check opaque (non-JWT) access tokens at this RFC 7662
+                            endpoint of the issuer; answers are reused for 30 seconds
+    --oauth-client-id ID    this server's client id for introspection; its secret is read
+                            from --oauth-client-secret-file FILE (mode 600) or from
+                            TINYMCP_OAUTH_CLIENT_SECRET, never the command line
     --max-sessions N        HTTP sessions at once, legacy SSE ones included (default 1000);
                             at the cap the longest-idle one ends to make room, or 503 when
                             every one is busy
@@ -281,6 +286,17 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--public-url" => parsed.oauth.public_url = Some(value(&arg, args.next())?),
             #[cfg(feature = "http")]
             "--oauth-scope" => parsed.oauth.scopes.push(value(&arg, args.next())?),
+            #[cfg(feature = "http")]
+            "--oauth-introspection" => parsed.oauth.introspection = Some(value(&arg, args.next())?),
+            #[cfg(feature = "http")]
+            "--oauth-client-id" => parsed.oauth.client_id = Some(value(&arg, args.next())?),
+            #[cfg(feature = "http")]
+            "--oauth-client-secret-file" => parsed.oauth.client_secret_file = Some(value(&arg, args.next())?),
+            // Not in --help: how far token times may be off, for tests of expiry.
+            #[cfg(feature = "http")]
+            "--oauth-leeway-ms" => {
+                parsed.oauth.leeway = Some(Duration::from_millis(number(&arg, args.next())? as u64));
+            }
             // Not in --help: the shortest time between two fetches of the issuer's keys, for tests.
             #[cfg(feature = "http")]
             "--oauth-refetch-ms" => {

@@ -69,12 +69,29 @@ pub struct Prompt {
     /// Icons (2025-11-25 and later).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
+    /// Scopes an access token must grant for the prompt to be listed and got, when the
+    /// transport checks scopes (HTTP under OAuth), as for a tool's `required_scopes`.
+    #[serde(skip)]
+    pub required_scopes: Vec<String>,
 }
 
 impl Prompt {
     /// A prompt with a name, a description and its arguments.
     pub fn new(name: impl Into<String>, description: impl Into<String>, arguments: Vec<PromptArgument>) -> Self {
-        Prompt { name: name.into(), title: None, description: Some(description.into()), arguments, icons: None }
+        Prompt {
+            name: name.into(),
+            title: None,
+            description: Some(description.into()),
+            arguments,
+            icons: None,
+            required_scopes: Vec::new(),
+        }
+    }
+
+    /// Sets the scopes a token must grant to list and get the prompt.
+    pub fn with_required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// The descriptor as the given revision knows it.
@@ -156,15 +173,23 @@ pub(crate) struct GetParams {
 
 /// `prompts/list`.
 pub(crate) fn list(cx: &RequestCx, prompts: &[Arc<PromptEntry>], params: ListParams) -> Result<Value, RpcError> {
-    pagination::list_result("prompts", prompts, params.cursor.as_deref(), cx.page_size(), |p| {
-        p.prompt.to_wire(cx.version())
-    })
+    let to_wire = |p: &Arc<PromptEntry>| p.prompt.to_wire(cx.version());
+    if prompts.iter().all(|p| cx.grants(&p.prompt.required_scopes)) {
+        return pagination::list_result("prompts", prompts, params.cursor.as_deref(), cx.page_size(), to_wire);
+    }
+    let visible: Vec<Arc<PromptEntry>> =
+        prompts.iter().filter(|p| cx.grants(&p.prompt.required_scopes)).cloned().collect();
+    pagination::list_result("prompts", &visible, params.cursor.as_deref(), cx.page_size(), to_wire)
 }
 
 /// `prompts/get`: checks the arguments, then runs the handler.
 pub(crate) fn get(cx: &RequestCx, prompts: &[Arc<PromptEntry>], params: GetParams) -> Result<Value, RpcError> {
     let entry = find(prompts, &params.name)
         .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {}", params.name)))?;
+    if !cx.grants(&entry.prompt.required_scopes) {
+        let what = format!("the prompt {}", params.name);
+        return Err(RpcError::insufficient_scope(&what, &entry.prompt.required_scopes));
+    }
     let mut arguments = PromptArguments::new();
     for (name, value) in params.arguments.unwrap_or_default() {
         let text = match value {

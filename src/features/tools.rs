@@ -81,6 +81,11 @@ pub struct Tool {
     /// Its view (MCP Apps): sent as `_meta.ui` only to a client that declared the extension.
     #[serde(skip)]
     pub ui: Option<ToolUi>,
+    /// Scopes an access token must grant for the tool to be listed and called, when the
+    /// transport checks scopes (HTTP under OAuth): a token without one of them does not see
+    /// the tool, and a call is refused with `INSUFFICIENT_SCOPE` (HTTP 403).
+    #[serde(skip)]
+    pub required_scopes: Vec<String>,
 }
 
 impl Tool {
@@ -98,7 +103,13 @@ impl Tool {
             task_support: TaskSupport::Forbidden,
             input_before_task: false,
             ui: None,
+            required_scopes: Vec::new(),
         }
+    }
+    /// Sets the scopes a token must grant to list and call the tool (see `required_scopes`).
+    pub fn with_required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
     /// Asks for input in the request before becoming a task (2026-07-28 tasks extension).
     pub fn with_input_before_task(mut self) -> Self {
@@ -268,14 +279,17 @@ pub(crate) struct CallParams<'a> {
 
 /// `tools/list`: in registration order, a page at a time. A client that declared MCP Apps sees
 /// each tool's view (`_meta.ui`) and the app-only tools (its host keeps those from the model);
-/// any other client gets the same tools without links, and no app-only ones.
+/// any other client gets the same tools without links, and no app-only ones. A tool the
+/// request's token lacks a scope for is left out.
 pub(crate) fn list(cx: &RequestCx, tools: &[Arc<ToolEntry>], params: ListParams) -> Result<Value, RpcError> {
     let (cursor, size) = (params.cursor.as_deref(), cx.page_size());
-    if !tools.iter().any(|t| t.tool.ui.is_some()) {
+    let scoped = |t: &Arc<ToolEntry>| cx.grants(&t.tool.required_scopes);
+    if !tools.iter().any(|t| t.tool.ui.is_some()) && tools.iter().all(scoped) {
         return pagination::list_result("tools", tools, cursor, size, |t| t.tool.to_wire(cx.version()));
     }
     let apps = apps::client_supports(cx);
-    let offered: Vec<Arc<ToolEntry>> = tools.iter().filter(|t| offered(&t.tool, apps)).cloned().collect();
+    let offered: Vec<Arc<ToolEntry>> =
+        tools.iter().filter(|t| offered(&t.tool, apps) && scoped(t)).cloned().collect();
     pagination::list_result("tools", &offered, cursor, size, |t| {
         let mut descriptor = t.tool.to_wire(cx.version());
         if let (Some(ui), true) = (&t.tool.ui, apps) {
@@ -304,6 +318,9 @@ pub(crate) fn call(
             .find(|t| t.tool.name == params.name && offered(&t.tool, apps::client_supports(cx)))
             .ok_or_else(|| RpcError::invalid_params(format!("unknown tool: {}", params.name)))?,
     );
+    if !cx.grants(&entry.tool.required_scopes) {
+        return Err(RpcError::insufficient_scope(&format!("the tool {}", params.name), &entry.tool.required_scopes));
+    }
     let arguments = match params.arguments {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(v @ Value::Object(_)) => v,

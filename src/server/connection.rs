@@ -86,22 +86,17 @@ impl Connection {
     }
 
     fn on_request(&self, req: Request, reply: &Sink, carrier: Carrier) {
+        let scopes = carrier.scopes();
         match meta::era(&req.method, &req.params, carrier) {
             Era::Handshake => {
                 let negotiated = self.session.negotiated();
-                self.serve(req, negotiated.map(Terms::from), reply);
+                self.serve(req, negotiated.map(|n| Terms::from(n).granting(scopes)), reply);
             }
             Era::PerRequest => match RequestMeta::parse(&req.params, carrier) {
-                Ok(meta) => self.per_request(req, meta, reply),
+                Ok(meta) => self.serve(req, Some(Terms::from(meta).granting(scopes)), reply),
                 Err(e) => reply.send(Outgoing::Response(Answer::error(Some(&req.id), e))),
             },
         }
-    }
-
-    /// Handles a 2026-07-28 request whose `_meta` its transport has read and checked already
-    /// (`RequestMeta::parse`), so it is read once.
-    fn per_request(&self, req: Request, meta: RequestMeta, reply: &Sink) {
-        self.serve(req, Some(meta.into()), reply);
     }
 
     /// Serves one request under the terms its era settled (`None`: the session's handshake has
@@ -119,11 +114,17 @@ impl Connection {
     /// HTTP POST without a session), its `_meta` read and checked by its transport already:
     /// the same way as on a connection, with no session. What it gets instead is returned: its
     /// cancellation flag and its listen stream, which its transport ends when the client hangs
-    /// up or has its answer.
+    /// up or has its answer. `scopes`: what its access token granted, when scopes are checked.
     #[cfg(feature = "http")]
-    pub(crate) fn serve_alone(server: &Arc<Server>, req: Request, meta: RequestMeta, reply: &Sink) -> Alone {
+    pub(crate) fn serve_alone(
+        server: &Arc<Server>,
+        req: Request,
+        meta: RequestMeta,
+        scopes: Option<&[String]>,
+        reply: &Sink,
+    ) -> Alone {
         let mut alone = Alone::default();
-        match route(server, None, &req, Some(meta.into()), reply) {
+        match route(server, None, &req, Some(Terms::from(meta).granting(scopes)), reply) {
             Routed::Done => {}
             Routed::Listen(grant) => {
                 let stream = Arc::new(ListenStream::open(req.id, grant, reply.clone()));

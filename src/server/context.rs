@@ -88,6 +88,16 @@ pub(crate) struct Terms {
     pub client_capabilities: Arc<Value>,
     /// The level the request itself asked for; `None` reads the session's.
     pub log_level: Option<LogLevel>,
+    /// The scopes the request's access token granted, when its transport checks scopes;
+    /// `None`: nothing is withheld for want of a scope (stdio, no OAuth).
+    pub scopes: Option<Arc<[String]>>,
+}
+
+impl Terms {
+    /// These terms for a request whose transport says its token granted `scopes`.
+    pub(crate) fn granting(self, scopes: Option<&[String]>) -> Terms {
+        Terms { scopes: scopes.map(Arc::from), ..self }
+    }
 }
 
 impl From<RequestMeta> for Terms {
@@ -96,13 +106,19 @@ impl From<RequestMeta> for Terms {
             version: meta.protocol_version,
             client_capabilities: Arc::new(meta.client_capabilities),
             log_level: meta.log_level,
+            scopes: None,
         }
     }
 }
 
 impl From<Negotiated> for Terms {
     fn from(negotiated: Negotiated) -> Terms {
-        Terms { version: negotiated.version, client_capabilities: negotiated.client_capabilities, log_level: None }
+        Terms {
+            version: negotiated.version,
+            client_capabilities: negotiated.client_capabilities,
+            log_level: None,
+            scopes: None,
+        }
     }
 }
 
@@ -118,6 +134,7 @@ pub(crate) struct Detached {
     version: ProtocolVersion,
     client_capabilities: Arc<Value>,
     log_level: Option<LogLevel>,
+    scopes: Option<Arc<[String]>>,
     progress_token: Option<Value>,
 }
 
@@ -138,6 +155,7 @@ impl Detached {
             version: self.version,
             client_capabilities: Arc::clone(&self.client_capabilities),
             log_level: self.log_level,
+            scopes: self.scopes.clone(),
             progress_token: self.progress_token.clone(),
             cancelled,
             sink,
@@ -160,6 +178,8 @@ pub struct RequestCx {
     pub(crate) client_capabilities: Arc<Value>,
     /// The level the request itself asked for (2026-07-28); `None` reads the session's.
     pub(crate) log_level: Option<LogLevel>,
+    /// What the request's access token granted (`Terms::scopes`).
+    pub(crate) scopes: Option<Arc<[String]>>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) cancelled: Arc<AtomicBool>,
     pub(crate) sink: Sink,
@@ -191,6 +211,19 @@ impl RequestCx {
         self.id.as_ref()
     }
 
+    /// The scopes the request's access token granted, when its transport checks scopes (HTTP
+    /// under OAuth); `None` when nothing is withheld for want of a scope (stdio, a static
+    /// token, no authorization).
+    pub fn granted_scopes(&self) -> Option<&[String]> {
+        self.scopes.as_deref()
+    }
+
+    /// Whether the request may use what needs every scope of `needed`: always, unless its
+    /// transport checks scopes and the token lacks one.
+    pub fn grants(&self, needed: &[String]) -> bool {
+        needed.is_empty() || self.scopes.as_deref().is_none_or(|granted| needed.iter().all(|s| granted.contains(s)))
+    }
+
     /// The context of one request: revision, client capabilities and log level from `terms`,
     /// the progress token from the request's own `_meta`.
     pub(crate) fn new(
@@ -202,7 +235,7 @@ impl RequestCx {
         cancelled: Arc<AtomicBool>,
         sink: Sink,
     ) -> RequestCx {
-        let Terms { version, client_capabilities, log_level } = terms;
+        let Terms { version, client_capabilities, log_level, scopes } = terms;
         RequestCx {
             server,
             session,
@@ -210,6 +243,7 @@ impl RequestCx {
             version,
             client_capabilities,
             log_level,
+            scopes,
             progress_token: meta::progress_token(params),
             cancelled,
             sink,
@@ -234,6 +268,7 @@ impl RequestCx {
             version: self.version,
             client_capabilities: Arc::clone(&self.client_capabilities),
             log_level: self.log_level,
+            scopes: self.scopes.clone(),
             progress_token: self.progress_token.clone(),
         }
     }

@@ -81,7 +81,24 @@ pub(crate) enum Carrier<'a> {
         protocol_version: Option<&'a str>,
         /// Whether the request carried an `Mcp-Session-Id` header.
         session: bool,
+        /// The scopes the request's verified access token granted, when the transport checks
+        /// scopes (OAuth); `None`: nothing is withheld for want of a scope.
+        scopes: Option<&'a [String]>,
     },
+    /// No facts but the scopes a verified access token granted: the legacy HTTP+SSE transport
+    /// under OAuth.
+    Scoped(&'a [String]),
+}
+
+impl<'a> Carrier<'a> {
+    /// The scopes granted, when the transport checks them (see `Carrier::Http::scopes`).
+    pub(crate) fn scopes(self) -> Option<&'a [String]> {
+        match self {
+            Carrier::Plain => None,
+            Carrier::Http { scopes, .. } => scopes,
+            Carrier::Scoped(scopes) => Some(scopes),
+        }
+    }
 }
 
 /// Which protocol era a message belongs to.
@@ -112,8 +129,8 @@ pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier) -> Era {
         .into_iter()
         .any(|member| params.member(member).is_some());
     let modern_header = match carrier {
-        Carrier::Plain => false,
-        Carrier::Http { protocol_version, session } => {
+        Carrier::Plain | Carrier::Scoped(_) => false,
+        Carrier::Http { protocol_version, session, .. } => {
             !session && protocol_version.is_some_and(|v| !ProtocolVersion::parse(v).is_some_and(|v| v.is_stateful()))
         }
     };
@@ -293,7 +310,7 @@ mod tests {
         assert_eq!(progress_token(&Params::from_value(&Value::Null)), None);
     }
 
-    const HTTP_2026: Carrier = Carrier::Http { protocol_version: Some("2026-07-28"), session: false };
+    const HTTP_2026: Carrier = Carrier::Http { protocol_version: Some("2026-07-28"), session: false, scopes: None };
 
     /// The conformance suite's `validMeta` (server-stateless).
     fn valid_meta() -> Value {
@@ -349,8 +366,8 @@ mod tests {
     /// ids 101, 102, 104 (-32602), 301 (-32022), 302 (-32020).
     #[test]
     fn errors_come_in_the_contract_order() {
-        let header = |v: &'static str| Carrier::Http { protocol_version: Some(v), session: false };
-        let no_header = Carrier::Http { protocol_version: None, session: false };
+        let header = |v: &'static str| Carrier::Http { protocol_version: Some(v), session: false, scopes: None };
+        let no_header = Carrier::Http { protocol_version: None, session: false, scopes: None };
         let v999 = with(PROTOCOL_VERSION, json!("v999.0.0"));
         let cases: Vec<(&str, Value, Carrier, i64)> = vec![
             // 1. required fields, before any header comparison (the probes still send the header).
@@ -396,7 +413,7 @@ mod tests {
             (
                 "the session flag does not matter here",
                 json!({"_meta": valid_meta()}),
-                Carrier::Http { protocol_version: Some("2026-07-28"), session: true },
+                Carrier::Http { protocol_version: Some("2026-07-28"), session: true, scopes: None },
                 0,
             ),
             ("clientInfo null", with(CLIENT_INFO, Value::Null), HTTP_2026, 0),
@@ -431,7 +448,8 @@ mod tests {
 
     #[test]
     fn the_era_is_chosen_per_message() {
-        let http = |v: Option<&'static str>, session: bool| Carrier::Http { protocol_version: v, session };
+        let http =
+            |v: Option<&'static str>, session: bool| Carrier::Http { protocol_version: v, session, scopes: None };
         let meta = json!({"_meta": valid_meta()});
         let progress_only = json!({"name": "t", "_meta": {"progressToken": 1}});
         let cases: Vec<(&str, &str, Value, Carrier, Era)> = vec![

@@ -24,6 +24,10 @@ pub const HEADER_MISMATCH: i64 = -32020;
 pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 /// MCP 2026-07-28: the protocol version is not supported.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// This server: the request's access token lacks a scope the operation needs (`data.scopes`
+/// lists them all). Over Streamable HTTP it is answered `403` with an `insufficient_scope`
+/// challenge, so an authorized client can step up.
+pub const INSUFFICIENT_SCOPE: i64 = -32003;
 
 /// A request id: a string or an integer, echoed back exactly as received.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -102,6 +106,11 @@ impl RpcError {
     /// `-32603` with a generic message; the caller logs the details.
     pub fn internal() -> Self {
         Self::new(INTERNAL_ERROR, "internal error")
+    }
+    /// `-32003` (`INSUFFICIENT_SCOPE`): `what` needs every scope of `scopes`, which the token lacks.
+    pub fn insufficient_scope(what: &str, scopes: &[String]) -> Self {
+        Self::new(INSUFFICIENT_SCOPE, format!("{what} needs the scope {}", scopes.join(" ")))
+            .with_data(serde_json::json!({ "scopes": scopes }))
     }
 }
 

@@ -1,6 +1,9 @@
-// A real OpenID provider (oidc-provider) for the OAuth interop test: one confidential client
-// with the client_credentials grant, access tokens as JWTs (RFC 9068) for the resource the
-// client names (RFC 8707) with the scope mcp:use. Prints `issuer URL` once listening.
+// A real OpenID provider (oidc-provider) for the OAuth interop test: confidential clients with
+// the client_credentials grant, access tokens for the resource the client names (RFC 8707)
+// with the scopes mcp:use and mcp:admin; token introspection (RFC 7662) and revocation
+// (RFC 7009). CLIENT_ID gets JWTs (RFC 9068), `CLIENT_ID-opaque` opaque tokens, and
+// `CLIENT_ID-short` JWTs that live one second; all share CLIENT_SECRET.
+// Prints `issuer URL` once listening.
 // Usage: node oidc_issuer.mjs PORT CLIENT_ID CLIENT_SECRET (oidc-provider from .cache/oidc, or
 // $TINYMCP_OIDC, where scripts/deps.sh installs it).
 import { dirname, resolve } from 'node:path';
@@ -12,28 +15,31 @@ const { default: Provider } = await import(pathToFileURL(resolve(oidcDir, 'node_
 
 const [port, clientId, clientSecret] = process.argv.slice(2);
 const issuer = `http://127.0.0.1:${port}`;
+const client = (id) => ({
+  client_id: id,
+  client_secret: clientSecret,
+  grant_types: ['client_credentials'],
+  redirect_uris: [],
+  response_types: [],
+  token_endpoint_auth_method: 'client_secret_basic',
+});
 const provider = new Provider(issuer, {
-  clients: [{
-    client_id: clientId,
-    client_secret: clientSecret,
-    grant_types: ['client_credentials'],
-    redirect_uris: [],
-    response_types: [],
-    token_endpoint_auth_method: 'client_secret_basic',
-  }],
-  scopes: ['mcp:use'],
+  clients: [client(clientId), client(`${clientId}-opaque`), client(`${clientId}-short`)],
+  scopes: ['mcp:use', 'mcp:admin'],
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
+    introspection: { enabled: true },
+    revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,
       useGrantedResource: () => true,
-      getResourceServerInfo: (ctx, resource) => ({
-        scope: 'mcp:use',
+      getResourceServerInfo: (ctx, resource, client) => ({
+        scope: 'mcp:use mcp:admin',
         audience: resource,
-        accessTokenFormat: 'jwt',
-        accessTokenTTL: 300,
+        accessTokenFormat: client.clientId.endsWith('-opaque') ? 'opaque' : 'jwt',
+        accessTokenTTL: client.clientId.endsWith('-short') ? 1 : 300,
       }),
     },
   },

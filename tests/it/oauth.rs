@@ -7,14 +7,17 @@ use serde_json::{json, Value};
 use std::io::BufReader;
 use std::sync::Arc;
 use tinymcp::transport::http::{Grant, HttpOptions, HttpServer, OAuth};
+use tinymcp::{CallToolResult, GetPromptResult, Prompt, Tool};
 
 const RESOURCE: &str = "https://mcp.example.com/mcp";
 const METADATA: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
 
-/// An embedded server requiring the scope `mcp:use`; its verifier knows three tokens.
+/// An embedded server requiring the scope `mcp:use`; its verifier knows four tokens. Its tool
+/// `echo` needs nothing more, `wipe` needs `mcp:admin` too.
 fn protected() -> HttpServer {
     let verifier = |token: &str| match token {
         "full-token" => Ok(Grant::new(["mcp:use", "profile"])),
+        "admin-token" => Ok(Grant::new(["mcp:use", "mcp:admin"])),
         "narrow-token" => Ok(Grant::new(["profile"])),
         _ => Err("unknown token".to_owned()),
     };
@@ -23,6 +26,12 @@ fn protected() -> HttpServer {
     let mut options = HttpOptions::default();
     options.access.oauth = Some(oauth);
     let server = Arc::new(tinymcp::Server::new("protected", "1.0.0"));
+    let text = |text: &str| Ok(CallToolResult::text(text));
+    server.register_tool(Tool::new("echo", "says it back", json!({"type": "object"})), move |_, _| text("echo"));
+    let wipe = Tool::new("wipe", "wipes", json!({"type": "object"})).with_required_scopes(["mcp:admin"]);
+    server.register_tool(wipe, move |_, _| text("wiped"));
+    let secret = Prompt::new("secret", "a prompt for admins", Vec::new()).with_required_scopes(["mcp:admin"]);
+    server.register_prompt(secret, |_, _| Ok(GetPromptResult::new(Vec::new())), None);
     HttpServer::start(server, "127.0.0.1:0", options).expect("start")
 }
 
@@ -115,6 +124,90 @@ fn a_valid_token_is_needed_on_every_request() {
     let rebound = post(&http, &[auth, ("Host", "evil.example")], &initialize(json!({})));
     assert_eq!(rebound.status, 403);
     assert!(rebound.header("www-authenticate").is_none());
+}
+
+/// The names `tools/list` gives this token, in a session.
+fn tool_names(http: &HttpServer, auth: (&str, &str), session: &str) -> Vec<String> {
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    let reply = post(http, &[auth, ("Mcp-Session-Id", session)], &list);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let tools = reply.json()["result"]["tools"].as_array().cloned().unwrap_or_default();
+    tools.iter().filter_map(|t| t["name"].as_str().map(str::to_owned)).collect()
+}
+
+/// Spec (authorization, scope challenges and step-up): a tool needing a scope the token lacks
+/// is not listed to it, and a call is a 403 whose challenge names every scope the call needs;
+/// a token granting them (the same session, a new token) sees and calls it.
+#[test]
+fn a_tool_needing_a_scope_is_hidden_and_refused_until_the_token_grants_it() {
+    let http = protected();
+    let user = ("Authorization", "Bearer full-token");
+    let init = post(&http, &[user], &initialize(json!({})));
+    let session = init.header("mcp-session-id").unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(&http, &[user, ("Mcp-Session-Id", &session)], &initialized).status, 202);
+    assert_eq!(tool_names(&http, user, &session), ["echo"]);
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "wipe"}});
+    let refused = post(&http, &[user, ("Mcp-Session-Id", &session)], &call);
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(
+        refused.header("www-authenticate"),
+        Some(
+            format!(
+                "Bearer resource_metadata=\"{METADATA}\", scope=\"mcp:use mcp:admin\", \
+                 error=\"insufficient_scope\", error_description=\"the tool wipe needs the scope mcp:admin\""
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(refused.json()["error"]["code"], -32003, "{}", refused.body);
+    assert_eq!(refused.json()["error"]["data"], json!({"scopes": ["mcp:admin"]}));
+    // A prompt needing the scope: not listed, and a get is refused the same way.
+    let prompts = json!({"jsonrpc": "2.0", "id": 5, "method": "prompts/list"});
+    let listed = post(&http, &[user, ("Mcp-Session-Id", &session)], &prompts);
+    assert_eq!(listed.json()["result"]["prompts"], json!([]), "{}", listed.body);
+    let get = json!({"jsonrpc": "2.0", "id": 6, "method": "prompts/get", "params": {"name": "secret"}});
+    let refused = post(&http, &[user, ("Mcp-Session-Id", &session)], &get);
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(refused.header("www-authenticate").unwrap().contains("scope=\"mcp:use mcp:admin\""));
+    // Step-up: the client comes back with a token granting the scope.
+    let admin = ("Authorization", "Bearer admin-token");
+    assert_eq!(post(&http, &[admin, ("Mcp-Session-Id", &session)], &get).status, 200);
+    assert_eq!(tool_names(&http, admin, &session), ["echo", "wipe"]);
+    let called = post(&http, &[admin, ("Mcp-Session-Id", &session)], &call);
+    assert_eq!(called.status, 200, "{}", called.body);
+    assert_eq!(called.json()["result"]["content"][0]["text"], "wiped");
+}
+
+/// The same gate on revision 2026-07-28, where each POST stands alone.
+#[test]
+fn a_tool_needing_a_scope_is_refused_per_request_too() {
+    let http = protected();
+    let meta = crate::stateless::meta(json!({}));
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "wipe", "arguments": {}, "_meta": meta}});
+    let headers = |token| {
+        [
+            ("Authorization", token),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "wipe"),
+        ]
+    };
+    let refused = post(&http, &headers("Bearer full-token"), &call);
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(refused.header("www-authenticate").unwrap().contains("scope=\"mcp:use mcp:admin\""));
+    let called = post(&http, &headers("Bearer admin-token"), &call);
+    assert_eq!(called.status, 200, "{}", called.body);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}});
+    let listed = post(
+        &http,
+        &[("Authorization", "Bearer full-token"), ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list")],
+        &list,
+    );
+    let tools = listed.json()["result"]["tools"].clone();
+    let names: Vec<&str> = tools.as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["echo"], "{}", listed.body);
 }
 
 /// OAuth and a static token exclude each other; a resource that is no URL is refused at start.

@@ -33,9 +33,10 @@ const TOOL_KEYS: &[&str] = &[
     "pathArguments",
     "task",
     "ui",
+    "scopes",
 ];
 const ANNOTATION_KEYS: &[&str] = &["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages", "scopes"];
 const ARGUMENT_KEYS: &[&str] = &["name", "title", "description", "required", "completions"];
 const MESSAGE_KEYS: &[&str] = &["role", "text", "file", "resource"];
 const RESOURCE_KEYS: &[&str] = &["uri", "name", "title", "description", "mimeType", "path", "text", "cache"];
@@ -108,6 +109,28 @@ impl Checker<'_> {
             }
         }
         names
+    }
+
+    /// `scopes`: the OAuth scopes a token needs to see and use the tool or prompt, each one token of
+    /// visible characters without quotes (it goes into a `WWW-Authenticate` challenge as is).
+    fn scopes(&mut self, map: &Map<String, Value>, path: &str) -> Vec<String> {
+        let Some(value) = map.get("scopes") else { return Vec::new() };
+        let at = key(path, "scopes");
+        let Some(items) = value.as_array() else {
+            self.fail(&at, "expected an array of OAuth scopes, e.g. [\"files:write\"]");
+            return Vec::new();
+        };
+        let mut scopes = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match item.as_str() {
+                Some(s) if !s.is_empty() && s.bytes().all(|b| (0x21..0x7f).contains(&b) && b != b'"' && b != b'\\') => {
+                    scopes.push(s.to_owned())
+                }
+                _ => self
+                    .fail(&index(&at, i), format!("expected one scope of visible characters, no quotes, got {item}")),
+            }
+        }
+        scopes
     }
 
     /// An object with only `allowed` keys (unknown keys are reported, the object still used).
@@ -330,6 +353,7 @@ impl Checker<'_> {
             }
         };
         let ui = self.view(map, path, spec.output);
+        tool.required_scopes = self.scopes(map, path);
         spec.options = self.argument_names(map, path, "optionArguments", &properties);
         spec.paths = self.argument_names(map, path, "pathArguments", &properties);
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
@@ -432,6 +456,7 @@ impl Checker<'_> {
             }
         }
         let mut prompt = Prompt::new(name, description, arguments);
+        prompt.required_scopes = self.scopes(map, path);
         prompt.title = title;
         Some(PromptDef { prompt, completions, messages })
     }
@@ -557,9 +582,11 @@ mod tests {
                 {"name": "bad name", "command": ["echo", "{{nope}}", 3]},
                 {"name": "dup", "command": []},
                 {"name": "dup", "command": ["x"], "inputSchema": {"type": "strin"}, "timeoutMs": 0, "output": "xml", "comand": 1},
-                {"name": "o", "command": ["x"], "outputSchema": {"type": "object"}, "task": "sometimes"}
+                {"name": "o", "command": ["x"], "outputSchema": {"type": "object"}, "task": "sometimes"},
+                {"name": "s", "command": ["x"], "scopes": ["ok:scope", "two words", 7]},
+                {"name": "t", "command": ["x"], "scopes": "admin"}
             ],
-            "prompts": [{"name": "p", "messages": [{"text": "{{who}}", "file": "x"}, {"text": "{{who}}"}]}],
+            "prompts": [{"name": "p", "messages": [{"text": "{{who}}", "file": "x"}, {"text": "{{who}}"}], "scopes": [""]}],
             "resources": [{"uri": "nope", "text": "x"}, {"uri": "a://b"}]
         });
         let found = problems(bad);
@@ -576,13 +603,17 @@ mod tests {
             "tools[2].comand: unknown key",
             "tools[3].outputSchema: needs \"output\": \"json\"",
             "tools[3].task: expected \"never\", \"optional\" or \"required\", got \"sometimes\"",
+            "tools[4].scopes[1]: expected one scope of visible characters",
+            "tools[4].scopes[2]: expected one scope of visible characters",
+            "tools[5].scopes: expected an array of OAuth scopes",
             "prompts[0].messages[0]: expected exactly one of",
             "prompts[0].messages[1].text: placeholder {{who}} names no prompt argument",
+            "prompts[0].scopes[0]: expected one scope of visible characters",
             "resources[0].uri: expected a URI with a scheme",
             "resources[1]: expected exactly one of \"path\"",
         ] {
             assert!(found.iter().any(|p| p.starts_with(expected)), "no {expected:?} in {found:#?}");
         }
-        assert_eq!(found.len(), 16, "{found:#?}");
+        assert_eq!(found.len(), 20, "{found:#?}");
     }
 }

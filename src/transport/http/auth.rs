@@ -174,6 +174,20 @@ impl OAuth {
         value
     }
 
+    /// The `WWW-Authenticate` value of a `403` for an operation that needs the scopes `needed`
+    /// besides the ones every request needs: all of them named in one challenge (spec,
+    /// authorization: "include all scopes required for the current operation").
+    pub(super) fn scope_challenge(&self, needed: &[&str], why: &str) -> String {
+        let mut all: Vec<&str> = self.scopes.iter().map(String::as_str).collect();
+        all.extend(needed.iter().filter(|s| !self.scopes.iter().any(|t| t == *s)));
+        format!(
+            "Bearer resource_metadata=\"{}\", scope=\"{}\", error=\"insufficient_scope\", error_description=\"{}\"",
+            self.metadata_url(),
+            quoted(&all.join(" ")),
+            quoted(why)
+        )
+    }
+
     /// Checks a request's credentials (`None` when it sent no bearer token).
     pub(super) fn authorize(&self, given: Option<&str>) -> Result<Grant, Failure> {
         let token = given.filter(|t| !t.is_empty()).ok_or(Failure::Missing)?;

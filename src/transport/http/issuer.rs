@@ -60,7 +60,7 @@ fn metadata_urls(issuer: &str) -> Vec<String> {
     urls
 }
 
-fn agent() -> ureq::Agent {
+pub(super) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(FETCH_TIMEOUT))
         // A redirect could lead from https to plain http elsewhere: none is followed.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The longest token read, in bytes (a request head holds at most 16 KiB anyway).
-const MAX_TOKEN_LEN: usize = 12 * 1024;
+pub(super) const MAX_TOKEN_LEN: usize = 12 * 1024;
 /// The smallest RSA modulus accepted, in bits.
 const MIN_RSA_BITS: usize = 2048;
 /// The most keys read from one key set.
@@ -199,6 +199,18 @@ fn json_part(part: &str, what: &str) -> Result<Map<String, Value>, Rejection> {
     }
 }
 
+/// Whether `token` has the shape of a signed JWT: three base64url parts, the first a JSON
+/// object naming an `alg`. Anything else is an opaque token.
+pub(super) fn is_jwt(token: &str) -> bool {
+    token.len() <= MAX_TOKEN_LEN
+        && token.split('.').count() == 3
+        && token
+            .split('.')
+            .next()
+            .and_then(|head| json_part(head, "header").ok())
+            .is_some_and(|h| h.contains_key("alg"))
+}
+
 /// Checks `token` against `keys` and `expect` at `now`; what it grants on success.
 pub fn verify(token: &str, keys: &KeySet, expect: &Expect, now: SystemTime) -> Result<Grant, Rejection> {
     if token.len() > MAX_TOKEN_LEN {
@@ -242,12 +254,30 @@ pub fn verify(token: &str, keys: &KeySet, expect: &Expect, now: SystemTime) -> R
         return Err(invalid("the signature does not verify"));
     }
     let claims = json_part(body, "payload")?;
-    check_claims(&claims, expect, now)?;
+    check_claims(&claims, expect, now, Claims::Jwt)?;
     Ok(Grant::new(scopes(&claims)))
 }
 
-fn check_claims(claims: &Map<String, Value>, expect: &Expect, now: SystemTime) -> Result<(), Rejection> {
-    if claims.get("iss").and_then(Value::as_str) != Some(expect.issuer.as_str()) {
+/// Where claims come from, which decides the ones that must be there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Claims {
+    /// A JWT's payload: `iss` and `exp` are required (RFC 9068 §2.2).
+    Jwt,
+    /// An introspection answer (RFC 7662 §2.2): `iss` and `exp` are optional, but checked when
+    /// present; `aud` is required all the same (RFC 8707: this server must be the audience).
+    Introspected,
+}
+
+/// Checks `iss`, `aud`, `exp` and `nbf` of a token's claims against `expect` at `now`.
+pub(super) fn check_claims(
+    claims: &Map<String, Value>,
+    expect: &Expect,
+    now: SystemTime,
+    from: Claims,
+) -> Result<(), Rejection> {
+    let issuer = claims.get("iss");
+    let optional = from == Claims::Introspected;
+    if !(optional && issuer.is_none()) && issuer.and_then(Value::as_str) != Some(expect.issuer.as_str()) {
         return Err(invalid("the token is from another issuer"));
     }
     let for_us = match claims.get("aud") {
@@ -263,6 +293,7 @@ fn check_claims(claims: &Map<String, Value>, expect: &Expect, now: SystemTime) -
     match claims.get("exp").and_then(Value::as_f64) {
         Some(exp) if now < exp + leeway => {}
         Some(_) => return Err(invalid("the token has expired")),
+        None if optional && claims.get("exp").is_none() => {}
         None => return Err(invalid("the token has no exp")),
     }
     match claims.get("nbf") {

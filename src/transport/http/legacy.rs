@@ -86,7 +86,14 @@ pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     log::info!("legacy SSE session {id} closed");
 }
 
-pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, query: &str, cors: &[(&'static str, String)]) {
+/// A POST to `/messages`; `scopes`: what its access token granted, when scopes are checked.
+pub(super) fn post(
+    http: &Http,
+    exchange: &mut Exchange<'_>,
+    query: &str,
+    cors: &[(&'static str, String)],
+    scopes: Option<&[String]>,
+) {
     let id = query.split('&').find_map(|pair| pair.strip_prefix("sessionId=")).unwrap_or("");
     let session = http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
     let Some(session) = session else {
@@ -95,7 +102,8 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, query: &str, cors: 
     };
     match read_message(http, exchange) {
         Ok(incoming) => {
-            session.connection.handle(Ok(incoming), Carrier::Plain, &session.stream);
+            let carrier = scopes.map_or(Carrier::Plain, Carrier::Scoped);
+            session.connection.handle(Ok(incoming), carrier, &session.stream);
             Answer::text(202, "Accepted\n").send(exchange, cors);
         }
         Err(answer) => answer.send(exchange, cors),

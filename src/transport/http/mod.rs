@@ -10,6 +10,8 @@ mod chunked;
 mod headers;
 mod http1;
 #[cfg(feature = "oauth")]
+mod introspect;
+#[cfg(feature = "oauth")]
 mod issuer;
 #[cfg(feature = "oauth")]
 mod jwt;
@@ -26,6 +28,8 @@ mod token;
 
 pub use auth::{Grant, OAuth, StaticToken, TokenVerifier};
 #[cfg(feature = "oauth")]
+pub use introspect::{Introspection, JwtOrIntrospection, CACHE_FOR};
+#[cfg(feature = "oauth")]
 pub use issuer::{IssuerKeys, JwtVerifier};
 #[cfg(feature = "oauth")]
 pub use jwt::{Expect, KeySet, Rejection};
@@ -40,7 +44,7 @@ use crate::wire::frame;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message};
 use crate::wire::meta::{self, Carrier, Era};
 use crate::wire::params::Params;
-use crate::wire::rpc::{RequestId, RpcError};
+use crate::wire::rpc::{RequestId, RpcError, INSUFFICIENT_SCOPE};
 use crate::wire::version::ProtocolVersion;
 use auth::Failure;
 use http1::{BodyError, Exchange};
@@ -315,6 +319,25 @@ impl Answer {
         Answer { status, body: text.into(), headers: vec![("Content-Type", "text/plain; charset=utf-8".into())] }
     }
 
+    /// A request's JSON answer: `200`, or `403` with an `insufficient_scope` challenge naming
+    /// every scope the operation needs when its token lacks one (spec, authorization: scope
+    /// challenges), so the client can step up and retry.
+    fn of(http: &Http, answer: &frame::Answer) -> Self {
+        let json = Answer::json(200, answer.to_text());
+        let (Some(oauth), Err(error)) = (&http.options.access.oauth, &answer.outcome) else { return json };
+        if error.code != INSUFFICIENT_SCOPE {
+            return json;
+        }
+        let needed: Vec<&str> = error
+            .data
+            .as_ref()
+            .and_then(|d| d.get("scopes"))
+            .and_then(serde_json::Value::as_array)
+            .map_or_else(Vec::new, |list| list.iter().filter_map(serde_json::Value::as_str).collect());
+        let challenge = oauth.scope_challenge(&needed, &error.message);
+        Answer { status: 403, ..json }.with("WWW-Authenticate", challenge)
+    }
+
     fn with(mut self, name: &'static str, value: impl Into<String>) -> Self {
         self.headers.push((name, value.into()));
         self
@@ -369,7 +392,7 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     if method == "OPTIONS" && checked.as_ref().is_err_and(|r| matches!(r, Refusal::Unauthorized(_))) {
         return preflight(exchange, &cors);
     }
-    match checked {
+    let grant = match checked {
         Err(Refusal::Forbidden(why)) => {
             log::warn!("refused {method} {path}: {why}");
             return Answer::text(403, &format!("forbidden: {why}\n")).send(exchange, &cors);
@@ -387,8 +410,9 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
             };
             return answer.with("WWW-Authenticate", challenge).send(exchange, &cors);
         }
-        Ok(()) => {}
-    }
+        Ok(grant) => grant,
+    };
+    let scopes = grant.as_ref().map(|g| g.scopes.as_slice());
     // While draining, only POSTs are read (they may carry answers a running handler waits for;
     // the requests among them are refused, a legacy one on its stream) and DELETEs (they end a
     // session, which is no new work).
@@ -398,11 +422,11 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     }
     match (method.as_str(), path) {
         ("OPTIONS", _) => preflight(exchange, &cors),
-        ("POST", "/mcp") => post(http, exchange, &cors),
+        ("POST", "/mcp") => post(http, exchange, &cors, scopes),
         ("GET", "/mcp") => streams::get(http, exchange, &cors),
         ("DELETE", "/mcp") => delete(http, exchange, &cors),
         ("GET", "/sse") => legacy::open(http, exchange, &cors),
-        ("POST", "/messages") => legacy::post(http, exchange, query, &cors),
+        ("POST", "/messages") => legacy::post(http, exchange, query, &cors, scopes),
         (_, "/mcp") => {
             Answer::text(405, "use POST, GET or DELETE\n").with("Allow", "GET, POST, DELETE").send(exchange, &cors)
         }
@@ -518,7 +542,8 @@ fn ended_with_session(id: Option<&RequestId>) -> frame::Answer {
     frame::Answer::error(id, RpcError::invalid_request("the session ended before this request finished"))
 }
 
-fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+/// A POST to `/mcp`; `scopes`: what its access token granted, when scopes are checked.
+fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], scopes: Option<&[String]>) {
     if !(accepts(exchange, "application/json") && accepts(exchange, "text/event-stream")) {
         let error = RpcError::invalid_request("Accept must list both application/json and text/event-stream");
         return Answer::rpc_error(406, &error).send(exchange, cors);
@@ -542,6 +567,7 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     let carrier = Carrier::Http {
         protocol_version: exchange.header("MCP-Protocol-Version").map(str::trim),
         session: exchange.header("Mcp-Session-Id").is_some(),
+        scopes,
     };
     if let Incoming::Batch(items) = &incoming {
         if meta::batch_is_per_request(items, carrier) {
@@ -557,7 +583,7 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
         };
         if method.is_some_and(|method| meta::era(method, params, carrier) == Era::PerRequest) {
             let Incoming::Single(message) = incoming else { return };
-            return stateless::post(http, exchange, cors, message);
+            return stateless::post(http, exchange, cors, message, scopes);
         }
     }
     if let Some(version) = exchange.header("MCP-Protocol-Version") {
@@ -607,7 +633,7 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     let first = match next_answer(http, &answers) {
         Some(Outgoing::Response(answer)) => {
             drop(busy);
-            return Answer::json(200, answer.to_text()).send(exchange, &headers);
+            return Answer::of(http, &answer).send(exchange, &headers);
         }
         Some(Outgoing::Batch(answers)) => {
             drop(busy);

@@ -6,7 +6,7 @@
 //! an `allowed_hosts` name), so DNS rebinding does not rest on `Origin` alone. Tokens are
 //! checked by `auth`: the static one, or OAuth access tokens.
 
-use super::auth::{Failure, OAuth, StaticToken};
+use super::auth::{Failure, Grant, OAuth, StaticToken};
 use super::http1::is_host_syntax;
 use std::net::IpAddr;
 
@@ -150,13 +150,14 @@ impl Access {
         self.token.is_some() || self.oauth.is_some()
     }
 
-    /// Checks `Host` (or what `target` made of it), `Origin` and `Authorization` of one request.
+    /// Checks `Host` (or what `target` made of it), `Origin` and `Authorization` of one request;
+    /// under OAuth, what its token grants.
     pub(super) fn check(
         &self,
         target: &Target<'_>,
         origin: Option<&str>,
         authorization: Option<&str>,
-    ) -> Result<(), Refusal> {
+    ) -> Result<Option<Grant>, Refusal> {
         self.check_place(target, origin).map_err(Refusal::Forbidden)?;
         self.authorize(authorization).map_err(Refusal::Unauthorized)
     }
@@ -187,17 +188,18 @@ impl Access {
         Ok(())
     }
 
-    /// Checks the request's bearer token, if this policy wants one.
-    pub(super) fn authorize(&self, authorization: Option<&str>) -> Result<(), Failure> {
+    /// Checks the request's bearer token, if this policy wants one: what an OAuth token grants
+    /// (its scopes then gate tools), `None` when scopes are not checked.
+    pub(super) fn authorize(&self, authorization: Option<&str>) -> Result<Option<Grant>, Failure> {
         let given = authorization.and_then(bearer).map(str::trim).filter(|t| !t.is_empty());
         if let Some(oauth) = &self.oauth {
-            return oauth.authorize(given).map(drop);
+            return oauth.authorize(given).map(Some);
         }
         match &self.token {
             Some(token) => {
-                StaticToken::check(token, given.ok_or(Failure::Missing)?).map(drop).map_err(Failure::Invalid)
+                StaticToken::check(token, given.ok_or(Failure::Missing)?).map(|_| None).map_err(Failure::Invalid)
             }
-            None => Ok(()),
+            None => Ok(None),
         }
     }
 
@@ -293,7 +295,7 @@ mod tests {
         // From the proxy: the client's own host is what is checked, and its origin is allowed.
         let through = access.target(|| Some(PROXY), Some("backend"), Some("localhost:8080"), Some("https"));
         assert_eq!(through.host, Some("localhost:8080"));
-        assert_eq!(access.check(&through, Some("https://localhost:8080"), None), Ok(()));
+        assert_eq!(access.check(&through, Some("https://localhost:8080"), None), Ok(None));
         // A rebinding attack through the proxy still fails: the client's host is foreign.
         let rebound = access.target(|| Some(PROXY), Some("backend"), Some("evil.example"), None);
         assert!(matches!(access.check(&rebound, None, None), Err(Refusal::Forbidden(_))));
@@ -315,7 +317,7 @@ mod tests {
         let access =
             Access { trusted_proxies: vec![PROXY], allowed_hosts: vec!["mcp.example".into()], ..Default::default() };
         let through = access.target(|| Some(PROXY), Some("10.0.0.7:8080"), Some("mcp.example"), Some("https"));
-        assert_eq!(access.check(&through, Some("https://mcp.example"), None), Ok(()));
+        assert_eq!(access.check(&through, Some("https://mcp.example"), None), Ok(None));
         assert!(access.check(&through, Some("http://mcp.example"), None).is_err(), "the scheme is part of it");
         let direct = access.target(|| Some(OTHER), Some("10.0.0.7:8080"), Some("mcp.example"), Some("https"));
         assert!(access.check(&direct, Some("https://mcp.example"), None).is_err());
@@ -324,7 +326,7 @@ mod tests {
     #[test]
     fn loopback_hosts_pass_and_others_are_forbidden() {
         for host in ["localhost", "localhost:8080", "127.0.0.1:1", "127.1.2.3", "[::1]:9", "[::1]"] {
-            assert_eq!(local().check(&at(host), None, None), Ok(()), "{host}");
+            assert_eq!(local().check(&at(host), None, None), Ok(None), "{host}");
         }
         for host in ["evil.example.com", "evil.example.com:8080", "localhost.evil.com", "[::2]:1", "10.0.0.1"] {
             assert!(matches!(local().check(&at(host), None, None), Err(Refusal::Forbidden(_))), "{host}");
@@ -334,8 +336,8 @@ mod tests {
     #[test]
     fn origins_must_be_loopback_or_listed() {
         let access = Access { allowed_origins: vec!["https://app.example".into()], ..local() };
-        assert_eq!(access.check(&at("localhost"), Some("http://127.0.0.1:3000"), None), Ok(()));
-        assert_eq!(access.check(&at("localhost"), Some("https://app.example"), None), Ok(()));
+        assert_eq!(access.check(&at("localhost"), Some("http://127.0.0.1:3000"), None), Ok(None));
+        assert_eq!(access.check(&at("localhost"), Some("https://app.example"), None), Ok(None));
         assert!(access.check(&at("localhost"), Some("http://evil.example.com"), None).is_err());
         assert_eq!(access.cors_origin(Some("https://app.example")), Some("https://app.example"));
         assert_eq!(access.cors_origin(Some("http://localhost")), None);
@@ -344,12 +346,12 @@ mod tests {
     #[test]
     fn the_bearer_token_must_match_exactly() {
         let access = Access { token: Some("s3cret".into()), ..local() };
-        assert_eq!(access.check(&at("localhost"), None, Some("Bearer s3cret")), Ok(()));
+        assert_eq!(access.check(&at("localhost"), None, Some("Bearer s3cret")), Ok(None));
         for wrong in [None, Some("Bearer s3cre"), Some("Bearer s3cretx"), Some("Basic s3cret"), Some("Bearer ")] {
             assert!(matches!(access.check(&at("localhost"), None, wrong), Err(Refusal::Unauthorized(_))), "{wrong:?}");
         }
         for right in ["bearer s3cret", "BEARER  s3cret", "Bearer\ts3cret", "Bearer \t s3cret"] {
-            assert_eq!(access.check(&at("localhost"), None, Some(right)), Ok(()), "{right:?}");
+            assert_eq!(access.check(&at("localhost"), None, Some(right)), Ok(None), "{right:?}");
         }
         assert!(matches!(access.check(&at("localhost"), None, Some("Bearers3cret")), Err(Refusal::Unauthorized(_))));
     }
@@ -380,7 +382,7 @@ mod tests {
         };
         let specific = on("192.0.2.7");
         for host in ["localhost:1", "192.0.2.7:8080", "mcp.example", "MCP.EXAMPLE:443", "mcp.example."] {
-            assert_eq!(specific.check(&at(host), None, None), Ok(()), "{host}");
+            assert_eq!(specific.check(&at(host), None, None), Ok(None), "{host}");
         }
         for host in ["evil.example", "192.0.2.8", "mcp.example.evil", "localhost:80@evil.com", ""] {
             assert!(matches!(specific.check(&at(host), None, None), Err(Refusal::Forbidden(_))), "{host}");
@@ -388,7 +390,7 @@ mod tests {
         assert!(specific.check(&Target::default(), None, None).is_err(), "no Host");
         let every = on("0.0.0.0");
         for host in ["10.1.2.3:8080", "[fe80::1]", "mcp.example"] {
-            assert_eq!(every.check(&at(host), None, None), Ok(()), "{host}");
+            assert_eq!(every.check(&at(host), None, None), Ok(None), "{host}");
         }
         assert!(every.check(&at("evil.example"), None, None).is_err());
     }

@@ -15,14 +15,20 @@ use crate::wire::jsonrpc::Message;
 use crate::wire::meta::{Carrier, RequestMeta};
 use crate::wire::method::Id;
 use crate::wire::rpc::{
-    RequestId, RpcError, HEADER_MISMATCH, INTERNAL_ERROR, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
-    UNSUPPORTED_PROTOCOL_VERSION,
+    RequestId, RpcError, HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use serde_json::Value;
 use std::sync::mpsc::RecvTimeoutError;
 
-/// Serves one per-request-era POST.
-pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], message: Message) {
+/// Serves one per-request-era POST; `scopes`: what its access token granted, when checked.
+pub(super) fn post(
+    http: &Http,
+    exchange: &mut Exchange<'_>,
+    cors: &[(&'static str, String)],
+    message: Message,
+    scopes: Option<&[String]>,
+) {
     let req = match message {
         Message::Request(req) => req,
         // No session holds anything a notification could change: a request is cancelled by
@@ -33,7 +39,7 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
         }
     };
     let version_header = exchange.header("MCP-Protocol-Version").map(|v| v.trim().to_owned());
-    let carrier = Carrier::Http { protocol_version: version_header.as_deref(), session: false };
+    let carrier = Carrier::Http { protocol_version: version_header.as_deref(), session: false, scopes };
     // The contract's order (§2.5, §2.9): `_meta` fields (-32602), the version header against
     // `_meta` (-32020), the version (-32022), then the routing headers (-32020).
     let meta = match RequestMeta::parse(&req.params, carrier) {
@@ -62,7 +68,7 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     let id = req.id.clone();
     let listen = req.method.spec().is_some_and(|s| s.id == Id::SubscriptionsListen);
     // `_meta` was read above: it is taken as it is.
-    let alone = Connection::serve_alone(&http.server, req, meta, &reply);
+    let alone = Connection::serve_alone(&http.server, req, meta, scopes, &reply);
     drop(reply);
     let first = loop {
         match answers.recv_timeout(SLICE) {
@@ -83,6 +89,9 @@ pub(super) fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
         // so 503 with `Retry-After`, as at the other caps.
         Some(Outgoing::Response(answer)) if listen && answer.code() == Some(INTERNAL_ERROR) => {
             Answer::json(503, answer.to_text()).with("Retry-After", "5").send(exchange, cors);
+        }
+        Some(Outgoing::Response(answer)) if answer.code() == Some(INSUFFICIENT_SCOPE) => {
+            Answer::of(http, &answer).send(exchange, cors);
         }
         Some(Outgoing::Response(answer)) => {
             Answer::json(status_of(answer.code()), answer.to_text()).send(exchange, cors);

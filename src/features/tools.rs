@@ -288,8 +288,7 @@ pub(crate) fn list(cx: &RequestCx, tools: &[Arc<ToolEntry>], params: ListParams)
         return pagination::list_result("tools", tools, cursor, size, |t| t.tool.to_wire(cx.version()));
     }
     let apps = apps::client_supports(cx);
-    let offered: Vec<Arc<ToolEntry>> =
-        tools.iter().filter(|t| offered(&t.tool, apps) && scoped(t)).cloned().collect();
+    let offered: Vec<Arc<ToolEntry>> = tools.iter().filter(|t| offered(&t.tool, apps) && scoped(t)).cloned().collect();
     pagination::list_result("tools", &offered, cursor, size, |t| {
         let mut descriptor = t.tool.to_wire(cx.version());
         if let (Some(ui), true) = (&t.tool.ui, apps) {

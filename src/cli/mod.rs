@@ -7,6 +7,8 @@ pub mod health;
 pub mod hosts;
 #[cfg(feature = "http")]
 pub mod oauth;
+#[cfg(feature = "http")]
+pub mod proxy;
 pub mod secret;
 #[cfg(unix)]
 pub mod signal;

@@ -229,3 +229,5 @@ note "  ratio to the yardstick" "$(awk -v a="$many_http_echo_per_s" -v b="$ymany
 aim "resident memory per idle session (1000)" "$sess_session_rss_kib_each" "<" 16 "KiB"
 note "1000 GET streams held open: opened in" "$streams_streams_open_s" "s, ${streams_stream_rss_kib_each} KiB and ${streams_stream_threads_each} threads each"
 note "  one list_changed reaching all of them" "$streams_broadcast_ms" "ms (${streams_broadcast_reached} reached)"
+# The proxy beside supergateway: 10 s runs, since each session starts its own Node child.
+bash scripts/bench-proxy.sh

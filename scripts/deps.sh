@@ -80,3 +80,13 @@ if [ "$(cat "$CACHE/apps/.stamp" 2>/dev/null)" != "$want_apps" ]; then
       "playwright-core@$PLAYWRIGHT_CORE_VERSION" >&2)
   echo "$want_apps" > "$CACHE/apps/.stamp"
 fi
+
+# supergateway, the Node stdio-to-HTTP bridge `tinymcp proxy` is measured beside (scripts/bench-proxy.sh);
+# apart, with its own stamp, so a new version reinstalls it alone.
+SUPERGATEWAY_VERSION=4.0.0
+if [ "$(cat "$CACHE/supergateway/.stamp" 2>/dev/null)" != "supergateway=$SUPERGATEWAY_VERSION" ]; then
+  rm -rf "$CACHE/supergateway" && mkdir -p "$CACHE/supergateway"
+  (cd "$CACHE/supergateway" && echo '{"name":"tinymcp-supergateway","private":true}' > package.json &&
+    npm install --no-audit --no-fund --loglevel=error "supergateway@$SUPERGATEWAY_VERSION" >&2)
+  echo "supergateway=$SUPERGATEWAY_VERSION" > "$CACHE/supergateway/.stamp"
+fi

@@ -81,5 +81,7 @@ trap 'kill $server $everything 2>/dev/null' EXIT
 for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$everything_port") 2>/dev/null && break; sleep 0.05; done
 .cache/venv/bin/python tests/interop/python_connect.py -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$everything_port/mcp"
 kill $everything 2>/dev/null || true
+step "interop: tinymcp proxy: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE, to tinymcp --everything and server-everything over stdio"
+bash scripts/proxy-interop.sh
 step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"
 bash scripts/scale-test.sh

@@ -35,6 +35,11 @@ USAGE:
         at end of input the session is closed. --transport: Streamable HTTP, legacy SSE, or
         auto (the first, then the second, as clients do); --header values may name ${VAR};
         --token-env VAR sends `Authorization: Bearer` with the token in VAR
+    tinymcp proxy --http ADDR [--pass-env VAR]... [--answer-within-secs N] [HTTP OPTIONS] -- CMD ARGS...
+        a stdio MCP server served over HTTP (/mcp, and /sse + /messages): one CMD process per
+        session (--max-sessions caps them), exec'd with no shell; it gets PATH, HOME and the
+        --pass-env variables only; one that exits, or leaves requests unanswered N seconds
+        (default 60), ends its session with an error to each request in flight
     tinymcp health [URL]
         exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
         with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
@@ -475,6 +480,64 @@ fn number(flag: &str, value: Option<String>) -> Result<usize, String> {
 }
 
 fn run(args: Args) -> Result<(), tinymcp::Error> {
+    let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), server_options(&args));
+    if let Some(file) = &args.state_key_file {
+        cli::secret::warn_if_exposed(file, "state key file");
+        server.set_state_key_file(file)?;
+    }
+    if let Some(id) = &args.node_id {
+        server.set_node_id(id)?;
+    }
+    run_server(args, server)
+}
+
+/// `tinymcp proxy`: the HTTP flags as for the server, every session relayed to its own child.
+#[cfg(feature = "http")]
+fn proxy(raw: impl Iterator<Item = String>) -> Result<(), String> {
+    let parsed = cli::proxy::parse(raw)?;
+    let args = match parse_args(parsed.rest.into_iter())? {
+        Parsed::Run(args) => *args,
+        _ => return Err("expected the HTTP flags, `--` and a command".into()),
+    };
+    let Some(addr) = args.http.clone() else {
+        return Err("proxy needs --http ADDR (the address to serve the child at)".into());
+    };
+    if args.everything || args.manifest.is_some() || !args.roots.is_empty() || args.skills.is_some() {
+        return Err("proxy serves its child only: --everything, --root, --manifest and --skills do not apply".into());
+    }
+    let mut server = Server::with_options("tinymcp-proxy", env!("CARGO_PKG_VERSION"), server_options(&args));
+    if let Some(file) = &args.state_key_file {
+        cli::secret::warn_if_exposed(file, "state key file");
+        server.set_state_key_file(file).map_err(|e| e.to_string())?;
+    }
+    if let Some(id) = &args.node_id {
+        server.set_node_id(id).map_err(|e| e.to_string())?;
+    }
+    cli::proxy::relay(&mut server, parsed.spec);
+    let drain = Duration::from_secs(args.drain_secs as u64);
+    serve_http(Arc::new(server), &args, &addr, drain).map_err(|e| e.to_string())
+}
+
+/// Serves over HTTP until SIGTERM or SIGINT, then drains.
+#[cfg(feature = "http")]
+fn serve_http(server: Arc<Server>, args: &Args, addr: &str, drain: Duration) -> Result<(), tinymcp::Error> {
+    let options = http_options(args, addr).map_err(tinymcp::Error::Config)?;
+    // Handled before the server says it listens: a signal sent from then on drains.
+    let signals = signals();
+    let http = transport::http::HttpServer::start(server, &listen_addr(addr), options)?;
+    // This thread waits for SIGTERM; the server runs on its own threads.
+    match signals {
+        Some(signals) => {
+            wait_for_signal(signals, drain);
+            http.drain(drain);
+        }
+        None => http.wait(),
+    }
+    Ok(())
+}
+
+/// The protocol core's limits, from the flags.
+fn server_options(args: &Args) -> tinymcp::Options {
     let mut options = tinymcp::Options::default();
     if let Some(n) = args.max_message_bytes {
         options.max_message_bytes = n;
@@ -498,14 +561,11 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(secs) = args.state_ttl_secs {
         options.state_ttl = Duration::from_secs(secs as u64);
     }
-    let mut server = Server::with_options("tinymcp", env!("CARGO_PKG_VERSION"), options);
-    if let Some(file) = &args.state_key_file {
-        cli::secret::warn_if_exposed(file, "state key file");
-        server.set_state_key_file(file)?;
-    }
-    if let Some(id) = &args.node_id {
-        server.set_node_id(id)?;
-    }
+    options
+}
+
+/// Registers what the flags ask for and serves it, over HTTP or stdio.
+fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);
@@ -563,21 +623,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     let drain = Duration::from_secs(args.drain_secs as u64);
     match &args.http {
         #[cfg(feature = "http")]
-        Some(addr) => {
-            let options = http_options(&args, addr).map_err(tinymcp::Error::Config)?;
-            // Handled before the server says it listens: a signal sent from then on drains.
-            let signals = signals();
-            let http = transport::http::HttpServer::start(server, &listen_addr(addr), options)?;
-            // This thread waits for SIGTERM; the server runs on its own threads.
-            match signals {
-                Some(signals) => {
-                    wait_for_signal(signals, drain);
-                    http.drain(drain);
-                }
-                None => http.wait(),
-            }
-            Ok(())
-        }
+        Some(addr) => serve_http(server, &args, addr, drain),
         #[cfg(not(feature = "http"))]
         Some(_) => {
             Err(tinymcp::Error::Io(std::io::Error::other("this build has no HTTP (built without the `http` feature)")))
@@ -680,6 +726,8 @@ fn main() -> ExitCode {
         .filter_level(log::LevelFilter::Warn)
         // The HTTP transport's one "listening on URL" line shows by default.
         .filter_module("tinymcp::listening", log::LevelFilter::Info)
+        // A proxied server's stderr and lifecycle (`tinymcp proxy`) show by default too.
+        .filter_module("tinymcp::child", log::LevelFilter::Info)
         .parse_env("RUST_LOG")
         .target(env_logger::Target::Stderr)
         .init();
@@ -689,6 +737,16 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(why) => {
                 eprintln!("tinymcp connect: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    #[cfg(feature = "http")]
+    if raw.peek().map(String::as_str) == Some("proxy") {
+        return match proxy(raw.skip(1)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("tinymcp proxy: {why}");
                 ExitCode::FAILURE
             }
         };

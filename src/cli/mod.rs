@@ -9,6 +9,8 @@ pub mod install;
 pub mod jsondoc;
 #[cfg(feature = "http")]
 pub mod oauth;
+#[cfg(feature = "http")]
+pub mod proxy;
 pub mod secret;
 #[cfg(unix)]
 pub mod signal;

@@ -7,6 +7,7 @@ use crate::server::context::{RequestCx, Terms};
 use crate::server::listen::{Grant, ListenStream};
 use crate::server::methods::{self, Route};
 use crate::server::pool::Job;
+use crate::server::relay::Relay;
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
@@ -35,14 +36,19 @@ pub struct Connection {
     session: Arc<Session>,
     /// Open `subscriptions/listen` streams, by request id; the server holds them weakly.
     listens: Mutex<HashMap<RequestId, Arc<ListenStream>>>,
+    /// Another server every message goes to instead of the method table (`Server::set_relay`).
+    relay: Option<Relay>,
 }
 
 impl Connection {
     /// A new connection; messages not tied to a request go to `notifier`.
     pub fn new(server: Arc<Server>, notifier: Sink) -> Self {
         let session = Arc::new(Session::new(notifier));
-        server.add_listener(Arc::clone(&session) as _);
-        Connection { server, session, listens: Mutex::default() }
+        let relay = server.relay().map(|open| Relay::open(open, Arc::clone(&session), server.options().max_in_flight));
+        if relay.is_none() {
+            server.add_listener(Arc::clone(&session) as _);
+        }
+        Connection { server, session, listens: Mutex::default(), relay }
     }
 
     /// The session.
@@ -61,10 +67,11 @@ impl Connection {
     /// go. Each message's era is decided here once; never runs handler code on the caller's
     /// thread, so the reader stays free to deliver the answers handlers wait for.
     pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, carrier: Carrier, reply: &Sink) {
-        match incoming {
-            Err(bad) => reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error))),
-            Ok(Incoming::Single(message)) => self.on_message(message, carrier, reply),
-            Ok(Incoming::Batch(items)) => self.on_batch(items, carrier, reply),
+        match (incoming, &self.relay) {
+            (Err(bad), _) => reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error))),
+            (Ok(incoming), Some(relay)) => relay.handle(incoming, reply),
+            (Ok(Incoming::Single(message)), None) => self.on_message(message, carrier, reply),
+            (Ok(Incoming::Batch(items)), None) => self.on_batch(items, carrier, reply),
         }
     }
 
@@ -124,6 +131,13 @@ impl Connection {
         reply: &Sink,
     ) -> Alone {
         let mut alone = Alone::default();
+        if server.relay().is_some() {
+            let error = RpcError::invalid_request(
+                "this proxy relays sessions only: initialize first (2026-07-28 requests without a session are not translated)",
+            );
+            reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
+            return alone;
+        }
         match route(server, None, &req, Some(Terms::from(meta).granting(scopes)), reply) {
             Routed::Done => {}
             Routed::Listen(grant) => {
@@ -244,6 +258,9 @@ impl Connection {
     /// Ends the connection: running handlers see cancellation, pending client requests fail,
     /// listen streams end.
     pub fn close(&self) {
+        if let Some(relay) = &self.relay {
+            relay.close();
+        }
         self.session.close();
         for (_, stream) in self.listens.lock().unwrap_or_else(PoisonError::into_inner).drain() {
             stream.end();

@@ -9,6 +9,7 @@ pub(crate) mod listen;
 mod methods;
 pub(crate) mod pool;
 pub(crate) mod registry;
+pub mod relay;
 pub mod session;
 pub(crate) mod sink;
 pub(crate) mod task_share;
@@ -191,6 +192,8 @@ pub struct Server {
     drain_expired: AtomicBool,
     /// What `drain` waits for once handlers are done: a transport's answers written out.
     flushes: Mutex<Vec<Flush>>,
+    /// Another server each connection's messages go to instead of the method table.
+    relay: Option<Box<relay::OpenPeer>>,
 }
 
 /// Waits, up to the deadline, until a transport has written out every answer queued so far.
@@ -229,6 +232,7 @@ impl Server {
             draining: AtomicBool::new(false),
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
+            relay: None,
         }
     }
 
@@ -251,6 +255,20 @@ impl Server {
         }
         self.node_id = Some(id.to_owned());
         Ok(())
+    }
+
+    /// Makes this server a relay (`tinymcp proxy`): every connection opens its own other
+    /// server with `open`, and every message goes there instead of to what is registered here.
+    /// The transport, its limits and checks stay this server's.
+    pub fn set_relay(
+        &mut self,
+        open: impl Fn(relay::Relayed) -> Result<Box<dyn relay::Peer>, String> + Send + Sync + 'static,
+    ) {
+        self.relay = Some(Box::new(open));
+    }
+
+    pub(crate) fn relay(&self) -> Option<&relay::OpenPeer> {
+        self.relay.as_deref()
     }
 
     /// The node id set with [`Server::set_node_id`].

@@ -40,6 +40,7 @@ mod oauth_issuer;
 mod pagination;
 mod progress;
 mod prompts;
+mod proxy;
 mod replicas;
 mod resources;
 mod revisions;

@@ -284,6 +284,12 @@ impl Sessions {
                 self.remove(id);
                 return Err(Missing::Unknown);
             }
+            // Ended from within (a relayed server exited): its client starts a new one.
+            if session.connection.session().is_closed() {
+                log::info!("session {id} ended");
+                self.remove(id);
+                return Err(Missing::Unknown);
+            }
             session.touch();
             return Ok(session);
         }

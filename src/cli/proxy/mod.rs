@@ -1,0 +1,91 @@
+//! `tinymcp proxy --http ADDR [--pass-env VAR]... -- CMD ARGS...`: a stdio MCP server served over
+//! our HTTP transport (Streamable HTTP and legacy SSE), one child process per client session.
+//! The flags before `--` that are not the proxy's own are the server's HTTP flags; the
+//! relaying itself is the library's (`tinymcp::relay`), the process is `child`.
+
+mod child;
+
+use child::{Child, Spec};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tinymcp::relay::Peer;
+
+/// Variables every child gets from our environment when set: what a program needs to find
+/// its interpreter and its home. Anything else only with `--pass-env`.
+const BASE_ENV: [&str; 2] = ["PATH", "HOME"];
+/// Never passed on, even when asked: the bearer token guards the proxy, not the child.
+const TOKEN_VAR: &str = "TINYMCP_TOKEN";
+
+/// The proxy's own flags, the rest of the flags (HTTP ones, for the server's parser), and the
+/// command.
+pub struct Parsed {
+    /// What each session runs.
+    pub spec: Spec,
+    /// The flags left for the server's own parser.
+    pub rest: Vec<String>,
+}
+
+/// Splits `proxy`'s arguments: its own flags, the server's, and the command after `--`.
+pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+    let mut args = args.peekable();
+    let mut rest = Vec::new();
+    let mut pass = Vec::new();
+    let mut answer_within = Duration::from_secs(60);
+    let mut max_line = 4 * 1024 * 1024;
+    let mut command = Vec::new();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--" => {
+                command.extend(args.by_ref());
+                break;
+            }
+            "--pass-env" => {
+                let name = args.next().filter(|v| !v.starts_with("--")).ok_or("--pass-env needs a variable name")?;
+                if name == TOKEN_VAR {
+                    return Err(format!("--pass-env {TOKEN_VAR}: the bearer token is never passed to the child"));
+                }
+                if name.is_empty() || name.contains('=') {
+                    return Err(format!("--pass-env: expected a variable name, got {name:?}"));
+                }
+                pass.push(name);
+            }
+            "--answer-within-secs" => {
+                let value = args.next().unwrap_or_default();
+                let secs: u64 =
+                    value.parse().ok().filter(|s| *s > 0).ok_or_else(|| {
+                        format!("--answer-within-secs: expected a positive whole number, got {value:?}")
+                    })?;
+                answer_within = Duration::from_secs(secs);
+            }
+            "--max-message-bytes" => {
+                let value = args.next().unwrap_or_default();
+                max_line = value
+                    .parse()
+                    .map_err(|_| format!("--max-message-bytes: expected a whole number, got {value:?}"))?;
+                rest.extend(["--max-message-bytes".to_owned(), value]);
+            }
+            _ => rest.push(arg),
+        }
+    }
+    let mut command = command.into_iter();
+    let program = command.next().ok_or("proxy needs a command after `--`: tinymcp proxy --http ADDR -- CMD ARGS...")?;
+    let env = BASE_ENV
+        .iter()
+        .map(|name| name.to_string())
+        .chain(pass)
+        .filter_map(|name| std::env::var(&name).ok().map(|value| (name, value)))
+        .collect();
+    let spec = Spec { command: program, args: command.collect(), env, cwd: None, answer_within, max_line };
+    Ok(Parsed { spec, rest })
+}
+
+/// Makes `server` relay each session to its own child running `spec`.
+pub fn relay(server: &mut tinymcp::Server, spec: Spec) {
+    let sessions = Arc::new(AtomicU64::new(0));
+    log::info!("proxying {:?} {:?}: one process per session", spec.command, spec.args);
+    server.set_relay(move |relayed| {
+        let name = format!("session #{}", sessions.fetch_add(1, Ordering::Relaxed) + 1);
+        Child::spawn(&spec, name, relayed).map(|child| Box::new(child) as Box<dyn Peer>)
+    });
+}

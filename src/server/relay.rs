@@ -7,6 +7,7 @@ use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
 use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Message, Request};
+use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
@@ -101,7 +102,7 @@ impl Relayed {
                 waiting.reply.send(Outgoing::Response(Answer::new(res.id, res.outcome.map(Reply::Value))));
             }
             Message::Notification(n) => {
-                let token = n.params.get("progressToken").map(token_key);
+                let token = progress_of(&n.params).map(|t| token_key(&t));
                 let owner = token.and_then(|t| state.progress.get(&t)).and_then(|id| state.waiting.get(id));
                 let sink = owner.map(|w| w.reply.clone()).unwrap_or_else(|| latest(&state, &self.0.session));
                 drop(state);
@@ -151,6 +152,16 @@ fn latest(state: &State, session: &Session) -> Sink {
     state.waiting.values().max_by_key(|w| w.order).map_or_else(|| session.notifier(), |w| w.reply.clone())
 }
 
+/// The `progressToken` of a `notifications/progress` from the other server.
+fn progress_of(params: &Params) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Progress {
+        #[serde(rename = "progressToken")]
+        token: Value,
+    }
+    params.parse::<Progress>().ok().map(|p| p.token)
+}
+
 fn token_key(token: &Value) -> String {
     token.to_string()
 }
@@ -197,7 +208,7 @@ impl Relay {
             Message::Notification(n) => {
                 if n.method.as_str() == "notifications/cancelled" {
                     // Spec (cancellation): no answer once cancelled; the other server is told too.
-                    if let Some(id) = n.params.get("requestId").and_then(RequestId::from_value) {
+                    if let Some(id) = super::methods::cancelled_request(&n.params) {
                         let mut state = lock(&self.relayed.0);
                         if let Some(waiting) = state.waiting.remove(&id) {
                             if let Some(token) = waiting.token {
@@ -251,7 +262,7 @@ impl Relay {
                 drop(state);
                 return refuse(RpcError::invalid_request(format!("too many requests in flight (the limit is {max})")));
             }
-            let token = req.params.get("_meta").and_then(|m| m.get("progressToken")).map(token_key);
+            let token = crate::wire::meta::progress_token(&req.params).map(|t| token_key(&t));
             if let Some(token) = &token {
                 state.progress.insert(token.clone(), req.id.clone());
             }
@@ -288,14 +299,20 @@ impl Relay {
     }
 
     /// Records what the other server's `initialize` answer settled, as if this server had.
-    fn settle(&self, params: &Value, result: &Value) -> Result<(), RpcError> {
+    fn settle(&self, params: &Params, result: &Value) -> Result<(), RpcError> {
         let answered = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("");
         let version = ProtocolVersion::parse(answered).filter(|v| v.is_stateful()).ok_or_else(|| {
             failed(format!(
                 "the proxied server answered initialize with revision {answered:?}, which this proxy does not speak"
             ))
         })?;
-        let capabilities = params.get("capabilities").filter(|c| c.is_object()).cloned().unwrap_or_default();
+        #[derive(serde::Deserialize)]
+        struct Initialize {
+            #[serde(default)]
+            capabilities: Value,
+        }
+        let capabilities = params.parse::<Initialize>().map(|p| p.capabilities).unwrap_or_default();
+        let capabilities = if capabilities.is_object() { capabilities } else { Value::default() };
         self.relayed.0.session.set_negotiated(Negotiated { version, client_capabilities: Arc::new(capabilities) });
         Ok(())
     }

@@ -19,18 +19,18 @@ struct ErrorFrame<'a> {
 }
 
 #[derive(Serialize)]
-struct RequestFrame<'a> {
+struct RequestFrame<'a, P: ?Sized> {
     jsonrpc: &'static str,
     id: &'a RequestId,
     method: &'a str,
-    params: &'a Value,
+    params: &'a P,
 }
 
 #[derive(Serialize)]
-struct NotificationFrame<'a> {
+struct NotificationFrame<'a, P: ?Sized> {
     jsonrpc: &'static str,
     method: &'a str,
-    params: &'a Value,
+    params: &'a P,
 }
 
 fn to_json<T: Serialize>(frame: &T) -> String {
@@ -223,12 +223,12 @@ pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> String {
 }
 
 /// A request frame (server to client).
-pub fn request_text(id: &RequestId, method: &str, params: &Value) -> String {
+pub fn request_text<P: Serialize + ?Sized>(id: &RequestId, method: &str, params: &P) -> String {
     to_json(&RequestFrame { jsonrpc: "2.0", id, method, params })
 }
 
 /// A notification frame.
-pub fn notification(method: &str, params: &Value) -> String {
+pub fn notification<P: Serialize + ?Sized>(method: &str, params: &P) -> String {
     to_json(&NotificationFrame { jsonrpc: "2.0", method, params })
 }
 

@@ -3,7 +3,7 @@
 //! into a map of owned strings and then again out of it.
 
 use super::rpc::RpcError;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::fmt;
@@ -169,6 +169,16 @@ pub(crate) fn meta_error(meta: &str) -> Option<serde_json::Error> {
 /// absent).
 pub(crate) fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+/// Written as the text it came as (a forwarded message is not re-encoded).
+impl Serialize for Params {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.text {
+            Some(text) => text.serialize(serializer),
+            None => serializer.collect_map(std::iter::empty::<((), ())>()),
+        }
+    }
 }
 
 /// Equal when they hold the same JSON, however it was spelled.

@@ -6,7 +6,26 @@ cd "$(dirname "$0")/.."
 
 # Cargo builds into $CARGO_TARGET_DIR when it is set.
 TARGET=${CARGO_TARGET_DIR:-target}
-step() { printf '\n== %s\n' "$*" >&2; }
+# Each part is announced once as it starts; at the end (or at the first failure) a summary lists
+# every part once with its time, and which one failed. A part that cannot run here says so in its
+# own output with one "skipped" line and counts as passed.
+parts=()
+part="" part_start=$SECONDS
+end_part() {
+  [ -n "$part" ] && parts+=("$(printf '%5ss  %-6s %s' $((SECONDS - part_start)) "$1" "$part")")
+  part=""
+}
+step() {
+  end_part ok
+  part="$*" part_start=$SECONDS
+  printf '\n== %s\n' "$*" >&2
+}
+summary() {
+  if [ "$1" = 0 ]; then end_part ok; else end_part FAILED; fi
+  printf '\n== summary: %s in %ss\n' "$([ "$1" = 0 ] && echo "every part passed" || echo "stopped at a failure")" "$SECONDS" >&2
+  printf '  %s\n' "${parts[@]}" >&2
+}
+trap 'summary $?' EXIT
 
 step "prerequisites"
 bash scripts/prereqs.sh
@@ -63,7 +82,7 @@ step "interop: Python and TypeScript SDK clients over Streamable HTTP and legacy
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$TARGET/release/tinymcp" --everything --skills examples/skills --http "127.0.0.1:$port" &
 server=$!
-trap 'kill $server 2>/dev/null' EXIT
+trap 'rc=$?; kill $server 2>/dev/null; summary $rc' EXIT
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
 .cache/venv/bin/python tests/interop/python_client.py --transport http "http://127.0.0.1:$port/mcp"
 for mode in 2026-07-28 auto; do
@@ -77,7 +96,7 @@ step "interop: Python SDK client over stdio through tinymcp connect, to tinymcp 
 everything_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 PORT=$everything_port .cache/npm/node_modules/.bin/node .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp 2>/dev/null &
 everything=$!
-trap 'kill $server $everything 2>/dev/null' EXIT
+trap 'rc=$?; kill $server $everything 2>/dev/null; summary $rc' EXIT
 for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$everything_port") 2>/dev/null && break; sleep 0.05; done
 .cache/venv/bin/python tests/interop/python_connect.py -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$everything_port/mcp"
 kill $everything 2>/dev/null || true

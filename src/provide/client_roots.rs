@@ -3,10 +3,9 @@
 //! roots (`files::Scope`) is refused, saying which roots it may use. A path that does not exist
 //! yet (a file to write) is judged by the deepest part of it that does.
 
-use super::files::{local_folder, Files, FilesOptions, Scope, Target};
+use super::files::{local_folder, Files, FilesOptions, RootSet, Scope, Target};
 use super::sandbox;
 use serde_json::Value;
-use std::path::PathBuf;
 use std::sync::{Arc, PoisonError};
 use tinymcp::{CallToolResult, RequestCx};
 
@@ -27,7 +26,7 @@ impl Files {
         if !self.options.roots_from_client || !cx.version().is_stateful() || !cx.client_supports("roots") {
             return Arc::clone(self);
         }
-        let folders = match cx.list_roots() {
+        let (folders, refused) = match cx.list_roots() {
             Ok(answer) => {
                 let listed = answer.get("roots").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
                 // A client with no root open (an editor with no folder) names none: it is served
@@ -37,28 +36,30 @@ impl Files {
                     return Arc::clone(self);
                 }
                 let mut folders = Vec::new();
+                let mut refused = Vec::new();
                 for root in listed {
                     let uri = root.get("uri").and_then(Value::as_str).unwrap_or_default();
                     match local_folder(uri) {
                         Some(folder) if !folders.contains(&folder) => folders.push(folder),
                         Some(_) => {}
-                        None => log::warn!("client root {uri:?} is not a local folder: refused"),
+                        None => refused.push(uri.to_owned()),
                     }
                 }
-                folders
+                (folders, refused)
             }
             Err(e) => {
                 log::warn!("cannot read the client's roots, serving nothing: {}", e.message);
-                Vec::new()
+                (Vec::new(), Vec::new())
             }
         };
-        self.for_folders(folders)
+        self.for_folders(RootSet { folders, refused })
     }
 
-    /// The served folders of a set of client roots: kept, or made (and logged) the first time.
-    fn for_folders(&self, folders: Vec<PathBuf>) -> Arc<Files> {
+    /// The served folders of a set of client roots: kept, or made (and logged, with the roots
+    /// refused) the first time.
+    fn for_folders(&self, set: RootSet) -> Arc<Files> {
         let mut kept = self.by_client.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(at) = kept.iter().position(|(set, _)| *set == folders) {
+        if let Some(at) = kept.iter().position(|(known, _)| *known == set) {
             let found = kept.remove(at);
             let files = Arc::clone(&found.1);
             kept.push(found);
@@ -70,7 +71,10 @@ impl Files {
             write_roots: Vec::new(),
             ..self.options.clone()
         };
-        let files = match Files::of_folders(&folders, options.clone()) {
+        for uri in &set.refused {
+            log::warn!("client root {uri:?} is not a local folder: refused");
+        }
+        let files = match Files::of_folders(&set.folders, options.clone()) {
             Ok(files) => files,
             Err(e) => {
                 log::warn!("cannot serve the client's roots, serving nothing: {e}");
@@ -93,7 +97,7 @@ impl Files {
         if kept.len() >= KEPT_SETS {
             kept.remove(0);
         }
-        kept.push((folders, Arc::clone(&files)));
+        kept.push((set, Arc::clone(&files)));
         files
     }
 }

@@ -95,9 +95,9 @@ pub struct Files {
     generation: AtomicU64,
     /// Whether the watcher runs: without it, nothing would tell a kept listing is stale.
     watched: AtomicBool,
-    /// The folders served to clients that declare roots (`roots_from_client`), by the set of
-    /// their canonical roots, most recent last.
-    pub(crate) by_client: Mutex<Vec<(Vec<PathBuf>, Arc<Files>)>>,
+    /// The folders served to clients that declare roots (`roots_from_client`), by what their
+    /// roots came to, most recent last.
+    pub(crate) by_client: Mutex<Vec<(RootSet, Arc<Files>)>>,
 }
 
 /// Serves `roots` on `server`: resources, templates and the prompt (the tools come from
@@ -509,6 +509,13 @@ impl Files {
             }
         }
     }
+}
+
+/// What a client's roots came to: the local folders to serve and the roots refused.
+#[derive(PartialEq)]
+pub(crate) struct RootSet {
+    pub folders: Vec<PathBuf>,
+    pub refused: Vec<String>,
 }
 
 /// What a request may reach: everything served, or only under these canonical folders.

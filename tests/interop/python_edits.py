@@ -2,7 +2,8 @@
 temporary copy of a small project, over stdio and Streamable HTTP: find by name, read lines, a
 dry-run edit, the edit, read back, move, tree; asserting on the real answers and the files.
 Then a client offering roots (`--client-roots`): served its root only, following a change; and
-with no folder given, a client offering roots: served its roots as the folders.
+with no folder given, a client offering roots: served its roots as the folders (stdio and HTTP,
+where a second session without roots gets the working directory and none of the first one's).
 Usage: python_edits.py -- path/to/tinymcp"""
 
 import os
@@ -172,6 +173,27 @@ async def roots_as_folders(binary: str) -> None:
             await session.send_roots_list_changed()
             now = await session.call_tool("read_file", {"path": "Cargo.toml"})
             check(not now.is_error, f"roots as folders: after list_changed {now}")
+        # Over Streamable HTTP: a session with roots is served them, one without the working directory.
+        from mcp.client.streamable_http import streamable_http_client
+        server = subprocess.Popen([os.path.abspath(binary), "--no-watch", "--http", "127.0.0.1:0"], cwd=here,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            url = next((m.group(1) for m in (re.search(r"listening on (http://\S+/mcp)", l) for l in server.stderr) if m), None)
+            check(url is not None, "the HTTP server never said where it listens")
+            async with streamable_http_client(url) as streams, \
+                    ClientSession(streams[0], streams[1], list_roots_callback=list_roots) as session:
+                await session.initialize()
+                inside = await session.call_tool("read_file", {"path": "Cargo.toml"})
+                check(not inside.is_error, f"roots as folders over http: {inside}")
+                async with streamable_http_client(url) as other, ClientSession(other[0], other[1]) as plain:
+                    await plain.initialize()
+                    cwd = await plain.call_tool("read_file", {"path": "here.txt"})
+                    check(not cwd.is_error and "here" in text(cwd), f"roots as folders: a session without roots {cwd}")
+                    leaked = await plain.call_tool("read_file", {"path": "Cargo.toml"})
+                    check(leaked.is_error, f"roots as folders: another session's roots leaked {leaked}")
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
 
 
 async def over_http(binary: str) -> None:

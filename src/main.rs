@@ -45,7 +45,7 @@ USAGE:
         with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
 
 With no --root, --manifest, --skills or --everything, the current directory is served
-(read-only unless --write).
+(read-only unless --write), or to a client that declares roots (up to 2025-11-25) its roots.
 
 OPTIONS:
     --manifest FILE         serve the command tools, prompts and resources a JSON manifest
@@ -585,8 +585,9 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
     let mut roots = args.roots.clone();
     // A writable root is served too, once.
     roots.extend(args.write_roots.iter().filter(|w| !args.roots.contains(w)).cloned());
-    // With nothing else asked for, the job is the current directory.
-    if roots.is_empty() && !args.everything && args.manifest.is_none() && args.skills.is_none() {
+    // With nothing else asked for, the job is the current directory, or a client's roots.
+    let from_client = roots.is_empty() && !args.everything && args.manifest.is_none() && args.skills.is_none();
+    if from_client {
         roots.push(std::env::current_dir()?);
     }
     if !roots.is_empty() {
@@ -594,6 +595,7 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
             include_hidden: args.include_hidden,
             ignore_files: !args.no_ignore,
             client_roots: args.client_roots,
+            roots_from_client: from_client,
             write_all: args.write_all,
             write_roots: args.write_roots.clone(),
             ..FilesOptions::default()
@@ -604,6 +606,12 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
         let files = provide::serve_folders(&server, &roots, options)?;
         for (root, writable) in files.writable_roots() {
             log::info!("serving {} {}", root.display(), if writable { "writable" } else { "read-only" });
+        }
+        if from_client {
+            log::info!(
+                "no folder given: a client that declares roots (up to 2025-11-25) is served its roots \
+                 instead, and nothing bounds them"
+            );
         }
         // Without a watcher, the listing is walked again for every page: nothing would tell it changed.
         if args.watch {

@@ -50,7 +50,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path", "content"]}),
         )
         .with_annotations(annotations("Write file", true, true)),
-        move |cx, args| Ok(gate(&f, cx, &args, || write_file(&f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| write_file(f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -68,7 +68,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path", "edits"]}),
         )
         .with_annotations(annotations("Edit file", true, false)),
-        move |cx, args| Ok(gate(&f, cx, &args, || edit_file(&f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| edit_file(f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -80,7 +80,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path"]}),
         )
         .with_annotations(annotations("Create directory", false, true)),
-        move |cx, args| Ok(gate(&f, cx, &args, || create_directory(&f, str_arg(&args, "path")))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| create_directory(f, str_arg(&args, "path")))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -95,7 +95,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["source", "destination"]}),
         )
         .with_annotations(annotations("Move file", true, false)),
-        move |cx, args| Ok(gate(&f, cx, &args, || move_file(&f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| move_file(f, &args))),
     );
 }
 

@@ -65,11 +65,8 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         }, "required": ["path", "entries", "truncated"]}))
         .with_annotations(read_only("List directory")),
         move |cx, args| {
-            if let Some(refusal) = f.scope(cx).refusal(&f, &args) {
-                return Ok(refusal);
-            }
             let offset = args.get("offset").map_or(0, |o| o.as_u64().map_or(usize::MAX, |o| usize::try_from(o).unwrap_or(usize::MAX)));
-            Ok(list_directory(&f, str_arg(&args, "path").unwrap_or_default(), offset))
+            Ok(gate(&f, cx, &args, |f| list_directory(f, str_arg(&args, "path").unwrap_or_default(), offset)))
         },
     );
     let f = Arc::clone(files);
@@ -95,7 +92,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path"]}),
         )
         .with_annotations(read_only("Read file")),
-        move |cx, args| Ok(gate(&f, cx, &args, || read_file(&f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| read_file(f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -117,7 +114,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "truncated": {"type": "boolean"}
         }, "required": ["matches", "truncated"]}))
         .with_annotations(read_only("Search files")),
-        move |cx, args| Ok(gate(&f, cx, &args, || search_files(cx, &f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| search_files(cx, f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -136,7 +133,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "mimeType": {"type": "string"}
         }, "required": ["path", "kind", "size"]}))
         .with_annotations(read_only("File info")),
-        move |cx, args| Ok(gate(&f, cx, &args, || file_info(&f, str_arg(&args, "path").unwrap_or_default()))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| file_info(f, str_arg(&args, "path").unwrap_or_default()))),
     );
 }
 

@@ -43,6 +43,9 @@ pub struct FilesOptions {
     pub ignore_files: bool,
     /// Serve a client that declares `roots` only what is under them (`--client-roots`).
     pub client_roots: bool,
+    /// No folder was given on the command line: a client that declares `roots` is served its
+    /// roots as the folders, and the folders given here only serve the clients without roots.
+    pub roots_from_client: bool,
 }
 
 impl Default for FilesOptions {
@@ -56,6 +59,7 @@ impl Default for FilesOptions {
             write_roots: Vec::new(),
             ignore_files: true,
             client_roots: false,
+            roots_from_client: false,
         }
     }
 }
@@ -91,6 +95,9 @@ pub struct Files {
     generation: AtomicU64,
     /// Whether the watcher runs: without it, nothing would tell a kept listing is stale.
     watched: AtomicBool,
+    /// The folders served to clients that declare roots (`roots_from_client`), by what their
+    /// roots came to, most recent last.
+    pub(crate) by_client: Mutex<Vec<(RootSet, Arc<Files>)>>,
 }
 
 /// Serves `roots` on `server`: resources, templates and the prompt (the tools come from
@@ -99,15 +106,21 @@ pub fn register(server: &Server, roots: &[PathBuf], options: FilesOptions) -> Re
     let files = Arc::new(Files::new(roots, options)?);
     let lister = Arc::clone(&files);
     server.register_resource_lister(move |cx| {
-        let listing = lister.list();
-        let scope = lister.scope(cx);
+        let served = lister.served(cx);
+        let listing = served.list();
+        let scope = served.scope(cx);
         listing
             .into_iter()
-            .filter(|r| lister.path_of_uri(&r.uri).is_some_and(|p| p.is_ok_and(|p| scope.reaches(&p))))
+            .filter(|r| served.path_of_uri(&r.uri).is_some_and(|p| p.is_ok_and(|p| scope.reaches(&p))))
             .collect()
     });
     for index in 0..files.roots.len() {
-        register_template(server, &files, index)?;
+        register_template(server, &files, Some(index))?;
+    }
+    if files.options.roots_from_client {
+        // The client's roots are known only per request: one template takes every file URI,
+        // after the command line's, and finds the root among the request's folders.
+        register_template(server, &files, None)?;
     }
     let watched = Arc::clone(&files);
     server.on_subscribe(move |uri| watched.note_subscription(uri));
@@ -119,29 +132,40 @@ pub fn register(server: &Server, roots: &[PathBuf], options: FilesOptions) -> Re
             "Summarize a file: the file is embedded as a resource",
             vec![PromptArgument::new("path", "The file, relative to the served folder", true)],
         ),
-        move |_, args| for_prompt.summarize(args.get("path").map(String::as_str).unwrap_or_default()),
+        move |cx, args| for_prompt.served(cx).summarize(args.get("path").map(String::as_str).unwrap_or_default()),
         Some(Box::new(move |_: &RequestCx, req: &CompletionRequest| for_completion.complete(req.value, None))),
     );
     Ok(files)
 }
 
-fn register_template(server: &Server, files: &Arc<Files>, index: usize) -> Result<(), Error> {
-    let Some(root) = files.roots.get(index) else { return Ok(()) };
-    let template = ResourceTemplate::new(format!("{}{{+path}}", root.dir_uri), format!("files in {}", root.label))
-        .with_description(format!("Any file under {}; path is relative to it", root.sandbox.root().display()));
+/// Registers the template of the root `index`, or (`None`) the one of the client's roots.
+fn register_template(server: &Server, files: &Arc<Files>, index: Option<usize>) -> Result<(), Error> {
+    let template = match index.and_then(|i| files.roots.get(i)) {
+        Some(root) => ResourceTemplate::new(format!("{}{{+path}}", root.dir_uri), format!("files in {}", root.label))
+            .with_description(format!("Any file under {}; path is relative to it", root.sandbox.root().display())),
+        None if index.is_none() => ResourceTemplate::new("file:///{+path}", "files under your roots")
+            .with_description("Any file under the roots the client declared"),
+        None => return Ok(()),
+    };
     let reader = Arc::clone(files);
     let completer = Arc::clone(files);
     server
         .register_resource_template(
             template,
             move |cx, uri, _| {
-                let Some(root) = reader.roots.get(index) else { return Ok(Vec::new()) };
+                let served = reader.served(cx);
+                // The command line's roots by their index; the client's by their URI.
+                let root = match index {
+                    Some(i) if Arc::ptr_eq(&served, &reader) => served.roots.get(i),
+                    _ => served.roots.iter().find(|r| uri.starts_with(&r.dir_uri)),
+                };
+                let Some(root) = root else { return Ok(Vec::new()) };
                 let Some(rest) = uri.strip_prefix(&root.dir_uri) else { return Ok(Vec::new()) };
                 let path = root.sandbox.resolve_uri_path(rest).map_err(|why| not_found_because(cx, uri, &why))?;
-                if !reader.scope(cx).reaches(&path) {
+                if !served.scope(cx).reaches(&path) {
                     return Err(not_found_because(cx, uri, "not under the client's roots"));
                 }
-                match reader.read_resource(&root.sandbox, uri, &path) {
+                match served.read_resource(&root.sandbox, uri, &path) {
                     Ok(contents) => Ok(vec![contents]),
                     Err(Unreadable::Refused(why)) => Err(not_found_because(cx, uri, &why)),
                     // It exists: saying "not found" would send the client looking elsewhere.
@@ -152,9 +176,12 @@ fn register_template(server: &Server, files: &Arc<Files>, index: usize) -> Resul
                     .with_data(json!({"uri": uri, "size": size, "limit": limit}))),
                 }
             },
-            Some(Box::new(move |_: &RequestCx, req: &CompletionRequest| {
-                completer.complete(req.value, completer.roots.get(index))
-            })),
+            // The client's roots are known only per request: their template completes nothing.
+            index.map(|i| -> Box<tinymcp::Completer> {
+                Box::new(move |_: &RequestCx, req: &CompletionRequest| {
+                    completer.complete(req.value, completer.roots.get(i))
+                })
+            }),
         )
         .map_err(Error::Config)
 }
@@ -186,6 +213,15 @@ fn not_found_because(cx: &RequestCx, uri: &str, why: &str) -> RpcError {
 impl Files {
     /// Checks and canonicalizes the roots once.
     pub fn new(roots: &[PathBuf], options: FilesOptions) -> Result<Files, Error> {
+        let files = Files::of_folders(roots, options)?;
+        if files.roots.is_empty() {
+            return Err(Error::Config("no folder to serve".into()));
+        }
+        Ok(files)
+    }
+
+    /// The served folders `roots`, which may be none (a client none of whose roots is a folder).
+    pub(crate) fn of_folders(roots: &[PathBuf], options: FilesOptions) -> Result<Files, Error> {
         let canonical =
             |dir: &PathBuf| fs::canonicalize(dir).map_err(|e| Error::Config(format!("{}: {e}", dir.display())));
         let writable: Vec<PathBuf> = options.write_roots.iter().map(canonical).collect::<Result<_, _>>()?;
@@ -211,9 +247,6 @@ impl Files {
             let writable = options.write_all || writable.iter().any(|w| w == sandbox.root());
             served.push(Root { label, sandbox, dir_uri, writable });
         }
-        if served.is_empty() {
-            return Err(Error::Config("no folder to serve".into()));
-        }
         Ok(Files {
             roots: served,
             options,
@@ -221,6 +254,7 @@ impl Files {
             listing: Mutex::new(None),
             generation: AtomicU64::new(0),
             watched: AtomicBool::new(false),
+            by_client: Mutex::new(Vec::new()),
         })
     }
 
@@ -477,6 +511,13 @@ impl Files {
     }
 }
 
+/// What a client's roots came to: the local folders to serve and the roots refused.
+#[derive(PartialEq)]
+pub(crate) struct RootSet {
+    pub folders: Vec<PathBuf>,
+    pub refused: Vec<String>,
+}
+
 /// What a request may reach: everything served, or only under these canonical folders.
 pub(crate) struct Scope {
     within: Option<Vec<PathBuf>>,
@@ -523,14 +564,20 @@ impl Scope {
 
 /// The canonical folder of a `file://` root URI when it lies inside a served folder and is shown.
 fn folder_of(files: &Files, uri: &str) -> Option<PathBuf> {
+    let canonical = local_folder(uri)?;
+    files.roots.iter().find_map(|root| root.sandbox.inside(canonical.clone()).ok())
+}
+
+/// The canonical local folder a `file://` URI names (no host but `localhost`), if it is one.
+pub(crate) fn local_folder(uri: &str) -> Option<PathBuf> {
     let rest = uri.strip_prefix("file://")?;
     let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    let path = percent::decode(rest)?;
-    let canonical = std::fs::canonicalize(path).ok()?;
-    if !canonical.is_dir() {
+    if !rest.starts_with('/') {
         return None;
     }
-    files.roots.iter().find_map(|root| root.sandbox.inside(canonical.clone()).ok())
+    let path = percent::decode(rest)?;
+    let canonical = std::fs::canonicalize(path).ok()?;
+    canonical.is_dir().then_some(canonical)
 }
 
 /// What the watcher remembers of the served trees: each shown folder with its modification

@@ -87,7 +87,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "stoppedIn": {"type": "string"}
         }, "required": ["path", "tree", "truncated"]}))
         .with_annotations(read_only("Directory tree")),
-        move |cx, args| Ok(gate(&f, cx, &args, || directory_tree(cx, &f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| directory_tree(cx, f, &args))),
     );
     let mut find_props = json!({
         "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_GLOB_CHARS, "description": "A glob: without a / it matches file names at any depth (*.rs, Cargo.toml); with a / the path below `path` (src/**/mod.rs). ? is one character, * a run within a name, ** any run of folders"},
@@ -108,7 +108,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "truncated": {"type": "boolean"}
         }, "required": ["paths", "truncated"]}))
         .with_annotations(read_only("Find files")),
-        move |cx, args| Ok(gate(&f, cx, &args, || find_files(cx, &f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| find_files(cx, f, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -123,9 +123,21 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                 "paths": {"type": "array", "minItems": 1, "maxItems": MAX_PATHS, "items": {"type": "string"}, "description": format!("The files, each {path_help}")}
             }, "required": ["paths"]}),
         )
+        .with_output_schema(json!({"type": "object", "properties": {
+            "files": {"type": "array", "items": {"type": "object", "properties": {
+                "path": {"type": "string", "description": "The path as given"},
+                "content": {"type": "string", "description": "The text read (a binary file's contents are in the content blocks only)"},
+                "mimeType": {"type": "string"},
+                "note": {"type": "string", "description": "Where the window read ends and how to read on"},
+                "error": {"type": "string", "description": "Why the file was not read"}
+            }, "required": ["path"]}}
+        }, "required": ["files"]}))
         .with_annotations(read_only("Read multiple files")),
         // Each path is checked against the client's roots on its own: one outside fails only itself.
-        move |cx, args| Ok(read_multiple_files(&f, cx, &args)),
+        move |cx, args| {
+            let served = f.served(cx);
+            Ok(read_multiple_files(&served, cx, &args))
+        },
     );
 }
 
@@ -417,42 +429,86 @@ fn read_multiple_files(files: &Files, cx: &RequestCx, args: &Value) -> CallToolR
     let cap = files.options.max_read_bytes;
     let mut left = cap;
     let mut blocks = Vec::new();
+    let mut entries = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         let Some(spelled) = path.as_str() else {
-            blocks.push(Content::text(format!("--- {path} ---\nerror: a path must be a string")));
+            failed(&mut blocks, &mut entries, &path.to_string(), "error: a path must be a string".into());
             continue;
         };
-        if scope.roots().is_some() && !scope.reaches_spelled(files, spelled) {
-            blocks.push(Content::text(format!("--- {spelled} ---\nerror: {}", scope.outside(files, spelled))));
+        if files.roots.is_empty() {
+            failed(&mut blocks, &mut entries, spelled, "error: none of the client's roots is a local folder".into());
             continue;
         }
-        // An even share of what is left, so one large file does not crowd out the others;
-        // base64 takes 4 bytes for 3, so a binary window is cut to fit its share too.
+        if scope.roots().is_some() && !scope.reaches_spelled(files, spelled) {
+            failed(&mut blocks, &mut entries, spelled, format!("error: {}", scope.outside(files, spelled)));
+            continue;
+        }
+        // An even share of what is left, so one large file does not crowd out the others. Text
+        // is in the answer twice (its block and its structured entry), so a window is half a
+        // share; base64 takes 4 bytes for 3 and is there once, so a binary window fits too.
         let share = left / (paths.len() - i);
         if share < MIN_SHARE {
-            blocks.push(Content::text(format!(
-                "--- {spelled} ---\nnot read: the answer reached its cap of {cap} bytes; read it with read_file"
-            )));
+            failed(
+                &mut blocks,
+                &mut entries,
+                spelled,
+                format!("not read: the answer reached its cap of {cap} bytes; read it with read_file"),
+            );
             continue;
         }
-        let answer = read_file(files, &json!({"path": spelled, "length": share * 3 / 4}));
+        let answer = read_file(files, &json!({"path": spelled, "length": share / 2}));
+        let texts: Vec<&str> = answer
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                Content::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
         if answer.is_error {
-            let why: Vec<String> = answer
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    Content::Text { text, .. } => Some(text.clone()),
-                    _ => None,
-                })
-                .collect();
-            blocks.push(Content::text(format!("--- {spelled} ---\nerror: {}", why.join(" "))));
+            let why = format!("error: {}", texts.join(" "));
+            failed(&mut blocks, &mut entries, spelled, why);
             continue;
         }
+        let mut entry = json!({"path": spelled});
+        match (answer.content.first(), texts.as_slice()) {
+            // Text: the text, then a note when the window did not hold it all.
+            (Some(Content::Text { .. }), [text, note @ ..]) => {
+                entry["content"] = json!(text);
+                if !note.is_empty() {
+                    entry["note"] = json!(note.join(" "));
+                }
+            }
+            (first, notes) => {
+                let mime_type = match first {
+                    Some(Content::Image { mime_type, .. }) => Some(mime_type),
+                    Some(Content::Resource { resource: ResourceContents::Blob { mime_type, .. }, .. }) => {
+                        mime_type.as_ref()
+                    }
+                    _ => None,
+                };
+                if let Some(mime_type) = mime_type {
+                    entry["mimeType"] = json!(mime_type);
+                }
+                if !notes.is_empty() {
+                    entry["note"] = json!(notes.join(" "));
+                }
+            }
+        }
+        left = left.saturating_sub(entry.to_string().len());
+        entries.push(entry);
         blocks.push(Content::text(format!("--- {spelled} ---")));
         for block in answer.content {
             left = left.saturating_sub(block_bytes(&block));
             blocks.push(block);
         }
     }
-    CallToolResult::success(blocks)
+    CallToolResult { structured_content: Some(json!({"files": entries})), ..CallToolResult::success(blocks) }
+}
+
+/// A file `read_multiple_files` did not read: its heading and why, as text and as an entry.
+fn failed(blocks: &mut Vec<Content>, entries: &mut Vec<Value>, shown: &str, why: String) {
+    blocks.push(Content::text(format!("--- {shown} ---\n{why}")));
+    let plain = why.strip_prefix("error: ").unwrap_or(&why);
+    entries.push(json!({"path": shown, "error": plain}));
 }

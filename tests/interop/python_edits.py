@@ -1,7 +1,9 @@
 """Interop: the official Python SDK client drives an edit session against `tinymcp --write` on a
 temporary copy of a small project, over stdio and Streamable HTTP: find by name, read lines, a
 dry-run edit, the edit, read back, move, tree; asserting on the real answers and the files.
-Then a client offering roots (`--client-roots`): served its root only, following a change.
+Then a client offering roots (`--client-roots`): served its root only, following a change; and
+with no folder given, a client offering roots: served its roots as the folders (stdio and HTTP,
+where a second session without roots gets the working directory and none of the first one's).
 Usage: python_edits.py -- path/to/tinymcp"""
 
 import os
@@ -140,6 +142,60 @@ async def with_client_roots(binary: str) -> None:
             check(not now.is_error, f"roots: after list_changed {now}")
 
 
+async def roots_as_folders(binary: str) -> None:
+    """No folder given: a client offering roots is served its roots, not the working directory."""
+    with tempfile.TemporaryDirectory(prefix="tinymcp-edits-") as tmp:
+        root = os.path.join(os.path.realpath(tmp), "project")
+        make_project(root)
+        here = os.path.join(os.path.realpath(tmp), "here")
+        os.makedirs(here)
+        with open(os.path.join(here, "here.txt"), "w") as f:
+            f.write("here\n")
+        roots = [f"file://{root}/src"]
+
+        async def list_roots(_context):
+            return types.ListRootsResult(roots=[types.Root(uri=uri, name="r") for uri in roots])
+
+        params = StdioServerParameters(command=os.path.abspath(binary), args=["--no-watch", "--write"], cwd=here)
+        async with stdio_client(params) as (read, write), \
+                ClientSession(read, write, list_roots_callback=list_roots) as session:
+            await session.initialize()
+            inside = await session.call_tool("read_file", {"path": "main.rs"})
+            check(not inside.is_error and "fn main" in text(inside), f"roots as folders: inside {inside}")
+            cwd = await session.call_tool("read_file", {"path": "here.txt"})
+            check(cwd.is_error, f"roots as folders: the working directory was served {cwd}")
+            several = await session.call_tool("read_multiple_files", {"paths": ["main.rs", "nope.rs"]})
+            files = (several.structured_content or {}).get("files", [])
+            check([sorted(f) for f in files] == [["content", "path"], ["error", "path"]],
+                  f"roots as folders: read_multiple_files {several}")
+            # The roots change: the next call serves the new ones.
+            roots[0] = f"file://{root}"
+            await session.send_roots_list_changed()
+            now = await session.call_tool("read_file", {"path": "Cargo.toml"})
+            check(not now.is_error, f"roots as folders: after list_changed {now}")
+        # Over Streamable HTTP: a session with roots is served them, one without the working directory.
+        from mcp.client.streamable_http import streamable_http_client
+        server = subprocess.Popen([os.path.abspath(binary), "--no-watch", "--http", "127.0.0.1:0"], cwd=here,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            url = next((m.group(1) for m in (re.search(r"listening on (http://\S+/mcp)", l) for l in server.stderr) if m), None)
+            check(url is not None, "the HTTP server never said where it listens")
+            async with streamable_http_client(url) as streams, \
+                    ClientSession(streams[0], streams[1], list_roots_callback=list_roots) as session:
+                await session.initialize()
+                inside = await session.call_tool("read_file", {"path": "Cargo.toml"})
+                check(not inside.is_error, f"roots as folders over http: {inside}")
+                async with streamable_http_client(url) as other, ClientSession(other[0], other[1]) as plain:
+                    await plain.initialize()
+                    cwd = await plain.call_tool("read_file", {"path": "here.txt"})
+                    check(not cwd.is_error and "here" in text(cwd), f"roots as folders: a session without roots {cwd}")
+                    leaked = await plain.call_tool("read_file", {"path": "Cargo.toml"})
+                    check(leaked.is_error, f"roots as folders: another session's roots leaked {leaked}")
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
 async def over_http(binary: str) -> None:
     from mcp.client.streamable_http import streamable_http_client
 
@@ -169,6 +225,7 @@ async def main(binary: str) -> None:
         await over_stdio(binary)
         await over_http(binary)
         await with_client_roots(binary)
+        await roots_as_folders(binary)
     print("python_edits: OK")
 
 

@@ -154,7 +154,14 @@ fn read_multiple_files_reads_each_and_one_failure_fails_only_itself() {
          --- escape.txt ---\nerror: path \"escape.txt\" refused: a symbolic link leads outside the served folder\n\
          --- src/main.rs ---\nfn main() {}\n"
     );
-    // The cap is shared: each of two large files gets about half, and says where to read on.
+    // The same, structured: one entry per path, its text or why it was not read.
+    let files = &answer["result"]["structuredContent"]["files"];
+    assert_eq!(files[0], json!({"path": "README.md", "content": "# p\n"}));
+    assert_eq!(files[1], json!({"path": "nope.txt", "error": "path \"nope.txt\" refused: no such file or directory"}));
+    assert_eq!(files[2]["path"], "escape.txt");
+    assert_eq!(files[3], json!({"path": "src/main.rs", "content": "fn main() {}\n"}));
+    // The cap is shared: each of two large files gets about half (its text is there twice, as
+    // a block and in the structured entry), and says where to read on.
     p.dir.write("big1.txt", "a".repeat(8000));
     p.dir.write("big2.txt", "b".repeat(8000));
     let mut small = serve_over(Transport::Stdio, &p.dir, &["--max-answer-bytes", "4096"]);
@@ -162,7 +169,11 @@ fn read_multiple_files_reads_each_and_one_failure_fails_only_itself() {
     let blocks = both["result"]["content"].as_array().unwrap();
     let a = blocks[1]["text"].as_str().unwrap();
     let b = blocks[4]["text"].as_str().unwrap();
-    assert!(a.len() <= 2048 && a.len() > 1000 && b.len() <= 2048 && b.len() > 1000, "{} {}", a.len(), b.len());
+    assert!(a.len() <= 1024 && a.len() > 800 && b.len() <= 1024 && b.len() > 800, "{} {}", a.len(), b.len());
+    let size = both["result"].to_string().len();
+    assert!(size <= 4096 + 512, "{size} bytes");
+    let note = both["result"]["structuredContent"]["files"][0]["note"].as_str().unwrap();
+    assert!(note.contains(&format!("offset={}", a.len())), "{both}");
     assert!(blocks[2]["text"].as_str().unwrap().contains(&format!("offset={}", a.len())), "{both}");
     check(&small.call_tool("read_multiple_files", json!({"paths": []})), json!({"result": {"isError": true}}));
 }
@@ -420,14 +431,7 @@ fn every_answer_stays_within_the_byte_cap_and_says_how_to_get_the_rest() {
 
 /// Calls a tool as a client whose roots are `roots` (answering the server's `roots/list`).
 fn call_with_roots(client: &mut Client, roots: &[String], tool: &str, args: Value) -> Value {
-    let call = client.send_request("tools/call", json!({"name": tool, "arguments": args}));
-    let asked = client.wait(|m| m["method"] == "roots/list" || m["id"] == call);
-    if asked["method"] != "roots/list" {
-        return asked;
-    }
-    let listed: Vec<Value> = roots.iter().map(|uri| json!({"uri": uri, "name": "r"})).collect();
-    client.answer(&asked["id"], json!({"roots": listed}));
-    client.response(&call)
+    client.request_with_roots("tools/call", json!({"name": tool, "arguments": args}), roots)
 }
 
 #[test]

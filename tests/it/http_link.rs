@@ -30,6 +30,11 @@ impl HttpLink {
         HttpLink { port, session: None, revision: None, lines }
     }
 
+    /// The server's port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// Sends one message. `initialize` and `notifications/initialized` are sent in order before
     /// this returns (the first sets the session, the second opens the GET stream); anything
     /// else is posted from a thread of its own, so a request can wait for its answer while the

@@ -12,6 +12,7 @@ mod bounds;
 mod cache_hints;
 mod cancellation;
 mod client_requests;
+mod client_roots;
 mod completion;
 mod config;
 mod connect;

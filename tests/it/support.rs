@@ -229,12 +229,17 @@ impl Client {
 
     /// Spawns `tinymcp --http 127.0.0.1:0` with these arguments, or over stdio.
     pub fn spawn_over(transport: Transport, args: &[&str]) -> Client {
+        Self::spawn_over_in(transport, args, None)
+    }
+
+    /// [`Client::spawn_over`] in a working directory.
+    pub fn spawn_over_in(transport: Transport, args: &[&str], cwd: Option<&std::path::Path>) -> Client {
         if transport == Transport::Stdio {
-            return Self::spawn(args);
+            return Self::spawn_in(args, cwd);
         }
         let mut all = args.to_vec();
         all.extend(["--http", "127.0.0.1:0"]);
-        let mut client = Self::launch(&all, None, Stdio::piped());
+        let mut client = Self::launch(&all, cwd, Stdio::piped());
         let port = announced_port(&mut client.child);
         let (tx, lines) = mpsc::channel();
         client.lines = lines;
@@ -382,12 +387,35 @@ impl Client {
         self.response(&id)
     }
 
-    /// Waits for the response with `id`.
+    /// Sends a request and waits for its response, answering every `roots/list` the server asks
+    /// meanwhile with these root URIs.
+    pub fn request_with_roots(&mut self, method: &str, params: Value, roots: &[String]) -> Value {
+        let id = self.send_request(method, params);
+        loop {
+            let message =
+                self.wait(|m| m["method"] == "roots/list" || (m.get("id") == Some(&id) && m.get("method").is_none()));
+            if message["method"] != "roots/list" {
+                return message;
+            }
+            let listed: Vec<Value> = roots.iter().map(|uri| json!({"uri": uri, "name": "r"})).collect();
+            self.answer(&message["id"], json!({"roots": listed}));
+        }
+    }
+
+    /// The port of the server, when spawned over HTTP.
+    pub fn http_port(&self) -> Option<u16> {
+        match &self.link {
+            Link::Http(link) => Some(link.port()),
+            Link::Stdio(_) => None,
+        }
+    }
+
     /// `tools/call` with these arguments; the whole answer.
     pub fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
         self.request("tools/call", json!({"name": name, "arguments": arguments}))
     }
 
+    /// Waits for the response with `id`.
     pub fn response(&mut self, id: &Value) -> Value {
         let id = id.clone();
         self.wait(move |m| m.get("id") == Some(&id) && m.get("method").is_none())

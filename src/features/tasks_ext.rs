@@ -76,6 +76,8 @@ struct ExtTask {
     created: SystemTime,
     ttl_ms: u64,
     cancelled: Arc<AtomicBool>,
+    /// The scopes of the tool it runs: a request whose token lacks one is refused the task.
+    scopes: Vec<String>,
     state: Mutex<State>,
     runner: Mutex<Runner>,
 }
@@ -216,6 +218,15 @@ impl Table {
             .cloned()
             .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}")))
     }
+
+    /// The task `id`, refused (`-32003`) to a request whose token lacks a scope of its tool.
+    fn find_for(&self, cx: &RequestCx, id: &str) -> Result<Arc<ExtTask>, RpcError> {
+        let task = self.find(id)?;
+        if !cx.grants(&task.scopes) {
+            return Err(RpcError::insufficient_scope(&format!("the task {id}"), &task.scopes));
+        }
+        Ok(task)
+    }
 }
 
 /// Whether this request's client declared the extension.
@@ -250,8 +261,15 @@ pub(crate) fn missing() -> RpcError {
 }
 
 /// Starts `work` as a task in `tasks` and answers with the flat `CreateTaskResult`. `answers`
-/// are the ones the request already carried (a tool that asked before becoming a task).
-pub(crate) fn spawn(cx: &RequestCx, tasks: &Table, work: Work, answers: Map<String, Value>) -> Result<Value, RpcError> {
+/// are the ones the request already carried (a tool that asked before becoming a task);
+/// `scopes` those of the tool it runs, which every later request about the task needs too.
+pub(crate) fn spawn(
+    cx: &RequestCx,
+    tasks: &Table,
+    work: Work,
+    answers: Map<String, Value>,
+    scopes: Vec<String>,
+) -> Result<Value, RpcError> {
     let id = random::routed_token(cx.node_id(), 16).map_err(|e| {
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
@@ -264,6 +282,7 @@ pub(crate) fn spawn(cx: &RequestCx, tasks: &Table, work: Work, answers: Map<Stri
         created: now,
         ttl_ms: u64::try_from(cx.task_ttl().as_millis()).unwrap_or(u64::MAX),
         cancelled: Arc::new(AtomicBool::new(false)),
+        scopes,
         state: Mutex::new(State {
             status: Status::Working,
             updated: now,
@@ -312,8 +331,8 @@ pub(crate) struct UpdateParams {
 }
 
 /// `tasks/get`: the task, with its result or error inlined, or its `inputRequests`.
-pub(crate) fn get(tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
-    let task = tasks.find(&params.task_id)?;
+pub(crate) fn get(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
+    let task = tasks.find_for(cx, &params.task_id)?;
     let state = task.lock();
     Ok(task.detailed(&state))
 }
@@ -321,7 +340,7 @@ pub(crate) fn get(tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
 /// `tasks/update`: answers some of the `inputRequests` (unknown keys ignored); once none is
 /// left the work runs again with every answer.
 pub(crate) fn update(cx: &RequestCx, tasks: &Table, params: UpdateParams) -> Result<Value, RpcError> {
-    let task = tasks.find(&params.task_id)?;
+    let task = tasks.find_for(cx, &params.task_id)?;
     let ticket = {
         let mut state = task.lock();
         if state.status != Status::InputRequired {
@@ -351,7 +370,7 @@ pub(crate) fn update(cx: &RequestCx, tasks: &Table, params: UpdateParams) -> Res
 
 /// `tasks/cancel`: idempotent; a task still running becomes `cancelled` and its work is told.
 pub(crate) fn cancel(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
-    tasks.find(&params.task_id)?.cancel(&|id, params| cx.notify_task(id, params));
+    tasks.find_for(cx, &params.task_id)?.cancel(&|id, params| cx.notify_task(id, params));
     Ok(json!({}))
 }
 

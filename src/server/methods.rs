@@ -313,7 +313,7 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
         Id::PromptsGet => prompts::get(cx, &r.prompts, parse(params)?),
         Id::CompletionComplete => completion::complete(cx, &r.prompts, &r.templates, parse(params)?),
         Id::LoggingSetLevel => logging::set_level(cx, parse(params)?),
-        Id::TasksGet if per_request => tasks_ext::get(server.ext_tasks(), parse(params)?),
+        Id::TasksGet if per_request => tasks_ext::get(cx, server.ext_tasks(), parse(params)?),
         Id::TasksGet => tasks::get(cx, parse(params)?),
         Id::TasksUpdate => tasks_ext::update(cx, server.ext_tasks(), parse(params)?),
         Id::TasksCancel if per_request => tasks_ext::cancel(cx, server.ext_tasks(), parse(params)?),

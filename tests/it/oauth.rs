@@ -32,7 +32,9 @@ fn protected() -> HttpServer {
     let server = Arc::new(tinymcp::Server::new("protected", "1.0.0"));
     let text = |text: &str| Ok(CallToolResult::text(text));
     server.register_tool(Tool::new("echo", "says it back", json!({"type": "object"})), move |_, _| text("echo"));
-    let wipe = Tool::new("wipe", "wipes", json!({"type": "object"})).with_required_scopes(["mcp:admin"]);
+    let wipe = Tool::new("wipe", "wipes", json!({"type": "object"}))
+        .with_required_scopes(["mcp:admin"])
+        .with_task_support(tinymcp::TaskSupport::Optional);
     server.register_tool(wipe, move |_, _| text("wiped"));
     let who = PromptArgument::new("who", "whom it is about", false);
     let secret = Prompt::new("secret", "a prompt for admins", vec![who]).with_required_scopes(["mcp:admin"]);
@@ -276,6 +278,26 @@ fn a_prompt_needing_a_scope_is_not_completed_without_it() {
     let admin = ("Authorization", "Bearer admin-token");
     let completed = rpc(&http, admin, &session, "completion/complete", complete);
     assert_eq!(completed.json()["result"]["completion"]["values"], json!(["alice"]), "{}", completed.body);
+}
+
+/// A task keeps the scopes of the tool it runs: a later request of the same session whose token
+/// lacks them does not see it in `tasks/list` and gets a 403 step-up for its status and result.
+#[test]
+fn a_task_of_a_scoped_tool_is_hidden_from_a_token_without_the_scope() {
+    let http = protected();
+    let (user, admin) = (("Authorization", "Bearer full-token"), ("Authorization", "Bearer admin-token"));
+    let session = session(&http, admin);
+    let created = rpc(&http, admin, &session, "tools/call", json!({"name": "wipe", "task": {}}));
+    let id = created.json()["result"]["task"]["taskId"].as_str().map(str::to_owned).expect(&created.body);
+    let listed = rpc(&http, user, &session, "tasks/list", json!({}));
+    assert_eq!(listed.json()["result"]["tasks"], json!([]), "{}", listed.body);
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        assert_step_up(&rpc(&http, user, &session, method, json!({"taskId": id})), method);
+    }
+    let result = rpc(&http, admin, &session, "tasks/result", json!({"taskId": id}));
+    assert_eq!(result.json()["result"]["content"][0]["text"], "wiped", "{}", result.body);
+    let listed = rpc(&http, admin, &session, "tasks/list", json!({}));
+    assert_eq!(listed.json()["result"]["tasks"][0]["taskId"], id.as_str(), "{}", listed.body);
 }
 
 /// The same gate on revision 2026-07-28, where each POST stands alone.

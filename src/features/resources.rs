@@ -5,7 +5,7 @@ use crate::features::cache::CacheHint;
 use crate::features::completer::Completer;
 use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, Resource, ResourceContents};
 use crate::features::pagination::{self, ListParams};
-use crate::server::context::RequestCx;
+use crate::server::context::{grants, RequestCx};
 use crate::util::uri_template::UriTemplate;
 use crate::wire::rpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::wire::version::ProtocolVersion;
@@ -192,22 +192,35 @@ struct Read<'c> {
     meta: Option<&'c Value>,
 }
 
-/// Reads a URI through the catalog. A URI whose resource, or the first template matching it,
-/// needs a scope the request's token lacks is refused (`-32003`) before any handler runs.
-fn read_contents<'c>(cx: &RequestCx, catalog: Catalog<'c>, uri: &str) -> Result<Read<'c>, RpcError> {
-    let refused = |scopes: &[String]| RpcError::insufficient_scope(&format!("the resource {uri}"), scopes);
+/// The scopes a token needs for `uri`: those of its resource, else of the first template
+/// matching it (none for a URI nothing registered names).
+pub(crate) fn scopes_of<'c>(catalog: Catalog<'c>, uri: &str) -> &'c [String] {
     if let Some(entry) = catalog.resources.iter().find(|r| r.resource.uri == uri) {
-        if !cx.grants(&entry.resource.required_scopes) {
-            return Err(refused(&entry.resource.required_scopes));
-        }
+        return &entry.resource.required_scopes;
+    }
+    let template = catalog.templates.iter().find(|t| t.parsed.matches(uri).is_some());
+    template.map_or(&[], |t| &t.template.required_scopes)
+}
+
+/// Refuses (`-32003`) a URI that needs a scope the request's token lacks (`scopes_of`).
+pub(crate) fn check_scopes(granted: Option<&[String]>, catalog: Catalog, uri: &str) -> Result<(), RpcError> {
+    let needed = scopes_of(catalog, uri);
+    if grants(granted, needed) {
+        return Ok(());
+    }
+    Err(RpcError::insufficient_scope(&format!("the resource {uri}"), needed))
+}
+
+/// Reads a URI through the catalog, refused before any handler runs when the token lacks a
+/// scope it needs.
+fn read_contents<'c>(cx: &RequestCx, catalog: Catalog<'c>, uri: &str) -> Result<Read<'c>, RpcError> {
+    check_scopes(cx.granted_scopes(), catalog, uri)?;
+    if let Some(entry) = catalog.resources.iter().find(|r| r.resource.uri == uri) {
         let contents = (entry.handler)(cx, uri, &Default::default())?;
         return Ok(Read { contents, cache: entry.cache, meta: entry.contents_meta.as_ref() });
     }
     for entry in catalog.templates {
         if let Some(vars) = entry.parsed.matches(uri) {
-            if !cx.grants(&entry.template.required_scopes) {
-                return Err(refused(&entry.template.required_scopes));
-            }
             let vars = vars.into_iter().collect();
             match (entry.handler)(cx, uri, &vars) {
                 // A template that matches the shape but knows no such resource lets the next one try.

@@ -7,7 +7,7 @@
 //! session), bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` (`Options::task_ttl`)
 //! after it finished. A task holds its server only weakly, so it never keeps one alive.
 
-use crate::server::context::{missing_capability, Detached, Inputs, RequestCx, TaskLink};
+use crate::server::context::{grants, missing_capability, Detached, Inputs, RequestCx, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
 use crate::wire::meta::CLIENT_CAPABILITIES;
@@ -219,13 +219,21 @@ impl Table {
             .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}")))
     }
 
+    /// Refuses (`-32003`) task `id` to a request whose token granted `granted` if that lacks a
+    /// scope of its tool (an unknown id passes: it names nothing to hide).
+    pub(crate) fn check_scopes(&self, granted: Option<&[String]>, id: &str) -> Result<(), RpcError> {
+        match self.find(id) {
+            Ok(task) if !grants(granted, &task.scopes) => {
+                Err(RpcError::insufficient_scope(&format!("the task {id}"), &task.scopes))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The task `id`, refused (`-32003`) to a request whose token lacks a scope of its tool.
     fn find_for(&self, cx: &RequestCx, id: &str) -> Result<Arc<ExtTask>, RpcError> {
-        let task = self.find(id)?;
-        if !cx.grants(&task.scopes) {
-            return Err(RpcError::insufficient_scope(&format!("the task {id}"), &task.scopes));
-        }
-        Ok(task)
+        self.check_scopes(cx.granted_scopes(), id)?;
+        self.find(id)
     }
 }
 

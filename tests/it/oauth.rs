@@ -331,6 +331,25 @@ fn a_tool_needing_a_scope_is_refused_per_request_too() {
     assert_eq!(names, ["echo"], "{}", listed.body);
 }
 
+/// A 2026-07-28 listen stream naming a resource the token may not read is refused as
+/// `resources/subscribe` is, so its updates do not reach that token.
+#[test]
+fn a_listen_stream_naming_a_hidden_resource_is_refused() {
+    let http = protected();
+    let meta = crate::stateless::meta(json!({}));
+    for uri in ["plans://all", "plans://q3"] {
+        let notifications = json!({"resourceSubscriptions": [uri]});
+        let listen = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+                            "params": {"notifications": notifications, "_meta": meta}});
+        let headers = [
+            ("Authorization", "Bearer full-token"),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "subscriptions/listen"),
+        ];
+        assert_step_up(&post(&http, &headers, &listen), uri);
+    }
+}
+
 /// OAuth and a static token exclude each other; a resource that is no URL is refused at start.
 #[test]
 fn settings_that_cannot_be_served_refuse_to_start() {

@@ -331,6 +331,30 @@ fn a_tool_needing_a_scope_is_refused_per_request_too() {
     assert_eq!(names, ["echo"], "{}", listed.body);
 }
 
+/// On 2026-07-28 too (the tasks extension): a task of a scoped tool is refused to a token without
+/// its scopes, at `tasks/get` and for a listen stream naming it.
+#[test]
+fn a_task_of_a_scoped_tool_is_refused_per_request_too() {
+    let http = protected();
+    let meta = crate::stateless::meta(crate::tasks_ext::with_ext());
+    let send = |token: &str, method: &str, name: (&str, &str), params: Value| {
+        let mut params = params;
+        params["_meta"] = meta.clone();
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let headers = [("Authorization", token), ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method), name];
+        post(&http, &headers, &body)
+    };
+    let created = send("Bearer admin-token", "tools/call", ("Mcp-Name", "wipe"), json!({"name": "wipe"}));
+    let id = created.json()["result"]["taskId"].as_str().map(str::to_owned).expect(&created.body);
+    let get = json!({"taskId": id});
+    assert_step_up(&send("Bearer full-token", "tasks/get", ("Mcp-Name", &id), get.clone()), "tasks/get");
+    let listen = json!({"notifications": {"taskIds": [id]}});
+    let refused = send("Bearer full-token", "subscriptions/listen", ("X-Unused", "1"), listen);
+    assert_step_up(&refused, "a listen stream naming the task");
+    let got = send("Bearer admin-token", "tasks/get", ("Mcp-Name", &id), get);
+    assert_eq!(got.status, 200, "{}", got.body);
+}
+
 /// A 2026-07-28 listen stream naming a resource the token may not read is refused as
 /// `resources/subscribe` is, so its updates do not reach that token.
 #[test]

@@ -141,6 +141,9 @@ pub struct AppView {
     pub description: Option<String>,
     /// CSP, permissions, domain and border, sent on the listing and on every read.
     pub meta: ViewMeta,
+    /// Scopes an access token must grant to list and read the view (under OAuth), as for a
+    /// resource's `required_scopes`; a view of one scoped tool takes the tool's.
+    pub required_scopes: Vec<String>,
     pub(crate) source: Arc<ViewSource>,
 }
 
@@ -156,6 +159,7 @@ impl AppView {
             name: name.into(),
             description: None,
             meta: ViewMeta::default(),
+            required_scopes: Vec::new(),
             source: Arc::new(source),
         }
     }
@@ -167,6 +171,11 @@ impl AppView {
     /// Sets the description.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
+        self
+    }
+    /// Sets the scopes a token must grant to list and read the view.
+    pub fn with_required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
     /// Sets CSP, permissions, domain and border.
@@ -181,6 +190,7 @@ impl AppView {
         let mut resource = Resource::new(self.uri.clone(), self.name.clone()).with_mime_type(MIME_TYPE);
         resource.description = self.description.clone();
         resource.meta = Some(self.meta.to_meta());
+        resource.required_scopes = self.required_scopes.clone();
         resource
     }
 

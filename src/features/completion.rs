@@ -1,5 +1,5 @@
-//! `completion/complete`: argument completion for prompts and resource-template variables.
-//! Never names a transport or a thread.
+//! `completion/complete`: argument completion for prompts and resource-template variables,
+//! refused for those the request's token lacks a scope for. Never names a transport or a thread.
 
 use crate::features::completer::{CompletionRequest, MAX_VALUES};
 use crate::features::prompts::{self, PromptEntry};
@@ -62,6 +62,9 @@ pub(crate) fn complete(
         Reference::Prompt { name } => {
             let entry = prompts::find(prompts, name)
                 .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {name}")))?;
+            // A prompt hidden by its scopes is refused as `prompts/get` refuses it, before its
+            // arguments are looked at.
+            prompts::check_scopes(cx, &entry.prompt)?;
             if !entry.prompt.arguments.iter().any(|a| a.name == request.argument) {
                 return Err(RpcError::invalid_params(format!("prompt {name} has no argument {:?}", request.argument)));
             }
@@ -72,6 +75,10 @@ pub(crate) fn complete(
                 .iter()
                 .find(|t| t.template.uri_template == *uri)
                 .ok_or_else(|| RpcError::invalid_params(format!("unknown resource template: {uri}")))?;
+            if !cx.grants(&entry.template.required_scopes) {
+                let what = format!("the resource template {uri}");
+                return Err(RpcError::insufficient_scope(&what, &entry.template.required_scopes));
+            }
             if !entry.parsed.variables().contains(&request.argument) {
                 return Err(RpcError::invalid_params(format!("template {uri} has no variable {:?}", request.argument)));
             }

@@ -322,6 +322,11 @@ pub struct Resource {
     /// Extra metadata (2025-06-18 and later).
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
+    /// Scopes an access token must grant for the resource to be listed, read and subscribed
+    /// to, when the transport checks scopes (HTTP under OAuth), as for a tool's
+    /// `required_scopes`.
+    #[serde(skip)]
+    pub required_scopes: Vec<String>,
 }
 
 impl Resource {
@@ -337,7 +342,13 @@ impl Resource {
             annotations: None,
             icons: None,
             meta: None,
+            required_scopes: Vec::new(),
         }
+    }
+    /// Sets the scopes a token must grant to list, read and subscribe to the resource.
+    pub fn with_required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
     /// Sets the description.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {

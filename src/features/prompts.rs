@@ -182,14 +182,20 @@ pub(crate) fn list(cx: &RequestCx, prompts: &[Arc<PromptEntry>], params: ListPar
     pagination::list_result("prompts", &visible, params.cursor.as_deref(), cx.page_size(), to_wire)
 }
 
+/// Refuses (`-32003`) a prompt the request's token lacks a scope for: what `prompts/get` and
+/// the completion of its arguments answer.
+pub(crate) fn check_scopes(cx: &RequestCx, prompt: &Prompt) -> Result<(), RpcError> {
+    if cx.grants(&prompt.required_scopes) {
+        return Ok(());
+    }
+    Err(RpcError::insufficient_scope(&format!("the prompt {}", prompt.name), &prompt.required_scopes))
+}
+
 /// `prompts/get`: checks the arguments, then runs the handler.
 pub(crate) fn get(cx: &RequestCx, prompts: &[Arc<PromptEntry>], params: GetParams) -> Result<Value, RpcError> {
     let entry = find(prompts, &params.name)
         .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt: {}", params.name)))?;
-    if !cx.grants(&entry.prompt.required_scopes) {
-        let what = format!("the prompt {}", params.name);
-        return Err(RpcError::insufficient_scope(&what, &entry.prompt.required_scopes));
-    }
+    check_scopes(cx, &entry.prompt)?;
     let mut arguments = PromptArguments::new();
     for (name, value) in params.arguments.unwrap_or_default() {
         let text = match value {

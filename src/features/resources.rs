@@ -5,7 +5,7 @@ use crate::features::cache::CacheHint;
 use crate::features::completer::Completer;
 use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, Resource, ResourceContents};
 use crate::features::pagination::{self, ListParams};
-use crate::server::context::RequestCx;
+use crate::server::context::{grants, RequestCx};
 use crate::util::uri_template::UriTemplate;
 use crate::wire::rpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::wire::version::ProtocolVersion;
@@ -74,6 +74,11 @@ pub struct ResourceTemplate {
     /// Icons (2025-11-25 and later).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
+    /// Scopes an access token must grant for the template to be listed, and for the URIs it
+    /// matches to be read, subscribed to and completed, when the transport checks scopes (HTTP
+    /// under OAuth), as for a tool's `required_scopes`.
+    #[serde(skip)]
+    pub required_scopes: Vec<String>,
 }
 
 impl ResourceTemplate {
@@ -87,7 +92,13 @@ impl ResourceTemplate {
             mime_type: None,
             annotations: None,
             icons: None,
+            required_scopes: Vec::new(),
         }
+    }
+    /// Sets the scopes a token must grant to list the template and read what it matches.
+    pub fn with_required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
     /// Sets the description.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
@@ -120,20 +131,31 @@ pub fn resource_not_found(version: ProtocolVersion, uri: &str) -> RpcError {
     RpcError::new(code, format!("resource not found: {uri}")).with_data(json!({ "uri": uri }))
 }
 
-/// `resources/list`: the static resources, then those of every dynamic lister.
+/// `resources/list`: the static resources, then those of every dynamic lister. A resource the
+/// request's token lacks a scope for is left out.
 pub(crate) fn list(cx: &RequestCx, catalog: Catalog, params: ListParams) -> Result<Value, RpcError> {
-    let mut all: Vec<Resource> = catalog.resources.iter().map(|r| r.resource.clone()).collect();
+    let mut all: Vec<Resource> = catalog
+        .resources
+        .iter()
+        .filter(|r| cx.grants(&r.resource.required_scopes))
+        .map(|r| r.resource.clone())
+        .collect();
     for lister in catalog.listers {
-        all.extend(lister(cx));
+        all.extend(lister(cx).into_iter().filter(|r| cx.grants(&r.required_scopes)));
     }
     pagination::list_result("resources", &all, params.cursor.as_deref(), cx.page_size(), |r| r.to_wire(cx.version()))
 }
 
-/// `resources/templates/list`.
+/// `resources/templates/list`, without the templates the request's token lacks a scope for.
 pub(crate) fn list_templates(cx: &RequestCx, catalog: Catalog, params: ListParams) -> Result<Value, RpcError> {
-    pagination::list_result("resourceTemplates", catalog.templates, params.cursor.as_deref(), cx.page_size(), |t| {
-        t.template.to_wire(cx.version())
-    })
+    let to_wire = |t: &Arc<TemplateEntry>| t.template.to_wire(cx.version());
+    let cursor = params.cursor.as_deref();
+    if catalog.templates.iter().all(|t| cx.grants(&t.template.required_scopes)) {
+        return pagination::list_result("resourceTemplates", catalog.templates, cursor, cx.page_size(), to_wire);
+    }
+    let visible: Vec<Arc<TemplateEntry>> =
+        catalog.templates.iter().filter(|t| cx.grants(&t.template.required_scopes)).cloned().collect();
+    pagination::list_result("resourceTemplates", &visible, cursor, cx.page_size(), to_wire)
 }
 
 /// `resources/read`: an exact static resource first, then the first template that matches.
@@ -170,8 +192,29 @@ struct Read<'c> {
     meta: Option<&'c Value>,
 }
 
-/// Reads a URI through the catalog.
+/// The scopes a token needs for `uri`: those of its resource, else of the first template
+/// matching it (none for a URI nothing registered names).
+pub(crate) fn scopes_of<'c>(catalog: Catalog<'c>, uri: &str) -> &'c [String] {
+    if let Some(entry) = catalog.resources.iter().find(|r| r.resource.uri == uri) {
+        return &entry.resource.required_scopes;
+    }
+    let template = catalog.templates.iter().find(|t| t.parsed.matches(uri).is_some());
+    template.map_or(&[], |t| &t.template.required_scopes)
+}
+
+/// Refuses (`-32003`) a URI that needs a scope the request's token lacks (`scopes_of`).
+pub(crate) fn check_scopes(granted: Option<&[String]>, catalog: Catalog, uri: &str) -> Result<(), RpcError> {
+    let needed = scopes_of(catalog, uri);
+    if grants(granted, needed) {
+        return Ok(());
+    }
+    Err(RpcError::insufficient_scope(&format!("the resource {uri}"), needed))
+}
+
+/// Reads a URI through the catalog, refused before any handler runs when the token lacks a
+/// scope it needs.
 fn read_contents<'c>(cx: &RequestCx, catalog: Catalog<'c>, uri: &str) -> Result<Read<'c>, RpcError> {
+    check_scopes(cx.granted_scopes(), catalog, uri)?;
     if let Some(entry) = catalog.resources.iter().find(|r| r.resource.uri == uri) {
         let contents = (entry.handler)(cx, uri, &Default::default())?;
         return Ok(Read { contents, cache: entry.cache, meta: entry.contents_meta.as_ref() });

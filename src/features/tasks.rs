@@ -68,6 +68,8 @@ pub(crate) struct Task {
     created: SystemTime,
     ttl_ms: u64,
     pub(crate) cancelled: Arc<AtomicBool>,
+    /// The scopes of the tool it runs: a request whose token lacks one is refused the task.
+    scopes: Vec<String>,
     state: Mutex<State>,
     finished: Condvar,
 }
@@ -148,12 +150,18 @@ impl TaskTable {
         tasks
     }
 
-    fn find(&self, id: &str) -> Result<Arc<Task>, RpcError> {
-        self.lock()
+    /// The task `id`, refused (`-32003`) to a request whose token lacks a scope of its tool.
+    fn find(&self, cx: &RequestCx, id: &str) -> Result<Arc<Task>, RpcError> {
+        let task = self
+            .lock()
             .iter()
             .find(|t| t.id == id)
             .cloned()
-            .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")))
+            .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")))?;
+        if !cx.grants(&task.scopes) {
+            return Err(RpcError::insufficient_scope(&format!("the task {id}"), &task.scopes));
+        }
+        Ok(task)
     }
 }
 
@@ -169,10 +177,12 @@ pub(crate) struct TaskIdParams {
     task_id: String,
 }
 
-/// Starts `work` as a task and answers at once with the `CreateTaskResult`.
+/// Starts `work` as a task and answers at once with the `CreateTaskResult`. `scopes`: those of
+/// the tool it runs, which every later request about the task needs too.
 pub(crate) fn spawn(
     cx: &RequestCx,
     params: TaskParams,
+    scopes: Vec<String>,
     work: impl FnOnce(&RequestCx) -> Result<Value, RpcError> + Send + 'static,
 ) -> Result<Value, RpcError> {
     let id = random::routed_token(cx.node_id(), 16).map_err(|e| {
@@ -188,6 +198,7 @@ pub(crate) fn spawn(
         created: now,
         ttl_ms: params.ttl.unwrap_or(default_ttl).clamp(1000, MAX_TTL_MS.max(default_ttl)),
         cancelled: Arc::new(AtomicBool::new(false)),
+        scopes,
         state: Mutex::new(State { status: TaskStatus::Working, message: None, updated: now, outcome: None }),
         finished: Condvar::new(),
     });
@@ -226,12 +237,12 @@ fn status_changed(cx: &RequestCx, task: &Task) {
 
 /// `tasks/get`.
 pub(crate) fn get(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    Ok(cx.session()?.state::<TaskTable>().find(&params.task_id)?.to_wire())
+    Ok(cx.session()?.state::<TaskTable>().find(cx, &params.task_id)?.to_wire())
 }
 
 /// `tasks/result`: waits for a terminal state, then answers what the request would have.
 pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    let task = cx.session()?.state::<TaskTable>().find(&params.task_id)?;
+    let task = cx.session()?.state::<TaskTable>().find(cx, &params.task_id)?;
     let mut state = task.lock();
     while !state.status.is_terminal() {
         if cx.is_cancelled() {
@@ -254,15 +265,16 @@ pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcE
     }
 }
 
-/// `tasks/list`.
+/// `tasks/list`, without the tasks the request's token lacks a scope for.
 pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError> {
-    let tasks = cx.session()?.state::<TaskTable>().lock().clone();
+    let mut tasks = cx.session()?.state::<TaskTable>().lock().clone();
+    tasks.retain(|t| cx.grants(&t.scopes));
     pagination::list_result("tasks", &tasks, params.cursor.as_deref(), cx.page_size(), |t| t.to_wire())
 }
 
 /// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.
 pub(crate) fn cancel(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    let task = cx.session()?.state::<TaskTable>().find(&params.task_id)?;
+    let task = cx.session()?.state::<TaskTable>().find(cx, &params.task_id)?;
     {
         let mut state = task.lock();
         if state.status.is_terminal() {
@@ -289,6 +301,7 @@ mod tests {
             created: SystemTime::now(),
             ttl_ms: 1000,
             cancelled: Arc::new(AtomicBool::new(false)),
+            scopes: Vec::new(),
             state: Mutex::new(State {
                 status: TaskStatus::Working,
                 message: None,

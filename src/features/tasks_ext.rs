@@ -7,7 +7,7 @@
 //! session), bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` (`Options::task_ttl`)
 //! after it finished. A task holds its server only weakly, so it never keeps one alive.
 
-use crate::server::context::{missing_capability, Detached, Inputs, RequestCx, TaskLink};
+use crate::server::context::{grants, missing_capability, Detached, Inputs, RequestCx, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
 use crate::wire::meta::CLIENT_CAPABILITIES;
@@ -76,6 +76,8 @@ struct ExtTask {
     created: SystemTime,
     ttl_ms: u64,
     cancelled: Arc<AtomicBool>,
+    /// The scopes of the tool it runs: a request whose token lacks one is refused the task.
+    scopes: Vec<String>,
     state: Mutex<State>,
     runner: Mutex<Runner>,
 }
@@ -216,6 +218,23 @@ impl Table {
             .cloned()
             .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}")))
     }
+
+    /// Refuses (`-32003`) task `id` to a request whose token granted `granted` if that lacks a
+    /// scope of its tool (an unknown id passes: it names nothing to hide).
+    pub(crate) fn check_scopes(&self, granted: Option<&[String]>, id: &str) -> Result<(), RpcError> {
+        match self.find(id) {
+            Ok(task) if !grants(granted, &task.scopes) => {
+                Err(RpcError::insufficient_scope(&format!("the task {id}"), &task.scopes))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The task `id`, refused (`-32003`) to a request whose token lacks a scope of its tool.
+    fn find_for(&self, cx: &RequestCx, id: &str) -> Result<Arc<ExtTask>, RpcError> {
+        self.check_scopes(cx.granted_scopes(), id)?;
+        self.find(id)
+    }
 }
 
 /// Whether this request's client declared the extension.
@@ -250,8 +269,15 @@ pub(crate) fn missing() -> RpcError {
 }
 
 /// Starts `work` as a task in `tasks` and answers with the flat `CreateTaskResult`. `answers`
-/// are the ones the request already carried (a tool that asked before becoming a task).
-pub(crate) fn spawn(cx: &RequestCx, tasks: &Table, work: Work, answers: Map<String, Value>) -> Result<Value, RpcError> {
+/// are the ones the request already carried (a tool that asked before becoming a task);
+/// `scopes` those of the tool it runs, which every later request about the task needs too.
+pub(crate) fn spawn(
+    cx: &RequestCx,
+    tasks: &Table,
+    work: Work,
+    answers: Map<String, Value>,
+    scopes: Vec<String>,
+) -> Result<Value, RpcError> {
     let id = random::routed_token(cx.node_id(), 16).map_err(|e| {
         log::error!("no random source for a task id: {e}");
         RpcError::internal()
@@ -264,6 +290,7 @@ pub(crate) fn spawn(cx: &RequestCx, tasks: &Table, work: Work, answers: Map<Stri
         created: now,
         ttl_ms: u64::try_from(cx.task_ttl().as_millis()).unwrap_or(u64::MAX),
         cancelled: Arc::new(AtomicBool::new(false)),
+        scopes,
         state: Mutex::new(State {
             status: Status::Working,
             updated: now,
@@ -312,8 +339,8 @@ pub(crate) struct UpdateParams {
 }
 
 /// `tasks/get`: the task, with its result or error inlined, or its `inputRequests`.
-pub(crate) fn get(tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
-    let task = tasks.find(&params.task_id)?;
+pub(crate) fn get(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
+    let task = tasks.find_for(cx, &params.task_id)?;
     let state = task.lock();
     Ok(task.detailed(&state))
 }
@@ -321,7 +348,7 @@ pub(crate) fn get(tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
 /// `tasks/update`: answers some of the `inputRequests` (unknown keys ignored); once none is
 /// left the work runs again with every answer.
 pub(crate) fn update(cx: &RequestCx, tasks: &Table, params: UpdateParams) -> Result<Value, RpcError> {
-    let task = tasks.find(&params.task_id)?;
+    let task = tasks.find_for(cx, &params.task_id)?;
     let ticket = {
         let mut state = task.lock();
         if state.status != Status::InputRequired {
@@ -351,7 +378,7 @@ pub(crate) fn update(cx: &RequestCx, tasks: &Table, params: UpdateParams) -> Res
 
 /// `tasks/cancel`: idempotent; a task still running becomes `cancelled` and its work is told.
 pub(crate) fn cancel(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
-    tasks.find(&params.task_id)?.cancel(&|id, params| cx.notify_task(id, params));
+    tasks.find_for(cx, &params.task_id)?.cancel(&|id, params| cx.notify_task(id, params));
     Ok(json!({}))
 }
 

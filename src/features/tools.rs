@@ -332,7 +332,8 @@ pub(crate) fn call(
     let support = if tasks_enabled { entry.tool.task_support } else { TaskSupport::Optional };
     match (params.task, support) {
         (Some(task), TaskSupport::Optional | TaskSupport::Required) if tasks_enabled => {
-            tasks::spawn(cx, task, move |cx| run(cx, &entry, arguments)).map(Reply::Value)
+            let scopes = entry.tool.required_scopes.clone();
+            tasks::spawn(cx, task, scopes, move |cx| run(cx, &entry, arguments)).map(Reply::Value)
         }
         (Some(_), TaskSupport::Forbidden) => Err(RpcError::method_not_found(&format!(
             "tools/call as a task: tool {} does not support tasks",
@@ -366,8 +367,9 @@ fn call_per_request(
         // Stops at its first question, which becomes the input-required result.
         return run(cx, &entry, arguments);
     }
+    let scopes = entry.tool.required_scopes.clone();
     let work: tasks_ext::Work = Arc::new(move |cx: &RequestCx| run(cx, &entry, arguments.clone()));
-    tasks_ext::spawn(cx, ext_tasks, work, answers)
+    tasks_ext::spawn(cx, ext_tasks, work, answers, scopes)
 }
 
 /// Runs the tool (`outcome`) and shapes its result for the request's revision.

@@ -230,7 +230,7 @@ impl Manifest {
             });
             server.register_prompt(
                 def.prompt.clone(),
-                move |_, args| render_prompt(&def, args, &resources, &dir),
+                move |cx, args| render_prompt(cx, &def, args, &resources, &dir),
                 completer,
             );
         }
@@ -252,7 +252,7 @@ impl Manifest {
     }
 
     /// A tool's view, served as `ui://<server>/<tool>` and read again at every read (through
-    /// the manifest folder's sandbox), so an edit shows at once.
+    /// the manifest folder's sandbox), so an edit shows at once; it needs the tool's scopes.
     fn view(&self, server_name: &str, tool: &Tool, file: &Path) -> AppView {
         let uri = view_uri(server_name, &tool.name);
         let (dir, file, tracker) = (self.dir.clone(), file.to_path_buf(), Arc::clone(&self.tracker));
@@ -267,6 +267,7 @@ impl Manifest {
             String::from_utf8(bytes).map_err(|_| refused("expected UTF-8 HTML".into()))
         })
         .with_description(description)
+        .with_required_scopes(tool.required_scopes.clone())
     }
 
     /// The views in force: each one's URI and file.
@@ -392,7 +393,10 @@ fn read_source(uri: &str, source: &Source, mime_type: &str) -> Result<ResourceCo
 
 /// Renders a prompt: placeholders filled (absent optional arguments become empty), files and
 /// resources embedded. A file named through a placeholder must stay in the manifest's folder.
+/// A resource the request's token may not read is refused as its read is, so the prompt does
+/// not pass it on.
 fn render_prompt(
+    cx: &RequestCx,
     def: &PromptDef,
     args: &PromptArguments,
     resources: &[ResourceDef],
@@ -421,6 +425,10 @@ fn render_prompt(
             Body::Resource(uri) => {
                 let def = resources.iter().find(|r| r.resource.uri == *uri);
                 let def = def.ok_or_else(|| RpcError::invalid_params(format!("no resource {uri}")))?;
+                if !cx.grants(&def.resource.required_scopes) {
+                    let what = format!("the resource {uri}");
+                    return Err(RpcError::insufficient_scope(&what, &def.resource.required_scopes));
+                }
                 let mime_type = def.resource.mime_type.as_deref().unwrap_or("text/plain");
                 Content::resource(read_source(uri, &def.source, mime_type).map_err(RpcError::invalid_params)?)
             }

@@ -290,7 +290,8 @@ fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Optio
         // cancellations (not requests) still reach the handlers that run.
         return answer(Err(super::shutting_down()));
     }
-    match methods::early(server, session, req, terms.as_ref().map(|t| t.version)) {
+    let scopes = terms.as_ref().and_then(|t| t.scopes.as_deref());
+    match methods::early(server, session, req, terms.as_ref().map(|t| t.version), scopes) {
         Route::Answered(outcome) => answer(outcome),
         Route::Listen(grant) => Routed::Listen(grant),
         // Invariant: `early` routes to the pool only with terms (a settled session or `_meta`).

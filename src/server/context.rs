@@ -100,6 +100,12 @@ impl Terms {
     }
 }
 
+/// Whether a request whose token granted `granted` (`None`: scopes are not checked) may use
+/// what needs every scope of `needed`.
+pub(crate) fn grants(granted: Option<&[String]>, needed: &[String]) -> bool {
+    needed.is_empty() || granted.is_none_or(|granted| needed.iter().all(|s| granted.contains(s)))
+}
+
 impl From<RequestMeta> for Terms {
     fn from(meta: RequestMeta) -> Terms {
         Terms {
@@ -221,7 +227,7 @@ impl RequestCx {
     /// Whether the request may use what needs every scope of `needed`: always, unless its
     /// transport checks scopes and the token lacks one.
     pub fn grants(&self, needed: &[String]) -> bool {
-        needed.is_empty() || self.scopes.as_deref().is_none_or(|granted| needed.iter().all(|s| granted.contains(s)))
+        grants(self.scopes.as_deref(), needed)
     }
 
     /// The context of one request: revision, client capabilities and log level from `terms`,

@@ -46,12 +46,13 @@ pub(crate) enum Route {
 /// the reader are answered here (`initialize`, `subscriptions/listen`), and before
 /// `initialize` only `ping` is allowed (spec lifecycle). `version` is the revision the request
 /// is served under: its own on 2026-07-28, the session's in the handshake era (`None` before
-/// `initialize`).
+/// `initialize`); `scopes` what its token granted, when scopes are checked.
 pub(crate) fn early(
     server: &Server,
     session: Option<&Session>,
     req: &Request,
     version: Option<ProtocolVersion>,
+    scopes: Option<&[String]>,
 ) -> Route {
     let spec = req.method.spec();
     // A request served alone (no session) is always a 2026-07-28 one, which has no `initialize`.
@@ -77,7 +78,7 @@ pub(crate) fn early(
         Some(spec) if !spec.exists_in(version) => Route::Answered(Err(RpcError::method_not_found(&req.method))),
         Some(spec) if spec.id == Id::SubscriptionsListen => {
             let slot = |filter| server.listen_slots().take(server.options().max_listen_streams).map(|s| (filter, s));
-            match listen_filter(server, &req.params.to_value()).and_then(slot) {
+            match listen_filter(server, &req.params.to_value(), scopes).and_then(slot) {
                 Ok((filter, slot)) => Route::Listen(Grant::new(filter, slot)),
                 Err(e) => Route::Answered(Err(e)),
             }
@@ -86,8 +87,10 @@ pub(crate) fn early(
     }
 }
 
-/// The filter a listen stream honours: what it asked for, among what the server offers.
-fn listen_filter(server: &Server, params: &Value) -> Result<Filter, RpcError> {
+/// The filter a listen stream honours: what it asked for, among what the server offers. A
+/// resource or task the token lacks a scope for is refused (`-32003`) as `resources/subscribe`
+/// and `tasks/get` refuse it.
+fn listen_filter(server: &Server, params: &Value, scopes: Option<&[String]>) -> Result<Filter, RpcError> {
     let asked = match params.get("notifications") {
         Some(Value::Object(asked)) => asked,
         _ => return Err(RpcError::invalid_params("subscriptions/listen: notifications must be an object (a filter)")),
@@ -119,6 +122,14 @@ fn listen_filter(server: &Server, params: &Value) -> Result<Filter, RpcError> {
     // SEP-2663: task notifications asked for without the extension are -32021.
     if !task_ids.is_empty() && !tasks_ext::declared_in(params) {
         return Err(tasks_ext::missing());
+    }
+    let r = server.registry();
+    let catalog = Catalog { resources: &r.resources, listers: &r.listers, templates: &r.templates };
+    for uri in &uris {
+        resources::check_scopes(scopes, catalog, uri)?;
+    }
+    for id in &task_ids {
+        server.ext_tasks().check_scopes(scopes, id)?;
     }
     Ok(Filter {
         tools_list_changed: on.tools && flag("toolsListChanged"),
@@ -313,7 +324,7 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
         Id::PromptsGet => prompts::get(cx, &r.prompts, parse(params)?),
         Id::CompletionComplete => completion::complete(cx, &r.prompts, &r.templates, parse(params)?),
         Id::LoggingSetLevel => logging::set_level(cx, parse(params)?),
-        Id::TasksGet if per_request => tasks_ext::get(server.ext_tasks(), parse(params)?),
+        Id::TasksGet if per_request => tasks_ext::get(cx, server.ext_tasks(), parse(params)?),
         Id::TasksGet => tasks::get(cx, parse(params)?),
         Id::TasksUpdate => tasks_ext::update(cx, server.ext_tasks(), parse(params)?),
         Id::TasksCancel if per_request => tasks_ext::cancel(cx, server.ext_tasks(), parse(params)?),

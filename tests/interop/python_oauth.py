@@ -5,7 +5,8 @@ metadata, gets a JWT for tinymcp's URL, and calls a tool; a request without it g
 Then real tokens from the provider that must be refused: for another audience, expired,
 with a changed signature or an unknown key id, and an opaque token revoked before use
 (introspection); a tool needing a scope the token lacks is hidden and answers 403
-`insufficient_scope` naming the scope, and a token with it (step-up) calls the tool.
+`insufficient_scope` naming the scope, and a token with it (step-up) calls the tool; the
+same for a resource needing a scope (hidden from resources/list, 403 on read, then read).
 
 Usage: python python_oauth.py --node NODE --issuer-script tests/interop/oidc_issuer.mjs -- TINYMCP
 """
@@ -172,6 +173,21 @@ async def refusals(url: str, issuer: str) -> None:
         assert answer.status_code == 200 and "admin" in answer.text, (answer.status_code, answer.text)
         print("ok: step-up: a token with mcp:admin lists and calls the tool")
 
+        # A resource that needs mcp:admin: left out of resources/list, 403 when read, then step-up.
+        resources = {"jsonrpc": "2.0", "id": 4, "method": "resources/list"}
+        uris = [r["uri"] for r in (await post(http, url, good, resources, session)).json()["result"]["resources"]]
+        assert "note://plans" not in uris, uris
+        read = {"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "note://plans"}}
+        answer = await post(http, url, good, read, session)
+        assert answer.status_code == 403, (answer.status_code, answer.text)
+        assert 'error="insufficient_scope"' in challenge(answer) and 'scope="mcp:use mcp:admin"' in challenge(answer), \
+            challenge(answer)
+        uris = [r["uri"] for r in (await post(http, url, stepped, resources, session)).json()["result"]["resources"]]
+        assert "note://plans" in uris, uris
+        answer = await post(http, url, stepped, read, session)
+        assert answer.status_code == 200 and "the plans" in answer.text, (answer.status_code, answer.text)
+        print("ok: a resource needing mcp:admin: hidden, 403 insufficient_scope, then read with a stepped-up token")
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -189,7 +205,8 @@ def main() -> None:
         url = f"http://127.0.0.1:{mcp_port}/mcp"
         manifest = os.path.join(scratch.name, "tools.json")
         with open(manifest, "w") as f:
-            json.dump({"tools": [{"name": "admin_echo", "command": ["echo", "admin"], "scopes": ["mcp:admin"]}]}, f)
+            json.dump({"tools": [{"name": "admin_echo", "command": ["echo", "admin"], "scopes": ["mcp:admin"]}],
+                       "resources": [{"uri": "note://plans", "text": "the plans", "scopes": ["mcp:admin"]}]}, f)
         env = {**os.environ, "TINYMCP_OAUTH_CLIENT_SECRET": CLIENT_SECRET}
         server = subprocess.Popen([*args.binary, "--everything", "--manifest", manifest,
                                    "--http", f"127.0.0.1:{mcp_port}",

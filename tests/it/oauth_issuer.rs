@@ -158,3 +158,54 @@ fn an_issuer_that_cannot_be_used_refuses_to_start() {
     let other = refused(&["--oauth-issuer", &format!("{}/tenant", issuer.url), "--public-url", AUDIENCE]);
     assert!(other.contains("no metadata"), "{other}");
 }
+
+/// A manifest's `scopes` on a resource (spec authorization, scope challenges): the resource is
+/// left out of `resources/list` for a token without them and a read is a 403 step-up; a tool's
+/// view needs the tool's scopes, and a prompt embedding the resource is refused as its read is.
+#[test]
+fn manifest_resources_and_views_need_their_scopes() {
+    let dir = crate::support::TempDir::new("oauth-manifest");
+    dir.write("view.html", "<p>deploy</p>");
+    let manifest = json!({
+        "tools": [{"name": "deploy", "command": ["echo", "{}"], "output": "json", "ui": "view.html",
+                   "scopes": ["mcp:admin"]}],
+        "prompts": [{"name": "brief", "messages": [{"resource": "note://plans"}]}],
+        "resources": [{"uri": "note://plans", "text": "the plans", "scopes": ["mcp:admin"]}]
+    });
+    let file = dir.write("tools.json", manifest.to_string());
+    let issuer = Issuer::start(json!({"keys": [jwk("k1", 1)]}));
+    let server = issuer.serve(&["--manifest", file.to_str().unwrap()]);
+    let user = format!("Bearer {}", issuer.token("k1", 1, json!({})));
+    let admin = format!("Bearer {}", issuer.token("k1", 1, json!({"scope": "mcp:use mcp:admin"})));
+    let init = server.post(&[("Authorization", &user)], &initialize(json!({})));
+    let session = init.header("mcp-session-id").expect("a session").to_owned();
+    let rpc = |token: &str, method: &str, params: Value| {
+        let body = json!({"jsonrpc": "2.0", "id": 2, "method": method, "params": params});
+        server.post(&[("Authorization", token), ("Mcp-Session-Id", &session)], &body)
+    };
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(server.post(&[("Authorization", &user), ("Mcp-Session-Id", &session)], &initialized).status, 202);
+    let uris = |token: &str| {
+        let listed = rpc(token, "resources/list", json!({}));
+        let all = listed.json()["result"]["resources"].as_array().cloned().unwrap_or_default();
+        all.iter().filter_map(|r| r["uri"].as_str().map(str::to_owned)).collect::<Vec<_>>()
+    };
+    let hidden = ["note://plans", "ui://tinymcp/deploy"];
+    assert!(uris(&user).iter().all(|u| !hidden.contains(&u.as_str())), "{:?}", uris(&user));
+    for uri in hidden {
+        let refused = rpc(&user, "resources/read", json!({"uri": uri}));
+        assert_eq!(refused.status, 403, "{uri}: {}", refused.body);
+        let challenge = refused.header("www-authenticate").unwrap_or_default();
+        assert!(challenge.contains("scope=\"mcp:use mcp:admin\", error=\"insufficient_scope\""), "{challenge}");
+    }
+    let brief = json!({"name": "brief"});
+    assert_eq!(rpc(&user, "prompts/get", brief.clone()).status, 403, "the prompt embeds a hidden resource");
+    // Step-up: the same session with a token granting the scope.
+    assert!(hidden.iter().all(|h| uris(&admin).iter().any(|u| u == h)), "{:?}", uris(&admin));
+    let read = rpc(&admin, "resources/read", json!({"uri": "note://plans"}));
+    assert_eq!(read.json()["result"]["contents"][0]["text"], "the plans", "{}", read.body);
+    let view = rpc(&admin, "resources/read", json!({"uri": "ui://tinymcp/deploy"}));
+    assert_eq!(view.json()["result"]["contents"][0]["text"], "<p>deploy</p>", "{}", view.body);
+    let got = rpc(&admin, "prompts/get", brief);
+    assert_eq!(got.json()["result"]["messages"][0]["content"]["resource"]["text"], "the plans", "{}", got.body);
+}

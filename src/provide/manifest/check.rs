@@ -39,7 +39,7 @@ const ANNOTATION_KEYS: &[&str] = &["title", "readOnlyHint", "destructiveHint", "
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages", "scopes"];
 const ARGUMENT_KEYS: &[&str] = &["name", "title", "description", "required", "completions"];
 const MESSAGE_KEYS: &[&str] = &["role", "text", "file", "resource"];
-const RESOURCE_KEYS: &[&str] = &["uri", "name", "title", "description", "mimeType", "path", "text", "cache"];
+const RESOURCE_KEYS: &[&str] = &["uri", "name", "title", "description", "mimeType", "path", "text", "cache", "scopes"];
 
 /// The largest `timeoutMs` (a day) and `maxOutputBytes` (256 MiB) accepted.
 const MAX_TIMEOUT_MS: u64 = 86_400_000;
@@ -111,7 +111,7 @@ impl Checker<'_> {
         names
     }
 
-    /// `scopes`: the OAuth scopes a token needs to see and use the tool or prompt, each one token of
+    /// `scopes`: the OAuth scopes a token needs to see and use the tool, prompt or resource, each one token of
     /// visible characters without quotes (it goes into a `WWW-Authenticate` challenge as is).
     fn scopes(&mut self, map: &Map<String, Value>, path: &str) -> Vec<String> {
         let Some(value) = map.get("scopes") else { return Vec::new() };
@@ -545,6 +545,7 @@ impl Checker<'_> {
         if let Source::Text(text) = &source {
             resource = resource.with_size(text.len() as u64);
         }
+        resource.required_scopes = self.scopes(map, path);
         let cache = self.cache(map.get("cache"), path);
         Some(ResourceDef { resource, source, cache })
     }

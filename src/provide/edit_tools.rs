@@ -5,9 +5,9 @@
 
 use super::client_roots::gate;
 use super::diff;
-use super::file_tools::refused;
 use super::files::{Files, Root, Target};
 use super::sandbox;
+use super::tool_parts::refused;
 use super::write::Folder;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -6,13 +6,14 @@ use super::client_roots::gate;
 use super::files::{looks_textual, text_type, Files, Target, SNIFF_BYTES};
 use super::glob::GlobPattern;
 use super::sandbox::{self, file_uri, EntryKind};
+use super::tool_parts::{below, both, path_help, read_only, refused, str_arg};
 use crate::provide::mime;
 use serde_json::{json, Value};
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
-use tinymcp::{rfc3339, CallToolResult, Content, RequestCx, ResourceContents, Server, Tool, ToolAnnotations};
+use tinymcp::{rfc3339, CallToolResult, Content, RequestCx, ResourceContents, Server, Tool};
 
 /// The most entries `list_directory` returns.
 const MAX_ENTRIES: usize = 1000;
@@ -25,24 +26,9 @@ const MAX_GLOB_CHARS: usize = 1024;
 /// A matching line is cut to this many characters.
 const MAX_LINE_CHARS: usize = 240;
 
-fn read_only(title: &str) -> ToolAnnotations {
-    ToolAnnotations {
-        title: Some(title.into()),
-        read_only_hint: Some(true),
-        destructive_hint: Some(false),
-        idempotent_hint: Some(true),
-        open_world_hint: Some(false),
-    }
-}
-
 /// Registers the four tools.
 pub(crate) fn register(server: &Server, files: &Arc<Files>) {
-    let path_help = if files.roots.len() == 1 {
-        "relative to the served folder".to_owned()
-    } else {
-        let labels: Vec<&str> = files.roots.iter().map(|r| r.label.as_str()).collect();
-        format!("starting with one of the served folders ({})", labels.join(", "))
-    };
+    let path_help = path_help(files);
     let f = Arc::clone(files);
     server.register_tool(
         Tool::new(
@@ -135,20 +121,6 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         .with_annotations(read_only("File info")),
         move |cx, args| Ok(gate(&f, cx, &args, |f| file_info(f, str_arg(&args, "path").unwrap_or_default()))),
     );
-}
-
-pub(crate) fn str_arg<'a>(args: &'a Value, name: &str) -> Option<&'a str> {
-    args.get(name).and_then(Value::as_str)
-}
-
-/// The answer to a path the sandbox (or the tool) refused, saying why.
-pub(crate) fn refused(spelled: &str, why: &str) -> CallToolResult {
-    CallToolResult::error(format!("path {spelled:?} refused: {why}"))
-}
-
-/// A result with readable text for the model and structured content for programs.
-pub(crate) fn both(text: String, structured: Value) -> CallToolResult {
-    CallToolResult { structured_content: Some(structured), ..CallToolResult::text(text) }
 }
 
 /// One page of a folder's entries, from `offset`, with the offset of the next page when more follow.
@@ -474,7 +446,7 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
                 cancelled = true;
                 return false;
             }
-            let below = rel.strip_prefix(&base_rel).map(|r| r.trim_start_matches('/')).unwrap_or(rel);
+            let below = below(&base_rel, rel);
             if glob.as_ref().is_some_and(|glob| !glob.matches_path(below)) {
                 return true;
             }

@@ -4,14 +4,15 @@
 //! descriptors; every answer is bounded (entries, results, bytes) and says where it stopped.
 
 use super::client_roots::gate;
-use super::file_tools::{both, read_file, refused, str_arg};
+use super::file_tools::read_file;
 use super::files::{Files, Root, Target};
 use super::glob::GlobPattern;
 use super::sandbox::EntryKind;
+use super::tool_parts::{below, both, path_help, read_only, refused, str_arg};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tinymcp::{CallToolResult, Content, RequestCx, ResourceContents, Server, Tool, ToolAnnotations};
+use tinymcp::{CallToolResult, Content, RequestCx, ResourceContents, Server, Tool};
 
 /// The default and largest `depth` of `directory_tree`.
 const DEFAULT_DEPTH: u64 = 4;
@@ -29,16 +30,6 @@ const MAX_EXCLUDES: usize = 64;
 /// A file of `read_multiple_files` is not started with less than this left of the answer.
 const MIN_SHARE: usize = 1024;
 
-fn read_only(title: &str) -> ToolAnnotations {
-    ToolAnnotations {
-        title: Some(title.into()),
-        read_only_hint: Some(true),
-        destructive_hint: Some(false),
-        idempotent_hint: Some(true),
-        open_world_hint: Some(false),
-    }
-}
-
 /// The schema of the exclude globs, under either name (`excludePatterns` is the reference
 /// filesystem server's, so a model used to it is understood).
 fn exclude_schema() -> Value {
@@ -51,12 +42,7 @@ fn exclude_schema() -> Value {
 
 /// Registers the three tools.
 pub(crate) fn register(server: &Server, files: &Arc<Files>) {
-    let path_help = if files.roots.len() == 1 {
-        "relative to the served folder".to_owned()
-    } else {
-        let labels: Vec<&str> = files.roots.iter().map(|r| r.label.as_str()).collect();
-        format!("starting with one of the served folders ({})", labels.join(", "))
-    };
+    let path_help = path_help(files);
     let cap = files.options.max_read_bytes;
     let mut tree_props = json!({
         "path": {"type": "string", "description": format!("The folder, {path_help}; the top when omitted")},
@@ -179,14 +165,6 @@ fn excluded(exclude: &[GlobPattern], below: &str) -> bool {
         end += 1;
         exclude.iter().any(|glob| glob.matches_path(prefix))
     })
-}
-
-/// The part of `rel` (relative to a root) below `base` (relative to the same root).
-fn below<'r>(base: &str, rel: &'r str) -> &'r str {
-    if base.is_empty() {
-        return rel;
-    }
-    rel.strip_prefix(base).map_or(rel, |r| r.trim_start_matches('/'))
 }
 
 /// The folders a walk starts from: every root for the top, else the folder named.

@@ -17,6 +17,7 @@ pub mod manifest;
 pub mod mime;
 pub mod sandbox;
 pub mod skills;
+mod tool_parts;
 pub(crate) mod tracker;
 pub mod watch;
 pub(crate) mod write;

@@ -14,14 +14,14 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-import traceback
-from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 import anyio
 import mcp_types as types
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
+
+from harness import connect, expect, run_checks, text_of
 
 ROOT_URI = "file:///tmp/tinymcp-interop-root"
 
@@ -88,37 +88,6 @@ def callbacks(seen: Observed) -> dict[str, Any]:
         # Declares sampling.tools, so the server may offer the model tools (2025-11-25).
         sampling_capabilities=types.SamplingCapability(tools=types.SamplingToolsCapability()),
     )
-
-
-@asynccontextmanager
-async def connect(transport: str, target: list[str]) -> AsyncIterator[tuple[Any, Any]]:
-    if transport == "stdio":
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        params = StdioServerParameters(command=target[0], args=target[1:])
-        async with stdio_client(params) as streams:
-            yield streams
-    elif transport == "http":
-        from mcp.client.streamable_http import streamable_http_client
-
-        async with streamable_http_client(target[0]) as streams:
-            yield streams[0], streams[1]
-    elif transport == "sse":
-        from mcp.client.sse import sse_client
-
-        async with sse_client(target[0]) as streams:
-            yield streams[0], streams[1]
-    else:
-        raise SystemExit(f"unknown transport {transport!r}")
-
-
-def text_of(result: types.CallToolResult) -> str:
-    return "".join(block.text for block in result.content if getattr(block, "type", None) == "text")
-
-
-def expect(condition: bool, what: str) -> None:
-    if not condition:
-        raise AssertionError(what)
 
 
 async def expect_error(call: Awaitable[Any], code: int) -> MCPError:
@@ -364,19 +333,10 @@ async def main() -> int:
     warnings.filterwarnings("ignore", message=".*removed as of 2026-07-28.*")
 
     seen = Observed()
-    passed, failed = 0, 0
     async with connect(args.transport, args.target) as (read, write):
         async with ClientSession(read, write, read_timeout_seconds=20, **callbacks(seen)) as session:
             init = await session.initialize()
-            for name, check in checks(session, seen, init):
-                try:
-                    with anyio.fail_after(30):
-                        await check()
-                    passed += 1
-                    print(f"ok   {name}", file=sys.stderr)
-                except Exception:
-                    failed += 1
-                    print(f"FAIL {name}\n{traceback.format_exc()}", file=sys.stderr)
+            passed, failed = await run_checks(checks(session, seen, init))
     print(f"python-interop ({args.transport}): {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 import warnings
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
@@ -32,6 +31,8 @@ from mcp.client import Client
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.stdio import StdioServerParameters
 from pydantic import ConfigDict
+
+from harness import run_checks, sampling_answer
 
 ROOT_URI = "file:///tmp/tinymcp-interop-root"
 
@@ -123,14 +124,7 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
     elicited: list[Any] = []
     sampled: list[Any] = []
 
-    async def sampling(context: Any, params: Any):
-        sampled.append(params)
-        return types.CreateMessageResult(
-            role="assistant",
-            content=types.TextContent(type="text", text="Hello there!"),
-            model="interop-model",
-            stop_reason="endTurn",
-        )
+    sampling = sampling_answer("Hello there!", sampled)
 
     async def elicitation(context: Any, params: Any):
         elicited.append(params)
@@ -142,7 +136,6 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
     async def logging(params: Any) -> None:
         logs.append(params)
 
-    passed = failed = 0
     tasks = Tasks()
 
     async with Client(
@@ -156,17 +149,6 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
         extensions=[tasks],
     ) as client:
 
-        async def check(name: str, body: Callable[[], Awaitable[None]]) -> None:
-            nonlocal passed, failed
-            try:
-                with anyio.fail_after(20):
-                    await body()
-                passed += 1
-                print(f"ok   {name}")
-            except Exception:
-                failed += 1
-                print(f"FAIL {name}")
-                traceback.print_exc()
 
         async def revision() -> None:
             assert client.session.protocol_version == "2026-07-28", client.session.protocol_version
@@ -256,24 +238,25 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
                 assert file["digest"].startswith("sha256:"), file
                 assert (await client.read_resource(file["uri"])).contents, file
 
-        for name, body in [
-            ("revision is 2026-07-28", revision),
-            ("tools/list and tools/call", tools),
-            ("elicitation through an input-required result", elicit),
-            ("sampling through an input-required result", sample),
-            ("roots through an input-required result", list_roots),
-            ("several inputs in one round, and several rounds", several),
-            ("prompts/get with an input-required result", prompt),
-            ("resources/read", resources),
-            ("a capability the client declared", missing_capability),
-            ("log messages at the _meta level", logging_level),
-            ("subscriptions/listen", listen),
-            ("a task of the tasks extension, polled to completion", task),
-            ("input first, then a task", task_after_input),
-            ("skills/list, skills/get and a skill's files", skill),
-        ]:
-            await check(name, body)
-    return passed, failed
+        return await run_checks(
+            [
+                ("revision is 2026-07-28", revision),
+                ("tools/list and tools/call", tools),
+                ("elicitation through an input-required result", elicit),
+                ("sampling through an input-required result", sample),
+                ("roots through an input-required result", list_roots),
+                ("several inputs in one round, and several rounds", several),
+                ("prompts/get with an input-required result", prompt),
+                ("resources/read", resources),
+                ("a capability the client declared", missing_capability),
+                ("log messages at the _meta level", logging_level),
+                ("subscriptions/listen", listen),
+                ("a task of the tasks extension, polled to completion", task),
+                ("input first, then a task", task_after_input),
+                ("skills/list, skills/get and a skill's files", skill),
+            ],
+            timeout=20,
+        )
 
 
 def main() -> int:

@@ -2,6 +2,7 @@
 //! and `move_file`; every escape is refused by every one of them, writes are atomic and keep
 //! permissions, and a symbolic link swapped in while they run never lets a byte out of the root.
 
+use crate::files::READ_ONLY_TOOLS;
 use crate::support::{check, over_both_transports, tool_text as text_of, Client, TempDir, Transport};
 use serde_json::{json, Value};
 use std::os::unix::fs::PermissionsExt;
@@ -82,32 +83,11 @@ fn the_edit_tools_come_only_with_write_and_their_annotations_tell_the_truth() {
     };
     let names =
         |tools: &[Value]| -> Vec<String> { tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect() };
-    let read_only = [
-        "list_directory",
-        "read_file",
-        "search_files",
-        "file_info",
-        "directory_tree",
-        "find_files",
-        "read_multiple_files",
-    ];
-    assert_eq!(names(&tools(&[])), read_only);
+    assert_eq!(names(&tools(&[])), READ_ONLY_TOOLS);
     let writable = tools(&["--write"]);
     assert_eq!(
         names(&writable),
-        [
-            "list_directory",
-            "read_file",
-            "search_files",
-            "file_info",
-            "directory_tree",
-            "find_files",
-            "read_multiple_files",
-            "write_file",
-            "edit_file",
-            "create_directory",
-            "move_file"
-        ]
+        [&READ_ONLY_TOOLS[..], &["write_file", "edit_file", "create_directory", "move_file"]].concat()
     );
     let hints = |name: &str| {
         let tool = writable.iter().find(|t| t["name"] == name).unwrap();
@@ -118,7 +98,7 @@ fn the_edit_tools_come_only_with_write_and_their_annotations_tell_the_truth() {
             a["idempotentHint"].as_bool().unwrap(),
         )
     };
-    for read_only in read_only {
+    for read_only in READ_ONLY_TOOLS {
         assert_eq!(hints(read_only), (true, false, true), "{read_only}");
     }
     assert_eq!(hints("write_file"), (false, true, true));

@@ -6,6 +6,10 @@ use crate::support::{check, over_both_transports, tool_text as text_of, Client, 
 use serde_json::{json, Value};
 use std::time::Duration;
 
+/// The read-only file tools, in the order they are registered (and listed).
+pub const READ_ONLY_TOOLS: [&str; 7] =
+    ["list_directory", "read_file", "search_files", "file_info", "directory_tree", "find_files", "read_multiple_files"];
+
 /// A folder with text, code, an image, a binary, hidden files, a link inside and links outside.
 struct Fixture {
     dir: TempDir,
@@ -171,18 +175,7 @@ fn the_read_only_tools_are_read_only_with_schemas() {
     let mut client = serve(&f.dir, &[]);
     let tools = client.request("tools/list", json!({}))["result"]["tools"].clone();
     let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(
-        names,
-        [
-            "list_directory",
-            "read_file",
-            "search_files",
-            "file_info",
-            "directory_tree",
-            "find_files",
-            "read_multiple_files"
-        ]
-    );
+    assert_eq!(names, READ_ONLY_TOOLS);
     for tool in tools.as_array().unwrap() {
         check(tool, json!({"annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}}));
         if tool["name"] != "read_file" && tool["name"] != "read_multiple_files" {

@@ -2,7 +2,8 @@
 # `tinymcp proxy` with clients and a server nobody here wrote: the Python SDK client (Streamable
 # HTTP and legacy SSE) and the TypeScript SDK client through the proxy to `tinymcp --everything`
 # over stdio (every feature, as direct), then the Python SDK client through the proxy to the
-# reference server-everything over stdio. Needs target/release/tinymcp and scripts/deps.sh's .cache.
+# reference server-everything over stdio, then through `--config` to one of two named servers.
+# Needs target/release/tinymcp and scripts/deps.sh's .cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,14 +15,15 @@ logs=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
 
-# Starts `tinymcp proxy -- CMD...` on a port the OS picks and sets `port`.
+# Starts `tinymcp proxy ARGS...` (`-- CMD...` or `--config FILE`) on a port the OS picks and
+# sets `port`.
 proxy() {
   local log="$logs/proxy-${#pids[@]}.log"
-  "$tinymcp" proxy --http 127.0.0.1:0 -- "$@" >/dev/null 2>"$log" &
+  "$tinymcp" proxy --http 127.0.0.1:0 "$@" >/dev/null 2>"$log" &
   pids+=($!)
   port=
   for _ in $(seq 200); do
-    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/mcp.*|\1|p' "$log")
+    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$log")
     [ -n "$port" ] && return
     sleep 0.05
   done
@@ -29,11 +31,21 @@ proxy() {
   return 1
 }
 
-proxy "$PWD/$tinymcp" --everything
+proxy -- "$PWD/$tinymcp" --everything
 "$python" tests/interop/python_client.py --transport http "http://127.0.0.1:$port/mcp"
 "$python" tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
 "$node" tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"
 
-proxy "$PWD/$node" "$PWD/$everything" stdio
+proxy -- "$PWD/$node" "$PWD/$everything" stdio
 "$python" tests/interop/python_proxy.py --transport http "http://127.0.0.1:$port/mcp"
 "$python" tests/interop/python_proxy.py --transport sse "http://127.0.0.1:$port/sse"
+
+config="$logs/servers.json"
+cat >"$config" <<JSON
+{"mcpServers": {
+  "everything": {"command": "$PWD/$node", "args": ["$PWD/$everything", "stdio"]},
+  "tinymcp": {"command": "$PWD/$tinymcp", "args": ["--everything"]}
+}}
+JSON
+proxy --config "$config"
+"$python" tests/interop/python_client.py --transport http "http://127.0.0.1:$port/tinymcp/mcp"

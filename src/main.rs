@@ -40,6 +40,10 @@ USAGE:
         session (--max-sessions caps them), exec'd with no shell; it gets PATH, HOME and the
         --pass-env variables only; one that exits, or leaves requests unanswered N seconds
         (default 60), ends its session with an error to each request in flight
+    tinymcp proxy --http ADDR --config FILE [--pass-env VAR]... [HTTP OPTIONS]
+        each server of a hosts' mcpServers JSON file (NAME: command, args, env, cwd) at
+        /NAME/mcp and /NAME/sse on one port (--max-sessions caps them all together); each
+        child gets PATH, HOME, the --pass-env variables and its own env only
     tinymcp health [URL]
         exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
         with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
@@ -505,26 +509,50 @@ fn proxy(raw: impl Iterator<Item = String>) -> Result<(), String> {
     if args.everything || args.manifest.is_some() || !args.roots.is_empty() || args.skills.is_some() {
         return Err("proxy serves its child only: --everything, --root, --manifest and --skills do not apply".into());
     }
-    let mut server = Server::with_options("tinymcp-proxy", env!("CARGO_PKG_VERSION"), server_options(&args));
     if let Some(file) = &args.state_key_file {
         cli::secret::warn_if_exposed(file, "state key file");
-        server.set_state_key_file(file).map_err(|e| e.to_string())?;
     }
-    if let Some(id) = &args.node_id {
-        server.set_node_id(id).map_err(|e| e.to_string())?;
+    // Each named server is a relaying `Server` of its own, under `/NAME/`; one command is
+    // served at the root.
+    let specs = match parsed.servers {
+        Some(servers) => servers,
+        None => vec![(String::new(), parsed.spec)],
+    };
+    let mut servers = Vec::with_capacity(specs.len());
+    for (name, spec) in specs {
+        let mut server = Server::with_options("tinymcp-proxy", env!("CARGO_PKG_VERSION"), server_options(&args));
+        if let Some(file) = &args.state_key_file {
+            server.set_state_key_file(file).map_err(|e| e.to_string())?;
+        }
+        if let Some(id) = &args.node_id {
+            server.set_node_id(id).map_err(|e| e.to_string())?;
+        }
+        cli::proxy::relay(&mut server, &name, spec);
+        servers.push((name, Arc::new(server)));
     }
-    cli::proxy::relay(&mut server, parsed.spec);
     let drain = Duration::from_secs(args.drain_secs as u64);
-    serve_http(Arc::new(server), &args, &addr, drain).map_err(|e| e.to_string())
+    serve_http_mounted(servers, &args, &addr, drain).map_err(|e| e.to_string())
 }
 
 /// Serves over HTTP until SIGTERM or SIGINT, then drains.
 #[cfg(feature = "http")]
 fn serve_http(server: Arc<Server>, args: &Args, addr: &str, drain: Duration) -> Result<(), tinymcp::Error> {
+    serve_http_mounted(vec![(String::new(), server)], args, addr, drain)
+}
+
+/// Serves each server under its name (`/NAME/mcp`; an empty name: `/mcp`) over HTTP until
+/// SIGTERM or SIGINT, then drains.
+#[cfg(feature = "http")]
+fn serve_http_mounted(
+    servers: Vec<(String, Arc<Server>)>,
+    args: &Args,
+    addr: &str,
+    drain: Duration,
+) -> Result<(), tinymcp::Error> {
     let options = http_options(args, addr).map_err(tinymcp::Error::Config)?;
     // Handled before the server says it listens: a signal sent from then on drains.
     let signals = signals();
-    let http = transport::http::HttpServer::start(server, &listen_addr(addr), options)?;
+    let http = transport::http::HttpServer::start_mounted(servers, &listen_addr(addr), options)?;
     // This thread waits for SIGTERM; the server runs on its own threads.
     match signals {
         Some(signals) => {

@@ -51,6 +51,12 @@ impl Connection {
         Connection { server, session, listens: Mutex::default(), relay }
     }
 
+    /// Whether this connection is one of `server`'s (a listener may serve several).
+    #[cfg(feature = "http")]
+    pub(crate) fn serves(&self, server: &Arc<Server>) -> bool {
+        Arc::ptr_eq(&self.server, server)
+    }
+
     /// The session.
     pub(crate) fn session(&self) -> &Arc<Session> {
         &self.session

@@ -1,11 +1,13 @@
 //! `tinymcp proxy`: a stdio server (our own binary, with a manifest of hostile command tools)
 //! served over HTTP, one child per session. The environment the child gets, a child that exits
-//! or hangs mid-call, garbage on its stdout, and the session cap that bounds the children.
+//! or hangs mid-call, garbage on its stdout, and the session cap that bounds the children;
+//! `--config`: several servers by name on one port.
 
 use crate::manifest::write_manifest;
-use crate::raw_http::{Reply, Server};
+use crate::raw_http::{initialize, write_request, Reply, Server, ACCEPT_BOTH, JSON};
 use crate::support::{announced_port, binary, check, eventually, process_gone, tool_text, TempDir};
 use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -167,4 +169,149 @@ fn lines_that_are_not_json_rpc_are_dropped() {
     let reply = server.post(&[("Mcp-Session-Id", &session)], &body);
     let answer: Value = reply.json();
     check(&answer, json!({"id": 2, "result": {"content": [{"text": "Echo: hi"}]}}));
+}
+
+/// `tinymcp proxy --http 127.0.0.1:0 --config FILE` with `env` added to ours.
+fn proxy_config(config: &std::path::Path, env: &[(&str, &str)]) -> Server {
+    let mut command = Command::new(binary());
+    command
+        .args(["proxy", "--http", "127.0.0.1:0", "--config"])
+        .arg(config)
+        .env("RUST_LOG", "tinymcp=info")
+        .env_remove("TINYMCP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("spawn tinymcp proxy");
+    let port = announced_port(&mut child);
+    Server { child, port }
+}
+
+fn post_at(server: &Server, path: &str, headers: &[(&str, &str)], body: &Value) -> Reply {
+    let mut all = vec![ACCEPT_BOTH, JSON];
+    all.extend_from_slice(headers);
+    server.send("POST", path, &all, &body.to_string())
+}
+
+/// Two servers, `a` and `b`: each our binary, writing its environment to `NAME.env` first.
+fn two_servers(dir: &TempDir) -> std::path::PathBuf {
+    let script = "env > \"$ENV_FILE\"; exec \"$0\" --everything";
+    let entry = |name: &str| {
+        let file = dir.path().join(format!("{name}.env"));
+        json!({"command": "sh", "args": ["-c", script, binary()],
+               "env": {"ENV_FILE": file.to_str().unwrap(), "WHO": format!("server-{name}")}})
+    };
+    dir.write("servers.json", json!({"mcpServers": {"a": entry("a"), "b": entry("b")}}).to_string())
+}
+
+// One port for every configured server: each at its own prefix, with exactly its own `env`.
+#[test]
+fn a_config_serves_each_server_at_its_prefix_with_its_own_environment() {
+    let dir = TempDir::new("proxy-config");
+    let config = two_servers(&dir);
+    let server = proxy_config(&config, &[("PROXY_KEPT", "kept-value")]);
+    let reply = post_at(&server, "/a/mcp", &[], &initialize(json!({})));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let session = reply.header("mcp-session-id").expect("Mcp-Session-Id").to_owned();
+    let seen = std::fs::read_to_string(dir.path().join("a.env")).expect("server a wrote its environment");
+    assert!(seen.contains("WHO=server-a"), "{seen}");
+    assert!(seen.contains("PATH="), "{seen}");
+    assert!(!seen.contains("kept-value"), "a variable not passed reached the child: {seen}");
+    assert!(!dir.path().join("b.env").exists(), "server b started for a session of a");
+
+    let echo = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}});
+    let answer = post_at(&server, "/a/mcp", &[("Mcp-Session-Id", &session)], &echo);
+    check(&answer.json(), json!({"id": 2, "result": {"content": [{"text": "Echo: hi"}]}}));
+    // A session is served only under the name it began at.
+    let elsewhere = post_at(&server, "/b/mcp", &[("Mcp-Session-Id", &session)], &echo);
+    assert_eq!(elsewhere.status, 404, "{}", elsewhere.body);
+    let deleted = server.send("DELETE", "/b/mcp", &[("Mcp-Session-Id", &session)], "");
+    assert_eq!(deleted.status, 404, "{}", deleted.body);
+
+    let reply = post_at(&server, "/b/mcp", &[], &initialize(json!({})));
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let seen = std::fs::read_to_string(dir.path().join("b.env")).expect("server b wrote its environment");
+    assert!(seen.contains("WHO=server-b") && !seen.contains("server-a"), "{seen}");
+
+    for path in ["/c/mcp", "/mcp", "/a/other", "/../a/mcp"] {
+        let unknown = post_at(&server, path, &[], &initialize(json!({})));
+        assert_eq!(unknown.status, 404, "{path}: {}", unknown.body);
+    }
+    let health = server.send("GET", "/healthz", &[], "");
+    assert_eq!(health.status, 200, "{}", health.body);
+    assert!(health.body.contains("a: ok\n") && health.body.contains("b: ok\n"), "{}", health.body);
+}
+
+// Legacy clients too: the stream names the POST endpoint under the server's prefix.
+#[test]
+fn a_configured_server_serves_legacy_sse_under_its_prefix() {
+    let dir = TempDir::new("proxy-config-sse");
+    let config = two_servers(&dir);
+    let server = proxy_config(&config, &[]);
+    let mut get = server.connect();
+    write_request(&mut get, server.port, "GET", "/b/sse", &[("Accept", "text/event-stream")], "");
+    let mut reader = BufReader::new(get);
+    let mut seen = String::new();
+    let endpoint = loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "{seen}");
+        if seen.ends_with("event: endpoint\n") {
+            break line.strip_prefix("data: ").unwrap().trim().to_owned();
+        }
+        seen.push_str(&line);
+    };
+    assert!(endpoint.starts_with("/b/messages?sessionId="), "{endpoint}");
+    let mut init = initialize(json!({}));
+    init["params"]["protocolVersion"] = json!("2024-11-05");
+    let elsewhere = server.send("POST", &endpoint.replacen("/b/", "/a/", 1), &[JSON], &init.to_string());
+    assert_eq!(elsewhere.status, 404, "{}", elsewhere.body);
+    let accepted = server.send("POST", &endpoint, &[JSON], &init.to_string());
+    assert_eq!(accepted.status, 202, "{}", accepted.body);
+    let answer = loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        if let Some(data) = line.strip_prefix("data: ").filter(|d| d.contains("\"id\"")) {
+            break serde_json::from_str::<Value>(data).unwrap();
+        }
+    };
+    check(&answer, json!({"id": 1, "result": {"protocolVersion": "2024-11-05"}}));
+    eventually("server b started", || dir.path().join("b.env").exists());
+}
+
+// A bad config is refused at start, its problem named by its JSON path.
+#[test]
+fn a_bad_config_is_refused_naming_the_json_path_of_the_problem() {
+    let dir = TempDir::new("proxy-config-bad");
+    let cases = [
+        (json!({"servers": {}}), "servers: unknown key"),
+        (json!({"mcpServers": {"a": {"args": ["x"]}}}), "mcpServers.a.command: missing"),
+        (json!({"mcpServers": {"a": {"command": "x", "url": "http://x"}}}), "mcpServers.a.url: unknown key"),
+        (json!({"mcpServers": {"a b": {"command": "x"}}}), "mcpServers.a b: the name is a path segment"),
+        (json!({"mcpServers": {"a": {"command": "x", "args": ["ok", 2]}}}), "mcpServers.a.args[1]: expected a string"),
+        (json!({"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}), "mcpServers.a.env.K: expected a string"),
+        (
+            json!({"mcpServers": {"a": {"command": "x", "cwd": "/no/such/folder"}}}),
+            "mcpServers.a.cwd: expected a folder",
+        ),
+    ];
+    for (config, expected) in cases {
+        let file = dir.write("bad.json", config.to_string());
+        let out = Command::new(binary())
+            .args(["proxy", "--http", "127.0.0.1:0", "--config"])
+            .arg(&file)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{config} was accepted");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected), "{config}: {stderr}");
+    }
+    let out = Command::new(binary())
+        .args(["proxy", "--http", "127.0.0.1:0", "--config", "x.json", "--", "true"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
 }

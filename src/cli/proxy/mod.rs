@@ -1,9 +1,11 @@
-//! `tinymcp proxy --http ADDR [--pass-env VAR]... -- CMD ARGS...`: a stdio MCP server served over
-//! our HTTP transport (Streamable HTTP and legacy SSE), one child process per client session.
+//! `tinymcp proxy --http ADDR [--pass-env VAR]... -- CMD ARGS...` (or `--config FILE`, several
+//! servers by name): stdio MCP servers served over our HTTP transport (Streamable HTTP and
+//! legacy SSE), one child process per client session.
 //! The flags before `--` that are not the proxy's own are the server's HTTP flags; the
 //! relaying itself is the library's (`tinymcp::relay`), the process is `child`.
 
 mod child;
+mod config;
 
 use child::{Child, Spec};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,8 +22,10 @@ const TOKEN_VAR: &str = "TINYMCP_TOKEN";
 /// The proxy's own flags, the rest of the flags (HTTP ones, for the server's parser), and the
 /// command.
 pub struct Parsed {
-    /// What each session runs.
+    /// What each session runs; with `--config`, what every server's entry adds to.
     pub spec: Spec,
+    /// `--config FILE`: the servers by name, instead of the command.
+    pub servers: Option<Vec<(String, Spec)>>,
     /// The flags left for the server's own parser.
     pub rest: Vec<String>,
 }
@@ -34,8 +38,12 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
     let mut answer_within = Duration::from_secs(60);
     let mut max_line = 4 * 1024 * 1024;
     let mut command = Vec::new();
+    let mut config = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--config" => {
+                config = Some(args.next().filter(|v| !v.starts_with("--")).ok_or("--config needs a file")?);
+            }
             "--" => {
                 command.extend(args.by_ref());
                 break;
@@ -69,7 +77,15 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
         }
     }
     let mut command = command.into_iter();
-    let program = command.next().ok_or("proxy needs a command after `--`: tinymcp proxy --http ADDR -- CMD ARGS...")?;
+    let program = match (command.next(), &config) {
+        (Some(_), Some(_)) => return Err("--config names the servers: no command after `--` with it".into()),
+        (None, None) => {
+            return Err(
+                "proxy needs a command after `--` (tinymcp proxy --http ADDR -- CMD ARGS...) or --config FILE".into()
+            )
+        }
+        (program, _) => program.unwrap_or_default(),
+    };
     let env = BASE_ENV
         .iter()
         .map(|name| name.to_string())
@@ -77,15 +93,18 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
         .filter_map(|name| std::env::var(&name).ok().map(|value| (name, value)))
         .collect();
     let spec = Spec { command: program, args: command.collect(), env, cwd: None, answer_within, max_line };
-    Ok(Parsed { spec, rest })
+    let servers = config.map(|file| config::read(&file, &spec)).transpose()?;
+    Ok(Parsed { spec, servers, rest })
 }
 
-/// Makes `server` relay each session to its own child running `spec`.
-pub fn relay(server: &mut tinymcp::Server, spec: Spec) {
+/// Makes `server` relay each session to its own child running `spec`; `name` (empty for the
+/// one command) names its sessions in the log.
+pub fn relay(server: &mut tinymcp::Server, name: &str, spec: Spec) {
     let sessions = Arc::new(AtomicU64::new(0));
-    log::info!("proxying {:?} {:?}: one process per session", spec.command, spec.args);
+    let at = if name.is_empty() { String::new() } else { format!("{name} ") };
+    log::info!("proxying {at}{:?} {:?}: one process per session", spec.command, spec.args);
     server.set_relay(move |relayed| {
-        let name = format!("session #{}", sessions.fetch_add(1, Ordering::Relaxed) + 1);
+        let name = format!("{at}session #{}", sessions.fetch_add(1, Ordering::Relaxed) + 1);
         Child::spawn(&spec, name, relayed).map(|child| Box::new(child) as Box<dyn Peer>)
     });
 }

@@ -6,7 +6,7 @@
 
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
-use super::{read_message, Answer, Http, SLICE};
+use super::{read_message, Answer, Http, Mount, SLICE};
 use crate::server::connection::Connection;
 use crate::server::sink::{Outgoing, Sink};
 use crate::util::random;
@@ -40,8 +40,8 @@ impl Legacy {
     }
 }
 
-pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
-    let id = match random::routed_token(http.server.node_id(), 16) {
+pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+    let id = match random::routed_token(at.server.node_id(), 16) {
         Ok(id) => id,
         Err(e) => {
             log::error!("no session id: {e}");
@@ -50,7 +50,7 @@ pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     };
     let (stream, messages) = Sink::bounded(WAITING);
     let session =
-        Arc::new(LegacySession { connection: Connection::new(Arc::clone(&http.server), stream.clone()), stream });
+        Arc::new(LegacySession { connection: Connection::new(Arc::clone(&at.server), stream.clone()), stream });
     // One cap for every transport: held until the stream ends.
     let _place = match http.sessions.reserve() {
         Ok(place) => place,
@@ -59,7 +59,7 @@ pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
     http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), Arc::clone(&session));
     log::info!("legacy SSE session {id} opened");
     if let Ok(mut pump) = Pump::start(exchange, cors) {
-        let endpoint = format!("/messages?sessionId={id}");
+        let endpoint = format!("{}/messages?sessionId={id}", at.prefix);
         let stop = match pump.event(None, Some("endpoint"), None, &endpoint) {
             Err(_) => Stop::Abandon,
             Ok(()) => loop {
@@ -89,6 +89,7 @@ pub(super) fn open(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static s
 /// A POST to `/messages`; `scopes`: what its access token granted, when scopes are checked.
 pub(super) fn post(
     http: &Http,
+    at: &Mount,
     exchange: &mut Exchange<'_>,
     query: &str,
     cors: &[(&'static str, String)],
@@ -96,11 +97,12 @@ pub(super) fn post(
 ) {
     let id = query.split('&').find_map(|pair| pair.strip_prefix("sessionId=")).unwrap_or("");
     let session = http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
-    let Some(session) = session else {
+    // A session is served under the name it began at only.
+    let Some(session) = session.filter(|s| s.connection.serves(&at.server)) else {
         let error = RpcError::invalid_request("unknown or closed sessionId: open /sse first");
         return Answer::rpc_error(404, &error).send(exchange, cors);
     };
-    match read_message(http, exchange) {
+    match read_message(at, exchange) {
         Ok(incoming) => {
             let carrier = scopes.map_or(Carrier::Plain, Carrier::Scoped);
             session.connection.handle(Ok(incoming), carrier, &session.stream);

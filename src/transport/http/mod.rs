@@ -17,6 +17,7 @@ mod issuer;
 mod jwt;
 mod legacy;
 mod listener;
+mod mounts;
 mod probe;
 mod pump;
 mod security;
@@ -33,6 +34,7 @@ pub use introspect::{Introspection, JwtOrIntrospection, CACHE_FOR};
 pub use issuer::{IssuerKeys, JwtVerifier};
 #[cfg(feature = "oauth")]
 pub use jwt::{Expect, KeySet, Rejection};
+pub use mounts::is_mount_name;
 pub use probe::probe;
 pub use security::{check_token, Access, MIN_TOKEN_LEN};
 
@@ -48,6 +50,7 @@ use crate::wire::rpc::{RequestId, RpcError, INSUFFICIENT_SCOPE};
 use crate::wire::version::ProtocolVersion;
 use auth::Failure;
 use http1::{BodyError, Exchange};
+use mounts::Mount;
 use security::Refusal;
 use sessions::{HttpSession, Missing, Refused, Sessions};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -107,7 +110,8 @@ const SLICE: Duration = Duration::from_secs(1);
 const REAP_EVERY: Duration = Duration::from_secs(5);
 
 struct Http {
-    server: Arc<Server>,
+    /// Never empty; the first one's key seals session ids.
+    mounts: Vec<Mount>,
     options: HttpOptions,
     sessions: Sessions,
     legacy: legacy::Legacy,
@@ -148,8 +152,21 @@ pub struct HttpServer {
 
 impl HttpServer {
     /// Binds `addr` and starts serving `server` on threads of its own.
-    pub fn start(server: Arc<Server>, addr: &str, mut options: HttpOptions) -> Result<HttpServer, Error> {
+    pub fn start(server: Arc<Server>, addr: &str, options: HttpOptions) -> Result<HttpServer, Error> {
+        HttpServer::start_mounted(vec![(String::new(), server)], addr, options)
+    }
+
+    /// Binds `addr` and serves each server under its name: `/NAME/mcp`, `/NAME/sse` and
+    /// `/NAME/messages` (an empty name: `/mcp`...). Sessions, their cap, the checks and
+    /// draining are the listener's, for all together; each name must pass `is_mount_name`,
+    /// and session ids are sealed with the first server's key.
+    pub fn start_mounted(
+        servers: Vec<(String, Arc<Server>)>,
+        addr: &str,
+        mut options: HttpOptions,
+    ) -> Result<HttpServer, Error> {
         options.access.validate().map_err(Error::Config)?;
+        let mounts = mounts::table(servers).map_err(Error::Config)?;
         let listener = TcpListener::bind(addr).map_err(|e| Error::Bind(format!("{addr}: {e}")))?;
         // The bound address, not the asked one: with port 0 the log names the port the OS chose.
         let local = listener.local_addr()?;
@@ -163,11 +180,12 @@ impl HttpServer {
         }
         let listener = no_delay(listener);
         // Session ids are sealed with the server's key: the key file's, shared by replicas.
-        let key = match server.sealing_key() {
+        let first = &mounts[0].server;
+        let key = match first.sealing_key() {
             Some(key) => key.clone(),
             None => StateKey::random()?,
         };
-        let node = server.node_id().map(str::to_owned);
+        let node = first.node_id().map(str::to_owned);
         let http = Arc::new(Http {
             sessions: Sessions::new(options.max_sessions, options.session_idle, options.session_ttl, key, node)?,
             legacy: legacy::Legacy::default(),
@@ -176,7 +194,7 @@ impl HttpServer {
             draining: AtomicBool::new(false),
             streams_ending: AtomicBool::new(false),
             stop: (Mutex::new(false), Condvar::new()),
-            server,
+            mounts,
             options,
         });
         let reaping = Arc::clone(&http);
@@ -194,7 +212,11 @@ impl HttpServer {
             .stack_size(128 * 1024)
             .spawn(move || listener::accept_loop(&accepting, &listener))?;
         // The one line a user (and a script) needs: logged at the default level.
-        log::info!(target: "tinymcp::listening", "listening on http://{local}/mcp");
+        let first = http.mounts.first().map_or("", |m| m.prefix.as_str());
+        log::info!(target: "tinymcp::listening", "listening on http://{local}{first}/mcp");
+        for mount in http.mounts.iter().skip(1) {
+            log::info!("serving http://{local}{}/mcp", mount.prefix);
+        }
         Ok(HttpServer { http, local, accept: Some(accept), reaper: Some(reaper) })
     }
 
@@ -234,7 +256,11 @@ impl HttpServer {
         let deadline = Instant::now() + within;
         http.draining.store(true, Ordering::SeqCst);
         log::info!("draining: new requests get 503; waiting up to {within:?} for requests in flight");
-        let finished = http.server.drain(within);
+        // One deadline for all: each server gets what is left of it.
+        let mut finished = true;
+        for mount in &http.mounts {
+            finished &= mount.server.drain(deadline.saturating_duration_since(Instant::now()));
+        }
         http.streams_ending.store(true, Ordering::SeqCst);
         // Answers are written and streams notice within a slice; cancelled requests still
         // get an answer, so a little past the deadline.
@@ -353,24 +379,24 @@ impl Answer {
 }
 
 fn route(http: &Http, exchange: &mut Exchange<'_>) {
+    let target = exchange.head.target.clone();
+    let method = exchange.head.method.clone();
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    let mounted = mounts::find(&http.mounts, path);
     // Checked before anything else, the body unread: nothing is allocated by a declared length.
-    let cap = http.server.options().max_message_bytes;
+    // Invariant: `mounts::table` made at least one mount.
+    let cap = mounted.map_or(&http.mounts[0], |(m, _)| m).server.options().max_message_bytes;
     if exchange.declares_over(cap) {
         exchange.close_after();
         let error = RpcError::invalid_request(format!("body over the {cap}-byte limit"));
         return Answer::rpc_error(413, &error).send(exchange, &[]);
     }
-    let target = exchange.head.target.clone();
-    let method = exchange.head.method.clone();
-    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
     if path == "/healthz" {
         if http.draining() {
             return draining(exchange, None, &[], "draining: this server is shutting down\n");
         }
-        if http.server.saturated() {
-            return Answer::text(503, "saturated: every handler thread is busy\n").send(exchange, &[]);
-        }
-        return Answer::text(200, "ok\n").send(exchange, &[]);
+        let (status, body) = mounts::health(&http.mounts);
+        return Answer::text(status, &body).send(exchange, &[]);
     }
     let origin = exchange.header("Origin").map(str::to_owned);
     let cors = cors_headers(&http.options.access, origin.as_deref());
@@ -416,17 +442,26 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     // While draining, only POSTs are read (they may carry answers a running handler waits for;
     // the requests among them are refused, a legacy one on its stream) and DELETEs (they end a
     // session, which is no new work).
+    let (at, path) = match mounted {
+        Some((at, rest)) => (Some(at), rest),
+        None => (None, path),
+    };
     let passes = matches!((method.as_str(), path), ("POST", "/mcp" | "/messages") | ("DELETE", "/mcp"));
     if http.draining() && !passes {
         return draining(exchange, None, &cors, "");
     }
+    let Some(at) = at.filter(|_| matches!(path, "/mcp" | "/sse" | "/messages") || method == "OPTIONS") else {
+        let first = &http.mounts[0].prefix;
+        let text = format!("not found: the MCP endpoint is {}/mcp\n", if first.is_empty() { "" } else { "/NAME" });
+        return Answer::text(404, &text).send(exchange, &cors);
+    };
     match (method.as_str(), path) {
         ("OPTIONS", _) => preflight(exchange, &cors),
-        ("POST", "/mcp") => post(http, exchange, &cors, scopes),
-        ("GET", "/mcp") => streams::get(http, exchange, &cors),
-        ("DELETE", "/mcp") => delete(http, exchange, &cors),
-        ("GET", "/sse") => legacy::open(http, exchange, &cors),
-        ("POST", "/messages") => legacy::post(http, exchange, query, &cors, scopes),
+        ("POST", "/mcp") => post(http, at, exchange, &cors, scopes),
+        ("GET", "/mcp") => streams::get(http, at, exchange, &cors),
+        ("DELETE", "/mcp") => delete(http, at, exchange, &cors),
+        ("GET", "/sse") => legacy::open(http, at, exchange, &cors),
+        ("POST", "/messages") => legacy::post(http, at, exchange, query, &cors, scopes),
         (_, "/mcp") => {
             Answer::text(405, "use POST, GET or DELETE\n").with("Allow", "GET, POST, DELETE").send(exchange, &cors)
         }
@@ -493,14 +528,14 @@ fn accepts(exchange: &Exchange<'_>, kind: &str) -> bool {
 }
 
 /// Parses and checks a POSTed body: the shared part of `/mcp` and the legacy `/messages`.
-fn read_message(http: &Http, exchange: &mut Exchange<'_>) -> Result<Incoming, Answer> {
+fn read_message(at: &Mount, exchange: &mut Exchange<'_>) -> Result<Incoming, Answer> {
     let is_json = exchange
         .header("Content-Type")
         .is_some_and(|c| c.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
     if !is_json {
         return Err(Answer::rpc_error(415, &RpcError::invalid_request("Content-Type must be application/json")));
     }
-    let cap = http.server.options().max_message_bytes;
+    let cap = at.server.options().max_message_bytes;
     let body = match exchange.read_body(cap) {
         Ok(body) => body,
         Err(BodyError::TooLarge) => {
@@ -543,12 +578,18 @@ fn ended_with_session(id: Option<&RequestId>) -> frame::Answer {
 }
 
 /// A POST to `/mcp`; `scopes`: what its access token granted, when scopes are checked.
-fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], scopes: Option<&[String]>) {
+fn post(
+    http: &Http,
+    at: &Mount,
+    exchange: &mut Exchange<'_>,
+    cors: &[(&'static str, String)],
+    scopes: Option<&[String]>,
+) {
     if !(accepts(exchange, "application/json") && accepts(exchange, "text/event-stream")) {
         let error = RpcError::invalid_request("Accept must list both application/json and text/event-stream");
         return Answer::rpc_error(406, &error).send(exchange, cors);
     }
-    let incoming = match read_message(http, exchange) {
+    let incoming = match read_message(at, exchange) {
         Ok(incoming) => incoming,
         Err(answer) => return answer.send(exchange, cors),
     };
@@ -583,7 +624,7 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
         };
         if method.is_some_and(|method| meta::era(method, params, carrier) == Era::PerRequest) {
             let Incoming::Single(message) = incoming else { return };
-            return stateless::post(http, exchange, cors, message, scopes);
+            return stateless::post(http, at, exchange, cors, message, scopes);
         }
     }
     if let Some(version) = exchange.header("MCP-Protocol-Version") {
@@ -594,9 +635,9 @@ fn post(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)
     }
     let initialize = matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
     let session = if initialize {
-        http.sessions.create(&http.server)
+        http.sessions.create(&at.server)
     } else {
-        match find_session(http, exchange) {
+        match find_session(http, at, exchange) {
             Ok(session) => session,
             Err(answer) => return answer.send(exchange, cors),
         }
@@ -659,19 +700,22 @@ fn retry_ms(options: &HttpOptions) -> u64 {
     u64::try_from(options.retry.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn find_session(http: &Http, exchange: &Exchange<'_>) -> Result<Arc<HttpSession>, Answer> {
+fn find_session(http: &Http, at: &Mount, exchange: &Exchange<'_>) -> Result<Arc<HttpSession>, Answer> {
     let Some(id) = exchange.header("Mcp-Session-Id") else {
         return Err(Answer::rpc_error(
             400,
             &RpcError::invalid_request("Mcp-Session-Id header required: initialize first"),
         ));
     };
-    let session = http.sessions.get(&http.server, id).map_err(|missing| match missing {
-        Missing::Unknown => {
-            Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"))
-        }
+    let unknown = || Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"));
+    let session = http.sessions.get(&at.server, id).map_err(|missing| match missing {
+        Missing::Unknown => unknown(),
         Missing::Full(max) => too_many(Refused::Full(max)),
     })?;
+    // A session is served under the name it began at only.
+    if !session.connection.serves(&at.server) {
+        return Err(unknown());
+    }
     // Spec (2025-06-18 transports): the header carries the negotiated revision; another one is
     // a client confused about its own session.
     if let (Some(sent), Some(negotiated)) =
@@ -701,12 +745,12 @@ fn too_many(refused: Refused) -> Answer {
     }
 }
 
-fn delete(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+fn delete(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
     match exchange.header("Mcp-Session-Id").map(str::to_owned) {
         None => {
             Answer::rpc_error(400, &RpcError::invalid_request("Mcp-Session-Id header required")).send(exchange, cors)
         }
-        Some(id) if http.sessions.delete(&id) => Answer::new(200).send(exchange, cors),
+        Some(id) if http.sessions.delete(&at.server, &id) => Answer::new(200).send(exchange, cors),
         Some(_) => Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session")).send(exchange, cors),
     }
 }

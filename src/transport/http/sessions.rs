@@ -325,10 +325,12 @@ impl Sessions {
 
     /// DELETE: ends the session here; a rebuilt one (or a valid id of another process not
     /// held here) is remembered as ended until its id expires. Whether there was one to end.
-    pub(super) fn delete(&self, id: &str) -> bool {
+    /// Only a session of `server` is ended here.
+    pub(super) fn delete(&self, server: &Arc<Server>, id: &str) -> bool {
         let now = SystemTime::now();
         let held = self.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
         let expires = match &held {
+            Some(session) if !session.connection.serves(server) => return false,
             Some(session) if !session.rebuilt => return self.remove(id),
             Some(session) => session.expires.get().copied(),
             None => self.foreign(id, now).map(|t| t.expires),

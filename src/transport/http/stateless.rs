@@ -7,7 +7,7 @@
 use super::headers::{self, Header};
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
-use super::{Answer, Http, SLICE};
+use super::{Answer, Http, Mount, SLICE};
 use crate::server::connection::Connection;
 use crate::server::sink::{Outgoing, Sink};
 use crate::wire::frame;
@@ -24,6 +24,7 @@ use std::sync::mpsc::RecvTimeoutError;
 /// Serves one per-request-era POST; `scopes`: what its access token granted, when checked.
 pub(super) fn post(
     http: &Http,
+    at: &Mount,
     exchange: &mut Exchange<'_>,
     cors: &[(&'static str, String)],
     message: Message,
@@ -53,7 +54,7 @@ pub(super) fn post(
         let params = req.params.to_value();
         let schema = match req.method.spec().map(|s| s.id) {
             Some(Id::ToolsCall) => {
-                params.get("name").and_then(Value::as_str).and_then(|n| http.server.tool_input_schema(n))
+                params.get("name").and_then(Value::as_str).and_then(|n| at.server.tool_input_schema(n))
             }
             _ => None,
         };
@@ -68,7 +69,7 @@ pub(super) fn post(
     let id = req.id.clone();
     let listen = req.method.spec().is_some_and(|s| s.id == Id::SubscriptionsListen);
     // `_meta` was read above: it is taken as it is.
-    let alone = Connection::serve_alone(&http.server, req, meta, scopes, &reply);
+    let alone = Connection::serve_alone(&at.server, req, meta, scopes, &reply);
     drop(reply);
     let first = loop {
         match answers.recv_timeout(SLICE) {

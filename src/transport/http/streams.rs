@@ -7,7 +7,7 @@ use super::http1::Exchange;
 use super::pump::{Pump, Stop};
 use super::sessions::HttpSession;
 use super::sse::{self, Stream};
-use super::{accepts, ended_with_session, find_session, retry_ms, Answer, Http, SLICE};
+use super::{accepts, ended_with_session, find_session, retry_ms, Answer, Http, Mount, SLICE};
 use crate::server::sink::Outgoing;
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
@@ -18,12 +18,12 @@ use std::time::Duration;
 
 /// GET opens a standalone stream for messages not tied to a request, or resumes a stream after
 /// the `Last-Event-ID` the client saw.
-pub(super) fn get(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+pub(super) fn get(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
     if !accepts(exchange, "text/event-stream") {
         let error = RpcError::invalid_request("Accept must list text/event-stream");
         return Answer::rpc_error(406, &error).send(exchange, cors);
     }
-    let session = match find_session(http, exchange) {
+    let session = match find_session(http, at, exchange) {
         Ok(session) => session,
         Err(answer) => return answer.send(exchange, cors),
     };

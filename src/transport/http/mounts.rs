@@ -1,0 +1,88 @@
+//! The servers one listener serves, each under a path prefix (`/NAME`, or none): the table,
+//! the lookup of a request's path, and `/healthz` over all of them. Knows `Server` only as
+//! something to hand requests to.
+
+use crate::server::Server;
+use std::sync::Arc;
+
+/// One server of the listener and the path prefix it answers under (`""` or `/NAME`).
+pub(super) struct Mount {
+    pub(super) prefix: String,
+    pub(super) server: Arc<Server>,
+}
+
+/// The table of `servers` by name (an empty name: at the root), in order; never empty.
+pub(super) fn table(servers: Vec<(String, Arc<Server>)>) -> Result<Vec<Mount>, String> {
+    if servers.is_empty() {
+        return Err("expected at least one server to serve".into());
+    }
+    let mut mounts: Vec<Mount> = Vec::with_capacity(servers.len());
+    for (name, server) in servers {
+        if !name.is_empty() && !is_mount_name(&name) {
+            return Err(format!("expected a name of letters, digits, '-', '_' or '.', got {name:?}"));
+        }
+        if mounts.iter().any(|m| m.prefix.trim_start_matches('/') == name) {
+            return Err(format!("the name {name:?} is served twice"));
+        }
+        let prefix = if name.is_empty() { name } else { format!("/{name}") };
+        mounts.push(Mount { prefix, server });
+    }
+    Ok(mounts)
+}
+
+/// The server a path goes to, and the path within it: a prefix is matched at a `/`.
+pub(super) fn find<'m, 'p>(mounts: &'m [Mount], path: &'p str) -> Option<(&'m Mount, &'p str)> {
+    mounts.iter().find_map(|m| {
+        let rest = path.strip_prefix(m.prefix.as_str())?;
+        rest.starts_with('/').then_some((m, rest))
+    })
+}
+
+/// `/healthz`: its status and body; with named servers, each on a line of its own.
+pub(super) fn health(mounts: &[Mount]) -> (u16, String) {
+    if let [only] = mounts {
+        if only.prefix.is_empty() {
+            return match only.server.saturated() {
+                true => (503, "saturated: every handler thread is busy\n".to_owned()),
+                false => (200, "ok\n".to_owned()),
+            };
+        }
+    }
+    let mut body = String::new();
+    let mut saturated = 0;
+    for mount in mounts {
+        let state = if mount.server.saturated() {
+            saturated += 1;
+            "saturated"
+        } else {
+            "ok"
+        };
+        body.push_str(&format!("{}: {state}\n", mount.prefix.trim_start_matches('/')));
+    }
+    // One busy server does not take the others out of a load balancer.
+    (if saturated == mounts.len() { 503 } else { 200 }, body)
+}
+
+/// Whether `name` may be a path prefix: one segment of letters, digits, `-`, `_` and `.`,
+/// not `.` or `..`.
+pub fn is_mount_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_mount_name;
+
+    #[test]
+    fn a_mount_name_is_one_plain_path_segment() {
+        for good in ["a", "weather", "my-server_2", "v1.2"] {
+            assert!(is_mount_name(good), "{good}");
+        }
+        for bad in ["", ".", "..", "a/b", "a b", "%2e", "a?b", "é"] {
+            assert!(!is_mount_name(bad), "{bad}");
+        }
+    }
+}

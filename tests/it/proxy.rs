@@ -171,11 +171,13 @@ fn lines_that_are_not_json_rpc_are_dropped() {
     check(&answer, json!({"id": 2, "result": {"content": [{"text": "Echo: hi"}]}}));
 }
 
-/// `tinymcp proxy --http 127.0.0.1:0 --config FILE` with `env` added to ours.
-fn proxy_config(config: &std::path::Path, env: &[(&str, &str)]) -> Server {
+/// `tinymcp proxy --http 127.0.0.1:0 FLAGS --config FILE` with `env` added to ours.
+fn proxy_config(flags: &[&str], config: &std::path::Path, env: &[(&str, &str)]) -> Server {
     let mut command = Command::new(binary());
     command
-        .args(["proxy", "--http", "127.0.0.1:0", "--config"])
+        .args(["proxy", "--http", "127.0.0.1:0"])
+        .args(flags)
+        .arg("--config")
         .arg(config)
         .env("RUST_LOG", "tinymcp=info")
         .env_remove("TINYMCP_TOKEN")
@@ -212,7 +214,7 @@ fn two_servers(dir: &TempDir) -> std::path::PathBuf {
 fn a_config_serves_each_server_at_its_prefix_with_its_own_environment() {
     let dir = TempDir::new("proxy-config");
     let config = two_servers(&dir);
-    let server = proxy_config(&config, &[("PROXY_KEPT", "kept-value")]);
+    let server = proxy_config(&[], &config, &[("PROXY_KEPT", "kept-value")]);
     let reply = post_at(&server, "/a/mcp", &[], &initialize(json!({})));
     assert_eq!(reply.status, 200, "{}", reply.body);
     let session = reply.header("mcp-session-id").expect("Mcp-Session-Id").to_owned();
@@ -250,7 +252,7 @@ fn a_config_serves_each_server_at_its_prefix_with_its_own_environment() {
 fn a_configured_server_serves_legacy_sse_under_its_prefix() {
     let dir = TempDir::new("proxy-config-sse");
     let config = two_servers(&dir);
-    let server = proxy_config(&config, &[]);
+    let server = proxy_config(&[], &config, &[]);
     let mut get = server.connect();
     write_request(&mut get, server.port, "GET", "/b/sse", &[("Accept", "text/event-stream")], "");
     let mut reader = BufReader::new(get);
@@ -279,6 +281,23 @@ fn a_configured_server_serves_legacy_sse_under_its_prefix() {
     };
     check(&answer, json!({"id": 1, "result": {"protocolVersion": "2024-11-05"}}));
     eventually("server b started", || dir.path().join("b.env").exists());
+}
+
+// `--max-sessions` bounds the children of every configured server together, not each.
+#[test]
+fn the_session_cap_is_shared_by_every_configured_server() {
+    let dir = TempDir::new("proxy-config-cap");
+    let config = two_servers(&dir);
+    let server = proxy_config(&["--max-sessions", "1"], &config, &[]);
+    let opened = post_at(&server, "/a/mcp", &[], &initialize(json!({})));
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    let first = opened.header("mcp-session-id").expect("Mcp-Session-Id").to_owned();
+    let opened = post_at(&server, "/b/mcp", &[], &initialize(json!({})));
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    // The one place went to b's session: a's, idle, made room.
+    let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
+    let evicted = post_at(&server, "/a/mcp", &[("Mcp-Session-Id", &first)], &ping);
+    assert_eq!(evicted.status, 404, "{}", evicted.body);
 }
 
 // A bad config is refused at start, its problem named by its JSON path.

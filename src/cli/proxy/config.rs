@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use std::path::PathBuf;
 
 /// What a server's entry may hold.
-const KEYS: [&str; 4] = ["command", "args", "env", "cwd"];
+const KEYS: [&str; 5] = ["command", "args", "env", "cwd", "type"];
 
 /// The servers of the file at `path`, by name: each name and what it runs. `base`
 /// is what every server gets (its command unset): our `PATH`, `HOME` and `--pass-env` variables,
@@ -40,7 +40,14 @@ fn server(name: &str, entry: &Value, base: &Spec) -> Result<Spec, String> {
     }
     let entry = object(entry, &at)?;
     if let Some(other) = entry.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(format!("{at}.{other}: unknown key (expected command, args, env, cwd)"));
+        return Err(format!("{at}.{other}: unknown key (expected command, args, env, cwd, type)"));
+    }
+    // Hosts write `"type": "stdio"` beside a command; a URL server (`"http"`, `"sse"`) is not a
+    // child to start.
+    if let Some(kind) = entry.get("type") {
+        if kind.as_str() != Some("stdio") {
+            return Err(format!("{at}.type: expected \"stdio\" (the proxy starts a command), got {kind}"));
+        }
     }
     let command = match entry.get("command") {
         None => return Err(format!("{at}.command: missing (expected the program to run)")),
@@ -101,7 +108,7 @@ mod tests {
     #[test]
     fn each_server_gets_its_own_env_on_the_base() {
         let text = r#"{"mcpServers": {"a": {"command": "x", "args": ["1"], "env": {"K": "v", "PATH": "/p"}},
-                                        "b": {"command": "y"}}}"#;
+                                        "b": {"command": "y", "type": "stdio"}}}"#;
         let servers = parse(text, &base()).unwrap();
         assert_eq!(servers[0].0, "a");
         assert_eq!(servers[0].1.args, ["1"]);
@@ -117,6 +124,7 @@ mod tests {
         assert!(refused(r#"{"servers": {}}"#).starts_with("servers: unknown key"));
         assert!(refused(r#"{"mcpServers": {"a": {"args": []}}}"#).starts_with("mcpServers.a.command: missing"));
         assert!(refused(r#"{"mcpServers": {"a": {"command": "x", "url": "u"}}}"#).starts_with("mcpServers.a.url:"));
+        assert!(refused(r#"{"mcpServers": {"a": {"command": "x", "type": "http"}}}"#).starts_with("mcpServers.a.type:"));
         assert!(refused(r#"{"mcpServers": {"a": {"command": "x", "args": [1]}}}"#).starts_with("mcpServers.a.args[0]:"));
         assert!(refused(r#"{"mcpServers": {"../a": {"command": "x"}}}"#).starts_with("mcpServers.../a:"));
         assert!(

@@ -7,6 +7,7 @@ use crate::manifest::write_manifest;
 use crate::raw_http::{initialize, write_request, Reply, Server, ACCEPT_BOTH, JSON};
 use crate::support::{announced_port, binary, check, eventually, process_gone, tool_text, TempDir};
 use serde_json::{json, Value};
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -28,13 +29,18 @@ fn hostile_manifest(dir: &TempDir) -> String {
 
 /// `tinymcp proxy --http 127.0.0.1:0 FLAGS -- CHILD...` with `env` added to ours.
 fn proxy(flags: &[&str], child: &[&str], env: &[(&str, &str)]) -> Server {
+    let mut args: Vec<OsString> = flags.iter().map(OsString::from).collect();
+    args.push("--".into());
+    args.extend(child.iter().map(OsString::from));
+    start(args, env)
+}
+
+/// `tinymcp proxy --http 127.0.0.1:0 ARGS` with `env` added to ours (the token never inherited).
+fn start(args: Vec<OsString>, env: &[(&str, &str)]) -> Server {
     let mut command = Command::new(binary());
     command
-        .arg("proxy")
-        .args(["--http", "127.0.0.1:0"])
-        .args(flags)
-        .arg("--")
-        .args(child)
+        .args(["proxy", "--http", "127.0.0.1:0"])
+        .args(args)
         .env("RUST_LOG", "tinymcp=info")
         .env_remove("TINYMCP_TOKEN")
         .stdin(Stdio::null())
@@ -173,23 +179,9 @@ fn lines_that_are_not_json_rpc_are_dropped() {
 
 /// `tinymcp proxy --http 127.0.0.1:0 FLAGS --config FILE` with `env` added to ours.
 fn proxy_config(flags: &[&str], config: &std::path::Path, env: &[(&str, &str)]) -> Server {
-    let mut command = Command::new(binary());
-    command
-        .args(["proxy", "--http", "127.0.0.1:0"])
-        .args(flags)
-        .arg("--config")
-        .arg(config)
-        .env("RUST_LOG", "tinymcp=info")
-        .env_remove("TINYMCP_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command.spawn().expect("spawn tinymcp proxy");
-    let port = announced_port(&mut child);
-    Server { child, port }
+    let mut args: Vec<OsString> = flags.iter().map(OsString::from).collect();
+    args.extend(["--config".into(), config.as_os_str().to_owned()]);
+    start(args, env)
 }
 
 fn post_at(server: &Server, path: &str, headers: &[(&str, &str)], body: &Value) -> Reply {

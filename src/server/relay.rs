@@ -127,10 +127,11 @@ impl Relayed {
             state.progress.clear();
             state.waiting.drain().collect()
         };
+        // The session ends first: a client that has its error and tries again finds it gone.
+        self.0.session.close();
         for (id, waiting) in waiting {
             waiting.reply.send(Outgoing::Response(Answer::error(Some(&id), ended(why))));
         }
-        self.0.session.close();
     }
 
     /// Whether requests have waited `longer` than this with nothing heard from the other

@@ -70,6 +70,8 @@ pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 /// What the transport knows about a message besides its body.
+// Only the HTTP transport builds the variants beyond `Plain`.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Carrier<'a> {
     /// No facts besides the message: stdio, an in-memory connection, the legacy HTTP+SSE

@@ -495,7 +495,8 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     run_server(args, server)
 }
 
-/// `tinymcp proxy`: the HTTP flags as for the server, every session relayed to its own child.
+/// `tinymcp proxy`: the HTTP flags as for the server, every session relayed to its own child
+/// (or, with `--shared`, to one child for all).
 #[cfg(feature = "http")]
 fn proxy(raw: impl Iterator<Item = String>) -> Result<(), String> {
     let parsed = cli::proxy::parse(raw)?;
@@ -527,7 +528,7 @@ fn proxy(raw: impl Iterator<Item = String>) -> Result<(), String> {
         if let Some(id) = &args.node_id {
             server.set_node_id(id).map_err(|e| e.to_string())?;
         }
-        cli::proxy::relay(&mut server, &name, spec);
+        cli::proxy::relay(&mut server, &name, spec, parsed.shared);
         servers.push((name, Arc::new(server)));
     }
     let drain = Duration::from_secs(args.drain_secs as u64);

@@ -7,7 +7,7 @@ use crate::server::context::{RequestCx, Terms};
 use crate::server::listen::{Grant, ListenStream};
 use crate::server::methods::{self, Route};
 use crate::server::pool::Job;
-use crate::server::relay::Relay;
+use crate::server::relay::{self, Relay};
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
@@ -44,7 +44,7 @@ impl Connection {
     /// A new connection; messages not tied to a request go to `notifier`.
     pub fn new(server: Arc<Server>, notifier: Sink) -> Self {
         let session = Arc::new(Session::new(notifier));
-        let relay = server.relay().map(|open| Relay::open(open, Arc::clone(&session), server.options().max_in_flight));
+        let relay = server.relay().map(|setup| Relay::open(setup, server.options(), Arc::clone(&session)));
         if relay.is_none() {
             server.add_listener(Arc::clone(&session) as _);
         }
@@ -137,11 +137,8 @@ impl Connection {
         reply: &Sink,
     ) -> Alone {
         let mut alone = Alone::default();
-        if server.relay().is_some() {
-            let error = RpcError::invalid_request(
-                "this proxy relays sessions only: initialize first (2026-07-28 requests without a session are not translated)",
-            );
-            reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
+        if let Some(setup) = server.relay() {
+            alone.relayed = relay::serve_alone(setup, server.options(), req, &meta, reply);
             return alone;
         }
         match route(server, None, &req, Some(Terms::from(meta).granting(scopes)), reply) {
@@ -311,6 +308,8 @@ fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Optio
 pub(crate) struct Alone {
     cancelled: Arc<AtomicBool>,
     listen: Option<Arc<ListenStream>>,
+    /// Where a relaying server sent it.
+    relayed: Option<relay::Alone>,
 }
 
 #[cfg(feature = "http")]
@@ -321,6 +320,9 @@ impl Alone {
         self.cancelled.store(true, Ordering::SeqCst);
         if let Some(stream) = &self.listen {
             stream.end();
+        }
+        if let Some(relayed) = &self.relayed {
+            relayed.close();
         }
     }
 }

@@ -193,10 +193,14 @@ fn decorate(server: &Server, cache: Cache, result: Reply) -> Reply {
         // What a resource holds may depend on who reads it.
         Cache::Read => Some(server.options().read_cache),
     };
+    decorate_with(server.latest_info(), hint, result)
+}
+
+/// A 2026-07-28 result decorated with the identity `info` of the server that made it (a
+/// relayed server's own) and `hint`: what `decorate` does for this server's results.
+pub(crate) fn decorate_with(info: Arc<Box<RawValue>>, hint: Option<CacheHint>, result: Reply) -> Reply {
     match result {
-        Reply::Value(Value::Object(_)) | Reply::Typed(_) => {
-            Reply::Typed(Box::new(Decorated { result, info: server.latest_info(), hint }))
-        }
+        Reply::Value(Value::Object(_)) | Reply::Typed(_) => Reply::Typed(Box::new(Decorated { result, info, hint })),
         Reply::Value(_) => Reply::Value(Value::Null),
     }
 }

@@ -193,7 +193,7 @@ pub struct Server {
     /// What `drain` waits for once handlers are done: a transport's answers written out.
     flushes: Mutex<Vec<Flush>>,
     /// Another server each connection's messages go to instead of the method table.
-    relay: Option<Box<relay::OpenPeer>>,
+    relay: Option<relay::Setup>,
 }
 
 /// Waits, up to the deadline, until a transport has written out every answer queued so far.
@@ -260,15 +260,29 @@ impl Server {
     /// Makes this server a relay (`tinymcp proxy`): every connection opens its own other
     /// server with `open`, and every message goes there instead of to what is registered here.
     /// The transport, its limits and checks stay this server's.
+    /// A 2026-07-28 request, which comes without a session, goes to one other server shared by
+    /// all such requests, translated when that server speaks only the handshake revisions.
     pub fn set_relay(
         &mut self,
         open: impl Fn(relay::Relayed) -> Result<Box<dyn relay::Peer>, String> + Send + Sync + 'static,
     ) {
-        self.relay = Some(Box::new(open));
+        self.relay = Some(relay::Setup::new(Box::new(open), false));
     }
 
-    pub(crate) fn relay(&self) -> Option<&relay::OpenPeer> {
-        self.relay.as_deref()
+    /// Makes this server a relay to one other server that every session shares (`tinymcp
+    /// proxy --shared`), opened with `open` on first use (and again if it ends): each client's
+    /// request ids and progress tokens are remapped, what concerns every client (list changes,
+    /// resource updates) reaches each session, and the other server's requests go to the
+    /// client whose request is in flight.
+    pub fn set_shared_relay(
+        &mut self,
+        open: impl Fn(relay::Relayed) -> Result<Box<dyn relay::Peer>, String> + Send + Sync + 'static,
+    ) {
+        self.relay = Some(relay::Setup::new(Box::new(open), true));
+    }
+
+    pub(crate) fn relay(&self) -> Option<&relay::Setup> {
+        self.relay.as_ref()
     }
 
     /// The node id set with [`Server::set_node_id`].

@@ -28,6 +28,8 @@ pub struct Parsed {
     pub servers: Option<Vec<(String, Spec)>>,
     /// The flags left for the server's own parser.
     pub rest: Vec<String>,
+    /// `--shared`: one child for every session instead of one each.
+    pub shared: bool,
 }
 
 /// Splits `proxy`'s arguments: its own flags, the server's, and the command after `--`.
@@ -39,8 +41,10 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
     let mut max_line = 4 * 1024 * 1024;
     let mut command = Vec::new();
     let mut config = None;
+    let mut shared = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--shared" => shared = true,
             "--config" => {
                 config = Some(args.next().filter(|v| !v.starts_with("--")).ok_or("--config needs a file")?);
             }
@@ -94,17 +98,25 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
         .collect();
     let spec = Spec { command: program, args: command.collect(), env, cwd: None, answer_within, max_line };
     let servers = config.map(|file| config::read(&file, &spec)).transpose()?;
-    Ok(Parsed { spec, servers, rest })
+    Ok(Parsed { spec, servers, rest, shared })
 }
 
-/// Makes `server` relay each session to its own child running `spec`; `name` (empty for the
-/// one command) names its sessions in the log.
-pub fn relay(server: &mut tinymcp::Server, name: &str, spec: Spec) {
-    let sessions = Arc::new(AtomicU64::new(0));
+/// Makes `server` relay each session to its own child running `spec` (`shared`: one child
+/// for every session); `name` (empty for the one command) names its children in the log. A
+/// 2026-07-28 request, which has no session, goes to one child shared by all such requests.
+pub fn relay(server: &mut tinymcp::Server, name: &str, spec: Spec, shared: bool) {
+    let children = Arc::new(AtomicU64::new(0));
     let at = if name.is_empty() { String::new() } else { format!("{name} ") };
-    log::info!("proxying {at}{:?} {:?}: one process per session", spec.command, spec.args);
-    server.set_relay(move |relayed| {
-        let name = format!("{at}session #{}", sessions.fetch_add(1, Ordering::Relaxed) + 1);
+    let how = if shared { "one process for every session" } else { "one process per session" };
+    log::info!("proxying {at}{:?} {:?}: {how}", spec.command, spec.args);
+    let open = move |relayed| {
+        let n = children.fetch_add(1, Ordering::Relaxed) + 1;
+        let name = if shared { format!("{at}shared child #{n}") } else { format!("{at}session #{n}") };
         Child::spawn(&spec, name, relayed).map(|child| Box::new(child) as Box<dyn Peer>)
-    });
+    };
+    if shared {
+        server.set_shared_relay(open);
+    } else {
+        server.set_relay(open);
+    }
 }

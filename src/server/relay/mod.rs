@@ -1,0 +1,396 @@
+//! A relay: every message of a connection handed to another MCP server (a child process the
+//! binary runs for `tinymcp proxy`) instead of to the method table, and its messages back to
+//! the right stream. Knows JSON-RPC, sessions and sinks; the other server is a `Peer` that
+//! takes lines, never a process or a pipe.
+//!
+//! Each session has another server of its own, or (`Server::set_shared_relay`) all share one.
+//! A 2026-07-28 request, which comes without a session, goes to one other server shared by all
+//! such requests. When the client and the other server speak different eras the relay
+//! translates (`translate`): the other server is asked once what it speaks (`Upstream`).
+
+mod translate;
+mod upstream;
+
+use crate::features::cache::CacheHint;
+use crate::server::session::{Negotiated, Session};
+use crate::server::sink::{Outgoing, Sink};
+use crate::server::Options;
+use crate::wire::frame::{Answer, Reply};
+use crate::wire::jsonrpc::{Incoming, Message, Request};
+use crate::wire::meta::RequestMeta;
+use crate::wire::method::{Cache, Id};
+use crate::wire::rpc::{RequestId, RpcError};
+use crate::wire::version::ProtocolVersion;
+use serde_json::Value;
+use std::sync::{Arc, Mutex, PoisonError};
+use translate::{ClientTerms, Speaks};
+use upstream::{failed, Body, Logs, Outbound, Shape, Upstream};
+
+pub use upstream::Relayed;
+
+/// The other server, as the relay sees it: somewhere to send lines.
+pub trait Peer: Send + Sync {
+    /// Sends one JSON-RPC message (one line, no newline); an error says why it cannot be
+    /// taken now (its input is full, or it has ended).
+    fn send(&self, line: String) -> Result<(), String>;
+    /// Ends the other server: its connection closed.
+    fn close(&self);
+}
+
+/// Opens one other server; what it writes back goes to `Relayed::deliver`.
+pub type OpenPeer = dyn Fn(Relayed) -> Result<Box<dyn Peer>, String> + Send + Sync;
+
+/// What a relaying server was set up with (`Server::set_relay`): how to open another server,
+/// whether sessions share one, and the one shared by 2026-07-28 requests (and by every session
+/// when shared), opened on first use and again after it ends.
+pub(crate) struct Setup {
+    open: Box<OpenPeer>,
+    shared: bool,
+    hub: Mutex<Option<Arc<Upstream>>>,
+}
+
+impl Setup {
+    pub(crate) fn new(open: Box<OpenPeer>, shared: bool) -> Setup {
+        Setup { open, shared, hub: Mutex::new(None) }
+    }
+
+    /// The shared other server, opened (and asked what it speaks) if none runs.
+    fn hub(&self, options: &Options) -> Result<Arc<Upstream>, String> {
+        let mut hub = self.hub.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(up) = hub.as_ref().filter(|up| up.ended().is_none()) {
+            return Ok(Arc::clone(up));
+        }
+        let up = Upstream::open(&self.open, options.max_in_flight, true)?;
+        // Sessions speak the handshake: a server shared by them is initialized. One that only
+        // 2026-07-28 requests share is asked `server/discover` first, so a server that speaks
+        // that revision gets its requests as they are.
+        if let Err(e) = settle_own(&up, !self.shared) {
+            up.close("it did not settle");
+            return Err(e.message);
+        }
+        *hub = Some(Arc::clone(&up));
+        Ok(up)
+    }
+}
+
+/// The cache hint of a 2026-07-28 result, by the method table's `Cache`.
+fn hint(options: &Options, cache: Cache) -> Option<CacheHint> {
+    match cache {
+        Cache::None => None,
+        Cache::List => Some(options.list_cache),
+        Cache::Read => Some(options.read_cache),
+    }
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        if let Some(up) = self.hub.get_mut().unwrap_or_else(PoisonError::into_inner).take() {
+            up.close("the proxy stopped");
+        }
+    }
+}
+
+/// Asks a shared other server what it speaks, as its one client: `server/discover` first when
+/// `discover_first`, then `initialize` (then `notifications/initialized`, and the most
+/// detailed log level, so each client's own level can be applied here), else
+/// `server/discover` for one that speaks only 2026-07-28.
+fn settle_own(up: &Upstream, discover_first: bool) -> Result<(), RpcError> {
+    if discover_first {
+        match up.call("server/discover", translate::own_terms()) {
+            Ok(discover) if discover.get("supportedVersions").is_some() => {
+                log::info!("relay: the proxied server speaks 2026-07-28: its requests pass as they are");
+                up.settle(Speaks::PerRequest { discover });
+                return Ok(());
+            }
+            Ok(_) => {}
+            Err(e) if e.message.starts_with("the proxied server ended") => return Err(e),
+            Err(e) => log::debug!("relay: server/discover refused ({}); trying initialize", e.message),
+        }
+    }
+    let speaks = match up.call("initialize", translate::own_initialize()).map(Speaks::from_initialize) {
+        Ok(Some(speaks)) => {
+            let logging =
+                matches!(&speaks, Speaks::Handshake { result, .. } if result["capabilities"].get("logging").is_some());
+            up.notify("notifications/initialized", &crate::wire::params::Params::default());
+            if logging {
+                let level = serde_json::json!({"level": "debug"});
+                if let Err(e) = up.call("logging/setLevel", level) {
+                    log::debug!("relay: logging/setLevel debug refused: {}", e.message);
+                }
+            }
+            speaks
+        }
+        Ok(None) | Err(_) => {
+            let discover = up.call("server/discover", translate::own_terms())?;
+            Speaks::PerRequest { discover }
+        }
+    };
+    log::info!("relay: the proxied server speaks {}", describe(&speaks));
+    up.settle(speaks);
+    Ok(())
+}
+
+fn describe(speaks: &Speaks) -> String {
+    match speaks {
+        Speaks::Handshake { version, .. } => format!("{version} (initialize)"),
+        Speaks::PerRequest { .. } => "2026-07-28 only (server/discover)".to_owned(),
+    }
+}
+
+/// A connection's relay: the other server it speaks to and who it is there.
+pub(crate) struct Relay {
+    up: Result<Arc<Upstream>, String>,
+    client: u64,
+    session: Arc<Session>,
+    /// What the session's `initialize` settled, for a 2026-07-28 server.
+    terms: Mutex<ClientTerms>,
+}
+
+impl Relay {
+    pub(crate) fn open(setup: &Setup, options: &Options, session: Arc<Session>) -> Relay {
+        let up = if setup.shared {
+            setup.hub(options)
+        } else {
+            Upstream::open(&setup.open, options.max_in_flight, false).map_err(|why| {
+                log::error!("relay: cannot start the server: {why}");
+                why
+            })
+        };
+        let client = up.as_ref().map_or(0, |up| up.new_client());
+        if let Ok(up) = &up {
+            up.attach(client, &session);
+        }
+        Relay { up, client, session, terms: Mutex::default() }
+    }
+
+    /// Hands one parsed message (or batch) to the other server; answers come through `reply`.
+    pub(crate) fn handle(&self, incoming: Incoming, reply: &Sink) {
+        match incoming {
+            Incoming::Single(message) => self.on_message(message, reply),
+            Incoming::Batch(_) => {
+                let error = RpcError::invalid_request("batches are not relayed: send one message at a time");
+                reply.send(Outgoing::Response(Answer::error(None, error)));
+            }
+        }
+    }
+
+    fn on_message(&self, message: Message, reply: &Sink) {
+        let Ok(up) = &self.up else {
+            if let Message::Request(req) = message {
+                let why = self.up.as_ref().err().cloned().unwrap_or_default();
+                let error = failed(format!("the proxied server did not start: {why}"));
+                reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
+            }
+            return;
+        };
+        match message {
+            Message::Request(req) => self.on_request(up, req, reply),
+            Message::Notification(n) => match n.method.spec().map(|s| s.id) {
+                // Spec (cancellation): no answer once cancelled; the other server is told too.
+                Some(Id::Cancelled) => {
+                    if let Some(id) = super::methods::cancelled_request(&n.params) {
+                        up.cancel(self.client, &id);
+                    }
+                }
+                // A shared or 2026-07-28 server was initialized by the relay itself.
+                Some(Id::Initialized) if !self.forwards_handshake(up) => {}
+                _ => up.notify(n.method.as_str(), &n.params),
+            },
+            Message::Response(res) => up.answer(self.client, res.id, res.outcome),
+        }
+    }
+
+    /// Whether this session's handshake is the other server's own (its own server, speaking
+    /// a handshake revision).
+    fn forwards_handshake(&self, up: &Upstream) -> bool {
+        !up.is_shared() && !matches!(up.speaks(), Some((Speaks::PerRequest { .. }, _)))
+    }
+
+    fn on_request(&self, up: &Upstream, req: Request, reply: &Sink) {
+        let refuse = |error: RpcError| reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
+        let id = req.method.spec().map(|s| s.id);
+        if id == Some(Id::Initialize) {
+            return match self.initialize(up, &req) {
+                Ok(result) => reply.send(Outgoing::Response(Answer::new(req.id, Ok(Reply::Value(result))))),
+                Err(error) => refuse(error),
+            };
+        }
+        let (shape, params) = match up.speaks() {
+            Some((Speaks::PerRequest { .. }, _)) => {
+                let mut terms = self.terms.lock().unwrap_or_else(PoisonError::into_inner);
+                match id {
+                    // What 2026-07-28 removed is answered here, as the session it belonged to.
+                    Some(Id::Ping) => return reply.send(ok(req.id, Value::Object(Default::default()))),
+                    Some(Id::LoggingSetLevel) => {
+                        match translate::level_of(&req.params.to_value()) {
+                            Some(level) => terms.log_level = Some(level),
+                            None => return refuse(RpcError::invalid_params("logging/setLevel: unknown level")),
+                        }
+                        return reply.send(ok(req.id, Value::Object(Default::default())));
+                    }
+                    Some(_) if !req.method.spec().is_some_and(|s| s.exists_in(ProtocolVersion::V2026_07_28)) => {
+                        return refuse(RpcError::method_not_found(&req.method));
+                    }
+                    _ => (Shape::Older, Body::Value(terms.add_to(req.params.to_value()))),
+                }
+            }
+            _ => (Shape::AsIs, Body::Text(&req.params)),
+        };
+        let out = Outbound {
+            client: self.client,
+            id: &req.id,
+            method: req.method.as_str(),
+            params,
+            token: crate::wire::meta::progress_token(&req.params),
+            reply: reply.clone(),
+            shape,
+            logs: Logs::All,
+        };
+        if let Err(error) = up.request(out) {
+            refuse(error);
+        }
+    }
+
+    /// The session's `initialize`: its own server's answer (or, for a server that speaks only
+    /// 2026-07-28, one made from its `server/discover`), or the shared server's, settled once.
+    /// What it settles is recorded as if this server had.
+    fn initialize(&self, up: &Upstream, req: &Request) -> Result<Value, RpcError> {
+        if self.session.is_initialized() {
+            return Err(RpcError::invalid_request("initialize: this session is already initialized"));
+        }
+        let params = req.params.to_value();
+        let requested = params.get("protocolVersion").and_then(Value::as_str).and_then(ProtocolVersion::parse);
+        let terms = ClientTerms::of_initialize(&params);
+        let result = match up.speaks() {
+            Some((speaks, _)) => speaks.initialize(requested),
+            None => match up.call("initialize", params.clone()) {
+                Ok(result) => match Speaks::from_initialize(result.clone()) {
+                    Some(speaks) => {
+                        up.settle(speaks);
+                        result
+                    }
+                    None => {
+                        let answered = result.get("protocolVersion").cloned().unwrap_or_default();
+                        return Err(failed(format!(
+                            "the proxied server answered initialize with revision {answered}, which this proxy does not speak"
+                        )));
+                    }
+                },
+                // A server that speaks only 2026-07-28 has no `initialize`.
+                Err(e) if e.code == crate::wire::rpc::METHOD_NOT_FOUND => {
+                    let discover = up.call("server/discover", terms.add_to(serde_json::json!({})))?;
+                    up.settle(Speaks::PerRequest { discover }).0.initialize(requested)
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        let version = result.get("protocolVersion").and_then(Value::as_str).and_then(ProtocolVersion::parse);
+        let Some(version) = version.filter(|v| v.is_stateful()) else {
+            return Err(failed("the proxied server settled no handshake revision".to_owned()));
+        };
+        let capabilities = Arc::new(terms.capabilities.clone());
+        *self.terms.lock().unwrap_or_else(PoisonError::into_inner) = terms;
+        self.session.set_negotiated(Negotiated { version, client_capabilities: capabilities });
+        Ok(result)
+    }
+
+    /// The connection closed: its own other server ends, a shared one forgets it, and what
+    /// waited is answered.
+    pub(crate) fn close(&self) {
+        if let Ok(up) = &self.up {
+            if up.is_shared() {
+                up.detach(self.client);
+            } else {
+                up.close("its session ended");
+            }
+        }
+    }
+}
+
+fn ok(id: RequestId, result: Value) -> Outgoing {
+    Outgoing::Response(Answer::new(id, Ok(Reply::Value(result))))
+}
+
+/// What a 2026-07-28 request served without a session holds in a relay: the other server it
+/// went to, so closing its POST cancels it there.
+pub(crate) struct Alone {
+    up: Arc<Upstream>,
+    client: u64,
+    id: RequestId,
+}
+
+impl Alone {
+    /// The client has its answer or is gone: a request still in flight is cancelled.
+    pub(crate) fn close(&self) {
+        self.up.cancel(self.client, &self.id);
+    }
+}
+
+/// Serves one 2026-07-28 request that came without a session (its `_meta` checked already) on
+/// the shared other server: as it is to one that speaks 2026-07-28, translated to one that
+/// speaks a handshake revision.
+pub(crate) fn serve_alone(
+    setup: &Setup,
+    options: &Options,
+    req: Request,
+    meta: &RequestMeta,
+    reply: &Sink,
+) -> Option<Alone> {
+    let refuse = |error: RpcError| reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
+    let up = match setup.hub(options) {
+        Ok(up) => up,
+        Err(why) => {
+            refuse(failed(format!("the proxied server did not start: {why}")));
+            return None;
+        }
+    };
+    let spec = req.method.spec();
+    let (shape, params) = match up.speaks() {
+        Some((Speaks::Handshake { .. }, info)) => {
+            match spec.map(|s| s.id) {
+                Some(_) if !spec.is_some_and(|s| s.exists_in(ProtocolVersion::V2026_07_28)) => {
+                    refuse(RpcError::method_not_found(&req.method));
+                    return None;
+                }
+                Some(Id::ServerDiscover) => {
+                    let discover = up.speaks().map(|(s, _)| s.discover()).unwrap_or_default();
+                    let result = crate::server::methods::decorate_with(Arc::clone(info), None, Reply::Value(discover));
+                    reply.send(Outgoing::Response(Answer::new(req.id, Ok(result))));
+                    return None;
+                }
+                // Streams of list changes and resource updates are not opened on a handshake
+                // server (discover declares neither).
+                Some(Id::SubscriptionsListen) | Some(Id::TasksUpdate) => {
+                    refuse(RpcError::method_not_found(&req.method));
+                    return None;
+                }
+                _ => {}
+            }
+            let hint = spec.and_then(|s| hint(options, s.cache));
+            (Shape::Modern(hint), Body::Value(translate::strip_terms(req.params.to_value(), None)))
+        }
+        _ => (Shape::AsIs, Body::Text(&req.params)),
+    };
+    let logs = match meta.log_level {
+        Some(level) => Logs::AtLeast(level),
+        None => Logs::None,
+    };
+    let client = up.new_client();
+    let out = Outbound {
+        client,
+        id: &req.id,
+        method: req.method.as_str(),
+        params,
+        token: crate::wire::meta::progress_token(&req.params),
+        reply: reply.clone(),
+        shape,
+        logs,
+    };
+    match up.request(out) {
+        Ok(()) => Some(Alone { up, client, id: req.id }),
+        Err(error) => {
+            refuse(error);
+            None
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! Between the revisions: what a relay changes in a message when its client and the other
+//! server speak different eras. A 2026-07-28 client of a server that speaks only the
+//! handshake revisions gets `server/discover` from the server's `initialize` answer, requests
+//! without the per-request `_meta` terms, and results with `resultType`, cache hints and the
+//! server's identity; a handshake client of a server that speaks only 2026-07-28 gets
+//! `initialize` from its `server/discover`, and requests with the session's terms added as
+//! `_meta`. Pure functions of JSON values: no state, no I/O.
+
+use crate::wire::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION};
+use crate::wire::version::ProtocolVersion;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// `_meta` key of a server's identity on every 2026-07-28 result.
+pub(super) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// What the other server settled when the relay first spoke to it.
+#[derive(Debug, Clone)]
+pub(crate) enum Speaks {
+    /// A handshake revision: its `initialize` result.
+    Handshake { version: ProtocolVersion, result: Value },
+    /// Only 2026-07-28: its `server/discover` result.
+    PerRequest { discover: Value },
+}
+
+impl Speaks {
+    /// What the other server's `initialize` answer says it speaks, if it is a handshake
+    /// revision this relay knows.
+    pub(crate) fn from_initialize(result: Value) -> Option<Speaks> {
+        let version = result.get("protocolVersion").and_then(Value::as_str).and_then(ProtocolVersion::parse)?;
+        version.is_stateful().then_some(Speaks::Handshake { version, result })
+    }
+
+    /// The server's identity, serialised once, as 2026-07-28 results carry it.
+    pub(crate) fn info(&self) -> Arc<Box<RawValue>> {
+        let info = match self {
+            Speaks::Handshake { result, .. } => result.get("serverInfo"),
+            Speaks::PerRequest { discover } => discover.get("_meta").and_then(|m| m.get(SERVER_INFO)),
+        };
+        let info =
+            info.filter(|i| i.is_object()).cloned().unwrap_or_else(|| json!({"name": "proxied", "version": "0"}));
+        Arc::new(serde_json::value::to_raw_value(&info).unwrap_or_else(|_| RawValue::NULL.to_owned()))
+    }
+
+    /// `server/discover` for a 2026-07-28 client, from a handshake server's `initialize` answer.
+    /// What the relay cannot carry to such a client is left out of the capabilities: the
+    /// handshake `tasks` (2026-07-28 has the tasks extension instead), and list changes and
+    /// resource subscriptions (a 2026-07-28 client gets those on `subscriptions/listen`
+    /// streams, which the relay does not open on a handshake server).
+    pub(crate) fn discover(&self) -> Value {
+        match self {
+            Speaks::PerRequest { discover } => discover.clone(),
+            Speaks::Handshake { result, .. } => {
+                let mut capabilities = result.get("capabilities").cloned().unwrap_or_else(|| json!({}));
+                if let Value::Object(caps) = &mut capabilities {
+                    caps.remove("tasks");
+                    for key in ["tools", "prompts", "resources"] {
+                        if let Some(Value::Object(cap)) = caps.get_mut(key) {
+                            cap.remove("listChanged");
+                            cap.remove("subscribe");
+                        }
+                    }
+                }
+                let mut discover = json!({
+                    "supportedVersions": [ProtocolVersion::V2026_07_28.as_str()],
+                    "capabilities": capabilities,
+                    "ttlMs": 0,
+                    "cacheScope": "private",
+                });
+                if let Some(instructions) = result.get("instructions").filter(|i| i.is_string()) {
+                    discover["instructions"] = instructions.clone();
+                }
+                discover
+            }
+        }
+    }
+
+    /// `initialize`'s answer for a handshake client that asked for `requested`: the other
+    /// server's own when it speaks a handshake revision (with the revision the client asked
+    /// for when the server's is newer, since the relay passes messages as they are), else
+    /// made from its `server/discover`, with resource subscriptions left out (they would need
+    /// a `subscriptions/listen` stream per session, which the relay does not open).
+    pub(crate) fn initialize(&self, requested: Option<ProtocolVersion>) -> Value {
+        match self {
+            Speaks::Handshake { version, result } => {
+                let mut result = result.clone();
+                if let Some(requested) = requested.filter(|r| r.is_stateful() && r < version) {
+                    result["protocolVersion"] = requested.as_str().into();
+                }
+                result
+            }
+            Speaks::PerRequest { discover } => {
+                let version = requested.filter(|r| r.is_stateful()).unwrap_or(ProtocolVersion::LATEST_STATEFUL);
+                let mut capabilities = discover.get("capabilities").cloned().unwrap_or_else(|| json!({}));
+                if let Some(Value::Object(resources)) = capabilities.get_mut("resources") {
+                    resources.remove("subscribe");
+                }
+                let info = discover.get("_meta").and_then(|m| m.get(SERVER_INFO)).filter(|i| i.is_object());
+                let mut result = json!({
+                    "protocolVersion": version.as_str(),
+                    "capabilities": capabilities,
+                    "serverInfo": info.cloned().unwrap_or_else(|| json!({"name": "proxied", "version": "0"})),
+                });
+                if let Some(instructions) = discover.get("instructions").filter(|i| i.is_string()) {
+                    result["instructions"] = instructions.clone();
+                }
+                result
+            }
+        }
+    }
+}
+
+/// The 2026-07-28 terms of a handshake client's requests, as `_meta` members: what its
+/// `initialize` and `logging/setLevel` settled.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ClientTerms {
+    pub(crate) capabilities: Value,
+    pub(crate) info: Value,
+    pub(crate) log_level: Option<String>,
+}
+
+impl ClientTerms {
+    /// The terms of an `initialize` request's params.
+    pub(crate) fn of_initialize(params: &Value) -> ClientTerms {
+        let capabilities = params.get("capabilities").filter(|c| c.is_object()).cloned().unwrap_or_else(|| json!({}));
+        let info = params.get("clientInfo").filter(|i| i.is_object()).cloned().unwrap_or(Value::Null);
+        ClientTerms { capabilities, info, log_level: None }
+    }
+
+    /// `params` with the per-request `_meta` members added (a client's own members stay).
+    pub(crate) fn add_to(&self, mut params: Value) -> Value {
+        if !params.is_object() {
+            params = json!({});
+        }
+        let meta = params.as_object_mut().map(|p| p.entry("_meta").or_insert_with(|| json!({})));
+        if let Some(Value::Object(meta)) = meta {
+            meta.insert(PROTOCOL_VERSION.into(), ProtocolVersion::V2026_07_28.as_str().into());
+            meta.insert(CLIENT_CAPABILITIES.into(), self.capabilities.clone());
+            if self.info.is_object() {
+                meta.insert(CLIENT_INFO.into(), self.info.clone());
+            }
+            if let Some(level) = &self.log_level {
+                meta.insert(LOG_LEVEL.into(), level.as_str().into());
+            }
+        }
+        params
+    }
+}
+
+/// The `_meta` of the relay's own 2026-07-28 request (its `server/discover`).
+pub(crate) fn own_terms() -> Value {
+    let info = json!({"name": "tinymcp-proxy", "version": env!("CARGO_PKG_VERSION")});
+    ClientTerms { capabilities: json!({}), info, log_level: None }.add_to(json!({}))
+}
+
+/// The params of the relay's own `initialize` of a shared server: the newest handshake
+/// revision, and the client capabilities whose requests it can carry to the client whose
+/// request caused them (sampling, elicitation; not roots, which differ from client to client).
+pub(crate) fn own_initialize() -> Value {
+    json!({
+        "protocolVersion": ProtocolVersion::LATEST_STATEFUL.as_str(),
+        "capabilities": {"sampling": {}, "elicitation": {}},
+        "clientInfo": {"name": "tinymcp-proxy", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+/// A 2026-07-28 request's params as a handshake server takes them: the per-request terms
+/// (`io.modelcontextprotocol/…` members of `_meta`) removed, and its progress token replaced
+/// by `token` when given. A `_meta` left empty is removed.
+pub(crate) fn strip_terms(mut params: Value, token: Option<&Value>) -> Value {
+    let Some(object) = params.as_object_mut() else { return json!({}) };
+    if let Some(Value::Object(meta)) = object.get_mut("_meta") {
+        meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+        if let (Some(token), true) = (token, meta.contains_key("progressToken")) {
+            meta.insert("progressToken".into(), token.clone());
+        }
+        if meta.is_empty() {
+            object.remove("_meta");
+        }
+    }
+    params
+}
+
+/// `params` with its `_meta.progressToken` set to `token`.
+pub(crate) fn with_token(mut params: Value, token: &Value) -> Value {
+    if let Some(Value::Object(meta)) = params.get_mut("_meta") {
+        meta.insert("progressToken".into(), token.clone());
+    }
+    params
+}
+
+/// Whether a 2026-07-28 result asks for the client's input (an `InputRequiredResult`).
+pub(crate) fn needs_input(result: &Value) -> bool {
+    result.get("resultType").and_then(Value::as_str) == Some("input_required")
+}
+
+/// The client capability a server's request to the client needs, if it is one the spec names.
+pub(crate) fn capability_of(method: &str) -> Option<&'static str> {
+    match method {
+        "sampling/createMessage" => Some("sampling"),
+        "elicitation/create" => Some("elicitation"),
+        "roots/list" => Some("roots"),
+        _ => None,
+    }
+}
+
+/// A 2026-07-28 log level name the handshake revisions also know, read from a request's
+/// `logging/setLevel` params.
+pub(crate) fn level_of(params: &Value) -> Option<String> {
+    let level = params.get("level").and_then(Value::as_str)?;
+    crate::wire::meta::LogLevel::parse(level).map(|_| level.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Map;
+
+    #[test]
+    fn a_handshake_answer_becomes_discover_without_what_the_relay_cannot_carry() {
+        let init = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {"listChanged": true}, "resources": {"subscribe": true}, "tasks": {}, "logging": {}},
+            "serverInfo": {"name": "child", "version": "2"},
+            "instructions": "be nice",
+        });
+        let speaks = Speaks::from_initialize(init).unwrap();
+        let discover = speaks.discover();
+        assert_eq!(discover["supportedVersions"], json!(["2026-07-28"]));
+        assert_eq!(discover["capabilities"], json!({"tools": {}, "resources": {}, "logging": {}}));
+        assert_eq!(discover["instructions"], "be nice");
+        assert_eq!(
+            serde_json::from_str::<Value>(speaks.info().get()).unwrap(),
+            json!({"name": "child", "version": "2"})
+        );
+        // An older client gets the revision it asked for.
+        let answer = speaks.initialize(ProtocolVersion::parse("2025-03-26"));
+        assert_eq!(answer["protocolVersion"], "2025-03-26");
+    }
+
+    #[test]
+    fn a_discover_answer_becomes_initialize() {
+        let discover = json!({
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}, "resources": {"subscribe": true}},
+            "_meta": {SERVER_INFO: {"name": "modern", "version": "1"}},
+            "resultType": "complete",
+        });
+        let answer = Speaks::PerRequest { discover }.initialize(ProtocolVersion::parse("2025-06-18"));
+        assert_eq!(
+            answer,
+            json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}, "resources": {}},
+                   "serverInfo": {"name": "modern", "version": "1"}})
+        );
+    }
+
+    #[test]
+    fn terms_are_stripped_and_added() {
+        let params = json!({"name": "echo", "_meta": {PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}, "progressToken": 7}});
+        assert_eq!(strip_terms(params, Some(&json!(99))), json!({"name": "echo", "_meta": {"progressToken": 99}}));
+        let params = json!({"name": "echo", "_meta": {PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}}});
+        assert_eq!(strip_terms(params, None), json!({"name": "echo"}));
+        let terms = ClientTerms {
+            capabilities: json!({"sampling": {}}),
+            info: json!({"name": "c"}),
+            log_level: Some("debug".into()),
+        };
+        let mut meta = Map::new();
+        meta.insert(PROTOCOL_VERSION.into(), "2026-07-28".into());
+        meta.insert(CLIENT_CAPABILITIES.into(), json!({"sampling": {}}));
+        meta.insert(CLIENT_INFO.into(), json!({"name": "c"}));
+        meta.insert(LOG_LEVEL.into(), "debug".into());
+        meta.insert("progressToken".into(), 1.into());
+        assert_eq!(terms.add_to(json!({"_meta": {"progressToken": 1}})), json!({"_meta": Value::Object(meta)}));
+    }
+}

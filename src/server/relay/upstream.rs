@@ -1,0 +1,566 @@
+//! One other server, as the relay speaks to it: the requests of its clients waiting for its
+//! answers under ids of its own (so several clients may share it), their progress tokens, its
+//! own requests to a client and who took them, and what it settled when first spoken to. Its
+//! lines come in through `Relayed::deliver`, from whatever thread reads them.
+
+use super::translate::{self, Speaks};
+use super::Peer;
+use crate::features::cache::CacheHint;
+use crate::server::session::Session;
+use crate::server::sink::{Outgoing, Sink};
+use crate::wire::frame::{self, Answer, Reply};
+use crate::wire::jsonrpc::{self, Incoming, Message, Notification, Request};
+use crate::wire::meta::LogLevel;
+use crate::wire::params::Params;
+use crate::wire::rpc::{self, RequestId, RpcError};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+/// How long the relay waits for the other server's answer to its own requests (`initialize`,
+/// `server/discover`): the HTTP session id is minted from what they settle.
+pub(crate) const SETTLE_WAIT: Duration = Duration::from_secs(30);
+
+/// Notifications that concern every client of the other server, not one request.
+const BROADCAST: [&str; 4] = [
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
+];
+
+/// The other server's side of a relay: where its lines arrive, and how it is ended. Cheap to
+/// clone.
+#[derive(Clone)]
+pub struct Relayed(pub(crate) Arc<Upstream>);
+
+/// One other server and what waits for it.
+pub(crate) struct Upstream {
+    state: Mutex<State>,
+    peer: Mutex<Option<Box<dyn Peer>>>,
+    /// What it settled when first spoken to.
+    speaks: OnceLock<(Speaks, Arc<Box<RawValue>>)>,
+    /// Requests of one client in flight at most.
+    max_in_flight: usize,
+    /// Whether several clients share it (ids and progress tokens are then remapped).
+    shared: bool,
+}
+
+#[derive(Default)]
+struct State {
+    /// The clients' requests waiting for the other server's answer, by the id it was sent as.
+    waiting: HashMap<RequestId, Waiting>,
+    /// The same, by client and the client's own id.
+    by_client: HashMap<(u64, RequestId), RequestId>,
+    /// Progress tokens as the other server knows them, to the request's id.
+    progress: HashMap<String, RequestId>,
+    /// Its own requests to a client, by id, to the client that has them.
+    asked: HashMap<RequestId, u64>,
+    /// The sessions it serves, by client: what concerns them all reaches each.
+    sessions: Vec<(u64, Weak<Session>)>,
+    /// Ids, orders and clients are numbered from here.
+    next: u64,
+    /// When it last wrote a message.
+    heard: Option<Instant>,
+    /// Why it ended, once it has.
+    ended: Option<String>,
+}
+
+struct Waiting {
+    reply: Sink,
+    /// The client's own id, which its answer carries back.
+    client_id: RequestId,
+    client: u64,
+    order: u64,
+    since: Instant,
+    /// The progress token as the other server knows it, and the client's own when they differ.
+    token: Option<(String, Option<Value>)>,
+    shape: Shape,
+    logs: Logs,
+}
+
+/// How the other server's answer reaches the client.
+pub(crate) enum Shape {
+    /// As it came.
+    AsIs,
+    /// As a 2026-07-28 result (`resultType`, the server's identity, the method's cache hint).
+    Modern(Option<CacheHint>),
+    /// To a handshake client, from a 2026-07-28 server: a result that needs the client's input
+    /// cannot be carried.
+    Older,
+    /// The relay's own request: the outcome goes here.
+    Own(mpsc::SyncSender<Result<Value, RpcError>>),
+}
+
+/// Which of the other server's log messages a request's stream takes.
+#[derive(Clone, Copy)]
+pub(crate) enum Logs {
+    All,
+    AtLeast(LogLevel),
+    None,
+}
+
+/// A client's request on its way to the other server.
+pub(crate) struct Outbound<'a> {
+    pub(crate) client: u64,
+    pub(crate) id: &'a RequestId,
+    pub(crate) method: &'a str,
+    /// The params to send: as they came, or rewritten.
+    pub(crate) params: Body<'a>,
+    /// The client's progress token, when it sent one.
+    pub(crate) token: Option<Value>,
+    pub(crate) reply: Sink,
+    pub(crate) shape: Shape,
+    pub(crate) logs: Logs,
+}
+
+/// Params as they came, or rewritten.
+pub(crate) enum Body<'a> {
+    Text(&'a Params),
+    Value(Value),
+}
+
+impl Serialize for Body<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Body::Text(params) => params.serialize(serializer),
+            Body::Value(value) => value.serialize(serializer),
+        }
+    }
+}
+
+fn lock(up: &Upstream) -> MutexGuard<'_, State> {
+    up.state.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// An error the client cannot fix by asking again: the other server failed.
+pub(crate) fn failed(message: String) -> RpcError {
+    RpcError::new(rpc::INTERNAL_ERROR, message)
+}
+
+fn ended(why: &str) -> RpcError {
+    failed(format!("the proxied server ended: {why}"))
+}
+
+impl Upstream {
+    /// Opens the other server with `open`; `shared`: for several clients.
+    pub(crate) fn open(open: &super::OpenPeer, max_in_flight: usize, shared: bool) -> Result<Arc<Upstream>, String> {
+        let up = Arc::new(Upstream {
+            state: Mutex::default(),
+            peer: Mutex::new(None),
+            speaks: OnceLock::new(),
+            max_in_flight,
+            shared,
+        });
+        let peer = open(Relayed(Arc::clone(&up)))?;
+        *up.peer.lock().unwrap_or_else(PoisonError::into_inner) = Some(peer);
+        Ok(up)
+    }
+
+    /// Whether several clients share it.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.shared
+    }
+
+    /// A number for a new client.
+    pub(crate) fn new_client(&self) -> u64 {
+        let mut state = lock(self);
+        state.next += 1;
+        state.next
+    }
+
+    /// Makes `session` one that hears what concerns every client.
+    pub(crate) fn attach(&self, client: u64, session: &Arc<Session>) {
+        let mut state = lock(self);
+        state.sessions.retain(|(_, s)| s.strong_count() > 0);
+        state.sessions.push((client, Arc::downgrade(session)));
+    }
+
+    /// What the other server settled, once it has.
+    pub(crate) fn speaks(&self) -> Option<&(Speaks, Arc<Box<RawValue>>)> {
+        self.speaks.get()
+    }
+
+    pub(crate) fn settle(&self, speaks: Speaks) -> &(Speaks, Arc<Box<RawValue>>) {
+        let info = speaks.info();
+        self.speaks.get_or_init(|| (speaks, info))
+    }
+
+    /// Why it ended, if it has.
+    pub(crate) fn ended(&self) -> Option<String> {
+        lock(self).ended.clone()
+    }
+
+    fn send_line(&self, line: String) -> Result<(), String> {
+        match self.peer.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+            Some(peer) => peer.send(line),
+            None => Err("it has ended".into()),
+        }
+    }
+
+    /// Sends a client's request; its answer goes to `out.reply` shaped as `out.shape`.
+    pub(crate) fn request(&self, out: Outbound<'_>) -> Result<(), RpcError> {
+        let refuse_early = {
+            let mut state = lock(self);
+            if let Some(why) = &state.ended {
+                Err(ended(why))
+            } else if state.by_client.contains_key(&(out.client, out.id.clone())) {
+                Err(RpcError::invalid_request("a request with this id is already in flight"))
+            } else if state.by_client.keys().filter(|(c, _)| *c == out.client).count() >= self.max_in_flight {
+                let max = self.max_in_flight;
+                Err(RpcError::invalid_request(format!("too many requests in flight (the limit is {max})")))
+            } else {
+                state.next += 1;
+                let order = state.next;
+                // A shared server sees every client's ids: each request gets one of its own.
+                let sent_as = if self.shared { RequestId::from(order as i64) } else { out.id.clone() };
+                let token = out.token.map(|token| {
+                    if self.shared {
+                        (format!("\"relay-{order}\""), Some(token))
+                    } else {
+                        (token.to_string(), None)
+                    }
+                });
+                if let Some((key, _)) = &token {
+                    state.progress.insert(key.clone(), sent_as.clone());
+                }
+                state.by_client.insert((out.client, out.id.clone()), sent_as.clone());
+                state.waiting.insert(
+                    sent_as.clone(),
+                    Waiting {
+                        reply: out.reply,
+                        client_id: out.id.clone(),
+                        client: out.client,
+                        order,
+                        since: Instant::now(),
+                        token,
+                        shape: out.shape,
+                        logs: out.logs,
+                    },
+                );
+                Ok((sent_as, order))
+            }
+        };
+        let (sent_as, order) = refuse_early?;
+        let line = match (self.shared, out.params) {
+            (true, Body::Text(params)) if params.member(crate::wire::params::Member::ProgressToken).is_some() => {
+                let token = json!(format!("relay-{order}"));
+                frame::request_text(&sent_as, out.method, &translate::with_token(params.to_value(), &token))
+            }
+            (true, Body::Value(value)) if value.get("_meta").and_then(|m| m.get("progressToken")).is_some() => {
+                let token = json!(format!("relay-{order}"));
+                frame::request_text(&sent_as, out.method, &translate::with_token(value, &token))
+            }
+            (_, params) => frame::request_text(&sent_as, out.method, &params),
+        };
+        if let Err(why) = self.send_line(line) {
+            self.forget(&sent_as);
+            return Err(failed(format!("the proxied server cannot take the request: {why}")));
+        }
+        Ok(())
+    }
+
+    /// The progress token a shared server is sent for a request with one (`request` puts it
+    /// in place of the client's).
+    fn forget(&self, sent_as: &RequestId) -> Option<Waiting> {
+        let mut state = lock(self);
+        let waiting = state.waiting.remove(sent_as)?;
+        state.by_client.remove(&(waiting.client, waiting.client_id.clone()));
+        if let Some((key, _)) = &waiting.token {
+            state.progress.remove(key);
+        }
+        Some(waiting)
+    }
+
+    /// The relay's own request, answered within `SETTLE_WAIT`.
+    pub(crate) fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let client = self.new_client();
+        let id = RequestId::String(format!("tinymcp-relay-{client}"));
+        let (reply, _) = Sink::channel();
+        let out = Outbound {
+            client,
+            id: &id,
+            method,
+            params: Body::Value(params),
+            token: None,
+            reply,
+            shape: Shape::Own(tx),
+            logs: Logs::None,
+        };
+        self.request(out)?;
+        match rx.recv_timeout(SETTLE_WAIT) {
+            Ok(outcome) => outcome,
+            Err(RecvTimeoutError::Timeout) => {
+                self.cancel(client, &id);
+                Err(failed(format!("the proxied server did not answer {method} within {SETTLE_WAIT:?}")))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(ended(&self.ended().unwrap_or_else(|| "no answer".to_owned()))),
+        }
+    }
+
+    /// Sends a client's notification as it came (`notifications/cancelled` is `cancel`).
+    pub(crate) fn notify(&self, method: &str, params: &Params) {
+        if let Err(why) = self.send_line(frame::notification(method, params)) {
+            log::warn!("relay: a notification to the server was dropped: {why}");
+        }
+    }
+
+    /// The client cancelled its request `id`: no answer reaches it, and the other server is
+    /// told under the id it knows.
+    pub(crate) fn cancel(&self, client: u64, id: &RequestId) {
+        let sent_as = lock(self).by_client.get(&(client, id.clone())).cloned();
+        let Some(sent_as) = sent_as else { return };
+        self.forget(&sent_as);
+        let params = json!({"requestId": sent_as, "reason": "cancelled by the client"});
+        if let Err(why) = self.send_line(frame::notification("notifications/cancelled", &params)) {
+            log::debug!("relay: the cancellation was not delivered: {why}");
+        }
+    }
+
+    /// A client's answer to one of the other server's requests: passed on if that client was
+    /// the one asked.
+    pub(crate) fn answer(&self, client: u64, id: RequestId, outcome: Result<Value, RpcError>) {
+        let asked = lock(self).asked.remove(&id);
+        if asked != Some(client) {
+            if let Some(other) = asked {
+                lock(self).asked.insert(id.clone(), other);
+            }
+            return log::warn!("relay: an answer to {id}, which was not asked of this client; dropped");
+        }
+        let line = Answer::new(id, outcome.map(Reply::Value)).to_text();
+        if let Err(why) = self.send_line(line) {
+            log::warn!("relay: an answer to the server was dropped: {why}");
+        }
+    }
+
+    /// A client is gone: its requests are forgotten (the other server is told they are
+    /// cancelled) and it no longer hears broadcasts.
+    pub(crate) fn detach(&self, client: u64) {
+        let ids: Vec<RequestId> = {
+            let mut state = lock(self);
+            state.sessions.retain(|(c, s)| *c != client && s.strong_count() > 0);
+            state.asked.retain(|_, c| *c != client);
+            state.by_client.keys().filter(|(c, _)| *c == client).map(|(_, id)| id.clone()).collect()
+        };
+        for id in ids {
+            self.cancel(client, &id);
+        }
+    }
+
+    /// Ends the other server: its process goes, and what waited for it is answered.
+    pub(crate) fn close(&self, why: &str) {
+        let peer = self.peer.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(peer) = peer {
+            peer.close();
+        }
+        Relayed::end_upstream(self, why);
+    }
+
+    /// The request a message of the other server's that is not an answer belongs to: the
+    /// latest in flight.
+    fn latest(state: &State) -> Option<&Waiting> {
+        state.waiting.values().filter(|w| !matches!(w.shape, Shape::Own(_))).max_by_key(|w| w.order)
+    }
+
+    fn on_answer(&self, id: RequestId, outcome: Result<Value, RpcError>) {
+        let Some(waiting) = self.forget(&id) else {
+            return log::debug!("relay: answer to {id} that no one waits for (cancelled); dropped");
+        };
+        let outcome = match waiting.shape {
+            Shape::Own(tx) => {
+                let _ = tx.try_send(outcome);
+                return;
+            }
+            Shape::AsIs => outcome.map(Reply::Value),
+            Shape::Modern(hint) => match (outcome, self.speaks()) {
+                (Ok(result @ Value::Object(_)), Some((_, info))) => {
+                    Ok(crate::server::methods::decorate_with(Arc::clone(info), hint, Reply::Value(result)))
+                }
+                (outcome, _) => outcome.map(Reply::Value),
+            },
+            Shape::Older => match outcome {
+                Ok(result) if translate::needs_input(&result) => Err(failed(
+                    "the proxied server (2026-07-28) asked for the client's input (input_required), which this proxy does not carry to a client of an older revision".to_owned(),
+                )),
+                outcome => outcome.map(Reply::Value),
+            },
+        };
+        waiting.reply.send(Outgoing::Response(Answer::new(waiting.client_id, outcome)));
+    }
+
+    fn on_notification(&self, n: Notification, line: &str) {
+        let method = n.method.as_str();
+        let state = lock(self);
+        if method == "notifications/progress" {
+            let key = progress_of(&n.params).map(|t| t.to_string());
+            let owner = key.and_then(|k| state.progress.get(&k)).and_then(|id| state.waiting.get(id));
+            let Some(owner) = owner else {
+                return log::debug!("relay: progress for no request in flight; dropped");
+            };
+            let line = match &owner.token {
+                Some((_, Some(theirs))) => {
+                    let mut params = n.params.to_value();
+                    params["progressToken"] = theirs.clone();
+                    frame::notification(method, &params)
+                }
+                _ => line.to_owned(),
+            };
+            let reply = owner.reply.clone();
+            drop(state);
+            return reply.send(Outgoing::Notification(line));
+        }
+        let broadcast = BROADCAST.contains(&method) || (self.shared && Self::latest(&state).is_none());
+        if broadcast && self.shared {
+            let sessions: Vec<Arc<Session>> = state.sessions.iter().filter_map(|(_, s)| s.upgrade()).collect();
+            drop(state);
+            for session in sessions {
+                session.notifier().send(Outgoing::Notification(line.to_owned()));
+            }
+            return;
+        }
+        let sink = match Self::latest(&state) {
+            Some(w) if method == "notifications/message" => match w.logs {
+                Logs::All => Some(w.reply.clone()),
+                Logs::AtLeast(least) => {
+                    let level = n.params.to_value().get("level").and_then(Value::as_str).and_then(LogLevel::parse);
+                    level.filter(|l| *l >= least).map(|_| w.reply.clone())
+                }
+                Logs::None => None,
+            },
+            Some(w) if matches!(w.shape, Shape::Modern(_)) => None,
+            Some(w) => Some(w.reply.clone()),
+            None => state.sessions.first().and_then(|(_, s)| s.upgrade()).map(|s| s.notifier()),
+        };
+        drop(state);
+        match sink {
+            Some(sink) => sink.send(Outgoing::Notification(line.to_owned())),
+            None => log::debug!("relay: {method} for no client that takes it; dropped"),
+        }
+    }
+
+    fn on_request(&self, req: Request, line: &str) {
+        let method = req.method.as_str().to_owned();
+        let refusal = {
+            let mut state = lock(self);
+            let target = match Self::latest(&state) {
+                Some(w) => Some((w.client, w.reply.clone(), matches!(w.shape, Shape::Modern(_)))),
+                // A server's own session: its requests go to the session's stream.
+                None if !self.shared => {
+                    state.sessions.first().and_then(|(c, s)| s.upgrade().map(|s| (*c, s.notifier(), false)))
+                }
+                None => None,
+            };
+            match target {
+                None => Some(format!(
+                    "{method}: no client request is in flight to carry it to (this proxy sends a server's requests to the client whose request caused them)"
+                )),
+                Some((_, _, true)) => Some(format!(
+                    "{method}: the client of this request speaks 2026-07-28 without a session, which this proxy does not carry a server's requests to"
+                )),
+                Some((client, reply, false)) => {
+                    let lacking = translate::capability_of(&method).filter(|cap| {
+                        state.sessions.iter().find(|(c, _)| *c == client).and_then(|(_, s)| s.upgrade()).is_some_and(
+                            |s| s.negotiated().is_some_and(|n| n.client_capabilities.get(*cap).is_none()),
+                        )
+                    });
+                    match lacking {
+                        Some(cap) => Some(format!("{method}: the client did not declare the {cap} capability")),
+                        None => {
+                            state.asked.insert(req.id.clone(), client);
+                            drop(state);
+                            reply.send(Outgoing::Request(line.to_owned()));
+                            None
+                        }
+                    }
+                }
+            }
+        };
+        if let Some(why) = refusal {
+            log::warn!("relay: the server's request refused: {why}");
+            let error = RpcError::new(rpc::METHOD_NOT_FOUND, why);
+            if let Err(e) = self.send_line(Answer::error(Some(&req.id), error).to_text()) {
+                log::debug!("relay: the refusal was not delivered: {e}");
+            }
+        }
+    }
+}
+
+impl Relayed {
+    /// One line the other server wrote: an answer goes to the request it answers, a
+    /// notification with a progress token to that request's stream, what concerns every
+    /// client to each (a shared server's list changes and resource updates), anything else
+    /// (its own requests, logs) to the stream of the latest request in flight, or the
+    /// session's stream when none is. A line that is not JSON-RPC is logged and dropped.
+    pub fn deliver(&self, line: &str) {
+        let message = match jsonrpc::parse(line) {
+            Ok(Incoming::Single(message)) => message,
+            Ok(Incoming::Batch(_)) => return log::warn!("relay: the server sent a batch; dropped"),
+            Err(bad) => {
+                return log::warn!(
+                    "relay: the server wrote a line that is not JSON-RPC ({}); dropped",
+                    bad.error.message
+                )
+            }
+        };
+        lock(&self.0).heard = Some(Instant::now());
+        match message {
+            Message::Response(res) => self.0.on_answer(res.id, res.outcome),
+            Message::Notification(n) => self.0.on_notification(n, line),
+            Message::Request(req) => self.0.on_request(req, line),
+        }
+    }
+
+    /// The other server is gone (it exited, or hung and was ended): every request in flight is
+    /// answered with an error saying `why`, and its sessions end, so their clients start anew.
+    pub fn end(&self, why: &str) {
+        Relayed::end_upstream(&self.0, why);
+    }
+
+    fn end_upstream(up: &Upstream, why: &str) {
+        let (waiting, sessions) = {
+            let mut state = lock(up);
+            if state.ended.is_none() {
+                state.ended = Some(why.to_owned());
+            }
+            state.progress.clear();
+            state.by_client.clear();
+            state.asked.clear();
+            let sessions: Vec<Arc<Session>> = state.sessions.drain(..).filter_map(|(_, s)| s.upgrade()).collect();
+            (state.waiting.drain().map(|(_, w)| w).collect::<Vec<_>>(), sessions)
+        };
+        // The sessions end first: a client that has its error and tries again finds it gone.
+        for session in sessions {
+            session.close();
+        }
+        for waiting in waiting {
+            match waiting.shape {
+                Shape::Own(tx) => drop(tx.try_send(Err(ended(why)))),
+                _ => waiting.reply.send(Outgoing::Response(Answer::error(Some(&waiting.client_id), ended(why)))),
+            }
+        }
+    }
+
+    /// Whether requests have waited `longer` than this with nothing heard from the other
+    /// server meanwhile: it hangs.
+    pub fn stalled(&self, longer: Duration) -> bool {
+        let state = lock(&self.0);
+        let Some(oldest) = state.waiting.values().map(|w| w.since).min() else { return false };
+        let quiet = state.heard.map_or(oldest, |heard| heard.max(oldest));
+        quiet.elapsed() > longer
+    }
+}
+
+/// The `progressToken` of a `notifications/progress` from the other server.
+fn progress_of(params: &Params) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Progress {
+        #[serde(rename = "progressToken")]
+        token: Value,
+    }
+    params.parse::<Progress>().ok().map(|p| p.token)
+}

@@ -42,6 +42,7 @@ mod pagination;
 mod progress;
 mod prompts;
 mod proxy;
+mod proxy_eras;
 mod replicas;
 mod resources;
 mod revisions;

@@ -28,7 +28,7 @@ fn hostile_manifest(dir: &TempDir) -> String {
 }
 
 /// `tinymcp proxy --http 127.0.0.1:0 FLAGS -- CHILD...` with `env` added to ours.
-fn proxy(flags: &[&str], child: &[&str], env: &[(&str, &str)]) -> Server {
+pub(crate) fn proxy(flags: &[&str], child: &[&str], env: &[(&str, &str)]) -> Server {
     let mut args: Vec<OsString> = flags.iter().map(OsString::from).collect();
     args.push("--".into());
     args.extend(child.iter().map(OsString::from));

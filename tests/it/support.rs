@@ -247,6 +247,35 @@ impl Client {
         client
     }
 
+    /// Spawns `tinymcp ARGS` where `ARGS` name `--http 127.0.0.1:0` themselves (`proxy`'s flags
+    /// come before its command), and talks to it over Streamable HTTP.
+    pub fn spawn_http(args: &[&str]) -> Client {
+        let mut client = Self::launch(args, None, Stdio::piped());
+        let port = announced_port(&mut client.child);
+        let (tx, lines) = mpsc::channel();
+        client.lines = lines;
+        client.link = Link::Http(HttpLink::connect(port, tx));
+        client
+    }
+
+    /// Another session with the HTTP server this client talks to (its process stays this
+    /// client's: the new one holds a stand-in that ends with it).
+    pub fn another_session(&self) -> Client {
+        let port = self.http_port().expect("a client over HTTP");
+        let child = Command::new("sleep").arg("600").stdin(Stdio::null()).spawn().expect("spawn sleep");
+        let (tx, lines) = mpsc::channel();
+        Client {
+            child,
+            link: Link::Http(HttpLink::connect(port, tx)),
+            lines,
+            backlog: VecDeque::new(),
+            next_id: 0,
+            methods: HashMap::new(),
+            revision: None,
+            stderr: None,
+        }
+    }
+
     /// Spawns over stdio and keeps what the server logs on stderr, for [`Client::stderr_text`].
     pub fn spawn_keeping_stderr(args: &[&str]) -> Client {
         let mut client = Self::launch(args, None, Stdio::piped());

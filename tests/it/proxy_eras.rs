@@ -1,0 +1,144 @@
+//! `tinymcp proxy` across clients and revisions: `--shared` (one child for every session, ids
+//! and progress tokens remapped, list changes to every session, the child's requests to the
+//! client whose request caused them), and 2026-07-28 requests, which come without a session,
+//! passed as they are to a child that speaks that revision or translated for one that speaks
+//! only the handshake.
+
+use crate::proxy::proxy;
+use crate::stateless_http::{body, post};
+use crate::support::{binary, check, Client};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn caps() -> Value {
+    json!({"sampling": {}, "elicitation": {}, "roots": {"listChanged": true}})
+}
+
+/// A call of `name` with a progress token, as a message with this id.
+fn call_with_token(id: i64, name: &str, arguments: Value, token: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments, "_meta": {"progressToken": token}}})
+}
+
+// Two sessions on one child: each sends the same request id and progress token at once, and
+// each gets its own progress and answer; a list change reaches both; the child's sampling
+// request reaches only the session whose call caused it.
+#[test]
+fn a_shared_child_serves_every_session_with_their_own_ids_tokens_and_requests() {
+    let mut a = Client::spawn_http(&["proxy", "--shared", "--http", "127.0.0.1:0", "--", binary(), "--everything"]);
+    let mut b = a.another_session();
+    let init_a = a.initialize("2025-11-25", caps());
+    let init_b = b.initialize("2025-11-25", json!({}));
+    assert_eq!(init_a, init_b, "both sessions see the one child's initialize");
+
+    a.send(&call_with_token(100, "test_tool_with_progress", json!({}), "same"));
+    b.send(&call_with_token(100, "test_tool_with_progress", json!({}), "same"));
+    for client in [&mut a, &mut b] {
+        let answer = client.response(&json!(100));
+        check(&answer, json!({"result": {"content": [{"type": "text", "text": "Progress reported"}]}}));
+        let progress: Vec<f64> = client
+            .backlog
+            .iter()
+            .filter(|m| m["method"] == "notifications/progress")
+            .map(|m| {
+                assert_eq!(m["params"]["progressToken"], "same", "the client's own token comes back: {m}");
+                m["params"]["progress"].as_f64().unwrap()
+            })
+            .collect();
+        assert_eq!(progress, [0.0, 50.0, 100.0], "each session gets its own call's progress, once");
+        client.backlog.clear();
+    }
+
+    // One child: a change it announces reaches every session.
+    a.call_tool("test_trigger_tool_change", json!({}));
+    for client in [&mut a, &mut b] {
+        client.wait(|m| m["method"] == "notifications/tools/list_changed");
+    }
+
+    // The sampling request goes to the session whose call is in flight, and its answer back.
+    let id = a.send_request("tools/call", json!({"name": "test_sampling", "arguments": {"prompt": "hi"}}));
+    let asked = a.wait(|m| m["method"] == "sampling/createMessage");
+    a.answer(&asked["id"], json!({"role": "assistant", "content": {"type": "text", "text": "from a"}, "model": "m"}));
+    check(&a.response(&id), json!({"result": {"content": [{"type": "text", "text": "LLM response: from a"}]}}));
+    assert!(b.drain(Duration::from_millis(300)).iter().all(|m| m["method"] != "sampling/createMessage"));
+
+    // A session that declared no sampling: the child's request is refused, not sent to it.
+    let answer = b.call_tool("test_sampling", json!({"prompt": "hi"}));
+    let text = answer.to_string();
+    assert!(text.contains("sampling"), "{text}");
+    assert!(b.drain(Duration::from_millis(200)).iter().all(|m| m["method"] != "sampling/createMessage"));
+}
+
+// A child that speaks 2026-07-28 (it answers `server/discover`) gets such requests as they are:
+// the proxy adds nothing, and what the child says comes back whole.
+#[test]
+fn a_2026_request_passes_as_it_is_to_a_child_that_speaks_2026() {
+    let server = proxy(&[], &[binary(), "--everything"], &[]);
+    let discover = post(&server, &body(1, "server/discover", json!({}), json!({})), &[]);
+    assert_eq!(discover.status, 200, "{}", discover.body);
+    let discover = discover.json();
+    assert_eq!(discover["result"]["supportedVersions"], json!(["2026-07-28"]), "{discover}");
+    assert_eq!(discover["result"]["capabilities"]["tools"], json!({"listChanged": true}), "the child's own");
+    let echo =
+        post(&server, &body(2, "tools/call", json!({"name": "echo", "arguments": {"message": "hi"}}), json!({})), &[]);
+    check(
+        &echo.json(),
+        json!({"id": 2, "result": {"resultType": "complete", "content": [{"type": "text", "text": "Echo: hi"}]}}),
+    );
+    let removed = post(&server, &body(3, "ping", json!({}), json!({})), &[]);
+    assert_eq!(removed.status, 404, "{}", removed.body);
+    check(&removed.json(), json!({"id": 3, "error": {"code": -32601}}));
+}
+
+// The same requests through a child that speaks only the handshake (the shared child, which
+// the proxy initializes): discover is made from its `initialize`, the per-request terms are
+// taken out, and results gain `resultType`, the child's identity and the cache hints.
+#[test]
+fn a_2026_request_is_translated_for_a_child_that_speaks_only_the_handshake() {
+    let server = proxy(&["--shared"], &[binary(), "--everything"], &[]);
+    let discover = post(&server, &body(1, "server/discover", json!({}), json!({})), &[]).json();
+    check(
+        &discover,
+        json!({"id": 1, "result": {"supportedVersions": ["2026-07-28"], "resultType": "complete", "ttlMs": 0,
+               "cacheScope": "private", "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "tinymcp"}}}}),
+    );
+    // Nothing the proxy cannot carry is declared: list changes and subscriptions need listen
+    // streams, and the handshake's tasks are not the 2026-07-28 extension.
+    assert_eq!(discover["result"]["capabilities"]["tools"], json!({}), "{discover}");
+    assert_eq!(discover["result"]["capabilities"]["resources"], json!({}), "{discover}");
+    assert!(discover["result"]["capabilities"].get("tasks").is_none(), "{discover}");
+
+    let list = post(&server, &body(2, "tools/list", json!({}), json!({})), &[]).json();
+    check(&list, json!({"result": {"resultType": "complete", "ttlMs": 60000, "cacheScope": "public"}}));
+    assert!(list["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{list}");
+
+    // Progress and logs come before the result on the request's own stream; logs only at the
+    // level the request asked for.
+    let mut params = json!({"name": "test_tool_with_progress", "arguments": {}});
+    params["_meta"] = crate::stateless::meta(json!({}));
+    params["_meta"]["progressToken"] = json!("p1");
+    let streamed = post(&server, &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}), &[]);
+    let events: Vec<Value> = streamed.events().into_iter().map(|(_, e)| e).collect();
+    let progress: Vec<&Value> = events.iter().filter(|e| e["method"] == "notifications/progress").collect();
+    assert_eq!(progress.len(), 3, "{events:?}");
+    assert!(progress.iter().all(|p| p["params"]["progressToken"] == "p1"), "{events:?}");
+    check(events.last().unwrap(), json!({"id": 3, "result": {"resultType": "complete"}}));
+
+    let quiet = post(
+        &server,
+        &body(4, "tools/call", json!({"name": "test_tool_with_logging", "arguments": {}}), json!({})),
+        &[],
+    );
+    assert!(!quiet.body.contains("notifications/message"), "no logLevel, no log: {}", quiet.body);
+    let mut params = json!({"name": "test_tool_with_logging", "arguments": {}});
+    params["_meta"] = crate::stateless::meta(json!({}));
+    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let logged = post(&server, &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params}), &[]);
+    assert!(logged.body.contains("notifications/message"), "{}", logged.body);
+
+    for (id, method) in [(6, "ping"), (7, "logging/setLevel"), (8, "resources/subscribe"), (9, "initialize")] {
+        let removed = post(&server, &body(id, method, json!({}), json!({})), &[]);
+        assert_eq!(removed.status, 404, "{method}: {}", removed.body);
+        check(&removed.json(), json!({"id": id, "error": {"code": -32601}}));
+    }
+}

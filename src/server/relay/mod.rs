@@ -19,6 +19,7 @@ use crate::wire::frame::{Answer, Reply};
 use crate::wire::jsonrpc::{Incoming, Message, Request};
 use crate::wire::meta::RequestMeta;
 use crate::wire::method::{Cache, Id};
+use crate::wire::params::Member;
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
@@ -41,35 +42,75 @@ pub trait Peer: Send + Sync {
 pub type OpenPeer = dyn Fn(Relayed) -> Result<Box<dyn Peer>, String> + Send + Sync;
 
 /// What a relaying server was set up with (`Server::set_relay`): how to open another server,
-/// whether sessions share one, and the one shared by 2026-07-28 requests (and by every session
-/// when shared), opened on first use and again after it ends.
+/// whether sessions share one, and the other servers shared by 2026-07-28 requests (and by
+/// every session when shared), opened on first use and again after they end.
 pub(crate) struct Setup {
     open: Box<OpenPeer>,
     shared: bool,
-    hub: Mutex<Option<Arc<Upstream>>>,
+    /// The shared other servers, by the client capabilities declared to them (`Declared`).
+    hubs: Mutex<Vec<(Declared, Arc<Upstream>)>>,
+}
+
+/// The client capabilities (sampling, elicitation, roots) a shared other server was
+/// initialized with, as bits. A handshake server decides what it may ask of its client on
+/// the capabilities `initialize` settled, so 2026-07-28 requests, each with capabilities of its
+/// own, are served by one such server per set they declare (eight at most); a server that
+/// speaks 2026-07-28 reads them from each request and serves every set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Declared(u8);
+
+impl Declared {
+    const ALL: Declared = Declared(0b111);
+
+    fn of(capabilities: &Value) -> Declared {
+        let bit = |i: usize, name: &str| if capabilities.get(name).is_some() { 1 << i } else { 0 };
+        Declared(bit(0, "sampling") | bit(1, "elicitation") | bit(2, "roots"))
+    }
+
+    fn has(self, name: &str) -> bool {
+        let i = match name {
+            "sampling" => 0,
+            "elicitation" => 1,
+            _ => 2,
+        };
+        self.0 & (1 << i) != 0
+    }
 }
 
 impl Setup {
     pub(crate) fn new(open: Box<OpenPeer>, shared: bool) -> Setup {
-        Setup { open, shared, hub: Mutex::new(None) }
+        Setup { open, shared, hubs: Mutex::new(Vec::new()) }
     }
 
-    /// The shared other server, opened (and asked what it speaks) if none runs.
-    fn hub(&self, options: &Options) -> Result<Arc<Upstream>, String> {
-        let mut hub = self.hub.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(up) = hub.as_ref().filter(|up| up.ended().is_none()) {
+    /// The shared other server for clients that declared `declared` (every session of a shared
+    /// relay counts as declaring all: each of the server's requests goes to the session whose
+    /// request caused it, which is checked then), opened and asked what it speaks if none runs.
+    fn hub(&self, options: &Options, declared: Declared) -> Result<Arc<Upstream>, String> {
+        let declared = if self.shared { Declared::ALL } else { declared };
+        let mut hubs = self.hubs.lock().unwrap_or_else(PoisonError::into_inner);
+        hubs.retain(|(_, up)| up.ended().is_none());
+        let modern = |up: &Arc<Upstream>| matches!(up.speaks(), Some((Speaks::PerRequest { .. }, _)));
+        if let Some((_, up)) = hubs.iter().find(|(d, up)| *d == declared || modern(up)) {
             return Ok(Arc::clone(up));
         }
         let up = Upstream::open(&self.open, options.max_in_flight, true)?;
         // Sessions speak the handshake: a server shared by them is initialized. One that only
         // 2026-07-28 requests share is asked `server/discover` first, so a server that speaks
         // that revision gets its requests as they are.
-        if let Err(e) = settle_own(&up, !self.shared) {
+        if let Err(e) = settle_own(&up, !self.shared, declared) {
             up.close("it did not settle");
             return Err(e.message);
         }
-        *hub = Some(Arc::clone(&up));
+        hubs.push((declared, Arc::clone(&up)));
         Ok(up)
+    }
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        for (_, up) in self.hubs.get_mut().unwrap_or_else(PoisonError::into_inner).drain(..) {
+            up.close("the proxy stopped");
+        }
     }
 }
 
@@ -82,19 +123,11 @@ fn hint(options: &Options, cache: Cache) -> Option<CacheHint> {
     }
 }
 
-impl Drop for Setup {
-    fn drop(&mut self) {
-        if let Some(up) = self.hub.get_mut().unwrap_or_else(PoisonError::into_inner).take() {
-            up.close("the proxy stopped");
-        }
-    }
-}
-
 /// Asks a shared other server what it speaks, as its one client: `server/discover` first when
 /// `discover_first`, then `initialize` (then `notifications/initialized`, and the most
 /// detailed log level, so each client's own level can be applied here), else
 /// `server/discover` for one that speaks only 2026-07-28.
-fn settle_own(up: &Upstream, discover_first: bool) -> Result<(), RpcError> {
+fn settle_own(up: &Upstream, discover_first: bool, declared: Declared) -> Result<(), RpcError> {
     if discover_first {
         match up.call("server/discover", translate::own_terms()) {
             Ok(discover) if discover.get("supportedVersions").is_some() => {
@@ -107,7 +140,9 @@ fn settle_own(up: &Upstream, discover_first: bool) -> Result<(), RpcError> {
             Err(e) => log::debug!("relay: server/discover refused ({}); trying initialize", e.message),
         }
     }
-    let speaks = match up.call("initialize", translate::own_initialize()).map(Speaks::from_initialize) {
+    let capabilities = ["sampling", "elicitation", "roots"].into_iter().filter(|c| declared.has(c));
+    let initialize = translate::own_initialize(capabilities);
+    let speaks = match up.call("initialize", initialize).map(Speaks::from_initialize) {
         Ok(Some(speaks)) => {
             let logging =
                 matches!(&speaks, Speaks::Handshake { result, .. } if result["capabilities"].get("logging").is_some());
@@ -149,7 +184,7 @@ pub(crate) struct Relay {
 impl Relay {
     pub(crate) fn open(setup: &Setup, options: &Options, session: Arc<Session>) -> Relay {
         let up = if setup.shared {
-            setup.hub(options)
+            setup.hub(options, Declared::ALL)
         } else {
             Upstream::open(&setup.open, options.max_in_flight, false).map_err(|why| {
                 log::error!("relay: cannot start the server: {why}");
@@ -337,7 +372,7 @@ pub(crate) fn serve_alone(
     reply: &Sink,
 ) -> Option<Alone> {
     let refuse = |error: RpcError| reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
-    let up = match setup.hub(options) {
+    let up = match setup.hub(options, Declared::of(&meta.client_capabilities)) {
         Ok(up) => up,
         Err(why) => {
             refuse(failed(format!("the proxied server did not start: {why}")));
@@ -367,7 +402,8 @@ pub(crate) fn serve_alone(
                 _ => {}
             }
             let hint = spec.and_then(|s| hint(options, s.cache));
-            (Shape::Modern(hint), Body::Value(translate::strip_terms(req.params.to_value(), None)))
+            let shape = Shape::Modern(hint, meta.client_capabilities.clone());
+            (shape, Body::Value(translate::strip_terms(req.params.to_value(), None)))
         }
         _ => (Shape::AsIs, Body::Text(&req.params)),
     };
@@ -386,7 +422,17 @@ pub(crate) fn serve_alone(
         shape,
         logs,
     };
-    match up.request(out) {
+    // The call again, with the input its server asked for: it resumes where it waits.
+    let state = req.params.member(Member::RequestState).filter(|_| matches!(out.shape, Shape::Modern(..)));
+    let sent = match state {
+        Some(state) => {
+            let state: String = serde_json::from_str(state).unwrap_or_default();
+            let inputs = req.params.member(Member::InputResponses).and_then(|i| serde_json::from_str::<Value>(i).ok());
+            up.resume(&state, inputs.as_ref(), out)
+        }
+        None => up.request(out),
+    };
+    match sent {
         Ok(()) => Some(Alone { up, client, id: req.id }),
         Err(error) => {
             refuse(error);

@@ -155,21 +155,25 @@ pub(crate) fn own_terms() -> Value {
 }
 
 /// The params of the relay's own `initialize` of a shared server: the newest handshake
-/// revision, and the client capabilities whose requests it can carry to the client whose
-/// request caused them (sampling, elicitation; not roots, which differ from client to client).
-pub(crate) fn own_initialize() -> Value {
+/// revision, and the client capabilities it declares (each of the server's requests then goes
+/// to the client whose request caused it).
+pub(crate) fn own_initialize<'a>(capabilities: impl Iterator<Item = &'a str>) -> Value {
+    let capabilities: serde_json::Map<String, Value> = capabilities.map(|c| (c.to_owned(), json!({}))).collect();
     json!({
         "protocolVersion": ProtocolVersion::LATEST_STATEFUL.as_str(),
-        "capabilities": {"sampling": {}, "elicitation": {}},
+        "capabilities": capabilities,
         "clientInfo": {"name": "tinymcp-proxy", "version": env!("CARGO_PKG_VERSION")},
     })
 }
 
 /// A 2026-07-28 request's params as a handshake server takes them: the per-request terms
-/// (`io.modelcontextprotocol/…` members of `_meta`) removed, and its progress token replaced
+/// (`io.modelcontextprotocol/…` members of `_meta`) and the input-required members removed, and its progress token replaced
 /// by `token` when given. A `_meta` left empty is removed.
 pub(crate) fn strip_terms(mut params: Value, token: Option<&Value>) -> Value {
     let Some(object) = params.as_object_mut() else { return json!({}) };
+    // The input-required rounds are the relay's to play with the client (`Upstream::resume`).
+    object.remove("inputResponses");
+    object.remove("requestState");
     if let Some(Value::Object(meta)) = object.get_mut("_meta") {
         meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
         if let (Some(token), true) = (token, meta.contains_key("progressToken")) {
@@ -202,6 +206,15 @@ pub(crate) fn capability_of(method: &str) -> Option<&'static str> {
         "elicitation/create" => Some("elicitation"),
         "roots/list" => Some("roots"),
         _ => None,
+    }
+}
+
+/// The key of a server's request to the client in an `inputRequests` map: named for what it
+/// asks (one request a round, so no two keys meet in one map).
+pub(crate) fn input_key(method: &str) -> String {
+    match capability_of(method) {
+        Some(kind) => kind.to_owned(),
+        None => method.replace('/', "_"),
     }
 }
 

@@ -68,7 +68,26 @@ struct State {
     heard: Option<Instant>,
     /// Why it ended, once it has.
     ended: Option<String>,
+    /// 2026-07-28 calls that wait for their client's input, by the `requestState` it was given.
+    parked: HashMap<String, Parked>,
 }
+
+/// A 2026-07-28 call whose server asked its client for input: it was answered with an
+/// `InputRequiredResult`, and waits (still in flight at the other server) for the client to
+/// send it again with the input.
+struct Parked {
+    /// The call, as the other server knows it.
+    sent_as: RequestId,
+    /// The other server's request the input answers, and where it is in `inputRequests`.
+    asked: RequestId,
+    key: String,
+    request: Value,
+    since: Instant,
+}
+
+/// Calls waiting for their client's input at once, at most; beyond, the server's request is
+/// refused.
+const MAX_PARKED: usize = 1024;
 
 struct Waiting {
     reply: Sink,
@@ -81,14 +100,18 @@ struct Waiting {
     token: Option<(String, Option<Value>)>,
     shape: Shape,
     logs: Logs,
+    /// Answered with an `InputRequiredResult`: waits for its client to come back.
+    parked: bool,
 }
 
 /// How the other server's answer reaches the client.
 pub(crate) enum Shape {
     /// As it came.
     AsIs,
-    /// As a 2026-07-28 result (`resultType`, the server's identity, the method's cache hint).
-    Modern(Option<CacheHint>),
+    /// As a 2026-07-28 result (`resultType`, the server's identity, the method's cache hint),
+    /// to a client with these capabilities: the server's requests become input-required
+    /// rounds.
+    Modern(Option<CacheHint>, Value),
     /// To a handshake client, from a 2026-07-28 server: a result that needs the client's input
     /// cannot be carried.
     Older,
@@ -240,6 +263,7 @@ impl Upstream {
                         token,
                         shape: out.shape,
                         logs: out.logs,
+                        parked: false,
                     },
                 );
                 Ok((sent_as, order))
@@ -364,7 +388,81 @@ impl Upstream {
     /// The request a message of the other server's that is not an answer belongs to: the
     /// latest in flight.
     fn latest(state: &State) -> Option<&Waiting> {
-        state.waiting.values().filter(|w| !matches!(w.shape, Shape::Own(_))).max_by_key(|w| w.order)
+        state.waiting.values().filter(|w| !w.parked && !matches!(w.shape, Shape::Own(_))).max_by_key(|w| w.order)
+    }
+
+    /// The other server asked the client of the latest 2026-07-28 call for input (`request`,
+    /// its request `asked`): that call is answered with an `InputRequiredResult` naming it,
+    /// and waits, in flight, for the client to send it again with the input
+    /// (`resume`). Refused when the client did not declare the capability the request needs.
+    fn park(&self, mut state: MutexGuard<'_, State>, asked: RequestId, request: Value) -> Result<(), String> {
+        let method = request["method"].as_str().unwrap_or_default().to_owned();
+        expire(&mut state, self);
+        if state.parked.len() >= MAX_PARKED {
+            return Err(format!("{method}: {MAX_PARKED} calls already wait for their client's input"));
+        }
+        let Some(call) = state.waiting.values_mut().filter(|w| !w.parked).max_by_key(|w| w.order) else {
+            return Err(format!("{method}: no client request is in flight to carry it to"));
+        };
+        let Shape::Modern(_, caps) = &call.shape else { return Err(format!("{method}: not a 2026-07-28 call")) };
+        if let Some(cap) = translate::capability_of(&method).filter(|cap| caps.get(*cap).is_none()) {
+            return Err(format!("{method}: the client did not declare the {cap} capability"));
+        }
+        let state_token = crate::util::random::hex_token(16).map_err(|e| format!("no randomness: {e}"))?;
+        let key = translate::input_key(&method);
+        call.parked = true;
+        let (reply, client, client_id) = (call.reply.clone(), call.client, call.client_id.clone());
+        call.reply = Sink::channel().0;
+        let sent_as = state.by_client.remove(&(client, client_id.clone())).unwrap_or_else(|| client_id.clone());
+        let result = json!({
+            "resultType": "input_required",
+            "inputRequests": {key.as_str(): request},
+            "requestState": state_token,
+        });
+        state.parked.insert(state_token, Parked { sent_as, asked, key, request, since: Instant::now() });
+        drop(state);
+        let result = match self.speaks() {
+            Some((_, info)) => crate::server::methods::decorate_with(Arc::clone(info), None, Reply::Value(result)),
+            None => Reply::Value(result),
+        };
+        reply.send(Outgoing::Response(Answer::new(client_id, Ok(result))));
+        Ok(())
+    }
+
+    /// A 2026-07-28 call sent again with the `requestState` `park` gave it: the input it
+    /// carries for the parked request goes to the other server, and the call, still in flight
+    /// there, is this request's again (its answer, or the next input-required round, comes
+    /// here). Input that answers nothing asked gets the same request again, under a new state.
+    pub(crate) fn resume(&self, state_token: &str, inputs: Option<&Value>, out: Outbound<'_>) -> Result<(), RpcError> {
+        let mut state = lock(self);
+        expire(&mut state, self);
+        let Some(parked) = state.parked.remove(state_token) else {
+            return Err(RpcError::invalid_params(
+                "requestState: unknown, expired or already used (it is valid once, at the proxy that issued it)",
+            ));
+        };
+        let input = inputs.and_then(|i| i.get(&parked.key)).cloned();
+        state.next += 1;
+        let order = state.next;
+        let Some(call) = state.waiting.get_mut(&parked.sent_as) else {
+            return Err(failed("the proxied server no longer runs this call".to_owned()));
+        };
+        call.reply = out.reply;
+        call.client = out.client;
+        call.client_id = out.id.clone();
+        call.logs = out.logs;
+        call.shape = out.shape;
+        call.parked = false;
+        call.order = order;
+        call.since = Instant::now();
+        state.by_client.insert((out.client, out.id.clone()), parked.sent_as.clone());
+        let Some(input) = input else {
+            // Nothing for the request asked: it is asked again.
+            return self.park(state, parked.asked, parked.request).map_err(failed);
+        };
+        drop(state);
+        let line = Answer::new(parked.asked, Ok(Reply::Value(input))).to_text();
+        self.send_line(line).map_err(|why| failed(format!("the proxied server cannot take the input: {why}")))
     }
 
     fn on_answer(&self, id: RequestId, outcome: Result<Value, RpcError>) {
@@ -377,7 +475,7 @@ impl Upstream {
                 return;
             }
             Shape::AsIs => outcome.map(Reply::Value),
-            Shape::Modern(hint) => match (outcome, self.speaks()) {
+            Shape::Modern(hint, _) => match (outcome, self.speaks()) {
                 (Ok(result @ Value::Object(_)), Some((_, info))) => {
                     Ok(crate::server::methods::decorate_with(Arc::clone(info), hint, Reply::Value(result)))
                 }
@@ -432,7 +530,7 @@ impl Upstream {
                 }
                 Logs::None => None,
             },
-            Some(w) if matches!(w.shape, Shape::Modern(_)) => None,
+            Some(w) if matches!(w.shape, Shape::Modern(..)) => None,
             Some(w) => Some(w.reply.clone()),
             None => state.sessions.first().and_then(|(_, s)| s.upgrade()).map(|s| s.notifier()),
         };
@@ -448,7 +546,7 @@ impl Upstream {
         let refusal = {
             let mut state = lock(self);
             let target = match Self::latest(&state) {
-                Some(w) => Some((w.client, w.reply.clone(), matches!(w.shape, Shape::Modern(_)))),
+                Some(w) => Some((w.client, w.reply.clone(), matches!(w.shape, Shape::Modern(..)))),
                 // A server's own session: its requests go to the session's stream.
                 None if !self.shared => {
                     state.sessions.first().and_then(|(c, s)| s.upgrade().map(|s| (*c, s.notifier(), false)))
@@ -459,9 +557,10 @@ impl Upstream {
                 None => Some(format!(
                     "{method}: no client request is in flight to carry it to (this proxy sends a server's requests to the client whose request caused them)"
                 )),
-                Some((_, _, true)) => Some(format!(
-                    "{method}: the client of this request speaks 2026-07-28 without a session, which this proxy does not carry a server's requests to"
-                )),
+                Some((_, _, true)) => {
+                    let request = json!({"method": method, "params": req.params.to_value()});
+                    self.park(state, req.id.clone(), request).err()
+                }
                 Some((client, reply, false)) => {
                     let lacking = translate::capability_of(&method).filter(|cap| {
                         state.sessions.iter().find(|(c, _)| *c == client).and_then(|(_, s)| s.upgrade()).is_some_and(
@@ -549,7 +648,7 @@ impl Relayed {
     /// server meanwhile: it hangs.
     pub fn stalled(&self, longer: Duration) -> bool {
         let state = lock(&self.0);
-        let Some(oldest) = state.waiting.values().map(|w| w.since).min() else { return false };
+        let Some(oldest) = state.waiting.values().filter(|w| !w.parked).map(|w| w.since).min() else { return false };
         let quiet = state.heard.map_or(oldest, |heard| heard.max(oldest));
         quiet.elapsed() > longer
     }
@@ -564,3 +663,28 @@ fn progress_of(params: &Params) -> Option<Value> {
     }
     params.parse::<Progress>().ok().map(|p| p.token)
 }
+
+/// Calls whose client has not come back with its input within `PARKED_FOR` are given up: the
+/// other server's request gets an error and the call is cancelled there.
+fn expire(state: &mut State, up: &Upstream) {
+    let expired: Vec<String> =
+        state.parked.iter().filter(|(_, p)| p.since.elapsed() > PARKED_FOR).map(|(k, _)| k.clone()).collect();
+    for key in expired {
+        let Some(parked) = state.parked.remove(&key) else { continue };
+        state.waiting.remove(&parked.sent_as);
+        let error = RpcError::new(rpc::INTERNAL_ERROR, "the client did not send the input in time");
+        let refused = Answer::error(Some(&parked.asked), error).to_text();
+        let cancelled = frame::notification(
+            "notifications/cancelled",
+            &json!({"requestId": parked.sent_as, "reason": "the client did not send the input in time"}),
+        );
+        for line in [refused, cancelled] {
+            if let Err(why) = up.send_line(line) {
+                log::debug!("relay: {why}");
+            }
+        }
+    }
+}
+
+/// How long a call waits for its client's input (`requestState`'s life at the proxy).
+const PARKED_FOR: Duration = Duration::from_secs(10 * 60);

@@ -79,7 +79,7 @@ pub use util::time::rfc3339;
 pub use util::uri_template::UriTemplate;
 pub use wire::meta::LogLevel;
 pub use wire::rpc::{RequestId, RpcError};
-pub use wire::version::ProtocolVersion;
+pub use wire::version::{ProtocolVersion, Revisions};
 
 /// JSON-RPC and MCP error codes, for [`RpcError::new`] and for reading [`RpcError::code`].
 pub mod error_codes {

@@ -77,6 +77,12 @@ OPTIONS:
     --no-watch              poll nothing: no change notifications, no manifest reload
     --watch-interval MS     how often files are polled for changes (default 1000)
     --everything            serve the conformance-suite fixture (plus an `echo` tool)
+    --revisions RANGE       speak only these protocol revisions, like a server that knows no
+                            other: FROM..TO, either end optional, or one revision (known:
+                            2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28);
+                            `..2025-11-25`: no server/discover, per-request _meta is read as
+                            an older server would; `2026-07-28..`: no initialize, every request
+                            carries its _meta (default: every revision)
     --http ADDR             serve HTTP instead of stdio: Streamable HTTP at /mcp, legacy SSE at
                             /sse; ADDR is PORT (on 127.0.0.1) or HOST:PORT
     --allow-origin ORIGIN   also accept browser requests from ORIGIN, with CORS (repeatable;
@@ -173,6 +179,7 @@ struct Args {
     state_ttl_secs: Option<usize>,
     task_ttl_ms: Option<usize>,
     skills: Option<PathBuf>,
+    revisions: Option<tinymcp::Revisions>,
     drain_secs: usize,
     trusted_proxies: Vec<std::net::IpAddr>,
     #[cfg(feature = "http")]
@@ -237,6 +244,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         state_ttl_secs: None,
         task_ttl_ms: None,
         skills: None,
+        revisions: None,
         drain_secs: 10,
         trusted_proxies: Vec::new(),
         #[cfg(feature = "http")]
@@ -247,6 +255,10 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "-h" | "--help" => return Ok(Parsed::Help),
             "-V" | "--version" => return Ok(Parsed::Version),
             "--everything" => parsed.everything = true,
+            "--revisions" => {
+                let range = value(&arg, args.next())?;
+                parsed.revisions = Some(range.parse().map_err(|why| format!("--revisions: {why}"))?);
+            }
             "--http" => parsed.http = Some(value(&arg, args.next())?),
             "--allow-origin" => parsed.allow_origins.push(value(&arg, args.next())?),
             "--allow-host" => parsed.allow_hosts.push(value(&arg, args.next())?),
@@ -510,6 +522,9 @@ fn proxy(raw: impl Iterator<Item = String>) -> Result<(), String> {
     if args.everything || args.manifest.is_some() || !args.roots.is_empty() || args.skills.is_some() {
         return Err("proxy serves its child only: --everything, --root, --manifest and --skills do not apply".into());
     }
+    if args.revisions.is_some() {
+        return Err("--revisions does not apply to proxy: its child's revisions are the child's own".into());
+    }
     if let Some(file) = &args.state_key_file {
         cli::secret::warn_if_exposed(file, "state key file");
     }
@@ -589,6 +604,10 @@ fn server_options(args: &Args) -> tinymcp::Options {
     }
     if let Some(secs) = args.state_ttl_secs {
         options.state_ttl = Duration::from_secs(secs as u64);
+    }
+    if let Some(revisions) = args.revisions {
+        log::info!("speaking protocol revisions {revisions} only");
+        options = options.with_revisions(revisions);
     }
     options
 }

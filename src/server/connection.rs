@@ -100,12 +100,15 @@ impl Connection {
 
     fn on_request(&self, req: Request, reply: &Sink, carrier: Carrier) {
         let scopes = carrier.scopes();
-        match meta::era(&req.method, &req.params, carrier) {
+        let revisions = self.server.options().revisions;
+        match meta::era(&req.method, &req.params, carrier, revisions) {
             Era::Handshake => {
                 let negotiated = self.session.negotiated();
                 self.serve(req, negotiated.map(|n| Terms::from(n).granting(scopes)), reply);
             }
-            Era::PerRequest => match RequestMeta::parse(&req.params, carrier) {
+            Era::PerRequest => match meta::method_served(&req.method, revisions)
+                .and_then(|()| RequestMeta::parse(&req.params, carrier, revisions))
+            {
                 Ok(meta) => self.serve(req, Some(Terms::from(meta).granting(scopes)), reply),
                 Err(e) => reply.send(Outgoing::Response(Answer::error(Some(&req.id), e))),
             },
@@ -224,7 +227,7 @@ impl Connection {
     }
 
     fn on_batch(&self, items: Vec<Result<Message, Malformed>>, carrier: Carrier, reply: &Sink) {
-        if meta::batch_is_per_request(&items, carrier) {
+        if meta::batch_is_per_request(&items, carrier, self.server.options().revisions) {
             reply.send(Outgoing::Response(Answer::error(None, meta::batch_refused())));
             return;
         }

@@ -4,15 +4,17 @@
 use crate::server::session::{Negotiated, Session};
 use crate::server::Server;
 use crate::wire::rpc::RpcError;
-use crate::wire::version::ProtocolVersion;
+use crate::wire::version::{ProtocolVersion, Revisions};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// The revision to answer: the client's when we speak it, otherwise our latest stateful one.
-pub fn negotiate(requested: &str) -> ProtocolVersion {
+/// The revision to answer: the client's when we speak it (a handshake revision among
+/// `revisions`), otherwise the newest handshake revision among them; `None` when `revisions`
+/// has no handshake revision (such a server has no `initialize`).
+pub fn negotiate(requested: &str, revisions: Revisions) -> Option<ProtocolVersion> {
     match ProtocolVersion::parse(requested) {
-        Some(v) if v.is_stateful() => v,
-        _ => ProtocolVersion::LATEST_STATEFUL,
+        Some(v) if v.is_stateful() && revisions.contains(v) => Some(v),
+        _ => revisions.latest_stateful(),
     }
 }
 
@@ -31,7 +33,11 @@ pub(crate) fn initialize(server: &Server, session: &Session, params: Value) -> R
         Some(_) => return Err(RpcError::invalid_params("initialize: capabilities must be an object")),
     };
     let client_info = params.get("clientInfo").cloned().unwrap_or(Value::Null);
-    let version = negotiate(requested);
+    // Invariant: `initialize` reaches here only on a server that speaks a handshake revision
+    // (`meta::method_served` refuses it on any other).
+    let Some(version) = negotiate(requested, server.options().revisions) else {
+        return Err(RpcError::method_not_found("initialize"));
+    };
     log::info!(
         "initialize: client {} asked for {requested}, answering {version}",
         client_info.get("name").and_then(Value::as_str).unwrap_or("(unnamed)")
@@ -54,10 +60,23 @@ mod tests {
 
     #[test]
     fn known_versions_are_echoed_and_others_get_the_latest() {
-        assert_eq!(negotiate("2024-11-05"), ProtocolVersion::V2024_11_05);
-        assert_eq!(negotiate("2025-06-18"), ProtocolVersion::V2025_06_18);
-        assert_eq!(negotiate("1999-01-01"), ProtocolVersion::V2025_11_25);
+        let all = Revisions::ALL;
+        assert_eq!(negotiate("2024-11-05", all), Some(ProtocolVersion::V2024_11_05));
+        assert_eq!(negotiate("2025-06-18", all), Some(ProtocolVersion::V2025_06_18));
+        assert_eq!(negotiate("1999-01-01", all), Some(ProtocolVersion::V2025_11_25));
         // The stateless revision has no handshake; a client asking for it here gets the latest stateful one.
-        assert_eq!(negotiate("2026-07-28"), ProtocolVersion::V2025_11_25);
+        assert_eq!(negotiate("2026-07-28", all), Some(ProtocolVersion::V2025_11_25));
+    }
+
+    #[test]
+    fn a_pinned_server_negotiates_within_its_range() {
+        let mid: Revisions = "2025-03-26..2025-06-18".parse().unwrap();
+        assert_eq!(negotiate("2025-03-26", mid), Some(ProtocolVersion::V2025_03_26));
+        for outside in ["2024-11-05", "2025-11-25", "2026-07-28", "1999-01-01"] {
+            assert_eq!(negotiate(outside, mid), Some(ProtocolVersion::V2025_06_18), "{outside}");
+        }
+        let old: Revisions = "..2025-11-25".parse().unwrap();
+        assert_eq!(negotiate("2026-07-28", old), Some(ProtocolVersion::V2025_11_25));
+        assert_eq!(negotiate("2025-11-25", "2026-07-28..".parse().unwrap()), None);
     }
 }

@@ -63,6 +63,11 @@ pub(crate) fn early(
         })
     };
     let Some(version) = version else {
+        // A method none of the served revisions has is unknown, before the lifecycle's order
+        // (`server/discover` to a server pinned to the handshake revisions).
+        if let Err(e) = meta::method_served(&req.method, server.options().revisions) {
+            return Route::Answered(Err(e));
+        }
         return match spec.map(|s| s.id) {
             Some(Id::Initialize) => initialize(),
             Some(Id::Ping) => Route::Answered(Ok(json!({}))),
@@ -165,11 +170,11 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
     Ok(decorate(server, spec.map_or(Cache::None, |s| s.cache), outcome?))
 }
 
-/// `server/discover` (2026-07-28): the per-request revisions, the capabilities the method
-/// table answers (from the same `enabled`), and the instructions.
+/// `server/discover` (2026-07-28): the per-request revisions served, the capabilities the
+/// method table answers (from the same `enabled`), and the instructions.
 fn discover(server: &Server, version: ProtocolVersion) -> Value {
     let mut result = json!({
-        "supportedVersions": meta::supported_versions(),
+        "supportedVersions": meta::supported_versions(server.options().revisions),
         "capabilities": server.capabilities(version),
         "ttlMs": 0,
         "cacheScope": "private",

@@ -31,7 +31,7 @@ use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::mcp_header;
 use crate::wire::rpc::RpcError;
-use crate::wire::version::ProtocolVersion;
+use crate::wire::version::{ProtocolVersion, Revisions};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -67,6 +67,9 @@ pub struct Options {
     /// How long a finished tasks-extension task stays readable (its `ttlMs`), and the `ttl` of
     /// a 2025-11-25 task whose client asks for none (default 5 minutes).
     pub task_ttl: Duration,
+    /// The protocol revisions served (default [`Revisions::ALL`]); see
+    /// [`Options::with_revisions`].
+    pub revisions: Revisions,
 }
 
 impl Default for Options {
@@ -83,6 +86,7 @@ impl Default for Options {
             state_ttl: Duration::from_secs(10 * 60),
             max_listen_streams: 1024,
             task_ttl: Duration::from_secs(5 * 60),
+            revisions: Revisions::ALL,
         }
     }
 }
@@ -152,6 +156,31 @@ impl Options {
     /// (default 5 minutes).
     pub fn with_task_ttl(mut self, ttl: Duration) -> Self {
         self.task_ttl = ttl;
+        self
+    }
+
+    /// Serves only the protocol revisions in `revisions` (default: every one), so the server
+    /// behaves exactly like one that knows no other, e.g. to test a client or a proxy against
+    /// an older or a newer-only server:
+    /// - without 2026-07-28 (`..2025-11-25`), a request carrying 2026-07-28 `_meta` is read as
+    ///   a handshake-era one (before `initialize`: `-32600`; in a session its `_meta` is
+    ///   ignored), `server/discover` and the other 2026-07-28 methods are `-32601`, and over
+    ///   HTTP a POST without a session is refused for want of one;
+    /// - without a handshake revision (`2026-07-28..`), `initialize` is `-32601` naming the
+    ///   revisions served (over HTTP `404`), every request must carry its `_meta`, and the
+    ///   legacy HTTP+SSE endpoints answer `404`;
+    /// - `initialize` asking for a revision outside the range gets the newest handshake
+    ///   revision inside it; `server/discover` and `-32022`'s `data.supported` list the
+    ///   per-request revisions inside it.
+    ///
+    /// ```
+    /// use tinymcp::{Options, ProtocolVersion, Revisions};
+    /// let old = Revisions::new(ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_11_25).unwrap();
+    /// let options = Options::default().with_revisions(old);
+    /// assert_eq!(options.revisions, "..2025-11-25".parse().unwrap());
+    /// ```
+    pub fn with_revisions(mut self, revisions: Revisions) -> Self {
+        self.revisions = revisions;
         self
     }
 

@@ -7,8 +7,8 @@
 use crate::wire::jsonrpc::{Malformed, Message, Method};
 use crate::wire::method::Id;
 use crate::wire::params::{meta_error, Member, Params};
-use crate::wire::rpc::{RpcError, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION};
-use crate::wire::version::ProtocolVersion;
+use crate::wire::rpc::{RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::wire::version::{ProtocolVersion, Revisions};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -126,7 +126,12 @@ pub(crate) enum Era {
 /// sign: older revisions use it too. A handshake request names a handshake revision in its
 /// header (or none, on `initialize` and before 2025-06-18), and inside a session the session's
 /// revision rules.
-pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier) -> Era {
+///
+/// A server that speaks one era only (`revisions`, `Options::revisions`) reads every message
+/// in it, as a server that knows no other would: pinned to the handshake revisions, a
+/// 2026-07-28 request is a request before (or inside) a session; pinned to 2026-07-28, every
+/// request must carry its `_meta`. One comparison, on the branch taken.
+pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier, revisions: Revisions) -> Era {
     let reserved_key = [Member::ProtocolVersion, Member::ClientCapabilities, Member::ClientInfo, Member::LogLevel]
         .into_iter()
         .any(|member| params.member(member).is_some());
@@ -138,19 +143,59 @@ pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier) -> Era {
     };
     let discover = method.spec().is_some_and(|spec| spec.id == Id::ServerDiscover);
     if reserved_key || discover || modern_header {
-        Era::PerRequest
-    } else {
+        if revisions.has_per_request() {
+            Era::PerRequest
+        } else {
+            Era::Handshake
+        }
+    } else if revisions.has_handshake() {
         Era::Handshake
+    } else {
+        Era::PerRequest
+    }
+}
+
+/// Refuses, before anything else is read (its `_meta`, the lifecycle's order), a request for a
+/// known method that none of the served `revisions` has, with `-32601`: `server/discover` on a
+/// server pinned to the handshake revisions (what an older server answers a method it does not
+/// know: the TypeScript SDK's answer), `initialize` on one pinned to 2026-07-28, whose refusal
+/// names the revisions it serves (spec basic/versioning: a server that supports only modern
+/// versions SHOULD name them in any error it returns to `initialize`). Each method exists in
+/// some revision of `Revisions::ALL`: the default server pays one comparison.
+pub(crate) fn method_served(method: &Method, revisions: Revisions) -> Result<(), RpcError> {
+    if revisions == Revisions::ALL {
+        return Ok(());
+    }
+    match method.spec() {
+        Some(spec) if !revisions.meets(spec.since, spec.until) => {
+            if spec.id != Id::Initialize {
+                return Err(RpcError::method_not_found(method));
+            }
+            let supported = supported_versions(revisions);
+            Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!(
+                    "method not found: initialize (this server speaks {} only: send each request with {PROTOCOL_VERSION} and {CLIENT_CAPABILITIES} in its params._meta)",
+                    supported.join(", ")
+                ),
+            )
+            .with_data(json!({ "supported": supported })))
+        }
+        _ => Ok(()),
     }
 }
 
 /// Whether a JSON-RPC batch speaks 2026-07-28: any member that would be per-request on its own
 /// makes it so. Such a batch is refused with [`batch_refused`], since that revision has no
 /// batches, rather than with a handshake-era error ("before initialize", "session required").
-pub(crate) fn batch_is_per_request(items: &[Result<Message, Malformed>], carrier: Carrier) -> bool {
+pub(crate) fn batch_is_per_request(
+    items: &[Result<Message, Malformed>],
+    carrier: Carrier,
+    revisions: Revisions,
+) -> bool {
     items.iter().any(|item| match item {
-        Ok(Message::Request(r)) => era(&r.method, &r.params, carrier) == Era::PerRequest,
-        Ok(Message::Notification(n)) => era(&n.method, &n.params, carrier) == Era::PerRequest,
+        Ok(Message::Request(r)) => era(&r.method, &r.params, carrier, revisions) == Era::PerRequest,
+        Ok(Message::Notification(n)) => era(&n.method, &n.params, carrier, revisions) == Era::PerRequest,
         _ => false,
     })
 }
@@ -160,12 +205,17 @@ pub(crate) fn batch_refused() -> RpcError {
     RpcError::invalid_request("batches are not part of 2026-07-28: send each request as a message of its own")
 }
 
-/// The revisions served per request, newest first: `supportedVersions` in `server/discover` and
-/// `data.supported` in `-32022`. The handshake revisions are not listed: a client cannot name
-/// them in `_meta`, and the Python SDK and the TypeScript fixture list the per-request ones
-/// only. A dual-era client learns of the others from `initialize`.
-pub(crate) fn supported_versions() -> Vec<&'static str> {
-    ProtocolVersion::ALL.iter().rev().filter(|v| !v.is_stateful()).map(|v| v.as_str()).collect()
+/// The revisions served per request among `revisions`, newest first: `supportedVersions` in
+/// `server/discover` and `data.supported` in `-32022`. The handshake revisions are not listed:
+/// a client cannot name them in `_meta`, and the Python SDK and the TypeScript fixture list the
+/// per-request ones only. A dual-era client learns of the others from `initialize`.
+pub(crate) fn supported_versions(revisions: Revisions) -> Vec<&'static str> {
+    ProtocolVersion::ALL
+        .iter()
+        .rev()
+        .filter(|v| !v.is_stateful() && revisions.contains(**v))
+        .map(|v| v.as_str())
+        .collect()
 }
 
 /// A 2026-07-28 request's `_meta`, checked.
@@ -188,10 +238,10 @@ impl RequestMeta {
     ///    present: otherwise `-32602`;
     /// 2. over HTTP, the `MCP-Protocol-Version` header is present and equals the `_meta`
     ///    version: otherwise `-32020`;
-    /// 3. the version is one this server serves per request: otherwise `-32022` with
-    ///    `data.supported` and `data.requested`;
+    /// 3. the version is one this server serves per request, among `revisions`: otherwise
+    ///    `-32022` with `data.supported` and `data.requested`;
     /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
-    pub(crate) fn parse(params: &Params, carrier: Carrier) -> Result<RequestMeta, RpcError> {
+    pub(crate) fn parse(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
         match params.meta_text() {
             None | Some("null") => {
                 return Err(RpcError::invalid_params(format!(
@@ -257,15 +307,16 @@ impl RequestMeta {
             }
         }
         let protocol_version = match ProtocolVersion::parse(requested) {
-            Some(version) if !version.is_stateful() => version,
+            Some(version) if !version.is_stateful() && revisions.contains(version) => version,
             known => {
-                let why = if known.is_some() {
-                    format!("protocol version {requested} is served after an initialize handshake, not per request")
-                } else {
-                    format!("unsupported protocol version {requested:?}")
+                let why = match known {
+                    Some(v) if v.is_stateful() && revisions.contains(v) => {
+                        format!("protocol version {requested} is served after an initialize handshake, not per request")
+                    }
+                    _ => format!("unsupported protocol version {requested:?}"),
                 };
                 return Err(RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, why)
-                    .with_data(json!({ "supported": supported_versions(), "requested": requested })));
+                    .with_data(json!({ "supported": supported_versions(revisions), "requested": requested })));
             }
         };
         let client_info =
@@ -348,7 +399,7 @@ mod tests {
             LOG_LEVEL: "warning",
         }});
         for carrier in [Carrier::Plain, HTTP_2026] {
-            let meta = RequestMeta::parse(&Params::from_value(&params), carrier).unwrap();
+            let meta = RequestMeta::parse(&Params::from_value(&params), carrier, Revisions::ALL).unwrap();
             assert_eq!(meta.protocol_version, ProtocolVersion::V2026_07_28);
             assert_eq!(meta.client_capabilities, json!({"sampling": {}, "roots": {"listChanged": true}}));
             assert_eq!(meta.client_info["name"], "conformance-test-client");
@@ -359,7 +410,7 @@ mod tests {
     #[test]
     fn client_info_and_log_level_are_optional() {
         // Contract §2.5 sep-2575-request-meta-client-info-optional (id 105).
-        let meta = RequestMeta::parse(&Params::from_value(&without(CLIENT_INFO)), HTTP_2026).unwrap();
+        let meta = RequestMeta::parse(&Params::from_value(&without(CLIENT_INFO)), HTTP_2026, Revisions::ALL).unwrap();
         assert_eq!(meta.client_info, Value::Null);
         assert_eq!(meta.log_level, None);
     }
@@ -423,7 +474,7 @@ mod tests {
             ("logLevel emergency", with(LOG_LEVEL, json!("emergency")), HTTP_2026, 0),
         ];
         for (name, params, carrier, expected) in cases {
-            let got = RequestMeta::parse(&Params::from_value(&params), carrier);
+            let got = RequestMeta::parse(&Params::from_value(&params), carrier, Revisions::ALL);
             if let Err(e) = &got {
                 assert!(e.message.starts_with(|c: char| c.is_lowercase()) && !e.message.ends_with('.'), "{name}: {e}");
             }
@@ -433,8 +484,12 @@ mod tests {
 
     #[test]
     fn unsupported_version_carries_supported_and_requested() {
-        let err = RequestMeta::parse(&Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))), Carrier::Plain)
-            .unwrap_err();
+        let err = RequestMeta::parse(
+            &Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))),
+            Carrier::Plain,
+            Revisions::ALL,
+        )
+        .unwrap_err();
         assert_eq!(err.code, UNSUPPORTED_PROTOCOL_VERSION);
         let data = err.data.unwrap();
         assert_eq!(data["requested"], "v999.0.0");
@@ -443,8 +498,12 @@ mod tests {
 
     #[test]
     fn mismatch_names_both_values() {
-        let err =
-            RequestMeta::parse(&Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))), HTTP_2026).unwrap_err();
+        let err = RequestMeta::parse(
+            &Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))),
+            HTTP_2026,
+            Revisions::ALL,
+        )
+        .unwrap_err();
         assert!(err.message.contains("\"2026-07-28\"") && err.message.contains("\"v999.0.0\""), "{}", err.message);
     }
 
@@ -521,7 +580,52 @@ mod tests {
             ("_meta not an object", "tools/list", json!({"_meta": 5}), Carrier::Plain, Era::Handshake),
         ];
         for (name, method, params, carrier, expected) in cases {
-            assert_eq!(era(&Method::from(method), &Params::from_value(&params), carrier), expected, "{name}");
+            let (method, params) = (Method::from(method), Params::from_value(&params));
+            assert_eq!(era(&method, &params, carrier, Revisions::ALL), expected, "{name}");
+            // A server that speaks one era reads every message in it.
+            assert_eq!(era(&method, &params, carrier, old()), Era::Handshake, "{name}, pinned to the handshake");
+            assert_eq!(era(&method, &params, carrier, new()), Era::PerRequest, "{name}, pinned to 2026-07-28");
         }
+    }
+
+    fn old() -> Revisions {
+        "..2025-11-25".parse().unwrap()
+    }
+
+    fn new() -> Revisions {
+        "2026-07-28..".parse().unwrap()
+    }
+
+    #[test]
+    fn a_method_no_served_revision_has_is_not_found_and_initialize_names_the_served_ones() {
+        let served = |name: &str, revisions| method_served(&Method::from(name), revisions);
+        for name in ["initialize", "server/discover", "tools/call", "x/unknown", "subscriptions/listen"] {
+            assert!(served(name, Revisions::ALL).is_ok(), "{name}");
+        }
+        for name in ["server/discover", "subscriptions/listen", "tasks/update"] {
+            assert_eq!(served(name, old()).map_err(|e| e.code), Err(METHOD_NOT_FOUND), "{name}");
+        }
+        for name in ["initialize", "ping", "tools/list", "x/unknown"] {
+            assert!(served(name, old()).is_ok(), "{name}");
+        }
+        for name in ["ping", "logging/setLevel", "resources/subscribe", "tasks/list"] {
+            assert_eq!(served(name, new()).map_err(|e| e.code), Err(METHOD_NOT_FOUND), "{name}");
+        }
+        let refused = served("initialize", new()).unwrap_err();
+        assert_eq!((refused.code, refused.data), (METHOD_NOT_FOUND, Some(json!({"supported": ["2026-07-28"]}))));
+        assert!(refused.message.contains("2026-07-28 only"), "{}", refused.message);
+        assert!(served("server/discover", new()).is_ok());
+    }
+
+    #[test]
+    fn the_versions_served_per_request_follow_the_range() {
+        assert_eq!(supported_versions(Revisions::ALL), ["2026-07-28"]);
+        assert_eq!(supported_versions(new()), ["2026-07-28"]);
+        assert!(supported_versions(old()).is_empty());
+        let params = Params::from_value(&json!({"_meta": valid_meta()}));
+        let refused = RequestMeta::parse(&params, Carrier::Plain, old()).unwrap_err();
+        assert_eq!(refused.code, UNSUPPORTED_PROTOCOL_VERSION);
+        assert_eq!(refused.data.unwrap()["supported"], json!([]));
+        assert!(RequestMeta::parse(&params, Carrier::Plain, new()).is_ok());
     }
 }

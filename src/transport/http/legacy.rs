@@ -40,7 +40,25 @@ impl Legacy {
     }
 }
 
+/// The transport exists only for the handshake revisions: a server that speaks none
+/// (`Options::revisions`) has no such endpoints, so an old client fails at its opening GET
+/// (spec basic/versioning, Compatibility Matrix: legacy client, modern server).
+fn unserved(at: &Mount) -> Option<Answer> {
+    let revisions = at.server.options().revisions;
+    if revisions.has_handshake() {
+        return None;
+    }
+    let text = format!(
+        "not found: this server speaks {revisions} only, at {}/mcp, without the HTTP+SSE transport\n",
+        at.prefix
+    );
+    Some(Answer::text(404, &text))
+}
+
 pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+    if let Some(answer) = unserved(at) {
+        return answer.send(exchange, cors);
+    }
     let id = match random::routed_token(at.server.node_id(), 16) {
         Ok(id) => id,
         Err(e) => {
@@ -95,6 +113,9 @@ pub(super) fn post(
     cors: &[(&'static str, String)],
     scopes: Option<&[String]>,
 ) {
+    if let Some(answer) = unserved(at) {
+        return answer.send(exchange, cors);
+    }
     let id = query.split('&').find_map(|pair| pair.strip_prefix("sessionId=")).unwrap_or("");
     let session = http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
     // A session is served under the name it began at only.

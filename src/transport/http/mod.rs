@@ -604,14 +604,17 @@ fn post(
     if has_requests && http.draining() {
         return draining(exchange, request_id.as_ref(), cors, "");
     }
-    // The era is decided per message (contract §2.1): 2026-07-28 requests need no session.
+    // The era is decided per message (contract §2.1): 2026-07-28 requests need no session. A
+    // server that speaks one era only reads every message in it (`Options::revisions`).
+    let revisions = at.server.options().revisions;
+    let has_session = exchange.header("Mcp-Session-Id").is_some();
     let carrier = Carrier::Http {
         protocol_version: exchange.header("MCP-Protocol-Version").map(str::trim),
-        session: exchange.header("Mcp-Session-Id").is_some(),
+        session: has_session,
         scopes,
     };
     if let Incoming::Batch(items) = &incoming {
-        if meta::batch_is_per_request(items, carrier) {
+        if meta::batch_is_per_request(items, carrier, revisions) {
             return Answer::rpc_error(400, &meta::batch_refused()).send(exchange, cors);
         }
     }
@@ -622,18 +625,20 @@ fn post(
             Message::Notification(n) => (Some(&n.method), &n.params),
             Message::Response(_) => (None, &none),
         };
-        if method.is_some_and(|method| meta::era(method, params, carrier) == Era::PerRequest) {
+        if method.is_some_and(|method| meta::era(method, params, carrier, revisions) == Era::PerRequest) {
             let Incoming::Single(message) = incoming else { return };
             return stateless::post(http, at, exchange, cors, message, scopes);
         }
     }
-    if let Some(version) = exchange.header("MCP-Protocol-Version") {
+    let initialize = matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
+    // Without a session (only a server pinned to the handshake revisions keeps a 2026-07-28
+    // POST here), the missing session is the refusal, as an older server's.
+    if let (Some(version), true) = (exchange.header("MCP-Protocol-Version"), initialize || has_session) {
         if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_stateful) {
             let error = RpcError::invalid_request(format!("unsupported MCP-Protocol-Version {version:?}"));
             return Answer::rpc_error(400, &error).send(exchange, cors);
         }
     }
-    let initialize = matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
     let session = if initialize {
         http.sessions.create(&at.server)
     } else {

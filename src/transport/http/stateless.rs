@@ -12,7 +12,7 @@ use crate::server::connection::Connection;
 use crate::server::sink::{Outgoing, Sink};
 use crate::wire::frame;
 use crate::wire::jsonrpc::Message;
-use crate::wire::meta::{Carrier, RequestMeta};
+use crate::wire::meta::{self, Carrier, RequestMeta};
 use crate::wire::method::Id;
 use crate::wire::rpc::{
     RequestId, RpcError, HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, METHOD_NOT_FOUND,
@@ -41,9 +41,15 @@ pub(super) fn post(
     };
     let version_header = exchange.header("MCP-Protocol-Version").map(|v| v.trim().to_owned());
     let carrier = Carrier::Http { protocol_version: version_header.as_deref(), session: false, scopes };
-    // The contract's order (§2.5, §2.9): `_meta` fields (-32602), the version header against
-    // `_meta` (-32020), the version (-32022), then the routing headers (-32020).
-    let meta = match RequestMeta::parse(&req.params, carrier) {
+    // A method none of the served revisions has first (`initialize` to a server that speaks
+    // 2026-07-28 only: -32601, 404, naming the revisions served), then the contract's order
+    // (§2.5, §2.9): `_meta` fields (-32602), the version header against `_meta` (-32020), the
+    // version (-32022), then the routing headers (-32020).
+    let revisions = at.server.options().revisions;
+    if let Err(e) = meta::method_served(&req.method, revisions) {
+        return refuse(exchange, cors, &req.id, status_of(Some(e.code)), &e);
+    }
+    let meta = match RequestMeta::parse(&req.params, carrier, revisions) {
         Ok(meta) => meta,
         Err(e) => return refuse(exchange, cors, &req.id, 400, &e),
     };

@@ -25,7 +25,7 @@ use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
 use std::sync::{Arc, Mutex, PoisonError};
 use translate::{ClientTerms, Speaks};
-use upstream::{failed, Body, Logs, Outbound, Shape, Upstream};
+use upstream::{failed, Body, Logs, Outbound, Resend, Shape, Upstream};
 
 pub use upstream::Relayed;
 
@@ -179,7 +179,20 @@ pub(crate) struct Relay {
     session: Arc<Session>,
     /// What the session's `initialize` settled, for a 2026-07-28 server.
     terms: Mutex<ClientTerms>,
+    /// The listen stream held open for the session on a 2026-07-28 server.
+    listen: Mutex<Listening>,
 }
+
+/// A handshake session's listen stream on a 2026-07-28 server: the resources it follows.
+#[derive(Default)]
+struct Listening {
+    stream: Option<RequestId>,
+    uris: Vec<String>,
+    opened: u64,
+}
+
+/// Resources one session may follow at once.
+const MAX_SUBSCRIPTIONS: usize = 1024;
 
 impl Relay {
     pub(crate) fn open(setup: &Setup, options: &Options, session: Arc<Session>) -> Relay {
@@ -195,7 +208,7 @@ impl Relay {
         if let Ok(up) = &up {
             up.attach(client, &session);
         }
-        Relay { up, client, session, terms: Mutex::default() }
+        Relay { up, client, session, terms: Mutex::default(), listen: Mutex::default() }
     }
 
     /// Hands one parsed message (or batch) to the other server; answers come through `reply`.
@@ -227,8 +240,9 @@ impl Relay {
                         up.cancel(self.client, &id);
                     }
                 }
-                // A shared or 2026-07-28 server was initialized by the relay itself.
-                Some(Id::Initialized) if !self.forwards_handshake(up) => {}
+                // A shared or 2026-07-28 server was initialized by the relay itself, and the
+                // latter has no roots list to change (it asks for roots with each call).
+                Some(Id::Initialized | Id::RootsListChanged) if !self.forwards_handshake(up) => {}
                 _ => up.notify(n.method.as_str(), &n.params),
             },
             Message::Response(res) => up.answer(self.client, res.id, res.outcome),
@@ -263,10 +277,22 @@ impl Relay {
                         }
                         return reply.send(ok(req.id, Value::Object(Default::default())));
                     }
+                    // Subscriptions are the session's listen stream's.
+                    Some(Id::ResourcesSubscribe | Id::ResourcesUnsubscribe) => {
+                        drop(terms);
+                        return match self.subscribe(up, id == Some(Id::ResourcesSubscribe), &req.params.to_value()) {
+                            Ok(()) => reply.send(ok(req.id, Value::Object(Default::default()))),
+                            Err(error) => refuse(error),
+                        };
+                    }
                     Some(_) if !req.method.spec().is_some_and(|s| s.exists_in(ProtocolVersion::V2026_07_28)) => {
                         return refuse(RpcError::method_not_found(&req.method));
                     }
-                    _ => (Shape::Older, Body::Value(terms.add_to(req.params.to_value()))),
+                    _ => {
+                        let params = terms.add_to(req.params.to_value());
+                        let resend = Resend { method: req.method.as_str().to_owned(), params: params.clone() };
+                        (Shape::Older(resend), Body::Value(params))
+                    }
                 }
             }
             _ => (Shape::AsIs, Body::Text(&req.params)),
@@ -326,7 +352,46 @@ impl Relay {
         let capabilities = Arc::new(terms.capabilities.clone());
         *self.terms.lock().unwrap_or_else(PoisonError::into_inner) = terms;
         self.session.set_negotiated(Negotiated { version, client_capabilities: capabilities });
+        if let Some((Speaks::PerRequest { .. }, _)) = up.speaks() {
+            self.relisten(up, &Vec::new());
+        }
         Ok(result)
+    }
+
+    /// `resources/subscribe` (`on`) or `unsubscribe` of a handshake session on a 2026-07-28
+    /// server: the session's listen stream is opened again with the resources it now follows.
+    fn subscribe(&self, up: &Upstream, on: bool, params: &Value) -> Result<(), RpcError> {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return Err(RpcError::invalid_params("uri must be a string"));
+        };
+        let uris = {
+            let mut listen = self.listen.lock().unwrap_or_else(PoisonError::into_inner);
+            listen.uris.retain(|u| u != uri);
+            if on {
+                if listen.uris.len() >= MAX_SUBSCRIPTIONS {
+                    return Err(RpcError::invalid_request(format!(
+                        "too many subscriptions: at most {MAX_SUBSCRIPTIONS} per session"
+                    )));
+                }
+                listen.uris.push(uri.to_owned());
+            }
+            listen.uris.clone()
+        };
+        self.relisten(up, &uris);
+        Ok(())
+    }
+
+    /// Opens the session's listen stream on a 2026-07-28 server (replacing the one before),
+    /// for every list change the server declares and the resources in `uris`.
+    fn relisten(&self, up: &Upstream, uris: &[String]) {
+        let Some((Speaks::PerRequest { discover }, _)) = up.speaks() else { return };
+        let params =
+            self.terms.lock().unwrap_or_else(PoisonError::into_inner).add_to(translate::listen_filter(discover, uris));
+        let mut listen = self.listen.lock().unwrap_or_else(PoisonError::into_inner);
+        listen.opened += 1;
+        let id = RequestId::String(format!("tinymcp-listen-{}", listen.opened));
+        up.listen(self.client, &id, params, listen.stream.as_ref());
+        listen.stream = Some(id);
     }
 
     /// The connection closed: its own other server ends, a shared one forgets it, and what

@@ -7,6 +7,7 @@
 //! `_meta`. Pure functions of JSON values: no state, no I/O.
 
 use crate::wire::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION};
+use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -79,8 +80,8 @@ impl Speaks {
     /// `initialize`'s answer for a handshake client that asked for `requested`: the other
     /// server's own when it speaks a handshake revision (with the revision the client asked
     /// for when the server's is newer, since the relay passes messages as they are), else
-    /// made from its `server/discover`, with resource subscriptions left out (they would need
-    /// a `subscriptions/listen` stream per session, which the relay does not open).
+    /// made from its `server/discover` (list changes and resource subscriptions reach the
+    /// session through a `subscriptions/listen` stream the relay holds open for it).
     pub(crate) fn initialize(&self, requested: Option<ProtocolVersion>) -> Value {
         match self {
             Speaks::Handshake { version, result } => {
@@ -92,10 +93,7 @@ impl Speaks {
             }
             Speaks::PerRequest { discover } => {
                 let version = requested.filter(|r| r.is_stateful()).unwrap_or(ProtocolVersion::LATEST_STATEFUL);
-                let mut capabilities = discover.get("capabilities").cloned().unwrap_or_else(|| json!({}));
-                if let Some(Value::Object(resources)) = capabilities.get_mut("resources") {
-                    resources.remove("subscribe");
-                }
+                let capabilities = discover.get("capabilities").cloned().unwrap_or_else(|| json!({}));
                 let info = discover.get("_meta").and_then(|m| m.get(SERVER_INFO)).filter(|i| i.is_object());
                 let mut result = json!({
                     "protocolVersion": version.as_str(),
@@ -148,6 +146,23 @@ impl ClientTerms {
     }
 }
 
+/// The `notifications` filter of the listen stream a handshake session's relay holds open on
+/// a 2026-07-28 server: every list change its `server/discover` declares, and the resources
+/// the session subscribed to.
+pub(crate) fn listen_filter(discover: &Value, uris: &[String]) -> Value {
+    let caps = discover.get("capabilities").cloned().unwrap_or_default();
+    let changes = |key: &str| caps.get(key).and_then(|c| c.get("listChanged")).and_then(Value::as_bool) == Some(true);
+    let mut filter = json!({
+        "toolsListChanged": changes("tools"),
+        "promptsListChanged": changes("prompts"),
+        "resourcesListChanged": changes("resources"),
+    });
+    if !uris.is_empty() {
+        filter["resourceSubscriptions"] = json!(uris);
+    }
+    json!({ "notifications": filter })
+}
+
 /// The `_meta` of the relay's own 2026-07-28 request (its `server/discover`).
 pub(crate) fn own_terms() -> Value {
     let info = json!({"name": "tinymcp-proxy", "version": env!("CARGO_PKG_VERSION")});
@@ -192,6 +207,16 @@ pub(crate) fn with_token(mut params: Value, token: &Value) -> Value {
         meta.insert("progressToken".into(), token.clone());
     }
     params
+}
+
+/// A 2026-07-28 server's error as a handshake client knows it: an unknown resource is
+/// `-32002` there (`-32602` with `data.uri` since 2026-07-28).
+pub(crate) fn older_error(method: &str, mut error: RpcError) -> RpcError {
+    let names_uri = error.data.as_ref().is_some_and(|d| d.get("uri").is_some());
+    if method == "resources/read" && error.code == crate::wire::rpc::INVALID_PARAMS && names_uri {
+        error.code = crate::wire::rpc::RESOURCE_NOT_FOUND;
+    }
+    error
 }
 
 /// Whether a 2026-07-28 result asks for the client's input (an `InputRequiredResult`).

@@ -70,6 +70,10 @@ struct State {
     ended: Option<String>,
     /// 2026-07-28 calls that wait for their client's input, by the `requestState` it was given.
     parked: HashMap<String, Parked>,
+    /// Handshake clients' calls whose input is being asked, by number, and their requests to
+    /// the client, to the round and the key they answer.
+    rounds: HashMap<u64, Round>,
+    inputs: HashMap<RequestId, (u64, String)>,
 }
 
 /// A 2026-07-28 call whose server asked its client for input: it was answered with an
@@ -113,10 +117,33 @@ pub(crate) enum Shape {
     /// rounds.
     Modern(Option<CacheHint>, Value),
     /// To a handshake client, from a 2026-07-28 server: a result that needs the client's input
-    /// cannot be carried.
-    Older,
+    /// becomes requests to the client, and the call is sent again with its answers.
+    Older(Resend),
+    /// A `subscriptions/listen` stream the relay holds open for a handshake session: never in
+    /// flight for anyone, its notifications go to the session.
+    Listen,
     /// The relay's own request: the outcome goes here.
     Own(mpsc::SyncSender<Result<Value, RpcError>>),
+}
+
+/// A handshake client's call to a 2026-07-28 server, kept to be sent again with the client's
+/// input.
+pub(crate) struct Resend {
+    pub(crate) method: String,
+    /// Its params with the session's terms.
+    pub(crate) params: Value,
+}
+
+/// A handshake client's call whose 2026-07-28 server asked for input: the client's answers to
+/// the requests it was sent gather here until the call can be sent again.
+struct Round {
+    reply: Sink,
+    client: u64,
+    client_id: RequestId,
+    resend: Resend,
+    state: Option<Value>,
+    answers: serde_json::Map<String, Value>,
+    left: usize,
 }
 
 /// Which of the other server's log messages a request's stream takes.
@@ -349,6 +376,15 @@ impl Upstream {
     /// A client's answer to one of the other server's requests: passed on if that client was
     /// the one asked.
     pub(crate) fn answer(&self, client: u64, id: RequestId, outcome: Result<Value, RpcError>) {
+        let outcome = match id {
+            RequestId::String(ref s) if s.starts_with("tinymcp-input-") => {
+                if self.input_answered(client, &id, outcome) {
+                    return;
+                }
+                return log::warn!("relay: an answer to {id}, which was not asked of this client; dropped");
+            }
+            _ => outcome,
+        };
         let asked = lock(self).asked.remove(&id);
         if asked != Some(client) {
             if let Some(other) = asked {
@@ -369,6 +405,11 @@ impl Upstream {
             let mut state = lock(self);
             state.sessions.retain(|(c, s)| *c != client && s.strong_count() > 0);
             state.asked.retain(|_, c| *c != client);
+            let gone: Vec<u64> = state.rounds.iter().filter(|(_, r)| r.client == client).map(|(n, _)| *n).collect();
+            for round in gone {
+                state.rounds.remove(&round);
+                state.inputs.retain(|_, (r, _)| *r != round);
+            }
             state.by_client.keys().filter(|(c, _)| *c == client).map(|(_, id)| id.clone()).collect()
         };
         for id in ids {
@@ -388,7 +429,11 @@ impl Upstream {
     /// The request a message of the other server's that is not an answer belongs to: the
     /// latest in flight.
     fn latest(state: &State) -> Option<&Waiting> {
-        state.waiting.values().filter(|w| !w.parked && !matches!(w.shape, Shape::Own(_))).max_by_key(|w| w.order)
+        state
+            .waiting
+            .values()
+            .filter(|w| !w.parked && !matches!(w.shape, Shape::Own(_) | Shape::Listen))
+            .max_by_key(|w| w.order)
     }
 
     /// The other server asked the client of the latest 2026-07-28 call for input (`request`,
@@ -465,6 +510,129 @@ impl Upstream {
         self.send_line(line).map_err(|why| failed(format!("the proxied server cannot take the input: {why}")))
     }
 
+    /// A 2026-07-28 server answered a handshake client's call with an `InputRequiredResult`:
+    /// each of its input requests goes to the client as a request of the server's own, and once
+    /// all are answered the call is sent again with them (`input_answered`).
+    fn ask_client(&self, reply: Sink, client: u64, client_id: RequestId, resend: Resend, result: Value) {
+        let asked = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+        let mut state = lock(self);
+        if state.rounds.len() >= MAX_PARKED {
+            drop(state);
+            let error = failed(format!("{MAX_PARKED} calls already wait for their client's input"));
+            return reply.send(Outgoing::Response(Answer::error(Some(&client_id), error)));
+        }
+        state.next += 1;
+        let round = state.next;
+        let mut lines = Vec::with_capacity(asked.len());
+        for (key, request) in &asked {
+            state.next += 1;
+            let id = RequestId::String(format!("tinymcp-input-{}", state.next));
+            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            lines.push(frame::request_text(&id, method, request.get("params").unwrap_or(&json!({}))));
+            state.inputs.insert(id, (round, key.clone()));
+        }
+        let left = lines.len();
+        let entry = Round {
+            reply: reply.clone(),
+            client,
+            client_id,
+            resend,
+            state: result.get("requestState").cloned(),
+            answers: serde_json::Map::new(),
+            left,
+        };
+        state.rounds.insert(round, entry);
+        drop(state);
+        if left == 0 {
+            return self.send_again(round);
+        }
+        for line in lines {
+            reply.send(Outgoing::Request(line));
+        }
+    }
+
+    /// The client answered one of the requests `ask_client` sent it: once every one is, the
+    /// call goes again with the answers (an error ends the call with it).
+    fn input_answered(&self, client: u64, id: &RequestId, outcome: Result<Value, RpcError>) -> bool {
+        let mut state = lock(self);
+        let Some((round, key)) = state.inputs.get(id).cloned() else { return false };
+        if state.rounds.get(&round).is_none_or(|r| r.client != client) {
+            return false;
+        }
+        state.inputs.remove(id);
+        let Some(entry) = state.rounds.get_mut(&round) else { return false };
+        match outcome {
+            Ok(answer) => {
+                entry.answers.insert(key, answer);
+                entry.left = entry.left.saturating_sub(1);
+                if entry.left == 0 {
+                    drop(state);
+                    self.send_again(round);
+                }
+            }
+            Err(error) => {
+                let Some(entry) = state.rounds.remove(&round) else { return true };
+                state.inputs.retain(|_, (r, _)| *r != round);
+                drop(state);
+                let error = RpcError::new(
+                    error.code,
+                    format!("the client refused the server's {key} request: {}", error.message),
+                );
+                entry.reply.send(Outgoing::Response(Answer::error(Some(&entry.client_id), error)));
+            }
+        }
+        true
+    }
+
+    fn send_again(&self, round: u64) {
+        let Some(entry) = lock(self).rounds.remove(&round) else { return };
+        let mut params = entry.resend.params.clone();
+        if let Some(object) = params.as_object_mut() {
+            object.insert("inputResponses".into(), Value::Object(entry.answers));
+            match entry.state {
+                Some(state) => object.insert("requestState".into(), state),
+                None => object.remove("requestState"),
+            };
+        }
+        let token = params.get("_meta").and_then(|m| m.get("progressToken")).cloned();
+        let method = entry.resend.method.clone();
+        let out = Outbound {
+            client: entry.client,
+            id: &entry.client_id,
+            method: &method,
+            params: Body::Value(params.clone()),
+            token,
+            reply: entry.reply.clone(),
+            shape: Shape::Older(Resend { method: entry.resend.method, params }),
+            logs: Logs::All,
+        };
+        if let Err(error) = self.request(out) {
+            entry.reply.send(Outgoing::Response(Answer::error(Some(&entry.client_id), error)));
+        }
+    }
+
+    /// Opens (or replaces) the `subscriptions/listen` stream of a handshake session with a
+    /// 2026-07-28 server: `params` say what it listens for; `old`, the stream it replaces.
+    pub(crate) fn listen(&self, client: u64, id: &RequestId, params: Value, old: Option<&RequestId>) {
+        if let Some(old) = old {
+            self.cancel(client, old);
+        }
+        let (reply, _) = Sink::channel();
+        let out = Outbound {
+            client,
+            id,
+            method: "subscriptions/listen",
+            params: Body::Value(params),
+            token: None,
+            reply,
+            shape: Shape::Listen,
+            logs: Logs::None,
+        };
+        if let Err(e) = self.request(out) {
+            log::warn!("relay: cannot listen for the session's notifications: {}", e.message);
+        }
+    }
+
     fn on_answer(&self, id: RequestId, outcome: Result<Value, RpcError>) {
         let Some(waiting) = self.forget(&id) else {
             return log::debug!("relay: answer to {id} that no one waits for (cancelled); dropped");
@@ -481,12 +649,14 @@ impl Upstream {
                 }
                 (outcome, _) => outcome.map(Reply::Value),
             },
-            Shape::Older => match outcome {
-                Ok(result) if translate::needs_input(&result) => Err(failed(
-                    "the proxied server (2026-07-28) asked for the client's input (input_required), which this proxy does not carry to a client of an older revision".to_owned(),
-                )),
-                outcome => outcome.map(Reply::Value),
+            Shape::Older(resend) => match outcome {
+                Ok(result) if translate::needs_input(&result) => {
+                    return self.ask_client(waiting.reply, waiting.client, waiting.client_id, resend, result)
+                }
+                Err(error) => Err(translate::older_error(&resend.method, error)),
+                Ok(result) => Ok(Reply::Value(result)),
             },
+            Shape::Listen => return log::debug!("relay: a subscriptions/listen stream ended"),
         };
         waiting.reply.send(Outgoing::Response(Answer::new(waiting.client_id, outcome)));
     }
@@ -511,6 +681,11 @@ impl Upstream {
             let reply = owner.reply.clone();
             drop(state);
             return reply.send(Outgoing::Notification(line));
+        }
+        // A listen stream the relay opened for a handshake session: its acknowledgement is the
+        // relay's, and a handshake client knows no such notification.
+        if method == "notifications/subscriptions/acknowledged" {
+            return;
         }
         let broadcast = BROADCAST.contains(&method) || (self.shared && Self::latest(&state).is_none());
         if broadcast && self.shared {
@@ -648,7 +823,8 @@ impl Relayed {
     /// server meanwhile: it hangs.
     pub fn stalled(&self, longer: Duration) -> bool {
         let state = lock(&self.0);
-        let Some(oldest) = state.waiting.values().filter(|w| !w.parked).map(|w| w.since).min() else { return false };
+        let waited = state.waiting.values().filter(|w| !w.parked && !matches!(w.shape, Shape::Listen));
+        let Some(oldest) = waited.map(|w| w.since).min() else { return false };
         let quiet = state.heard.map_or(oldest, |heard| heard.max(oldest));
         quiet.elapsed() > longer
     }

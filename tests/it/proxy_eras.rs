@@ -142,3 +142,106 @@ fn a_2026_request_is_translated_for_a_child_that_speaks_only_the_handshake() {
         check(&removed.json(), json!({"id": id, "error": {"code": -32601}}));
     }
 }
+
+/// A 2026-07-28 call of `name` declaring `capabilities`, with `more` params (`inputResponses`,
+/// `requestState`).
+fn call_2026(id: u64, name: &str, capabilities: Value, more: Value) -> Value {
+    let mut message = body(id, "tools/call", json!({"name": name, "arguments": {}}), capabilities);
+    for (key, value) in more.as_object().unwrap() {
+        message["params"][key] = value.clone();
+    }
+    message
+}
+
+// A child pinned to the handshake revisions asks its client for input with requests of its
+// own; a 2026-07-28 client gets each as an input-required round and sends the call again with
+// the answer, which reaches the child's call still waiting there.
+#[test]
+fn a_2026_call_of_a_handshake_child_asks_for_input_in_rounds() {
+    let server = proxy(&[], &[binary(), "--everything", "--revisions", "..2025-11-25"], &[]);
+    let elicit = json!({"elicitation": {}});
+    let first = post(&server, &call_2026(1, "test_input_required_result_multi_round", elicit.clone(), json!({})), &[]);
+    let first = first.json();
+    check(
+        &first,
+        json!({"id": 1, "result": {"resultType": "input_required", "inputRequests": {"elicitation": {"method": "elicitation/create"}}}}),
+    );
+    let state = first["result"]["requestState"].as_str().expect("a requestState").to_owned();
+
+    let answer = |content: Value| json!({"elicitation": {"action": "accept", "content": content}});
+    let more = json!({"inputResponses": answer(json!({"name": "Alice"})), "requestState": state});
+    let second =
+        post(&server, &call_2026(2, "test_input_required_result_multi_round", elicit.clone(), more), &[]).json();
+    check(&second, json!({"id": 2, "result": {"resultType": "input_required"}}));
+    let state2 = second["result"]["requestState"].as_str().unwrap().to_owned();
+    assert_ne!(state, state2, "each round has its own state");
+
+    // A state is used once: the first again, or one altered, is an error that names it.
+    let stale = json!({"inputResponses": answer(json!({"color": "blue"})), "requestState": state});
+    let stale =
+        post(&server, &call_2026(3, "test_input_required_result_multi_round", elicit.clone(), stale), &[]).json();
+    check(&stale, json!({"id": 3, "error": {"code": -32602}}));
+    assert!(stale["error"]["message"].as_str().unwrap().contains("requestState"), "{stale}");
+
+    let more = json!({"inputResponses": answer(json!({"color": "blue"})), "requestState": state2});
+    let done = post(&server, &call_2026(4, "test_input_required_result_multi_round", elicit, more), &[]).json();
+    check(
+        &done,
+        json!({"id": 4, "result": {"resultType": "complete",
+               "content": [{"type": "text", "text": "Multi-round complete for Alice who likes blue"}]}}),
+    );
+
+    // The child decides on the capabilities it was initialized with: one shared child per set
+    // a request declares, so a request without sampling meets a child that knows it.
+    let missing = post(&server, &call_2026(5, "test_missing_capability", json!({}), json!({})), &[]);
+    assert_eq!(missing.status, 400, "{}", missing.body);
+    check(
+        &missing.json(),
+        json!({"id": 5, "error": {"code": -32021, "data": {"requiredCapabilities": {"sampling": {}}}}}),
+    );
+    let present =
+        post(&server, &call_2026(6, "test_missing_capability", json!({"sampling": {}}), json!({})), &[]).json();
+    check(&present, json!({"id": 6, "result": {"content": [{"type": "text", "text": "Success"}]}}));
+}
+
+// A child pinned to 2026-07-28 behind a handshake session: `initialize` is made from its
+// `server/discover`, the session's terms travel as `_meta`, what 2026-07-28 removed is answered
+// by the proxy, the child's input-required rounds become requests to the client, and
+// subscriptions and list changes come through a listen stream the proxy holds for the session.
+#[test]
+fn a_handshake_client_is_served_by_a_child_that_speaks_only_2026() {
+    let mut client = Client::spawn_http(&[
+        "proxy",
+        "--http",
+        "127.0.0.1:0",
+        "--",
+        binary(),
+        "--everything",
+        "--revisions",
+        "2026-07-28..",
+    ]);
+    let init = client.initialize("2025-11-25", caps());
+    check(
+        &init,
+        json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "tinymcp"},
+               "capabilities": {"resources": {"subscribe": true}, "tools": {}}}),
+    );
+    check(&client.request("ping", json!({})), json!({"result": {}}));
+    check(&client.request("logging/setLevel", json!({"level": "debug"})), json!({"result": {}}));
+
+    let id = client.send_request("tools/call", json!({"name": "test_sampling", "arguments": {"prompt": "hi"}}));
+    let asked = client.wait(|m| m["method"] == "sampling/createMessage");
+    let reply = json!({"role": "assistant", "content": {"type": "text", "text": "relayed"}, "model": "m"});
+    client.answer(&asked["id"], reply);
+    check(&client.response(&id), json!({"result": {"content": [{"type": "text", "text": "LLM response: relayed"}]}}));
+
+    check(&client.request("resources/subscribe", json!({"uri": "test://watched-resource"})), json!({"result": {}}));
+    client.call_tool("test_trigger_resource_update", json!({}));
+    let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "test://watched-resource");
+    client.call_tool("test_trigger_tool_change", json!({}));
+    client.wait(|m| m["method"] == "notifications/tools/list_changed");
+
+    let unknown = client.request("resources/read", json!({"uri": "test://nope"}));
+    check(&unknown, json!({"error": {"code": -32002}}));
+}

@@ -102,5 +102,7 @@ for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$everything_port") 2>/dev/n
 kill $everything 2>/dev/null || true
 step "interop: tinymcp proxy: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE, to tinymcp --everything and server-everything over stdio"
 bash scripts/proxy-interop.sh
+step "interop: tinymcp proxy between revisions: the conformance suite's 2026-07-28 requirement set through a child pinned to 2025-11-25 and its 2025-11-25 set through one pinned to 2026-07-28, the Python and TypeScript SDK clients, --shared"
+bash scripts/proxy-revisions.sh
 step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"
 bash scripts/scale-test.sh

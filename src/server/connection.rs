@@ -44,7 +44,7 @@ impl Connection {
     /// A new connection; messages not tied to a request go to `notifier`.
     pub fn new(server: Arc<Server>, notifier: Sink) -> Self {
         let session = Arc::new(Session::new(notifier));
-        let relay = server.relay().map(|setup| Relay::open(setup, server.options(), Arc::clone(&session)));
+        let relay = server.relay().map(|setup| Relay::open(setup, &server, Arc::clone(&session)));
         if relay.is_none() {
             server.add_listener(Arc::clone(&session) as _);
         }
@@ -141,7 +141,11 @@ impl Connection {
     ) -> Alone {
         let mut alone = Alone::default();
         if let Some(setup) = server.relay() {
-            alone.relayed = relay::serve_alone(setup, server.options(), req, &meta, reply);
+            match relay::serve_alone(setup, server, req, &meta, reply) {
+                relay::Served::Done => {}
+                relay::Served::Relayed(relayed) => alone.relayed = Some(relayed),
+                relay::Served::Listening(stream) => alone.listen = Some(stream),
+            }
             return alone;
         }
         match route(server, None, &req, Some(Terms::from(meta).granting(scopes)), reply) {

@@ -570,6 +570,14 @@ impl Server {
     }
 
     /// Sends to every listener that hears it (a session once initialized; later a listen stream).
+    /// A relayed server's list change or resource update, to the listen streams that asked.
+    pub(crate) fn relay_broadcast(&self, method: &str, params: &Value) {
+        match params.get("uri").and_then(Value::as_str) {
+            Some(uri) if method == resources::UPDATED => self.notify_resource_updated(uri),
+            _ => self.broadcast(|_| true, method, json!({})),
+        }
+    }
+
     fn broadcast(&self, wanted: impl Fn(&dyn Listener) -> bool, method: &str, params: Value) {
         for listener in self.live_listeners() {
             if listener.is_listening() && wanted(&*listener) {

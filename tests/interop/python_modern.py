@@ -119,7 +119,7 @@ class Tasks(ClientExtension):
             await anyio.sleep(interval)
 
 
-async def run(mode: str, server: Any) -> tuple[int, int]:
+async def run(mode: str, server: Any, with_tasks: bool = True) -> tuple[int, int]:
     logs: list[Any] = []
     elicited: list[Any] = []
     sampled: list[Any] = []
@@ -238,8 +238,7 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
                 assert file["digest"].startswith("sha256:"), file
                 assert (await client.read_resource(file["uri"])).contents, file
 
-        return await run_checks(
-            [
+        checks = [
                 ("revision is 2026-07-28", revision),
                 ("tools/list and tools/call", tools),
                 ("elicitation through an input-required result", elicit),
@@ -254,9 +253,10 @@ async def run(mode: str, server: Any) -> tuple[int, int]:
                 ("a task of the tasks extension, polled to completion", task),
                 ("input first, then a task", task_after_input),
                 ("skills/list, skills/get and a skill's files", skill),
-            ],
-            timeout=20,
-        )
+        ]
+        if not with_tasks:
+            checks = [(name, check) for name, check in checks if "task" not in name]
+        return await run_checks(checks, timeout=20)
 
 
 def main() -> int:
@@ -264,13 +264,16 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="2026-07-28")
     parser.add_argument("--transport", choices=["stdio", "http"], required=True)
+    # Through `tinymcp proxy` to a child that speaks only the handshake revisions: the tasks
+    # extension has no counterpart there, and discover does not declare it.
+    parser.add_argument("--without-tasks", action="store_true")
     parser.add_argument("target", nargs="+")
     args = parser.parse_args()
     if args.transport == "stdio":
         server: Any = StdioServerParameters(command=args.target[0], args=args.target[1:])
     else:
         server = args.target[0]
-    passed, failed = anyio.run(run, args.mode, server)
+    passed, failed = anyio.run(run, args.mode, server, not args.without_tasks)
     print(f"python-modern ({args.mode}, {args.transport}): {passed} passed, {failed} failed")
     return 1 if failed else 0
 

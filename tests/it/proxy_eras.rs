@@ -102,10 +102,9 @@ fn a_2026_request_is_translated_for_a_child_that_speaks_only_the_handshake() {
         json!({"id": 1, "result": {"supportedVersions": ["2026-07-28"], "resultType": "complete", "ttlMs": 0,
                "cacheScope": "private", "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "tinymcp"}}}}),
     );
-    // Nothing the proxy cannot carry is declared: list changes and subscriptions need listen
-    // streams, and the handshake's tasks are not the 2026-07-28 extension.
-    assert_eq!(discover["result"]["capabilities"]["tools"], json!({}), "{discover}");
-    assert_eq!(discover["result"]["capabilities"]["resources"], json!({}), "{discover}");
+    // The handshake's tasks are not the 2026-07-28 extension: not declared. List changes and
+    // subscriptions come on listen streams of the proxy's own.
+    assert_eq!(discover["result"]["capabilities"]["tools"], json!({"listChanged": true}), "{discover}");
     assert!(discover["result"]["capabilities"].get("tasks").is_none(), "{discover}");
 
     let list = post(&server, &body(2, "tools/list", json!({}), json!({})), &[]).json();

@@ -12,9 +12,11 @@ mod translate;
 mod upstream;
 
 use crate::features::cache::CacheHint;
+use crate::server::listen::{Filter, Grant, ListenStream};
 use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Options;
+use crate::server::Server;
 use crate::wire::frame::{Answer, Reply};
 use crate::wire::jsonrpc::{Incoming, Message, Request};
 use crate::wire::meta::RequestMeta;
@@ -85,7 +87,8 @@ impl Setup {
     /// The shared other server for clients that declared `declared` (every session of a shared
     /// relay counts as declaring all: each of the server's requests goes to the session whose
     /// request caused it, which is checked then), opened and asked what it speaks if none runs.
-    fn hub(&self, options: &Options, declared: Declared) -> Result<Arc<Upstream>, String> {
+    fn hub(&self, server: &Arc<Server>, declared: Declared) -> Result<Arc<Upstream>, String> {
+        let options = server.options();
         let declared = if self.shared { Declared::ALL } else { declared };
         let mut hubs = self.hubs.lock().unwrap_or_else(PoisonError::into_inner);
         hubs.retain(|(_, up)| up.ended().is_none());
@@ -94,6 +97,7 @@ impl Setup {
             return Ok(Arc::clone(up));
         }
         let up = Upstream::open(&self.open, options.max_in_flight, true)?;
+        up.hear_with(Arc::downgrade(server));
         // Sessions speak the handshake: a server shared by them is initialized. One that only
         // 2026-07-28 requests share is asked `server/discover` first, so a server that speaks
         // that revision gets its requests as they are.
@@ -195,9 +199,10 @@ struct Listening {
 const MAX_SUBSCRIPTIONS: usize = 1024;
 
 impl Relay {
-    pub(crate) fn open(setup: &Setup, options: &Options, session: Arc<Session>) -> Relay {
+    pub(crate) fn open(setup: &Setup, server: &Arc<Server>, session: Arc<Session>) -> Relay {
+        let options = server.options();
         let up = if setup.shared {
-            setup.hub(options, Declared::ALL)
+            setup.hub(server, Declared::ALL)
         } else {
             Upstream::open(&setup.open, options.max_in_flight, false).map_err(|why| {
                 log::error!("relay: cannot start the server: {why}");
@@ -431,17 +436,18 @@ impl Alone {
 /// speaks a handshake revision.
 pub(crate) fn serve_alone(
     setup: &Setup,
-    options: &Options,
+    server: &Arc<Server>,
     req: Request,
     meta: &RequestMeta,
     reply: &Sink,
-) -> Option<Alone> {
+) -> Served {
+    let options = server.options();
     let refuse = |error: RpcError| reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
-    let up = match setup.hub(options, Declared::of(&meta.client_capabilities)) {
+    let up = match setup.hub(server, Declared::of(&meta.client_capabilities)) {
         Ok(up) => up,
         Err(why) => {
             refuse(failed(format!("the proxied server did not start: {why}")));
-            return None;
+            return Served::Done;
         }
     };
     let spec = req.method.spec();
@@ -450,24 +456,24 @@ pub(crate) fn serve_alone(
             match spec.map(|s| s.id) {
                 Some(_) if !spec.is_some_and(|s| s.exists_in(ProtocolVersion::V2026_07_28)) => {
                     refuse(RpcError::method_not_found(&req.method));
-                    return None;
+                    return Served::Done;
                 }
                 Some(Id::ServerDiscover) => {
                     let discover = up.speaks().map(|(s, _)| s.discover()).unwrap_or_default();
                     let result = crate::server::methods::decorate_with(Arc::clone(info), None, Reply::Value(discover));
                     reply.send(Outgoing::Response(Answer::new(req.id, Ok(result))));
-                    return None;
+                    return Served::Done;
                 }
-                // Streams of list changes and resource updates are not opened on a handshake
-                // server (discover declares neither).
-                Some(Id::SubscriptionsListen) | Some(Id::TasksUpdate) => {
+                Some(Id::SubscriptionsListen) => return listen(server, &up, req, reply),
+                // The tasks extension has no handshake counterpart (discover does not declare it).
+                Some(Id::TasksUpdate) => {
                     refuse(RpcError::method_not_found(&req.method));
-                    return None;
+                    return Served::Done;
                 }
                 _ => {}
             }
             let hint = spec.and_then(|s| hint(options, s.cache));
-            let shape = Shape::Modern(hint, meta.client_capabilities.clone());
+            let shape = Shape::Modern(hint, meta.client_capabilities.clone(), spec.map(|s| s.id));
             (shape, Body::Value(translate::strip_terms(req.params.to_value(), None)))
         }
         _ => (Shape::AsIs, Body::Text(&req.params)),
@@ -498,10 +504,66 @@ pub(crate) fn serve_alone(
         None => up.request(out),
     };
     match sent {
-        Ok(()) => Some(Alone { up, client, id: req.id }),
+        Ok(()) => Served::Relayed(Alone { up, client, id: req.id }),
         Err(error) => {
             refuse(error);
-            None
+            Served::Done
         }
     }
+}
+
+/// What became of a 2026-07-28 request served without a session.
+pub(crate) enum Served {
+    /// Answered (or refused) already.
+    Done,
+    /// In flight at the other server.
+    Relayed(Alone),
+    /// A listen stream, open until its client hangs up.
+    Listening(Arc<ListenStream>),
+}
+
+/// `subscriptions/listen` of a 2026-07-28 client on a handshake server: a listen stream of this
+/// server's, which hears the server's list changes and the updates of the resources it names
+/// (the server is subscribed to each, once: `Upstream::follow`). What the server does not
+/// offer is left out of the honoured filter.
+fn listen(server: &Arc<Server>, up: &Upstream, req: Request, reply: &Sink) -> Served {
+    let refuse = |error: RpcError| {
+        reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
+        Served::Done
+    };
+    let Some((Speaks::Handshake { result, .. }, _)) = up.speaks() else { return Served::Done };
+    let offered = |key: &str, flag: &str| result["capabilities"][key][flag].as_bool() == Some(true);
+    let params = req.params.to_value();
+    let asked = |key: &str| params["notifications"][key].as_bool() == Some(true);
+    let uris: Vec<String> = match &params["notifications"]["resourceSubscriptions"] {
+        Value::Array(uris) if uris.len() <= MAX_SUBSCRIPTIONS => {
+            uris.iter().filter_map(Value::as_str).map(str::to_owned).collect()
+        }
+        Value::Null => Vec::new(),
+        _ => {
+            return refuse(RpcError::invalid_params(format!(
+                "subscriptions/listen: resourceSubscriptions must be an array of at most {MAX_SUBSCRIPTIONS} URIs"
+            )))
+        }
+    };
+    if !params["notifications"].is_object() {
+        return refuse(RpcError::invalid_params("subscriptions/listen: notifications must be an object (a filter)"));
+    }
+    let filter = Filter {
+        tools_list_changed: offered("tools", "listChanged") && asked("toolsListChanged"),
+        prompts_list_changed: offered("prompts", "listChanged") && asked("promptsListChanged"),
+        resources_list_changed: offered("resources", "listChanged") && asked("resourcesListChanged"),
+        resource_subscriptions: if offered("resources", "subscribe") { uris } else { Vec::new() },
+        task_ids: Vec::new(),
+    };
+    let slot = match server.listen_slots().take(server.options().max_listen_streams) {
+        Ok(slot) => slot,
+        Err(error) => return refuse(error),
+    };
+    for uri in &filter.resource_subscriptions {
+        up.follow(uri);
+    }
+    let stream = Arc::new(ListenStream::open(req.id, Grant::new(filter, slot), reply.clone()));
+    server.add_listener(Arc::clone(&stream) as _);
+    Served::Listening(stream)
 }

@@ -7,6 +7,7 @@
 //! `_meta`. Pure functions of JSON values: no state, no I/O.
 
 use crate::wire::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION};
+use crate::wire::method::Id;
 use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde_json::value::RawValue;
@@ -45,10 +46,9 @@ impl Speaks {
     }
 
     /// `server/discover` for a 2026-07-28 client, from a handshake server's `initialize` answer.
-    /// What the relay cannot carry to such a client is left out of the capabilities: the
-    /// handshake `tasks` (2026-07-28 has the tasks extension instead), and list changes and
-    /// resource subscriptions (a 2026-07-28 client gets those on `subscriptions/listen`
-    /// streams, which the relay does not open on a handshake server).
+    /// The handshake `tasks` is left out of the capabilities: 2026-07-28 has the tasks
+    /// extension instead, which the relay does not map it to. List changes and resource
+    /// subscriptions reach such a client on `subscriptions/listen` streams of the relay's own.
     pub(crate) fn discover(&self) -> Value {
         match self {
             Speaks::PerRequest { discover } => discover.clone(),
@@ -56,12 +56,6 @@ impl Speaks {
                 let mut capabilities = result.get("capabilities").cloned().unwrap_or_else(|| json!({}));
                 if let Value::Object(caps) = &mut capabilities {
                     caps.remove("tasks");
-                    for key in ["tools", "prompts", "resources"] {
-                        if let Some(Value::Object(cap)) = caps.get_mut(key) {
-                            cap.remove("listChanged");
-                            cap.remove("subscribe");
-                        }
-                    }
                 }
                 let mut discover = json!({
                     "supportedVersions": [ProtocolVersion::V2026_07_28.as_str()],
@@ -173,7 +167,13 @@ pub(crate) fn own_terms() -> Value {
 /// revision, and the client capabilities it declares (each of the server's requests then goes
 /// to the client whose request caused it).
 pub(crate) fn own_initialize<'a>(capabilities: impl Iterator<Item = &'a str>) -> Value {
-    let capabilities: serde_json::Map<String, Value> = capabilities.map(|c| (c.to_owned(), json!({}))).collect();
+    // Each with every option it has: what a client lacks is checked when it is asked.
+    let full = |name: &str| match name {
+        "sampling" => json!({"tools": {}, "context": {}}),
+        "elicitation" => json!({"form": {}, "url": {}}),
+        _ => json!({"listChanged": true}),
+    };
+    let capabilities: serde_json::Map<String, Value> = capabilities.map(|c| (c.to_owned(), full(c))).collect();
     json!({
         "protocolVersion": ProtocolVersion::LATEST_STATEFUL.as_str(),
         "capabilities": capabilities,
@@ -219,6 +219,15 @@ pub(crate) fn older_error(method: &str, mut error: RpcError) -> RpcError {
     error
 }
 
+/// A handshake server's error as a 2026-07-28 client knows it: an unknown resource is
+/// `-32602` with `data.uri` there (`-32002` before).
+pub(crate) fn newer_error(method: Option<Id>, mut error: RpcError) -> RpcError {
+    if method == Some(Id::ResourcesRead) && error.code == crate::wire::rpc::RESOURCE_NOT_FOUND {
+        error.code = crate::wire::rpc::INVALID_PARAMS;
+    }
+    error
+}
+
 /// Whether a 2026-07-28 result asks for the client's input (an `InputRequiredResult`).
 pub(crate) fn needs_input(result: &Value) -> bool {
     result.get("resultType").and_then(Value::as_str) == Some("input_required")
@@ -232,6 +241,25 @@ pub(crate) fn capability_of(method: &str) -> Option<&'static str> {
         "roots/list" => Some("roots"),
         _ => None,
     }
+}
+
+/// The first client capability a server's request to the client needs that `declared` (the
+/// client's capabilities) lacks, by its dotted name: `sampling` (and `sampling.tools` when it
+/// offers tools), `elicitation` (and `elicitation.url` for a URL), `roots`.
+pub(crate) fn lacking(method: &str, params: &Value, declared: &Value) -> Option<&'static str> {
+    let needs: &[&'static str] = match method {
+        "sampling/createMessage" if params.get("tools").is_some() => &["sampling", "sampling.tools"],
+        "elicitation/create" if params.get("mode").and_then(Value::as_str) == Some("url") => {
+            &["elicitation", "elicitation.url"]
+        }
+        _ => match capability_of(method) {
+            Some("sampling") => &["sampling"],
+            Some("elicitation") => &["elicitation"],
+            Some(_) => &["roots"],
+            None => &[],
+        },
+    };
+    needs.iter().copied().find(|need| need.split('.').try_fold(declared, |at, key| at.get(key)).is_none())
 }
 
 /// The key of a server's request to the client in an `inputRequests` map: named for what it
@@ -266,7 +294,10 @@ mod tests {
         let speaks = Speaks::from_initialize(init).unwrap();
         let discover = speaks.discover();
         assert_eq!(discover["supportedVersions"], json!(["2026-07-28"]));
-        assert_eq!(discover["capabilities"], json!({"tools": {}, "resources": {}, "logging": {}}));
+        assert_eq!(
+            discover["capabilities"],
+            json!({"tools": {"listChanged": true}, "resources": {"subscribe": true}, "logging": {}})
+        );
         assert_eq!(discover["instructions"], "be nice");
         assert_eq!(
             serde_json::from_str::<Value>(speaks.info().get()).unwrap(),

@@ -8,9 +8,11 @@ use super::Peer;
 use crate::features::cache::CacheHint;
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
+use crate::server::Server;
 use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Message, Notification, Request};
 use crate::wire::meta::LogLevel;
+use crate::wire::method::Id;
 use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError};
 use serde::Serialize;
@@ -48,6 +50,9 @@ pub(crate) struct Upstream {
     max_in_flight: usize,
     /// Whether several clients share it (ids and progress tokens are then remapped).
     shared: bool,
+    /// The relaying server whose listen streams hear what concerns every client (a shared
+    /// server's), held weakly: the server holds this.
+    listeners: OnceLock<Weak<Server>>,
 }
 
 #[derive(Default)]
@@ -74,7 +79,12 @@ struct State {
     /// the client, to the round and the key they answer.
     rounds: HashMap<u64, Round>,
     inputs: HashMap<RequestId, (u64, String)>,
+    /// Resources it was subscribed to for listen streams (`follow`).
+    followed: std::collections::HashSet<String>,
 }
+
+/// Resources a shared server is subscribed to for listen streams, at most.
+const MAX_FOLLOWED: usize = 4096;
 
 /// A 2026-07-28 call whose server asked its client for input: it was answered with an
 /// `InputRequiredResult`, and waits (still in flight at the other server) for the client to
@@ -115,7 +125,7 @@ pub(crate) enum Shape {
     /// As a 2026-07-28 result (`resultType`, the server's identity, the method's cache hint),
     /// to a client with these capabilities: the server's requests become input-required
     /// rounds.
-    Modern(Option<CacheHint>, Value),
+    Modern(Option<CacheHint>, Value, Option<Id>),
     /// To a handshake client, from a 2026-07-28 server: a result that needs the client's input
     /// becomes requests to the client, and the call is sent again with its answers.
     Older(Resend),
@@ -205,10 +215,43 @@ impl Upstream {
             speaks: OnceLock::new(),
             max_in_flight,
             shared,
+            listeners: OnceLock::new(),
         });
         let peer = open(Relayed(Arc::clone(&up)))?;
         *up.peer.lock().unwrap_or_else(PoisonError::into_inner) = Some(peer);
         Ok(up)
+    }
+
+    /// Makes `server`'s listen streams (2026-07-28 clients) hear what concerns every client.
+    pub(crate) fn hear_with(&self, server: Weak<Server>) {
+        let _ = self.listeners.set(server);
+    }
+
+    /// Subscribes the other server to `uri` for the listen streams that follow it, once: it
+    /// stays subscribed while it runs (at most `MAX_FOLLOWED` resources).
+    pub(crate) fn follow(&self, uri: &str) {
+        {
+            let mut state = lock(self);
+            if state.followed.len() >= MAX_FOLLOWED || !state.followed.insert(uri.to_owned()) {
+                return;
+            }
+        }
+        let (reply, _) = Sink::channel();
+        let client = self.new_client();
+        let id = RequestId::String(format!("tinymcp-follow-{client}"));
+        let out = Outbound {
+            client,
+            id: &id,
+            method: "resources/subscribe",
+            params: Body::Value(json!({ "uri": uri })),
+            token: None,
+            reply,
+            shape: Shape::Listen,
+            logs: Logs::None,
+        };
+        if let Err(e) = self.request(out) {
+            log::warn!("relay: cannot subscribe the server to {uri}: {}", e.message);
+        }
     }
 
     /// Whether several clients share it.
@@ -449,8 +492,8 @@ impl Upstream {
         let Some(call) = state.waiting.values_mut().filter(|w| !w.parked).max_by_key(|w| w.order) else {
             return Err(format!("{method}: no client request is in flight to carry it to"));
         };
-        let Shape::Modern(_, caps) = &call.shape else { return Err(format!("{method}: not a 2026-07-28 call")) };
-        if let Some(cap) = translate::capability_of(&method).filter(|cap| caps.get(*cap).is_none()) {
+        let Shape::Modern(_, caps, _) = &call.shape else { return Err(format!("{method}: not a 2026-07-28 call")) };
+        if let Some(cap) = translate::lacking(&method, &request["params"], caps) {
             return Err(format!("{method}: the client did not declare the {cap} capability"));
         }
         let state_token = crate::util::random::hex_token(16).map_err(|e| format!("no randomness: {e}"))?;
@@ -643,10 +686,11 @@ impl Upstream {
                 return;
             }
             Shape::AsIs => outcome.map(Reply::Value),
-            Shape::Modern(hint, _) => match (outcome, self.speaks()) {
+            Shape::Modern(hint, _, method) => match (outcome, self.speaks()) {
                 (Ok(result @ Value::Object(_)), Some((_, info))) => {
                     Ok(crate::server::methods::decorate_with(Arc::clone(info), hint, Reply::Value(result)))
                 }
+                (Err(error), _) => Err(translate::newer_error(method, error)),
                 (outcome, _) => outcome.map(Reply::Value),
             },
             Shape::Older(resend) => match outcome {
@@ -694,6 +738,9 @@ impl Upstream {
             for session in sessions {
                 session.notifier().send(Outgoing::Notification(line.to_owned()));
             }
+            if let Some(server) = self.listeners.get().and_then(Weak::upgrade) {
+                server.relay_broadcast(method, &n.params.to_value());
+            }
             return;
         }
         let sink = match Self::latest(&state) {
@@ -737,11 +784,10 @@ impl Upstream {
                     self.park(state, req.id.clone(), request).err()
                 }
                 Some((client, reply, false)) => {
-                    let lacking = translate::capability_of(&method).filter(|cap| {
-                        state.sessions.iter().find(|(c, _)| *c == client).and_then(|(_, s)| s.upgrade()).is_some_and(
-                            |s| s.negotiated().is_some_and(|n| n.client_capabilities.get(*cap).is_none()),
-                        )
-                    });
+                    let session = state.sessions.iter().find(|(c, _)| *c == client).and_then(|(_, s)| s.upgrade());
+                    let declared = session.and_then(|s| s.negotiated()).map(|n| n.client_capabilities);
+                    let params = req.params.to_value();
+                    let lacking = declared.and_then(|d| translate::lacking(&method, &params, &d));
                     match lacking {
                         Some(cap) => Some(format!("{method}: the client did not declare the {cap} capability")),
                         None => {

@@ -60,7 +60,7 @@ struct State {
     /// The clients' requests waiting for the other server's answer, by the id it was sent as.
     waiting: HashMap<RequestId, Waiting>,
     /// The same, by client and the client's own id.
-    by_client: HashMap<(u64, RequestId), RequestId>,
+    by_client: ByClient,
     /// Progress tokens as the other server knows them, to the request's id.
     progress: HashMap<String, RequestId>,
     /// Its own requests to a client, by id, to the client that has them.
@@ -81,6 +81,55 @@ struct State {
     inputs: HashMap<RequestId, (u64, String)>,
     /// Resources it was subscribed to for listen streams (`follow`).
     followed: std::collections::HashSet<String>,
+}
+
+/// Requests in flight by client and the client's own id, to the id the other server knows, with
+/// a count per client (its cap is checked at every request).
+#[derive(Default)]
+struct ByClient {
+    ids: HashMap<(u64, RequestId), RequestId>,
+    counts: HashMap<u64, usize>,
+}
+
+impl ByClient {
+    fn insert(&mut self, key: (u64, RequestId), sent_as: RequestId) {
+        let client = key.0;
+        if self.ids.insert(key, sent_as).is_none() {
+            *self.counts.entry(client).or_default() += 1;
+        }
+    }
+
+    fn remove(&mut self, key: &(u64, RequestId)) -> Option<RequestId> {
+        let removed = self.ids.remove(key)?;
+        if let Some(count) = self.counts.get_mut(&key.0) {
+            *count -= 1;
+            if *count == 0 {
+                self.counts.remove(&key.0);
+            }
+        }
+        Some(removed)
+    }
+
+    fn get(&self, key: &(u64, RequestId)) -> Option<&RequestId> {
+        self.ids.get(key)
+    }
+
+    fn contains_key(&self, key: &(u64, RequestId)) -> bool {
+        self.ids.contains_key(key)
+    }
+
+    fn count(&self, client: u64) -> usize {
+        self.counts.get(&client).copied().unwrap_or(0)
+    }
+
+    fn ids_of(&self, client: u64) -> Vec<RequestId> {
+        self.ids.keys().filter(|(c, _)| *c == client).map(|(_, id)| id.clone()).collect()
+    }
+
+    fn clear(&mut self) {
+        self.ids.clear();
+        self.counts.clear();
+    }
 }
 
 /// Resources a shared server is subscribed to for listen streams, at most.
@@ -303,7 +352,7 @@ impl Upstream {
                 Err(ended(why))
             } else if state.by_client.contains_key(&(out.client, out.id.clone())) {
                 Err(RpcError::invalid_request("a request with this id is already in flight"))
-            } else if state.by_client.keys().filter(|(c, _)| *c == out.client).count() >= self.max_in_flight {
+            } else if state.by_client.count(out.client) >= self.max_in_flight {
                 let max = self.max_in_flight;
                 Err(RpcError::invalid_request(format!("too many requests in flight (the limit is {max})")))
             } else {
@@ -453,7 +502,7 @@ impl Upstream {
                 state.rounds.remove(&round);
                 state.inputs.retain(|_, (r, _)| *r != round);
             }
-            state.by_client.keys().filter(|(c, _)| *c == client).map(|(_, id)| id.clone()).collect()
+            state.by_client.ids_of(client)
         };
         for id in ids {
             self.cancel(client, &id);

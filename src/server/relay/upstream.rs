@@ -407,8 +407,7 @@ impl Upstream {
         Ok(())
     }
 
-    /// The progress token a shared server is sent for a request with one (`request` puts it
-    /// in place of the client's).
+    /// Forgets a request in flight (answered, cancelled, or never sent): what waited for it.
     fn forget(&self, sent_as: &RequestId) -> Option<Waiting> {
         let mut state = lock(self);
         let waiting = state.waiting.remove(sent_as)?;
@@ -468,14 +467,10 @@ impl Upstream {
     /// A client's answer to one of the other server's requests: passed on if that client was
     /// the one asked.
     pub(crate) fn answer(&self, client: u64, id: RequestId, outcome: Result<Value, RpcError>) {
-        let outcome = match id {
-            RequestId::String(ref s) if s.starts_with("tinymcp-input-") => {
-                if self.input_answered(client, &id, outcome) {
-                    return;
-                }
-                return log::warn!("relay: an answer to {id}, which was not asked of this client; dropped");
-            }
-            _ => outcome,
+        // An answer to a request the relay made for a 2026-07-28 server's input round.
+        let outcome = match self.input_answered(client, &id, outcome) {
+            Ok(()) => return,
+            Err(outcome) => outcome,
         };
         let asked = lock(self).asked.remove(&id);
         if asked != Some(client) {
@@ -645,14 +640,20 @@ impl Upstream {
 
     /// The client answered one of the requests `ask_client` sent it: once every one is, the
     /// call goes again with the answers (an error ends the call with it).
-    fn input_answered(&self, client: u64, id: &RequestId, outcome: Result<Value, RpcError>) -> bool {
+    /// Hands `outcome` back when `id` is no request of an input round of this client's.
+    fn input_answered(
+        &self,
+        client: u64,
+        id: &RequestId,
+        outcome: Result<Value, RpcError>,
+    ) -> Result<(), Result<Value, RpcError>> {
         let mut state = lock(self);
-        let Some((round, key)) = state.inputs.get(id).cloned() else { return false };
+        let Some((round, key)) = state.inputs.get(id).cloned() else { return Err(outcome) };
         if state.rounds.get(&round).is_none_or(|r| r.client != client) {
-            return false;
+            return Err(outcome);
         }
         state.inputs.remove(id);
-        let Some(entry) = state.rounds.get_mut(&round) else { return false };
+        let Some(entry) = state.rounds.get_mut(&round) else { return Ok(()) };
         match outcome {
             Ok(answer) => {
                 entry.answers.insert(key, answer);
@@ -663,7 +664,7 @@ impl Upstream {
                 }
             }
             Err(error) => {
-                let Some(entry) = state.rounds.remove(&round) else { return true };
+                let Some(entry) = state.rounds.remove(&round) else { return Ok(()) };
                 state.inputs.retain(|_, (r, _)| *r != round);
                 drop(state);
                 let error = RpcError::new(
@@ -673,7 +674,7 @@ impl Upstream {
                 entry.reply.send(Outgoing::Response(Answer::error(Some(&entry.client_id), error)));
             }
         }
-        true
+        Ok(())
     }
 
     fn send_again(&self, round: u64) {

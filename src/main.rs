@@ -35,11 +35,13 @@ USAGE:
         at end of input the session is closed. --transport: Streamable HTTP, legacy SSE, or
         auto (the first, then the second, as clients do); --header values may name ${VAR};
         --token-env VAR sends `Authorization: Bearer` with the token in VAR
-    tinymcp proxy --http ADDR [--pass-env VAR]... [--answer-within-secs N] [HTTP OPTIONS] -- CMD ARGS...
+    tinymcp proxy --http ADDR [--shared] [--pass-env VAR]... [--answer-within-secs N] [HTTP OPTIONS] -- CMD ARGS...
         a stdio MCP server served over HTTP (/mcp, and /sse + /messages): one CMD process per
-        session (--max-sessions caps them), exec'd with no shell; it gets PATH, HOME and the
-        --pass-env variables only; one that exits, or leaves requests unanswered N seconds
-        (default 60), ends its session with an error to each request in flight
+        session (--max-sessions caps them), or one for all with --shared, exec'd with no shell;
+        it gets PATH, HOME and the --pass-env variables only; one that exits, or leaves
+        requests unanswered N seconds (default 60), ends its sessions with an error to each
+        request in flight. Clients and CMD may speak different protocol revisions: 2026-07-28
+        requests (no session) and handshake sessions are translated where they differ
     tinymcp proxy --http ADDR --config FILE [--pass-env VAR]... [HTTP OPTIONS]
         each server of a hosts' mcpServers JSON file (NAME: command, args, env, cwd) at
         /NAME/mcp and /NAME/sse on one port (--max-sessions caps them all together); each

@@ -512,6 +512,15 @@ pub(crate) fn serve_alone(
     }
 }
 
+/// The input schema of the relayed server's tool `name`, for the headers of a 2026-07-28
+/// request that mirror its arguments (SEP-2243), from the shared server such a request goes
+/// to (`None` when `server` is no relay or the tool is unknown).
+pub(crate) fn tool_schema(server: &Arc<Server>, meta: &RequestMeta, name: &str) -> Option<Value> {
+    let setup = server.relay()?;
+    let up = setup.hub(server, Declared::of(&meta.client_capabilities)).ok()?;
+    up.tool_schema(name)
+}
+
 /// What became of a 2026-07-28 request served without a session.
 pub(crate) enum Served {
     /// Answered (or refused) already.

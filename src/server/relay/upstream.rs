@@ -53,7 +53,15 @@ pub(crate) struct Upstream {
     /// The relaying server whose listen streams hear what concerns every client (a shared
     /// server's), held weakly: the server holds this.
     listeners: OnceLock<Weak<Server>>,
+    /// Its tools' input schemas, by name: read on first need, again after it says its list
+    /// changed (`tools_stale`, set by the thread that reads its lines, which must never wait
+    /// for the lock held while they are read).
+    tools: Mutex<Option<Arc<HashMap<String, Value>>>>,
+    tools_stale: std::sync::atomic::AtomicBool,
 }
+
+/// Pages of `tools/list` read for the tools' input schemas, at most.
+const TOOL_PAGES: usize = 16;
 
 #[derive(Default)]
 struct State {
@@ -265,6 +273,8 @@ impl Upstream {
             max_in_flight,
             shared,
             listeners: OnceLock::new(),
+            tools: Mutex::new(None),
+            tools_stale: std::sync::atomic::AtomicBool::new(false),
         });
         let peer = open(Relayed(Arc::clone(&up)))?;
         *up.peer.lock().unwrap_or_else(PoisonError::into_inner) = Some(peer);
@@ -301,6 +311,46 @@ impl Upstream {
         if let Err(e) = self.request(out) {
             log::warn!("relay: cannot subscribe the server to {uri}: {}", e.message);
         }
+    }
+
+    /// The input schema of its tool `name`, its tools listed first if they are not known.
+    pub(crate) fn tool_schema(&self, name: &str) -> Option<Value> {
+        let stale = self.tools_stale.swap(false, std::sync::atomic::Ordering::SeqCst);
+        let known = self.tools.lock().unwrap_or_else(PoisonError::into_inner).clone().filter(|_| !stale);
+        let known = match known {
+            Some(known) => known,
+            None => {
+                // Read with no lock held: the answers come through the thread that reads its lines.
+                let listed = Arc::new(self.list_tools());
+                *self.tools.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&listed));
+                listed
+            }
+        };
+        known.get(name).cloned()
+    }
+
+    /// Every tool's input schema, by name, from `tools/list` (`TOOL_PAGES` pages at most).
+    fn list_tools(&self) -> HashMap<String, Value> {
+        let terms = matches!(self.speaks(), Some((Speaks::PerRequest { .. }, _)));
+        let mut known = HashMap::new();
+        let mut cursor: Option<Value> = None;
+        for _ in 0..TOOL_PAGES {
+            let mut params = if terms { translate::own_terms() } else { json!({}) };
+            if let Some(cursor) = cursor.take() {
+                params["cursor"] = cursor;
+            }
+            let Ok(page) = self.call("tools/list", params) else { break };
+            for tool in page["tools"].as_array().into_iter().flatten() {
+                if let (Some(name), Some(schema)) = (tool["name"].as_str(), tool.get("inputSchema")) {
+                    known.insert(name.to_owned(), schema.clone());
+                }
+            }
+            match page.get("nextCursor") {
+                Some(next) if !next.is_null() => cursor = Some(next.clone()),
+                _ => break,
+            }
+        }
+        known
     }
 
     /// Whether several clients share it.
@@ -775,6 +825,9 @@ impl Upstream {
             let reply = owner.reply.clone();
             drop(state);
             return reply.send(Outgoing::Notification(line));
+        }
+        if method == "notifications/tools/list_changed" {
+            self.tools_stale.store(true, std::sync::atomic::Ordering::SeqCst);
         }
         // A listen stream the relay opened for a handshake session: its acknowledgement is the
         // relay's, and a handshake client knows no such notification.

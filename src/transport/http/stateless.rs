@@ -60,7 +60,10 @@ pub(super) fn post(
         let params = req.params.to_value();
         let schema = match req.method.spec().map(|s| s.id) {
             Some(Id::ToolsCall) => {
-                params.get("name").and_then(Value::as_str).and_then(|n| at.server.tool_input_schema(n))
+                let name = params.get("name").and_then(Value::as_str);
+                name.and_then(|n| {
+                    at.server.tool_input_schema(n).or_else(|| crate::server::relay::tool_schema(&at.server, &meta, n))
+                })
             }
             _ => None,
         };

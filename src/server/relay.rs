@@ -11,7 +11,7 @@ use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 /// How long `initialize` waits for the other server's answer: the HTTP session id is minted
 /// from what it settles, so the transport waits for it.
 const INITIALIZE_WAIT: Duration = Duration::from_secs(30);
+/// Cancelled requests whose progress is still recognised (and dropped), the oldest forgotten first.
+const CANCELLED_KEPT: usize = 256;
 
 /// The other server, as the relay sees it: somewhere to send lines.
 pub trait Peer: Send + Sync {
@@ -55,6 +57,26 @@ struct State {
     heard: Option<Instant>,
     /// Why it ended, once it has.
     ended: Option<String>,
+    /// Requests the client cancelled that the other server has not answered, with their
+    /// progress tokens, oldest first: what it still sends for them goes nowhere.
+    cancelled: VecDeque<(RequestId, String)>,
+}
+
+impl State {
+    /// The client cancelled `id`: it is no longer waited for, and its progress is dropped.
+    fn cancel(&mut self, id: &RequestId) {
+        let Some(token) = self.waiting.remove(id).and_then(|w| w.token) else { return };
+        self.progress.remove(&token);
+        if self.cancelled.len() >= CANCELLED_KEPT {
+            self.cancelled.pop_front();
+        }
+        self.cancelled.push_back((id.clone(), token));
+    }
+
+    /// Whether `token` is a cancelled request's.
+    fn is_cancelled(&self, token: &str) -> bool {
+        self.cancelled.iter().any(|(_, t)| t == token)
+    }
 }
 
 struct Waiting {
@@ -93,6 +115,8 @@ impl Relayed {
         match message {
             Message::Response(res) => {
                 let Some(waiting) = state.waiting.remove(&res.id) else {
+                    // A late answer to a cancelled request: it is over at the other server too.
+                    state.cancelled.retain(|(id, _)| *id != res.id);
                     return log::debug!("relay: answer to {} that no one waits for (cancelled); dropped", res.id);
                 };
                 if let Some(token) = &waiting.token {
@@ -103,6 +127,10 @@ impl Relayed {
             }
             Message::Notification(n) => {
                 let token = progress_of(&n.params).map(|t| token_key(&t));
+                if token.as_deref().is_some_and(|t| state.is_cancelled(t)) {
+                    // Spec (progress): only tokens of active requests; the client forgot this one.
+                    return log::debug!("relay: progress of a cancelled request; dropped");
+                }
                 let owner = token.and_then(|t| state.progress.get(&t)).and_then(|id| state.waiting.get(id));
                 let sink = owner.map(|w| w.reply.clone()).unwrap_or_else(|| latest(&state, &self.0.session));
                 drop(state);
@@ -210,12 +238,7 @@ impl Relay {
                 if n.method.as_str() == "notifications/cancelled" {
                     // Spec (cancellation): no answer once cancelled; the other server is told too.
                     if let Some(id) = super::methods::cancelled_request(&n.params) {
-                        let mut state = lock(&self.relayed.0);
-                        if let Some(waiting) = state.waiting.remove(&id) {
-                            if let Some(token) = waiting.token {
-                                state.progress.remove(&token);
-                            }
-                        }
+                        lock(&self.relayed.0).cancel(&id);
                     }
                 }
                 self.forward(frame::notification(n.method.as_str(), &n.params));

@@ -44,9 +44,13 @@ impl Connection {
     /// A new connection; messages not tied to a request go to `notifier`.
     pub fn new(server: Arc<Server>, notifier: Sink) -> Self {
         let session = Arc::new(Session::new(notifier));
-        let relay = server.relay().map(|open| Relay::open(open, Arc::clone(&session), server.options().max_in_flight));
-        if relay.is_none() {
-            server.add_listener(Arc::clone(&session) as _);
+        let relay = server.relay().map(|open| {
+            Relay::open(open, Arc::clone(&session), server.options().max_in_flight, Arc::clone(server.relayed()))
+        });
+        match &relay {
+            // A relay hears no broadcast; it is ended with the server.
+            Some(relay) => server.add_listener(relay.listener()),
+            None => server.add_listener(Arc::clone(&session) as _),
         }
         Connection { server, session, listens: Mutex::default(), relay }
     }

@@ -3,8 +3,10 @@
 //! right stream. Knows JSON-RPC, sessions and sinks; the other server is a `Peer` that takes
 //! lines, never a process or a pipe.
 
+use crate::server::listen::Listener;
 use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
+use crate::util::signal::{Held, Tally};
 use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Message, Request};
 use crate::wire::params::Params;
@@ -42,6 +44,8 @@ pub struct Relayed(Arc<Shared>);
 struct Shared {
     session: Arc<Session>,
     max_in_flight: usize,
+    /// The server's count of relayed requests in flight (`Server::drain` waits for it).
+    in_flight: Arc<Tally>,
     state: Mutex<State>,
 }
 
@@ -84,6 +88,8 @@ struct Waiting {
     order: u64,
     since: Instant,
     token: Option<String>,
+    /// Counted in the server's `in_flight` until answered or given up.
+    _held: Held,
 }
 
 fn lock(shared: &Shared) -> MutexGuard<'_, State> {
@@ -91,8 +97,8 @@ fn lock(shared: &Shared) -> MutexGuard<'_, State> {
 }
 
 impl Relayed {
-    pub(crate) fn new(session: Arc<Session>, max_in_flight: usize) -> Relayed {
-        Relayed(Arc::new(Shared { session, max_in_flight, state: Mutex::default() }))
+    pub(crate) fn new(session: Arc<Session>, max_in_flight: usize, in_flight: Arc<Tally>) -> Relayed {
+        Relayed(Arc::new(Shared { session, max_in_flight, in_flight, state: Mutex::default() }))
     }
 
     /// One line the other server wrote: an answer goes to the request it answers, a
@@ -208,16 +214,48 @@ fn ended(why: &str) -> RpcError {
 pub(crate) struct Relay {
     relayed: Relayed,
     peer: Result<Box<dyn Peer>, String>,
+    ending: Arc<Ending>,
+}
+
+/// What ends a relay with its server (a drain out of time, a shutdown): registered as a
+/// listener that hears no broadcast (the other server makes its own notifications).
+struct Ending(Relayed);
+
+impl Listener for Ending {
+    fn is_listening(&self) -> bool {
+        false
+    }
+
+    fn is_subscribed(&self, _: &str) -> bool {
+        false
+    }
+
+    fn subscriptions(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn notify(&self, _: &str, _: &Value) {}
+
+    fn close(&self) {
+        // Answered now, while their streams are still open: the drain gave up waiting.
+        self.0.end("the proxy is shutting down and stopped waiting for it");
+    }
 }
 
 impl Relay {
-    pub(crate) fn open(open: &OpenPeer, session: Arc<Session>, max_in_flight: usize) -> Relay {
-        let relayed = Relayed::new(session, max_in_flight);
+    pub(crate) fn open(open: &OpenPeer, session: Arc<Session>, max_in_flight: usize, in_flight: Arc<Tally>) -> Relay {
+        let relayed = Relayed::new(session, max_in_flight, in_flight);
         let peer = open(relayed.clone());
         if let Err(why) = &peer {
             log::error!("relay: cannot start the server: {why}");
         }
-        Relay { relayed, peer }
+        let ending = Arc::new(Ending(relayed.clone()));
+        Relay { relayed, peer, ending }
+    }
+
+    /// What the server closes to end this relay with it (`Server::add_listener`).
+    pub(crate) fn listener(&self) -> Arc<dyn Listener> {
+        Arc::clone(&self.ending) as _
     }
 
     /// Hands one parsed message (or batch) to the other server; answers come through `reply`.
@@ -292,7 +330,8 @@ impl Relay {
             }
             state.next += 1;
             let order = state.next;
-            state.waiting.insert(req.id.clone(), Waiting { reply: sink, order, since: Instant::now(), token });
+            let _held = self.relayed.0.in_flight.hold();
+            state.waiting.insert(req.id.clone(), Waiting { reply: sink, order, since: Instant::now(), token, _held });
         }
         if let Err(why) = peer.send(frame::request_text(&req.id, req.method.as_str(), &req.params)) {
             lock(&self.relayed.0).waiting.remove(&req.id);

@@ -592,3 +592,54 @@ fn a_cancelled_call_never_answered_holds_no_slot_and_never_trips_the_watchdog() 
     std::thread::sleep(Duration::from_millis(3000));
     assert_eq!(tool_text(&call(&server, &[], &session, 6, "pid").json()), pid, "the same child");
 }
+
+// SIGTERM drains: calls already at the child get their real answers (the drain waits for the
+// relay's requests in flight as for its own handlers, before streams and sessions end), over
+// Streamable HTTP and over legacy SSE, whose answers travel on the session's stream; a new
+// request gets 503, and the proxy exits 0 once the answers are out.
+#[test]
+fn sigterm_lets_relayed_calls_in_flight_finish_and_refuses_new_ones() {
+    let dir = TempDir::new("proxy-drain");
+    let mut server = proxy_to_script(&dir, &["--drain-secs", "10"]);
+    let (session, other) = (server.session(json!({})), server.session(json!({})));
+    let mut streamed = call_in_flight(&server, &session, 2, "slow", json!({"ms": 1500}));
+    let (mut legacy, endpoint) = crate::drain::legacy_session(&server);
+    let slow = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "slow", "arguments": {"ms": 1500}, "_meta": {"progressToken": "t3"}}});
+    assert_eq!(server.send("POST", &endpoint, &[JSON], &slow.to_string()).status, 202);
+    let first = String::from_utf8(read_chunk(&mut legacy).expect("its progress")).unwrap();
+    assert!(first.contains("notifications/progress"), "{first}");
+    let started = Instant::now();
+    crate::drain::sigterm(server.child.id());
+    // New work is refused while the calls run.
+    eventually("the proxy to refuse new work", || call(&server, &[], &other, 4, "echo").status == 503);
+    let messages = messages_to_end(&mut streamed);
+    let answer = messages.iter().find(|m| m.get("id") == Some(&json!(2))).expect("the call was answered");
+    check(answer, json!({"id": 2, "result": {"content": [{"text": "slow done"}]}}));
+    let messages = messages_to_end(&mut legacy);
+    let answer = messages.iter().find(|m| m.get("id") == Some(&json!(3)));
+    let answer = answer.unwrap_or_else(|| panic!("the legacy call was not answered: {messages:?}"));
+    check(answer, json!({"id": 3, "result": {"content": [{"text": "slow done"}]}}));
+    assert!(started.elapsed() >= Duration::from_millis(1000), "answered before the child finished?");
+    let status = crate::drain::exit_within(&mut server, Duration::from_secs(10));
+    assert!(status.success(), "{status:?}");
+}
+
+// A call the child never answers holds the drain only until `--drain-secs`: then it is answered
+// with an error saying why, and the proxy exits.
+#[test]
+fn a_drain_ends_at_its_deadline_answering_what_the_child_did_not() {
+    let dir = TempDir::new("proxy-drain-late");
+    let mut server = proxy_to_script(&dir, &["--drain-secs", "1"]);
+    let session = server.session(json!({}));
+    let mut stuck = call_in_flight(&server, &session, 2, "slow", json!({"ms": 60000}));
+    let started = Instant::now();
+    crate::drain::sigterm(server.child.id());
+    let messages = messages_to_end(&mut stuck);
+    let answer = messages.iter().find(|m| m.get("id") == Some(&json!(2)));
+    let answer = answer.unwrap_or_else(|| panic!("the call was not answered: {messages:?}"));
+    check(answer, json!({"id": 2, "error": {"code": -32603}}));
+    let status = crate::drain::exit_within(&mut server, Duration::from_secs(10));
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(6), "{:?}", started.elapsed());
+}

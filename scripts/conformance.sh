@@ -5,7 +5,9 @@
 # set and the whole suite at 2026-07-28; fails on any failing scenario
 # (scripts/conformance-expected-failures.yml may list only scenarios outside the requirement set).
 # The extensions' scenarios (tasks, SEP-2663; skills, SEP-2640) then run one by one, each
-# required to pass every check with no warning.
+# required to pass every check with no warning. Last, the 2025-11-25 requirement set again
+# through `tinymcp proxy` in front of `tinymcp --everything` over stdio (a child per session):
+# every scenario must pass there too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -28,10 +30,10 @@ trap 'kill $server 2>/dev/null; rm -rf "$log"' EXIT
 wait_port "$port"
 
 status=0
-run() { # run NAME ARGS...: one suite run; its failures fail the script
+run() { # run NAME ARGS...: one suite run against $url (the server by default); its failures fail the script
   local name=$1
   shift
-  if "$NODE" "$CONFORMANCE" server --url "http://127.0.0.1:$port/mcp" "$@" >"$log/$name.txt" 2>&1; then rc=0; else rc=$?; fi
+  if "$NODE" "$CONFORMANCE" server --url "${url:-http://127.0.0.1:$port/mcp}" "$@" >"$log/$name.txt" 2>&1; then rc=0; else rc=$?; fi
   local total
   total=$(grep -E '^Total: ' "$log/$name.txt" | tail -1)
   echo "conformance $name: ${total:-no summary} (exit $rc)"
@@ -79,4 +81,15 @@ wait_port "$skills_port"
 for name in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
   scenario "$skills_port" "$name"
 done
+# Through the proxy: the same requirement set, every scenario relayed to a child per session.
+# (SEP-1699's server-sse-polling, not scored, passes with no checks: a stdio child cannot close
+# an HTTP stream, so the proxy never closes one mid-call.)
+proxy_port=$(free_port)
+"$TARGET/release/tinymcp" proxy --http "127.0.0.1:$proxy_port" -- "$TARGET/release/tinymcp" --everything 2>"$log/proxy.log" &
+proxy=$!
+trap 'kill $server $skills_server $proxy 2>/dev/null; rm -rf "$log"' EXIT
+wait_port "$proxy_port"
+url="http://127.0.0.1:$proxy_port/mcp" run "proxy-requirements-2025-11-25" --requirements 2025-11-25
+scored=$(grep -cE '^✓ ' "$log/proxy-requirements-2025-11-25.txt" || true)
+echo "conformance: $scored scenarios passed in the 2025-11-25 requirement run through the proxy"
 exit $status

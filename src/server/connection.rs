@@ -45,8 +45,14 @@ impl Connection {
     pub fn new(server: Arc<Server>, notifier: Sink) -> Self {
         let session = Arc::new(Session::new(notifier));
         let relay = server.relay().map(|setup| Relay::open(setup, &server, Arc::clone(&session)));
-        if relay.is_none() {
-            server.add_listener(Arc::clone(&session) as _);
+        match &relay {
+            // A relay hears no broadcast; it is ended with the server.
+            Some(relay) => {
+                if let Some(ending) = relay.listener() {
+                    server.add_listener(ending);
+                }
+            }
+            None => server.add_listener(Arc::clone(&session) as _),
         }
         Connection { server, session, listens: Mutex::default(), relay }
     }

@@ -28,6 +28,7 @@ use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
 use crate::server::registry::{ExtensionEntry, Registry};
 use crate::util::seal::StateKey;
+use crate::util::signal::Tally;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::mcp_header;
 use crate::wire::rpc::RpcError;
@@ -223,6 +224,8 @@ pub struct Server {
     flushes: Mutex<Vec<Flush>>,
     /// Another server each connection's messages go to instead of the method table.
     relay: Option<relay::Setup>,
+    /// Requests its relays handed on and not yet answered: `drain` waits for them too.
+    relayed: Arc<Tally>,
 }
 
 /// Waits, up to the deadline, until a transport has written out every answer queued so far.
@@ -262,6 +265,7 @@ impl Server {
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
             relay: None,
+            relayed: Arc::default(),
         }
     }
 
@@ -312,6 +316,11 @@ impl Server {
 
     pub(crate) fn relay(&self) -> Option<&relay::Setup> {
         self.relay.as_ref()
+    }
+
+    /// The count of relayed requests not yet answered, which `drain` waits for.
+    pub(crate) fn relayed(&self) -> &Arc<Tally> {
+        &self.relayed
     }
 
     /// The node id set with [`Server::set_node_id`].
@@ -698,7 +707,8 @@ impl Server {
         // its work is stopped now (a command's process group killed), not waited for.
         self.cancel_tasks();
         let deadline = Instant::now() + within;
-        if !self.pool.wait_quiet(deadline) {
+        // A relay's requests run elsewhere (its child process), not on the pool: waited for too.
+        if !(self.pool.wait_quiet(deadline) && self.relayed.wait_zero(deadline)) {
             log::warn!("handlers still running after {within:?} of draining: cancelled");
             self.drain_expired.store(true, Ordering::SeqCst);
             for listener in self.live_listeners() {

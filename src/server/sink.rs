@@ -68,8 +68,8 @@ impl Outgoing {
 #[derive(Clone)]
 pub struct Sink {
     tx: Sender<Outgoing>,
-    /// For a reader that may be absent for long: messages waiting, and how many may wait.
-    bound: Option<(Arc<AtomicUsize>, usize)>,
+    /// For a reader that may be slow or absent for long: what waits for it, and how much may.
+    bound: Option<Arc<Bound>>,
     /// For a writer whose reader may stop reading: bytes queued and not yet written.
     meter: Option<Arc<AtomicUsize>>,
     /// For the requests of one JSON-RPC batch: where their responses gather.
@@ -93,13 +93,22 @@ impl Sink {
         (Sink { tx, bound: None, meter: Some(Arc::clone(&queued)), batch: None }, rx, queued)
     }
 
-    /// A sink whose messages beyond `cap` waiting for the reader are dropped, with a warning:
-    /// for messages that wait until a client opens a stream, which it may never do.
+    /// A sink whose messages beyond `max_messages`, or beyond `max_bytes` of JSON, waiting for
+    /// the reader are dropped, newest first, with a warning: for messages that wait until a
+    /// client opens a stream, which it may never do, or reads it, which it may do slowly, while
+    /// a handler (or a relayed server) writes as fast as it can. A message waiting alone passes
+    /// whatever its size, and responses always pass: a request's answer is never dropped.
     #[cfg(feature = "http")]
-    pub(crate) fn bounded(cap: usize) -> (Sink, BoundedReceiver) {
+    pub(crate) fn bounded(max_messages: usize, max_bytes: usize) -> (Sink, BoundedReceiver) {
         let (tx, rx) = mpsc::channel();
-        let queued = Arc::new(AtomicUsize::new(0));
-        (Sink { tx, bound: Some((Arc::clone(&queued), cap)), meter: None, batch: None }, BoundedReceiver { rx, queued })
+        let bound = Arc::new(Bound {
+            messages: AtomicUsize::new(0),
+            bytes: AtomicUsize::new(0),
+            max_messages,
+            max_bytes,
+            dropped: AtomicUsize::new(0),
+        });
+        (Sink { tx, bound: Some(Arc::clone(&bound)), meter: None, batch: None }, BoundedReceiver { rx, bound })
     }
 
     /// A sink for the requests of one JSON-RPC batch: their responses gather and leave
@@ -122,10 +131,8 @@ impl Sink {
             (Some(batch), Outgoing::Response(answer)) => return batch.add(answer),
             (_, message) => message,
         };
-        if let Some((queued, cap)) = &self.bound {
-            if queued.fetch_add(1, Ordering::Relaxed) >= *cap {
-                queued.fetch_sub(1, Ordering::Relaxed);
-                log::warn!("{cap} messages already wait for a stream the client has not opened; one dropped");
+        if let Some(bound) = &self.bound {
+            if !bound.admit(&message) {
                 return;
             }
         }
@@ -143,9 +150,13 @@ impl Sink {
         if let Some(meter) = &self.meter {
             meter.fetch_add(len, Ordering::Relaxed);
         }
+        let waiting = waiting_len(&message);
         if self.tx.send(message).is_err() {
             if let Some(meter) = &self.meter {
                 meter.fetch_sub(len, Ordering::Relaxed);
+            }
+            if let Some(bound) = &self.bound {
+                bound.release(waiting);
             }
             log::debug!("output closed; message dropped");
         }
@@ -211,11 +222,67 @@ impl BatchGuard {
     }
 }
 
+/// What waits for the reader of a bounded sink (`Sink::bounded`).
+struct Bound {
+    messages: AtomicUsize,
+    /// Bytes of JSON text (notifications and requests: responses are not capped).
+    bytes: AtomicUsize,
+    max_messages: usize,
+    max_bytes: usize,
+    /// Messages dropped since the reader last caught up: one warning when dropping starts, one
+    /// with the count when it ends, however long a flood lasts.
+    dropped: AtomicUsize,
+}
+
+impl Bound {
+    /// Counts `message` as waiting, or says it must be dropped.
+    fn admit(&self, message: &Outgoing) -> bool {
+        let len = waiting_len(message);
+        let before = self.messages.fetch_add(1, Ordering::Relaxed);
+        let bytes = self.bytes.fetch_add(len, Ordering::Relaxed).saturating_add(len);
+        let room = before == 0 || (before < self.max_messages && bytes <= self.max_bytes);
+        if room || message.is_response() || matches!(message, Outgoing::CloseStream) {
+            let dropped = self.dropped.swap(0, Ordering::Relaxed);
+            if dropped > 0 {
+                log::warn!("{dropped} messages were dropped while the client did not read them");
+            }
+            return true;
+        }
+        self.release(len);
+        if self.dropped.fetch_add(1, Ordering::Relaxed) == 0 {
+            log::warn!(
+                "{} messages ({} bytes) already wait for a client that is not reading them (at most {} or {} \
+                 bytes): dropping more until it catches up",
+                before,
+                bytes - len,
+                self.max_messages,
+                self.max_bytes
+            );
+        }
+        false
+    }
+
+    /// One message of `len` bytes no longer waits.
+    fn release(&self, len: usize) {
+        self.messages.fetch_sub(1, Ordering::Relaxed);
+        self.bytes.fetch_sub(len, Ordering::Relaxed);
+    }
+}
+
+/// What a bounded sink counts of a message: the length of a notification's or request's text;
+/// responses are not capped.
+fn waiting_len(message: &Outgoing) -> usize {
+    match message {
+        Outgoing::Notification(text) | Outgoing::Request(text) => text.len(),
+        _ => 0,
+    }
+}
+
 /// The reading end of `Sink::bounded`.
 #[cfg(feature = "http")]
 pub(crate) struct BoundedReceiver {
     rx: mpsc::Receiver<Outgoing>,
-    queued: Arc<AtomicUsize>,
+    bound: Arc<Bound>,
 }
 
 #[cfg(feature = "http")]
@@ -223,7 +290,7 @@ impl BoundedReceiver {
     /// The next message, waiting up to `timeout`.
     pub(crate) fn recv_timeout(&self, timeout: Duration) -> Result<Outgoing, mpsc::RecvTimeoutError> {
         let message = self.rx.recv_timeout(timeout)?;
-        self.queued.fetch_sub(1, Ordering::Relaxed);
+        self.bound.release(waiting_len(&message));
         Ok(message)
     }
 }
@@ -244,7 +311,7 @@ mod tests {
 
     #[test]
     fn a_bounded_sink_drops_what_no_reader_takes_and_accepts_again_once_read() {
-        let (sink, rx) = Sink::bounded(2);
+        let (sink, rx) = Sink::bounded(2, 1 << 20);
         for n in 0..3 {
             sink.send(Outgoing::Notification(n.to_string()));
         }
@@ -254,6 +321,25 @@ mod tests {
         assert!(rx.recv_timeout(short).is_err(), "the third was over the bound");
         sink.send(Outgoing::Notification("3".into()));
         assert_eq!(text(rx.recv_timeout(short)), "3");
+    }
+
+    #[test]
+    fn a_bounded_sink_caps_bytes_but_passes_one_message_alone_and_every_response() {
+        let (sink, rx) = Sink::bounded(100, 10);
+        let short = Duration::from_millis(20);
+        // Alone, a message over the byte cap passes; behind it, nothing more does but answers.
+        sink.send(Outgoing::Notification("a".repeat(20)));
+        sink.send(Outgoing::Notification("b".into()));
+        sink.send(answer(7));
+        assert_eq!(text(rx.recv_timeout(short)), "a".repeat(20));
+        assert!(text(rx.recv_timeout(short)).contains("\"id\":7"), "the answer passed the full queue");
+        assert!(rx.recv_timeout(short).is_err(), "b was over the bound");
+        for n in 0..3 {
+            sink.send(Outgoing::Notification(format!("{n}{n}{n}{n}")));
+        }
+        assert_eq!(text(rx.recv_timeout(short)), "0000");
+        assert_eq!(text(rx.recv_timeout(short)), "1111");
+        assert!(rx.recv_timeout(short).is_err(), "the third was over 10 bytes");
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! `Signal`: waiting for a condition on state others change (a count reaching zero), on a
-//! condition variable, at no cost to whoever changes that state while nobody waits.
-//! std only.
+//! condition variable, at no cost to whoever changes that state while nobody waits; `Tally`,
+//! such a count, held by guards. std only.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
 /// Wakes whoever waits for a condition once it may hold. The changer calls [`Signal::notify`]
@@ -56,6 +56,37 @@ impl Signal {
     }
 }
 
+/// A count of things in flight, each held by a [`Held`] until it is dropped, that someone may
+/// wait to see reach zero (`Server::drain`, for the requests a relay has handed on).
+#[derive(Default)]
+pub(crate) struct Tally {
+    count: AtomicUsize,
+    settled: Signal,
+}
+
+impl Tally {
+    /// Counts one more until the guard is dropped.
+    pub(crate) fn hold(self: &Arc<Self>) -> Held {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        Held(Arc::clone(self))
+    }
+
+    /// Waits until nothing is held, or `deadline`; says whether nothing is.
+    pub(crate) fn wait_zero(&self, deadline: Instant) -> bool {
+        self.settled.wait_until(|| self.count.load(Ordering::SeqCst) == 0, Some(deadline))
+    }
+}
+
+/// One thing counted by a [`Tally`], until dropped.
+pub(crate) struct Held(Arc<Tally>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.0.count.fetch_sub(1, Ordering::SeqCst);
+        self.0.settled.notify();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +108,16 @@ mod tests {
         let never = Instant::now() + Duration::from_millis(20);
         assert!(!signal.wait_until(|| false, Some(never)));
         assert!(Instant::now() >= never);
+    }
+
+    #[test]
+    fn a_tally_is_waited_for_until_its_last_guard_is_dropped() {
+        let tally = Arc::new(Tally::default());
+        let (one, two) = (tally.hold(), tally.hold());
+        assert!(!tally.wait_zero(Instant::now() + Duration::from_millis(20)));
+        drop(one);
+        let dropper = std::thread::spawn(move || drop(two));
+        assert!(tally.wait_zero(Instant::now() + Duration::from_secs(5)));
+        dropper.join().unwrap();
     }
 }

@@ -2,8 +2,14 @@
 //! real `tinymcp --http` server.
 
 use crate::support::{announced_port, binary, tool_text, Client};
-use serde_json::json;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
 
 /// A `tinymcp --everything --http` server on a free port, killed when dropped.
 struct Remote {
@@ -103,6 +109,104 @@ fn an_answer_stream_dropped_mid_call_is_resumed_with_last_event_id() {
     // The tool closes its answer stream before the answer exists; only a resumed stream has it.
     let answer = host.call_tool("test_reconnection", json!({}));
     assert!(tool_text(&answer).starts_with("Reconnection test completed successfully"), "{answer}");
+    let log = host.close_keeping_stderr();
+    assert!(log.contains("resuming after event"), "{log}");
+}
+
+/// A TCP relay in front of a server that cuts, once, the first connection on which the server
+/// sends `needle`: right after the SSE event that carries it, both ways, as a network would.
+struct Cutter {
+    port: u16,
+    cut: Arc<AtomicBool>,
+}
+
+impl Cutter {
+    fn start(upstream: u16, needle: &'static str) -> Cutter {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the relay");
+        let port = listener.local_addr().expect("its address").port();
+        let cut = Arc::new(AtomicBool::new(false));
+        let cutting = Arc::clone(&cut);
+        thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else { return };
+                let (mut from_client, mut to_server) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                thread::spawn(move || {
+                    let _ = std::io::copy(&mut from_client, &mut to_server);
+                    let _ = to_server.shutdown(Shutdown::Write);
+                });
+                let cut = Arc::clone(&cutting);
+                thread::spawn(move || forward_cutting(server, client, needle, &cut));
+            }
+        });
+        Cutter { port, cut }
+    }
+}
+
+/// Copies the server's bytes to the client; the first time `needle` passes (on any
+/// connection), only up to the end of its event (`\n\n`, then the chunk's `\r\n`), and then
+/// both sockets are shut.
+fn forward_cutting(mut from: TcpStream, mut to: TcpStream, needle: &str, cut: &AtomicBool) {
+    let find = |hay: &[u8], what: &[u8]| hay.windows(what.len()).position(|w| w == what);
+    let (mut seen, mut forwarded, mut buf) = (Vec::new(), 0, [0; 16384]);
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if cut.load(Ordering::SeqCst) {
+            if to.write_all(&buf[..n]).is_err() {
+                break;
+            }
+            continue;
+        }
+        seen.extend_from_slice(&buf[..n]);
+        let upto = match find(&seen, needle.as_bytes()) {
+            Some(at) => match find(&seen[at..], b"\n\n\r\n") {
+                Some(end) if !cut.swap(true, Ordering::SeqCst) => {
+                    let _ = to.write_all(&seen[forwarded..at + end + 4]);
+                    let _ = to.shutdown(Shutdown::Both);
+                    let _ = from.shutdown(Shutdown::Both);
+                    return;
+                }
+                Some(_) => seen.len(),
+                None => at,
+            },
+            None => seen.len(),
+        };
+        if to.write_all(&seen[forwarded..upto]).is_err() {
+            break;
+        }
+        forwarded = upto;
+    }
+    let _ = to.shutdown(Shutdown::Write);
+}
+
+// SEP-1699 / Streamable HTTP resumability: an answer stream cut by the network mid-call (after
+// the first progress event, before the answer) is resumed with `Last-Event-ID`, and the host
+// gets every message once: each progress step and the answer, none twice.
+#[test]
+fn an_answer_stream_cut_by_the_network_mid_call_resumes_and_delivers_each_message_once() {
+    let remote = Remote::start(&[]);
+    let relay = Cutter::start(remote.port, "notifications/progress");
+    let url = format!("http://127.0.0.1:{}/mcp", relay.port);
+    let mut host = Client::spawn_keeping_stderr(&["connect", &url]);
+    host.initialize("2025-11-25", json!({}));
+    let call = host.send_request(
+        "tools/call",
+        json!({"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "cut"}}),
+    );
+    assert_eq!(tool_text(&host.response(&call)), "Progress reported");
+    assert!(relay.cut.load(Ordering::SeqCst), "the stream was never cut");
+    let seen = host.drain(Duration::from_millis(1500));
+    let answers = seen.iter().filter(|m| m.get("id") == Some(&call)).count();
+    assert_eq!(answers, 0, "the answer came twice: {seen:?}");
+    let steps: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress" && m["params"]["progressToken"] == "cut")
+        .map(|m| &m["params"]["progress"])
+        .collect();
+    assert_eq!(steps, [&json!(0.0), &json!(50.0), &json!(100.0)], "{seen:?}");
     let log = host.close_keeping_stderr();
     assert!(log.contains("resuming after event"), "{log}");
 }

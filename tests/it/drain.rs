@@ -38,7 +38,7 @@ fn chunks_to_end(reader: &mut impl BufRead) -> Vec<String> {
 }
 
 /// Opens a legacy SSE session at 2024-11-05: its stream and the URL to POST to.
-fn legacy_session(server: &Server) -> (BufReader<TcpStream>, String) {
+pub(crate) fn legacy_session(server: &Server) -> (BufReader<TcpStream>, String) {
     let mut get = server.connect();
     write_request(&mut get, server.port, "GET", "/sse", &[("Accept", "text/event-stream")], "");
     let mut reader = BufReader::new(get);

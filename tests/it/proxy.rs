@@ -4,12 +4,16 @@
 //! `--config`: several servers by name on one port.
 
 use crate::manifest::write_manifest;
-use crate::raw_http::{initialize, write_request, Reply, Server, ACCEPT_BOTH, JSON};
+use crate::raw_http::{
+    initialize, read_chunk, read_head, read_reply, sse_events, write_request, Reply, Server, ACCEPT_BOTH, JSON,
+};
 use crate::support::{announced_port, binary, check, eventually, process_gone, tool_text, TempDir};
 use serde_json::{json, Value};
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const TOKEN: &str = "proxy-test-token-0123456789abcdef0123456789";
@@ -129,6 +133,34 @@ fn the_session_cap_bounds_the_children() {
     assert!(!process_gone(pids[1]));
     let gone = call(&server, &[], &sessions[0], 3, "pid");
     assert_eq!(gone.status, 404, "{}", gone.body);
+}
+
+// A client opening sessions without end, all at once, while every place is busy: each is refused
+// `503` before a process is started for it (an `initialize` takes its place under the cap
+// first), so the children never outnumber `--max-sessions`.
+#[test]
+fn initializes_sent_at_once_at_a_busy_cap_start_no_children() {
+    let dir = TempDir::new("proxy-cap-burst");
+    let server = proxy_to_script(&dir, &["--max-sessions", "1"]);
+    let busy = server.session(json!({}));
+    let _in_flight = call_in_flight(&server, &busy, 2, "never", json!({}));
+    let port = server.port;
+    let burst: Vec<_> = (0..8)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let mut stream = crate::raw_http::connect(port);
+                let body = initialize(json!({})).to_string();
+                write_request(&mut stream, port, "POST", "/mcp", &[ACCEPT_BOTH, JSON], &body);
+                read_reply(&mut BufReader::new(stream))
+            })
+        })
+        .collect();
+    for refused in burst {
+        let refused = refused.join().expect("a reply");
+        assert_eq!(refused.status, 503, "{}", refused.body);
+        assert!(refused.body.contains("too many sessions (the limit is 1)"), "{}", refused.body);
+    }
+    assert_eq!(children_started(&dir), 1, "children were started for sessions over the cap");
 }
 
 #[test]
@@ -325,4 +357,289 @@ fn a_bad_config_is_refused_naming_the_json_path_of_the_problem() {
         .output()
         .unwrap();
     assert!(!out.status.success());
+}
+
+/// A stdio MCP server in Python that misbehaves on request, for the children a real server
+/// should never be. Its tools: `pid`; `echo`; `flood` (one line of 8 MiB, then notifications
+/// of 64 KiB and garbage lines without end, never answering); `late` (progress, then, ignoring any
+/// cancellation, progress and its answer after `ms`, then the file `mark`); `never` (progress
+/// only); `slow`
+/// (progress, then its answer after `ms`). Each child adds its pid to the file `started`.
+const SCRIPTED_CHILD: &str = r#"
+import json, os, sys, threading, time
+
+with open(sys.argv[1], "a") as started:
+    started.write(f"{os.getpid()}\n")
+lock = threading.Lock()
+
+def write(text):
+    with lock:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+def send(message):
+    write(json.dumps(message) + "\n")
+
+def answer(id, result):
+    send({"jsonrpc": "2.0", "id": id, "result": result})
+
+def text(t):
+    return {"content": [{"type": "text", "text": t}]}
+
+def progress(token, n):
+    if token is not None:
+        send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": n}})
+
+def flood(token):
+    write("x" * (8 << 20) + "\n")
+    chunk = "garbage " * 25 + "\n"
+    for i in range(8):
+        chunk += json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                             "params": {"progressToken": token, "progress": i, "message": "p" * 65536}}) + "\n"
+        chunk += json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                             "params": {"level": "info", "data": "m" * 65536}}) + "\n"
+    while True:
+        write(chunk)
+
+def call(id, name, args, token):
+    if name == "pid":
+        answer(id, text(str(os.getpid())))
+    elif name == "flood":
+        flood(token)
+    elif name == "late":
+        progress(token, 1)
+        time.sleep(args["ms"] / 1000)
+        progress(token, 2)
+        answer(id, text("late"))
+        with open(args["mark"], "w") as f:
+            f.write("answered")
+    elif name == "never":
+        progress(token, 0)
+    elif name == "slow":
+        progress(token, 0)
+        time.sleep(args["ms"] / 1000)
+        answer(id, text("slow done"))
+    else:
+        answer(id, text("echo"))
+
+for line in sys.stdin:
+    message = json.loads(line)
+    id, method = message.get("id"), message.get("method")
+    if id is None or method is None:
+        continue
+    params = message.get("params") or {}
+    if method == "initialize":
+        answer(id, {"protocolVersion": params.get("protocolVersion", "2025-11-25"), "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "scripted", "version": "0"}})
+    elif method == "tools/call":
+        token = (params.get("_meta") or {}).get("progressToken")
+        arguments = params.get("arguments") or {}
+        threading.Thread(target=call, args=(id, params["name"], arguments, token), daemon=True).start()
+    else:
+        answer(id, {})
+"#;
+
+/// A proxy whose children run `SCRIPTED_CHILD`.
+fn proxy_to_script(dir: &TempDir, flags: &[&str]) -> Server {
+    let script = dir.write("child.py", SCRIPTED_CHILD);
+    let started = dir.path().join("started");
+    proxy(flags, &["python3", script.to_str().expect("UTF-8 path"), started.to_str().expect("UTF-8 path")], &[])
+}
+
+/// How many children `SCRIPTED_CHILD` started so far.
+fn children_started(dir: &TempDir) -> usize {
+    std::fs::read_to_string(dir.path().join("started")).map_or(0, |text| text.lines().count())
+}
+
+/// Sends a `tools/call` with a progress token on a connection of its own and reads the head of
+/// its answer (a stream, as progress comes first): the call is at the child.
+fn call_in_flight(server: &Server, session: &str, id: i64, name: &str, arguments: Value) -> BufReader<TcpStream> {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                      "params": {"name": name, "arguments": arguments, "_meta": {"progressToken": format!("t{id}")}}});
+    let mut stream = server.connect();
+    let headers = [ACCEPT_BOTH, JSON, ("Mcp-Session-Id", session)];
+    write_request(&mut stream, server.port, "POST", "/mcp", &headers, &body.to_string());
+    let mut reader = BufReader::new(stream);
+    let head = read_head(&mut reader);
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-type"), Some("text/event-stream"));
+    reader
+}
+
+/// Every message of an SSE body read to its end.
+fn messages_to_end(reader: &mut BufReader<TcpStream>) -> Vec<Value> {
+    let mut body = String::new();
+    while let Some(chunk) = read_chunk(reader) {
+        body.push_str(&String::from_utf8(chunk).expect("UTF-8"));
+    }
+    sse_events(&body).into_iter().map(|(_, message)| message).collect()
+}
+
+/// Opens the session's GET stream; every message it carries goes to the receiver.
+fn get_stream(server: &Server, session: &str) -> mpsc::Receiver<Value> {
+    let mut stream = server.connect();
+    stream.set_read_timeout(None).expect("no read timeout");
+    let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", session)];
+    write_request(&mut stream, server.port, "GET", "/mcp", &headers, "");
+    let mut reader = BufReader::new(stream);
+    assert_eq!(read_head(&mut reader).status, 200);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        while let Some(chunk) = read_chunk(&mut reader) {
+            for (_, message) in sse_events(&String::from_utf8_lossy(&chunk)) {
+                if tx.send(message).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// A field of `/proc/PID/FILE` (`VmRSS:` in kB, `wchar:` in bytes).
+fn proc_field(pid: u32, file: &str, field: &str) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/{file}")).expect("the process is there");
+    let line = text.lines().find_map(|l| l.strip_prefix(field)).unwrap_or_else(|| panic!("no {field} in {text}"));
+    line.split_whitespace().next().and_then(|n| n.parse().ok()).expect("a number")
+}
+
+// A child that writes without end (an 8 MiB line, then notifications and garbage as fast as a
+// pipe takes them) to a client that reads none of it: what waits for that client is capped
+// (`Sink::bounded`), so the proxy's memory stays flat while the child writes 100 MiB,
+// and the other sessions' children keep answering.
+#[test]
+fn a_child_that_floods_stdout_holds_the_proxy_to_bounded_memory_and_others_are_served() {
+    let dir = TempDir::new("proxy-flood");
+    let server = proxy_to_script(&dir, &[]);
+    let (flooding, other) = (server.session(json!({})), server.session(json!({})));
+    let child: u32 = tool_text(&call(&server, &[], &flooding, 2, "pid").json()).parse().expect("a pid");
+    let proxy = server.child.id();
+    let before = proc_field(proxy, "status", "VmRSS:");
+    // The flood's answer stream is opened and never read.
+    let _unread = call_in_flight(&server, &flooding, 3, "flood", json!({}));
+    // Until the child has written 96 MiB (at most 30 s): the proxy's memory is looked at
+    // throughout, and the other session is served meanwhile.
+    let (started, mut peak, mut calls, mut written) = (Instant::now(), before, 0, 0);
+    while written < 96 << 20 && started.elapsed() < Duration::from_secs(30) {
+        peak = peak.max(proc_field(proxy, "status", "VmRSS:"));
+        let reply = call(&server, &[], &other, 10 + calls, "echo").json();
+        check(&reply, json!({"id": 10 + calls, "result": {"content": [{"text": "echo"}]}}));
+        calls += 1;
+        std::thread::sleep(Duration::from_millis(50));
+        written = proc_field(child, "io", "wchar:");
+    }
+    let grown = peak.saturating_sub(before) >> 10;
+    // Past the harness's capture: the figures are worth seeing.
+    let _ = writeln!(
+        std::io::stderr(),
+        "flood: the child wrote {} MiB in {:?}; the proxy's RSS grew {grown} MiB (from {} MiB); {calls} calls answered meanwhile",
+        written >> 20,
+        started.elapsed(),
+        before >> 10
+    );
+    assert!(written >= 96 << 20, "the child wrote only {} MiB: no flood to speak of", written >> 20);
+    assert!(grown < 32, "the proxy's RSS grew {grown} MiB while the child wrote {} MiB", written >> 20);
+}
+
+// Spec (cancellation): a cancelled request is never answered, and its progress stops. A child
+// that goes on anyway has its late progress and answer dropped; the request's in-flight slot
+// was freed at the cancellation, and the session and its child go on.
+#[test]
+fn a_cancelled_call_answered_late_reaches_no_client_and_frees_its_slot() {
+    let dir = TempDir::new("proxy-late");
+    let server = proxy_to_script(&dir, &["--max-in-flight", "1"]);
+    let session = server.session(json!({}));
+    let pid = tool_text(&call(&server, &[], &session, 2, "pid").json());
+    let heard = get_stream(&server, &session);
+    let mark = dir.path().join("answered");
+    let mut late = call_in_flight(&server, &session, 3, "late", json!({"ms": 800, "mark": mark.to_str().unwrap()}));
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}});
+    assert_eq!(server.post(&[("Mcp-Session-Id", &session)], &cancel).status, 202);
+    // Its stream ends at once, with its first progress and no answer.
+    let streamed = messages_to_end(&mut late);
+    assert!(streamed.iter().all(|m| m.get("id").is_none()), "{streamed:?}");
+    // One slot in all, free again: another call runs while the child still works on the first.
+    check(&call(&server, &[], &session, 4, "echo").json(), json!({"id": 4, "result": {}}));
+    eventually("the child to answer the cancelled call", || mark.exists());
+    // Answered after the late lines were written, so after the proxy read them.
+    assert_eq!(tool_text(&call(&server, &[], &session, 5, "pid").json()), pid, "the same child");
+    let leaked: Vec<Value> = std::iter::from_fn(|| heard.recv_timeout(Duration::from_millis(500)).ok()).collect();
+    let about_3 =
+        |m: &&Value| m.get("id") == Some(&json!(3)) || m.pointer("/params/progressToken") == Some(&json!("t3"));
+    assert!(leaked.iter().find(about_3).is_none(), "the cancelled call's late messages reached the client: {leaked:?}");
+}
+
+// A child that never answers a cancelled call holds nothing: its slot was freed at the
+// cancellation, and the watchdog (`--answer-within-secs`) waits only for requests a client
+// still waits for, so a child busy with what was cancelled but answering the rest is not ended.
+#[test]
+fn a_cancelled_call_never_answered_holds_no_slot_and_never_trips_the_watchdog() {
+    let dir = TempDir::new("proxy-never");
+    let server = proxy_to_script(&dir, &["--max-in-flight", "1", "--answer-within-secs", "2"]);
+    let session = server.session(json!({}));
+    let pid = tool_text(&call(&server, &[], &session, 2, "pid").json());
+    let mut never = call_in_flight(&server, &session, 3, "never", json!({}));
+    let refused = call(&server, &[], &session, 4, "echo").json();
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("too many requests in flight"), "{refused}");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}});
+    assert_eq!(server.post(&[("Mcp-Session-Id", &session)], &cancel).status, 202);
+    // The cancelled call's stream is over, with no answer.
+    let streamed = messages_to_end(&mut never);
+    assert!(streamed.iter().all(|m| m.get("id").is_none()), "{streamed:?}");
+    check(&call(&server, &[], &session, 5, "echo").json(), json!({"id": 5, "result": {}}));
+    // Past the watchdog's two seconds: nothing the client waits for is unanswered.
+    std::thread::sleep(Duration::from_millis(3000));
+    assert_eq!(tool_text(&call(&server, &[], &session, 6, "pid").json()), pid, "the same child");
+}
+
+// SIGTERM drains: calls already at the child get their real answers (the drain waits for the
+// relay's requests in flight as for its own handlers, before streams and sessions end), over
+// Streamable HTTP and over legacy SSE, whose answers travel on the session's stream; a new
+// request gets 503, and the proxy exits 0 once the answers are out.
+#[test]
+fn sigterm_lets_relayed_calls_in_flight_finish_and_refuses_new_ones() {
+    let dir = TempDir::new("proxy-drain");
+    let mut server = proxy_to_script(&dir, &["--drain-secs", "10"]);
+    let (session, other) = (server.session(json!({})), server.session(json!({})));
+    let mut streamed = call_in_flight(&server, &session, 2, "slow", json!({"ms": 1500}));
+    let (mut legacy, endpoint) = crate::drain::legacy_session(&server);
+    let slow = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "slow", "arguments": {"ms": 1500}, "_meta": {"progressToken": "t3"}}});
+    assert_eq!(server.send("POST", &endpoint, &[JSON], &slow.to_string()).status, 202);
+    let first = String::from_utf8(read_chunk(&mut legacy).expect("its progress")).unwrap();
+    assert!(first.contains("notifications/progress"), "{first}");
+    let started = Instant::now();
+    crate::drain::sigterm(server.child.id());
+    // New work is refused while the calls run.
+    eventually("the proxy to refuse new work", || call(&server, &[], &other, 4, "echo").status == 503);
+    let messages = messages_to_end(&mut streamed);
+    let answer = messages.iter().find(|m| m.get("id") == Some(&json!(2))).expect("the call was answered");
+    check(answer, json!({"id": 2, "result": {"content": [{"text": "slow done"}]}}));
+    let messages = messages_to_end(&mut legacy);
+    let answer = messages.iter().find(|m| m.get("id") == Some(&json!(3)));
+    let answer = answer.unwrap_or_else(|| panic!("the legacy call was not answered: {messages:?}"));
+    check(answer, json!({"id": 3, "result": {"content": [{"text": "slow done"}]}}));
+    assert!(started.elapsed() >= Duration::from_millis(1000), "answered before the child finished?");
+    let status = crate::drain::exit_within(&mut server, Duration::from_secs(10));
+    assert!(status.success(), "{status:?}");
+}
+
+// A call the child never answers holds the drain only until `--drain-secs`: then it is answered
+// with an error saying why, and the proxy exits.
+#[test]
+fn a_drain_ends_at_its_deadline_answering_what_the_child_did_not() {
+    let dir = TempDir::new("proxy-drain-late");
+    let mut server = proxy_to_script(&dir, &["--drain-secs", "1"]);
+    let session = server.session(json!({}));
+    let mut stuck = call_in_flight(&server, &session, 2, "slow", json!({"ms": 60000}));
+    let started = Instant::now();
+    crate::drain::sigterm(server.child.id());
+    let messages = messages_to_end(&mut stuck);
+    let answer = messages.iter().find(|m| m.get("id") == Some(&json!(2)));
+    let answer = answer.unwrap_or_else(|| panic!("the call was not answered: {messages:?}"));
+    check(answer, json!({"id": 2, "error": {"code": -32603}}));
+    let status = crate::drain::exit_within(&mut server, Duration::from_secs(10));
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(6), "{:?}", started.elapsed());
 }

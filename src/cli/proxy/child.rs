@@ -4,17 +4,21 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::process::{Child as Process, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tinymcp::relay::{Peer, Relayed};
 
-/// Messages waiting for the child to read them; beyond, requests are refused.
+/// Messages waiting for the child to read them, and their bytes (one message of any size may
+/// wait alone); beyond, requests are refused.
 const QUEUED_LINES: usize = 256;
+const QUEUED_BYTES: usize = 16 * 1024 * 1024;
 /// The longest line of the child's stderr logged whole; the rest is cut.
 const STDERR_LINE: usize = 4096;
+/// The room kept between stdout lines: a child's one huge line is not held for its lifetime.
+const KEPT_LINE: usize = 64 * 1024;
 /// How often the watchdog looks for a child that stopped answering.
 const WATCH_EVERY: Duration = Duration::from_secs(1);
 
@@ -38,6 +42,8 @@ pub struct Spec {
 /// A running child, the `Peer` of one session's relay.
 pub struct Child {
     input: SyncSender<String>,
+    /// Bytes in `input`, not yet written to the child.
+    queued: Arc<AtomicUsize>,
     process: Arc<Mutex<Process>>,
     closing: Arc<AtomicBool>,
 }
@@ -69,8 +75,10 @@ impl Child {
         let process = Arc::new(Mutex::new(process));
         let closing = Arc::new(AtomicBool::new(false));
         let (input, lines) = mpsc::sync_channel(QUEUED_LINES);
+        let queued = Arc::new(AtomicUsize::new(0));
+        let fed = Arc::clone(&queued);
         let started = thread::Builder::new().name("proxy-stdin".into()).stack_size(64 * 1024).spawn(move || {
-            feed(stdin, &lines);
+            feed(stdin, &lines, &fed);
         });
         let reading = (Arc::clone(&process), Arc::clone(&closing), relayed.clone(), name.clone(), spec.max_line);
         let started = started.and_then(|_| {
@@ -110,7 +118,7 @@ impl Child {
                 }
             })
         });
-        let child = Child { input, process, closing };
+        let child = Child { input, queued, process, closing };
         if let Err(e) = started {
             child.close();
             return Err(format!("cannot start a thread: {e}"));
@@ -121,10 +129,20 @@ impl Child {
 
 impl Peer for Child {
     fn send(&self, line: String) -> Result<(), String> {
-        self.input.try_send(line).map_err(|e| match e {
-            TrySendError::Full(_) => format!("its input is full ({QUEUED_LINES} messages wait): it is not reading"),
-            TrySendError::Disconnected(_) => "it has ended".to_owned(),
-        })
+        let len = line.len();
+        let before = self.queued.fetch_add(len, Ordering::SeqCst);
+        let sent = if before > 0 && before + len > QUEUED_BYTES {
+            Err(format!("its input is full ({before} bytes wait): it is not reading"))
+        } else {
+            self.input.try_send(line).map_err(|e| match e {
+                TrySendError::Full(_) => format!("its input is full ({QUEUED_LINES} messages wait): it is not reading"),
+                TrySendError::Disconnected(_) => "it has ended".to_owned(),
+            })
+        };
+        if sent.is_err() {
+            self.queued.fetch_sub(len, Ordering::SeqCst);
+        }
+        sent
     }
 
     fn close(&self) {
@@ -140,10 +158,11 @@ impl Drop for Child {
     }
 }
 
-fn feed(mut stdin: ChildStdin, lines: &Receiver<String>) {
+fn feed(mut stdin: ChildStdin, lines: &Receiver<String>, queued: &AtomicUsize) {
     for line in lines {
         let written =
             stdin.write_all(line.as_bytes()).and_then(|()| stdin.write_all(b"\n")).and_then(|()| stdin.flush());
+        queued.fetch_sub(line.len(), Ordering::SeqCst);
         if let Err(e) = written {
             log::debug!("the server process's input closed: {e}");
             return;
@@ -154,17 +173,48 @@ fn feed(mut stdin: ChildStdin, lines: &Receiver<String>) {
 fn read_stdout(stdout: impl Read, cap: usize, relayed: &Relayed, name: &str) {
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
+    let mut dropped = Dropped::default();
     loop {
         match read_line(&mut reader, &mut line, cap) {
             Ok(Line::End) => return,
-            Ok(Line::TooLong) => log::warn!("{name}: a line over {cap} bytes on stdout; dropped"),
+            Ok(Line::TooLong) => dropped.note(name, &format!("a line over {cap} bytes")),
             Ok(Line::Whole) => match std::str::from_utf8(&line) {
                 Ok(text) if text.trim().is_empty() => {}
+                // Not a JSON object: no JSON-RPC message (the relay refuses batches too).
+                Ok(text) if !text.trim_start().starts_with('{') => dropped.note(name, "a line that is not JSON-RPC"),
                 Ok(text) => relayed.deliver(text.trim_end_matches('\r')),
-                Err(_) => log::warn!("{name}: a line on stdout that is not UTF-8; dropped"),
+                Err(_) => dropped.note(name, "a line that is not UTF-8"),
             },
             Err(e) => return log::debug!("{name}: stdout: {e}"),
         }
+        line.clear();
+        line.shrink_to(KEPT_LINE);
+    }
+}
+
+/// Lines of stdout dropped, told in one warning a second at most: a child printing garbage
+/// without end does not flood our log.
+#[derive(Default)]
+struct Dropped {
+    /// Dropped since the last warning, and when it was.
+    since_told: u64,
+    told: Option<Instant>,
+}
+
+impl Dropped {
+    fn note(&mut self, name: &str, what: &str) {
+        self.since_told += 1;
+        if self.told.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            return;
+        }
+        let more = self.since_told - 1;
+        if more > 0 {
+            log::warn!("{name}: {what} on stdout; dropped (and {more} more dropped lines in the last second)");
+        } else {
+            log::warn!("{name}: {what} on stdout; dropped");
+        }
+        self.since_told = 0;
+        self.told = Some(Instant::now());
     }
 }
 

@@ -12,7 +12,7 @@ mod translate;
 mod upstream;
 
 use crate::features::cache::CacheHint;
-use crate::server::listen::{Filter, Grant, ListenStream};
+use crate::server::listen::{Filter, Grant, ListenStream, Listener};
 use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Options;
@@ -50,7 +50,14 @@ pub(crate) struct Setup {
     open: Box<OpenPeer>,
     shared: bool,
     /// The shared other servers, by the client capabilities declared to them (`Declared`).
-    hubs: Mutex<Vec<(Declared, Arc<Upstream>)>>,
+    hubs: Mutex<Vec<Hub>>,
+}
+
+/// A shared other server, the capabilities declared to it, and what ends it with the server.
+struct Hub {
+    declared: Declared,
+    up: Arc<Upstream>,
+    _ending: Arc<Ending>,
 }
 
 /// The client capabilities (sampling, elicitation, roots) a shared other server was
@@ -91,12 +98,12 @@ impl Setup {
         let options = server.options();
         let declared = if self.shared { Declared::ALL } else { declared };
         let mut hubs = self.hubs.lock().unwrap_or_else(PoisonError::into_inner);
-        hubs.retain(|(_, up)| up.ended().is_none());
+        hubs.retain(|hub| hub.up.ended().is_none());
         let modern = |up: &Arc<Upstream>| matches!(up.speaks(), Some((Speaks::PerRequest { .. }, _)));
-        if let Some((_, up)) = hubs.iter().find(|(d, up)| *d == declared || modern(up)) {
-            return Ok(Arc::clone(up));
+        if let Some(hub) = hubs.iter().find(|hub| hub.declared == declared || modern(&hub.up)) {
+            return Ok(Arc::clone(&hub.up));
         }
-        let up = Upstream::open(&self.open, options.max_in_flight, true)?;
+        let up = Upstream::open(&self.open, options.max_in_flight, true, Arc::clone(server.relayed()))?;
         up.hear_with(Arc::downgrade(server));
         // Sessions speak the handshake: a server shared by them is initialized. One that only
         // 2026-07-28 requests share is asked `server/discover` first, so a server that speaks
@@ -105,15 +112,17 @@ impl Setup {
             up.close("it did not settle");
             return Err(e.message);
         }
-        hubs.push((declared, Arc::clone(&up)));
+        let ending = Arc::new(Ending(Arc::clone(&up)));
+        server.add_listener(Arc::clone(&ending) as _);
+        hubs.push(Hub { declared, up: Arc::clone(&up), _ending: ending });
         Ok(up)
     }
 }
 
 impl Drop for Setup {
     fn drop(&mut self) {
-        for (_, up) in self.hubs.get_mut().unwrap_or_else(PoisonError::into_inner).drain(..) {
-            up.close("the proxy stopped");
+        for hub in self.hubs.get_mut().unwrap_or_else(PoisonError::into_inner).drain(..) {
+            hub.up.close("the proxy stopped");
         }
     }
 }
@@ -185,6 +194,33 @@ pub(crate) struct Relay {
     terms: Mutex<ClientTerms>,
     /// The listen stream held open for the session on a 2026-07-28 server.
     listen: Mutex<Listening>,
+    /// What the server closes to end this relay with it (its own other server's).
+    ending: Option<Arc<Ending>>,
+}
+
+/// What ends another server with the relaying server (a drain out of time, a shutdown):
+/// registered as a listener that hears no broadcast (the other server makes its own).
+pub(crate) struct Ending(Arc<Upstream>);
+
+impl Listener for Ending {
+    fn is_listening(&self) -> bool {
+        false
+    }
+
+    fn is_subscribed(&self, _: &str) -> bool {
+        false
+    }
+
+    fn subscriptions(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn notify(&self, _: &str, _: &Value) {}
+
+    fn close(&self) {
+        // Answered now, while their streams are still open: the drain gave up waiting.
+        Relayed(Arc::clone(&self.0)).end("the proxy is shutting down and stopped waiting for it");
+    }
 }
 
 /// A handshake session's listen stream on a 2026-07-28 server: the resources it follows.
@@ -204,7 +240,7 @@ impl Relay {
         let up = if setup.shared {
             setup.hub(server, Declared::ALL)
         } else {
-            Upstream::open(&setup.open, options.max_in_flight, false).map_err(|why| {
+            Upstream::open(&setup.open, options.max_in_flight, false, Arc::clone(server.relayed())).map_err(|why| {
                 log::error!("relay: cannot start the server: {why}");
                 why
             })
@@ -213,7 +249,18 @@ impl Relay {
         if let Ok(up) = &up {
             up.attach(client, &session);
         }
-        Relay { up, client, session, terms: Mutex::default(), listen: Mutex::default() }
+        // Its own other server ends with the relaying server; a shared one has its own `Ending`.
+        let ending = match &up {
+            Ok(up) if !up.is_shared() => Some(Arc::new(Ending(Arc::clone(up)))),
+            _ => None,
+        };
+        Relay { up, client, session, terms: Mutex::default(), listen: Mutex::default(), ending }
+    }
+
+    /// What the server closes to end this relay with it (`Server::add_listener`): a listener
+    /// that hears nothing. None for a shared other server, which has its own.
+    pub(crate) fn listener(&self) -> Option<Arc<dyn Listener>> {
+        self.ending.as_ref().map(|ending| Arc::clone(ending) as _)
     }
 
     /// Hands one parsed message (or batch) to the other server; answers come through `reply`.

@@ -9,6 +9,7 @@ use crate::features::cache::CacheHint;
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
+use crate::util::signal::{Held, Tally};
 use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Message, Notification, Request};
 use crate::wire::meta::LogLevel;
@@ -53,6 +54,8 @@ pub(crate) struct Upstream {
     /// The relaying server whose listen streams hear what concerns every client (a shared
     /// server's), held weakly: the server holds this.
     listeners: OnceLock<Weak<Server>>,
+    /// The relaying server's count of client requests in flight (`Server::drain` waits for it).
+    in_flight: Arc<Tally>,
     /// Its tools' input schemas, by name: read on first need, again after it says its list
     /// changed (`tools_stale`, set by the thread that reads its lines, which must never wait
     /// for the lock held while they are read).
@@ -173,6 +176,9 @@ struct Waiting {
     logs: Logs,
     /// Answered with an `InputRequiredResult`: waits for its client to come back.
     parked: bool,
+    /// Counted in the server's `in_flight` while a client waits for it (not the relay's own
+    /// requests, listen streams, or a parked call).
+    held: Option<Held>,
 }
 
 /// How the other server's answer reaches the client.
@@ -265,7 +271,12 @@ fn ended(why: &str) -> RpcError {
 
 impl Upstream {
     /// Opens the other server with `open`; `shared`: for several clients.
-    pub(crate) fn open(open: &super::OpenPeer, max_in_flight: usize, shared: bool) -> Result<Arc<Upstream>, String> {
+    pub(crate) fn open(
+        open: &super::OpenPeer,
+        max_in_flight: usize,
+        shared: bool,
+        in_flight: Arc<Tally>,
+    ) -> Result<Arc<Upstream>, String> {
         let up = Arc::new(Upstream {
             state: Mutex::default(),
             peer: Mutex::new(None),
@@ -273,6 +284,7 @@ impl Upstream {
             max_in_flight,
             shared,
             listeners: OnceLock::new(),
+            in_flight,
             tools: Mutex::new(None),
             tools_stale: std::sync::atomic::AtomicBool::new(false),
         });
@@ -421,6 +433,8 @@ impl Upstream {
                     state.progress.insert(key.clone(), sent_as.clone());
                 }
                 state.by_client.insert((out.client, out.id.clone()), sent_as.clone());
+                let counted = !matches!(out.shape, Shape::Own(_) | Shape::Listen);
+                let held = counted.then(|| self.in_flight.hold());
                 state.waiting.insert(
                     sent_as.clone(),
                     Waiting {
@@ -433,6 +447,7 @@ impl Upstream {
                         shape: out.shape,
                         logs: out.logs,
                         parked: false,
+                        held,
                     },
                 );
                 Ok((sent_as, order))
@@ -593,6 +608,7 @@ impl Upstream {
         let state_token = crate::util::random::hex_token(16).map_err(|e| format!("no randomness: {e}"))?;
         let key = translate::input_key(&method);
         call.parked = true;
+        call.held = None;
         let (reply, client, client_id) = (call.reply.clone(), call.client, call.client_id.clone());
         call.reply = Sink::channel().0;
         let sent_as = state.by_client.remove(&(client, client_id.clone())).unwrap_or_else(|| client_id.clone());
@@ -635,6 +651,7 @@ impl Upstream {
         call.logs = out.logs;
         call.shape = out.shape;
         call.parked = false;
+        call.held = Some(self.in_flight.hold());
         call.order = order;
         call.since = Instant::now();
         state.by_client.insert((out.client, out.id.clone()), parked.sent_as.clone());

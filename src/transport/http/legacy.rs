@@ -1,7 +1,7 @@
 //! The HTTP+SSE transport of 2024-11-05, for old clients: GET `/sse` opens the session's one
 //! stream and names the URL to POST to; every answer travels on that stream as `event: message`.
 //! Closing the stream ends the session. What waits for the stream is bounded: beyond
-//! `WAITING` messages the newest are dropped, and a client that stops reading loses its stream
+//! `WAITING` messages (or `WAITING_BYTES`) the newest are dropped, and a client that stops reading loses its stream
 //! (and session) once a write has made no progress for the write timeout.
 
 use super::http1::Exchange;
@@ -66,7 +66,7 @@ pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &
             return Answer::rpc_error(500, &RpcError::internal()).send(exchange, cors);
         }
     };
-    let (stream, messages) = Sink::bounded(WAITING);
+    let (stream, messages) = Sink::bounded(WAITING, super::WAITING_BYTES);
     let session =
         Arc::new(LegacySession { connection: Connection::new(Arc::clone(&at.server), stream.clone()), stream });
     // One cap for every transport: held until the stream ends.

@@ -39,7 +39,7 @@ pub use probe::probe;
 pub use security::{check_token, Access, MIN_TOKEN_LEN};
 
 use crate::error::Error;
-use crate::server::sink::{Outgoing, Sink};
+use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
 use crate::server::Server;
 use crate::util::seal::StateKey;
 use crate::wire::frame;
@@ -55,7 +55,7 @@ use security::Refusal;
 use sessions::{HttpSession, Missing, Refused, Sessions};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -108,6 +108,13 @@ impl Default for HttpOptions {
 const SLICE: Duration = Duration::from_secs(1);
 /// How often the reaper ends expired sessions.
 const REAP_EVERY: Duration = Duration::from_secs(5);
+/// Bytes of notifications and requests that may wait for a stream's writer (one message of any
+/// size may wait alone); more are dropped until the client catches up (`Sink::bounded`). A
+/// handler, or a relayed server, that writes faster than its client reads, or to a client that
+/// stopped reading, is not held in memory.
+const WAITING_BYTES: usize = 4 * 1024 * 1024;
+/// Messages that may wait for a request's stream.
+const WAITING_FOR_REQUEST: usize = 1024;
 
 struct Http {
     /// Never empty; the first one's key seals session ids.
@@ -560,7 +567,7 @@ fn read_message(at: &Mount, exchange: &mut Exchange<'_>) -> Result<Incoming, Ans
 
 /// The next message of a request, waiting in slices so a shutdown is noticed; `None` once the
 /// request is over without one (cancelled, or its session closed).
-fn next_answer(http: &Http, answers: &Receiver<Outgoing>) -> Option<Outgoing> {
+fn next_answer(http: &Http, answers: &BoundedReceiver) -> Option<Outgoing> {
     loop {
         match answers.recv_timeout(SLICE) {
             Ok(message) => return Some(message),
@@ -639,6 +646,12 @@ fn post(
             return Answer::rpc_error(400, &error).send(exchange, cors);
         }
     }
+    // A relaying server's `initialize` starts a process: it takes its place under the cap first,
+    // so initializes sent at once cannot start more processes than there are places.
+    let place = match (initialize && at.server.relay().is_some()).then(|| http.sessions.reserve()).transpose() {
+        Ok(place) => place,
+        Err(refused) => return too_many(refused).send(exchange, cors),
+    };
     let session = if initialize {
         http.sessions.create(&at.server)
     } else {
@@ -653,7 +666,7 @@ fn post(
     // Not evicted while it waits for its answers; counted only until the answer is written (a
     // client may act on the answer before this thread has moved on).
     let busy = session.busy();
-    let (reply, answers) = Sink::channel();
+    let (reply, answers) = Sink::bounded(WAITING_FOR_REQUEST, WAITING_BYTES);
     session.connection.handle(Ok(incoming), carrier, &reply);
     drop(reply);
     if !has_requests {
@@ -664,7 +677,7 @@ fn post(
     if initialize {
         // The id says what `initialize` settled, so it is minted now; a failed one leaves
         // no session behind.
-        match session.connection.session().negotiated().map(|n| http.sessions.establish(&session, n)) {
+        match session.connection.session().negotiated().map(|n| http.sessions.establish(&session, n, place)) {
             None => session.connection.close(),
             Some(Ok(id)) => headers.push(("Mcp-Session-Id", id)),
             Some(Err(refused)) => {

@@ -152,7 +152,8 @@ impl Drop for Notices<'_> {
     }
 }
 
-/// A session of another transport counted under the cap; see `Sessions::reserve`.
+/// A session of another transport, or one being initialized, counted under the cap; see
+/// `Sessions::reserve`.
 pub(super) struct Place<'a>(&'a Sessions);
 
 impl Drop for Place<'_> {
@@ -219,8 +220,14 @@ impl Sessions {
     }
 
     /// After a successful `initialize`: mints the session's id from what it settled and puts
-    /// it in the table (at the cap the longest-idle session makes room). Its id, or why not.
-    pub(super) fn establish(&self, session: &Arc<HttpSession>, negotiated: Negotiated) -> Result<String, Refused> {
+    /// it in the table (at the cap the longest-idle session makes room; with the `place` its
+    /// `initialize` reserved first, that place). Its id, or why not.
+    pub(super) fn establish(
+        &self,
+        session: &Arc<HttpSession>,
+        negotiated: Negotiated,
+        place: Option<Place<'_>>,
+    ) -> Result<String, Refused> {
         let terms = Terms {
             version: negotiated.version,
             capabilities: (*negotiated.client_capabilities).clone(),
@@ -231,14 +238,19 @@ impl Sessions {
         let id = token::mint(&self.key, self.node.as_deref(), &terms).map_err(Refused::NoRandom)?;
         let _ = session.id.set(id.clone());
         let _ = session.expires.set(terms.expires);
-        self.insert(Arc::clone(session))?;
+        self.insert(Arc::clone(session), place)?;
         Ok(id)
     }
 
     /// Puts a session in the table; at the cap the longest-idle one makes room. An entry
     /// already there under the same id (rebuilt meanwhile by another request) wins.
-    fn insert(&self, session: Arc<HttpSession>) -> Result<Arc<HttpSession>, Refused> {
+    fn insert(&self, session: Arc<HttpSession>, place: Option<Place<'_>>) -> Result<Arc<HttpSession>, Refused> {
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(place) = place {
+            // The reserved place becomes the entry's under the same lock: no one takes it between.
+            self.others.fetch_sub(1, Ordering::SeqCst);
+            std::mem::forget(place);
+        }
         if let Some(there) = table.get(session.id()) {
             return Ok(Arc::clone(there));
         }
@@ -303,7 +315,7 @@ impl Sessions {
         session.mark_used();
         log::info!("session {id} rebuilt from its id (minted by another process)");
         let session = Arc::new(session);
-        self.insert(Arc::clone(&session)).map_err(|refused| {
+        self.insert(Arc::clone(&session), None).map_err(|refused| {
             session.connection.close();
             match refused {
                 Refused::Full(max) => Missing::Full(max),
@@ -395,7 +407,7 @@ impl Sessions {
 
 /// A session not yet in the table.
 fn new_session(server: &Arc<Server>, rebuilt: bool) -> HttpSession {
-    let (notifier, notices) = Sink::bounded(WAITING_NOTICES);
+    let (notifier, notices) = Sink::bounded(WAITING_NOTICES, super::WAITING_BYTES);
     HttpSession {
         id: OnceLock::new(),
         expires: OnceLock::new(),

@@ -10,8 +10,10 @@ use std::io;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-/// Events a stream keeps for a client that reconnects with `Last-Event-ID`.
+/// Events a stream keeps for a client that reconnects with `Last-Event-ID`, and their bytes at
+/// most (the newest event is kept whatever its size: it may be the response).
 const REPLAY: usize = 256;
+const REPLAY_BYTES: usize = 4 * 1024 * 1024;
 
 /// The writing end of one SSE answer.
 pub(super) struct SseWriter<'a> {
@@ -104,6 +106,8 @@ pub(super) struct Stream {
 
 struct StreamState {
     events: VecDeque<(u64, String)>,
+    /// The bytes of `events`.
+    bytes: usize,
     next_seq: u64,
     /// The stream's last event (a POST's response) is in.
     done: bool,
@@ -116,7 +120,13 @@ impl Stream {
         Stream {
             id,
             for_request,
-            state: Mutex::new(StreamState { events: VecDeque::new(), next_seq: 1, done: false, attached: true }),
+            state: Mutex::new(StreamState {
+                events: VecDeque::new(),
+                bytes: 0,
+                next_seq: 1,
+                done: false,
+                attached: true,
+            }),
             changed: Condvar::new(),
         }
     }
@@ -131,9 +141,11 @@ impl Stream {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let seq = state.next_seq;
         state.next_seq += 1;
+        state.bytes += json.len();
         state.events.push_back((seq, json));
-        if state.events.len() > REPLAY {
-            state.events.pop_front();
+        while state.events.len() > REPLAY || (state.bytes > REPLAY_BYTES && state.events.len() > 1) {
+            let Some((_, dropped)) = state.events.pop_front() else { break };
+            state.bytes -= dropped.len();
         }
         state.done |= last;
         drop(state);

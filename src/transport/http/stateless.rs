@@ -9,7 +9,7 @@ use super::http1::Exchange;
 use super::pump::{Pump, Stop};
 use super::{Answer, Http, Mount, SLICE};
 use crate::server::connection::Connection;
-use crate::server::sink::{Outgoing, Sink};
+use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
 use crate::wire::frame;
 use crate::wire::jsonrpc::Message;
 use crate::wire::meta::{self, Carrier, RequestMeta};
@@ -74,7 +74,7 @@ pub(super) fn post(
     }
     // No session: the request is served alone, and what it holds instead (its cancellation
     // flag, a listen stream) ends when the client has its answer or hangs up.
-    let (reply, answers) = Sink::channel();
+    let (reply, answers) = Sink::bounded(super::WAITING_FOR_REQUEST, super::WAITING_BYTES);
     let id = req.id.clone();
     let listen = req.method.spec().is_some_and(|s| s.id == Id::SubscriptionsListen);
     // `_meta` was read above: it is taken as it is.
@@ -124,7 +124,7 @@ fn stream(
     exchange: &mut Exchange<'_>,
     cors: &[(&'static str, String)],
     first: Outgoing,
-    answers: &std::sync::mpsc::Receiver<Outgoing>,
+    answers: &BoundedReceiver,
 ) {
     let Ok(mut pump) = Pump::start(exchange, cors) else { return };
     let mut next = Some(first);

@@ -8,11 +8,11 @@ use super::pump::{Pump, Stop};
 use super::sessions::HttpSession;
 use super::sse::{self, Stream};
 use super::{accepts, ended_with_session, find_session, retry_ms, Answer, Http, Mount, SLICE};
-use crate::server::sink::Outgoing;
+use crate::server::sink::{BoundedReceiver, Outgoing};
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -160,7 +160,7 @@ pub(super) fn primes(version: Option<ProtocolVersion>) -> bool {
 pub(super) struct Streamed<'a> {
     pub(super) session: &'a HttpSession,
     pub(super) first: Outgoing,
-    pub(super) answers: &'a Receiver<Outgoing>,
+    pub(super) answers: &'a BoundedReceiver,
     pub(super) version: Option<ProtocolVersion>,
     pub(super) id: Option<&'a RequestId>,
 }
@@ -226,7 +226,7 @@ pub(super) fn answer(
 /// ends the wait. The pump, while there is one, keeps the stream alive in between.
 fn next_streamed(
     http: &Http,
-    answers: &Receiver<Outgoing>,
+    answers: &BoundedReceiver,
     pump: &mut Option<Pump<'_>>,
     stream: &Stream,
 ) -> Option<Outgoing> {

@@ -5,9 +5,10 @@
 # set and the whole suite at 2026-07-28; fails on any failing scenario
 # (scripts/conformance-expected-failures.yml may list only scenarios outside the requirement set).
 # The extensions' scenarios (tasks, SEP-2663; skills, SEP-2640) then run one by one, each
-# required to pass every check with no warning. Last, the 2025-11-25 requirement set again
-# through `tinymcp proxy` in front of `tinymcp --everything` over stdio (a child per session):
-# every scenario must pass there too.
+# required to pass every check with no warning. Last, both requirement sets again through
+# `tinymcp proxy` in front of `tinymcp --everything` over stdio (a child per session; 2026-07-28
+# requests through one child they share): every scenario must pass there too (the translation
+# between revisions is refereed by scripts/proxy-revisions.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -92,4 +93,6 @@ wait_port "$proxy_port"
 url="http://127.0.0.1:$proxy_port/mcp" run "proxy-requirements-2025-11-25" --requirements 2025-11-25
 scored=$(grep -cE '^✓ ' "$log/proxy-requirements-2025-11-25.txt" || true)
 echo "conformance: $scored scenarios passed in the 2025-11-25 requirement run through the proxy"
+# And the 2026-07-28 set: the child answers server/discover, so its requests pass as they are.
+url="http://127.0.0.1:$proxy_port/mcp" run "proxy-requirements-2026-07-28" --requirements 2026-07-28
 exit $status

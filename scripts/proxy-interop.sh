@@ -19,6 +19,8 @@ trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
 # sets `port`.
 proxy() {
   local log="$logs/proxy-${#pids[@]}.log"
+  # Made here: the background job opens it later, and sed on a missing file ends the script (2).
+  : >"$log"
   "$tinymcp" proxy --http 127.0.0.1:0 "$@" >/dev/null 2>"$log" &
   pids+=($!)
   port=

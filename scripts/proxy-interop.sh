@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `tinymcp proxy` with clients and a server nobody here wrote: the Python SDK client (Streamable
 # HTTP and legacy SSE) and the TypeScript SDK client through the proxy to `tinymcp --everything`
-# over stdio (every feature, as direct), then the Python SDK client through the proxy to the
-# reference server-everything over stdio, then through `--config` to one of two named servers.
+# over stdio (every feature, as direct), then the Python and TypeScript SDK clients (each over
+# Streamable HTTP and legacy SSE) through the proxy to the reference server-everything over stdio
+# (tools, resources, prompts, completion, sampling, elicitation, a subscription, progress,
+# cancellation), then through `--config` to one of two named servers.
 # Needs target/release/tinymcp and scripts/deps.sh's .cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +21,8 @@ trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
 # sets `port`.
 proxy() {
   local log="$logs/proxy-${#pids[@]}.log"
+  # Made here: the background job opens it later, and sed on a missing file ends the script (2).
+  : >"$log"
   "$tinymcp" proxy --http 127.0.0.1:0 "$@" >/dev/null 2>"$log" &
   pids+=($!)
   port=
@@ -39,6 +43,8 @@ proxy -- "$PWD/$tinymcp" --everything
 proxy -- "$PWD/$node" "$PWD/$everything" stdio
 "$python" tests/interop/python_proxy.py --transport http "http://127.0.0.1:$port/mcp"
 "$python" tests/interop/python_proxy.py --transport sse "http://127.0.0.1:$port/sse"
+"$node" tests/interop/ts_proxy.mjs --transport http "http://127.0.0.1:$port/mcp"
+"$node" tests/interop/ts_proxy.mjs --transport sse "http://127.0.0.1:$port/sse"
 
 config="$logs/servers.json"
 cat >"$config" <<JSON

@@ -22,6 +22,7 @@ trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
 # Starts `tinymcp proxy ARGS...` on a port the OS picks and sets `port`.
 proxy() {
   local log="$logs/proxy-${#pids[@]}.log"
+  : >"$log"
   "$tinymcp" proxy --http 127.0.0.1:0 "$@" >/dev/null 2>"$log" &
   pids+=($!)
   port=

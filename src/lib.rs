@@ -69,6 +69,7 @@ pub use features::tasks::TaskSupport;
 pub use features::tools::{CallToolResult, Tool, ToolAnnotations, ToolHandler};
 pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
+#[cfg(feature = "http")]
 pub use server::relay;
 pub use server::sink::{Outgoing, Sink};
 pub use server::{Options, Server};

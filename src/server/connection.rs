@@ -7,6 +7,7 @@ use crate::server::context::{RequestCx, Terms};
 use crate::server::listen::{Grant, ListenStream};
 use crate::server::methods::{self, Route};
 use crate::server::pool::Job;
+#[cfg(feature = "http")]
 use crate::server::relay::{self, Relay};
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
@@ -37,6 +38,7 @@ pub struct Connection {
     /// Open `subscriptions/listen` streams, by request id; the server holds them weakly.
     listens: Mutex<HashMap<RequestId, Arc<ListenStream>>>,
     /// Another server every message goes to instead of the method table (`Server::set_relay`).
+    #[cfg(feature = "http")]
     relay: Option<Relay>,
 }
 
@@ -44,17 +46,24 @@ impl Connection {
     /// A new connection; messages not tied to a request go to `notifier`.
     pub fn new(server: Arc<Server>, notifier: Sink) -> Self {
         let session = Arc::new(Session::new(notifier));
+        #[cfg(feature = "http")]
         let relay = server.relay().map(|setup| Relay::open(setup, &server, Arc::clone(&session)));
-        match &relay {
+        #[cfg(feature = "http")]
+        if let Some(relay) = relay {
             // A relay hears no broadcast; it is ended with the server.
-            Some(relay) => {
-                if let Some(ending) = relay.listener() {
-                    server.add_listener(ending);
-                }
+            if let Some(ending) = relay.listener() {
+                server.add_listener(ending);
             }
-            None => server.add_listener(Arc::clone(&session) as _),
+            return Connection { server, session, listens: Mutex::default(), relay: Some(relay) };
         }
-        Connection { server, session, listens: Mutex::default(), relay }
+        server.add_listener(Arc::clone(&session) as _);
+        Connection {
+            server,
+            session,
+            listens: Mutex::default(),
+            #[cfg(feature = "http")]
+            relay: None,
+        }
     }
 
     /// Whether this connection is one of `server`'s (a listener may serve several).
@@ -79,11 +88,15 @@ impl Connection {
     /// go. Each message's era is decided here once; never runs handler code on the caller's
     /// thread, so the reader stays free to deliver the answers handlers wait for.
     pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, carrier: Carrier, reply: &Sink) {
-        match (incoming, &self.relay) {
-            (Err(bad), _) => reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error))),
-            (Ok(incoming), Some(relay)) => relay.handle(incoming, reply),
-            (Ok(Incoming::Single(message)), None) => self.on_message(message, carrier, reply),
-            (Ok(Incoming::Batch(items)), None) => self.on_batch(items, carrier, reply),
+        #[cfg(feature = "http")]
+        let incoming = match (incoming, &self.relay) {
+            (Ok(incoming), Some(relay)) => return relay.handle(incoming, reply),
+            (incoming, _) => incoming,
+        };
+        match incoming {
+            Err(bad) => reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error))),
+            Ok(Incoming::Single(message)) => self.on_message(message, carrier, reply),
+            Ok(Incoming::Batch(items)) => self.on_batch(items, carrier, reply),
         }
     }
 
@@ -175,6 +188,13 @@ impl Connection {
             }
         }
         alone
+    }
+
+    /// The input schema of tool `name` as a 2026-07-28 request with this `_meta` would meet it:
+    /// a registered tool's, or a relayed server's (SEP-2243's headers are checked against it).
+    #[cfg(feature = "http")]
+    pub(crate) fn tool_input_schema(server: &Arc<Server>, meta: &RequestMeta, name: &str) -> Option<serde_json::Value> {
+        server.tool_input_schema(name).or_else(|| relay::tool_schema(server, meta, name))
     }
 
     /// Opens a `subscriptions/listen` stream (2026-07-28); it holds no worker.
@@ -274,6 +294,7 @@ impl Connection {
     /// Ends the connection: running handlers see cancellation, pending client requests fail,
     /// listen streams end.
     pub fn close(&self) {
+        #[cfg(feature = "http")]
         if let Some(relay) = &self.relay {
             relay.close();
         }

@@ -9,6 +9,7 @@ pub(crate) mod listen;
 mod methods;
 pub(crate) mod pool;
 pub(crate) mod registry;
+#[cfg(feature = "http")]
 pub mod relay;
 pub mod session;
 pub(crate) mod sink;
@@ -223,6 +224,7 @@ pub struct Server {
     /// What `drain` waits for once handlers are done: a transport's answers written out.
     flushes: Mutex<Vec<Flush>>,
     /// Another server each connection's messages go to instead of the method table.
+    #[cfg(feature = "http")]
     relay: Option<relay::Setup>,
     /// Requests its relays handed on and not yet answered: `drain` waits for them too.
     relayed: Arc<Tally>,
@@ -264,6 +266,7 @@ impl Server {
             draining: AtomicBool::new(false),
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
+            #[cfg(feature = "http")]
             relay: None,
             relayed: Arc::default(),
         }
@@ -290,6 +293,7 @@ impl Server {
         Ok(())
     }
 
+    #[cfg(feature = "http")]
     /// Makes this server a relay (`tinymcp proxy`): every connection opens its own other
     /// server with `open`, and every message goes there instead of to what is registered here.
     /// The transport, its limits and checks stay this server's.
@@ -302,6 +306,7 @@ impl Server {
         self.relay = Some(relay::Setup::new(Box::new(open), false));
     }
 
+    #[cfg(feature = "http")]
     /// Makes this server a relay to one other server that every session shares (`tinymcp
     /// proxy --shared`), opened with `open` on first use (and again if it ends): each client's
     /// request ids and progress tokens are remapped, what concerns every client (list changes,
@@ -314,11 +319,13 @@ impl Server {
         self.relay = Some(relay::Setup::new(Box::new(open), true));
     }
 
+    #[cfg(feature = "http")]
     pub(crate) fn relay(&self) -> Option<&relay::Setup> {
         self.relay.as_ref()
     }
 
     /// The count of relayed requests not yet answered, which `drain` waits for.
+    #[cfg(feature = "http")]
     pub(crate) fn relayed(&self) -> &Arc<Tally> {
         &self.relayed
     }
@@ -580,6 +587,7 @@ impl Server {
 
     /// Sends to every listener that hears it (a session once initialized; later a listen stream).
     /// A relayed server's list change or resource update, to the listen streams that asked.
+    #[cfg(feature = "http")]
     pub(crate) fn relay_broadcast(&self, method: &str, params: &Value) {
         match params.get("uri").and_then(Value::as_str) {
             Some(uri) if method == resources::UPDATED => self.notify_resource_updated(uri),

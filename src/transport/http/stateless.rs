@@ -61,9 +61,7 @@ pub(super) fn post(
         let schema = match req.method.spec().map(|s| s.id) {
             Some(Id::ToolsCall) => {
                 let name = params.get("name").and_then(Value::as_str);
-                name.and_then(|n| {
-                    at.server.tool_input_schema(n).or_else(|| crate::server::relay::tool_schema(&at.server, &meta, n))
-                })
+                name.and_then(|n| Connection::tool_input_schema(&at.server, &meta, n))
             }
             _ => None,
         };

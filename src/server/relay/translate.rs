@@ -319,7 +319,7 @@ mod tests {
         let answer = Speaks::PerRequest { discover }.initialize(ProtocolVersion::parse("2025-06-18"));
         assert_eq!(
             answer,
-            json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}, "resources": {}},
+            json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}, "resources": {"subscribe": true}},
                    "serverInfo": {"name": "modern", "version": "1"}})
         );
     }

@@ -100,12 +100,26 @@ impl Sink {
     /// whatever its size, and responses always pass: a request's answer is never dropped.
     #[cfg(feature = "http")]
     pub(crate) fn bounded(max_messages: usize, max_bytes: usize) -> (Sink, BoundedReceiver) {
+        Sink::bounded_as(max_messages, max_bytes, false)
+    }
+
+    /// `Sink::bounded` for a stream that carries the answers of every request of a session (the
+    /// legacy transport's): answers count and are dropped too, since a client that does not
+    /// read its stream would otherwise hold every answer it asks for until the write timeout.
+    #[cfg(feature = "http")]
+    pub(crate) fn bounded_with_answers(max_messages: usize, max_bytes: usize) -> (Sink, BoundedReceiver) {
+        Sink::bounded_as(max_messages, max_bytes, true)
+    }
+
+    #[cfg(feature = "http")]
+    fn bounded_as(max_messages: usize, max_bytes: usize, answers: bool) -> (Sink, BoundedReceiver) {
         let (tx, rx) = mpsc::channel();
         let bound = Arc::new(Bound {
             messages: AtomicUsize::new(0),
             bytes: AtomicUsize::new(0),
             max_messages,
             max_bytes,
+            answers,
             dropped: AtomicUsize::new(0),
         });
         (Sink { tx, bound: Some(Arc::clone(&bound)), meter: None, batch: None }, BoundedReceiver { rx, bound })
@@ -150,7 +164,7 @@ impl Sink {
         if let Some(meter) = &self.meter {
             meter.fetch_add(len, Ordering::Relaxed);
         }
-        let waiting = waiting_len(&message);
+        let waiting = self.bound.as_ref().map_or(0, |bound| bound.len(&message));
         if self.tx.send(message).is_err() {
             if let Some(meter) = &self.meter {
                 meter.fetch_sub(len, Ordering::Relaxed);
@@ -229,6 +243,8 @@ struct Bound {
     bytes: AtomicUsize,
     max_messages: usize,
     max_bytes: usize,
+    /// Whether answers count and may be dropped too (`Sink::bounded_with_answers`).
+    answers: bool,
     /// Messages dropped since the reader last caught up: one warning when dropping starts, one
     /// with the count when it ends, however long a flood lasts.
     dropped: AtomicUsize,
@@ -237,11 +253,11 @@ struct Bound {
 impl Bound {
     /// Counts `message` as waiting, or says it must be dropped.
     fn admit(&self, message: &Outgoing) -> bool {
-        let len = waiting_len(message);
+        let len = self.len(message);
         let before = self.messages.fetch_add(1, Ordering::Relaxed);
         let bytes = self.bytes.fetch_add(len, Ordering::Relaxed).saturating_add(len);
         let room = before == 0 || (before < self.max_messages && bytes <= self.max_bytes);
-        if room || message.is_response() || matches!(message, Outgoing::CloseStream) {
+        if room || (message.is_response() && !self.answers) || matches!(message, Outgoing::CloseStream) {
             let dropped = self.dropped.swap(0, Ordering::Relaxed);
             if dropped > 0 {
                 log::warn!("{dropped} messages were dropped while the client did not read them");
@@ -260,6 +276,16 @@ impl Bound {
             );
         }
         false
+    }
+
+    /// What a message counts: the length of a notification's or request's text, and an
+    /// answer's estimated size where answers count.
+    fn len(&self, message: &Outgoing) -> usize {
+        match message {
+            Outgoing::Response(answer) if self.answers => answer.size_hint(),
+            Outgoing::Batch(answers) if self.answers => answers.iter().map(Answer::size_hint).sum(),
+            other => waiting_len(other),
+        }
     }
 
     /// One message of `len` bytes no longer waits.
@@ -290,7 +316,7 @@ impl BoundedReceiver {
     /// The next message, waiting up to `timeout`.
     pub(crate) fn recv_timeout(&self, timeout: Duration) -> Result<Outgoing, mpsc::RecvTimeoutError> {
         let message = self.rx.recv_timeout(timeout)?;
-        self.bound.release(waiting_len(&message));
+        self.bound.release(self.bound.len(&message));
         Ok(message)
     }
 }

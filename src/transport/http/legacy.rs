@@ -66,7 +66,7 @@ pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &
             return Answer::rpc_error(500, &RpcError::internal()).send(exchange, cors);
         }
     };
-    let (stream, messages) = Sink::bounded(WAITING, super::WAITING_BYTES);
+    let (stream, messages) = Sink::bounded_with_answers(WAITING, super::WAITING_BYTES);
     let session =
         Arc::new(LegacySession { connection: Connection::new(Arc::clone(&at.server), stream.clone()), stream });
     // One cap for every transport: held until the stream ends.

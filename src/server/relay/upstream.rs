@@ -6,6 +6,7 @@
 use super::translate::{self, Speaks};
 use super::Peer;
 use crate::features::cache::CacheHint;
+use crate::server::listen::SUBSCRIPTION_ID;
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
@@ -825,6 +826,21 @@ impl Upstream {
     fn on_notification(&self, n: Notification, line: &str) {
         let method = n.method.as_str();
         let state = lock(self);
+        // A frame of a `subscriptions/listen` stream a 2026-07-28 client opened through the
+        // relay: to that stream, under the id the client gave it.
+        let stream = subscription_of(&n.params).and_then(|id| state.waiting.get(&id).map(|w| (id, w)));
+        if let Some((sent_as, listen)) = stream.filter(|(_, w)| !matches!(w.shape, Shape::Listen)) {
+            let line = if sent_as == listen.client_id {
+                line.to_owned()
+            } else {
+                let mut params = n.params.to_value();
+                params["_meta"][SUBSCRIPTION_ID] = json!(listen.client_id);
+                frame::notification(method, &params)
+            };
+            let reply = listen.reply.clone();
+            drop(state);
+            return reply.send(Outgoing::Notification(line));
+        }
         if method == "notifications/progress" {
             let key = progress_of(&n.params).map(|t| t.to_string());
             let owner = key.and_then(|k| state.progress.get(&k)).and_then(|id| state.waiting.get(id));
@@ -994,6 +1010,14 @@ impl Relayed {
         let quiet = state.heard.map_or(oldest, |heard| heard.max(oldest));
         quiet.elapsed() > longer
     }
+}
+
+/// The listen stream a notification from the other server belongs to, by the
+/// `_meta["io.modelcontextprotocol/subscriptionId"]` it carries.
+fn subscription_of(params: &Params) -> Option<RequestId> {
+    let meta = params.meta_text()?;
+    let meta: Value = serde_json::from_str(meta).ok()?;
+    RequestId::from_value(meta.get(SUBSCRIPTION_ID)?)
 }
 
 /// The `progressToken` of a `notifications/progress` from the other server.

@@ -51,11 +51,12 @@ if ! rustup target list --installed 2>/dev/null | grep -qx "$MUSL"; then
   echo "adding the Rust target $MUSL (rustup target add $MUSL)" >&2
   rustup target add "$MUSL" >&2
 fi
+# The static build's allocator (mimalloc) and, with `oauth`, ring compile some C for musl.
+. scripts/syspkg.sh
+use_musl_cc
 cargo build --release --quiet --bin tinymcp --target "$MUSL"
 # The release build (feature `oauth`: JWT signatures and HTTPS), for its size beside the default's;
-# in its own target folder so the default build above stays the one measured. ring, in the
-# tree, needs a C compiler for musl: the host's gcc where no musl cross compiler is there.
-command -v x86_64-linux-musl-gcc >/dev/null 2>&1 || export CC_x86_64_unknown_linux_musl="${CC_x86_64_unknown_linux_musl:-gcc}"
+# in its own target folder so the default build above stays the one measured.
 cargo build --release --quiet --bin tinymcp --features oauth --target "$MUSL" --target-dir "$TARGET/oauth"
 # The counting builds: the same server with a counting allocator, for allocations per call.
 for target in "" "$MUSL"; do

@@ -45,9 +45,10 @@ if ! has_target "$X86"; then
   echo "the Rust target $X86 is missing: adding it (rustup target add $X86)"
   rustup target add "$X86"
 fi
-# The release binary has OAuth (`--features oauth`). Its TLS backend, ring, compiles some C and
-# assembly: with no musl cross compiler here, the host's gcc builds it (freestanding code).
-command -v x86_64-linux-musl-gcc >/dev/null 2>&1 || export CC_x86_64_unknown_linux_musl="${CC_x86_64_unknown_linux_musl:-gcc}"
+# The static binary's allocator (mimalloc) is C, and so is some of ring, the TLS backend of the
+# release binary's OAuth (`--features oauth`): musl-gcc compiles them (scripts/syspkg.sh).
+. scripts/syspkg.sh
+use_musl_cc
 cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$X86"
 bin=${CARGO_TARGET_DIR:-target}/$X86/release/tinymcp
 check_static "$bin"

@@ -30,7 +30,9 @@ built=()
 
 X86=x86_64-unknown-linux-musl
 rustup target list --installed | grep -qx "$X86" || rustup target add "$X86"
-command -v x86_64-linux-musl-gcc >/dev/null 2>&1 || export CC_x86_64_unknown_linux_musl="${CC_x86_64_unknown_linux_musl:-gcc}"
+# mimalloc (the static binary's allocator) and ring compile some C: musl-gcc (scripts/syspkg.sh).
+. scripts/syspkg.sh
+use_musl_cc
 cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$X86"
 static_check "$TARGET/$X86/release/tinymcp"
 cp "$TARGET/$X86/release/tinymcp" "$DIST/tinymcp-$X86"
@@ -38,7 +40,6 @@ built+=("tinymcp-$X86")
 
 ARM=aarch64-unknown-linux-musl
 if [ -z "$only" ]; then
-  . scripts/syspkg.sh
   linker=""
   if command -v aarch64-linux-musl-gcc >/dev/null 2>&1; then
     linker=aarch64-linux-musl-gcc

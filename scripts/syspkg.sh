@@ -18,3 +18,21 @@ need_command() {
   fi
   return 1
 }
+
+# The C compiler of x86_64-unknown-linux-musl builds: the static binary's allocator (mimalloc) is
+# C, and so is some of ring (feature `oauth`). The cc crate finds a musl cross compiler
+# (x86_64-linux-musl-gcc) or Debian's musl-gcc (package musl-tools) by itself: this installs the
+# latter when told to (TINYMCP_INSTALL_PACKAGES=1, as in CI). Without either, the host's gcc
+# builds that C against glibc's headers, which links and runs (the calls they make have the
+# same ABI in musl) but is not what musl-gcc checks, so it says so. A CC_x86_64_unknown_linux_musl
+# already set is kept.
+use_musl_cc() {
+  [ -n "${CC_x86_64_unknown_linux_musl:-}" ] && return 0
+  command -v x86_64-linux-musl-gcc >/dev/null 2>&1 && return 0
+  command -v musl-gcc >/dev/null 2>&1 && return 0
+  if [ "${TINYMCP_INSTALL_PACKAGES:-0}" = 1 ] && need_command musl-gcc musl-tools; then
+    return 0
+  fi
+  echo "no musl C compiler (x86_64-linux-musl-gcc, or musl-gcc: apt-get install -y musl-tools): the host's gcc compiles the static build's C" >&2
+  export CC_x86_64_unknown_linux_musl=gcc
+}

@@ -204,8 +204,10 @@ pub struct Server {
     registry: RwLock<Arc<Registry>>,
     listeners: Mutex<Vec<Weak<dyn Listener>>>,
     subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
-    /// Seals 2026-07-28 `requestState`s: random per process unless a key file is set.
-    state_key: Option<StateKey>,
+    /// Seals 2026-07-28 `requestState`s and HTTP session ids: random per process unless a key
+    /// file is set, drawn on first use (the first hash also probes the CPU for SHA instructions:
+    /// neither is start-up work).
+    state_key: std::sync::OnceLock<Option<StateKey>>,
     /// `info(2026-07-28)` as JSON text, made on first use (every such result carries it).
     latest_info: std::sync::OnceLock<Arc<Box<serde_json::value::RawValue>>>,
     /// Prefixes every id a load balancer may route on (`--node-id`).
@@ -258,9 +260,7 @@ impl Server {
             listeners: Mutex::new(Vec::new()),
             subscribe_hooks: RwLock::new(Vec::new()),
             listen_slots: ListenSlots::default(),
-            state_key: StateKey::random()
-                .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
-                .ok(),
+            state_key: std::sync::OnceLock::new(),
             node_id: None,
             ext_tasks: tasks_ext::Table::default(),
             draining: AtomicBool::new(false),
@@ -276,7 +276,7 @@ impl Server {
     /// digits, e.g. from `openssl rand -hex 32`) instead of a random one, so replicas that
     /// share the file accept each other's states, and states survive a restart.
     pub fn set_state_key_file(&mut self, path: &std::path::Path) -> Result<(), crate::Error> {
-        self.state_key = Some(StateKey::from_file(path).map_err(crate::Error::Config)?);
+        self.state_key = std::sync::OnceLock::from(Some(StateKey::from_file(path).map_err(crate::Error::Config)?));
         Ok(())
     }
 
@@ -339,7 +339,13 @@ impl Server {
     /// process; `None` if the OS gave no randomness and no key file was set (then
     /// input-required results are refused).
     pub(crate) fn sealing_key(&self) -> Option<&StateKey> {
-        self.state_key.as_ref()
+        self.state_key
+            .get_or_init(|| {
+                StateKey::random()
+                    .map_err(|e| log::error!("no random state key ({e}): input-required results are refused"))
+                    .ok()
+            })
+            .as_ref()
     }
 
     /// Sets the human-readable title sent in `serverInfo` (2025-06-18 and later).
@@ -635,11 +641,12 @@ impl Server {
         removed
     }
 
+    /// Changes the registry: in place while no snapshot of it is held (registration before
+    /// serving, one entry at a time, copies nothing), else on a copy that replaces it, so a
+    /// handler holding a snapshot keeps reading the registry it started with.
     fn update(&self, change: impl FnOnce(&mut Registry)) {
         let mut current = self.registry.write().unwrap_or_else(PoisonError::into_inner);
-        let mut next = Registry::clone(&current);
-        change(&mut next);
-        *current = Arc::new(next);
+        change(Arc::make_mut(&mut current));
     }
 
     /// A registered tool's input schema (for transports that check request headers against

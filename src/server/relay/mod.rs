@@ -521,7 +521,7 @@ pub(crate) fn serve_alone(
             }
             let hint = spec.and_then(|s| hint(options, s.cache));
             let shape = Shape::Modern(hint, meta.client_capabilities.clone(), spec.map(|s| s.id));
-            (shape, Body::Value(translate::strip_terms(req.params.to_value(), None)))
+            (shape, Body::Value(translate::strip_terms(req.params.to_value())))
         }
         _ => (Shape::AsIs, Body::Text(&req.params)),
     };

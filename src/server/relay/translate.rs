@@ -182,18 +182,16 @@ pub(crate) fn own_initialize<'a>(capabilities: impl Iterator<Item = &'a str>) ->
 }
 
 /// A 2026-07-28 request's params as a handshake server takes them: the per-request terms
-/// (`io.modelcontextprotocol/…` members of `_meta`) and the input-required members removed, and its progress token replaced
-/// by `token` when given. A `_meta` left empty is removed.
-pub(crate) fn strip_terms(mut params: Value, token: Option<&Value>) -> Value {
+/// (`io.modelcontextprotocol/…` members of `_meta`) and the input-required members removed (a
+/// shared server's progress token is `Upstream::request`'s to replace). A `_meta` left empty
+/// is removed.
+pub(crate) fn strip_terms(mut params: Value) -> Value {
     let Some(object) = params.as_object_mut() else { return json!({}) };
     // The input-required rounds are the relay's to play with the client (`Upstream::resume`).
     object.remove("inputResponses");
     object.remove("requestState");
     if let Some(Value::Object(meta)) = object.get_mut("_meta") {
         meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
-        if let (Some(token), true) = (token, meta.contains_key("progressToken")) {
-            meta.insert("progressToken".into(), token.clone());
-        }
         if meta.is_empty() {
             object.remove("_meta");
         }
@@ -327,9 +325,9 @@ mod tests {
     #[test]
     fn terms_are_stripped_and_added() {
         let params = json!({"name": "echo", "_meta": {PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}, "progressToken": 7}});
-        assert_eq!(strip_terms(params, Some(&json!(99))), json!({"name": "echo", "_meta": {"progressToken": 99}}));
+        assert_eq!(strip_terms(params), json!({"name": "echo", "_meta": {"progressToken": 7}}));
         let params = json!({"name": "echo", "_meta": {PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}}});
-        assert_eq!(strip_terms(params, None), json!({"name": "echo"}));
+        assert_eq!(strip_terms(params), json!({"name": "echo"}));
         let terms = ClientTerms {
             capabilities: json!({"sampling": {}}),
             info: json!({"name": "c"}),

@@ -6,6 +6,7 @@
 //! bench_stdio echo SECONDS IN_FLIGHT -- CMD ARGS... `echo` calls per second, idle and peak RSS
 //! bench_stdio allocs CALLS -- CMD ARGS...          allocations and bytes per `echo` call, read
 //!                                                  from the counting build's `allocations` tool
+//! bench_stdio allocs-stateless CALLS -- CMD ARGS... the same at 2026-07-28
 //! bench_stdio http-echo SECONDS CONNECTIONS -- URL [PID]  `echo` over keep-alive HTTP: calls/s,
 //!                                                  p50, p99 (and PID's CPU per call, if given)
 //! bench_stdio echo-stateless SECONDS IN_FLIGHT -- CMD ARGS...  `echo` at 2026-07-28 (no
@@ -41,7 +42,8 @@ fn main() {
     match head.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["startup", runs] => startup(number(runs), command),
         ["echo", seconds, in_flight] => echo(number(seconds), number(in_flight), command, false),
-        ["allocs", calls] => allocs(number(calls), command),
+        ["allocs", calls] => allocs(number(calls), command, false),
+        ["allocs-stateless", calls] => allocs(number(calls), command, true),
         ["echo-stateless", seconds, in_flight] => echo(number(seconds), number(in_flight), command, true),
         ["http-echo", seconds, connections] => http_echo(number(seconds), number(connections), command, false),
         ["http-echo-stateless", seconds, connections] => http_echo(number(seconds), number(connections), command, true),
@@ -202,15 +204,22 @@ fn echo(seconds: u64, in_flight: u64, command: &[String], stateless: bool) {
     let _ = reader.join();
 }
 
-const ECHO: &str = r#""method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}"#;
+/// A `tools/call` of `echo` or of the counting build's `allocations` after its id, its params
+/// ending with `meta` (`,"_meta":{...}` at 2026-07-28, else empty).
+fn call_line(id: u64, tool: &str, meta: &str) -> String {
+    let arguments = if tool == "echo" { r#"{"message":"hello"}"# } else { "{}" };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}{meta}}}}}"#
+    )
+}
 
 /// `calls` echo calls with at most 64 in flight, each answer awaited; ids from `next_id` on.
-fn echo_calls(stdin: &mut impl Write, out: &mut impl BufRead, next_id: &mut u64, calls: u64) {
+fn echo_calls(stdin: &mut impl Write, out: &mut impl BufRead, next_id: &mut u64, calls: u64, meta: &str) {
     let (mut sent, mut answered) = (0, 0);
     let mut line = String::new();
     while answered < calls {
         while sent < calls && sent - answered < 64 {
-            writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{},{ECHO}"#, *next_id).expect("write request");
+            writeln!(stdin, "{}", call_line(*next_id, "echo", meta)).expect("write request");
             *next_id += 1;
             sent += 1;
         }
@@ -227,14 +236,10 @@ fn echo_calls(stdin: &mut impl Write, out: &mut impl BufRead, next_id: &mut u64,
 }
 
 /// The counting build's (allocations, bytes) so far.
-fn counted(stdin: &mut impl Write, out: &mut impl BufRead, next_id: &mut u64) -> (u64, u64) {
+fn counted(stdin: &mut impl Write, out: &mut impl BufRead, next_id: &mut u64, meta: &str) -> (u64, u64) {
     let id = *next_id;
     *next_id += 1;
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"allocations","arguments":{{}}}}}}"#
-    )
-    .expect("write");
+    writeln!(stdin, "{}", call_line(id, "allocations", meta)).expect("write");
     stdin.flush().expect("flush");
     let mut line = String::new();
     loop {
@@ -257,19 +262,22 @@ fn counted(stdin: &mut impl Write, out: &mut impl BufRead, next_id: &mut u64) ->
 
 /// Allocations per `echo` call, from three readings of the counter: the difference between the
 /// last two, less what one reading itself costs (the first two, back to back), over `calls`.
-fn allocs(calls: u64, command: &[String]) {
+fn allocs(calls: u64, command: &[String], stateless: bool) {
     let (mut child, stdin, mut out) = spawn(command);
     let mut stdin = BufWriter::new(stdin);
-    writeln!(stdin, "{INITIALIZE}").expect("write initialize");
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).expect("write");
-    stdin.flush().expect("flush");
-    read_answer(&mut out, 0);
+    let meta = if stateless { format!(",{META}") } else { String::new() };
+    if !stateless {
+        writeln!(stdin, "{INITIALIZE}").expect("write initialize");
+        writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).expect("write");
+        stdin.flush().expect("flush");
+        read_answer(&mut out, 0);
+    }
     let mut id = 1;
-    echo_calls(&mut stdin, &mut out, &mut id, calls.min(10_000)); // warm-up: threads, buffers
-    let first = counted(&mut stdin, &mut out, &mut id);
-    let second = counted(&mut stdin, &mut out, &mut id);
-    echo_calls(&mut stdin, &mut out, &mut id, calls);
-    let third = counted(&mut stdin, &mut out, &mut id);
+    echo_calls(&mut stdin, &mut out, &mut id, calls.min(10_000), &meta); // warm-up: threads, buffers
+    let first = counted(&mut stdin, &mut out, &mut id, &meta);
+    let second = counted(&mut stdin, &mut out, &mut id, &meta);
+    echo_calls(&mut stdin, &mut out, &mut id, calls, &meta);
+    let third = counted(&mut stdin, &mut out, &mut id, &meta);
     let per_call = |i: fn((u64, u64)) -> u64| {
         let reading = i(second).saturating_sub(i(first));
         i(third).saturating_sub(i(second)).saturating_sub(reading) as f64 / calls.max(1) as f64

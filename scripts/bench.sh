@@ -114,6 +114,7 @@ for _ in $(seq "$ROUNDS"); do
     fi
   done
 done
+measure sl_count allocs-stateless 20000 -- "${COUNTING[glibc]}"
 for kind in "${KINDS[@]}"; do
   measure "${kind}_count" allocs 20000 -- "${COUNTING[$kind]}"
   printf -v "${kind}_size" '%s' "$(stat -c %s "${BIN[$kind]}")"
@@ -133,6 +134,8 @@ row "resident memory idle / peak, MiB" "$(mib "$glibc_idle") / $(mib "$glibc_pea
   "$(mib "$static_idle") / $(mib "$static_peak")" "$(mib "$yard_idle_rss_kib") / $(mib "$yard_peak_rss_kib")"
 row "stripped binary, MiB" "$(calc "%.3f" "$glibc_size / 1048576")" "$(calc "%.3f" "$static_size / 1048576")" "(Node)"
 echo
+aim "allocations per echo call" "$glibc_count_allocs_per_call" "<=" 6 ""
+note "  at 2026-07-28 (no handshake, \`_meta\` on each)" "$sl_count_allocs_per_call" "($sl_count_alloc_bytes_per_call B)"
 ratio=$(calc "%.2f" "$static_best_echo / $glibc_best_echo")
 aim "static echo/s over glibc echo/s" "$ratio" ">=" 0.8 "x"
 for kind in "${KINDS[@]}"; do

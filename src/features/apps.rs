@@ -2,8 +2,8 @@
 //! the view's `_meta.ui` (CSP, permissions, border), and the negotiation that decides whether a
 //! client sees the links. Never names a transport or a thread.
 
-use crate::features::content::{Resource, ResourceContents};
 use crate::server::context::RequestCx;
+use crate::wire::content::{Resource, ResourceContents};
 use crate::wire::rpc::RpcError;
 use serde::Serialize;
 use serde_json::{json, Map, Value};

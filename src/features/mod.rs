@@ -1,11 +1,10 @@
-//! The protocol features: tools, resources, prompts, completion, logging, tasks, apps (views),
-//! content and pagination. They use the wire, the utilities and the request context, never a transport.
+//! The protocol features: tools, resources, prompts, completion, logging, tasks, apps (views)
+//! and pagination. They use the wire (content blocks included), the utilities and the request context, never a transport.
 
 pub mod apps;
 pub mod cache;
 pub(crate) mod completer;
 pub mod completion;
-pub mod content;
 pub(crate) mod input_required;
 pub mod logging;
 pub mod pagination;

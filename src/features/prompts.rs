@@ -2,9 +2,9 @@
 //! `prompts/list_changed` notification. Never names a transport or a thread.
 
 use crate::features::completer::Completer;
-use crate::features::content::{to_map, Content, Icon, Role};
 use crate::features::pagination::{self, ListParams};
 use crate::server::context::RequestCx;
+use crate::wire::content::{to_map, Content, Icon, Role};
 use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};

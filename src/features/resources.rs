@@ -3,10 +3,10 @@
 
 use crate::features::cache::CacheHint;
 use crate::features::completer::Completer;
-use crate::features::content::{descriptor_to_wire, to_map, Annotations, Icon, Resource, ResourceContents};
 use crate::features::pagination::{self, ListParams};
 use crate::server::context::{grants, RequestCx};
 use crate::util::uri_template::UriTemplate;
+use crate::wire::content::{descriptor_to_wire, to_map, Annotations, Icon, Resource, ResourceContents};
 use crate::wire::rpc::{RpcError, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};

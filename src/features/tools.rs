@@ -2,13 +2,14 @@
 //! validation, and the `tools/list_changed` notification. Never names a transport or a thread.
 
 use crate::features::apps::{self, ToolUi};
-use crate::features::content::{self, to_map, Content, Icon};
 use crate::features::pagination::{self, ListParams};
 use crate::features::tasks::{self, TaskParams, TaskSupport};
 use crate::features::tasks_ext;
 use crate::server::context::RequestCx;
 use crate::util::schema;
-use crate::wire::frame::{Members, Reply, Typed};
+use crate::wire::call_result::{CallToolResult, ToolReply};
+use crate::wire::content::{to_map, Icon};
+use crate::wire::frame::Reply;
 use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
 use serde::{Deserialize, Serialize};
@@ -170,102 +171,6 @@ impl Tool {
     }
 }
 
-/// The result of `tools/call`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CallToolResult {
-    /// The content blocks.
-    pub content: Vec<Content>,
-    /// Structured output, checked against the tool's `outputSchema` (2025-06-18 and later).
-    pub structured_content: Option<Value>,
-    /// Whether the tool failed (the model reads why in `content`).
-    pub is_error: bool,
-    /// Extra metadata.
-    pub meta: Option<Value>,
-}
-
-impl CallToolResult {
-    /// A successful result with these blocks.
-    pub fn success(content: Vec<Content>) -> Self {
-        CallToolResult { content, ..Default::default() }
-    }
-    /// A successful result with one text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self::success(vec![Content::text(text)])
-    }
-    /// A failed result whose text says why.
-    pub fn error(text: impl Into<String>) -> Self {
-        CallToolResult { content: vec![Content::text(text)], is_error: true, ..Default::default() }
-    }
-    /// A structured result; its JSON is also given as a text block for older clients.
-    pub fn structured(value: Value) -> Self {
-        CallToolResult {
-            content: vec![Content::text(value.to_string())],
-            structured_content: Some(value),
-            ..Default::default()
-        }
-    }
-
-    /// The result as the given revision knows it, kept typed for the writer.
-    pub(crate) fn into_reply(self, version: ProtocolVersion) -> Reply {
-        Reply::Typed(Box::new(WireResult(self, version)))
-    }
-
-    /// The result as the given revision knows it.
-    pub fn to_wire(&self, version: ProtocolVersion) -> Value {
-        let mut map = Map::new();
-        map.insert("content".into(), content::list_to_wire(&self.content, version));
-        if let (Some(s), true) = (&self.structured_content, version.has_structured_output()) {
-            map.insert("structuredContent".into(), s.clone());
-        }
-        if self.is_error {
-            map.insert("isError".into(), true.into());
-        }
-        if let Some(meta) = &self.meta {
-            map.insert("_meta".into(), meta.clone());
-        }
-        Value::Object(map)
-    }
-}
-
-/// A result as `to_wire` shapes it, kept typed for the writer of its stream, which serialises
-/// it straight into its output: the same members in the order a `Value` (a sorted map) writes
-/// them.
-#[derive(Debug)]
-struct WireResult(CallToolResult, ProtocolVersion);
-
-impl Typed for WireResult {
-    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
-        use serde::ser::SerializeMap;
-        let WireResult(result, version) = self;
-        members.serialize_entry("content", &WireBlocks(&result.content, *version))?;
-        if result.is_error {
-            members.serialize_entry("isError", &true)?;
-        }
-        if let (Some(s), true) = (&result.structured_content, version.has_structured_output()) {
-            members.serialize_entry("structuredContent", s)?;
-        }
-        Ok(())
-    }
-
-    fn meta(&self) -> Option<&Value> {
-        self.0.meta.as_ref()
-    }
-
-    fn size_hint(&self) -> usize {
-        let WireResult(result, _) = self;
-        let structured = result.structured_content.as_ref().map_or(0, crate::wire::frame::encoded_len);
-        result.content.iter().map(Content::size_hint).sum::<usize>() + structured + 40
-    }
-}
-
-struct WireBlocks<'a>(&'a [Content], ProtocolVersion);
-
-impl Serialize for WireBlocks<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|block| content::WireBlock(block, self.1)))
-    }
-}
-
 /// Params of `tools/call`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct CallParams<'a> {
@@ -275,6 +180,9 @@ pub(crate) struct CallParams<'a> {
     pub arguments: Option<Value>,
     #[serde(default)]
     pub task: Option<TaskParams>,
+    /// Read where the message was read (`Params`): walked past here, keeping nothing.
+    #[serde(rename = "_meta", default, deserialize_with = "crate::wire::params::skip")]
+    _meta: (),
 }
 
 /// `tools/list`: in registration order, a page at a time. A client that declared MCP Apps sees
@@ -343,7 +251,7 @@ pub(crate) fn call(
             Err(RpcError::method_not_found(&format!("tools/call: tool {} must be called as a task", params.name)))
         }
         // The usual call: its result kept typed for the writer.
-        _ => outcome(cx, &entry, arguments).map(|r| r.into_reply(cx.version())),
+        _ => outcome(cx, &entry, arguments).map(|r| Reply::Tool(ToolReply(r, cx.version()))),
     }
 }
 
@@ -397,32 +305,3 @@ fn outcome(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<CallTo
 
 /// The `notifications/tools/list_changed` params.
 pub(crate) const LIST_CHANGED: &str = "notifications/tools/list_changed";
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::features::content::Annotations;
-
-    #[test]
-    fn a_typed_result_written_out_is_its_value_written_out() {
-        let annotated = Content::text("b").with_annotations(Annotations { priority: Some(0.5), ..Default::default() });
-        let results = [
-            CallToolResult::text("Echo: h\u{e9}llo \"x\"\n"),
-            CallToolResult::error("no such thing"),
-            CallToolResult::structured(json!({"n": 1, "list": [true, null]})),
-            CallToolResult {
-                content: vec![annotated, Content::image("aGk=", "image/png"), Content::text("c")],
-                meta: Some(json!({"k": "v"})),
-                ..Default::default()
-            },
-            CallToolResult::default(),
-        ];
-        for version in ProtocolVersion::ALL {
-            for result in &results {
-                let typed = result.clone().into_reply(version);
-                let text = crate::wire::frame::text_of(|out| typed.write_to(out));
-                assert_eq!(text, result.to_wire(version).to_string(), "{version} {result:?}");
-            }
-        }
-    }
-}

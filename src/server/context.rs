@@ -110,7 +110,7 @@ impl From<RequestMeta> for Terms {
     fn from(meta: RequestMeta) -> Terms {
         Terms {
             version: meta.protocol_version,
-            client_capabilities: Arc::new(meta.client_capabilities),
+            client_capabilities: meta.client_capabilities,
             log_level: meta.log_level,
             scopes: None,
         }

@@ -205,7 +205,9 @@ fn decorate(server: &Server, cache: Cache, result: Reply) -> Reply {
 /// relayed server's own) and `hint`: what `decorate` does for this server's results.
 pub(crate) fn decorate_with(info: Arc<Box<RawValue>>, hint: Option<CacheHint>, result: Reply) -> Reply {
     match result {
-        Reply::Value(Value::Object(_)) | Reply::Typed(_) => Reply::Typed(Box::new(Decorated { result, info, hint })),
+        Reply::Value(Value::Object(_)) | Reply::Typed(_) | Reply::Tool(_) => {
+            Reply::Typed(Box::new(Decorated { result, info, hint }))
+        }
         Reply::Value(_) => Reply::Value(Value::Null),
     }
 }
@@ -226,7 +228,7 @@ impl Typed for Decorated {
     fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
         let (object, own_meta) = match &self.result {
             Reply::Value(Value::Object(map)) => (Some(map), map.get("_meta")),
-            Reply::Typed(typed) => (None, typed.meta()),
+            Reply::Typed(_) | Reply::Tool(_) => (None, self.result.typed_meta()),
             Reply::Value(_) => (None, None),
         };
         let has = |key: &str| object.is_some_and(|map| map.contains_key(key));
@@ -247,8 +249,7 @@ impl Typed for Decorated {
             Reply::Value(Value::Object(map)) => {
                 map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(k, v)| members.serialize_entry(k, v))
             }
-            Reply::Typed(typed) => typed.write_members(members),
-            Reply::Value(_) => Ok(()),
+            typed => typed.write_typed_members(members),
         }
     }
 
@@ -392,7 +393,7 @@ pub(crate) fn cancelled_request(params: &Params) -> Option<RequestId> {
 mod tests {
     use super::*;
     use crate::features::cache::CacheScope;
-    use crate::features::tools::CallToolResult;
+    use crate::wire::call_result::CallToolResult;
     use crate::wire::frame::text_of;
 
     fn written(reply: &Reply) -> Value {
@@ -429,7 +430,8 @@ mod tests {
         with_meta.meta = Some(json!({"k": 1}));
         let v = ProtocolVersion::V2026_07_28;
         for result in [CallToolResult::text("Echo: \"_meta\""), CallToolResult::default(), with_meta] {
-            let typed = decorate(&server, Cache::None, result.clone().into_reply(v));
+            let typed =
+                decorate(&server, Cache::None, Reply::Tool(crate::wire::call_result::ToolReply(result.clone(), v)));
             let value = decorate(&server, Cache::None, Reply::Value(result.to_wire(v)));
             assert_eq!(written(&typed), written(&value));
         }

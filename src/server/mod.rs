@@ -18,12 +18,10 @@ pub(crate) mod task_share;
 use crate::features::apps::{AppView, ToolUi};
 use crate::features::cache::{CacheHint, CacheScope};
 use crate::features::completer::Completer;
-use crate::features::content::Resource;
-use crate::features::content::{Icon, ResourceContents};
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::features::resources::{self, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
 use crate::features::tasks_ext;
-use crate::features::tools::{self, CallToolResult, Tool, ToolEntry};
+use crate::features::tools::{self, Tool, ToolEntry};
 use crate::server::context::RequestCx;
 use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
@@ -31,6 +29,9 @@ use crate::server::registry::{ExtensionEntry, Registry};
 use crate::util::seal::StateKey;
 use crate::util::signal::Tally;
 use crate::util::uri_template::UriTemplate;
+use crate::wire::call_result::CallToolResult;
+use crate::wire::content::Resource;
+use crate::wire::content::{Icon, ResourceContents};
 use crate::wire::mcp_header;
 use crate::wire::rpc::RpcError;
 use crate::wire::version::{ProtocolVersion, Revisions};
@@ -212,6 +213,8 @@ pub struct Server {
     latest_info: std::sync::OnceLock<Arc<Box<serde_json::value::RawValue>>>,
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
+    /// The client capabilities recent 2026-07-28 requests declared, read once each.
+    pub(crate) recent_capabilities: crate::wire::meta::RecentCapabilities,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
     listen_slots: ListenSlots,
     pub(crate) pool: Pool,
@@ -253,6 +256,7 @@ impl Server {
             icons: Vec::new(),
             instructions: None,
             latest_info: std::sync::OnceLock::new(),
+            recent_capabilities: Default::default(),
             pool: Pool::new(options.resident_workers, options.max_workers),
             task_share: task_share::TaskShare::new(options.session_share().min(options.max_workers / 4)),
             options,

@@ -3,6 +3,7 @@
 //! requests and notifications written as text; the length of any frame counted without writing it.
 //! Knows nothing of MCP.
 
+use super::call_result::ToolReply;
 use super::rpc::{RequestId, RpcError};
 use serde::ser::{SerializeMap, Serializer as _};
 use serde::Serialize;
@@ -92,6 +93,8 @@ pub enum Reply {
     Value(Value),
     /// A typed result, serialised by the writer.
     Typed(Box<dyn Typed>),
+    /// A tool's result, typed like `Typed` but held without a box (the usual answer).
+    Tool(ToolReply),
 }
 
 impl From<Value> for Reply {
@@ -107,6 +110,27 @@ impl Reply {
         match self {
             Reply::Value(value) => encoded_len(value),
             Reply::Typed(typed) => typed.size_hint() + typed.meta().map_or(0, encoded_len),
+            Reply::Tool(tool) => {
+                tool.size_hint() + tool.structured().map_or(0, encoded_len) + tool.meta().map_or(0, encoded_len)
+            }
+        }
+    }
+
+    /// A typed result's own `_meta` (`None` for a `Value`).
+    pub fn typed_meta(&self) -> Option<&Value> {
+        match self {
+            Reply::Value(_) => None,
+            Reply::Typed(typed) => typed.meta(),
+            Reply::Tool(tool) => tool.meta(),
+        }
+    }
+
+    /// Writes a typed result's members but `_meta` into `members` (nothing for a `Value`).
+    pub fn write_typed_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
+        match self {
+            Reply::Value(_) => Ok(()),
+            Reply::Typed(typed) => typed.write_members(members),
+            Reply::Tool(tool) => tool.write_members(members),
         }
     }
 
@@ -114,13 +138,13 @@ impl Reply {
     pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
         match self {
             Reply::Value(value) => serde_json::to_writer(out, value)?,
-            Reply::Typed(typed) => {
+            Reply::Typed(_) | Reply::Tool(_) => {
                 let mut serializer = serde_json::Serializer::new(out);
                 let mut members = (&mut serializer).serialize_map(None)?;
-                if let Some(meta) = typed.meta() {
+                if let Some(meta) = self.typed_meta() {
                     members.serialize_entry("_meta", meta)?;
                 }
-                typed.write_members(&mut members)?;
+                self.write_typed_members(&mut members)?;
                 SerializeMap::end(members)?;
             }
         }

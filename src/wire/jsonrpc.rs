@@ -6,9 +6,8 @@
 
 use super::params::Params;
 use super::rpc::{RequestId, RpcError};
+use super::scan;
 use crate::wire::method::{self, Spec};
-use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::fmt;
 
@@ -152,18 +151,52 @@ pub enum Incoming {
 
 /// Parses one line (stdio) or one body (HTTP).
 pub fn parse(text: &str) -> Result<Incoming, Malformed> {
-    // The common case, one object, is read straight into its members: the envelope's keys and
-    // `jsonrpc` are borrowed from the text instead of becoming a map of owned strings (six fewer
-    // allocations per message). Anything else, duplicate keys or a member of the wrong type
-    // included, takes the general path below, which decides what to answer.
-    if text.trim_start().starts_with('{') {
-        if let Ok(envelope) = serde_json::from_str::<Envelope>(text) {
-            return from_fields(envelope.into()).map(Incoming::Single);
-        }
+    // The common case, one object, is read by hand (`envelope`): its members are found in the
+    // text and only the id, a result or an error become values. Anything else, a key given
+    // twice or spelled with escapes included, takes the general path below, which decides
+    // what to answer.
+    if let Some(fields) = envelope(text) {
+        return from_fields(fields).map(Incoming::Single);
     }
     let value: Value = serde_json::from_str(text)
         .map_err(|e| Malformed { id: None, error: RpcError::parse_error(format!("parse error: {e}")) })?;
     parse_value(value)
+}
+
+/// One message object read without building a map: its members are found by `scan` (which
+/// checks the whole text is JSON), the method name and the params borrowed from the text.
+/// `None` sends it down the general path: not one valid object, a member JSON-RPC reads given
+/// twice, a key, a method name or a `jsonrpc` spelled with escapes.
+fn envelope(text: &str) -> Option<Fields<'_>> {
+    let mut fields = Fields { id: None, jsonrpc_is_2_0: false, method: None, params: None, result: None, error: None };
+    let mut seen = [false; 6];
+    scan::members(text, |member| {
+        const KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+        if member.escaped {
+            return false;
+        }
+        let Some(which) = KEYS.iter().position(|k| *k == member.key) else { return true };
+        let value = &text[member.start..member.end];
+        if std::mem::replace(&mut seen[which], true) || (value.starts_with('"') && value.contains('\\')) {
+            return false;
+        }
+        let json = || serde_json::from_str::<Value>(value).ok();
+        match which {
+            0 => fields.jsonrpc_is_2_0 = value == "\"2.0\"",
+            1 => fields.id = json(),
+            2 => {
+                fields.method = Some(match value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+                    Some(name) => MethodField::Name(name.into()),
+                    None => MethodField::NotText,
+                })
+            }
+            3 => fields.params = Some(ParamsField::Text(value)),
+            4 => fields.result = json(),
+            _ => fields.error = json(),
+        }
+        true
+    })?;
+    Some(fields)
 }
 
 /// Reads an already parsed JSON value as a message or batch.
@@ -188,33 +221,10 @@ struct Fields<'a> {
     error: Option<Value>,
 }
 
-/// One message object read without building a map: see `parse`. `jsonrpc` is borrowed, so a
-/// version spelled with escapes fails here and takes the general path (no allocation for it).
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow, default)]
-    jsonrpc: Option<&'a str>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    #[serde(default, deserialize_with = "method_field")]
-    method: Option<MethodField>,
-    #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    error: Option<Value>,
-}
-
-/// A member that is there, `null` included (plain `Option` would read `null` as absent).
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
-}
-
 /// A `params` member: its text as sent (one message read straight from its text), or its value
 /// (the general path).
 enum ParamsField<'a> {
-    Text(&'a RawValue),
+    Text(&'a str),
     Value(Value),
 }
 
@@ -222,62 +232,6 @@ enum ParamsField<'a> {
 enum MethodField {
     Name(Method),
     NotText,
-}
-
-/// A `method` member that is there (`null` included), its name read without an allocation
-/// when it is one the server knows.
-fn method_field<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<MethodField>, D::Error> {
-    struct Visit;
-    impl<'de> serde::de::Visitor<'de> for Visit {
-        type Value = MethodField;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_str<E>(self, name: &str) -> Result<MethodField, E> {
-            Ok(MethodField::Name(name.into()))
-        }
-        fn visit_string<E>(self, name: String) -> Result<MethodField, E> {
-            Ok(MethodField::Name(name.into()))
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<MethodField, E> {
-            Ok(MethodField::NotText)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<MethodField, E> {
-            Ok(MethodField::NotText)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<MethodField, E> {
-            Ok(MethodField::NotText)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<MethodField, E> {
-            Ok(MethodField::NotText)
-        }
-        fn visit_unit<E>(self) -> Result<MethodField, E> {
-            Ok(MethodField::NotText)
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<MethodField, A::Error> {
-            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-            Ok(MethodField::NotText)
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<MethodField, A::Error> {
-            while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
-            Ok(MethodField::NotText)
-        }
-    }
-    deserializer.deserialize_any(Visit).map(Some)
-}
-
-impl<'a> From<Envelope<'a>> for Fields<'a> {
-    fn from(e: Envelope<'a>) -> Fields<'a> {
-        Fields {
-            id: e.id,
-            jsonrpc_is_2_0: e.jsonrpc == Some("2.0"),
-            method: e.method,
-            // `Option<&RawValue>` reads `null` as absent, which params treat the same.
-            params: e.params.map(ParamsField::Text),
-            result: e.result,
-            error: e.error,
-        }
-    }
 }
 
 fn message(value: Value) -> Result<Message, Malformed> {
@@ -323,7 +277,7 @@ fn from_fields(fields: Fields) -> Result<Message, Malformed> {
         let params = match params {
             None | Some(ParamsField::Value(Value::Null)) => Params::default(),
             Some(ParamsField::Value(p @ Value::Object(_))) => Params::from_value(&p),
-            Some(ParamsField::Text(raw)) if raw.get() == "null" || raw.get().starts_with('{') => Params::from_raw(raw),
+            Some(ParamsField::Text(text)) if text == "null" || text.starts_with('{') => Params::from_text(text),
             Some(_) => {
                 return Err(Malformed {
                     id,

@@ -12,6 +12,7 @@ use crate::wire::version::{ProtocolVersion, Revisions};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The `_meta` key that ties a message to the task it belongs to (2025-11-25 tasks).
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -224,9 +225,7 @@ pub(crate) struct RequestMeta {
     /// The revision the request speaks; always a per-request one.
     pub(crate) protocol_version: ProtocolVersion,
     /// The capabilities the client declared for this request (a JSON object).
-    pub(crate) client_capabilities: Value,
-    /// The client's `{name, version, ...}` object, or `Null` when not sent (as in `Negotiated`).
-    pub(crate) client_info: Value,
+    pub(crate) client_capabilities: Arc<Value>,
     /// The least severe log level to send; `None`: send no `notifications/message` at all.
     pub(crate) log_level: Option<LogLevel>,
 }
@@ -241,7 +240,14 @@ impl RequestMeta {
     /// 3. the version is one this server serves per request, among `revisions`: otherwise
     ///    `-32022` with `data.supported` and `data.requested`;
     /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
-    pub(crate) fn parse(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
+    ///
+    /// The capabilities are read through `recent`, the server's.
+    pub(crate) fn parse(
+        params: &Params,
+        carrier: Carrier,
+        revisions: Revisions,
+        recent: &RecentCapabilities,
+    ) -> Result<RequestMeta, RpcError> {
         match params.meta_text() {
             None | Some("null") => {
                 return Err(RpcError::invalid_params(format!(
@@ -277,8 +283,8 @@ impl RequestMeta {
         if is_null(member(Member::ClientCapabilities)) {
             return Err(RpcError::invalid_params(format!("missing params._meta[\"{CLIENT_CAPABILITIES}\"]")));
         }
-        let client_capabilities = match member(Member::ClientCapabilities).and_then(read_as::<Value>) {
-            Some(capabilities @ Value::Object(_)) => capabilities,
+        let client_capabilities = match member(Member::ClientCapabilities).and_then(|text| recent.read(text)) {
+            Some(capabilities) => capabilities,
             _ => {
                 return Err(RpcError::invalid_params(format!(
                     "params._meta[\"{CLIENT_CAPABILITIES}\"] must be an object"
@@ -319,16 +325,12 @@ impl RequestMeta {
                     .with_data(json!({ "supported": supported_versions(revisions), "requested": requested })));
             }
         };
-        let client_info =
-            match member(Member::ClientInfo).map(|text| read_as::<Value>(text).unwrap_or(Value::Bool(false))) {
-                None | Some(Value::Null) => Value::Null,
-                Some(info @ Value::Object(_)) => info,
-                Some(_) => {
-                    return Err(RpcError::invalid_params(format!(
-                        "params._meta[\"{CLIENT_INFO}\"] must be an object with name and version"
-                    )))
-                }
-            };
+        // Read only to be checked: nothing uses it (the text was checked as JSON already).
+        if member(Member::ClientInfo).is_some_and(|text| text != "null" && !text.starts_with('{')) {
+            return Err(RpcError::invalid_params(format!(
+                "params._meta[\"{CLIENT_INFO}\"] must be an object with name and version"
+            )));
+        }
         let log_level = match member(Member::LogLevel).map(|text| read_as::<Value>(text).unwrap_or(Value::Bool(false))) {
             None | Some(Value::Null) => None,
             Some(Value::String(level)) => Some(LogLevel::parse(&level).ok_or_else(|| {
@@ -340,7 +342,44 @@ impl RequestMeta {
                 return Err(RpcError::invalid_params(format!("params._meta[\"{LOG_LEVEL}\"] must be a level name")))
             }
         };
-        Ok(RequestMeta { protocol_version, client_capabilities, client_info, log_level })
+        Ok(RequestMeta { protocol_version, client_capabilities, log_level })
+    }
+}
+
+/// The client capabilities recent 2026-07-28 requests declared, as written and as read: a client
+/// declares the same ones on every request, which are then neither read again nor copied. A few
+/// are kept, replaced in turn, so that clients taking turns still find theirs; long ones are not
+/// kept. Each server has its own.
+#[derive(Debug, Default)]
+pub(crate) struct RecentCapabilities(Mutex<Recent>);
+
+#[derive(Debug, Default)]
+struct Recent {
+    kept: [Option<(Box<str>, Arc<Value>)>; 4],
+    next: usize,
+}
+
+impl RecentCapabilities {
+    /// The longest declaration kept.
+    const MAX_KEPT: usize = 4096;
+
+    /// The capabilities `text` declares, when it is a JSON object.
+    fn read(&self, text: &str) -> Option<Arc<Value>> {
+        let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, found)) = lock().kept.iter().flatten().find(|(kept, _)| **kept == *text) {
+            return Some(Arc::clone(found));
+        }
+        let capabilities = match read_as::<Value>(text)? {
+            object @ Value::Object(_) => Arc::new(object),
+            _ => return None,
+        };
+        if text.len() <= Self::MAX_KEPT {
+            let mut recent = lock();
+            let slot = recent.next;
+            recent.kept[slot] = Some((text.into(), Arc::clone(&capabilities)));
+            recent.next = (slot + 1) % recent.kept.len();
+        }
+        Some(capabilities)
     }
 }
 
@@ -348,6 +387,29 @@ impl RequestMeta {
 mod tests {
     use super::*;
     use crate::wire::rpc::INVALID_PARAMS;
+
+    fn parse_meta(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
+        RequestMeta::parse(params, carrier, revisions, &RecentCapabilities::default())
+    }
+
+    #[test]
+    fn capabilities_declared_again_are_shared_not_read_again() {
+        let recent = RecentCapabilities::default();
+        let caps = |text: &str| recent.read(text).unwrap();
+        let first = caps(r#"{"sampling":{}}"#);
+        assert!(Arc::ptr_eq(&first, &caps(r#"{"sampling":{}}"#)));
+        assert!(!Arc::ptr_eq(&first, &caps(r#"{"sampling": {}}"#)));
+        assert_eq!(*first, json!({"sampling": {}}));
+        // Five others later the first is forgotten, and read again.
+        for n in 0..5 {
+            caps(&format!(r#"{{"n":{n}}}"#));
+        }
+        let again = caps(r#"{"sampling":{}}"#);
+        assert!(!Arc::ptr_eq(&first, &again) && *first == *again);
+        assert!(recent.read("[]").is_none());
+        let long = format!(r#"{{"x":"{}"}}"#, "a".repeat(RecentCapabilities::MAX_KEPT));
+        assert!(!Arc::ptr_eq(&caps(&long), &caps(&long)));
+    }
 
     #[test]
     fn levels_order_like_syslog() {
@@ -399,10 +461,9 @@ mod tests {
             LOG_LEVEL: "warning",
         }});
         for carrier in [Carrier::Plain, HTTP_2026] {
-            let meta = RequestMeta::parse(&Params::from_value(&params), carrier, Revisions::ALL).unwrap();
+            let meta = parse_meta(&Params::from_value(&params), carrier, Revisions::ALL).unwrap();
             assert_eq!(meta.protocol_version, ProtocolVersion::V2026_07_28);
-            assert_eq!(meta.client_capabilities, json!({"sampling": {}, "roots": {"listChanged": true}}));
-            assert_eq!(meta.client_info["name"], "conformance-test-client");
+            assert_eq!(*meta.client_capabilities, json!({"sampling": {}, "roots": {"listChanged": true}}));
             assert_eq!(meta.log_level, Some(LogLevel::Warning));
         }
     }
@@ -410,8 +471,7 @@ mod tests {
     #[test]
     fn client_info_and_log_level_are_optional() {
         // Contract §2.5 sep-2575-request-meta-client-info-optional (id 105).
-        let meta = RequestMeta::parse(&Params::from_value(&without(CLIENT_INFO)), HTTP_2026, Revisions::ALL).unwrap();
-        assert_eq!(meta.client_info, Value::Null);
+        let meta = parse_meta(&Params::from_value(&without(CLIENT_INFO)), HTTP_2026, Revisions::ALL).unwrap();
         assert_eq!(meta.log_level, None);
     }
 
@@ -474,7 +534,7 @@ mod tests {
             ("logLevel emergency", with(LOG_LEVEL, json!("emergency")), HTTP_2026, 0),
         ];
         for (name, params, carrier, expected) in cases {
-            let got = RequestMeta::parse(&Params::from_value(&params), carrier, Revisions::ALL);
+            let got = parse_meta(&Params::from_value(&params), carrier, Revisions::ALL);
             if let Err(e) = &got {
                 assert!(e.message.starts_with(|c: char| c.is_lowercase()) && !e.message.ends_with('.'), "{name}: {e}");
             }
@@ -484,12 +544,9 @@ mod tests {
 
     #[test]
     fn unsupported_version_carries_supported_and_requested() {
-        let err = RequestMeta::parse(
-            &Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))),
-            Carrier::Plain,
-            Revisions::ALL,
-        )
-        .unwrap_err();
+        let err =
+            parse_meta(&Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))), Carrier::Plain, Revisions::ALL)
+                .unwrap_err();
         assert_eq!(err.code, UNSUPPORTED_PROTOCOL_VERSION);
         let data = err.data.unwrap();
         assert_eq!(data["requested"], "v999.0.0");
@@ -498,12 +555,9 @@ mod tests {
 
     #[test]
     fn mismatch_names_both_values() {
-        let err = RequestMeta::parse(
-            &Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))),
-            HTTP_2026,
-            Revisions::ALL,
-        )
-        .unwrap_err();
+        let err =
+            parse_meta(&Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))), HTTP_2026, Revisions::ALL)
+                .unwrap_err();
         assert!(err.message.contains("\"2026-07-28\"") && err.message.contains("\"v999.0.0\""), "{}", err.message);
     }
 
@@ -623,9 +677,9 @@ mod tests {
         assert_eq!(supported_versions(new()), ["2026-07-28"]);
         assert!(supported_versions(old()).is_empty());
         let params = Params::from_value(&json!({"_meta": valid_meta()}));
-        let refused = RequestMeta::parse(&params, Carrier::Plain, old()).unwrap_err();
+        let refused = parse_meta(&params, Carrier::Plain, old()).unwrap_err();
         assert_eq!(refused.code, UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(refused.data.unwrap()["supported"], json!([]));
-        assert!(RequestMeta::parse(&params, Carrier::Plain, new()).is_ok());
+        assert!(parse_meta(&params, Carrier::Plain, new()).is_ok());
     }
 }

@@ -2,6 +2,8 @@
 //! caps on what a request names.
 //! Imports nothing of the crate; every other layer may import it.
 
+pub(crate) mod call_result;
+pub(crate) mod content;
 pub(crate) mod frame;
 pub mod jsonrpc;
 pub(crate) mod limits;
@@ -10,4 +12,5 @@ pub mod meta;
 pub(crate) mod method;
 pub mod params;
 pub(crate) mod rpc;
+pub(crate) mod scan;
 pub mod version;

@@ -3,6 +3,8 @@
 //! into a map of owned strings and then again out of it.
 
 use super::rpc::RpcError;
+use super::scan;
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -12,8 +14,8 @@ use std::fmt;
 /// `{}`), held as text.
 #[derive(Clone, Default)]
 pub struct Params {
-    /// `None`: absent or `null`.
-    text: Option<Box<RawValue>>,
+    /// `None`: absent or `null`. Valid JSON (an object): checked when the message was read.
+    text: Option<Box<str>>,
     /// Where each [`Member`] sits in `text`, found in one pass when the message is read: the
     /// era, the per-request terms, the progress token and the input-required rounds look there
     /// instead of reading the params again.
@@ -46,33 +48,31 @@ pub(crate) enum Member {
 const MEMBERS: usize = 8;
 
 impl Params {
-    /// Params read from a message: `raw` must be an object or `null` (the caller refuses the
-    /// rest with `-32602`).
-    pub(crate) fn from_raw(raw: &RawValue) -> Params {
-        if raw.get() == "null" {
+    /// Params read from a message: `text` must be a valid JSON object or `null` (the caller
+    /// checked it, and refuses the rest with `-32602`).
+    pub(crate) fn from_text(text: &str) -> Params {
+        if text == "null" {
             return Params::default();
         }
-        Params::located(raw.to_owned())
+        Params::located(text.into())
     }
 
     /// Params from a value, for messages built in memory; anything but an object reads as `{}`.
     pub fn from_value(value: &Value) -> Params {
         match value {
-            Value::Object(_) => {
-                serde_json::value::to_raw_value(value).map_or_else(|_| Params::default(), Params::located)
-            }
+            Value::Object(_) => Params::located(value.to_string().into_boxed_str()),
             _ => Params::default(),
         }
     }
 
-    fn located(text: Box<RawValue>) -> Params {
+    fn located(text: Box<str>) -> Params {
         let (spans, meta_read) = locate(&text);
         Params { text: Some(text), spans, meta_read }
     }
 
     /// The params as JSON text: `{}` when absent.
     pub fn text(&self) -> &str {
-        self.text.as_deref().map_or("{}", RawValue::get)
+        self.text.as_deref().unwrap_or("{}")
     }
 
     /// Reads the params into a method's typed struct, which may borrow from them; what does
@@ -95,7 +95,7 @@ impl Params {
     /// are known only when `_meta` is an object of distinct keys ([`Params::meta_read`]).
     pub(crate) fn member(&self, member: Member) -> Option<&str> {
         let (start, end) = self.spans[member as usize]?;
-        self.text.as_deref().map(|t| &t.get()[start as usize..end as usize])
+        self.text.as_deref().map(|t| &t[start as usize..end as usize])
     }
 
     /// Whether `_meta` was read as an object of distinct keys; when it is there and was not,
@@ -110,72 +110,133 @@ impl Params {
     }
 }
 
-/// The members of `_meta` located once, borrowed from the params' text.
-#[derive(Deserialize)]
-pub(crate) struct MetaMembers<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default, deserialize_with = "present")]
-    protocol_version: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default, deserialize_with = "present")]
-    client_capabilities: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default, deserialize_with = "present")]
-    client_info: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default, deserialize_with = "present")]
-    log_level: Option<&'a RawValue>,
-    #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
-    progress_token: Option<&'a RawValue>,
-}
+/// The reserved keys of the params, and of their `_meta`, with the member each is.
+const HEAD: [(&str, Member); 3] =
+    [("_meta", Member::Meta), ("inputResponses", Member::InputResponses), ("requestState", Member::RequestState)];
+const META: [(&str, Member); 5] = [
+    ("io.modelcontextprotocol/protocolVersion", Member::ProtocolVersion),
+    ("io.modelcontextprotocol/clientCapabilities", Member::ClientCapabilities),
+    ("io.modelcontextprotocol/clientInfo", Member::ClientInfo),
+    ("io.modelcontextprotocol/logLevel", Member::LogLevel),
+    ("progressToken", Member::ProgressToken),
+];
 
-/// Finds the [`Member`]s in an object's text without copying anything: nothing is found when
-/// the text does not read as an object of distinct keys (the method's own reading then says
-/// what is wrong). Offsets fit in `u32`: a message is capped far below 4 GiB.
-fn locate(text: &RawValue) -> ([Option<(u32, u32)>; MEMBERS], bool) {
-    #[derive(Deserialize)]
-    struct Head<'a> {
-        #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
-        meta: Option<&'a RawValue>,
-        #[serde(rename = "inputResponses", borrow, default, deserialize_with = "present")]
-        input_responses: Option<&'a RawValue>,
-        #[serde(rename = "requestState", borrow, default, deserialize_with = "present")]
-        request_state: Option<&'a RawValue>,
-    }
+/// Finds the [`Member`]s in an object's text without copying anything (`scan`): nothing is
+/// found when the text does not read as an object of distinct reserved keys, and no member of
+/// `_meta` when it does not (the method's own reading then says what is wrong). Offsets fit in
+/// `u32`: a message is capped far below 4 GiB.
+fn locate(whole: &str) -> ([Option<(u32, u32)>; MEMBERS], bool) {
     let mut spans = [None; MEMBERS];
-    let whole = text.get();
-    // Each borrowed value is a slice of `whole`: its place is its address's distance from it.
-    let span = |raw: Option<&RawValue>| {
-        let part = raw?.get();
-        let start = part.as_ptr() as usize - whole.as_ptr() as usize;
-        Some((u32::try_from(start).ok()?, u32::try_from(start + part.len()).ok()?))
-    };
-    let Ok(head) = serde_json::from_str::<Head>(whole) else { return (spans, false) };
-    spans[Member::Meta as usize] = span(head.meta);
-    spans[Member::InputResponses as usize] = span(head.input_responses);
-    spans[Member::RequestState as usize] = span(head.request_state);
-    let Some(meta) = head.meta.filter(|m| m.get() != "null") else { return (spans, true) };
-    let Ok(members) = serde_json::from_str::<MetaMembers>(meta.get()) else { return (spans, false) };
-    spans[Member::ProtocolVersion as usize] = span(members.protocol_version);
-    spans[Member::ClientCapabilities as usize] = span(members.client_capabilities);
-    spans[Member::ClientInfo as usize] = span(members.client_info);
-    spans[Member::LogLevel as usize] = span(members.log_level);
-    spans[Member::ProgressToken as usize] = span(members.progress_token);
+    if !find(whole, 0, &HEAD, &mut spans) {
+        return ([None; MEMBERS], false);
+    }
+    let Some((start, end)) = spans[Member::Meta as usize] else { return (spans, true) };
+    let meta = &whole[start as usize..end as usize];
+    if meta == "null" {
+        return (spans, true);
+    }
+    let mut inner = [None; MEMBERS];
+    if !find(meta, start as usize, &META, &mut inner) {
+        return (spans, false);
+    }
+    for (_, member) in META {
+        spans[member as usize] = inner[member as usize];
+    }
     (spans, true)
 }
 
-/// Why `_meta` does not read as an object of distinct keys, for a request that needs it.
-pub(crate) fn meta_error(meta: &str) -> Option<serde_json::Error> {
-    serde_json::from_str::<MetaMembers>(meta).err()
+/// Puts where each of `keys` sits in the object `text` (itself at `offset` in the params) into
+/// `spans`; `false` when `text` is no object or holds one of them twice.
+fn find(text: &str, offset: usize, keys: &[(&str, Member)], spans: &mut [Option<(u32, u32)>; MEMBERS]) -> bool {
+    let span =
+        |start: usize, end: usize| Some((u32::try_from(offset + start).ok()?, u32::try_from(offset + end).ok()?));
+    scan::members(text, |m| {
+        let Some(&(_, member)) = keys.iter().find(|(key, _)| m.is(key)) else { return true };
+        let slot = &mut spans[member as usize];
+        slot.is_none() && {
+            *slot = span(m.start, m.end);
+            slot.is_some()
+        }
+    })
+    .is_some()
 }
 
-/// A member that is there, as its text: `null` included (a plain `Option` reads `null` as
-/// absent).
-pub(crate) fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(deserializer).map(Some)
+/// Why `_meta` does not read as an object of distinct reserved keys, for a request that needs
+/// it (`locate` found none of its members).
+pub(crate) fn meta_error(meta: &str) -> Option<serde_json::Error> {
+    #[derive(Deserialize)]
+    struct MetaKeys {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+        _protocol_version: Option<IgnoredAny>,
+        #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+        _client_capabilities: Option<IgnoredAny>,
+        #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
+        _client_info: Option<IgnoredAny>,
+        #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+        _log_level: Option<IgnoredAny>,
+        #[serde(rename = "progressToken", default)]
+        _progress_token: Option<IgnoredAny>,
+    }
+    serde_json::from_str::<MetaKeys>(meta).err()
+}
+
+/// Reads past a member's value keeping nothing, for a method's params struct that leaves a
+/// member to others (`_meta`, located when the message was read). serde_json's own skipping
+/// allocates a stack for a value nested two deep; walking it allocates nothing (an escaped key
+/// aside).
+pub(crate) fn skip<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+    Skip::deserialize(deserializer).map(|_| ())
+}
+
+struct Skip;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Skip, D::Error> {
+        deserializer.deserialize_any(Skip)
+    }
+}
+
+impl<'de> Visitor<'de> for Skip {
+    type Value = Skip;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_entry::<IgnoredAny, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
 }
 
 /// Written as the text it came as (a forwarded message is not re-encoded).
 impl Serialize for Params {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.text {
-            Some(text) => text.serialize(serializer),
+        // The text was checked when the message was read; reading it as a `RawValue` again is
+        // the one way serde_json offers to write it as it is (forwarding only: not a hot path).
+        match self.text.as_deref().map(serde_json::from_str::<&RawValue>) {
+            Some(Ok(raw)) => raw.serialize(serializer),
+            Some(Err(e)) => Err(serde::ser::Error::custom(e)),
             None => serializer.collect_map(std::iter::empty::<((), ())>()),
         }
     }
@@ -201,7 +262,8 @@ mod tests {
     use serde_json::json;
 
     fn raw(text: &str) -> Params {
-        Params::from_raw(&serde_json::from_str::<Box<RawValue>>(text).unwrap())
+        assert!(scan::members(text, |_| true).is_some() || text == "null");
+        Params::from_text(text)
     }
 
     #[test]

@@ -189,7 +189,7 @@ pub(crate) enum Shape {
     /// As a 2026-07-28 result (`resultType`, the server's identity, the method's cache hint),
     /// to a client with these capabilities: the server's requests become input-required
     /// rounds.
-    Modern(Option<CacheHint>, Value, Option<Id>),
+    Modern(Option<CacheHint>, Arc<Value>, Option<Id>),
     /// To a handshake client, from a 2026-07-28 server: a result that needs the client's input
     /// becomes requests to the client, and the call is sent again with its answers.
     Older(Resend),

@@ -1,0 +1,335 @@
+//! Checks JSON text and says where the members of an object sit, reading nothing into values:
+//! the envelope of a message and the reserved members of its params are found this way, by
+//! hand, without a copy or an allocation (serde_json, skipping a value nested two deep, grows a
+//! stack on the heap for every message). Strict as serde_json is: what this refuses, the caller
+//! reads again with serde_json, which says what is wrong. Std only.
+
+/// Containers nested deeper than this are refused (serde_json's own limit is 128).
+const MAX_DEPTH: usize = 256;
+
+/// One member of an object: its key as written between the quotes, whether that key holds
+/// escapes (then it must be decoded before it is compared), and where its value sits in the
+/// text given to [`members`], as a byte range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Member<'a> {
+    pub key: &'a str,
+    pub escaped: bool,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Member<'_> {
+    /// Whether the key is `name`, escapes decoded (a key written with escapes is rare: only then
+    /// is anything allocated).
+    pub fn is(&self, name: &str) -> bool {
+        if !self.escaped {
+            return self.key == name;
+        }
+        let quoted = format!("\"{}\"", self.key);
+        serde_json::from_str::<String>(&quoted).is_ok_and(|key| key == name)
+    }
+}
+
+/// Calls `each` for every member of the object that `text` holds (whitespace around it is
+/// allowed), in order. `None` when `text` is not exactly one valid JSON object, or when `each`
+/// returns `false` (the caller gives up on it).
+pub(crate) fn members<'a>(text: &'a str, mut each: impl FnMut(Member<'a>) -> bool) -> Option<()> {
+    let mut cur = Cursor { text: text.as_bytes(), at: 0 };
+    cur.space();
+    cur.eat(b'{')?;
+    cur.space();
+    if cur.eat(b'}').is_none() {
+        loop {
+            let (key, escaped) = cur.key()?;
+            cur.space();
+            let start = cur.at;
+            cur.value()?;
+            let member = Member { key: &text[key.0..key.1], escaped, start, end: cur.at };
+            if !each(member) {
+                return None;
+            }
+            cur.space();
+            match cur.next()? {
+                b',' => cur.space(),
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    cur.space();
+    (cur.at == cur.text.len()).then_some(())
+}
+
+struct Cursor<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    fn space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// A key and its colon: the range between the quotes, and whether it holds escapes.
+    fn key(&mut self) -> Option<((usize, usize), bool)> {
+        let start = self.at + 1;
+        let escaped = self.string()?;
+        let end = self.at - 1;
+        self.space();
+        self.eat(b':')?;
+        Some(((start, end), escaped))
+    }
+
+    /// A string, from its opening quote: whether it holds escapes.
+    fn string(&mut self) -> Option<bool> {
+        self.eat(b'"')?;
+        let mut escaped = false;
+        loop {
+            self.plain_run();
+            match self.next()? {
+                b'"' => return Some(escaped),
+                b'\\' => {
+                    escaped = true;
+                    match self.next()? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                        b'u' => {
+                            let hex = self.text.get(self.at..self.at + 4)?;
+                            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            self.at += 4;
+                        }
+                        _ => return None,
+                    }
+                }
+                0..=0x1f => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// Moves to the next byte inside a string that is not plain text (a quote, a backslash, a
+    /// control character), eight bytes at a time: most of a message is string bytes. A byte it
+    /// stops at is looked at again one at a time, so stopping early is never wrong.
+    fn plain_run(&mut self) {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGHS: u64 = 0x8080_8080_8080_8080;
+        // Bytes equal to zero (or, with a borrow, above one that is) have their high bit set.
+        let zero = |v: u64| v.wrapping_sub(ONES) & !v;
+        while let Some(Ok(chunk)) = self.text.get(self.at..self.at + 8).map(<[u8; 8]>::try_from) {
+            let word = u64::from_le_bytes(chunk);
+            let stops = (zero(word ^ (ONES * u64::from(b'"')))
+                | zero(word ^ (ONES * u64::from(b'\\')))
+                | (word.wrapping_sub(ONES * 0x20) & !word))
+                & HIGHS;
+            if stops != 0 {
+                self.at += (stops.trailing_zeros() / 8) as usize;
+                return;
+            }
+            self.at += 8;
+        }
+    }
+
+    fn digits(&mut self) -> Option<()> {
+        if !self.peek()?.is_ascii_digit() {
+            return None;
+        }
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.at += 1;
+        }
+        Some(())
+    }
+
+    fn number(&mut self) -> Option<()> {
+        let _ = self.eat(b'-');
+        match self.peek()? {
+            b'0' => self.at += 1,
+            _ => self.digits()?,
+        }
+        if self.eat(b'.').is_some() {
+            self.digits()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            self.digits()?;
+        }
+        Some(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at + word.len();
+        (self.text.get(self.at..end)? == word).then(|| self.at = end)
+    }
+
+    /// One value, containers walked without recursion: which of the open ones are objects is
+    /// kept in a bit set, so nothing is allocated however deep the text goes.
+    fn value(&mut self) -> Option<()> {
+        let mut objects = [0u64; MAX_DEPTH / 64];
+        let mut depth = 0usize;
+        let is_object = |objects: &[u64], depth: usize| objects[(depth - 1) / 64] & (1 << ((depth - 1) % 64)) != 0;
+        loop {
+            // A value starts here: a scalar, or a container opened.
+            self.space();
+            match self.peek()? {
+                open @ (b'{' | b'[') => {
+                    self.at += 1;
+                    self.space();
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if self.eat(close).is_none() {
+                        if depth == MAX_DEPTH {
+                            return None;
+                        }
+                        let (word, bit) = (depth / 64, 1u64 << (depth % 64));
+                        objects[word] = if open == b'{' { objects[word] | bit } else { objects[word] & !bit };
+                        depth += 1;
+                        if open == b'{' {
+                            self.key()?;
+                        }
+                        continue;
+                    }
+                }
+                b'"' => {
+                    self.string()?;
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                b'-' | b'0'..=b'9' => self.number()?,
+                _ => return None,
+            }
+            // A value ended: close what it ends, up to the next member or element.
+            loop {
+                if depth == 0 {
+                    return Some(());
+                }
+                self.space();
+                let object = is_object(&objects, depth);
+                match self.next()? {
+                    b',' => {
+                        if object {
+                            self.space();
+                            self.key()?;
+                        }
+                        break;
+                    }
+                    b'}' if object => depth -= 1,
+                    b']' if !object => depth -= 1,
+                    _ => return None,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(text: &str) -> Option<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        members(text, |m| {
+            out.push((m.key.to_owned(), text[m.start..m.end].to_owned()));
+            true
+        })?;
+        Some(out)
+    }
+
+    #[test]
+    fn members_are_found_with_their_values_as_written() {
+        let text = r#" { "a" : 1 , "b":{"c":[1,2,{"d":null}]},"e":"x\"y", "f":-0.5e+3,"g":[],"h":{} } "#;
+        let found = all(text).unwrap();
+        let keys: Vec<_> = found.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["a", "b", "e", "f", "g", "h"]);
+        assert_eq!(found[1].1, r#"{"c":[1,2,{"d":null}]}"#);
+        assert_eq!(found[2].1, r#""x\"y""#);
+        assert_eq!(found[3].1, "-0.5e+3");
+        assert_eq!(all("{}").unwrap(), []);
+    }
+
+    #[test]
+    fn what_serde_json_refuses_is_refused() {
+        let cases = [
+            "",
+            "{",
+            "{\"a\"}",
+            "{\"a\":}",
+            "{\"a\":1,}",
+            "{,}",
+            "{\"a\":1}x",
+            "[1]",
+            "{\"a\":01}",
+            "{\"a\":1.}",
+            "{\"a\":-}",
+            "{\"a\":1e}",
+            "{\"a\":tru}",
+            "{\"a\":\"\\x\"}",
+            "{\"a\":\"\\u12g4\"}",
+            "{\"a\":\"\u{1}\"}",
+            "{\"a\":[1,]}",
+            "{\"a\":[1 2]}",
+            "{\"a\":{\"b\":1]}",
+            "{\"a\":[}",
+            "{'a':1}",
+            "{\"a\":1 \"b\":2}",
+        ];
+        for case in cases {
+            assert!(all(case).is_none(), "{case:?} was accepted");
+            assert!(serde_json::from_str::<serde_json::Value>(case).map_or(true, |v| !v.is_object()), "{case:?}");
+        }
+        for case in ["{\"a\":[1,[2,[3]],{}],\"b\":\"\\u00e9\\n\"}", "{\"a\":0,\"b\":-12.5E-3,\"c\":true,\"d\":false}"] {
+            assert!(all(case).is_some(), "{case:?}");
+        }
+    }
+
+    #[test]
+    fn strings_end_where_they_end_whatever_their_length() {
+        for n in 0..40 {
+            for tail in ["", "\\\"", "\\n", "é", "\\u00e9"] {
+                let text = "a".repeat(n) + tail + &"b".repeat(n % 9);
+                let object = format!("{{\"k\":\"{text}\",\"z\":1}}");
+                let found = all(&object).unwrap();
+                assert_eq!(found[0].1, format!("\"{text}\""), "{object}");
+                assert_eq!(found[1].1, "1");
+                let control = format!("{{\"k\":\"{}\u{1f}{}\"}}", "a".repeat(n), "b".repeat(n));
+                assert!(all(&control).is_none(), "{control:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn depth_is_bounded_and_costs_no_recursion() {
+        let ok = format!("{{\"a\":{}{}}}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        assert!(all(&ok).is_some());
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(all(&deep).is_none());
+    }
+
+    #[test]
+    fn escaped_keys_compare_decoded() {
+        let mut seen = None;
+        members(r#"{"\u005fmeta":1}"#, |m| {
+            seen = Some((m.escaped, m.is("_meta"), m.is("meta")));
+            true
+        });
+        assert_eq!(seen, Some((true, true, false)));
+    }
+}

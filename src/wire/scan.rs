@@ -315,6 +315,59 @@ mod tests {
         }
     }
 
+    /// Mutated messages: `members` accepts exactly what serde_json's own checking (a `RawValue`,
+    /// what read the envelope before) accepts as an object, and finds the same members.
+    #[test]
+    fn agrees_with_serde_json_on_mutated_messages() {
+        use serde_json::value::RawValue;
+        let seeds = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#,
+            r#"{"a":[1,-2.5e3,{"b":[true,false,null]}],"c":"x\n\"y\u00e9"}"#,
+            r#"{"result":{"content":[]},"id":"s","jsonrpc":"2.0"}"#,
+        ];
+        let alphabet = br#"{}[]",:0123456789.-+eE tr\ufalsn/abc"#;
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let (mut accepted, mut refused) = (0, 0);
+        for round in 0..20_000 {
+            let mut text = seeds[round % seeds.len()].as_bytes().to_vec();
+            for _ in 0..1 + next(3) {
+                let at = next(text.len() + 1);
+                let byte = alphabet[next(alphabet.len())];
+                match next(3) {
+                    0 => text.insert(at, byte),
+                    1 if at < text.len() => drop(text.remove(at)),
+                    _ if at < text.len() => text[at] = byte,
+                    _ => {}
+                }
+            }
+            let Ok(text) = String::from_utf8(text) else { continue };
+            let theirs = serde_json::from_str::<&RawValue>(&text).is_ok_and(|raw| raw.get().starts_with('{'));
+            match all(&text) {
+                Some(found) => {
+                    assert!(theirs, "{text:?}: accepted here, refused by serde_json");
+                    accepted += 1;
+                    // Keys without escapes are the object's keys; values are JSON as they are.
+                    let map = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text);
+                    for (key, value) in found {
+                        assert!(serde_json::from_str::<&RawValue>(&value).is_ok(), "{text:?}: {value:?}");
+                        assert!(key.contains('\\') || map.as_ref().map_or(true, |m| m.contains_key(&key)), "{text:?}");
+                    }
+                }
+                None => {
+                    assert!(!theirs, "{text:?}: refused here, accepted by serde_json");
+                    refused += 1;
+                }
+            }
+        }
+        assert!(accepted > 1000 && refused > 1000, "{accepted} accepted, {refused} refused");
+    }
+
     #[test]
     fn depth_is_bounded_and_costs_no_recursion() {
         let ok = format!("{{\"a\":{}{}}}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));

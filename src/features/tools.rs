@@ -251,7 +251,7 @@ pub(crate) fn call(
             Err(RpcError::method_not_found(&format!("tools/call: tool {} must be called as a task", params.name)))
         }
         // The usual call: its result kept typed for the writer.
-        _ => outcome(cx, &entry, arguments).map(|r| Reply::Tool(ToolReply(r, cx.version()))),
+        _ => outcome(cx, &entry, arguments).map(|r| Reply::Tool(ToolReply(r, cx.version(), None))),
     }
 }
 

@@ -14,6 +14,7 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
+use crate::wire::call_result::{Around, ToolReply};
 use crate::wire::frame::{Members, Reply, Typed};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
@@ -190,49 +191,64 @@ const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// Every 2026-07-28 result: `resultType` (`complete` unless the handler's round needs input),
 /// the server's identity in `_meta`, and the cache hint the table gives the method, written
-/// alongside the result's own members when its writer serialises it (`Decorated`).
+/// alongside the result's own members when its writer serialises it (`Decoration`, one per
+/// cache hint, shared by every result of this server).
 fn decorate(server: &Server, cache: Cache, result: Reply) -> Reply {
-    let hint = match cache {
-        Cache::None => None,
-        Cache::List => Some(server.options().list_cache),
-        // What a resource holds may depend on who reads it.
-        Cache::Read => Some(server.options().read_cache),
-    };
-    decorate_with(server.latest_info(), hint, result)
+    decorate_shared(server.decoration(cache), result)
 }
 
 /// A 2026-07-28 result decorated with the identity `info` of the server that made it (a
 /// relayed server's own) and `hint`: what `decorate` does for this server's results.
+#[cfg(feature = "http")]
 pub(crate) fn decorate_with(info: Arc<Box<RawValue>>, hint: Option<CacheHint>, result: Reply) -> Reply {
+    decorate_shared(Arc::new(Decoration::new(info, hint)), result)
+}
+
+/// A tool's result carries its decoration (no box); any other result is boxed with it.
+fn decorate_shared(decoration: Arc<Decoration>, result: Reply) -> Reply {
     match result {
+        Reply::Tool(ToolReply(result, version, None)) => Reply::Tool(ToolReply(result, version, Some(decoration))),
         Reply::Value(Value::Object(_)) | Reply::Typed(_) | Reply::Tool(_) => {
-            Reply::Typed(Box::new(Decorated { result, info, hint }))
+            Reply::Typed(Box::new(Decorated { result, decoration }))
         }
         Reply::Value(_) => Reply::Value(Value::Null),
     }
 }
 
-/// A 2026-07-28 result with its decoration (`decorate`): members the result has already win
-/// (an `input_required` round's `resultType`, a registration's own cache hint), and the
-/// server's identity joins the result's own `_meta`.
+/// What `decorate` adds to a 2026-07-28 result: the identity of the server that made it and the
+/// method's cache hint. Members the result has already win (an `input_required` round's
+/// `resultType`, a registration's own cache hint), and the server's identity joins the
+/// result's own `_meta`.
 #[derive(Debug)]
-struct Decorated {
-    /// An object `Value` or a typed result.
-    result: Reply,
+pub(crate) struct Decoration {
     /// The server's identity, serialised once (`Server::latest_info`).
     info: Arc<Box<RawValue>>,
     hint: Option<CacheHint>,
+    /// `_meta` for a result with none of its own, serialised once.
+    meta_alone: Box<RawValue>,
 }
 
-impl Typed for Decorated {
-    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
-        let (object, own_meta) = match &self.result {
-            Reply::Value(Value::Object(map)) => (Some(map), map.get("_meta")),
-            Reply::Typed(_) | Reply::Tool(_) => (None, self.result.typed_meta()),
-            Reply::Value(_) => (None, None),
-        };
+impl Decoration {
+    /// The decoration of results made by the server `info` names, with `hint`.
+    pub(crate) fn new(info: Arc<Box<RawValue>>, hint: Option<CacheHint>) -> Decoration {
+        // Invariant: `info` is JSON, so this is too.
+        let meta_alone = RawValue::from_string(format!("{{\"{SERVER_INFO}\":{}}}", info.get())).unwrap_or_default();
+        Decoration { info, hint, meta_alone }
+    }
+
+    /// Writes `_meta` and the members a result whose own members are `object` (`None`: a typed
+    /// result, which has none of these) lacks.
+    fn write(
+        &self,
+        object: Option<&serde_json::Map<String, Value>>,
+        own_meta: Option<&Value>,
+        members: &mut Members<'_, '_>,
+    ) -> serde_json::Result<()> {
         let has = |key: &str| object.is_some_and(|map| map.contains_key(key));
-        members.serialize_entry("_meta", &WithInfo { own: own_meta, info: &self.info })?;
+        match own_meta {
+            None => members.serialize_entry("_meta", &*self.meta_alone)?,
+            own => members.serialize_entry("_meta", &WithInfo { own, info: &self.info })?,
+        }
         let result_type = object.and_then(|map| map.get("resultType"));
         if result_type.is_none() {
             members.serialize_entry("resultType", "complete")?;
@@ -245,6 +261,36 @@ impl Typed for Decorated {
                 members.serialize_entry("cacheScope", hint.scope.as_str())?;
             }
         }
+        Ok(())
+    }
+}
+
+impl Around for Decoration {
+    fn write_around(&self, own: Option<&Value>, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
+        self.write(None, own, members)
+    }
+
+    /// Its server identity and about 100 bytes of members.
+    fn size_hint(&self) -> usize {
+        self.meta_alone.get().len() + 100
+    }
+}
+
+/// A result (an object `Value`, or typed) boxed with its decoration.
+#[derive(Debug)]
+struct Decorated {
+    result: Reply,
+    decoration: Arc<Decoration>,
+}
+
+impl Typed for Decorated {
+    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
+        let (object, own_meta) = match &self.result {
+            Reply::Value(Value::Object(map)) => (Some(map), map.get("_meta")),
+            Reply::Typed(_) | Reply::Tool(_) => (None, self.result.typed_meta()),
+            Reply::Value(_) => (None, None),
+        };
+        self.decoration.write(object, own_meta, members)?;
         match &self.result {
             Reply::Value(Value::Object(map)) => {
                 map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(k, v)| members.serialize_entry(k, v))
@@ -258,9 +304,8 @@ impl Typed for Decorated {
         None
     }
 
-    /// The result's, its server identity and about 100 bytes of members.
     fn size_hint(&self) -> usize {
-        self.result.size_hint() + self.info.get().len() + 100
+        self.result.size_hint() + Around::size_hint(&*self.decoration)
     }
 }
 
@@ -418,7 +463,8 @@ mod tests {
             ),
         ];
         for (result, expected) in cases {
-            let decorated = Decorated { result: Reply::Value(result), info: server.latest_info(), hint: Some(hint) };
+            let decoration = Arc::new(Decoration::new(server.latest_info(), Some(hint)));
+            let decorated = Decorated { result: Reply::Value(result), decoration };
             let mut expected = expected;
             if expected["resultType"] == "complete" {
                 expected["ttlMs"] = expected.get("ttlMs").cloned().unwrap_or(5.into());
@@ -430,8 +476,7 @@ mod tests {
         with_meta.meta = Some(json!({"k": 1}));
         let v = ProtocolVersion::V2026_07_28;
         for result in [CallToolResult::text("Echo: \"_meta\""), CallToolResult::default(), with_meta] {
-            let typed =
-                decorate(&server, Cache::None, Reply::Tool(crate::wire::call_result::ToolReply(result.clone(), v)));
+            let typed = decorate(&server, Cache::None, Reply::Tool(ToolReply(result.clone(), v, None)));
             let value = decorate(&server, Cache::None, Reply::Value(result.to_wire(v)));
             assert_eq!(written(&typed), written(&value));
         }

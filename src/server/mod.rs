@@ -211,6 +211,9 @@ pub struct Server {
     state_key: std::sync::OnceLock<Option<StateKey>>,
     /// `info(2026-07-28)` as JSON text, made on first use (every such result carries it).
     latest_info: std::sync::OnceLock<Arc<Box<serde_json::value::RawValue>>>,
+    /// What every 2026-07-28 result is decorated with, one per cache hint of the method table
+    /// (none, lists, reads), made on first use and shared by the results.
+    decorations: [std::sync::OnceLock<Arc<methods::Decoration>>; 3],
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
     /// The client capabilities recent 2026-07-28 requests declared, read once each.
@@ -256,6 +259,7 @@ impl Server {
             icons: Vec::new(),
             instructions: None,
             latest_info: std::sync::OnceLock::new(),
+            decorations: Default::default(),
             recent_capabilities: Default::default(),
             pool: Pool::new(options.resident_workers, options.max_workers),
             task_share: task_share::TaskShare::new(options.session_share().min(options.max_workers / 4)),
@@ -686,6 +690,18 @@ impl Server {
             // Invariant: serde_json wrote that text, so it is valid JSON.
             Arc::new(serde_json::value::RawValue::from_string(text).unwrap_or_default())
         }))
+    }
+
+    /// The decoration of this server's 2026-07-28 results for a method of cache hint `cache`.
+    pub(crate) fn decoration(&self, cache: crate::wire::method::Cache) -> Arc<methods::Decoration> {
+        use crate::wire::method::Cache;
+        let (slot, hint) = match cache {
+            Cache::None => (0, None),
+            Cache::List => (1, Some(self.options.list_cache)),
+            // What a resource holds may depend on who reads it.
+            Cache::Read => (2, Some(self.options.read_cache)),
+        };
+        Arc::clone(self.decorations[slot].get_or_init(|| Arc::new(methods::Decoration::new(self.latest_info(), hint))))
     }
 
     pub(crate) fn instructions(&self) -> Option<&str> {

@@ -7,7 +7,9 @@ use super::version::ProtocolVersion;
 use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Compound};
 use serde_json::{Map, Value};
+use std::fmt;
 use std::io::Write;
+use std::sync::Arc;
 
 /// The members of a JSON object being written (the frame's `Members`: named here, since the
 /// frame holds this module's type).
@@ -70,13 +72,35 @@ impl CallToolResult {
 /// them. What `Typed` asks of a typed result, for a tool's result, which a `Reply` holds
 /// without a box (the usual answer: one allocation less per call).
 #[derive(Debug)]
-pub struct ToolReply(pub(crate) CallToolResult, pub(crate) ProtocolVersion);
+pub struct ToolReply(pub(crate) CallToolResult, pub(crate) ProtocolVersion, pub(crate) Option<Arc<dyn Around>>);
+
+/// Members a writer adds around a tool's result, shared by many results (2026-07-28's
+/// decoration: `resultType`, the server's identity in `_meta`, a cache hint), so that a
+/// decorated result needs no box around it.
+pub trait Around: Send + Sync + fmt::Debug {
+    /// Writes `_meta` (the result's own, `own`, with what this adds to it) and this one's
+    /// members, none of which a tool's result has.
+    fn write_around(&self, own: Option<&Value>, members: &mut Members<'_, '_>) -> serde_json::Result<()>;
+    /// About how many bytes it adds.
+    fn size_hint(&self) -> usize;
+}
 
 impl ToolReply {
-    /// Every member but `_meta`, like `Typed::write_members`.
+    /// Every member, `_meta` and what is around it first.
+    pub(crate) fn write_object(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
+        use serde::ser::SerializeMap;
+        match (&self.2, self.meta()) {
+            (Some(around), own) => around.write_around(own, members)?,
+            (None, Some(own)) => members.serialize_entry("_meta", own)?,
+            (None, None) => {}
+        }
+        self.write_members(members)
+    }
+
+    /// Every member but `_meta` and what is around it, like `Typed::write_members`.
     pub(crate) fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
         use serde::ser::SerializeMap;
-        let ToolReply(result, version) = self;
+        let ToolReply(result, version, _) = self;
         members.serialize_entry("content", &WireBlocks(&result.content, *version))?;
         if result.is_error {
             members.serialize_entry("isError", &true)?;
@@ -95,7 +119,8 @@ impl ToolReply {
     /// Like `Typed::size_hint`, but for the structured content, which `structured` gives the
     /// caller to count.
     pub(crate) fn size_hint(&self) -> usize {
-        self.0.content.iter().map(Content::size_hint).sum::<usize>() + 40
+        let around = self.2.as_ref().map_or(0, |a| a.size_hint());
+        self.0.content.iter().map(Content::size_hint).sum::<usize>() + 40 + around
     }
 
     /// The structured content, for the caller of `size_hint` to count.
@@ -134,7 +159,7 @@ mod tests {
         ];
         for version in ProtocolVersion::ALL {
             for result in &results {
-                let typed = crate::wire::frame::Reply::Tool(ToolReply(result.clone(), version));
+                let typed = crate::wire::frame::Reply::Tool(ToolReply(result.clone(), version, None));
                 let text = crate::wire::frame::text_of(|out| typed.write_to(out));
                 assert_eq!(text, result.to_wire(version).to_string(), "{version} {result:?}");
             }

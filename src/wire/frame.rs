@@ -138,13 +138,19 @@ impl Reply {
     pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
         match self {
             Reply::Value(value) => serde_json::to_writer(out, value)?,
-            Reply::Typed(_) | Reply::Tool(_) => {
+            Reply::Typed(typed) => {
                 let mut serializer = serde_json::Serializer::new(out);
                 let mut members = (&mut serializer).serialize_map(None)?;
-                if let Some(meta) = self.typed_meta() {
+                if let Some(meta) = typed.meta() {
                     members.serialize_entry("_meta", meta)?;
                 }
-                self.write_typed_members(&mut members)?;
+                typed.write_members(&mut members)?;
+                SerializeMap::end(members)?;
+            }
+            Reply::Tool(tool) => {
+                let mut serializer = serde_json::Serializer::new(out);
+                let mut members = (&mut serializer).serialize_map(None)?;
+                tool.write_object(&mut members)?;
                 SerializeMap::end(members)?;
             }
         }

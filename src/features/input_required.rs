@@ -49,7 +49,13 @@ impl Round<'_> {
 /// those the sealed state kept plus the responses to what it was waiting for; without a state,
 /// every response the client sent (a client may answer without ever having been asked twice).
 /// A bad or foreign state is `-32602` with the reason, never a result.
-pub(crate) fn begin(key: Option<&StateKey>, spec: &Spec, params: &Params, now: SystemTime) -> Result<Inputs, RpcError> {
+/// `now`: the request's time, read only when a state is opened (or, in `finish`, sealed).
+pub(crate) fn begin(
+    key: Option<&StateKey>,
+    spec: &Spec,
+    params: &Params,
+    now: impl Fn() -> SystemTime,
+) -> Result<Inputs, RpcError> {
     let method = spec.name;
     // Located when the request was read: the usual call, with neither, reads nothing here.
     let value = |text: &str| serde_json::from_str(text).unwrap_or(Value::Null);
@@ -65,7 +71,7 @@ pub(crate) fn begin(key: Option<&StateKey>, spec: &Spec, params: &Params, now: S
             let round: Round = params.parse()?;
             let (mut name, mut arguments) = (String::new(), Value::Null);
             let origin = round.origin(spec, &mut name, &mut arguments);
-            let state = key.open_json(&token, &origin, now).map_err(|e| {
+            let state = key.open_json(&token, &origin, now()).map_err(|e| {
                 log::warn!("{method}: {e}");
                 RpcError::invalid_params(e.to_string())
             })?;
@@ -93,7 +99,7 @@ pub(crate) fn finish(
     spec: &Spec,
     params: &Params,
     outcome: Result<Reply, RpcError>,
-    now: SystemTime,
+    now: impl Fn() -> SystemTime,
 ) -> Result<Reply, RpcError> {
     let method = spec.name;
     let Some(inputs) = &cx.inputs else { return outcome };
@@ -114,7 +120,7 @@ pub(crate) fn finish(
     let round: Round = params.parse()?;
     let (mut name, mut arguments) = (String::new(), Value::Null);
     let token =
-        key.seal_json(&state, &round.origin(spec, &mut name, &mut arguments), now + cx.state_ttl()).map_err(|e| {
+        key.seal_json(&state, &round.origin(spec, &mut name, &mut arguments), now() + cx.state_ttl()).map_err(|e| {
             log::warn!("{method}: {e}");
             RpcError::invalid_params(e.to_string())
         })?;

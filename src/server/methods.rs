@@ -161,7 +161,9 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
     let outcome = match spec {
         Some(spec) if spec.input_required => {
             let key = server.sealing_key();
-            let now = SystemTime::now();
+            // Read only when a state is opened or sealed: the usual call needs no clock.
+            let time = std::cell::OnceCell::new();
+            let now = || *time.get_or_init(SystemTime::now);
             cx.inputs = Some(input_required::begin(key, spec, params, now)?);
             let outcome = dispatch(cx, server, method, params);
             input_required::finish(cx, key, spec, params, outcome, now)

@@ -4,7 +4,7 @@
 //! Knows nothing of MCP but the table of method names (`method`, pure data), whose row a known
 //! name is kept as: every other module may use it, it uses no other.
 
-use super::params::Params;
+use super::params::{Locate, Location, Params};
 use super::rpc::{RequestId, RpcError};
 use super::scan;
 use crate::wire::method::{self, Spec};
@@ -163,39 +163,64 @@ pub fn parse(text: &str) -> Result<Incoming, Malformed> {
     parse_value(value)
 }
 
-/// One message object read without building a map: its members are found by `scan` (which
-/// checks the whole text is JSON), the method name and the params borrowed from the text.
-/// `None` sends it down the general path: not one valid object, a member JSON-RPC reads given
-/// twice, a key, a method name or a `jsonrpc` spelled with escapes.
+/// One message object read without building a map, in one walk (`scan`, which checks the whole
+/// text is JSON): the method name and the params borrowed from the text, the params' reserved
+/// members located on the way (`Locate`). `None` sends it down the general path: not one valid
+/// object, a member JSON-RPC reads given twice, a key, a method name or a `jsonrpc` spelled
+/// with escapes.
 fn envelope(text: &str) -> Option<Fields<'_>> {
-    let mut fields = Fields { id: None, jsonrpc_is_2_0: false, method: None, params: None, result: None, error: None };
-    let mut seen = [false; 6];
-    scan::members(text, |member| {
-        const KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
-        if member.escaped {
-            return false;
-        }
-        let Some(which) = KEYS.iter().position(|k| *k == member.key) else { return true };
-        let value = &text[member.start..member.end];
-        if std::mem::replace(&mut seen[which], true) || (value.starts_with('"') && value.contains('\\')) {
-            return false;
-        }
-        let json = || serde_json::from_str::<Value>(value).ok();
-        match which {
-            0 => fields.jsonrpc_is_2_0 = value == "\"2.0\"",
-            1 => fields.id = json(),
-            2 => {
-                fields.method = Some(match value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
-                    Some(name) => MethodField::Name(name.into()),
-                    None => MethodField::NotText,
-                })
+    struct Envelope<'a> {
+        text: &'a str,
+        fields: Fields<'a>,
+        seen: [bool; 6],
+        params: Locate,
+    }
+    impl<'a> scan::Walk<'a> for Envelope<'a> {
+        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool) -> bool {
+            match depth {
+                0 => !escaped && key == "params",
+                _ => self.params.enter(depth, key, escaped),
             }
-            3 => fields.params = Some(ParamsField::Text(value)),
-            4 => fields.result = json(),
-            _ => fields.error = json(),
         }
-        true
-    })?;
+        fn member(&mut self, depth: usize, member: scan::Member<'a>) -> bool {
+            const KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+            if depth > 0 {
+                self.params.member(depth, member);
+                return true;
+            }
+            if member.escaped {
+                return false;
+            }
+            let Some(which) = KEYS.iter().position(|k| *k == member.key) else { return true };
+            let value = &self.text[member.start..member.end];
+            if std::mem::replace(&mut self.seen[which], true) || (value.starts_with('"') && value.contains('\\')) {
+                return false;
+            }
+            let json = || serde_json::from_str::<Value>(value).ok();
+            let fields = &mut self.fields;
+            match which {
+                0 => fields.jsonrpc_is_2_0 = value == "\"2.0\"",
+                1 => fields.id = json(),
+                2 => {
+                    fields.method = Some(match value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+                        Some(name) => MethodField::Name(name.into()),
+                        None => MethodField::NotText,
+                    })
+                }
+                3 => fields.params = Some(ParamsField::Text(value, member.start)),
+                4 => fields.result = json(),
+                _ => fields.error = json(),
+            }
+            true
+        }
+    }
+    let fields = Fields { id: None, jsonrpc_is_2_0: false, method: None, params: None, result: None, error: None };
+    let mut walk = Envelope { text, fields, seen: [false; 6], params: Locate::new(1) };
+    scan::walk(text, &mut walk)?;
+    let Envelope { mut fields, params, .. } = walk;
+    if let Some(ParamsField::Text(value, start)) = fields.params {
+        fields.params = Some(ParamsField::Located(value, params.finish(value, start)));
+    }
     Some(fields)
 }
 
@@ -224,7 +249,10 @@ struct Fields<'a> {
 /// A `params` member: its text as sent (one message read straight from its text), or its value
 /// (the general path).
 enum ParamsField<'a> {
-    Text(&'a str),
+    /// Its text and where it starts in the message, while the walk goes on.
+    Text(&'a str, usize),
+    /// Its text, its members located.
+    Located(&'a str, Location),
     Value(Value),
 }
 
@@ -277,7 +305,9 @@ fn from_fields(fields: Fields) -> Result<Message, Malformed> {
         let params = match params {
             None | Some(ParamsField::Value(Value::Null)) => Params::default(),
             Some(ParamsField::Value(p @ Value::Object(_))) => Params::from_value(&p),
-            Some(ParamsField::Text(text)) if text == "null" || text.starts_with('{') => Params::from_text(text),
+            Some(ParamsField::Located(text, location)) if text == "null" || text.starts_with('{') => {
+                Params::from_text(text, location)
+            }
             Some(_) => {
                 return Err(Malformed {
                     id,

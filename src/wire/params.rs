@@ -45,16 +45,16 @@ pub(crate) enum Member {
     ProgressToken,
 }
 
-const MEMBERS: usize = 8;
+pub(crate) const MEMBERS: usize = 8;
 
 impl Params {
     /// Params read from a message: `text` must be a valid JSON object or `null` (the caller
-    /// checked it, and refuses the rest with `-32602`).
-    pub(crate) fn from_text(text: &str) -> Params {
+    /// checked it, and refuses the rest with `-32602`), its members located (`Locate`).
+    pub(crate) fn from_text(text: &str, (spans, meta_read): Location) -> Params {
         if text == "null" {
             return Params::default();
         }
-        Params::located(text.into())
+        Params { text: Some(text.into()), spans, meta_read }
     }
 
     /// Params from a value, for messages built in memory; anything but an object reads as `{}`.
@@ -121,44 +121,87 @@ const META: [(&str, Member); 5] = [
     ("progressToken", Member::ProgressToken),
 ];
 
-/// Finds the [`Member`]s in an object's text without copying anything (`scan`): nothing is
-/// found when the text does not read as an object of distinct reserved keys, and no member of
-/// `_meta` when it does not (the method's own reading then says what is wrong). Offsets fit in
-/// `u32`: a message is capped far below 4 GiB.
-fn locate(whole: &str) -> ([Option<(u32, u32)>; MEMBERS], bool) {
-    let mut spans = [None; MEMBERS];
-    if !find(whole, 0, &HEAD, &mut spans) {
-        return ([None; MEMBERS], false);
-    }
-    let Some((start, end)) = spans[Member::Meta as usize] else { return (spans, true) };
-    let meta = &whole[start as usize..end as usize];
-    if meta == "null" {
-        return (spans, true);
-    }
-    let mut inner = [None; MEMBERS];
-    if !find(meta, start as usize, &META, &mut inner) {
-        return (spans, false);
-    }
-    for (_, member) in META {
-        spans[member as usize] = inner[member as usize];
-    }
-    (spans, true)
+/// Finds the [`Member`]s of params without copying anything, as a [`scan::Walk`] meets them:
+/// the params' object at depth `base` of the walk (0 when the walk is over the params alone, 1
+/// when over the message holding them), `_meta`'s one deeper. Nothing is found when the params
+/// hold a reserved key twice, and no member of `_meta` when it is not an object of distinct
+/// reserved keys (the method's own reading then says what is wrong).
+pub(crate) struct Locate {
+    base: usize,
+    /// Where each member's value sits in the walked text.
+    spans: [Option<(usize, usize)>; MEMBERS],
+    /// A reserved key of the params, or of `_meta`, met twice.
+    twice: [bool; 2],
 }
 
-/// Puts where each of `keys` sits in the object `text` (itself at `offset` in the params) into
-/// `spans`; `false` when `text` is no object or holds one of them twice.
-fn find(text: &str, offset: usize, keys: &[(&str, Member)], spans: &mut [Option<(u32, u32)>; MEMBERS]) -> bool {
-    let span =
-        |start: usize, end: usize| Some((u32::try_from(offset + start).ok()?, u32::try_from(offset + end).ok()?));
-    scan::members(text, |m| {
-        let Some(&(_, member)) = keys.iter().find(|(key, _)| m.is(key)) else { return true };
-        let slot = &mut spans[member as usize];
-        slot.is_none() && {
-            *slot = span(m.start, m.end);
-            slot.is_some()
+/// Where each [`Member`] sits in the params' text, and whether `_meta` was read (see
+/// [`Params::meta_read`]). Offsets fit in `u32`: a message is capped far below 4 GiB.
+pub(crate) type Location = ([Option<(u32, u32)>; MEMBERS], bool);
+
+impl Locate {
+    pub(crate) fn new(base: usize) -> Locate {
+        Locate { base, spans: [None; MEMBERS], twice: [false; 2] }
+    }
+
+    pub(crate) fn enter(&self, depth: usize, key: &str, escaped: bool) -> bool {
+        depth == self.base && scan::key_is(key, escaped, "_meta")
+    }
+
+    pub(crate) fn member(&mut self, depth: usize, member: scan::Member<'_>) {
+        let (keys, level) = match depth.checked_sub(self.base) {
+            Some(0) => (&HEAD[..], 0),
+            Some(1) => (&META[..], 1),
+            _ => return,
+        };
+        if let Some(&(_, which)) = keys.iter().find(|(key, _)| member.is(key)) {
+            let slot = &mut self.spans[which as usize];
+            self.twice[level] |= slot.is_some();
+            *slot = Some((member.start, member.end));
         }
-    })
-    .is_some()
+    }
+
+    /// What was found, its offsets made relative to the params' text `params`, which starts at
+    /// `offset` in the walked text.
+    pub(crate) fn finish(self, params: &str, offset: usize) -> Location {
+        if self.twice[0] {
+            return ([None; MEMBERS], false);
+        }
+        let relative = |span: Option<(usize, usize)>| {
+            let (start, end) = span?;
+            Some((u32::try_from(start - offset).ok()?, u32::try_from(end - offset).ok()?))
+        };
+        let mut spans = self.spans.map(relative);
+        let meta = spans[Member::Meta as usize].map(|(start, end)| &params[start as usize..end as usize]);
+        let read = match meta {
+            None | Some("null") => true,
+            Some(meta) => meta.starts_with('{') && !self.twice[1],
+        };
+        if !read {
+            for (_, member) in META {
+                spans[member as usize] = None;
+            }
+        }
+        (spans, read)
+    }
+}
+
+/// Locates the members of params read alone (`Params::from_value`).
+fn locate(text: &str) -> Location {
+    struct Alone(Locate);
+    impl<'a> scan::Walk<'a> for Alone {
+        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool) -> bool {
+            self.0.enter(depth, key, escaped)
+        }
+        fn member(&mut self, depth: usize, member: scan::Member<'a>) -> bool {
+            self.0.member(depth, member);
+            true
+        }
+    }
+    let mut alone = Alone(Locate::new(0));
+    match scan::walk(text, &mut alone) {
+        Some(()) => alone.0.finish(text, 0),
+        None => ([None; MEMBERS], false),
+    }
 }
 
 /// Why `_meta` does not read as an object of distinct reserved keys, for a request that needs
@@ -263,7 +306,48 @@ mod tests {
 
     fn raw(text: &str) -> Params {
         assert!(scan::members(text, |_| true).is_some() || text == "null");
-        Params::from_text(text)
+        Params::from_text(text, locate(text))
+    }
+
+    /// The walk of a whole message finds in its params what a walk of the params alone finds.
+    #[test]
+    fn members_are_located_alike_in_a_message_and_alone() {
+        use crate::wire::jsonrpc::{parse, Incoming, Message};
+        let all = [
+            Member::Meta,
+            Member::InputResponses,
+            Member::RequestState,
+            Member::ProtocolVersion,
+            Member::ClientCapabilities,
+            Member::ClientInfo,
+            Member::LogLevel,
+            Member::ProgressToken,
+        ];
+        let cases = [
+            r#"{"name":"x","_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"a":{"b":{}}},"progressToken":"t"},"requestState":"s","inputResponses":{"k":{}}}"#,
+            r#"{"\u005fmeta":{"progress\u0054oken":1}}"#,
+            r#"{"_meta":{"progressToken":1,"progressToken":2}}"#,
+            r#"{"_meta":{},"_meta":{"progressToken":2}}"#,
+            r#"{"_meta":"text","requestState":"s"}"#,
+            r#"{"_meta":null,"arguments":{"_meta":{"progressToken":3}}}"#,
+            r#"{}"#,
+        ];
+        for text in cases {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call", "params" : {text}}}"#);
+            let Ok(Incoming::Single(Message::Request(request))) = parse(&line) else { panic!("{line}") };
+            let alone = raw(text);
+            for member in all {
+                assert_eq!(request.params.member(member), alone.member(member), "{text}: {member:?}");
+            }
+            assert_eq!(request.params.meta_read(), alone.meta_read(), "{text}");
+        }
+        assert_eq!(raw(cases[0]).member(Member::ProgressToken), Some("7"));
+        assert_eq!(raw(cases[2]).member(Member::ProgressToken), Some("1"));
+        assert_eq!(raw(cases[3]).member(Member::ProgressToken), None);
+        assert!(!raw(cases[3]).meta_read() && !raw(cases[5]).meta_read() && raw(cases[6]).meta_read());
+        assert_eq!(raw(cases[4]).member(Member::Meta), None);
+        assert_eq!(raw(cases[6]).member(Member::ProgressToken), None);
     }
 
     #[test]

@@ -19,45 +19,86 @@ pub(crate) struct Member<'a> {
 }
 
 impl Member<'_> {
-    /// Whether the key is `name`, escapes decoded (a key written with escapes is rare: only then
-    /// is anything allocated).
+    /// Whether the key is `name`, escapes decoded.
     pub fn is(&self, name: &str) -> bool {
-        if !self.escaped {
-            return self.key == name;
+        key_is(self.key, self.escaped, name)
+    }
+}
+
+/// Whether a key written as `key` (between its quotes) is `name`, escapes decoded (a key
+/// written with escapes is rare: only then is anything allocated).
+pub(crate) fn key_is(key: &str, escaped: bool, name: &str) -> bool {
+    if !escaped {
+        return key == name;
+    }
+    serde_json::from_str::<String>(&format!("\"{key}\"")).is_ok_and(|key| key == name)
+}
+
+/// What [`walk`] asks its caller about the members it meets.
+pub(crate) trait Walk<'a> {
+    /// Whether to walk into the value of the member `key` of an object at `depth` (0: the
+    /// outermost), that value being an object: its members then come at `depth + 1`, before
+    /// it does. The caller decides how deep a walk goes (each level is a call).
+    fn enter(&mut self, depth: usize, key: &'a str, escaped: bool) -> bool;
+    /// A member of an object at `depth`, its value passed; `false` gives the walk up.
+    fn member(&mut self, depth: usize, member: Member<'a>) -> bool;
+}
+
+/// Walks the object that `text` holds (whitespace around it is allowed), telling `walker` of
+/// its members and of those of the objects inside it that `walker` enters, in the order they
+/// are written. `None` when `text` is not exactly one valid JSON object, or when `walker`
+/// gives up.
+pub(crate) fn walk<'a>(text: &'a str, walker: &mut impl Walk<'a>) -> Option<()> {
+    let mut cur = Cursor { text: text.as_bytes(), at: 0 };
+    cur.space();
+    object(text, &mut cur, 0, walker)?;
+    cur.space();
+    (cur.at == cur.text.len()).then_some(())
+}
+
+fn object<'a>(text: &'a str, cur: &mut Cursor<'a>, depth: usize, walker: &mut impl Walk<'a>) -> Option<()> {
+    cur.eat(b'{')?;
+    cur.space();
+    if cur.eat(b'}').is_some() {
+        return Some(());
+    }
+    loop {
+        let ((from, to), escaped) = cur.key()?;
+        let key = &text[from..to];
+        cur.space();
+        let start = cur.at;
+        if cur.peek() == Some(b'{') && walker.enter(depth, key, escaped) {
+            object(text, cur, depth + 1, walker)?;
+        } else {
+            cur.value()?;
         }
-        let quoted = format!("\"{}\"", self.key);
-        serde_json::from_str::<String>(&quoted).is_ok_and(|key| key == name)
+        if !walker.member(depth, Member { key, escaped, start, end: cur.at }) {
+            return None;
+        }
+        cur.space();
+        match cur.next()? {
+            b',' => cur.space(),
+            b'}' => return Some(()),
+            _ => return None,
+        }
     }
 }
 
 /// Calls `each` for every member of the object that `text` holds (whitespace around it is
-/// allowed), in order. `None` when `text` is not exactly one valid JSON object, or when `each`
-/// returns `false` (the caller gives up on it).
-pub(crate) fn members<'a>(text: &'a str, mut each: impl FnMut(Member<'a>) -> bool) -> Option<()> {
-    let mut cur = Cursor { text: text.as_bytes(), at: 0 };
-    cur.space();
-    cur.eat(b'{')?;
-    cur.space();
-    if cur.eat(b'}').is_none() {
-        loop {
-            let (key, escaped) = cur.key()?;
-            cur.space();
-            let start = cur.at;
-            cur.value()?;
-            let member = Member { key: &text[key.0..key.1], escaped, start, end: cur.at };
-            if !each(member) {
-                return None;
-            }
-            cur.space();
-            match cur.next()? {
-                b',' => cur.space(),
-                b'}' => break,
-                _ => return None,
-            }
+/// allowed), in order: a [`walk`] that enters nothing. `None` when `text` is not exactly one
+/// valid JSON object, or when `each` returns `false`. For tests: the library walks.
+#[cfg(test)]
+pub(crate) fn members<'a>(text: &'a str, each: impl FnMut(Member<'a>) -> bool) -> Option<()> {
+    struct Each<F>(F);
+    impl<'a, F: FnMut(Member<'a>) -> bool> Walk<'a> for Each<F> {
+        fn enter(&mut self, _: usize, _: &'a str, _: bool) -> bool {
+            false
+        }
+        fn member(&mut self, _: usize, member: Member<'a>) -> bool {
+            (self.0)(member)
         }
     }
-    cur.space();
-    (cur.at == cur.text.len()).then_some(())
+    walk(text, &mut Each(each))
 }
 
 struct Cursor<'a> {

@@ -17,23 +17,7 @@ logs=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
 
-# Starts `tinymcp proxy ARGS...` (`-- CMD...` or `--config FILE`) on a port the OS picks and
-# sets `port`.
-proxy() {
-  local log="$logs/proxy-${#pids[@]}.log"
-  # Made here: the background job opens it later, and sed on a missing file ends the script (2).
-  : >"$log"
-  "$tinymcp" proxy --http 127.0.0.1:0 "$@" >/dev/null 2>"$log" &
-  pids+=($!)
-  port=
-  for _ in $(seq 200); do
-    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$log")
-    [ -n "$port" ] && return
-    sleep 0.05
-  done
-  cat "$log" >&2
-  return 1
-}
+. scripts/proxy-launch.sh
 
 proxy -- "$PWD/$tinymcp" --everything
 "$python" tests/interop/python_client.py --transport http "http://127.0.0.1:$port/mcp"

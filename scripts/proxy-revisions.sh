@@ -19,21 +19,7 @@ logs=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
 
-# Starts `tinymcp proxy ARGS...` on a port the OS picks and sets `port`.
-proxy() {
-  local log="$logs/proxy-${#pids[@]}.log"
-  : >"$log"
-  "$tinymcp" proxy --http 127.0.0.1:0 "$@" >/dev/null 2>"$log" &
-  pids+=($!)
-  port=
-  for _ in $(seq 200); do
-    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$log")
-    [ -n "$port" ] && return
-    sleep 0.05
-  done
-  cat "$log" >&2
-  return 1
-}
+. scripts/proxy-launch.sh
 
 # suite NAME ARGS...: one conformance run against the proxy on `port`; fails on any failure
 # the run does not expect.

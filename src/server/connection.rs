@@ -190,11 +190,20 @@ impl Connection {
         alone
     }
 
-    /// The input schema of tool `name` as a 2026-07-28 request with this `_meta` would meet it:
-    /// a registered tool's, or a relayed server's (SEP-2243's headers are checked against it).
+    /// `f` of the input schema of tool `name` as a 2026-07-28 request with this `_meta` would
+    /// meet it: a registered tool's (not copied), or a relayed server's (SEP-2243's headers are
+    /// checked against it).
     #[cfg(feature = "http")]
-    pub(crate) fn tool_input_schema(server: &Arc<Server>, meta: &RequestMeta, name: &str) -> Option<serde_json::Value> {
-        server.tool_input_schema(name).or_else(|| relay::tool_schema(server, meta, name))
+    pub(crate) fn with_tool_input_schema<R>(
+        server: &Arc<Server>,
+        meta: &RequestMeta,
+        name: &str,
+        f: impl FnOnce(Option<&serde_json::Value>) -> R,
+    ) -> R {
+        match server.tool(name) {
+            Some(entry) => f(Some(&entry.tool.input_schema)),
+            None => f(relay::tool_schema(server, meta, name).as_ref()),
+        }
     }
 
     /// Opens a `subscriptions/listen` stream (2026-07-28); it holds no worker.

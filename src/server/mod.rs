@@ -660,8 +660,9 @@ impl Server {
     /// A registered tool's input schema (for transports that check request headers against
     /// the arguments, SEP-2243).
     #[cfg(feature = "http")]
-    pub(crate) fn tool_input_schema(&self, name: &str) -> Option<Value> {
-        self.registry().tools.iter().find(|t| t.tool.name == name).map(|t| t.tool.input_schema.clone())
+    /// The registered tool `name`.
+    pub(crate) fn tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
+        self.registry().tools.iter().find(|t| t.tool.name == name).cloned()
     }
 
     /// The registry as it is now.

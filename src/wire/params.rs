@@ -8,6 +8,7 @@ use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 /// The params of a request or notification: always a JSON object (absent and `null` read as
@@ -102,6 +103,27 @@ impl Params {
     /// reading it again says why.
     pub(crate) fn meta_read(&self) -> bool {
         self.meta_read
+    }
+
+    /// The string member `key` of the params holds (the last, when given twice, as a map reads
+    /// it), the others passed over unread: `None` when absent or not a string. (What the
+    /// HTTP transport checks its headers against.)
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn string_member(&self, key: &str) -> Option<Cow<'_, str>> {
+        let text = self.text.as_deref()?;
+        let mut found = None;
+        scan::members(text, |m| {
+            if m.is(key) {
+                found = Some(&text[m.start..m.end]);
+            }
+            true
+        })?;
+        let value = found?;
+        // Borrowed unless it holds escapes.
+        serde_json::from_str::<&str>(value)
+            .map(Cow::Borrowed)
+            .or_else(|_| serde_json::from_str::<String>(value).map(Cow::Owned))
+            .ok()
     }
 
     /// The length of the params' text, for the bound on what a queued request holds.
@@ -348,6 +370,17 @@ mod tests {
         assert!(!raw(cases[3]).meta_read() && !raw(cases[5]).meta_read() && raw(cases[6]).meta_read());
         assert_eq!(raw(cases[4]).member(Member::Meta), None);
         assert_eq!(raw(cases[6]).member(Member::ProgressToken), None);
+    }
+
+    #[test]
+    fn a_string_member_is_read_alone() {
+        let p = raw(r#"{"name":"echo","uri":"a\u0062c","n":1,"arguments":{"name":"inner"}}"#);
+        assert!(matches!(p.string_member("name"), Some(Cow::Borrowed("echo"))));
+        assert_eq!(p.string_member("uri").as_deref(), Some("abc"));
+        assert_eq!(p.string_member("n"), None);
+        assert_eq!(p.string_member("missing"), None);
+        assert_eq!(raw(r#"{"name":"a","name":"b"}"#).string_member("name").as_deref(), Some("b"));
+        assert_eq!(raw("null").string_member("name"), None);
     }
 
     #[test]

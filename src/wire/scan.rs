@@ -86,8 +86,8 @@ fn object<'a>(text: &'a str, cur: &mut Cursor<'a>, depth: usize, walker: &mut im
 
 /// Calls `each` for every member of the object that `text` holds (whitespace around it is
 /// allowed), in order: a [`walk`] that enters nothing. `None` when `text` is not exactly one
-/// valid JSON object, or when `each` returns `false`. For tests: the library walks.
-#[cfg(test)]
+/// valid JSON object, or when `each` returns `false`.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn members<'a>(text: &'a str, each: impl FnMut(Member<'a>) -> bool) -> Option<()> {
     struct Each<F>(F);
     impl<'a, F: FnMut(Member<'a>) -> bool> Walk<'a> for Each<F> {

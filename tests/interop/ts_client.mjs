@@ -9,13 +9,7 @@
 // asserts on what the SDK parsed from the server's real answers. The last line is
 // `ts-interop (<transport>): N passed, M failed`; the exit status is non-zero when anything failed.
 
-import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const npmDir = process.env.TINYMCP_NPM ?? resolve(here, "../../.cache/npm");
-const require = createRequire(resolve(npmDir, "package.json"));
+import { expect, runChecks, sdk as require, textOf } from "./harness.mjs";
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
@@ -32,11 +26,6 @@ function parseArgs(argv) {
   return { transport, target: dash >= 0 ? rest.slice(dash + 1) : rest };
 }
 
-function expect(condition, what) {
-  if (!condition) throw new Error(what);
-}
-
-const textOf = (result) => result.content.filter((c) => c.type === "text").map((c) => c.text).join("");
 
 async function expectError(promise, code) {
   try {
@@ -291,24 +280,7 @@ async function main() {
     },
   };
 
-  let passed = 0;
-  let failed = 0;
-  for (const [name, check] of Object.entries(checks)) {
-    try {
-      await Promise.race([
-        check(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error("timed out after 30 s")), 30000).unref()),
-      ]);
-      passed++;
-      console.error(`ok   ${name}`);
-    } catch (e) {
-      failed++;
-      console.error(`FAIL ${name}\n${e.stack ?? e}`);
-    }
-  }
-  await client.close();
-  console.log(`ts-interop (${kind}): ${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  await runChecks("ts-interop", kind, client, checks);
 }
 
 main().catch((e) => {

@@ -13,13 +13,7 @@
 // on what the SDK parsed from the real answers. The last line is
 // `ts-proxy (<transport>): N passed, M failed`; the exit status is non-zero when anything failed.
 
-import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const npmDir = process.env.TINYMCP_NPM ?? resolve(here, "../../.cache/npm");
-const require = createRequire(resolve(npmDir, "package.json"));
+import { expect, runChecks, sdk as require, textOf } from "./harness.mjs";
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const { SSEClientTransport } = require("@modelcontextprotocol/sdk/client/sse.js");
@@ -37,11 +31,6 @@ function parseArgs(argv) {
   return { kind: argv[i + 1], url: argv.find((_, j) => j !== i && j !== i + 1) };
 }
 
-function expect(condition, what) {
-  if (!condition) throw new Error(what);
-}
-
-const textOf = (result) => result.content.filter((c) => c.type === "text").map((c) => c.text).join("");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function transportFor(kind, url) {
@@ -231,24 +220,7 @@ async function main() {
     },
   };
 
-  let passed = 0;
-  let failed = 0;
-  for (const [name, check] of Object.entries(checks)) {
-    try {
-      await Promise.race([
-        check(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error("timed out after 30 s")), 30000).unref()),
-      ]);
-      passed++;
-      console.error(`ok   ${name}`);
-    } catch (e) {
-      failed++;
-      console.error(`FAIL ${name}\n${e.stack ?? e}`);
-    }
-  }
-  await client.close();
-  console.log(`ts-proxy (${kind}): ${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  await runChecks("ts-proxy", kind, client, checks);
 }
 
 main().catch((e) => {

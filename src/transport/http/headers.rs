@@ -7,6 +7,7 @@ use crate::util::base64;
 use crate::wire::jsonrpc::Method;
 use crate::wire::mcp_header::annotations;
 use crate::wire::method::Id;
+use crate::wire::params::Params;
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH};
 use serde_json::{Map, Value};
 
@@ -81,7 +82,7 @@ fn decode(name: &str, value: &str) -> Result<String, RpcError> {
 pub(crate) fn validate(
     headers: &[Header],
     method: &Method,
-    params: &Value,
+    params: &Params,
     input_schema: Option<&Value>,
 ) -> Result<(), RpcError> {
     match find(headers, MCP_METHOD)? {
@@ -94,7 +95,8 @@ pub(crate) fn validate(
         Some(_) => {}
     }
     if let Some(field) = method.spec().and_then(|spec| spec.mcp_name) {
-        let body = params.get(field).and_then(Value::as_str);
+        let body = params.string_member(field);
+        let body = body.as_deref();
         match (find(headers, MCP_NAME)?, body) {
             (None, None) => {}
             (None, Some(body)) => {
@@ -116,10 +118,13 @@ pub(crate) fn validate(
         }
     }
     let tools_call = method.spec().is_some_and(|spec| spec.id == Id::ToolsCall);
-    if let Some(schema) = input_schema.filter(|_| tools_call) {
+    let annotated = input_schema.filter(|_| tools_call).map(annotations).unwrap_or_default();
+    if !annotated.is_empty() {
+        // Read as a value only for a tool whose arguments headers mirror.
+        let params = params.to_value();
         let empty = Value::Object(Map::new());
         let arguments = params.get("arguments").filter(|a| !a.is_null()).unwrap_or(&empty);
-        for (path, suffix) in annotations(schema) {
+        for (path, suffix) in annotated {
             check_param(headers, arguments, &path, suffix)?;
         }
     }
@@ -191,7 +196,7 @@ mod tests {
 
     fn run(headers: &[(&str, &str)], method: &str, params: &Value, schema: Option<&Value>) -> Result<(), RpcError> {
         let pairs: Vec<Header> = headers.iter().map(|(n, v)| (*n, v.as_bytes())).collect();
-        validate(&pairs, &Method::from(method), params, schema)
+        validate(&pairs, &Method::from(method), &Params::from_value(params), schema)
     }
 
     #[test]
@@ -277,7 +282,7 @@ mod tests {
         // No header and no body value: the method table answers -32602 for the body.
         assert!(run(&[("Mcp-Method", "tools/call")], "tools/call", &json!({}), None).is_ok());
         let non_ascii: &[Header] = &[("Mcp-Method", b"tools/call"), ("Mcp-Name", "世界".as_bytes())];
-        let err = validate(non_ascii, &Method::from("tools/call"), &json!({"name": "世界"}), None).unwrap_err();
+        let err = validate(non_ascii, &Method::from("tools/call"), &Params::from_value(&json!({"name": "世界"})), None).unwrap_err();
         assert!(err.message.contains("byte 0xe4"), "{}", err.message);
     }
 

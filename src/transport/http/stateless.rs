@@ -55,17 +55,13 @@ pub(super) fn post(
     };
     let checked = {
         let pairs: Vec<Header> = exchange.head.headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
-        // The headers mirror members of the body: read here as a value, off the hot path of
-        // every other transport.
-        let params = req.params.to_value();
-        let schema = match req.method.spec().map(|s| s.id) {
-            Some(Id::ToolsCall) => {
-                let name = params.get("name").and_then(Value::as_str);
-                name.and_then(|n| Connection::tool_input_schema(&at.server, &meta, n))
-            }
-            _ => None,
-        };
-        headers::validate(&pairs, &req.method, &params, schema.as_ref())
+        // The headers mirror members of the body: read from it one by one, the arguments only
+        // for a tool whose schema asks for headers.
+        let check = |schema: Option<&Value>| headers::validate(&pairs, &req.method, &req.params, schema);
+        match (req.method.spec().map(|s| s.id), req.params.string_member("name")) {
+            (Some(Id::ToolsCall), Some(name)) => Connection::with_tool_input_schema(&at.server, &meta, &name, check),
+            _ => check(None),
+        }
     };
     if let Err(e) = checked {
         return refuse(exchange, cors, &req.id, 400, &e);

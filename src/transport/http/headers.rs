@@ -282,7 +282,8 @@ mod tests {
         // No header and no body value: the method table answers -32602 for the body.
         assert!(run(&[("Mcp-Method", "tools/call")], "tools/call", &json!({}), None).is_ok());
         let non_ascii: &[Header] = &[("Mcp-Method", b"tools/call"), ("Mcp-Name", "世界".as_bytes())];
-        let err = validate(non_ascii, &Method::from("tools/call"), &Params::from_value(&json!({"name": "世界"})), None).unwrap_err();
+        let err = validate(non_ascii, &Method::from("tools/call"), &Params::from_value(&json!({"name": "世界"})), None)
+            .unwrap_err();
         assert!(err.message.contains("byte 0xe4"), "{}", err.message);
     }
 

@@ -180,9 +180,6 @@ pub(crate) struct CallParams<'a> {
     pub arguments: Option<Value>,
     #[serde(default)]
     pub task: Option<TaskParams>,
-    /// Read where the message was read (`Params`): walked past here, keeping nothing.
-    #[serde(rename = "_meta", default, deserialize_with = "crate::wire::params::skip")]
-    _meta: (),
 }
 
 /// `tools/list`: in registration order, a page at a time. A client that declared MCP Apps sees

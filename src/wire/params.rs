@@ -4,7 +4,8 @@
 
 use super::rpc::RpcError;
 use super::scan;
-use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::value::BorrowedStrDeserializer;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -79,7 +80,7 @@ impl Params {
     /// Reads the params into a method's typed struct, which may borrow from them; what does
     /// not fit is `-32602` saying why.
     pub fn parse<'a, T: Deserialize<'a>>(&'a self) -> Result<T, RpcError> {
-        serde_json::from_str(self.text()).map_err(|e| RpcError::invalid_params(format!("invalid params: {e}")))
+        T::deserialize(ParamsDe(self.text())).map_err(|e| RpcError::invalid_params(format!("invalid params: {e}")))
     }
 
     /// The params as a JSON value (an object), for code that wants the whole map.
@@ -245,52 +246,91 @@ pub(crate) fn meta_error(meta: &str) -> Option<serde_json::Error> {
     serde_json::from_str::<MetaKeys>(meta).err()
 }
 
-/// Reads past a member's value keeping nothing, for a method's params struct that leaves a
-/// member to others (`_meta`, located when the message was read). serde_json's own skipping
-/// allocates a stack for a value nested two deep; walking it allocates nothing (an escaped key
-/// aside).
-pub(crate) fn skip<'de, D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
-    Skip::deserialize(deserializer).map(|_| ())
+/// The params as a serde `Deserializer`: a map whose members are pulled from the text one at a
+/// time (`scan::Members`), each value read by serde_json from its own text. A member the
+/// method's struct does not take (`_meta`, read when the message was, or one it does not know)
+/// is passed over unread: the whole text was checked when the message was read.
+struct ParamsDe<'a>(&'a str);
+
+impl<'de> Deserializer<'de> for ParamsDe<'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_map(MemberAccess { text: self.0, members: scan::Members::of(self.0), value: None })
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+        unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
 }
 
-struct Skip;
+struct MemberAccess<'a> {
+    text: &'a str,
+    members: scan::Members<'a>,
+    /// The text of the value of the key just given.
+    value: Option<&'a str>,
+}
 
-impl<'de> Deserialize<'de> for Skip {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Skip, D::Error> {
-        deserializer.deserialize_any(Skip)
+impl<'de> MapAccess<'de> for MemberAccess<'de> {
+    type Error = serde_json::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error> {
+        let Some(member) = self.members.next() else { return Ok(None) };
+        self.value = Some(&self.text[member.start..member.end]);
+        if !member.escaped {
+            return seed.deserialize(BorrowedStrDeserializer::new(member.key)).map(Some);
+        }
+        // Decoded by serde_json, from the key as written, its quotes included.
+        let start = member.key.as_ptr() as usize - self.text.as_ptr() as usize;
+        let quoted = &self.text[start - 1..start + member.key.len() + 1];
+        seed.deserialize(&mut serde_json::Deserializer::from_str(quoted)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
+        let value = self.value.take().ok_or_else(|| serde::de::Error::custom("a value asked for before its key"))?;
+        seed.deserialize(ValueDe(value))
     }
 }
 
-impl<'de> Visitor<'de> for Skip {
-    type Value = Skip;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
+/// One member's value: read by serde_json from its text, or passed over when not wanted.
+struct ValueDe<'a>(&'a str);
+
+/// Each `deserialize_*` of `ValueDe` handed to serde_json, reading the value's text.
+macro_rules! to_serde_json {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
+            Deserializer::$method(&mut serde_json::Deserializer::from_str(self.0), $($arg,)* visitor)
+        }
+    )*};
+}
+
+impl<'de> Deserializer<'de> for ValueDe<'de> {
+    type Error = serde_json::Error;
+
+    /// Not wanted: passed over without reading (it was checked with the message).
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_unit()
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_unit<E>(self) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
-        while seq.next_element::<Skip>()?.is_some() {}
-        Ok(Skip)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
-        while map.next_entry::<IgnoredAny, Skip>()?.is_some() {}
-        Ok(Skip)
+
+    to_serde_json! {
+        deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32()
+        deserialize_u64() deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char()
+        deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
+        deserialize_option() deserialize_unit() deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str) deserialize_seq() deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize) deserialize_map()
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]) deserialize_identifier()
     }
 }
 
@@ -404,6 +444,33 @@ mod tests {
         assert_eq!(p.parse::<Call>().unwrap().name, "echo");
         let e = raw(r#"{"arguments":{}}"#).parse::<Call>().err().unwrap();
         assert!(e.message.contains("missing field `name`"), "{}", e.message);
+    }
+
+    #[test]
+    fn members_are_read_one_by_one_as_serde_json_would() {
+        #[derive(Deserialize, Debug)]
+        struct Call<'a> {
+            name: &'a str,
+            #[serde(default)]
+            arguments: Option<Value>,
+            #[serde(borrow, default)]
+            raw: Option<&'a RawValue>,
+            #[serde(default)]
+            n: Option<u8>,
+        }
+        let p =
+            raw(r#"{"n\u0061me":"echo","arguments":{"a":[1,{"b":null}]},"_meta":{"x":{"y":[]}},"raw":[1, 2],"z":0}"#);
+        let call = p.parse::<Call>().unwrap();
+        assert_eq!((call.name, call.raw.map(RawValue::get), call.n), ("echo", Some("[1, 2]"), None));
+        assert_eq!(call.arguments, Some(json!({"a": [1, {"b": null}]})));
+        assert_eq!(p.parse::<Value>().unwrap(), p.to_value());
+        let e = raw(r#"{"name":"a","name":"b"}"#).parse::<Call>().err().unwrap();
+        assert!(e.message.contains("duplicate field `name`"), "{}", e.message);
+        let e = raw(r#"{"name":7}"#).parse::<Call>().err().unwrap();
+        assert!(e.message.contains("invalid type: integer `7`, expected a borrowed string"), "{}", e.message);
+        let e = raw(r#"{"name":"x","n":300}"#).parse::<Call>().err().unwrap();
+        assert!(e.message.contains("300"), "{}", e.message);
+        assert!(raw("null").parse::<Call>().is_err() && raw("null").parse::<Value>().unwrap() == json!({}));
     }
 
     #[test]

@@ -101,6 +101,55 @@ pub(crate) fn members<'a>(text: &'a str, each: impl FnMut(Member<'a>) -> bool) -
     walk(text, &mut Each(each))
 }
 
+/// The members of an object already checked (`walk`), one at a time, for a caller that pulls
+/// them (a serde `MapAccess`). Text that is not an object ends the members early.
+pub(crate) struct Members<'a> {
+    text: &'a str,
+    cur: Cursor<'a>,
+    done: bool,
+}
+
+impl<'a> Members<'a> {
+    pub(crate) fn of(text: &'a str) -> Members<'a> {
+        let mut cur = Cursor { text: text.as_bytes(), at: 0 };
+        cur.space();
+        let done = cur.eat(b'{').is_none() || {
+            cur.space();
+            cur.eat(b'}').is_some()
+        };
+        Members { text, cur, done }
+    }
+
+    fn step(&mut self) -> Option<Member<'a>> {
+        let cur = &mut self.cur;
+        let ((from, to), escaped) = cur.key()?;
+        cur.space();
+        let start = cur.at;
+        cur.value()?;
+        let member = Member { key: &self.text[from..to], escaped, start, end: cur.at };
+        cur.space();
+        match cur.next()? {
+            b',' => cur.space(),
+            b'}' => self.done = true,
+            _ => return None,
+        }
+        Some(member)
+    }
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = Member<'a>;
+
+    fn next(&mut self) -> Option<Member<'a>> {
+        if self.done {
+            return None;
+        }
+        let member = self.step();
+        self.done |= member.is_none();
+        member
+    }
+}
+
 struct Cursor<'a> {
     text: &'a [u8],
     at: usize,
@@ -407,6 +456,19 @@ mod tests {
             }
         }
         assert!(accepted > 1000 && refused > 1000, "{accepted} accepted, {refused} refused");
+    }
+
+    #[test]
+    fn members_pulled_are_the_members_walked() {
+        for text in [r#" { "a" : 1 , "b":{"c":[1,{"d":null}]},"e":"x\"y" } "#, "{}", " {\"k\":[]}", "[1]", "{\"a\":"] {
+            let pulled: Vec<_> = Members::of(text).map(|m| (m.key, &text[m.start..m.end])).collect();
+            let walked = all(text).unwrap_or_default();
+            let walked: Vec<_> = walked.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            if all(text).is_some() {
+                assert_eq!(pulled, walked, "{text}");
+            }
+        }
+        assert_eq!(Members::of("[1]").count(), 0);
     }
 
     #[test]

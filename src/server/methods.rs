@@ -15,12 +15,13 @@ use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
 use crate::wire::call_result::{Around, ToolReply};
-use crate::wire::frame::{Members, Reply, Typed};
+use crate::wire::frame::Reply;
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
 use crate::wire::params::Params;
 use crate::wire::rpc::{RequestId, RpcError};
+use crate::wire::typed::{Members, Typed};
 use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap};
@@ -287,17 +288,18 @@ struct Decorated {
 
 impl Typed for Decorated {
     fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
-        let (object, own_meta) = match &self.result {
-            Reply::Value(Value::Object(map)) => (Some(map), map.get("_meta")),
-            Reply::Typed(_) | Reply::Tool(_) => (None, self.result.typed_meta()),
-            Reply::Value(_) => (None, None),
+        let (object, own_meta) = match self.result.typed() {
+            Ok(typed) => (None, typed.meta()),
+            Err(Value::Object(map)) => (Some(map), map.get("_meta")),
+            Err(_) => (None, None),
         };
         self.decoration.write(object, own_meta, members)?;
-        match &self.result {
-            Reply::Value(Value::Object(map)) => {
+        match (self.result.typed(), object) {
+            (Ok(typed), _) => typed.write_members(members),
+            (Err(_), Some(map)) => {
                 map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(k, v)| members.serialize_entry(k, v))
             }
-            typed => typed.write_typed_members(members),
+            (Err(_), None) => Ok(()),
         }
     }
 

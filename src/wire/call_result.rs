@@ -3,17 +3,12 @@
 //! without a box). Uses the wire's content blocks only.
 
 use super::content::{list_to_wire, Content, WireBlock};
+use super::typed::{encoded_len, Members, Typed};
 use super::version::ProtocolVersion;
 use serde::Serialize;
-use serde_json::ser::{CompactFormatter, Compound};
 use serde_json::{Map, Value};
 use std::fmt;
-use std::io::Write;
 use std::sync::Arc;
-
-/// The members of a JSON object being written (the frame's `Members`: named here, since the
-/// frame holds this module's type).
-type Members<'a, 'w> = Compound<'a, &'w mut dyn Write, CompactFormatter>;
 
 /// The result of `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -69,8 +64,7 @@ impl CallToolResult {
 
 /// A result as `to_wire` shapes it, kept typed for the writer of its stream, which serialises
 /// it straight into its output: the same members in the order a `Value` (a sorted map) writes
-/// them. What `Typed` asks of a typed result, for a tool's result, which a `Reply` holds
-/// without a box (the usual answer: one allocation less per call).
+/// them. A `Reply` holds it without a box (the usual answer: one allocation less per call).
 #[derive(Debug)]
 pub struct ToolReply(pub(crate) CallToolResult, pub(crate) ProtocolVersion, pub(crate) Option<Arc<dyn Around>>);
 
@@ -85,22 +79,14 @@ pub trait Around: Send + Sync + fmt::Debug {
     fn size_hint(&self) -> usize;
 }
 
-impl ToolReply {
-    /// Every member, `_meta` and what is around it first.
-    pub(crate) fn write_object(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
+/// With what is around it (`Around`), the result writes its `_meta` itself, merged.
+impl Typed for ToolReply {
+    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
         use serde::ser::SerializeMap;
-        match (&self.2, self.meta()) {
-            (Some(around), own) => around.write_around(own, members)?,
-            (None, Some(own)) => members.serialize_entry("_meta", own)?,
-            (None, None) => {}
+        let ToolReply(result, version, around) = self;
+        if let Some(around) = around {
+            around.write_around(result.meta.as_ref(), members)?;
         }
-        self.write_members(members)
-    }
-
-    /// Every member but `_meta` and what is around it, like `Typed::write_members`.
-    pub(crate) fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
-        use serde::ser::SerializeMap;
-        let ToolReply(result, version, _) = self;
         members.serialize_entry("content", &WireBlocks(&result.content, *version))?;
         if result.is_error {
             members.serialize_entry("isError", &true)?;
@@ -111,21 +97,15 @@ impl ToolReply {
         Ok(())
     }
 
-    /// The result's own `_meta`, like `Typed::meta`.
-    pub(crate) fn meta(&self) -> Option<&Value> {
-        self.0.meta.as_ref()
+    fn meta(&self) -> Option<&Value> {
+        self.0.meta.as_ref().filter(|_| self.2.is_none())
     }
 
-    /// Like `Typed::size_hint`, but for the structured content, which `structured` gives the
-    /// caller to count.
-    pub(crate) fn size_hint(&self) -> usize {
-        let around = self.2.as_ref().map_or(0, |a| a.size_hint());
-        self.0.content.iter().map(Content::size_hint).sum::<usize>() + 40 + around
-    }
-
-    /// The structured content, for the caller of `size_hint` to count.
-    pub(crate) fn structured(&self) -> Option<&Value> {
-        self.0.structured_content.as_ref()
+    fn size_hint(&self) -> usize {
+        let ToolReply(result, _, around) = self;
+        let structured = result.structured_content.as_ref().map_or(0, encoded_len);
+        let around = around.as_ref().map_or(0, |a| a.size_hint() + result.meta.as_ref().map_or(0, encoded_len));
+        result.content.iter().map(Content::size_hint).sum::<usize>() + structured + around + 40
     }
 }
 

@@ -1,15 +1,14 @@
 //! Writing JSON-RPC frames: a response travels as an `Answer` (its id and its `Reply` or error)
 //! to the one writer of its stream, which serialises it once, straight into its output; errors,
 //! requests and notifications written as text; the length of any frame counted without writing it.
-//! Knows nothing of MCP.
+//! Knows of MCP only the tool's result a `Reply` holds without a box.
 
 use super::call_result::ToolReply;
 use super::rpc::{RequestId, RpcError};
+use super::typed::{encoded_len, Typed};
 use serde::ser::{SerializeMap, Serializer as _};
 use serde::Serialize;
-use serde_json::ser::{CompactFormatter, Compound};
 use serde_json::Value;
-use std::fmt;
 use std::io::{self, Write};
 
 #[derive(Serialize)]
@@ -39,53 +38,6 @@ fn to_json<T: Serialize>(frame: &T) -> String {
     serde_json::to_string(frame).expect("JSON-RPC frames always serialize")
 }
 
-/// A writer that counts what passes through it to `inner`.
-struct Tally<W> {
-    inner: W,
-    bytes: usize,
-}
-
-impl<W: Write> Write for Tally<W> {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(bytes)?;
-        self.bytes += n;
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// The length of `write`'s output, counted as it is written out instead of built as text (no
-/// allocation: this runs for every request and, on a metered stream, every answer).
-fn counted(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> usize {
-    let mut count = Tally { inner: io::sink(), bytes: 0 };
-    // Counting never fails, and what writers write always serializes.
-    let _ = write(&mut count);
-    count.bytes
-}
-
-/// The length of `value` as compact JSON.
-pub fn encoded_len(value: &Value) -> usize {
-    counted(|out| Ok(serde_json::to_writer(out, value)?))
-}
-
-/// The members of a JSON object being written: what `Typed::write_members` writes into.
-pub type Members<'a, 'w> = Compound<'a, &'w mut dyn Write, CompactFormatter>;
-
-/// A result its handler kept typed: the writer of its stream serialises it, member by member,
-/// straight into its output (no `Value` map, no text of its own).
-pub trait Typed: Send + fmt::Debug {
-    /// Writes every member but `_meta` into the object `members` is writing.
-    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()>;
-    /// The result's own `_meta`, if any: written first, or merged into by a wrapper.
-    fn meta(&self) -> Option<&Value>;
-    /// About how many bytes the members but `_meta` take as JSON, without writing them (what a
-    /// metered stream counts while the result waits for its writer): the length of the data
-    /// they carry plus a little for each member.
-    fn size_hint(&self) -> usize;
-}
-
 /// A request's result on its way to the response: a JSON value, or a typed result.
 #[derive(Debug)]
 pub enum Reply {
@@ -104,41 +56,28 @@ impl From<Value> for Reply {
 }
 
 impl Reply {
+    /// The result kept typed (boxed, or a tool's), or else its value.
+    pub fn typed(&self) -> Result<&dyn Typed, &Value> {
+        match self {
+            Reply::Value(value) => Err(value),
+            Reply::Typed(typed) => Ok(&**typed),
+            Reply::Tool(tool) => Ok(tool),
+        }
+    }
+
     /// About how many bytes the result takes as JSON: exact for a `Value` (counted), the typed
     /// result's own estimate otherwise.
     pub fn size_hint(&self) -> usize {
-        match self {
-            Reply::Value(value) => encoded_len(value),
-            Reply::Typed(typed) => typed.size_hint() + typed.meta().map_or(0, encoded_len),
-            Reply::Tool(tool) => {
-                tool.size_hint() + tool.structured().map_or(0, encoded_len) + tool.meta().map_or(0, encoded_len)
-            }
-        }
-    }
-
-    /// A typed result's own `_meta` (`None` for a `Value`).
-    pub fn typed_meta(&self) -> Option<&Value> {
-        match self {
-            Reply::Value(_) => None,
-            Reply::Typed(typed) => typed.meta(),
-            Reply::Tool(tool) => tool.meta(),
-        }
-    }
-
-    /// Writes a typed result's members but `_meta` into `members` (nothing for a `Value`).
-    pub fn write_typed_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
-        match self {
-            Reply::Value(_) => Ok(()),
-            Reply::Typed(typed) => typed.write_members(members),
-            Reply::Tool(tool) => tool.write_members(members),
+        match self.typed() {
+            Ok(typed) => typed.size_hint() + typed.meta().map_or(0, encoded_len),
+            Err(value) => encoded_len(value),
         }
     }
 
     /// Writes the result as compact JSON.
     pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
-        match self {
-            Reply::Value(value) => serde_json::to_writer(out, value)?,
-            Reply::Typed(typed) => {
+        match self.typed() {
+            Ok(typed) => {
                 let mut serializer = serde_json::Serializer::new(out);
                 let mut members = (&mut serializer).serialize_map(None)?;
                 if let Some(meta) = typed.meta() {
@@ -147,12 +86,7 @@ impl Reply {
                 typed.write_members(&mut members)?;
                 SerializeMap::end(members)?;
             }
-            Reply::Tool(tool) => {
-                let mut serializer = serde_json::Serializer::new(out);
-                let mut members = (&mut serializer).serialize_map(None)?;
-                tool.write_object(&mut members)?;
-                SerializeMap::end(members)?;
-            }
+            Err(value) => serde_json::to_writer(out, value)?,
         }
         Ok(())
     }
@@ -265,6 +199,7 @@ pub fn notification<P: Serialize + ?Sized>(method: &str, params: &P) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::typed::{counted, Members};
     use serde_json::json;
 
     /// A typed result as a handler might keep it: one member and an optional `_meta`.

@@ -174,6 +174,8 @@ fn envelope(text: &str) -> Option<Fields<'_>> {
         fields: Fields<'a>,
         seen: [bool; 6],
         params: Locate,
+        /// Where `params` sits in the text.
+        params_at: Option<(usize, usize)>,
     }
     impl<'a> scan::Walk<'a> for Envelope<'a> {
         fn enter(&mut self, depth: usize, key: &'a str, escaped: bool) -> bool {
@@ -193,7 +195,10 @@ fn envelope(text: &str) -> Option<Fields<'_>> {
             }
             let Some(which) = KEYS.iter().position(|k| *k == member.key) else { return true };
             let value = &self.text[member.start..member.end];
-            if std::mem::replace(&mut self.seen[which], true) || (value.starts_with('"') && value.contains('\\')) {
+            // `jsonrpc` and `method` are compared as written: spelled with escapes, the general
+            // path reads them.
+            let escapes = (which == 0 || which == 2) && value.starts_with('"') && value.contains('\\');
+            if std::mem::replace(&mut self.seen[which], true) || escapes {
                 return false;
             }
             let json = || serde_json::from_str::<Value>(value).ok();
@@ -207,7 +212,7 @@ fn envelope(text: &str) -> Option<Fields<'_>> {
                         None => MethodField::NotText,
                     })
                 }
-                3 => fields.params = Some(ParamsField::Text(value, member.start)),
+                3 => self.params_at = Some((member.start, member.end)),
                 4 => fields.result = json(),
                 _ => fields.error = json(),
             }
@@ -215,12 +220,13 @@ fn envelope(text: &str) -> Option<Fields<'_>> {
         }
     }
     let fields = Fields { id: None, jsonrpc_is_2_0: false, method: None, params: None, result: None, error: None };
-    let mut walk = Envelope { text, fields, seen: [false; 6], params: Locate::new(1) };
+    let mut walk = Envelope { text, fields, seen: [false; 6], params: Locate::new(1), params_at: None };
     scan::walk(text, &mut walk)?;
-    let Envelope { mut fields, params, .. } = walk;
-    if let Some(ParamsField::Text(value, start)) = fields.params {
-        fields.params = Some(ParamsField::Located(value, params.finish(value, start)));
-    }
+    let Envelope { mut fields, params, params_at, .. } = walk;
+    fields.params = params_at.map(|(start, end)| {
+        let value = &text[start..end];
+        ParamsField::Located(value, params.finish(value, start))
+    });
     Some(fields)
 }
 
@@ -249,8 +255,6 @@ struct Fields<'a> {
 /// A `params` member: its text as sent (one message read straight from its text), or its value
 /// (the general path).
 enum ParamsField<'a> {
-    /// Its text and where it starts in the message, while the walk goes on.
-    Text(&'a str, usize),
     /// Its text, its members located.
     Located(&'a str, Location),
     Value(Value),

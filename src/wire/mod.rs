@@ -13,4 +13,5 @@ pub(crate) mod method;
 pub mod params;
 pub(crate) mod rpc;
 pub(crate) mod scan;
+pub(crate) mod typed;
 pub mod version;

@@ -112,14 +112,8 @@ impl Params {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn string_member(&self, key: &str) -> Option<Cow<'_, str>> {
         let text = self.text.as_deref()?;
-        let mut found = None;
-        scan::members(text, |m| {
-            if m.is(key) {
-                found = Some(&text[m.start..m.end]);
-            }
-            true
-        })?;
-        let value = found?;
+        let value = scan::Members::of(text).filter(|m| m.is(key)).last()?;
+        let value = &text[value.start..value.end];
         // Borrowed unless it holds escapes.
         serde_json::from_str::<&str>(value)
             .map(Cow::Borrowed)

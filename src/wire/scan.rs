@@ -57,12 +57,8 @@ pub(crate) fn walk<'a>(text: &'a str, walker: &mut impl Walk<'a>) -> Option<()> 
 }
 
 fn object<'a>(text: &'a str, cur: &mut Cursor<'a>, depth: usize, walker: &mut impl Walk<'a>) -> Option<()> {
-    cur.eat(b'{')?;
-    cur.space();
-    if cur.eat(b'}').is_some() {
-        return Some(());
-    }
-    loop {
+    let mut more = cur.open()?;
+    while more {
         let ((from, to), escaped) = cur.key()?;
         let key = &text[from..to];
         cur.space();
@@ -75,19 +71,15 @@ fn object<'a>(text: &'a str, cur: &mut Cursor<'a>, depth: usize, walker: &mut im
         if !walker.member(depth, Member { key, escaped, start, end: cur.at }) {
             return None;
         }
-        cur.space();
-        match cur.next()? {
-            b',' => cur.space(),
-            b'}' => return Some(()),
-            _ => return None,
-        }
+        more = cur.after_member()?;
     }
+    Some(())
 }
 
 /// Calls `each` for every member of the object that `text` holds (whitespace around it is
 /// allowed), in order: a [`walk`] that enters nothing. `None` when `text` is not exactly one
-/// valid JSON object, or when `each` returns `false`.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
+/// valid JSON object, or when `each` returns `false`. For tests: the library walks, or pulls.
+#[cfg(test)]
 pub(crate) fn members<'a>(text: &'a str, each: impl FnMut(Member<'a>) -> bool) -> Option<()> {
     struct Each<F>(F);
     impl<'a, F: FnMut(Member<'a>) -> bool> Walk<'a> for Each<F> {
@@ -113,10 +105,7 @@ impl<'a> Members<'a> {
     pub(crate) fn of(text: &'a str) -> Members<'a> {
         let mut cur = Cursor { text: text.as_bytes(), at: 0 };
         cur.space();
-        let done = cur.eat(b'{').is_none() || {
-            cur.space();
-            cur.eat(b'}').is_some()
-        };
+        let done = cur.open() != Some(true);
         Members { text, cur, done }
     }
 
@@ -127,12 +116,7 @@ impl<'a> Members<'a> {
         let start = cur.at;
         cur.value()?;
         let member = Member { key: &self.text[from..to], escaped, start, end: cur.at };
-        cur.space();
-        match cur.next()? {
-            b',' => cur.space(),
-            b'}' => self.done = true,
-            _ => return None,
-        }
+        self.done = !cur.after_member()?;
         Some(member)
     }
 }
@@ -173,6 +157,26 @@ impl Cursor<'_> {
     fn space(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.at += 1;
+        }
+    }
+
+    /// An object's `{`: whether members follow (`false`: its `}` came at once).
+    fn open(&mut self) -> Option<bool> {
+        self.eat(b'{')?;
+        self.space();
+        Some(self.eat(b'}').is_none())
+    }
+
+    /// What ends a member's value: the `,` another member follows (`true`), or the object's `}`.
+    fn after_member(&mut self) -> Option<bool> {
+        self.space();
+        match self.next()? {
+            b',' => {
+                self.space();
+                Some(true)
+            }
+            b'}' => Some(false),
+            _ => None,
         }
     }
 

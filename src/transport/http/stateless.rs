@@ -58,9 +58,10 @@ pub(super) fn post(
         // The headers mirror members of the body: read from it one by one, the arguments only
         // for a tool whose schema asks for headers.
         let check = |schema: Option<&Value>| headers::validate(&pairs, &req.method, &req.params, schema);
-        match (req.method.spec().map(|s| s.id), req.params.string_member("name")) {
-            (Some(Id::ToolsCall), Some(name)) => Connection::with_tool_input_schema(&at.server, &meta, &name, check),
-            _ => check(None),
+        let tool = req.method.spec().filter(|s| s.id == Id::ToolsCall).and_then(|_| req.params.string_member("name"));
+        match tool {
+            Some(name) => Connection::with_tool_input_schema(&at.server, &meta, &name, check),
+            None => check(None),
         }
     };
     if let Err(e) = checked {

@@ -9,7 +9,7 @@ use crate::util::signal::Signal;
 use crate::wire::jsonrpc::{self, Malformed};
 use crate::wire::meta::Carrier;
 use crate::wire::rpc::RpcError;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
@@ -138,47 +138,50 @@ impl OutputRoom {
     }
 }
 
-enum Line {
+/// What [`read_line`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A line, in the buffer without its newline (the last one may end without one).
     Text,
+    /// A line longer than the cap, skipped to its end; the buffer is left empty.
     TooLong,
+    /// The end of the input.
     Eof,
 }
 
-/// Reads one line into `buf` (without the newline). A line over `cap` is skipped to its end.
-fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Line> {
+/// Reads one line of at most `cap` bytes into `buf` (without its newline), never holding more
+/// than `cap + 1` bytes of it: a longer line is skipped to its end. Line ends are found by
+/// std's `read_until` (a word-at-a-time search), a buffer at a time. Also the bridge's reader
+/// of a child server's output.
+pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Line> {
     buf.clear();
-    let mut too_long = false;
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    if input.by_ref().take(limit).read_until(b'\n', buf)? == 0 {
+        return Ok(Line::Eof);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        return Ok(Line::Text);
+    }
+    if buf.len() <= cap {
+        // The input ended without a newline.
+        return Ok(Line::Text);
+    }
+    buf.clear();
     loop {
-        let available = match input.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(if too_long {
-                Line::TooLong
-            } else if buf.is_empty() {
-                Line::Eof
-            } else {
-                Line::Text
-            });
-        }
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], Some(i + 1)),
-            None => (available, None),
-        };
-        if !too_long {
-            if buf.len() + chunk.len() > cap {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(chunk);
+        let (used, found) = {
+            let available = input.fill_buf()?;
+            if available.is_empty() {
+                return Ok(Line::TooLong);
             }
-        }
-        let used = done.unwrap_or(available.len());
+            match available.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (available.len(), false),
+            }
+        };
         input.consume(used);
-        if done.is_some() {
-            return Ok(if too_long { Line::TooLong } else { Line::Text });
+        if found {
+            return Ok(Line::TooLong);
         }
     }
 }
@@ -224,5 +227,34 @@ fn write_loop(outbox: Receiver<Outgoing>, output: impl Write, room: &OutputRoom)
             room.close();
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{read_line, Line};
+    use std::io::BufReader;
+
+    #[test]
+    fn lines_over_the_cap_are_skipped_whole() {
+        let mut reader =
+            BufReader::with_capacity(4, &b"short\nmuch too long a line\nok\n12345678\n123456789\nlast"[..]);
+        let mut line = Vec::new();
+        let mut next = || (read_line(&mut reader, &mut line, 8).unwrap(), String::from_utf8(line.clone()).unwrap());
+        assert_eq!(next(), (Line::Text, "short".into()));
+        assert_eq!(next(), (Line::TooLong, "".into()));
+        assert_eq!(next(), (Line::Text, "ok".into()));
+        assert_eq!(next(), (Line::Text, "12345678".into()));
+        assert_eq!(next(), (Line::TooLong, "".into()));
+        assert_eq!(next(), (Line::Text, "last".into()));
+        assert_eq!(next(), (Line::Eof, "".into()));
+    }
+
+    #[test]
+    fn a_long_last_line_without_a_newline_is_too_long() {
+        let mut reader = BufReader::with_capacity(4, &b"0123456789abcdef"[..]);
+        let mut line = Vec::new();
+        assert_eq!(read_line(&mut reader, &mut line, 8).unwrap(), Line::TooLong);
+        assert_eq!(read_line(&mut reader, &mut line, 8).unwrap(), Line::Eof);
     }
 }

@@ -8,10 +8,10 @@ use crate::wire::jsonrpc::{Malformed, Message, Method};
 use crate::wire::method::Id;
 use crate::wire::params::{meta_error, Member, Params};
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::wire::scan;
 use crate::wire::version::{ProtocolVersion, Revisions};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// The `_meta` key that ties a message to the task it belongs to (2025-11-25 tasks).
@@ -270,10 +270,7 @@ impl RequestMeta {
         if is_null(member(Member::ProtocolVersion)) {
             return Err(RpcError::invalid_params(format!("missing params._meta[\"{PROTOCOL_VERSION}\"]")));
         }
-        // Borrowed unless it holds escapes.
-        let version =
-            |text| read_as::<&str>(text).map(Cow::Borrowed).or_else(|| read_as::<String>(text).map(Cow::Owned));
-        let requested = match member(Member::ProtocolVersion).and_then(version) {
+        let requested = match member(Member::ProtocolVersion).and_then(scan::string_value) {
             Some(version) => version,
             _ => {
                 return Err(RpcError::invalid_params(format!("params._meta[\"{PROTOCOL_VERSION}\"] must be a string")))

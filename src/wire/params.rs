@@ -80,7 +80,9 @@ impl Params {
     /// Reads the params into a method's typed struct, which may borrow from them; what does
     /// not fit is `-32602` saying why.
     pub fn parse<'a, T: Deserialize<'a>>(&'a self) -> Result<T, RpcError> {
-        T::deserialize(ParamsDe(self.text())).map_err(|e| RpcError::invalid_params(format!("invalid params: {e}")))
+        let meta = self.spans[Member::Meta as usize].map(|(start, end)| (start as usize, end as usize));
+        T::deserialize(ParamsDe(self.text(), meta))
+            .map_err(|e| RpcError::invalid_params(format!("invalid params: {e}")))
     }
 
     /// The params as a JSON value (an object), for code that wants the whole map.
@@ -113,12 +115,7 @@ impl Params {
     pub(crate) fn string_member(&self, key: &str) -> Option<Cow<'_, str>> {
         let text = self.text.as_deref()?;
         let value = scan::Members::of(text).filter(|m| m.is(key)).last()?;
-        let value = &text[value.start..value.end];
-        // Borrowed unless it holds escapes.
-        serde_json::from_str::<&str>(value)
-            .map(Cow::Borrowed)
-            .or_else(|_| serde_json::from_str::<String>(value).map(Cow::Owned))
-            .ok()
+        scan::string_value(&text[value.start..value.end])
     }
 
     /// The length of the params' text, for the bound on what a queued request holds.
@@ -244,13 +241,15 @@ pub(crate) fn meta_error(meta: &str) -> Option<serde_json::Error> {
 /// time (`scan::Members`), each value read by serde_json from its own text. A member the
 /// method's struct does not take (`_meta`, read when the message was, or one it does not know)
 /// is passed over unread: the whole text was checked when the message was read.
-struct ParamsDe<'a>(&'a str);
+/// The params' text, and where `_meta`'s value sits in it when the walk found it.
+struct ParamsDe<'a>(&'a str, Option<(usize, usize)>);
 
 impl<'de> Deserializer<'de> for ParamsDe<'de> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_map(MemberAccess { text: self.0, members: scan::Members::of(self.0), value: None })
+        let members = scan::Members::of(self.0).knowing(self.1);
+        visitor.visit_map(MemberAccess { text: self.0, members, value: None })
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
@@ -465,6 +464,11 @@ mod tests {
         let e = raw(r#"{"name":"x","n":300}"#).parse::<Call>().err().unwrap();
         assert!(e.message.contains("300"), "{}", e.message);
         assert!(raw("null").parse::<Call>().is_err() && raw("null").parse::<Value>().unwrap() == json!({}));
+        // `_meta`, located by the walk, is stepped over by its span, whitespace around it or not.
+        let p = raw(r#"{ "_meta" : { "progressToken" : [ 1 ] } , "name" : "echo" }"#);
+        assert!(p.member(Member::Meta).is_some());
+        assert_eq!(p.parse::<Value>().unwrap(), json!({"_meta": {"progressToken": [1]}, "name": "echo"}));
+        assert_eq!(p.parse::<Call>().unwrap().name, "echo");
     }
 
     #[test]

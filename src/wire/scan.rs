@@ -4,6 +4,8 @@
 //! stack on the heap for every message). Strict as serde_json is: what this refuses, the caller
 //! reads again with serde_json, which says what is wrong. Std only.
 
+use std::borrow::Cow;
+
 /// Containers nested deeper than this are refused (serde_json's own limit is 128).
 const MAX_DEPTH: usize = 256;
 
@@ -20,6 +22,7 @@ pub(crate) struct Member<'a> {
 
 impl Member<'_> {
     /// Whether the key is `name`, escapes decoded.
+    #[inline]
     pub fn is(&self, name: &str) -> bool {
         key_is(self.key, self.escaped, name)
     }
@@ -27,11 +30,27 @@ impl Member<'_> {
 
 /// Whether a key written as `key` (between its quotes) is `name`, escapes decoded (a key
 /// written with escapes is rare: only then is anything allocated).
+#[inline]
 pub(crate) fn key_is(key: &str, escaped: bool, name: &str) -> bool {
     if !escaped {
         return key == name;
     }
+    decoded_key_is(key, name)
+}
+
+#[cold]
+fn decoded_key_is(key: &str, name: &str) -> bool {
     serde_json::from_str::<String>(&format!("\"{key}\"")).is_ok_and(|key| key == name)
+}
+
+/// The string a value already checked as JSON (`walk`) holds: borrowed unless it is written
+/// with escapes; `None` when the value is not a string.
+pub(crate) fn string_value(value: &str) -> Option<Cow<'_, str>> {
+    let inner = value.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return Some(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<String>(value).ok().map(Cow::Owned)
 }
 
 /// What [`walk`] asks its caller about the members it meets.
@@ -99,6 +118,8 @@ pub(crate) struct Members<'a> {
     text: &'a str,
     cur: Cursor<'a>,
     done: bool,
+    /// A value whose extent the walk found already: stepped over, not checked again.
+    known: Option<(usize, usize)>,
 }
 
 impl<'a> Members<'a> {
@@ -106,7 +127,14 @@ impl<'a> Members<'a> {
         let mut cur = Cursor { text: text.as_bytes(), at: 0 };
         cur.space();
         let done = cur.open() != Some(true);
-        Members { text, cur, done }
+        Members { text, cur, done, known: None }
+    }
+
+    /// The same, stepping over the value at `start..end` of `text` without reading it again
+    /// (`_meta`'s, which the walk of the message checked and located).
+    pub(crate) fn knowing(mut self, span: Option<(usize, usize)>) -> Members<'a> {
+        self.known = span;
+        self
     }
 
     fn step(&mut self) -> Option<Member<'a>> {
@@ -114,7 +142,10 @@ impl<'a> Members<'a> {
         let ((from, to), escaped) = cur.key()?;
         cur.space();
         let start = cur.at;
-        cur.value()?;
+        match self.known {
+            Some((from, to)) if from == start => cur.at = to,
+            _ => cur.value()?,
+        }
         let member = Member { key: &self.text[from..to], escaped, start, end: cur.at };
         self.done = !cur.after_member()?;
         Some(member)

@@ -2,7 +2,7 @@
 //! stdin fed by a bounded queue, its stdout lines handed to the relay, its stderr to our log
 //! with its session named, ended when its session ends or it stops answering.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::process::{Child as Process, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 use tinymcp::relay::{Peer, Relayed};
+use tinymcp::transport::stdio::{read_line, Line};
 
 /// Messages waiting for the child to read them, and their bytes (one message of any size may
 /// wait alone); beyond, requests are refused.
@@ -176,9 +177,9 @@ fn read_stdout(stdout: impl Read, cap: usize, relayed: &Relayed, name: &str) {
     let mut dropped = Dropped::default();
     loop {
         match read_line(&mut reader, &mut line, cap) {
-            Ok(Line::End) => return,
+            Ok(Line::Eof) => return,
             Ok(Line::TooLong) => dropped.note(name, &format!("a line over {cap} bytes")),
-            Ok(Line::Whole) => match std::str::from_utf8(&line) {
+            Ok(Line::Text) => match std::str::from_utf8(&line) {
                 Ok(text) if text.trim().is_empty() => {}
                 // Not a JSON object: no JSON-RPC message (the relay refuses batches too).
                 Ok(text) if !text.trim_start().starts_with('{') => dropped.note(name, "a line that is not JSON-RPC"),
@@ -223,79 +224,11 @@ fn read_stderr(stderr: impl Read, name: &str) {
     let mut line = Vec::new();
     loop {
         match read_line(&mut reader, &mut line, STDERR_LINE) {
-            Ok(Line::End) | Err(_) => return,
+            Ok(Line::Eof) | Err(_) => return,
             Ok(Line::TooLong) => log::info!(target: "tinymcp::child", "{name}: (a line over {STDERR_LINE} bytes)"),
-            Ok(Line::Whole) => {
+            Ok(Line::Text) => {
                 log::info!(target: "tinymcp::child", "{name}: {}", String::from_utf8_lossy(&line).trim_end());
             }
         }
-    }
-}
-
-/// What `read_line` found.
-#[derive(Debug, PartialEq)]
-enum Line {
-    /// A line, in the buffer without its newline.
-    Whole,
-    /// A line longer than the cap, skipped to its end.
-    TooLong,
-    /// The end of the stream.
-    End,
-}
-
-/// Reads one line of at most `cap` bytes into `line`, never holding more than `cap + 1` of it.
-fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>, cap: usize) -> io::Result<Line> {
-    line.clear();
-    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
-    let read = reader.by_ref().take(limit).read_until(b'\n', line)?;
-    if read == 0 {
-        return Ok(Line::End);
-    }
-    if line.last() == Some(&b'\n') {
-        line.pop();
-        return Ok(Line::Whole);
-    }
-    if line.len() <= cap {
-        // The stream ended without a newline.
-        return Ok(Line::Whole);
-    }
-    // Over the cap: skip to the end of the line, a buffer at a time.
-    loop {
-        let (skip, found) = {
-            let buffer = reader.fill_buf()?;
-            if buffer.is_empty() {
-                break;
-            }
-            match buffer.iter().position(|&b| b == b'\n') {
-                Some(at) => (at + 1, true),
-                None => (buffer.len(), false),
-            }
-        };
-        reader.consume(skip);
-        if found {
-            break;
-        }
-    }
-    line.clear();
-    Ok(Line::TooLong)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{read_line, Line};
-    use std::io::BufReader;
-
-    #[test]
-    fn lines_over_the_cap_are_skipped_whole() {
-        let mut reader = BufReader::with_capacity(4, &b"short\nmuch too long a line\nok\nlast"[..]);
-        let mut line = Vec::new();
-        assert_eq!(read_line(&mut reader, &mut line, 8).unwrap(), Line::Whole);
-        assert_eq!(line, b"short");
-        assert_eq!(read_line(&mut reader, &mut line, 8).unwrap(), Line::TooLong);
-        assert_eq!(read_line(&mut reader, &mut line, 8).unwrap(), Line::Whole);
-        assert_eq!(line, b"ok");
-        assert_eq!(read_line(&mut reader, &mut line, 8).unwrap(), Line::Whole);
-        assert_eq!(line, b"last");
-        assert_eq!(read_line(&mut reader, &mut line, 8).unwrap(), Line::End);
     }
 }

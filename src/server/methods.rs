@@ -288,18 +288,16 @@ struct Decorated {
 
 impl Typed for Decorated {
     fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
-        let (object, own_meta) = match self.result.typed() {
-            Ok(typed) => (None, typed.meta()),
-            Err(Value::Object(map)) => (Some(map), map.get("_meta")),
-            Err(_) => (None, None),
-        };
-        self.decoration.write(object, own_meta, members)?;
-        match (self.result.typed(), object) {
-            (Ok(typed), _) => typed.write_members(members),
-            (Err(_), Some(map)) => {
+        match self.result.typed() {
+            Ok(typed) => {
+                self.decoration.write(None, typed.meta(), members)?;
+                typed.write_members(members)
+            }
+            Err(Value::Object(map)) => {
+                self.decoration.write(Some(map), map.get("_meta"), members)?;
                 map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(k, v)| members.serialize_entry(k, v))
             }
-            (Err(_), None) => Ok(()),
+            Err(_) => self.decoration.write(None, None, members),
         }
     }
 

@@ -657,10 +657,9 @@ impl Server {
         change(Arc::make_mut(&mut current));
     }
 
-    /// A registered tool's input schema (for transports that check request headers against
-    /// the arguments, SEP-2243).
+    /// The registered tool `name` (for transports that check request headers against its
+    /// arguments, SEP-2243).
     #[cfg(feature = "http")]
-    /// The registered tool `name`.
     pub(crate) fn tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
         self.registry().tools.iter().find(|t| t.tool.name == name).cloned()
     }

@@ -9,6 +9,7 @@ use super::rpc::{RequestId, RpcError};
 use super::scan;
 use crate::wire::method::{self, Spec};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 /// A method name as received. A name the server knows is kept as its row of the method table
@@ -195,20 +196,23 @@ fn envelope(text: &str) -> Option<Fields<'_>> {
             }
             let Some(which) = KEYS.iter().position(|k| *k == member.key) else { return true };
             let value = &self.text[member.start..member.end];
-            // `jsonrpc` and `method` are compared as written: spelled with escapes, the general
-            // path reads them.
-            let escapes = (which == 0 || which == 2) && value.starts_with('"') && value.contains('\\');
-            if std::mem::replace(&mut self.seen[which], true) || escapes {
+            if std::mem::replace(&mut self.seen[which], true) {
                 return false;
             }
             let json = || serde_json::from_str::<Value>(value).ok();
             let fields = &mut self.fields;
+            // `jsonrpc` and `method` are compared as written: spelled with escapes, the general
+            // path reads them.
             match which {
-                0 => fields.jsonrpc_is_2_0 = value == "\"2.0\"",
+                0 => match scan::string_value(value) {
+                    Some(Cow::Owned(_)) => return false,
+                    text => fields.jsonrpc_is_2_0 = text.as_deref() == Some("2.0"),
+                },
                 1 => fields.id = json(),
                 2 => {
-                    fields.method = Some(match value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
-                        Some(name) => MethodField::Name(name.into()),
+                    fields.method = Some(match scan::string_value(value) {
+                        Some(Cow::Borrowed(name)) => MethodField::Name(name.into()),
+                        Some(Cow::Owned(_)) => return false,
                         None => MethodField::NotText,
                     })
                 }
@@ -426,6 +430,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":["a"]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#,
             r#"{"jsonrpc":null,"id":1,"method":"a"}"#,
             r#"{"jsonrpc":5,"id":1,"method":"a"}"#,
             r#"{"id":1,"method":"a"}"#,

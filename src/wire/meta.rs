@@ -23,11 +23,6 @@ pub fn progress_token(params: &Params) -> Option<Value> {
     serde_json::from_str(token).ok().filter(|t: &Value| !t.is_null())
 }
 
-/// A member's text read as `T`, or `None` when it is something else.
-fn read_as<'a, T: Deserialize<'a>>(text: &'a str) -> Option<T> {
-    serde_json::from_str(text).ok()
-}
-
 /// The eight syslog severities, least severe first, so `Ord` filters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -328,14 +323,14 @@ impl RequestMeta {
                 "params._meta[\"{CLIENT_INFO}\"] must be an object with name and version"
             )));
         }
-        let log_level = match member(Member::LogLevel).map(|text| read_as::<Value>(text).unwrap_or(Value::Bool(false))) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(level)) => Some(LogLevel::parse(&level).ok_or_else(|| {
+        let log_level = match member(Member::LogLevel).filter(|text| *text != "null").map(scan::string_value) {
+            None => None,
+            Some(Some(level)) => Some(LogLevel::parse(&level).ok_or_else(|| {
                 RpcError::invalid_params(format!(
                     "params._meta[\"{LOG_LEVEL}\"] {level:?} is not a level: expected debug, info, notice, warning, error, critical, alert or emergency"
                 ))
             })?),
-            Some(_) => {
+            Some(None) => {
                 return Err(RpcError::invalid_params(format!("params._meta[\"{LOG_LEVEL}\"] must be a level name")))
             }
         };
@@ -366,7 +361,7 @@ impl RecentCapabilities {
         if let Some((_, found)) = lock().kept.iter().flatten().find(|(kept, _)| **kept == *text) {
             return Some(Arc::clone(found));
         }
-        let capabilities = match read_as::<Value>(text)? {
+        let capabilities = match serde_json::from_str::<Value>(text).ok()? {
             object @ Value::Object(_) => Arc::new(object),
             _ => return None,
         };

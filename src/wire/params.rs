@@ -240,8 +240,8 @@ pub(crate) fn meta_error(meta: &str) -> Option<serde_json::Error> {
 /// The params as a serde `Deserializer`: a map whose members are pulled from the text one at a
 /// time (`scan::Members`), each value read by serde_json from its own text. A member the
 /// method's struct does not take (`_meta`, read when the message was, or one it does not know)
-/// is passed over unread: the whole text was checked when the message was read.
-/// The params' text, and where `_meta`'s value sits in it when the walk found it.
+/// is passed over unread: the whole text was checked when the message was read. Holds the
+/// params' text and where `_meta`'s value sits in it when the walk found it (stepped over).
 struct ParamsDe<'a>(&'a str, Option<(usize, usize)>);
 
 impl<'de> Deserializer<'de> for ParamsDe<'de> {

@@ -143,7 +143,7 @@ impl<'a> Members<'a> {
         cur.space();
         let start = cur.at;
         match self.known {
-            Some((from, to)) if from == start => cur.at = to,
+            Some((known_start, known_end)) if known_start == start => cur.at = known_end,
             _ => cur.value()?,
         }
         let member = Member { key: &self.text[from..to], escaped, start, end: cur.at };

@@ -3,6 +3,8 @@
 //!
 //! ```text
 //! bench_stdio startup RUNS -- CMD ARGS...          spawn to `initialize` answer: median and p90
+//! bench_stdio answer                               answers one request from a second thread: the
+//!                                                  floor under a Rust server's first answer
 //! bench_stdio echo SECONDS IN_FLIGHT -- CMD ARGS... `echo` calls per second, idle and peak RSS
 //! bench_stdio allocs CALLS -- CMD ARGS...          allocations and bytes per `echo` call, read
 //!                                                  from the counting build's `allocations` tool
@@ -34,6 +36,9 @@ const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","param
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args == ["answer"] {
+        return answer();
+    }
     let split = args.iter().position(|a| a == "--").unwrap_or_else(|| usage());
     let (head, command) = (&args[..split], &args[split + 1..]);
     if command.is_empty() {
@@ -88,6 +93,15 @@ fn read_answer(out: &mut impl BufRead, id: u64) {
             return;
         }
     }
+}
+
+/// The least a Rust program does to answer: std's start, one line read, the answer written by
+/// a second thread (as a server's writer thread writes it).
+fn answer() {
+    let mut line = String::new();
+    let _ = std::io::stdin().read_line(&mut line);
+    let writer = std::thread::spawn(|| println!(r#"{{"jsonrpc":"2.0","id":0,"result":{{}}}}"#));
+    let _ = writer.join();
 }
 
 fn startup(runs: u64, command: &[String]) {

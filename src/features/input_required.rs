@@ -103,10 +103,13 @@ pub(crate) fn finish(
 ) -> Result<Reply, RpcError> {
     let method = spec.name;
     let Some(inputs) = &cx.inputs else { return outcome };
-    let pending = std::mem::take(&mut *inputs.pending.lock().unwrap_or_else(PoisonError::into_inner));
-    if pending.is_empty() {
-        return outcome;
-    }
+    let pending = {
+        let mut pending = inputs.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        if pending.is_empty() {
+            return outcome;
+        }
+        std::mem::take(&mut *pending)
+    };
     if let Err(e) = &outcome {
         if e.code == INVALID_PARAMS || e.code == MISSING_CLIENT_CAPABILITY {
             return outcome;

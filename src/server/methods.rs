@@ -15,7 +15,7 @@ use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
 use crate::wire::call_result::{Around, ToolReply};
-use crate::wire::frame::Reply;
+use crate::wire::frame::{text_of, Reply};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
@@ -229,6 +229,9 @@ pub(crate) struct Decoration {
     hint: Option<CacheHint>,
     /// `_meta` for a result with none of its own, serialised once.
     meta_alone: Box<RawValue>,
+    /// Every member it adds to a result that has none of them and no `_meta` (the usual
+    /// result), serialised once: `"_meta":{..},"resultType":"complete",..`.
+    alone: Box<str>,
 }
 
 impl Decoration {
@@ -236,7 +239,10 @@ impl Decoration {
     pub(crate) fn new(info: Arc<Box<RawValue>>, hint: Option<CacheHint>) -> Decoration {
         // Invariant: `info` is JSON, so this is too.
         let meta_alone = RawValue::from_string(format!("{{\"{SERVER_INFO}\":{}}}", info.get())).unwrap_or_default();
-        Decoration { info, hint, meta_alone }
+        let mut decoration = Decoration { info, hint, meta_alone, alone: Box::default() };
+        let alone = text_of(|out| Ok(decoration.write(None, None, &mut Members::new(out))?));
+        decoration.alone = alone.into();
+        decoration
     }
 
     /// Writes `_meta` and the members a result whose own members are `object` (`None`: a typed
@@ -245,23 +251,23 @@ impl Decoration {
         &self,
         object: Option<&serde_json::Map<String, Value>>,
         own_meta: Option<&Value>,
-        members: &mut Members<'_, '_>,
+        members: &mut Members<'_>,
     ) -> serde_json::Result<()> {
         let has = |key: &str| object.is_some_and(|map| map.contains_key(key));
         match own_meta {
-            None => members.serialize_entry("_meta", &*self.meta_alone)?,
-            own => members.serialize_entry("_meta", &WithInfo { own, info: &self.info })?,
+            None => members.entry("_meta", &*self.meta_alone)?,
+            own => members.entry("_meta", &WithInfo { own, info: &self.info })?,
         }
         let result_type = object.and_then(|map| map.get("resultType"));
         if result_type.is_none() {
-            members.serialize_entry("resultType", "complete")?;
+            members.entry("resultType", "complete")?;
         }
         if let (Some(hint), true) = (self.hint, result_type.is_none_or(|t| t == "complete")) {
             if !has("ttlMs") {
-                members.serialize_entry("ttlMs", &hint.ttl_ms)?;
+                members.entry("ttlMs", &hint.ttl_ms)?;
             }
             if !has("cacheScope") {
-                members.serialize_entry("cacheScope", hint.scope.as_str())?;
+                members.entry("cacheScope", hint.scope.as_str())?;
             }
         }
         Ok(())
@@ -269,8 +275,11 @@ impl Decoration {
 }
 
 impl Around for Decoration {
-    fn write_around(&self, own: Option<&Value>, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
-        self.write(None, own, members)
+    fn write_around(&self, own: Option<&Value>, members: &mut Members<'_>) -> serde_json::Result<()> {
+        match own {
+            None => members.raw(&self.alone),
+            own => self.write(None, own, members),
+        }
     }
 
     /// Its server identity and about 100 bytes of members.
@@ -287,15 +296,15 @@ struct Decorated {
 }
 
 impl Typed for Decorated {
-    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
+    fn write_members(&self, members: &mut Members<'_>) -> serde_json::Result<()> {
         match self.result.typed() {
             Ok(typed) => {
-                self.decoration.write(None, typed.meta(), members)?;
+                self.decoration.write_around(typed.meta(), members)?;
                 typed.write_members(members)
             }
             Err(Value::Object(map)) => {
                 self.decoration.write(Some(map), map.get("_meta"), members)?;
-                map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(k, v)| members.serialize_entry(k, v))
+                map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(k, v)| members.entry(k, v))
             }
             Err(_) => self.decoration.write(None, None, members),
         }
@@ -441,7 +450,6 @@ mod tests {
     use super::*;
     use crate::features::cache::CacheScope;
     use crate::wire::call_result::CallToolResult;
-    use crate::wire::frame::text_of;
 
     fn written(reply: &Reply) -> Value {
         serde_json::from_str(&text_of(|out| reply.write_to(out))).unwrap_or_default()
@@ -477,10 +485,15 @@ mod tests {
         let mut with_meta = CallToolResult::text("m");
         with_meta.meta = Some(json!({"k": 1}));
         let v = ProtocolVersion::V2026_07_28;
+        // A tool's result, its decoration written as serialised once (no `_meta` of its own)
+        // or merged, is written as its value decorated is, to the byte.
         for result in [CallToolResult::text("Echo: \"_meta\""), CallToolResult::default(), with_meta] {
-            let typed = decorate(&server, Cache::None, Reply::Tool(ToolReply(result.clone(), v, None)));
-            let value = decorate(&server, Cache::None, Reply::Value(result.to_wire(v)));
-            assert_eq!(written(&typed), written(&value));
+            for cache in [Cache::None, Cache::List, Cache::Read] {
+                let typed = decorate(&server, cache, Reply::Tool(ToolReply(result.clone(), v, None)));
+                let value = decorate(&server, cache, Reply::Value(result.to_wire(v)));
+                let text = |reply: &Reply| text_of(|out| reply.write_to(out));
+                assert_eq!(text(&typed), text(&value));
+            }
         }
         let empty = decorate(&server, Cache::None, Reply::Value(json!({})));
         assert_eq!(written(&empty), json!({"_meta": {SERVER_INFO: info}, "resultType": "complete"}));

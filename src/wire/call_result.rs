@@ -74,25 +74,24 @@ pub struct ToolReply(pub(crate) CallToolResult, pub(crate) ProtocolVersion, pub(
 pub trait Around: Send + Sync + fmt::Debug {
     /// Writes `_meta` (the result's own, `own`, with what this adds to it) and this one's
     /// members, none of which a tool's result has.
-    fn write_around(&self, own: Option<&Value>, members: &mut Members<'_, '_>) -> serde_json::Result<()>;
+    fn write_around(&self, own: Option<&Value>, members: &mut Members<'_>) -> serde_json::Result<()>;
     /// About how many bytes it adds.
     fn size_hint(&self) -> usize;
 }
 
 /// With what is around it (`Around`), the result writes its `_meta` itself, merged.
 impl Typed for ToolReply {
-    fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
-        use serde::ser::SerializeMap;
+    fn write_members(&self, members: &mut Members<'_>) -> serde_json::Result<()> {
         let ToolReply(result, version, around) = self;
         if let Some(around) = around {
             around.write_around(result.meta.as_ref(), members)?;
         }
-        members.serialize_entry("content", &WireBlocks(&result.content, *version))?;
+        members.entry("content", &WireBlocks(&result.content, *version))?;
         if result.is_error {
-            members.serialize_entry("isError", &true)?;
+            members.entry("isError", &true)?;
         }
         if let (Some(s), true) = (&result.structured_content, version.has_structured_output()) {
-            members.serialize_entry("structuredContent", s)?;
+            members.entry("structuredContent", s)?;
         }
         Ok(())
     }

@@ -5,8 +5,7 @@
 
 use super::call_result::ToolReply;
 use super::rpc::{RequestId, RpcError};
-use super::typed::{encoded_len, Typed};
-use serde::ser::{SerializeMap, Serializer as _};
+use super::typed::{encoded_len, Members, Typed};
 use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, Write};
@@ -78,13 +77,13 @@ impl Reply {
     pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
         match self.typed() {
             Ok(typed) => {
-                let mut serializer = serde_json::Serializer::new(out);
-                let mut members = (&mut serializer).serialize_map(None)?;
+                out.write_all(b"{")?;
+                let mut members = Members::new(&mut *out);
                 if let Some(meta) = typed.meta() {
-                    members.serialize_entry("_meta", meta)?;
+                    members.entry("_meta", meta)?;
                 }
                 typed.write_members(&mut members)?;
-                SerializeMap::end(members)?;
+                out.write_all(b"}")?;
             }
             Err(value) => serde_json::to_writer(out, value)?,
         }
@@ -199,7 +198,7 @@ pub fn notification<P: Serialize + ?Sized>(method: &str, params: &P) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::typed::{counted, Members};
+    use crate::wire::typed::counted;
     use serde_json::json;
 
     /// A typed result as a handler might keep it: one member and an optional `_meta`.
@@ -207,8 +206,8 @@ mod tests {
     struct Note(&'static str, Option<Value>);
 
     impl Typed for Note {
-        fn write_members(&self, members: &mut Members<'_, '_>) -> serde_json::Result<()> {
-            members.serialize_entry("note", self.0)
+        fn write_members(&self, members: &mut Members<'_>) -> serde_json::Result<()> {
+            members.entry("note", self.0)
         }
         fn meta(&self) -> Option<&Value> {
             self.1.as_ref()

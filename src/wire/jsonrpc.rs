@@ -4,7 +4,7 @@
 //! Knows nothing of MCP but the table of method names (`method`, pure data), whose row a known
 //! name is kept as: every other module may use it, it uses no other.
 
-use super::params::{Locate, Location, Params};
+use super::params::{LastMeta, Locate, Location, Params};
 use super::rpc::{RequestId, RpcError};
 use super::scan;
 use crate::wire::method::{self, Spec};
@@ -152,11 +152,21 @@ pub enum Incoming {
 
 /// Parses one line (stdio) or one body (HTTP).
 pub fn parse(text: &str) -> Result<Incoming, Malformed> {
+    read(text, None)
+}
+
+/// Parses one message of a stream whose last `_meta` is `last` (`LastMeta`): the same one
+/// again is not walked again.
+pub(crate) fn parse_after(text: &str, last: &mut LastMeta) -> Result<Incoming, Malformed> {
+    read(text, Some(last))
+}
+
+fn read(text: &str, last: Option<&mut LastMeta>) -> Result<Incoming, Malformed> {
     // The common case, one object, is read by hand (`envelope`): its members are found in the
     // text and only the id, a result or an error become values. Anything else, a key given
     // twice or spelled with escapes included, takes the general path below, which decides
     // what to answer.
-    if let Some(fields) = envelope(text) {
+    if let Some(fields) = envelope(text, last) {
         return from_fields(fields).map(Incoming::Single);
     }
     let value: Value = serde_json::from_str(text)
@@ -168,21 +178,23 @@ pub fn parse(text: &str) -> Result<Incoming, Malformed> {
 /// text is JSON): the method name and the params borrowed from the text, the params' reserved
 /// members located on the way (`Locate`). `None` sends it down the general path: not one valid
 /// object, a member JSON-RPC reads given twice, a key, a method name or a `jsonrpc` spelled
-/// with escapes.
-fn envelope(text: &str) -> Option<Fields<'_>> {
-    struct Envelope<'a> {
+/// with escapes. The params' `_meta`, when it is `last`, is stepped over; else it becomes `last`.
+fn envelope<'a>(text: &'a str, last: Option<&mut LastMeta>) -> Option<Fields<'a>> {
+    struct Envelope<'a, 'l> {
         text: &'a str,
         fields: Fields<'a>,
         seen: [bool; 6],
         params: Locate,
         /// Where `params` sits in the text.
         params_at: Option<(usize, usize)>,
+        last: Option<&'l LastMeta>,
     }
-    impl<'a> scan::Walk<'a> for Envelope<'a> {
-        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool) -> bool {
+    impl<'a> scan::Walk<'a> for Envelope<'a, '_> {
+        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize, rest: &'a str) -> scan::Enter {
             match depth {
-                0 => !escaped && key == "params",
-                _ => self.params.enter(depth, key, escaped),
+                0 if !escaped && key == "params" => scan::Enter::Walk,
+                0 => scan::Enter::Over,
+                _ => self.params.enter(depth, key, escaped, (at, rest), self.last),
             }
         }
         fn member(&mut self, depth: usize, member: scan::Member<'a>) -> bool {
@@ -224,12 +236,18 @@ fn envelope(text: &str) -> Option<Fields<'_>> {
         }
     }
     let fields = Fields { id: None, jsonrpc_is_2_0: false, method: None, params: None, result: None, error: None };
-    let mut walk = Envelope { text, fields, seen: [false; 6], params: Locate::new(1), params_at: None };
+    let mut walk =
+        Envelope { text, fields, seen: [false; 6], params: Locate::new(1), params_at: None, last: last.as_deref() };
     scan::walk(text, &mut walk)?;
     let Envelope { mut fields, params, params_at, .. } = walk;
     fields.params = params_at.map(|(start, end)| {
         let value = &text[start..end];
-        ParamsField::Located(value, params.finish(value, start))
+        let recalled = params.recalled();
+        let location = params.finish(value, start);
+        if let Some(last) = last.filter(|_| !recalled) {
+            last.keep(value, &location);
+        }
+        ParamsField::Located(value, location)
     });
     Some(fields)
 }
@@ -448,6 +466,50 @@ mod tests {
             let general = parse_value(serde_json::from_str(text).unwrap());
             assert_eq!(parse(text), general, "{text}");
         }
+    }
+
+    #[test]
+    fn a_meta_met_again_is_stepped_over_and_located_as_if_walked() {
+        use crate::wire::params::Member;
+        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"x":[1]},"progressToken":7}"#;
+        let call = |params: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+        let texts = [
+            call(&format!(r#"{{"name":"echo","_meta":{meta}}}"#)),
+            // The same bytes again, elsewhere in the params, and with space around them.
+            call(&format!(r#"{{"_meta": {meta} ,"name":"echo","arguments":{{"_meta":{meta}}}}}"#)),
+            call(&format!(r#"{{"_meta":{meta},"_meta":{meta}}}"#)),
+            // Another `_meta`, then the first again; one whose keys repeat is not kept.
+            call(r#"{"_meta":{"progressToken":8}}"#),
+            call(&format!(r#"{{"_meta":{meta}}}"#)),
+            call(r#"{"_meta":{"progressToken":8,"progressToken":9}}"#),
+            call(&format!(r#"{{"_meta":{meta}}}"#)),
+            format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"_meta":{meta}}}}}"#),
+            // Known bytes in a message broken after them.
+            call(&format!(r#"{{"_meta":{meta},}}"#)),
+            call(&format!(r#"{{"_meta":{}}}"#, &meta[..meta.len() - 1])),
+        ];
+        let members = [
+            Member::Meta,
+            Member::ProtocolVersion,
+            Member::ClientCapabilities,
+            Member::ClientInfo,
+            Member::LogLevel,
+            Member::ProgressToken,
+        ];
+        let located = |incoming: &Result<Incoming, Malformed>| match incoming {
+            Ok(Incoming::Single(Message::Request(Request { params, .. })))
+            | Ok(Incoming::Single(Message::Notification(Notification { params, .. }))) => {
+                Some((members.map(|m| params.member(m).map(str::to_owned)), params.meta_read()))
+            }
+            _ => None,
+        };
+        let mut last = LastMeta::default();
+        for text in &texts {
+            let (alone, after) = (parse(text), parse_after(text, &mut last));
+            assert_eq!(after, alone, "{text}");
+            assert_eq!(located(&after), located(&alone), "{text}");
+        }
+        assert!(located(&parse(&texts[0])).is_some_and(|(found, _)| found[2].as_deref() == Some(r#"{"x":[1]}"#)));
     }
 
     #[test]

@@ -236,8 +236,26 @@ impl RequestMeta {
     ///    `-32022` with `data.supported` and `data.requested`;
     /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
     ///
-    /// The capabilities are read through `recent`, the server's.
+    /// The capabilities are read through `recent`, the server's, which also knows the last
+    /// `_meta` that passed: the same one again passes at once.
     pub(crate) fn parse(
+        params: &Params,
+        carrier: Carrier,
+        revisions: Revisions,
+        recent: &RecentCapabilities,
+    ) -> Result<RequestMeta, RpcError> {
+        let meta = params.meta_text().filter(|_| params.meta_read());
+        if let Some(known) = meta.and_then(|meta| recent.passed(meta, carrier)) {
+            return Ok(known);
+        }
+        let checked = Self::check(params, carrier, revisions, recent)?;
+        if let Some(meta) = meta {
+            recent.pass(meta, &checked);
+        }
+        Ok(checked)
+    }
+
+    fn check(
         params: &Params,
         carrier: Carrier,
         revisions: Revisions,
@@ -341,7 +359,8 @@ impl RequestMeta {
 /// The client capabilities recent 2026-07-28 requests declared, as written and as read: a client
 /// declares the same ones on every request, which are then neither read again nor copied. A few
 /// are kept, replaced in turn, so that clients taking turns still find theirs; long ones are not
-/// kept. Each server has its own.
+/// kept. And the last `_meta` that passed `RequestMeta::parse`, with what it read: a client
+/// sends the same one with every request. Each server has its own.
 #[derive(Debug, Default)]
 pub(crate) struct RecentCapabilities(Mutex<Recent>);
 
@@ -349,15 +368,52 @@ pub(crate) struct RecentCapabilities(Mutex<Recent>);
 struct Recent {
     kept: [Option<(Box<str>, Arc<Value>)>; 4],
     next: usize,
+    /// The last `_meta` that passed, as written (its buffer reused), and what it read.
+    passed: Option<(String, RequestMeta)>,
 }
 
 impl RecentCapabilities {
     /// The longest declaration kept.
     const MAX_KEPT: usize = 4096;
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, Recent> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What `meta` read when it last passed, if it was the last to pass and `carrier` agrees
+    /// with it (over HTTP, a version header that names its version; anything else is checked
+    /// again, and refused as `RequestMeta::parse` says).
+    fn passed(&self, meta: &str, carrier: Carrier) -> Option<RequestMeta> {
+        let recent = self.lock();
+        let (_, known) = recent.passed.as_ref().filter(|(text, _)| text == meta)?;
+        let header_agrees = match carrier {
+            Carrier::Http { protocol_version, .. } => {
+                protocol_version.is_some_and(|h| h.trim() == known.protocol_version.as_str())
+            }
+            Carrier::Plain | Carrier::Scoped(_) => true,
+        };
+        header_agrees.then(|| known.clone())
+    }
+
+    /// Keeps `meta`, which passed as `checked`, unless it is long.
+    fn pass(&self, meta: &str, checked: &RequestMeta) {
+        if meta.len() > Self::MAX_KEPT {
+            return;
+        }
+        let mut recent = self.lock();
+        match &mut recent.passed {
+            Some((text, known)) => {
+                text.clear();
+                text.push_str(meta);
+                *known = checked.clone();
+            }
+            none => *none = Some((meta.to_owned(), checked.clone())),
+        }
+    }
+
     /// The capabilities `text` declares, when it is a JSON object.
     fn read(&self, text: &str) -> Option<Arc<Value>> {
-        let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let lock = || self.lock();
         if let Some((_, found)) = lock().kept.iter().flatten().find(|(kept, _)| **kept == *text) {
             return Some(Arc::clone(found));
         }
@@ -525,12 +581,22 @@ mod tests {
             ("logLevel null", with(LOG_LEVEL, Value::Null), HTTP_2026, 0),
             ("logLevel emergency", with(LOG_LEVEL, json!("emergency")), HTTP_2026, 0),
         ];
+        // And the same from a server that saw the valid `_meta` pass just before (and, the
+        // second time, this one): what passed once is known again only where it would pass.
+        let recent = RecentCapabilities::default();
+        let valid = Params::from_value(&json!({"_meta": valid_meta()}));
         for (name, params, carrier, expected) in cases {
-            let got = parse_meta(&Params::from_value(&params), carrier, Revisions::ALL);
+            let params = Params::from_value(&params);
+            let got = parse_meta(&params, carrier, Revisions::ALL);
             if let Err(e) = &got {
                 assert!(e.message.starts_with(|c: char| c.is_lowercase()) && !e.message.ends_with('.'), "{name}: {e}");
             }
             assert_eq!(code(got.clone()), expected, "{name}: {got:?}");
+            for _ in 0..2 {
+                assert_eq!(code(RequestMeta::parse(&valid, HTTP_2026, Revisions::ALL, &recent)), 0);
+                let again = RequestMeta::parse(&params, carrier, Revisions::ALL, &recent);
+                assert_eq!(again, got, "{name}, after a valid one");
+            }
         }
     }
 

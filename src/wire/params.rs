@@ -3,7 +3,7 @@
 //! into a map of owned strings and then again out of it.
 
 use super::rpc::RpcError;
-use super::scan;
+use super::scan::{self, Enter};
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -146,6 +146,8 @@ pub(crate) struct Locate {
     spans: [Option<(usize, usize)>; MEMBERS],
     /// A reserved key of the params, or of `_meta`, met twice.
     twice: [bool; 2],
+    /// Whether `_meta` was the `LastMeta`, stepped over.
+    recalled: bool,
 }
 
 /// Where each [`Member`] sits in the params' text, and whether `_meta` was read (see
@@ -154,11 +156,37 @@ pub(crate) type Location = ([Option<(u32, u32)>; MEMBERS], bool);
 
 impl Locate {
     pub(crate) fn new(base: usize) -> Locate {
-        Locate { base, spans: [None; MEMBERS], twice: [false; 2] }
+        Locate { base, spans: [None; MEMBERS], twice: [false; 2], recalled: false }
     }
 
-    pub(crate) fn enter(&self, depth: usize, key: &str, escaped: bool) -> bool {
-        depth == self.base && scan::key_is(key, escaped, "_meta")
+    /// Walks into `_meta`, unless it is `last` (the `_meta` that starts `rest`, at `at`, is
+    /// the same bytes): its members are then where they sat in it.
+    pub(crate) fn enter(
+        &mut self,
+        depth: usize,
+        key: &str,
+        escaped: bool,
+        (at, rest): (usize, &str),
+        last: Option<&LastMeta>,
+    ) -> Enter {
+        if depth != self.base || !scan::key_is(key, escaped, "_meta") {
+            return Enter::Over;
+        }
+        let Some(last) = last.filter(|last| !last.text.is_empty() && rest.starts_with(last.text.as_str())) else {
+            return Enter::Walk;
+        };
+        for (_, member) in META {
+            let slot = &mut self.spans[member as usize];
+            self.twice[1] |= slot.is_some();
+            *slot = last.spans[member as usize].map(|(start, end)| (at + start as usize, at + end as usize));
+        }
+        self.recalled = true;
+        Enter::Known(last.text.len())
+    }
+
+    /// Whether `_meta` was the `LastMeta` it was given, stepped over.
+    pub(crate) fn recalled(&self) -> bool {
+        self.recalled
     }
 
     pub(crate) fn member(&mut self, depth: usize, member: scan::Member<'_>) {
@@ -199,12 +227,46 @@ impl Locate {
     }
 }
 
+/// The last `_meta` a stream's messages carried that read as an object of distinct keys, and
+/// where its reserved members sit in it. A client sends the same `_meta` with every request (at
+/// 2026-07-28: its version and capabilities), which is then known by its bytes instead of walked
+/// again ([`Locate::enter`]). Kept by whoever reads the stream; a `_meta` that changes with every
+/// request (a progress token in it) is walked each time, as it would be without this.
+#[derive(Debug, Default)]
+pub(crate) struct LastMeta {
+    /// Empty: none yet.
+    text: String,
+    /// Where the members of `META` sit in `text`.
+    spans: [Option<(u32, u32)>; MEMBERS],
+}
+
+impl LastMeta {
+    /// The longest `_meta` kept: comparing it must stay cheaper than walking it.
+    const MAX: usize = 1024;
+
+    /// Keeps the `_meta` of `params` (whose members `location` gives) when it read as an
+    /// object of distinct keys (and was not this one: `Locate::recalled`).
+    pub(crate) fn keep(&mut self, params: &str, (spans, read): &Location) {
+        let Some((start, end)) = spans[Member::Meta as usize] else { return };
+        let meta = &params[start as usize..end as usize];
+        if !read || !meta.starts_with('{') || meta.len() > Self::MAX {
+            return;
+        }
+        self.text.clear();
+        self.text.push_str(meta);
+        self.spans = [None; MEMBERS];
+        for (_, member) in META {
+            self.spans[member as usize] = spans[member as usize].map(|(from, to)| (from - start, to - start));
+        }
+    }
+}
+
 /// Locates the members of params read alone (`Params::from_value`).
 fn locate(text: &str) -> Location {
     struct Alone(Locate);
     impl<'a> scan::Walk<'a> for Alone {
-        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool) -> bool {
-            self.0.enter(depth, key, escaped)
+        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize, rest: &'a str) -> Enter {
+            self.0.enter(depth, key, escaped, (at, rest), None)
         }
         fn member(&mut self, depth: usize, member: scan::Member<'a>) -> bool {
             self.0.member(depth, member);

@@ -53,12 +53,23 @@ pub(crate) fn string_value(value: &str) -> Option<Cow<'_, str>> {
     serde_json::from_str::<String>(value).ok().map(Cow::Owned)
 }
 
+/// What a [`walk`] does with an object that is a member's value ([`Walk::enter`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Enter {
+    /// Checks it as any value, its members untold.
+    Over,
+    /// Walks into it: its members come at `depth + 1`, before it does.
+    Walk,
+    /// Steps over its `len` bytes unread: the caller knows them for an object it checked before.
+    Known(usize),
+}
+
 /// What [`walk`] asks its caller about the members it meets.
 pub(crate) trait Walk<'a> {
-    /// Whether to walk into the value of the member `key` of an object at `depth` (0: the
-    /// outermost), that value being an object: its members then come at `depth + 1`, before
-    /// it does. The caller decides how deep a walk goes (each level is a call).
-    fn enter(&mut self, depth: usize, key: &'a str, escaped: bool) -> bool;
+    /// What to do with the value of the member `key` of an object at `depth` (0: the
+    /// outermost), that value being an object that starts `rest` (at `at` in the text). The
+    /// caller decides how deep a walk goes (each level is a call).
+    fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize, rest: &'a str) -> Enter;
     /// A member of an object at `depth`, its value passed; `false` gives the walk up.
     fn member(&mut self, depth: usize, member: Member<'a>) -> bool;
 }
@@ -82,10 +93,14 @@ fn object<'a>(text: &'a str, cur: &mut Cursor<'a>, depth: usize, walker: &mut im
         let key = &text[from..to];
         cur.space();
         let start = cur.at;
-        if cur.peek() == Some(b'{') && walker.enter(depth, key, escaped) {
-            object(text, cur, depth + 1, walker)?;
-        } else {
-            cur.value()?;
+        let enter = match cur.peek() {
+            Some(b'{') => walker.enter(depth, key, escaped, start, &text[start..]),
+            _ => Enter::Over,
+        };
+        match enter {
+            Enter::Walk => object(text, cur, depth + 1, walker)?,
+            Enter::Known(len) => cur.at += len,
+            Enter::Over => cur.value()?,
         }
         if !walker.member(depth, Member { key, escaped, start, end: cur.at }) {
             return None;
@@ -102,8 +117,8 @@ fn object<'a>(text: &'a str, cur: &mut Cursor<'a>, depth: usize, walker: &mut im
 pub(crate) fn members<'a>(text: &'a str, each: impl FnMut(Member<'a>) -> bool) -> Option<()> {
     struct Each<F>(F);
     impl<'a, F: FnMut(Member<'a>) -> bool> Walk<'a> for Each<F> {
-        fn enter(&mut self, _: usize, _: &'a str, _: bool) -> bool {
-            false
+        fn enter(&mut self, _: usize, _: &'a str, _: bool, _: usize, _: &'a str) -> Enter {
+            Enter::Over
         }
         fn member(&mut self, _: usize, member: Member<'a>) -> bool {
             (self.0)(member)

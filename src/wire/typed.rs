@@ -61,7 +61,7 @@ impl<'w> Members<'w> {
 
     /// Members already written as JSON (`"a":1,"b":2`), as they are: what is the same in many
     /// results is serialised once.
-    pub fn raw(&mut self, members: &str) -> serde_json::Result<()> {
+    pub(crate) fn raw(&mut self, members: &str) -> serde_json::Result<()> {
         self.comma()?;
         self.out.write_all(members.as_bytes()).map_err(serde_json::Error::io)
     }

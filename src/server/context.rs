@@ -499,6 +499,12 @@ impl RequestCx {
         format!("{kind}-{n}")
     }
 
+    /// Whether a handler's `ask` could get past `check_capability`: the request declared one
+    /// of the capabilities it needs. Without one every `ask` fails before it looks for answers.
+    pub(crate) fn may_ask(&self) -> bool {
+        ["sampling", "elicitation", "roots"].iter().any(|capability| self.client_supports(capability))
+    }
+
     /// `-32021` unless the client declared what `method` needs (for these params).
     fn check_capability(&self, method: &str, params: &Value) -> Result<(), RpcError> {
         match method {

@@ -19,7 +19,7 @@ use crate::wire::frame::{text_of, Reply};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
-use crate::wire::params::Params;
+use crate::wire::params::{Member, Params};
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::typed::{Members, Typed};
 use crate::wire::version::ProtocolVersion;
@@ -159,8 +159,12 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
     if cx.version().is_stateful() {
         return dispatch(cx, server, method, params);
     }
+    // Input-required rounds for a request that answers one, or that a handler could ask
+    // something of (`RequestCx::may_ask`); for any other, there is nothing to keep.
+    let answers = |member| params.member(member).is_some();
+    let rounds = || cx.may_ask() || answers(Member::InputResponses) || answers(Member::RequestState);
     let outcome = match spec {
-        Some(spec) if spec.input_required => {
+        Some(spec) if spec.input_required && rounds() => {
             let key = server.sealing_key();
             // Read only when a state is opened or sealed: the usual call needs no clock.
             let time = std::cell::OnceCell::new();

@@ -87,6 +87,7 @@ note() { printf '  %-46s %10s %s\n' "$1" "$2" "$3"; }
 row() { printf '  %-40s %-20s %-20s %s\n' "$@"; }
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }
 mib() { calc "%.2f" "$1 / 1024"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 measure yard startup 5 -- "${YARDSTICK[@]}"
 measure yard echo "$SECONDS_PER_RUN" 64 -- "${YARDSTICK[@]}"
@@ -179,7 +180,6 @@ for _ in $(seq "$ROUNDS"); do
     sl_best=$r_echo_per_s sl_cpu=$r_cpu_us_per_call
   fi
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 note "glibc: echo/s at 2026-07-28 / with the handshake" "$sl_best" "/ $hs_best"
 note "  server CPU per call, 2026-07-28 / handshake" "$sl_cpu" "/ $hs_cpu µs"
 aim "  cost of a stateless call to a stateful one, calls/s" "$(calc "%.2f" "$hs_best / $sl_best")" "<=" 1.1 "x"

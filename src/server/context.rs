@@ -69,6 +69,8 @@ impl InputRequest {
 const ELICIT: &str = "elicitation/create";
 const SAMPLE: &str = "sampling/createMessage";
 const ROOTS: &str = "roots/list";
+/// What a handler may ask of the client, and the capability the client must declare for it.
+const ASKABLE: [(&str, &str); 3] = [(SAMPLE, "sampling"), (ELICIT, "elicitation"), (ROOTS, "roots")];
 
 /// The background task a context runs for (2025-11-25 tasks), as far as the context needs it.
 pub(crate) trait TaskLink: Send + Sync {
@@ -502,33 +504,31 @@ impl RequestCx {
     /// Whether a handler's `ask` could get past `check_capability`: the request declared one
     /// of the capabilities it needs. Without one every `ask` fails before it looks for answers.
     pub(crate) fn may_ask(&self) -> bool {
-        ["sampling", "elicitation", "roots"].iter().any(|capability| self.client_supports(capability))
+        ASKABLE.iter().any(|(_, capability)| self.client_supports(capability))
     }
 
     /// `-32021` unless the client declared what `method` needs (for these params).
     fn check_capability(&self, method: &str, params: &Value) -> Result<(), RpcError> {
+        let Some(&(_, capability)) = ASKABLE.iter().find(|(askable, _)| *askable == method) else {
+            return Err(RpcError::invalid_params(format!(
+                "{method} cannot be asked of the client: expected {SAMPLE}, {ELICIT} or {ROOTS}"
+            )));
+        };
+        self.require_capability(capability)?;
         match method {
-            SAMPLE => {
-                self.require_capability("sampling")?;
+            SAMPLE
                 if params.get("tools").is_some()
-                    && !self.client_capabilities.pointer("/sampling/tools").is_some_and(Value::is_object)
-                {
-                    return Err(missing_capability("sampling.tools", json!({"sampling": {"tools": {}}})));
-                }
-                Ok(())
+                    && !self.client_capabilities.pointer("/sampling/tools").is_some_and(Value::is_object) =>
+            {
+                Err(missing_capability("sampling.tools", json!({"sampling": {"tools": {}}})))
             }
-            ELICIT => {
-                self.require_capability("elicitation")?;
-                let url_mode = params.get("mode").and_then(Value::as_str) == Some("url");
-                if url_mode && !self.client_capabilities.pointer("/elicitation/url").is_some_and(Value::is_object) {
-                    return Err(missing_capability("elicitation.url", json!({"elicitation": {"url": {}}})));
-                }
-                Ok(())
+            ELICIT
+                if params.get("mode").and_then(Value::as_str) == Some("url")
+                    && !self.client_capabilities.pointer("/elicitation/url").is_some_and(Value::is_object) =>
+            {
+                Err(missing_capability("elicitation.url", json!({"elicitation": {"url": {}}})))
             }
-            ROOTS => self.require_capability("roots"),
-            other => Err(RpcError::invalid_params(format!(
-                "{other} cannot be asked of the client: expected {SAMPLE}, {ELICIT} or {ROOTS}"
-            ))),
+            _ => Ok(()),
         }
     }
 

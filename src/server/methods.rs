@@ -161,8 +161,8 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
     }
     // Input-required rounds for a request that answers one, or that a handler could ask
     // something of (`RequestCx::may_ask`); for any other, there is nothing to keep.
-    let answers = |member| params.member(member).is_some();
-    let rounds = || cx.may_ask() || answers(Member::InputResponses) || answers(Member::RequestState);
+    let has = |member| params.member(member).is_some();
+    let rounds = || cx.may_ask() || has(Member::InputResponses) || has(Member::RequestState);
     let outcome = match spec {
         Some(spec) if spec.input_required && rounds() => {
             let key = server.sealing_key();

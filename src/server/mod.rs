@@ -217,7 +217,7 @@ pub struct Server {
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
     /// The client capabilities recent 2026-07-28 requests declared, read once each.
-    pub(crate) recent_capabilities: crate::wire::meta::RecentCapabilities,
+    pub(crate) recent_meta: crate::wire::meta::RecentMeta,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
     listen_slots: ListenSlots,
     pub(crate) pool: Pool,
@@ -260,7 +260,7 @@ impl Server {
             instructions: None,
             latest_info: std::sync::OnceLock::new(),
             decorations: Default::default(),
-            recent_capabilities: Default::default(),
+            recent_meta: Default::default(),
             pool: Pool::new(options.resident_workers, options.max_workers),
             task_share: task_share::TaskShare::new(options.session_share().min(options.max_workers / 4)),
             options,

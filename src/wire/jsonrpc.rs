@@ -190,11 +190,11 @@ fn envelope<'a>(text: &'a str, last: Option<&mut LastMeta>) -> Option<Fields<'a>
         last: Option<&'l LastMeta>,
     }
     impl<'a> scan::Walk<'a> for Envelope<'a, '_> {
-        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize, rest: &'a str) -> scan::Enter {
+        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize) -> scan::Enter {
             match depth {
                 0 if !escaped && key == "params" => scan::Enter::Walk,
                 0 => scan::Enter::Over,
-                _ => self.params.enter(depth, key, escaped, (at, rest), self.last),
+                _ => self.params.enter(depth, key, escaped, at, self.last.map(|last| (last, &self.text[at..]))),
             }
         }
         fn member(&mut self, depth: usize, member: scan::Member<'a>) -> bool {

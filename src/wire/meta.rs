@@ -242,7 +242,7 @@ impl RequestMeta {
         params: &Params,
         carrier: Carrier,
         revisions: Revisions,
-        recent: &RecentCapabilities,
+        recent: &RecentMeta,
     ) -> Result<RequestMeta, RpcError> {
         let meta = params.meta_text().filter(|_| params.meta_read());
         if let Some(known) = meta.and_then(|meta| recent.passed(meta, carrier)) {
@@ -259,7 +259,7 @@ impl RequestMeta {
         params: &Params,
         carrier: Carrier,
         revisions: Revisions,
-        recent: &RecentCapabilities,
+        recent: &RecentMeta,
     ) -> Result<RequestMeta, RpcError> {
         match params.meta_text() {
             None | Some("null") => {
@@ -356,13 +356,13 @@ impl RequestMeta {
     }
 }
 
-/// The client capabilities recent 2026-07-28 requests declared, as written and as read: a client
-/// declares the same ones on every request, which are then neither read again nor copied. A few
-/// are kept, replaced in turn, so that clients taking turns still find theirs; long ones are not
-/// kept. And the last `_meta` that passed `RequestMeta::parse`, with what it read: a client
-/// sends the same one with every request. Each server has its own.
+/// What recent 2026-07-28 requests declared in `_meta`, as written and as read: a client sends
+/// the same `_meta` with every request. The last one that passed `RequestMeta::parse` passes
+/// again at once; the client capabilities declared are neither read again nor copied (a few are
+/// kept, replaced in turn, so that clients taking turns still find theirs). Long ones are not
+/// kept. Each server has its own.
 #[derive(Debug, Default)]
-pub(crate) struct RecentCapabilities(Mutex<Recent>);
+pub(crate) struct RecentMeta(Mutex<Recent>);
 
 #[derive(Debug, Default)]
 struct Recent {
@@ -372,7 +372,7 @@ struct Recent {
     passed: Option<(String, RequestMeta)>,
 }
 
-impl RecentCapabilities {
+impl RecentMeta {
     /// The longest declaration kept.
     const MAX_KEPT: usize = 4096;
 
@@ -413,8 +413,7 @@ impl RecentCapabilities {
 
     /// The capabilities `text` declares, when it is a JSON object.
     fn read(&self, text: &str) -> Option<Arc<Value>> {
-        let lock = || self.lock();
-        if let Some((_, found)) = lock().kept.iter().flatten().find(|(kept, _)| **kept == *text) {
+        if let Some((_, found)) = self.lock().kept.iter().flatten().find(|(kept, _)| **kept == *text) {
             return Some(Arc::clone(found));
         }
         let capabilities = match serde_json::from_str::<Value>(text).ok()? {
@@ -422,7 +421,7 @@ impl RecentCapabilities {
             _ => return None,
         };
         if text.len() <= Self::MAX_KEPT {
-            let mut recent = lock();
+            let mut recent = self.lock();
             let slot = recent.next;
             recent.kept[slot] = Some((text.into(), Arc::clone(&capabilities)));
             recent.next = (slot + 1) % recent.kept.len();
@@ -437,12 +436,12 @@ mod tests {
     use crate::wire::rpc::INVALID_PARAMS;
 
     fn parse_meta(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
-        RequestMeta::parse(params, carrier, revisions, &RecentCapabilities::default())
+        RequestMeta::parse(params, carrier, revisions, &RecentMeta::default())
     }
 
     #[test]
     fn capabilities_declared_again_are_shared_not_read_again() {
-        let recent = RecentCapabilities::default();
+        let recent = RecentMeta::default();
         let caps = |text: &str| recent.read(text).unwrap();
         let first = caps(r#"{"sampling":{}}"#);
         assert!(Arc::ptr_eq(&first, &caps(r#"{"sampling":{}}"#)));
@@ -455,7 +454,7 @@ mod tests {
         let again = caps(r#"{"sampling":{}}"#);
         assert!(!Arc::ptr_eq(&first, &again) && *first == *again);
         assert!(recent.read("[]").is_none());
-        let long = format!(r#"{{"x":"{}"}}"#, "a".repeat(RecentCapabilities::MAX_KEPT));
+        let long = format!(r#"{{"x":"{}"}}"#, "a".repeat(RecentMeta::MAX_KEPT));
         assert!(!Arc::ptr_eq(&caps(&long), &caps(&long)));
     }
 
@@ -583,7 +582,7 @@ mod tests {
         ];
         // And the same from a server that saw the valid `_meta` pass just before (and, the
         // second time, this one): what passed once is known again only where it would pass.
-        let recent = RecentCapabilities::default();
+        let recent = RecentMeta::default();
         let valid = Params::from_value(&json!({"_meta": valid_meta()}));
         for (name, params, carrier, expected) in cases {
             let params = Params::from_value(&params);

@@ -159,26 +159,26 @@ impl Locate {
         Locate { base, spans: [None; MEMBERS], twice: [false; 2], recalled: false }
     }
 
-    /// Walks into `_meta`, unless it is `last` (the `_meta` that starts `rest`, at `at`, is
-    /// the same bytes): its members are then where they sat in it.
+    /// Walks into `_meta`, at `at` in the walked text, unless it is the `LastMeta` given with
+    /// the rest of the text from `at` on (the same bytes start it): its members are then where
+    /// they sat in it. (A second `_meta` of the params makes `finish` find nothing.)
     pub(crate) fn enter(
         &mut self,
         depth: usize,
         key: &str,
         escaped: bool,
-        (at, rest): (usize, &str),
-        last: Option<&LastMeta>,
+        at: usize,
+        last: Option<(&LastMeta, &str)>,
     ) -> Enter {
         if depth != self.base || !scan::key_is(key, escaped, "_meta") {
             return Enter::Over;
         }
-        let Some(last) = last.filter(|last| !last.text.is_empty() && rest.starts_with(last.text.as_str())) else {
+        let Some((last, _)) = last.filter(|(last, rest)| !last.text.is_empty() && rest.starts_with(&last.text)) else {
             return Enter::Walk;
         };
         for (_, member) in META {
-            let slot = &mut self.spans[member as usize];
-            self.twice[1] |= slot.is_some();
-            *slot = last.spans[member as usize].map(|(start, end)| (at + start as usize, at + end as usize));
+            self.spans[member as usize] =
+                last.spans[member as usize].map(|(start, end)| (at + start as usize, at + end as usize));
         }
         self.recalled = true;
         Enter::Known(last.text.len())
@@ -265,8 +265,8 @@ impl LastMeta {
 fn locate(text: &str) -> Location {
     struct Alone(Locate);
     impl<'a> scan::Walk<'a> for Alone {
-        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize, rest: &'a str) -> Enter {
-            self.0.enter(depth, key, escaped, (at, rest), None)
+        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize) -> Enter {
+            self.0.enter(depth, key, escaped, at, None)
         }
         fn member(&mut self, depth: usize, member: scan::Member<'a>) -> bool {
             self.0.member(depth, member);

@@ -67,9 +67,9 @@ pub(crate) enum Enter {
 /// What [`walk`] asks its caller about the members it meets.
 pub(crate) trait Walk<'a> {
     /// What to do with the value of the member `key` of an object at `depth` (0: the
-    /// outermost), that value being an object that starts `rest` (at `at` in the text). The
-    /// caller decides how deep a walk goes (each level is a call).
-    fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize, rest: &'a str) -> Enter;
+    /// outermost), that value being an object starting at `at` in the text. The caller decides
+    /// how deep a walk goes (each level is a call).
+    fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize) -> Enter;
     /// A member of an object at `depth`, its value passed; `false` gives the walk up.
     fn member(&mut self, depth: usize, member: Member<'a>) -> bool;
 }
@@ -94,7 +94,7 @@ fn object<'a>(text: &'a str, cur: &mut Cursor<'a>, depth: usize, walker: &mut im
         cur.space();
         let start = cur.at;
         let enter = match cur.peek() {
-            Some(b'{') => walker.enter(depth, key, escaped, start, &text[start..]),
+            Some(b'{') => walker.enter(depth, key, escaped, start),
             _ => Enter::Over,
         };
         match enter {
@@ -117,7 +117,7 @@ fn object<'a>(text: &'a str, cur: &mut Cursor<'a>, depth: usize, walker: &mut im
 pub(crate) fn members<'a>(text: &'a str, each: impl FnMut(Member<'a>) -> bool) -> Option<()> {
     struct Each<F>(F);
     impl<'a, F: FnMut(Member<'a>) -> bool> Walk<'a> for Each<F> {
-        fn enter(&mut self, _: usize, _: &'a str, _: bool, _: usize, _: &'a str) -> Enter {
+        fn enter(&mut self, _: usize, _: &'a str, _: bool, _: usize) -> Enter {
             Enter::Over
         }
         fn member(&mut self, _: usize, member: Member<'a>) -> bool {

@@ -104,7 +104,17 @@ done
 # second thread.
 floor_best=1e9
 rust_floor_best=1e9
+# The main job's first answer: a folder of 10 000 files (100 folders of 100) served, as a host
+# starts it in a project; the watcher's walk of it must not come before the answer.
+tree=$(mktemp -d)
+for d in $(seq 100); do
+  mkdir "$tree/d$d"
+  (cd "$tree/d$d" && touch $(seq -f 'f%g.txt' 100))
+done
+folder_best=1e9
 for _ in $(seq "$ROUNDS"); do
+  measure m startup 30 -- "${BIN[glibc]}" --root "$tree"
+  folder_best=$(awk -v a="$m_startup_median_ms" -v b="$folder_best" 'BEGIN { print (a < b) ? a : b }')
   measure f startup 30 -- /bin/echo '{"jsonrpc":"2.0","id":0,"result":{}}'
   floor_best=$(awk -v a="$f_startup_median_ms" -v b="$floor_best" 'BEGIN { print (a < b) ? a : b }')
   measure f startup 30 -- "$DRIVER" answer
@@ -125,6 +135,7 @@ for _ in $(seq "$ROUNDS"); do
     fi
   done
 done
+rm -rf "$tree"
 measure sl_count allocs-stateless 20000 -- "${COUNTING[glibc]}"
 for kind in "${KINDS[@]}"; do
   measure "${kind}_count" allocs 20000 -- "${COUNTING[$kind]}"
@@ -155,6 +166,7 @@ for kind in "${KINDS[@]}"; do
   if [ "$kind" = glibc ]; then
     note "  the floor: /bin/echo (dynamic) answering" "$floor_best" "ms"
     note "  a Rust program (dynamic) answering from a thread" "$rust_floor_best" "ms"
+    note "  serving a folder of 10 000 files (no --everything)" "$folder_best" "ms"
   fi
   aim "$kind: echo/s over the yardstick's" "$(calc "%.1f" "${!echo_rate} / $yard_echo_per_s")" ">=" 3.5 "x"
   limit=2

@@ -138,7 +138,10 @@ fn list_directory(files: &Files, spelled: &str, offset: usize) -> CallToolResult
                 .into_iter()
                 .map(|(name, link, kind)| match kind {
                     EntryKind::Dir => json!({"name": name, "kind": "directory"}),
-                    EntryKind::File(meta) => json!({"name": name, "kind": "file", "size": meta.len()}),
+                    EntryKind::File(entry) => match entry.metadata() {
+                        Some(meta) => json!({"name": name, "kind": "file", "size": meta.len()}),
+                        None => json!({"name": name, "kind": "file"}),
+                    },
                     EntryKind::Link => match root.sandbox.follow(&link) {
                         Some((_, meta)) if meta.is_dir() => json!({"name": name, "kind": "directory"}),
                         Some((_, meta)) => json!({"name": name, "kind": "file", "size": meta.len()}),
@@ -441,7 +444,7 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     let mut walk_stopped = false;
     for (root, base) in targets {
         let base_rel = root.sandbox.relative(&base).unwrap_or_default();
-        let mut search_one = |rel: &str, path: &Path, size: u64| -> bool {
+        let mut search_one = |rel: &str, path: &Path| -> bool {
             if cx.is_cancelled() {
                 cancelled = true;
                 return false;
@@ -450,10 +453,10 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
             if glob.as_ref().is_some_and(|glob| !glob.matches_path(below)) {
                 return true;
             }
-            if size > files.options.max_file_bytes {
+            let Ok(opened) = root.sandbox.open(path) else { return true };
+            if opened.1.len() > files.options.max_file_bytes {
                 return true;
             }
-            let Ok(opened) = root.sandbox.open(path) else { return true };
             let Ok(bytes) = sandbox::read_all(opened.0, &opened.1, files.options.max_file_bytes) else { return true };
             if !looks_textual(mime::from_path(rel), &bytes) {
                 return true;
@@ -476,17 +479,16 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
         };
         if base.is_file() {
             let rel = root.sandbox.relative(&base).unwrap_or_default();
-            let size = fs::metadata(&base).map(|m| m.len()).unwrap_or(0);
-            search_one(&rel, &base, size);
+            search_one(&rel, &base);
         } else {
             let mut count = 0;
-            root.sandbox.walk(&base, &mut |rel, path, meta| {
+            root.sandbox.walk(&base, &mut |rel, path, _| {
                 count += 1;
                 if count > files.options.max_files {
                     walk_stopped = true;
                     return false;
                 }
-                search_one(rel, path, meta.len())
+                search_one(rel, path)
             });
         }
         if truncated || cancelled || walk_stopped {

@@ -139,6 +139,10 @@ impl Sandbox {
     /// it is outside or not UTF-8.
     pub fn relative(&self, canonical: &Path) -> Option<String> {
         let rest = canonical.strip_prefix(&self.root).ok()?;
+        // A walk's paths are plain already (`a/b`): taken as they are, without splitting.
+        if let Some(plain) = rest.to_str().filter(|s| s.split('/').all(|part| !part.is_empty() && part != ".")) {
+            return Some(plain.to_owned());
+        }
         let parts: Option<Vec<&str>> = rest.components().map(|c| c.as_os_str().to_str()).collect();
         Some(parts?.join("/"))
     }
@@ -151,23 +155,43 @@ impl Sandbox {
     /// Visits every regular file under `dir` (canonical, inside the root) in a stable order,
     /// depth first, with its path relative to the root. Symbolic links to files inside the root
     /// are followed; links to folders are not (no loops). `visit` returns `false` to stop.
-    pub fn walk(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path, &Metadata) -> bool) {
-        self.walk_at(dir, 0, visit);
+    pub fn walk(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path, Found) -> bool) {
+        self.walk_at(dir, 0, &mut |_| true, visit);
     }
 
-    fn walk_at(&self, dir: &Path, depth: usize, visit: &mut dyn FnMut(&str, &Path, &Metadata) -> bool) -> bool {
+    /// [`Sandbox::walk`], telling `folder` of each folder before its files (`dir` first);
+    /// `folder` too returns `false` to stop.
+    pub fn walk_folders(
+        &self,
+        dir: &Path,
+        folder: &mut dyn FnMut(&Path) -> bool,
+        visit: &mut dyn FnMut(&str, &Path, Found) -> bool,
+    ) {
+        self.walk_at(dir, 0, folder, visit);
+    }
+
+    fn walk_at(
+        &self,
+        dir: &Path,
+        depth: usize,
+        folder: &mut dyn FnMut(&Path) -> bool,
+        visit: &mut dyn FnMut(&str, &Path, Found) -> bool,
+    ) -> bool {
         if depth > MAX_DEPTH {
             return true;
         }
+        if !folder(dir) {
+            return false;
+        }
         for (_, path, kind) in self.entries(dir) {
             let keep_going = match kind {
-                EntryKind::Dir => self.walk_at(&path, depth + 1, visit),
-                EntryKind::File(meta) => match self.relative(&path) {
-                    Some(rel) => visit(&rel, &path, &meta),
+                EntryKind::Dir => self.walk_at(&path, depth + 1, folder, visit),
+                EntryKind::File(entry) => match self.relative(&path) {
+                    Some(rel) => visit(&rel, &path, Found::Listed(&entry)),
                     None => true,
                 },
                 EntryKind::Link => match (self.follow(&path), self.relative(&path)) {
-                    (Some((_, meta)), Some(rel)) if meta.is_file() => visit(&rel, &path, &meta),
+                    (Some((_, meta)), Some(rel)) if meta.is_file() => visit(&rel, &path, Found::Followed(&meta)),
                     _ => true,
                 },
                 EntryKind::Other => true,
@@ -196,14 +220,16 @@ impl Sandbox {
                 if !self.shows(&name) {
                     return None;
                 }
-                // fstatat on the listed folder's descriptor, without following links.
-                let meta = e.metadata().ok()?;
+                // The type the folder records for the entry (links not followed): no system
+                // call per entry, unless the file system records none (then an fstatat on the
+                // listed folder's descriptor).
+                let file_type = e.file_type().ok()?;
                 let path = dir.join(&name);
-                let kind = if meta.is_dir() {
+                let kind = if file_type.is_dir() {
                     EntryKind::Dir
-                } else if meta.is_file() {
-                    EntryKind::File(meta)
-                } else if meta.file_type().is_symlink() {
+                } else if file_type.is_file() {
+                    EntryKind::File(FileEntry(e))
+                } else if file_type.is_symlink() {
                     EntryKind::Link
                 } else {
                     EntryKind::Other
@@ -273,12 +299,43 @@ impl Sandbox {
 pub enum EntryKind {
     /// A folder.
     Dir,
-    /// A regular file, with its metadata.
-    File(Metadata),
+    /// A regular file.
+    File(FileEntry),
     /// A symbolic link (not followed yet).
     Link,
     /// A socket, FIFO or device.
     Other,
+}
+
+/// A regular file found in a folder. Its metadata is read only when asked for, from the
+/// folder's descriptor and without following links: a walk that needs only names makes no
+/// system call per file.
+#[derive(Debug)]
+pub struct FileEntry(fs::DirEntry);
+
+impl FileEntry {
+    /// Size, times and permissions, or `None` when the file is gone.
+    pub fn metadata(&self) -> Option<Metadata> {
+        self.0.metadata().ok()
+    }
+}
+
+/// A regular file a walk met: listed in its folder, or the target of a link inside the root.
+pub enum Found<'a> {
+    /// Listed in its folder.
+    Listed(&'a FileEntry),
+    /// A link's target, whose metadata following the link read.
+    Followed(&'a Metadata),
+}
+
+impl Found<'_> {
+    /// The file's metadata (read now for a listed file), or `None` when it is gone.
+    pub fn metadata(&self) -> Option<Metadata> {
+        match self {
+            Found::Listed(entry) => entry.metadata(),
+            Found::Followed(meta) => Some((*meta).clone()),
+        }
+    }
 }
 
 /// Opens `path` for reading only if it is a regular file: FIFOs, sockets and devices are
@@ -416,6 +473,20 @@ pub fn file_uri(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_paths_are_the_components_below_the_root() {
+        let root = std::env::temp_dir().canonicalize().unwrap();
+        let sandbox = Sandbox::new(&root, false).unwrap();
+        assert_eq!(sandbox.relative(&root).as_deref(), Some(""));
+        assert_eq!(sandbox.relative(&root.join("a")).as_deref(), Some("a"));
+        assert_eq!(sandbox.relative(&root.join("a/b.txt")).as_deref(), Some("a/b.txt"));
+        // Not canonical: the components, as before the plain path was taken as it is.
+        assert_eq!(sandbox.relative(&root.join("a//b/./c/")).as_deref(), Some("a/b/c"));
+        assert_eq!(sandbox.relative(Path::new("/")), None);
+        let outside = root.parent().unwrap_or(Path::new("/")).join("elsewhere");
+        assert_eq!(sandbox.relative(&outside), None);
+    }
 
     #[test]
     fn uri_components_refuse_every_escape_spelling() {

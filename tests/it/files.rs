@@ -404,6 +404,20 @@ fn a_file_changed_right_after_an_unread_subscription_is_reported() {
 }
 
 #[test]
+fn a_file_added_after_a_listing_before_the_first_look_changes_the_list() {
+    // The watcher first looks at the trees at its first tick (500 ms here), not at start, so
+    // that the first answer waits for no walk. A listing before that tick takes the look
+    // itself: the file added after it is then a change, reported at the tick.
+    let f = fixture();
+    let mut client = Client::spawn(&["--root", f.dir.arg(), "--watch-interval", "500"]);
+    client.initialize("2025-11-25", json!({}));
+    assert!(!names(&client.request("resources/list", json!({}))).contains(&"sub/later.txt".to_owned()));
+    f.dir.write("sub/later.txt", "added before the watcher's first tick\n");
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    assert!(names(&client.request("resources/list", json!({}))).contains(&"sub/later.txt".to_owned()));
+}
+
+#[test]
 fn no_watch_sends_no_change_notifications() {
     let f = fixture();
     let mut client = serve(&f.dir, &["--no-watch"]);

@@ -134,11 +134,11 @@ fn list_directory(files: &Files, spelled: &str, offset: usize) -> CallToolResult
         Ok(Target::In { root, path }) if path.is_dir() => {
             let entries: Vec<Value> = root
                 .sandbox
-                .entries(&path)
+                .entries_sized(&path)
                 .into_iter()
                 .map(|(name, link, kind)| match kind {
                     EntryKind::Dir => json!({"name": name, "kind": "directory"}),
-                    EntryKind::File(entry) => match entry.metadata() {
+                    EntryKind::File(meta) => match meta {
                         Some(meta) => json!({"name": name, "kind": "file", "size": meta.len()}),
                         None => json!({"name": name, "kind": "file"}),
                     },

@@ -351,8 +351,8 @@ impl Files {
         let mut all = Vec::new();
         for root in &self.roots {
             let mut count = 0;
-            root.sandbox.walk(root.sandbox.root(), &mut |rel, path, found| {
-                if let (Some(uri), Some(meta)) = (file_uri(path), found.metadata()) {
+            root.sandbox.walk_sized(root.sandbox.root(), &mut |rel, path, meta| {
+                if let (Some(uri), Some(meta)) = (file_uri(path), meta) {
                     let name = if self.roots.len() == 1 { rel.to_owned() } else { format!("{}/{rel}", root.label) };
                     all.push(Resource::new(uri, name).with_mime_type(mime::from_path(rel)).with_size(meta.len()));
                 }

@@ -154,9 +154,15 @@ impl Sandbox {
 
     /// Visits every regular file under `dir` (canonical, inside the root) in a stable order,
     /// depth first, with its path relative to the root. Symbolic links to files inside the root
-    /// are followed; links to folders are not (no loops). `visit` returns `false` to stop.
-    pub fn walk(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path, Found) -> bool) {
-        self.walk_at(dir, 0, &mut |_| true, visit);
+    /// are followed; links to folders are not (no loops). `visit` returns `false` to stop. A
+    /// listed file's metadata is not read ([`Sandbox::walk_sized`] reads it); a followed link's is.
+    pub fn walk(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path, Option<&Metadata>) -> bool) {
+        self.walk_at(dir, 0, false, &mut |_| true, visit);
+    }
+
+    /// [`Sandbox::walk`], with every file's metadata (one `fstatat` per file).
+    pub fn walk_sized(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path, Option<&Metadata>) -> bool) {
+        self.walk_at(dir, 0, true, &mut |_| true, visit);
     }
 
     /// [`Sandbox::walk`], telling `folder` of each folder before its files (`dir` first);
@@ -165,17 +171,18 @@ impl Sandbox {
         &self,
         dir: &Path,
         folder: &mut dyn FnMut(&Path) -> bool,
-        visit: &mut dyn FnMut(&str, &Path, Found) -> bool,
+        visit: &mut dyn FnMut(&str, &Path, Option<&Metadata>) -> bool,
     ) {
-        self.walk_at(dir, 0, folder, visit);
+        self.walk_at(dir, 0, false, folder, visit);
     }
 
     fn walk_at(
         &self,
         dir: &Path,
         depth: usize,
+        sized: bool,
         folder: &mut dyn FnMut(&Path) -> bool,
-        visit: &mut dyn FnMut(&str, &Path, Found) -> bool,
+        visit: &mut dyn FnMut(&str, &Path, Option<&Metadata>) -> bool,
     ) -> bool {
         if depth > MAX_DEPTH {
             return true;
@@ -183,15 +190,16 @@ impl Sandbox {
         if !folder(dir) {
             return false;
         }
-        for (_, path, kind) in self.entries(dir) {
+        let entries = if sized { self.entries_sized(dir) } else { self.entries(dir) };
+        for (_, path, kind) in entries {
             let keep_going = match kind {
-                EntryKind::Dir => self.walk_at(&path, depth + 1, folder, visit),
-                EntryKind::File(entry) => match self.relative(&path) {
-                    Some(rel) => visit(&rel, &path, Found::Listed(&entry)),
+                EntryKind::Dir => self.walk_at(&path, depth + 1, sized, folder, visit),
+                EntryKind::File(meta) => match self.relative(&path) {
+                    Some(rel) => visit(&rel, &path, meta.as_ref()),
                     None => true,
                 },
                 EntryKind::Link => match (self.follow(&path), self.relative(&path)) {
-                    (Some((_, meta)), Some(rel)) if meta.is_file() => visit(&rel, &path, Found::Followed(&meta)),
+                    (Some((_, meta)), Some(rel)) if meta.is_file() => visit(&rel, &path, Some(&meta)),
                     _ => true,
                 },
                 EntryKind::Other => true,
@@ -203,10 +211,19 @@ impl Sandbox {
         true
     }
 
-    /// The shown entries of a directory, sorted by name.
+    /// The shown entries of a directory, sorted by name, files without their metadata.
     /// The folder is read through its open descriptor, checked to be `dir`, so a folder swapped
     /// for a link to outside is never listed.
     pub fn entries(&self, dir: &Path) -> Vec<(String, PathBuf, EntryKind)> {
+        self.read_entries(dir, false)
+    }
+
+    /// [`Sandbox::entries`], with each file's metadata (an `fstatat` on the folder's descriptor).
+    pub fn entries_sized(&self, dir: &Path) -> Vec<(String, PathBuf, EntryKind)> {
+        self.read_entries(dir, true)
+    }
+
+    fn read_entries(&self, dir: &Path, sized: bool) -> Vec<(String, PathBuf, EntryKind)> {
         let Ok((_held, listed)) = self.open_dir(dir) else { return Vec::new() };
         let Ok(read) = fs::read_dir(&listed) else { return Vec::new() };
         let (rules, base) = match (self.ignore_files, self.relative(dir)) {
@@ -228,7 +245,9 @@ impl Sandbox {
                 let kind = if file_type.is_dir() {
                     EntryKind::Dir
                 } else if file_type.is_file() {
-                    EntryKind::File(FileEntry(e))
+                    // Read while the folder is open; the entry (and with it the folder's
+                    // descriptor) is not kept, so a deep walk holds no descriptor per level.
+                    EntryKind::File(if sized { e.metadata().ok() } else { None })
                 } else if file_type.is_symlink() {
                     EntryKind::Link
                 } else {
@@ -299,43 +318,12 @@ impl Sandbox {
 pub enum EntryKind {
     /// A folder.
     Dir,
-    /// A regular file.
-    File(FileEntry),
+    /// A regular file, with its metadata when the entries were read with it.
+    File(Option<Metadata>),
     /// A symbolic link (not followed yet).
     Link,
     /// A socket, FIFO or device.
     Other,
-}
-
-/// A regular file found in a folder. Its metadata is read only when asked for, from the
-/// folder's descriptor and without following links: a walk that needs only names makes no
-/// system call per file.
-#[derive(Debug)]
-pub struct FileEntry(fs::DirEntry);
-
-impl FileEntry {
-    /// Size, times and permissions, or `None` when the file is gone.
-    pub fn metadata(&self) -> Option<Metadata> {
-        self.0.metadata().ok()
-    }
-}
-
-/// A regular file a walk met: listed in its folder, or the target of a link inside the root.
-pub enum Found<'a> {
-    /// Listed in its folder.
-    Listed(&'a FileEntry),
-    /// A link's target, whose metadata following the link read.
-    Followed(&'a Metadata),
-}
-
-impl Found<'_> {
-    /// The file's metadata (read now for a listed file), or `None` when it is gone.
-    pub fn metadata(&self) -> Option<Metadata> {
-        match self {
-            Found::Listed(entry) => entry.metadata(),
-            Found::Followed(meta) => Some((*meta).clone()),
-        }
-    }
 }
 
 /// Opens `path` for reading only if it is a regular file: FIFOs, sockets and devices are

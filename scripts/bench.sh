@@ -70,15 +70,13 @@ declare -A COUNTING=([glibc]=target/counting/release/tinymcp-counting [static]=t
 NODE=.cache/npm/node_modules/.bin/node
 YARDSTICK=("$NODE" .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio)
 
-# key=value lines from the driver, read into shell variables with a prefix. The driver runs
-# under "${pin_driver[@]}" (taskset) when that is set.
-pin_driver=()
+# key=value lines from the driver, read into shell variables with a prefix.
 measure() {
   local prefix=$1
   shift
   while IFS='=' read -r key value; do
     printf -v "${prefix}_${key}" '%s' "$value"
-  done < <("${pin_driver[@]}" "$DRIVER" "$@")
+  done < <("$DRIVER" "$@")
 }
 
 aim() { # aim NAME VALUE OP LIMIT UNIT
@@ -178,12 +176,11 @@ for kind in "${KINDS[@]}"; do
   aim "$kind: idle resident memory" "$(mib "${!idle}")" "<=" "$limit" "MiB"
 done
 # Revision 2026-07-28 (no handshake, `_meta` on every request) beside the handshake, glibc build,
-# rounds alternating the two, each figure the median of its rounds. The aims are taken with the
-# server pinned to one core and the driver to the other (taskset): the server's three threads
-# then share one core, so what a call costs shows in calls/s and CPU alike. Unpinned, on two
-# cores, a round's rate moves by a quarter with how five threads share them, whatever the code
-# (back-to-back rounds of one mode land near 180 000 or near 250 000 calls/s), and the best round
-# of each mode picks whichever landed in the fast rhythm; those ratios are printed too.
+# rounds alternating the two, each figure the median of its rounds. On two cores a round's rate
+# moves by a quarter with how the server's three threads and the driver's two share them,
+# whatever the code (back-to-back rounds of one mode land near 180 000 or near 250 000 calls/s;
+# pinning the server to one core and the driver to the other moved as much), so the best round
+# of each mode picks whichever landed in the fast rhythm: that ratio is printed beside.
 hs_rates=() hs_cpus=() sl_rates=() sl_cpus=()
 for _ in $(seq "$ROUNDS"); do
   measure r echo "$SECONDS_PER_RUN" 64 -- "${BIN[glibc]}" --everything
@@ -191,35 +188,14 @@ for _ in $(seq "$ROUNDS"); do
   measure r echo-stateless "$SECONDS_PER_RUN" 64 -- "${BIN[glibc]}" --everything
   sl_rates+=("$r_echo_per_s") sl_cpus+=("$r_cpu_us_per_call")
 done
-pinned=0
-hs_pinned=() hs_pinned_cpus=() sl_pinned=() sl_pinned_cpus=()
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  pinned=1
-  pin_driver=(taskset -c 1)
-  for _ in $(seq "$ROUNDS"); do
-    measure p echo "$SECONDS_PER_RUN" 64 -- taskset -c 0 "${BIN[glibc]}" --everything
-    hs_pinned+=("$p_echo_per_s") hs_pinned_cpus+=("$p_cpu_us_per_call")
-    measure p echo-stateless "$SECONDS_PER_RUN" 64 -- taskset -c 0 "${BIN[glibc]}" --everything
-    sl_pinned+=("$p_echo_per_s") sl_pinned_cpus+=("$p_cpu_us_per_call")
-  done
-  pin_driver=()
-else
-  echo "taskset or a second core missing: the 2026-07-28 aims are taken unpinned" >&2
-  hs_pinned=("${hs_rates[@]}") hs_pinned_cpus=("${hs_cpus[@]}") sl_pinned=("${sl_rates[@]}") sl_pinned_cpus=("${sl_cpus[@]}")
-fi
-how=unpinned
-[ "$pinned" = 1 ] && how="pinned, server on one core"
-note "glibc: echo/s at 2026-07-28 / with the handshake" "$(median "${sl_pinned[@]}")" "/ $(median "${hs_pinned[@]}") ($how)"
-note "  server CPU per call, 2026-07-28 / handshake" "$(median "${sl_pinned_cpus[@]}")" "/ $(median "${hs_pinned_cpus[@]}") µs"
+note "glibc: echo/s at 2026-07-28 / with the handshake" "$(median "${sl_rates[@]}")" "/ $(median "${hs_rates[@]}") (medians)"
+note "  server CPU per call, 2026-07-28 / handshake" "$(median "${sl_cpus[@]}")" "/ $(median "${hs_cpus[@]}") µs"
 aim "  cost of a stateless call to a stateful one, calls/s" \
-  "$(calc "%.2f" "$(median "${hs_pinned[@]}") / $(median "${sl_pinned[@]}")")" "<=" 1.1 "x"
+  "$(calc "%.2f" "$(median "${hs_rates[@]}") / $(median "${sl_rates[@]}")")" "<=" 1.1 "x"
 aim "  cost of a stateless call to a stateful one, CPU" \
-  "$(calc "%.2f" "$(median "${sl_pinned_cpus[@]}") / $(median "${hs_pinned_cpus[@]}")")" "<=" 1.1 "x"
-if [ "$pinned" = 1 ]; then
-  note "  unpinned, medians" "$(calc "%.2f" "$(median "${hs_rates[@]}") / $(median "${sl_rates[@]}")")" \
-    "x calls/s, $(calc "%.2f" "$(median "${sl_cpus[@]}") / $(median "${hs_cpus[@]}")") x CPU ($(median "${sl_rates[@]}") / $(median "${hs_rates[@]}") echo/s)"
-fi
-note "  unpinned, best rounds" "$(calc "%.2f" "$(highest "${hs_rates[@]}") / $(highest "${sl_rates[@]}")")" "x calls/s"
+  "$(calc "%.2f" "$(median "${sl_cpus[@]}") / $(median "${hs_cpus[@]}")")" "<=" 1.1 "x"
+note "  the same from the best rounds" "$(calc "%.2f" "$(highest "${hs_rates[@]}") / $(highest "${sl_rates[@]}")")" \
+  "x calls/s ($(highest "${sl_rates[@]}") / $(highest "${hs_rates[@]}") echo/s)"
 # Sealing and opening one input-required requestState (HMAC-SHA-256 over it, the request and
 # an expiry), measured in-process by a release run of the seal_cost test in src/util/seal.rs.
 seal_file=$(mktemp)

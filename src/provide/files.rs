@@ -13,7 +13,7 @@ use std::fs::{self, File, Metadata};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::SystemTime;
 use tinymcp::{
     percent, CompletionRequest, Content, Error, GetPromptResult, Prompt, PromptArgument, PromptMessage, RequestCx,
@@ -97,9 +97,10 @@ pub struct Files {
     watched: AtomicBool,
     /// What the watcher compares the trees with. Taken by its first tick or by the first
     /// listing, whichever comes first, not at start: a walk of up to `max_files` entries
-    /// would hold back the first answer (9 ms in a tree of 10 000 files), and a walk beside
-    /// it on the watcher's thread still slowed it by 2 ms on two cores.
-    seen: Mutex<Option<TreeState>>,
+    /// would hold back the first answer (70-85 ms in a tree of 10 000 files), and a walk
+    /// beside it on the watcher's thread still slowed it by 2 ms on two cores. Once taken, a
+    /// listing does not wait for the lock the watcher holds while it walks again.
+    seen: OnceLock<Mutex<TreeState>>,
     /// The folders served to clients that declare roots (`roots_from_client`), by what their
     /// roots came to, most recent last.
     pub(crate) by_client: Mutex<Vec<(RootSet, Arc<Files>)>>,
@@ -264,7 +265,7 @@ impl Files {
             listing: Mutex::new(None),
             generation: AtomicU64::new(0),
             watched: AtomicBool::new(false),
-            seen: Mutex::new(None),
+            seen: OnceLock::new(),
             by_client: Mutex::new(Vec::new()),
         })
     }
@@ -453,12 +454,10 @@ impl Files {
         self.roots.iter().find_map(|r| uri.strip_prefix(&r.dir_uri).map(|rest| r.sandbox.resolve_uri_path(rest)))
     }
 
-    /// Takes what the watcher compares with, unless it is taken already.
-    fn first_look(&self) {
-        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        if seen.is_none() {
-            *seen = Some(self.tree_state());
-        }
+    /// What the watcher compares with, taken now unless it is already (a second caller waits
+    /// for the first one's walk).
+    fn first_look(&self) -> &Mutex<TreeState> {
+        self.seen.get_or_init(|| Mutex::new(self.tree_state()))
     }
 
     /// What the watcher remembers of the trees, from one walk (at its first look and after a
@@ -500,7 +499,7 @@ impl Files {
         move |server: &Server| {
             // The first look comes first: a change it misses came before anything this tick
             // tells the client, so no client saw what it missed.
-            files.first_look();
+            let seen = files.first_look();
             let subscribed = server.subscribed_uris();
             for uri in &subscribed {
                 let Some(resolved) = files.path_of_uri(uri) else { continue };
@@ -512,8 +511,7 @@ impl Files {
             }
             // Read stamps of files nobody subscribed to are kept, up to a bound.
             files.tracker.bound(4 * files.options.max_files, |uri| subscribed.iter().any(|s| s == uri));
-            let mut seen = files.seen.lock().unwrap_or_else(PoisonError::into_inner);
-            let Some(tree) = seen.as_mut() else { return };
+            let mut tree = seen.lock().unwrap_or_else(PoisonError::into_inner);
             if tree.folders.iter().any(|(dir, stamp)| modified(dir) != *stamp) {
                 // Before the walk below: a listing walked from now on is at least as new.
                 files.generation.fetch_add(1, Ordering::SeqCst);

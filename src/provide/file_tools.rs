@@ -482,7 +482,7 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
             search_one(&rel, &base);
         } else {
             let mut count = 0;
-            root.sandbox.walk(&base, &mut |rel, path, _| {
+            root.sandbox.walk(&base, &mut |rel, path| {
                 count += 1;
                 if count > files.options.max_files {
                     walk_stopped = true;

@@ -353,7 +353,7 @@ impl Files {
         for root in &self.roots {
             let mut count = 0;
             root.sandbox.walk_sized(root.sandbox.root(), &mut |rel, path, meta| {
-                if let (Some(uri), Some(meta)) = (file_uri(path), meta) {
+                if let Some(uri) = file_uri(path) {
                     let name = if self.roots.len() == 1 { rel.to_owned() } else { format!("{}/{rel}", root.label) };
                     all.push(Resource::new(uri, name).with_mime_type(mime::from_path(rel)).with_size(meta.len()));
                 }
@@ -474,7 +474,7 @@ impl Files {
                     folders.push((dir.to_path_buf(), modified(dir)));
                     folders.len() < self.options.max_files
                 },
-                &mut |rel, _, _| {
+                &mut |rel, _| {
                     (i, rel).hash(&mut hasher);
                     count += 1;
                     count < self.options.max_files

@@ -335,7 +335,7 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     for (root, dir) in targets {
         let base = root.sandbox.relative(&dir).unwrap_or_default();
         let mut walked = 0;
-        root.sandbox.walk(&dir, &mut |rel, path, _| {
+        root.sandbox.walk(&dir, &mut |rel, path| {
             if cx.is_cancelled() {
                 cancelled = true;
                 return false;

@@ -154,15 +154,18 @@ impl Sandbox {
 
     /// Visits every regular file under `dir` (canonical, inside the root) in a stable order,
     /// depth first, with its path relative to the root. Symbolic links to files inside the root
-    /// are followed; links to folders are not (no loops). `visit` returns `false` to stop. A
-    /// listed file's metadata is not read ([`Sandbox::walk_sized`] reads it); a followed link's is.
-    pub fn walk(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path, Option<&Metadata>) -> bool) {
-        self.walk_at(dir, 0, false, &mut |_| true, visit);
+    /// are followed; links to folders are not (no loops). `visit` returns `false` to stop. No
+    /// file's metadata is read: [`Sandbox::walk_sized`] reads it.
+    pub fn walk(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path) -> bool) {
+        self.walk_at(dir, 0, false, &mut |_| true, &mut |rel, path, _| visit(rel, path));
     }
 
-    /// [`Sandbox::walk`], with every file's metadata (one `fstatat` per file).
-    pub fn walk_sized(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path, Option<&Metadata>) -> bool) {
-        self.walk_at(dir, 0, true, &mut |_| true, visit);
+    /// [`Sandbox::walk`], with each file's metadata (one `fstatat` per file); a file whose
+    /// metadata cannot be read is left out.
+    pub fn walk_sized(&self, dir: &Path, visit: &mut dyn FnMut(&str, &Path, &Metadata) -> bool) {
+        self.walk_at(dir, 0, true, &mut |_| true, &mut |rel, path, meta| {
+            meta.is_none_or(|meta| visit(rel, path, meta))
+        });
     }
 
     /// [`Sandbox::walk`], telling `folder` of each folder before its files (`dir` first);
@@ -171,9 +174,9 @@ impl Sandbox {
         &self,
         dir: &Path,
         folder: &mut dyn FnMut(&Path) -> bool,
-        visit: &mut dyn FnMut(&str, &Path, Option<&Metadata>) -> bool,
+        visit: &mut dyn FnMut(&str, &Path) -> bool,
     ) {
-        self.walk_at(dir, 0, false, folder, visit);
+        self.walk_at(dir, 0, false, folder, &mut |rel, path, _| visit(rel, path));
     }
 
     fn walk_at(

@@ -241,7 +241,7 @@ impl Skills {
     /// The stamp of every file under the skills folder, in walk order (bounded).
     fn stamps(&self) -> Vec<(String, Stamp)> {
         let mut all = Vec::new();
-        self.sandbox.walk(self.sandbox.root(), &mut |rel, path, _| {
+        self.sandbox.walk(self.sandbox.root(), &mut |rel, path| {
             all.push((rel.to_owned(), stamp(path)));
             all.len() < MAX_SKILLS * 8
         });
@@ -332,7 +332,7 @@ fn read_skill(sandbox: &Sandbox, name: &str, dir: &Path) -> Result<Option<Skill>
     let mut total = 0u64;
     let mut trouble = None;
     let skill_sandbox = Sandbox::new(dir, false).map_err(|e| e.to_string())?;
-    skill_sandbox.walk(skill_sandbox.root(), &mut |rel, path, _| {
+    skill_sandbox.walk(skill_sandbox.root(), &mut |rel, path| {
         if files.len() >= MAX_FILES {
             trouble = Some(format!("more than {MAX_FILES} files"));
             return false;

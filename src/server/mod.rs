@@ -216,7 +216,8 @@ pub struct Server {
     decorations: [std::sync::OnceLock<Arc<methods::Decoration>>; 3],
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
-    /// The client capabilities recent 2026-07-28 requests declared, read once each.
+    /// What recent 2026-07-28 requests declared in `_meta`: the last one that passed, and the
+    /// client capabilities, read once each.
     pub(crate) recent_meta: crate::wire::meta::RecentMeta,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
     listen_slots: ListenSlots,

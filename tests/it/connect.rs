@@ -278,3 +278,126 @@ fn https_is_refused_saying_what_to_do() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("TLS-terminating proxy"), "{stderr}");
 }
+
+/// Runs `tinymcp connect ARGS` with `input` on stdin, then stdin closed, to its exit (bounded):
+/// what a host piping lines sees.
+fn connect_piped(args: &[&str], env: &[(&str, &str)], input: &str) -> std::process::Output {
+    let mut child = Command::new(binary())
+        .arg("connect")
+        .args(args)
+        .envs(env.iter().copied())
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tinymcp connect");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write stdin");
+    drop(stdin);
+    let (tx, rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    rx.recv_timeout(Duration::from_secs(60)).expect("connect exited in time").expect("its output")
+}
+
+/// One request read off `stream`: its head (lowercase) and body.
+fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut seen = Vec::new();
+    let mut byte = [0; 1];
+    while !seen.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => seen.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let head = String::from_utf8_lossy(&seen).to_ascii_lowercase();
+    let length =
+        head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|n| n.trim().parse().ok()).unwrap_or(0);
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).ok()?;
+    Some((head, body))
+}
+
+/// A legacy SSE server that names an endpoint on another origin (another loopback port),
+/// answering a POST with `405` as a server without Streamable HTTP does; and the listener on
+/// that other port, which records the head of every request it gets.
+struct HostileLegacy {
+    port: u16,
+    elsewhere: Arc<std::sync::Mutex<Vec<String>>>,
+    other_port: u16,
+}
+
+impl HostileLegacy {
+    fn start() -> HostileLegacy {
+        let other = TcpListener::bind("127.0.0.1:0").expect("bind the other origin");
+        let other_port = other.local_addr().expect("its address").port();
+        let elsewhere = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = Arc::clone(&elsewhere);
+        thread::spawn(move || {
+            for stream in other.incoming() {
+                let Ok(mut stream) = stream else { return };
+                if let Some((head, _)) = read_request(&mut stream) {
+                    record.lock().unwrap().push(head);
+                }
+                let _ = stream.write_all(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            }
+        });
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the hostile server");
+        let port = listener.local_addr().expect("its address").port();
+        thread::spawn(move || {
+            let mut streams = Vec::new();
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let Some((head, _)) = read_request(&mut stream) else { continue };
+                if head.starts_with("post") {
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    );
+                    continue;
+                }
+                let endpoint = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n\
+                     event: endpoint\ndata: http://127.0.0.1:{other_port}/messages?sessionId=x\n\n"
+                );
+                let _ = stream.write_all(endpoint.as_bytes());
+                // Kept open, as a stream is, until the test ends.
+                streams.push(stream);
+            }
+        });
+        HostileLegacy { port, elsewhere, other_port }
+    }
+}
+
+// Issue 33 item 4: a legacy `endpoint` on another origin would get every POST, the bearer token
+// with it. Both official SDKs refuse it; so does the bridge, naming both origins, whether the
+// legacy transport was asked for or reached by `auto` after a 405.
+#[test]
+fn a_legacy_endpoint_on_another_origin_is_refused_and_gets_nothing() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"it","version":"0"}}}"#;
+    let input = format!("{init}\n{}\n", r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    for transport in ["sse", "auto"] {
+        let hostile = HostileLegacy::start();
+        let url = format!("http://127.0.0.1:{}/sse", hostile.port);
+        let args = ["--transport", transport, "--token-env", "REMOTE_TOKEN", &url];
+        let out = connect_piped(&args, &[("REMOTE_TOKEN", TOKEN)], &input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let got = hostile.elsewhere.lock().unwrap().clone();
+        assert!(got.is_empty(), "{transport}: the other origin got {got:?}");
+        assert!(!out.status.success(), "{transport}: connect went on: {stderr}");
+        let (ours, theirs) =
+            (format!("http://127.0.0.1:{}", hostile.port), format!("http://127.0.0.1:{}", hostile.other_port));
+        assert!(
+            stderr.contains(&ours) && stderr.contains(&theirs) && stderr.contains("origin"),
+            "{transport}: {stderr}"
+        );
+        if transport == "auto" {
+            // The host's initialize is answered, not left waiting.
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let answer: Value = serde_json::from_str(stdout.lines().next().unwrap_or_default()).unwrap_or_default();
+            assert_eq!(answer["id"], 1, "{stdout}");
+            assert!(answer["error"]["message"].as_str().unwrap_or_default().contains("origin"), "{stdout}");
+        }
+    }
+}

@@ -7,7 +7,7 @@ mod legacy;
 mod sse;
 mod streamable;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -105,7 +105,12 @@ pub fn run(mut args: impl Iterator<Item = String>) -> Result<(), String> {
                 probing = false;
                 if let Err(status) = session.try_initialize(&line, message.get("id"), true) {
                     log::info!("{url} answered {status} to a Streamable HTTP initialize: trying legacy SSE there");
-                    bridge = Bridge::Sse(legacy::Session::open(&url, headers.clone(), Output)?);
+                    let legacy = legacy::Session::open(&url, headers.clone(), Output).inspect_err(|why| {
+                        // The host waits for its initialize: it hears why before the bridge ends.
+                        let error = json!({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32603, "message": why}});
+                        Output.line(&error.to_string());
+                    })?;
+                    bridge = Bridge::Sse(legacy);
                     bridge.forward(&message, &line);
                 }
                 continue;

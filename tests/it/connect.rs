@@ -401,3 +401,28 @@ fn a_legacy_endpoint_on_another_origin_is_refused_and_gets_nothing() {
         }
     }
 }
+
+// Issue 33 item 14: a host that pipes its requests and closes stdin gets every answer to the
+// requests it sent before the end of input, not only the first.
+#[test]
+fn answers_in_flight_at_the_end_of_input_are_printed_before_exiting() {
+    let remote = Remote::start(&[]);
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "last"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "test_slow", "arguments": {"ms": 300}}}),
+    ];
+    let input: String = input.iter().map(|m| format!("{m}\n")).collect();
+    for transport in ["http", "sse"] {
+        let url = remote.url(if transport == "http" { "/mcp" } else { "/sse" });
+        let out = connect_piped(&["--transport", transport, &url], &[], &input);
+        assert!(out.status.success(), "{transport}: {}", String::from_utf8_lossy(&out.stderr));
+        let answers: Vec<Value> =
+            String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let by_id = |id: i64| answers.iter().find(|m| m["id"] == id).cloned().unwrap_or_default();
+        assert!(by_id(1)["result"]["protocolVersion"].is_string(), "{transport}: {answers:?}");
+        assert_eq!(tool_text(&by_id(2)), "Echo: last", "{transport}: {answers:?}");
+        assert!(by_id(3)["result"]["content"].is_array(), "{transport}: {answers:?}");
+    }
+}

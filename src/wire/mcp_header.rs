@@ -13,7 +13,7 @@ const MAX_SCHEMA_DEPTH: usize = 32;
 
 /// The `x-mcp-header` annotations of an input schema that sit on a chain of `properties` keys
 /// from the root, as (property path, header suffix). Others are invalid and ignored here.
-pub(crate) fn annotations(schema: &Value) -> Vec<(Vec<&str>, &str)> {
+pub fn annotations(schema: &Value) -> Vec<(Vec<&str>, &str)> {
     fn walk<'s>(schema: &'s Value, path: &mut Vec<&'s str>, out: &mut Vec<(Vec<&'s str>, &'s str)>) {
         let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
             return;
@@ -39,7 +39,7 @@ pub(crate) fn annotations(schema: &Value) -> Vec<(Vec<&str>, &str)> {
 /// streamable-http, Schema Extension): each a non-empty HTTP token, unique ignoring case, on
 /// a `string`, `integer` or `boolean` property reachable from the root through `properties`
 /// keys only. Clients drop a tool that breaks these rules, so the server must not list it.
-pub(crate) fn check_annotations(schema: &Value) -> Result<(), String> {
+pub fn check_annotations(schema: &Value) -> Result<(), String> {
     let mut seen: Vec<String> = Vec::new();
     for (path, suffix) in annotations(schema) {
         let at = path.join(".");

@@ -426,3 +426,62 @@ fn answers_in_flight_at_the_end_of_input_are_printed_before_exiting() {
         assert!(by_id(3)["result"]["content"].is_array(), "{transport}: {answers:?}");
     }
 }
+
+/// Whether the bridge's transcript (`RUST_LOG=debug`) shows no answer to request `id` written to the host.
+fn host_saw_no_answer_to(log: &str, id: &Value) -> bool {
+    log.lines()
+        .filter_map(|l| l.split_once("host <- "))
+        .filter_map(|(_, m)| serde_json::from_str::<Value>(m).ok())
+        .all(|m| m.get("id") != Some(id))
+}
+
+/// A 2026-07-28 request's params: `params` with the request's `_meta`.
+fn modern(mut params: Value) -> Value {
+    params["_meta"] = crate::stateless::meta(json!({}));
+    params
+}
+
+// Issue 33 item 15: a 2026-07-28 host is carried: each request POSTed with its
+// `MCP-Protocol-Version` and the SEP-2243 headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`,
+// Base64 where the value needs it), no session; a listen stream stays open and its
+// cancellation closes it. The default `auto` does not turn it into a 2025-11-25 session.
+#[test]
+fn a_2026_07_28_host_is_carried_with_its_headers_and_no_session() {
+    let remote = Remote::start(&[]);
+    let mut host = Client::spawn_keeping_stderr(&["connect", &remote.url("/mcp")]);
+    host.revision = Some("2026-07-28".into());
+    let discover = host.request("server/discover", modern(json!({})));
+    let versions = discover["result"]["supportedVersions"].as_array().cloned().unwrap_or_default();
+    assert!(versions.contains(&json!("2026-07-28")), "{discover}");
+
+    let listed = host.request("tools/list", modern(json!({})));
+    let tools = listed["result"]["tools"].as_array().cloned().unwrap_or_default();
+    assert!(tools.iter().any(|t| t["name"] == "test_custom_header"), "{listed}");
+    let echo = host.request("tools/call", modern(json!({"name": "echo", "arguments": {"message": "modern"}})));
+    assert_eq!((tool_text(&echo).as_str(), &echo["result"]["resultType"]), ("Echo: modern", &json!("complete")));
+    // The tool's `value` travels in `Mcp-Param-Value`, Base64-encoded (it is not ASCII).
+    let custom = json!({"name": "test_custom_header", "arguments": {"value": "Hello, 世界"}});
+    assert_eq!(tool_text(&host.request("tools/call", modern(custom.clone()))), "Hello, 世界");
+    let read = host.request("resources/read", modern(json!({"uri": "test://static-text"})));
+    assert!(read["result"]["contents"][0]["text"].is_string(), "{read}");
+
+    let listen =
+        host.send_request("subscriptions/listen", modern(json!({"notifications": {"toolsListChanged": true}})));
+    host.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    host.request("tools/call", modern(json!({"name": "test_trigger_tool_change", "arguments": {}})));
+    host.wait(|m| m["method"] == "notifications/tools/list_changed");
+    host.notify("notifications/cancelled", json!({"requestId": listen, "_meta": crate::stateless::meta(json!({}))}));
+    let echo = host.request("tools/call", modern(json!({"name": "echo", "arguments": {"message": "after"}})));
+    assert_eq!(tool_text(&echo), "Echo: after");
+    let log = host.close_keeping_stderr();
+    assert!(log.contains(&format!("request {listen} cancelled: its connection closed")), "{log}");
+    assert!(host_saw_no_answer_to(&log, &listen), "{log}");
+    let session_made = format!(" at {}", remote.url("/mcp"));
+    assert!(!log.lines().any(|l| l.contains("session") && l.contains(&session_made)), "a session was made: {log}");
+
+    // A bridge that has not seen the tool's schema learns it when the server asks for the header.
+    let mut host = Client::spawn(&["connect", &remote.url("/mcp")]);
+    host.revision = Some("2026-07-28".into());
+    assert_eq!(tool_text(&host.request("tools/call", modern(custom))), "Hello, 世界");
+    assert!(host.close().success());
+}

@@ -109,6 +109,11 @@ pub struct Sent {
 
 /// Connects, writes `METHOD url` with `headers` and `body`, and returns before the answer.
 pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) -> io::Result<Sent> {
+    // A line break in a header would end the head early and smuggle in what follows it.
+    let broken = |text: &str| text.contains(['\r', '\n', '\0']);
+    if let Some((name, _)) = headers.iter().find(|(name, value)| broken(name) || broken(value)) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the {name:?} header holds a line break")));
+    }
     let mut last = io::Error::new(io::ErrorKind::NotFound, format!("{}: no address", url.addr));
     let mut stream = None;
     for addr in url.addr.to_socket_addrs()? {
@@ -138,6 +143,11 @@ pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) 
 }
 
 impl Sent {
+    /// Another handle on the connection, to shut it from another thread (a cancellation).
+    pub fn stream(&self) -> io::Result<TcpStream> {
+        self.reader.get_ref().try_clone()
+    }
+
     /// Reads the answer's head; `within` bounds every read of head and body (`None`: the
     /// caller is a thread of its own that may wait as long as the server keeps the stream).
     pub fn response(mut self, within: Option<Duration>) -> io::Result<Response> {

@@ -4,6 +4,7 @@
 
 mod http1;
 mod legacy;
+mod modern;
 mod sse;
 mod streamable;
 

@@ -335,6 +335,10 @@ impl Session {
             let event = match events.next_event() {
                 Ok(Some(event)) => event,
                 Ok(None) => break log::debug!("{what} stream ended"),
+                // A cancelled request's stream is closed here, on purpose.
+                Err(e) if wanted.is_some_and(|id| self.is_cancelled(id)) => {
+                    break log::debug!("{what} stream closed: {e}")
+                }
                 Err(e) => break log::warn!("{what} stream from {} broke: {e}", self.url),
             };
             if event.id.is_some() {
@@ -491,8 +495,10 @@ impl Session {
             202 if id.is_none() => {}
             200 | 201 if response.is_event_stream() => {
                 let ended = self.pump(response, "answer", id, listing);
-                if let Some(id) = id.filter(|_| !ended.answered) {
-                    self.fail(Some(id), "the answer stream ended before the answer");
+                match id.filter(|_| !ended.answered) {
+                    Some(id) if self.was_cancelled(id) => log::debug!("the stream of cancelled request {id} closed"),
+                    Some(id) => self.fail(Some(id), "the answer stream ended before the answer"),
+                    None => {}
                 }
             }
             200 | 201 => match response.text(MESSAGE_CAP) {
@@ -571,6 +577,11 @@ impl Session {
     /// Whether the host cancelled request `id` (and forgets it: this is asked once, at the end).
     fn was_cancelled(&self, id: &Value) -> bool {
         self.cancelled.lock().unwrap_or_else(PoisonError::into_inner).remove(&id.to_string())
+    }
+
+    /// Whether the host cancelled request `id` (asked while its stream is read: not forgotten).
+    fn is_cancelled(&self, id: &Value) -> bool {
+        self.cancelled.lock().unwrap_or_else(PoisonError::into_inner).contains(&id.to_string())
     }
 
     /// Tells the host a request failed here, not at the server (or only logs, for a message

@@ -3,7 +3,7 @@
 //! chunks or to the end of the connection. Plain TCP only: TLS is left to a local proxy.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 /// The longest line of a response head or chunk size; longer is refused.
@@ -107,6 +107,17 @@ pub struct Sent {
     reader: BufReader<TcpStream>,
 }
 
+/// Ends one request's connection, both ways: its reader sees the end at once, the server a
+/// hang-up.
+pub struct Closer(TcpStream);
+
+impl Closer {
+    /// Shuts the connection (a second call does nothing more).
+    pub fn close(&self) {
+        let _ = self.0.shutdown(Shutdown::Both);
+    }
+}
+
 /// Connects, writes `METHOD url` with `headers` and `body`, and returns before the answer.
 pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) -> io::Result<Sent> {
     // A line break in a header would end the head early and smuggle in what follows it.
@@ -143,9 +154,9 @@ pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) 
 }
 
 impl Sent {
-    /// Another handle on the connection, to shut it from another thread (a cancellation).
-    pub fn stream(&self) -> io::Result<TcpStream> {
-        self.reader.get_ref().try_clone()
+    /// A handle that ends this connection from another thread (a cancellation).
+    pub fn closer(&self) -> io::Result<Closer> {
+        self.reader.get_ref().try_clone().map(Closer)
     }
 
     /// Reads the answer's head; `within` bounds every read of head and body (`None`: the

@@ -5,13 +5,12 @@
 //! (`modern`), cancelled by closing its POST. Everything the server sends goes to the
 //! [`Output`] as lines.
 
-use super::http1::{self, Response, Sent, Url};
+use super::http1::{self, Closer, Response, Sent, Url};
 use super::modern::{self, Tools};
 use super::sse::Events;
 use super::{Output, MESSAGE_CAP};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
-use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
@@ -78,7 +77,7 @@ pub struct Session {
     tools: Mutex<Tools>,
     /// The connections of the 2026-07-28 requests in flight, by id as JSON text: closing one
     /// is how such a request is cancelled.
-    open: Mutex<HashMap<String, TcpStream>>,
+    open: Mutex<HashMap<String, Closer>>,
 }
 
 impl Session {
@@ -101,7 +100,7 @@ impl Session {
         self.tools.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn open(&self) -> std::sync::MutexGuard<'_, HashMap<String, TcpStream>> {
+    fn open(&self) -> std::sync::MutexGuard<'_, HashMap<String, Closer>> {
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -145,9 +144,9 @@ impl Session {
                 }
                 // Spec (2026-07-28 Cancellation): over HTTP a request is cancelled by closing
                 // its stream; no notification is sent.
-                if let Some(stream) = self.open().remove(&id.to_string()) {
+                if let Some(closer) = self.open().remove(&id.to_string()) {
                     log::debug!("request {id} cancelled: its connection closed");
-                    let _ = stream.shutdown(Shutdown::Both);
+                    closer.close();
                     return;
                 }
             }
@@ -444,8 +443,8 @@ impl Session {
         let sent =
             http1::send(&self.url, "POST", &headers, raw).map_err(|e| format!("cannot POST to {}: {e}", self.url))?;
         if let (Some(id), Some(_)) = (message.get("id"), message.get("method")) {
-            match sent.stream() {
-                Ok(stream) => drop(self.open().insert(id.to_string(), stream)),
+            match sent.closer() {
+                Ok(closer) => drop(self.open().insert(id.to_string(), closer)),
                 Err(e) => log::debug!("request {id} cannot be cancelled: {e}"),
             }
         }

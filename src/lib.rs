@@ -107,13 +107,7 @@ pub mod base64 {
 /// such as `tinymcp connect`: which params member `Mcp-Name` mirrors, and the tool arguments
 /// `Mcp-Param-*` mirror (the same table and schema walk the server checks them with).
 pub mod mcp_headers {
-    pub use crate::wire::mcp_header::{annotations, check_annotations};
-
-    /// The params member the `Mcp-Name` header mirrors for `method` (`name`, `uri`, `taskId`),
-    /// if that method has one.
-    pub fn name_member(method: &str) -> Option<&'static str> {
-        crate::wire::method::spec(method).and_then(|spec| spec.mcp_name)
-    }
+    pub use crate::wire::mcp_header::{annotations, check_annotations, name_member};
 }
 
 /// The JSON Schema validator tool arguments and structured results are checked with (the draft

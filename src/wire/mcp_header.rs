@@ -11,6 +11,12 @@ pub(crate) const X_MCP_HEADER: &str = "x-mcp-header";
 /// How deep `x-mcp-header` annotations are looked for in an input schema.
 const MAX_SCHEMA_DEPTH: usize = 32;
 
+/// The params member the `Mcp-Name` header mirrors for `method` (`name`, `uri`, `taskId`), if
+/// that method has one: the method table's column, for a client building the header.
+pub fn name_member(method: &str) -> Option<&'static str> {
+    super::method::spec(method).and_then(|spec| spec.mcp_name)
+}
+
 /// The `x-mcp-header` annotations of an input schema that sit on a chain of `properties` keys
 /// from the root, as (property path, header suffix). Others are invalid and ignored here.
 pub fn annotations(schema: &Value) -> Vec<(Vec<&str>, &str)> {

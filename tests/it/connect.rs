@@ -485,3 +485,23 @@ fn a_2026_07_28_host_is_carried_with_its_headers_and_no_session() {
     assert_eq!(tool_text(&host.request("tools/call", modern(custom))), "Hello, 世界");
     assert!(host.close().success());
 }
+
+// Spec (2026-07-28 Backward Compatibility): `auto` falls back to legacy SSE only when the 4xx
+// carries no JSON-RPC error. A server that speaks 2026-07-28 only refuses `initialize` with one
+// (-32601, naming its revisions): the host reads it, and the bridge still carries its
+// 2026-07-28 requests.
+#[test]
+fn auto_passes_a_modern_servers_refusal_of_initialize_to_the_host() {
+    let remote = Remote::start(&["--revisions", "2026-07-28.."]);
+    let mut host = Client::spawn(&["connect", &remote.url("/mcp")]);
+    let refused = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}),
+    );
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("2026-07-28"), "{refused}");
+    host.revision = Some("2026-07-28".into());
+    let echo = host.request("tools/call", modern(json!({"name": "echo", "arguments": {"message": "modern"}})));
+    assert_eq!(tool_text(&echo), "Echo: modern");
+    assert!(host.close().success());
+}

@@ -178,8 +178,9 @@ impl Session {
         let _ = self.try_initialize(raw, id, false);
     }
 
-    /// `initialize`; with `probing`, a 4xx other than 401 and 403 (a server that does not speak
-    /// Streamable HTTP at this URL) is not told to the host: `Err` carries the status instead.
+    /// `initialize`; with `probing`, a 4xx other than 401 and 403 without a JSON-RPC error (a
+    /// server that does not speak Streamable HTTP at this URL) is not told to the host: `Err`
+    /// carries the status instead.
     pub fn try_initialize(&self, raw: &[u8], id: Option<&Value>, probing: bool) -> Result<(), u16> {
         let headers = vec![
             ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
@@ -190,10 +191,19 @@ impl Session {
         let response =
             http1::send(&self.url, "POST", &headers, raw).and_then(|sent| sent.response(Some(INITIALIZE_WITHIN)));
         match response {
-            Ok(response)
+            Ok(mut response)
                 if probing && (400..500).contains(&response.status) && !matches!(response.status, 401 | 403) =>
             {
-                Err(response.status)
+                // Spec (2026-07-28 Backward Compatibility): a JSON-RPC error in the body is a
+                // Streamable HTTP server's answer (one that speaks only 2026-07-28 refuses
+                // `initialize` so), for the host to read; only a bare 4xx means another transport.
+                let text = response.text(ERROR_BODY_CAP).unwrap_or_default();
+                let code = serde_json::from_str::<Value>(&text).ok().and_then(|v| v.pointer("/error/code")?.as_i64());
+                if code.is_none() {
+                    return Err(response.status);
+                }
+                self.refused(response.status, &text, id);
+                Ok(())
             }
             Ok(response) => {
                 self.read_answer(response, id);

@@ -44,6 +44,7 @@ impl Tools {
             let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
             if let Err(why) = mcp_headers::check_annotations(schema) {
                 log::warn!("tool {name:?} left out of tools/list: {why}");
+                self.by_name.remove(name);
                 return false;
             }
             let annotations: Annotations = mcp_headers::annotations(schema)

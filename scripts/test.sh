@@ -91,8 +91,11 @@ done
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"
 .cache/venv/bin/python tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport sse "http://127.0.0.1:$port/sse"
-step "interop: Python SDK client over stdio through tinymcp connect, to tinymcp --http and to server-everything's Streamable HTTP"
+step "interop: Python SDK client over stdio through tinymcp connect (2025-11-25, 2026-07-28 and auto), to tinymcp --http and to server-everything's Streamable HTTP"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$port/mcp"
+for mode in 2026-07-28 auto; do
+  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$port/mcp"
+done
 everything_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 PORT=$everything_port .cache/npm/node_modules/.bin/node .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp 2>/dev/null &
 everything=$!

@@ -103,6 +103,13 @@ pub mod base64 {
     pub use crate::util::base64::encode;
 }
 
+/// The request headers of revision 2026-07-28 (SEP-2243) from a client's side, for bridges
+/// such as `tinymcp connect`: which params member `Mcp-Name` mirrors, and the tool arguments
+/// `Mcp-Param-*` mirror (the same table and schema walk the server checks them with).
+pub mod mcp_headers {
+    pub use crate::wire::mcp_header::{annotations, check_annotations, name_member};
+}
+
 /// The JSON Schema validator tool arguments and structured results are checked with (the draft
 /// 2020-12 subset tools use; `pattern` and `format` are ignored).
 pub mod schema {

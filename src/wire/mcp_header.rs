@@ -11,9 +11,15 @@ pub(crate) const X_MCP_HEADER: &str = "x-mcp-header";
 /// How deep `x-mcp-header` annotations are looked for in an input schema.
 const MAX_SCHEMA_DEPTH: usize = 32;
 
+/// The params member the `Mcp-Name` header mirrors for `method` (`name`, `uri`, `taskId`), if
+/// that method has one: the method table's column, for a client building the header.
+pub fn name_member(method: &str) -> Option<&'static str> {
+    super::method::spec(method).and_then(|spec| spec.mcp_name)
+}
+
 /// The `x-mcp-header` annotations of an input schema that sit on a chain of `properties` keys
 /// from the root, as (property path, header suffix). Others are invalid and ignored here.
-pub(crate) fn annotations(schema: &Value) -> Vec<(Vec<&str>, &str)> {
+pub fn annotations(schema: &Value) -> Vec<(Vec<&str>, &str)> {
     fn walk<'s>(schema: &'s Value, path: &mut Vec<&'s str>, out: &mut Vec<(Vec<&'s str>, &'s str)>) {
         let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
             return;
@@ -39,7 +45,7 @@ pub(crate) fn annotations(schema: &Value) -> Vec<(Vec<&str>, &str)> {
 /// streamable-http, Schema Extension): each a non-empty HTTP token, unique ignoring case, on
 /// a `string`, `integer` or `boolean` property reachable from the root through `properties`
 /// keys only. Clients drop a tool that breaks these rules, so the server must not list it.
-pub(crate) fn check_annotations(schema: &Value) -> Result<(), String> {
+pub fn check_annotations(schema: &Value) -> Result<(), String> {
     let mut seen: Vec<String> = Vec::new();
     for (path, suffix) in annotations(schema) {
         let at = path.join(".");

@@ -278,3 +278,230 @@ fn https_is_refused_saying_what_to_do() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("TLS-terminating proxy"), "{stderr}");
 }
+
+/// Runs `tinymcp connect ARGS` with `input` on stdin, then stdin closed, to its exit (bounded):
+/// what a host piping lines sees.
+fn connect_piped(args: &[&str], env: &[(&str, &str)], input: &str) -> std::process::Output {
+    let mut child = Command::new(binary())
+        .arg("connect")
+        .args(args)
+        .envs(env.iter().copied())
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tinymcp connect");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write stdin");
+    drop(stdin);
+    let (tx, rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    rx.recv_timeout(Duration::from_secs(60)).expect("connect exited in time").expect("its output")
+}
+
+/// One request read off `stream`: its head (lowercase) and body.
+fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut seen = Vec::new();
+    let mut byte = [0; 1];
+    while !seen.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => seen.push(byte[0]),
+            _ => return None,
+        }
+    }
+    let head = String::from_utf8_lossy(&seen).to_ascii_lowercase();
+    let length =
+        head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|n| n.trim().parse().ok()).unwrap_or(0);
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).ok()?;
+    Some((head, body))
+}
+
+/// A legacy SSE server that names an endpoint on another origin (another loopback port),
+/// answering a POST with `405` as a server without Streamable HTTP does; and the listener on
+/// that other port, which records the head of every request it gets.
+struct HostileLegacy {
+    port: u16,
+    elsewhere: Arc<std::sync::Mutex<Vec<String>>>,
+    other_port: u16,
+}
+
+impl HostileLegacy {
+    fn start() -> HostileLegacy {
+        let other = TcpListener::bind("127.0.0.1:0").expect("bind the other origin");
+        let other_port = other.local_addr().expect("its address").port();
+        let elsewhere = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = Arc::clone(&elsewhere);
+        thread::spawn(move || {
+            for stream in other.incoming() {
+                let Ok(mut stream) = stream else { return };
+                if let Some((head, _)) = read_request(&mut stream) {
+                    record.lock().unwrap().push(head);
+                }
+                let _ = stream.write_all(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            }
+        });
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the hostile server");
+        let port = listener.local_addr().expect("its address").port();
+        thread::spawn(move || {
+            let mut streams = Vec::new();
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let Some((head, _)) = read_request(&mut stream) else { continue };
+                if head.starts_with("post") {
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    );
+                    continue;
+                }
+                let endpoint = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n\
+                     event: endpoint\ndata: http://127.0.0.1:{other_port}/messages?sessionId=x\n\n"
+                );
+                let _ = stream.write_all(endpoint.as_bytes());
+                // Kept open, as a stream is, until the test ends.
+                streams.push(stream);
+            }
+        });
+        HostileLegacy { port, elsewhere, other_port }
+    }
+}
+
+// Issue 33 item 4: a legacy `endpoint` on another origin would get every POST, the bearer token
+// with it. Both official SDKs refuse it; so does the bridge, naming both origins, whether the
+// legacy transport was asked for or reached by `auto` after a 405.
+#[test]
+fn a_legacy_endpoint_on_another_origin_is_refused_and_gets_nothing() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"it","version":"0"}}}"#;
+    let input = format!("{init}\n{}\n", r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    for transport in ["sse", "auto"] {
+        let hostile = HostileLegacy::start();
+        let url = format!("http://127.0.0.1:{}/sse", hostile.port);
+        let args = ["--transport", transport, "--token-env", "REMOTE_TOKEN", &url];
+        let out = connect_piped(&args, &[("REMOTE_TOKEN", TOKEN)], &input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let got = hostile.elsewhere.lock().unwrap().clone();
+        assert!(got.is_empty(), "{transport}: the other origin got {got:?}");
+        assert!(!out.status.success(), "{transport}: connect went on: {stderr}");
+        let (ours, theirs) =
+            (format!("http://127.0.0.1:{}", hostile.port), format!("http://127.0.0.1:{}", hostile.other_port));
+        assert!(
+            stderr.contains(&ours) && stderr.contains(&theirs) && stderr.contains("origin"),
+            "{transport}: {stderr}"
+        );
+        if transport == "auto" {
+            // The host's initialize is answered, not left waiting.
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let answer: Value = serde_json::from_str(stdout.lines().next().unwrap_or_default()).unwrap_or_default();
+            assert_eq!(answer["id"], 1, "{stdout}");
+            assert!(answer["error"]["message"].as_str().unwrap_or_default().contains("origin"), "{stdout}");
+        }
+    }
+}
+
+// Issue 33 item 14: a host that pipes its requests and closes stdin gets every answer to the
+// requests it sent before the end of input, not only the first.
+#[test]
+fn answers_in_flight_at_the_end_of_input_are_printed_before_exiting() {
+    let remote = Remote::start(&[]);
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "last"}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "test_slow", "arguments": {"ms": 300}}}),
+    ];
+    let input: String = input.iter().map(|m| format!("{m}\n")).collect();
+    for transport in ["http", "sse"] {
+        let url = remote.url(if transport == "http" { "/mcp" } else { "/sse" });
+        let out = connect_piped(&["--transport", transport, &url], &[], &input);
+        assert!(out.status.success(), "{transport}: {}", String::from_utf8_lossy(&out.stderr));
+        let answers: Vec<Value> =
+            String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let by_id = |id: i64| answers.iter().find(|m| m["id"] == id).cloned().unwrap_or_default();
+        assert!(by_id(1)["result"]["protocolVersion"].is_string(), "{transport}: {answers:?}");
+        assert_eq!(tool_text(&by_id(2)), "Echo: last", "{transport}: {answers:?}");
+        assert!(by_id(3)["result"]["content"].is_array(), "{transport}: {answers:?}");
+    }
+}
+
+/// Whether the bridge's transcript (`RUST_LOG=debug`) shows no answer to request `id` written to the host.
+fn host_saw_no_answer_to(log: &str, id: &Value) -> bool {
+    log.lines()
+        .filter_map(|l| l.split_once("host <- "))
+        .filter_map(|(_, m)| serde_json::from_str::<Value>(m).ok())
+        .all(|m| m.get("id") != Some(id))
+}
+
+/// A 2026-07-28 request's params: `params` with the request's `_meta`.
+fn modern(mut params: Value) -> Value {
+    params["_meta"] = crate::stateless::meta(json!({}));
+    params
+}
+
+// Issue 33 item 15: a 2026-07-28 host is carried: each request POSTed with its
+// `MCP-Protocol-Version` and the SEP-2243 headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`,
+// Base64 where the value needs it), no session; a listen stream stays open and its
+// cancellation closes it. The default `auto` does not turn it into a 2025-11-25 session.
+#[test]
+fn a_2026_07_28_host_is_carried_with_its_headers_and_no_session() {
+    let remote = Remote::start(&[]);
+    let mut host = Client::spawn_keeping_stderr(&["connect", &remote.url("/mcp")]);
+    host.revision = Some("2026-07-28".into());
+    let discover = host.request("server/discover", modern(json!({})));
+    let versions = discover["result"]["supportedVersions"].as_array().cloned().unwrap_or_default();
+    assert!(versions.contains(&json!("2026-07-28")), "{discover}");
+
+    let listed = host.request("tools/list", modern(json!({})));
+    let tools = listed["result"]["tools"].as_array().cloned().unwrap_or_default();
+    assert!(tools.iter().any(|t| t["name"] == "test_custom_header"), "{listed}");
+    let echo = host.request("tools/call", modern(json!({"name": "echo", "arguments": {"message": "modern"}})));
+    assert_eq!((tool_text(&echo).as_str(), &echo["result"]["resultType"]), ("Echo: modern", &json!("complete")));
+    // The tool's `value` travels in `Mcp-Param-Value`, Base64-encoded (it is not ASCII).
+    let custom = json!({"name": "test_custom_header", "arguments": {"value": "Hello, 世界"}});
+    assert_eq!(tool_text(&host.request("tools/call", modern(custom.clone()))), "Hello, 世界");
+    let read = host.request("resources/read", modern(json!({"uri": "test://static-text"})));
+    assert!(read["result"]["contents"][0]["text"].is_string(), "{read}");
+
+    let listen =
+        host.send_request("subscriptions/listen", modern(json!({"notifications": {"toolsListChanged": true}})));
+    host.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    host.request("tools/call", modern(json!({"name": "test_trigger_tool_change", "arguments": {}})));
+    host.wait(|m| m["method"] == "notifications/tools/list_changed");
+    host.notify("notifications/cancelled", json!({"requestId": listen, "_meta": crate::stateless::meta(json!({}))}));
+    let echo = host.request("tools/call", modern(json!({"name": "echo", "arguments": {"message": "after"}})));
+    assert_eq!(tool_text(&echo), "Echo: after");
+    let log = host.close_keeping_stderr();
+    assert!(log.contains(&format!("request {listen} cancelled: its connection closed")), "{log}");
+    assert!(host_saw_no_answer_to(&log, &listen), "{log}");
+    let session_made = format!(" at {}", remote.url("/mcp"));
+    assert!(!log.lines().any(|l| l.contains("session") && l.contains(&session_made)), "a session was made: {log}");
+
+    // A bridge that has not seen the tool's schema learns it when the server asks for the header.
+    let mut host = Client::spawn(&["connect", &remote.url("/mcp")]);
+    host.revision = Some("2026-07-28".into());
+    assert_eq!(tool_text(&host.request("tools/call", modern(custom))), "Hello, 世界");
+    assert!(host.close().success());
+}
+
+// Spec (2026-07-28 Backward Compatibility): `auto` falls back to legacy SSE only when the 4xx
+// carries no JSON-RPC error. A server that speaks 2026-07-28 only refuses `initialize` with one
+// (-32601, naming its revisions): the host reads it, and the bridge still carries its
+// 2026-07-28 requests.
+#[test]
+fn auto_passes_a_modern_servers_refusal_of_initialize_to_the_host() {
+    let remote = Remote::start(&["--revisions", "2026-07-28.."]);
+    let mut host = Client::spawn(&["connect", &remote.url("/mcp")]);
+    let refused = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}),
+    );
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("2026-07-28"), "{refused}");
+    host.revision = Some("2026-07-28".into());
+    let echo = host.request("tools/call", modern(json!({"name": "echo", "arguments": {"message": "modern"}})));
+    assert_eq!(tool_text(&echo), "Echo: modern");
+    assert!(host.close().success());
+}

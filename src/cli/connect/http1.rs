@@ -3,7 +3,7 @@
 //! chunks or to the end of the connection. Plain TCP only: TLS is left to a local proxy.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 /// The longest line of a response head or chunk size; longer is refused.
@@ -49,19 +49,50 @@ impl Url {
         Ok(Url { addr, authority: authority.to_owned(), path })
     }
 
-    /// The same server with another path (or an absolute `http://` URL on any server), as the
-    /// legacy transport's `endpoint` event gives it.
+    /// `http://HOST:PORT`, the port always written: two URLs are same-origin when these are
+    /// equal (host names compared ignoring case).
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.addr.to_ascii_lowercase())
+    }
+
+    /// The legacy transport's `endpoint` reference resolved against this URL. It must be on
+    /// the same origin (scheme, host and port), as both official SDKs require: every message
+    /// and the user's headers (a bearer token) are POSTed there, so a server must not be able
+    /// to send them to another host.
     pub fn join(&self, reference: &str) -> Result<Url, String> {
-        if reference.contains("://") {
-            return Url::parse(reference);
-        }
-        let path = if reference.starts_with('/') {
-            reference.to_owned()
-        } else {
-            let base = self.path.rsplit_once('/').map_or("", |(dir, _)| dir);
-            format!("{base}/{reference}")
+        // RFC 3986 §3.1: a scheme is a letter, then letters, digits, `+`, `-` or `.`, before `:`.
+        let scheme = reference.split_once(':').map(|(s, _)| s).filter(|s| {
+            s.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+                && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+        });
+        let joined = match scheme {
+            Some(scheme) if scheme.eq_ignore_ascii_case("http") => Url::parse(&format!("http{}", &reference[4..]))?,
+            Some(_) => {
+                let elsewhere = reference.split(['/', '?', '#']).take(3).collect::<Vec<_>>().join("/");
+                return Err(self.cross_origin(reference, &elsewhere.to_ascii_lowercase()));
+            }
+            // A network-path reference names another host with this scheme.
+            None if reference.starts_with("//") => Url::parse(&format!("http:{reference}"))?,
+            None if reference.starts_with('/') => Url { path: reference.to_owned(), ..self.clone() },
+            None => {
+                let base = self.path.rsplit_once('/').map_or("", |(dir, _)| dir);
+                Url { path: format!("{base}/{reference}"), ..self.clone() }
+            }
         };
-        Ok(Url { path, ..self.clone() })
+        let path = joined.path.split('#').next().unwrap_or("/").to_owned();
+        let joined = Url { path, ..joined };
+        if joined.origin() != self.origin() {
+            return Err(self.cross_origin(reference, &joined.origin()));
+        }
+        Ok(joined)
+    }
+
+    fn cross_origin(&self, reference: &str, elsewhere: &str) -> String {
+        format!(
+            "the server's endpoint {reference:?} is on origin {elsewhere}, not on the server's origin {}: \
+             refused, as every message and the credentials (--header, --token-env) would be sent there",
+            self.origin()
+        )
     }
 }
 
@@ -76,8 +107,24 @@ pub struct Sent {
     reader: BufReader<TcpStream>,
 }
 
+/// Ends one request's connection, both ways: its reader sees the end at once, the server a
+/// hang-up.
+pub struct Closer(TcpStream);
+
+impl Closer {
+    /// Shuts the connection (a second call does nothing more).
+    pub fn close(&self) {
+        let _ = self.0.shutdown(Shutdown::Both);
+    }
+}
+
 /// Connects, writes `METHOD url` with `headers` and `body`, and returns before the answer.
 pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) -> io::Result<Sent> {
+    // A line break in a header would end the head early and smuggle in what follows it.
+    let broken = |text: &str| text.contains(['\r', '\n', '\0']);
+    if let Some((name, _)) = headers.iter().find(|(name, value)| broken(name) || broken(value)) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the {name:?} header holds a line break")));
+    }
     let mut last = io::Error::new(io::ErrorKind::NotFound, format!("{}: no address", url.addr));
     let mut stream = None;
     for addr in url.addr.to_socket_addrs()? {
@@ -107,6 +154,11 @@ pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) 
 }
 
 impl Sent {
+    /// A handle that ends this connection from another thread (a cancellation).
+    pub fn closer(&self) -> io::Result<Closer> {
+        self.reader.get_ref().try_clone().map(Closer)
+    }
+
     /// Reads the answer's head; `within` bounds every read of head and body (`None`: the
     /// caller is a thread of its own that may wait as long as the server keeps the stream).
     pub fn response(mut self, within: Option<Duration>) -> io::Result<Response> {
@@ -287,7 +339,24 @@ mod tests {
         let sse = Url::parse("http://h:1/sse").unwrap();
         assert_eq!(sse.join("/messages?sessionId=a").unwrap().path, "/messages?sessionId=a");
         assert_eq!(sse.join("messages").unwrap().path, "/messages");
-        assert_eq!(sse.join("http://other:2/m").unwrap().addr, "other:2");
+        assert_eq!(sse.join("http://H:1/m#frag").unwrap().path, "/m");
+        assert_eq!(sse.join("HTTP://h:1/m").unwrap().path, "/m");
+        assert_eq!(sse.join("/m?next=http://other:2/").unwrap().path, "/m?next=http://other:2/");
+        let default_port = Url::parse("http://h/sse").unwrap();
+        assert_eq!(default_port.join("http://h:80/m").unwrap().path, "/m");
+    }
+
+    #[test]
+    fn an_endpoint_on_another_origin_is_refused_naming_both() {
+        let sse = Url::parse("http://h:1/sse").unwrap();
+        for elsewhere in
+            ["http://other:1/m", "http://h:2/m", "http://h/m", "//other:1/m", "https://h:1/m", "ftp://h:1/m"]
+        {
+            let why = sse.join(elsewhere).unwrap_err();
+            assert!(why.contains("http://h:1") && why.contains("origin"), "{elsewhere}: {why}");
+        }
+        let why = sse.join("http://other:2/m").unwrap_err();
+        assert!(why.contains("origin http://other:2, not on the server's origin http://h:1"), "{why}");
     }
 
     #[test]

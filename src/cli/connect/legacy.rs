@@ -38,6 +38,7 @@ impl Session {
         response.wait_forever().map_err(|e| format!("GET {url}: {e}"))?;
         let (tx, rx) = mpsc::channel();
         let base = url.clone();
+        let stream_out = out.clone();
         let reader = thread::Builder::new().name("connect-sse".into()).spawn(move || {
             let mut events = Events::new(response.body, MESSAGE_CAP);
             let mut tx = Some(tx);
@@ -49,7 +50,9 @@ impl Session {
                         }
                     }
                     Ok(Some(event)) if event.data.is_empty() => {}
-                    Ok(Some(event)) if event.event.is_empty() || event.event == "message" => out.line(&event.data),
+                    Ok(Some(event)) if event.event.is_empty() || event.event == "message" => {
+                        stream_out.line(&event.data)
+                    }
                     Ok(Some(event)) => log::debug!("legacy stream: event {:?} skipped", event.event),
                     Ok(None) => break log::warn!("the server ended the stream at {base}"),
                     Err(e) => break log::warn!("the stream from {base} broke: {e}"),

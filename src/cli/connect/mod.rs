@@ -4,15 +4,24 @@
 
 mod http1;
 mod legacy;
+mod modern;
 mod sse;
 mod streamable;
 
-use serde_json::Value;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::HashSet;
 use std::io::{self, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 /// The largest message taken from stdin or from the server.
 pub(crate) const MESSAGE_CAP: usize = 16 * 1024 * 1024;
+/// How long the answers to requests sent before the end of input are waited for.
+const ANSWERS_AT_END_WITHIN: Duration = Duration::from_secs(60);
+/// Requests whose answers are waited for at the end of input, at most.
+const WAITING_CAP: usize = 4096;
 
 /// Which transport the server at the URL speaks.
 #[derive(Clone, Copy, PartialEq)]
@@ -74,9 +83,10 @@ pub fn run(mut args: impl Iterator<Item = String>) -> Result<(), String> {
     }
     let url = url.ok_or("expected a URL, e.g. tinymcp connect http://127.0.0.1:8080/mcp")?;
     let url = http1::Url::parse(&url)?;
+    let output = Output::default();
     let mut bridge = match transport {
-        Transport::Sse => Bridge::Sse(legacy::Session::open(&url, headers.clone(), Output)?),
-        _ => Bridge::Http(streamable::Session::new(url.clone(), headers.clone(), Output)),
+        Transport::Sse => Bridge::Sse(legacy::Session::open(&url, headers.clone(), output.clone())?),
+        _ => Bridge::Http(streamable::Session::new(url.clone(), headers.clone(), output.clone())),
     };
     let mut probing = transport == Transport::Auto;
     let mut input = io::stdin().lock();
@@ -100,18 +110,42 @@ pub fn run(mut args: impl Iterator<Item = String>) -> Result<(), String> {
             }
         };
         log::debug!("host -> {}", String::from_utf8_lossy(&line));
+        match (message.get("method").and_then(Value::as_str), message.get("id")) {
+            // A listen stream has no answer to wait for: it lasts until it is closed.
+            (Some("subscriptions/listen"), _) => {}
+            (Some(_), Some(id)) => output.expect(id),
+            (Some("notifications/cancelled"), None) => {
+                if let Some(id) = message.pointer("/params/requestId") {
+                    output.forget(id);
+                }
+            }
+            _ => {}
+        }
         if let (true, Bridge::Http(session)) = (probing, &bridge) {
             if message.get("method").and_then(Value::as_str) == Some("initialize") {
                 probing = false;
                 if let Err(status) = session.try_initialize(&line, message.get("id"), true) {
                     log::info!("{url} answered {status} to a Streamable HTTP initialize: trying legacy SSE there");
-                    bridge = Bridge::Sse(legacy::Session::open(&url, headers.clone(), Output)?);
+                    let legacy = legacy::Session::open(&url, headers.clone(), output.clone()).inspect_err(|why| {
+                        // The host waits for its initialize: it hears why before the bridge ends.
+                        let error = json!({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32603, "message": why}});
+                        output.line(&error.to_string());
+                    })?;
+                    bridge = Bridge::Sse(legacy);
                     bridge.forward(&message, &line);
                 }
                 continue;
             }
         }
         bridge.forward(&message, &line);
+    }
+    // A host that pipes its requests and closes stdin still gets their answers.
+    let left = output.wait_for_answers(ANSWERS_AT_END_WITHIN);
+    if left > 0 {
+        log::warn!(
+            "end of input: {left} request(s) still unanswered after {} s; closing the session",
+            ANSWERS_AT_END_WITHIN.as_secs()
+        );
     }
     log::debug!("end of input: closing the session");
     bridge.close();
@@ -145,11 +179,58 @@ fn header(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<(String, S
 }
 
 /// Stdout, shared by the threads that read the server: one whole line per message (the lock
-/// on stdout keeps two threads' lines apart).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Output;
+/// on stdout keeps two threads' lines apart). It also knows which requests of the host still
+/// wait for their answer, so that the end of input does not cut them off.
+#[derive(Clone, Default)]
+pub(crate) struct Output {
+    waiting: Arc<Waiting>,
+}
+
+/// The ids (as JSON text) of the host's requests sent and not yet answered.
+#[derive(Default)]
+struct Waiting {
+    ids: Mutex<HashSet<String>>,
+    answered: Condvar,
+}
+
+/// What `Output` reads of a message to see whether it answers a request: the rest is skipped.
+#[derive(Deserialize)]
+struct Head {
+    id: Option<Value>,
+    method: Option<IgnoredAny>,
+}
 
 impl Output {
+    fn ids(&self) -> MutexGuard<'_, HashSet<String>> {
+        self.waiting.ids.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The host sent request `id`: its answer is waited for at the end of input.
+    fn expect(&self, id: &Value) {
+        let mut ids = self.ids();
+        // A server that never answers cannot make the bridge hold ids without bound.
+        if ids.len() < WAITING_CAP {
+            ids.insert(id.to_string());
+        }
+    }
+
+    /// Request `id` will have no answer (the host cancelled it).
+    fn forget(&self, id: &Value) {
+        self.ids().remove(&id.to_string());
+        self.waiting.answered.notify_all();
+    }
+
+    /// Waits until every request sent has its answer, at most `within`; how many are left.
+    fn wait_for_answers(&self, within: Duration) -> usize {
+        let ids = self.ids();
+        let (ids, _) = self
+            .waiting
+            .answered
+            .wait_timeout_while(ids, within, |ids| !ids.is_empty())
+            .unwrap_or_else(PoisonError::into_inner);
+        ids.len()
+    }
+
     /// Writes one message as one line (a message the server split over lines is rejoined).
     pub(crate) fn line(&self, text: &str) {
         let text = text.trim();
@@ -166,9 +247,19 @@ impl Output {
             text
         };
         log::debug!("host <- {text}");
-        let mut out = io::stdout().lock();
-        if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush()) {
-            log::debug!("stdout: {e}");
+        {
+            let mut out = io::stdout().lock();
+            if let Err(e) =
+                out.write_all(text.as_bytes()).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush())
+            {
+                log::debug!("stdout: {e}");
+            }
+        }
+        if self.ids().is_empty() {
+            return;
+        }
+        if let Ok(Head { id: Some(id), method: None }) = serde_json::from_str::<Head>(text) {
+            self.forget(&id);
         }
     }
 }

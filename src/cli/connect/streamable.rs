@@ -1,13 +1,16 @@
 //! One Streamable HTTP session seen from the client side: `initialize` keeps the session id
 //! and the negotiated revision for every later request, each message is POSTed (its answer
 //! read on a thread of its own, as JSON or as events), and one GET stream carries what the
-//! server says unasked. Everything the server sends goes to the [`Output`] as lines.
+//! server says unasked. A 2026-07-28 request goes alone instead: no session, its own headers
+//! (`modern`), cancelled by closing its POST. Everything the server sends goes to the
+//! [`Output`] as lines.
 
-use super::http1::{self, Response, Sent, Url};
+use super::http1::{self, Closer, Response, Sent, Url};
+use super::modern::{self, Tools};
 use super::sse::Events;
 use super::{Output, MESSAGE_CAP};
 use serde_json::{json, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
@@ -26,6 +29,10 @@ const RETRY_MAX: Duration = Duration::from_secs(30);
 const RESUME_ATTEMPTS: u32 = 5;
 /// Cancelled request ids remembered at most.
 const CANCELLED_CAP: usize = 4096;
+/// Pages of `tools/list` read at most when the bridge reads the tools again itself.
+const LISTING_PAGES: usize = 100;
+/// Spec (2026-07-28 Server Validation): `HeaderMismatch`.
+const HEADER_MISMATCH: i64 = -32020;
 
 /// How a stream ended.
 #[derive(Default)]
@@ -66,6 +73,11 @@ pub struct Session {
     /// Requests the host cancelled (their ids as JSON text): a stream that ends without their
     /// answer is not resumed, and no error is made up for them.
     cancelled: Mutex<HashSet<String>>,
+    /// The `x-mcp-header` annotations of the tools seen (2026-07-28).
+    tools: Mutex<Tools>,
+    /// The connections of the 2026-07-28 requests in flight, by id as JSON text: closing one
+    /// is how such a request is cancelled.
+    open: Mutex<HashMap<String, Closer>>,
 }
 
 impl Session {
@@ -79,7 +91,17 @@ impl Session {
             get_opened: AtomicBool::new(false),
             reopening: Mutex::new(()),
             cancelled: Mutex::new(HashSet::new()),
+            tools: Mutex::new(Tools::default()),
+            open: Mutex::new(HashMap::new()),
         })
+    }
+
+    fn tools(&self) -> std::sync::MutexGuard<'_, Tools> {
+        self.tools.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn open(&self) -> std::sync::MutexGuard<'_, HashMap<String, Closer>> {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -112,13 +134,25 @@ impl Session {
         }
         if method == Some("notifications/cancelled") {
             if let Some(id) = message.pointer("/params/requestId") {
-                let mut cancelled = self.cancelled.lock().unwrap_or_else(PoisonError::into_inner);
-                // Ids of requests answered before their cancellation arrived would pile up.
-                if cancelled.len() >= CANCELLED_CAP {
-                    cancelled.clear();
+                {
+                    let mut cancelled = self.cancelled.lock().unwrap_or_else(PoisonError::into_inner);
+                    // Ids of requests answered before their cancellation arrived would pile up.
+                    if cancelled.len() >= CANCELLED_CAP {
+                        cancelled.clear();
+                    }
+                    cancelled.insert(id.to_string());
                 }
-                cancelled.insert(id.to_string());
+                // Spec (2026-07-28 Cancellation): over HTTP a request is cancelled by closing
+                // its stream; no notification is sent.
+                if let Some(closer) = self.open().remove(&id.to_string()) {
+                    log::debug!("request {id} cancelled: its connection closed");
+                    closer.close();
+                    return;
+                }
             }
+        }
+        if let Some(version) = modern::revision(message) {
+            return self.forward_modern(message, raw, version);
         }
         let mut headers = self.headers("application/json, text/event-stream");
         headers.push(("Content-Type".into(), "application/json".into()));
@@ -144,8 +178,9 @@ impl Session {
         let _ = self.try_initialize(raw, id, false);
     }
 
-    /// `initialize`; with `probing`, a 4xx other than 401 and 403 (a server that does not speak
-    /// Streamable HTTP at this URL) is not told to the host: `Err` carries the status instead.
+    /// `initialize`; with `probing`, a 4xx other than 401 and 403 without a JSON-RPC error (a
+    /// server that does not speak Streamable HTTP at this URL) is not told to the host: `Err`
+    /// carries the status instead.
     pub fn try_initialize(&self, raw: &[u8], id: Option<&Value>, probing: bool) -> Result<(), u16> {
         let headers = vec![
             ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
@@ -156,10 +191,19 @@ impl Session {
         let response =
             http1::send(&self.url, "POST", &headers, raw).and_then(|sent| sent.response(Some(INITIALIZE_WITHIN)));
         match response {
-            Ok(response)
+            Ok(mut response)
                 if probing && (400..500).contains(&response.status) && !matches!(response.status, 401 | 403) =>
             {
-                Err(response.status)
+                // Spec (2026-07-28 Backward Compatibility): a JSON-RPC error in the body is a
+                // Streamable HTTP server's answer (one that speaks only 2026-07-28 refuses
+                // `initialize` so), for the host to read; only a bare 4xx means another transport.
+                let text = response.text(ERROR_BODY_CAP).unwrap_or_default();
+                let code = serde_json::from_str::<Value>(&text).ok().and_then(|v| v.pointer("/error/code")?.as_i64());
+                if code.is_none() {
+                    return Err(response.status);
+                }
+                self.refused(response.status, &text, id);
+                Ok(())
             }
             Ok(response) => {
                 self.read_answer(response, id);
@@ -273,28 +317,37 @@ impl Session {
             },
             status => {
                 let text = response.text(ERROR_BODY_CAP).unwrap_or_default();
-                let error = serde_json::from_str::<Value>(&text).ok().filter(|v| v.get("error").is_some());
-                match (id, error) {
-                    (Some(id), Some(mut error)) => {
-                        // The server could not tell which message failed; the host needs the id.
-                        error["id"] = id.clone();
-                        self.out.line(&error.to_string());
-                    }
-                    _ => self.fail(id, &format!("the server answered HTTP {status}: {}", text.trim())),
-                }
+                self.refused(status, &text, id);
             }
+        }
+    }
+
+    /// Tells the host of an HTTP error answer: its JSON-RPC error, with the host's id (the
+    /// server may not have known which message failed), or one made of the status.
+    fn refused(&self, status: u16, text: &str, id: Option<&Value>) {
+        let error = serde_json::from_str::<Value>(text).ok().filter(|v| v.get("error").is_some());
+        match (id, error) {
+            (Some(id), Some(mut error)) => {
+                error["id"] = id.clone();
+                self.out.line(&error.to_string());
+            }
+            _ => self.fail(id, &format!("the server answered HTTP {status}: {}", text.trim())),
         }
     }
 
     /// Writes every event of a stream, to its end; says how it ended and whether the answer to
     /// `wanted` came.
-    fn pump(&self, response: Response, what: &str, wanted: Option<&Value>) -> Ended {
+    fn pump(&self, response: Response, what: &str, wanted: Option<&Value>, listing: bool) -> Ended {
         let mut events = Events::new(response.body, MESSAGE_CAP);
         let mut ended = Ended::default();
         loop {
             let event = match events.next_event() {
                 Ok(Some(event)) => event,
                 Ok(None) => break log::debug!("{what} stream ended"),
+                // A cancelled request's stream is closed here, on purpose.
+                Err(e) if wanted.is_some_and(|id| self.is_cancelled(id)) => {
+                    break log::debug!("{what} stream closed: {e}")
+                }
                 Err(e) => break log::warn!("{what} stream from {} broke: {e}", self.url),
             };
             if event.id.is_some() {
@@ -312,7 +365,12 @@ impl Session {
             }
             if let Some(wanted) = wanted {
                 let message = serde_json::from_str::<Value>(&event.data).unwrap_or_default();
-                ended.answered |= message.get("id") == Some(wanted) && message.get("method").is_none();
+                let answer = message.get("id") == Some(wanted) && message.get("method").is_none();
+                ended.answered |= answer;
+                if answer && listing {
+                    self.listed(message);
+                    continue;
+                }
             }
             self.emit(&event.data);
         }
@@ -322,7 +380,7 @@ impl Session {
     /// Follows an answer stream to the answer: a stream that ends before it is resumed with
     /// `Last-Event-ID` (a GET) where the server gave event ids.
     fn follow(&self, response: Response, id: Option<&Value>) {
-        let mut ended = self.pump(response, "answer", id);
+        let mut ended = self.pump(response, "answer", id, false);
         let mut attempts = 0;
         while let Some(id) = id.filter(|_| !ended.answered) {
             if self.was_cancelled(id) {
@@ -354,7 +412,7 @@ impl Session {
                     continue;
                 }
             };
-            let next = self.pump(response, "resumed answer", Some(id));
+            let next = self.pump(response, "resumed answer", Some(id), false);
             if next.last_id.as_ref().is_some_and(|l| *l != last) {
                 attempts = 0;
             }
@@ -366,12 +424,153 @@ impl Session {
         }
     }
 
+    /// Sends a 2026-07-28 message: alone, with its SEP-2243 headers and no session. The POST is
+    /// written before this returns (the server sees the host's order); its answer is read on a
+    /// thread of its own, which a cancellation ends by closing the connection.
+    fn forward_modern(self: &Arc<Self>, message: &Value, raw: &[u8], version: &str) {
+        let request_id = message.get("id").filter(|_| message.get("method").is_some());
+        let sent = match self.post_modern(message, raw, version) {
+            Ok(sent) => sent,
+            Err(why) => return self.fail(request_id, &why),
+        };
+        let me = Arc::clone(self);
+        let (message, raw, version) = (message.clone(), raw.to_vec(), version.to_owned());
+        thread::Builder::new()
+            .name("connect-answer".into())
+            .spawn(move || me.answer_modern(sent, &message, &raw, &version))
+            .map(drop)
+            .unwrap_or_else(|e| log::error!("cannot start a thread: {e}"));
+    }
+
+    /// POSTs a 2026-07-28 message with the headers its body asks for; a request's connection is
+    /// kept, by its id, for a cancellation to close.
+    fn post_modern(&self, message: &Value, raw: &[u8], version: &str) -> Result<Sent, String> {
+        let mirrored = modern::headers(message, version, &self.tools())?;
+        let mut headers = self.extra.clone();
+        headers.push(("Accept".into(), "application/json, text/event-stream".into()));
+        headers.push(("Content-Type".into(), "application/json".into()));
+        headers.extend(mirrored);
+        let sent =
+            http1::send(&self.url, "POST", &headers, raw).map_err(|e| format!("cannot POST to {}: {e}", self.url))?;
+        if let (Some(id), Some(_)) = (message.get("id"), message.get("method")) {
+            match sent.closer() {
+                Ok(closer) => drop(self.open().insert(id.to_string(), closer)),
+                Err(e) => log::debug!("request {id} cannot be cancelled: {e}"),
+            }
+        }
+        Ok(sent)
+    }
+
+    /// Reads the answer to a 2026-07-28 POST. A `tools/call` refused for its `Mcp-Param-*`
+    /// headers (`-32020`) is sent once more after reading the tools again, as the spec's
+    /// Client Behavior says: the bridge may not have seen the tool's schema, or it changed.
+    fn answer_modern(&self, mut sent: Sent, message: &Value, raw: &[u8], version: &str) {
+        let id = message.get("id").filter(|_| message.get("method").is_some());
+        let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
+        let mut retried = false;
+        loop {
+            let mut response = match sent.response(None) {
+                Ok(response) => response,
+                Err(e) => break self.fail(id, &format!("no answer from {}: {e}", self.url)),
+            };
+            if response.status != 400 || method != "tools/call" || retried {
+                break self.read_modern(response, id, method == "tools/list");
+            }
+            let text = response.text(ERROR_BODY_CAP).unwrap_or_default();
+            let code = serde_json::from_str::<Value>(&text).ok().and_then(|v| v.pointer("/error/code")?.as_i64());
+            if code != Some(HEADER_MISMATCH) {
+                break self.refused(400, &text, id);
+            }
+            retried = true;
+            log::info!(
+                "the server wants other Mcp-Param headers for this call ({}): reading tools/list again",
+                text.trim()
+            );
+            self.learn_tools(message, version);
+            sent = match self.post_modern(message, raw, version) {
+                Ok(sent) => sent,
+                Err(why) => break self.fail(id, &why),
+            };
+        }
+        if let Some(id) = id {
+            self.open().remove(&id.to_string());
+        }
+    }
+
+    /// Writes what a 2026-07-28 answer carries. Its stream is not resumed (the revision has no
+    /// resumption), and no session id is kept.
+    fn read_modern(&self, mut response: Response, id: Option<&Value>, listing: bool) {
+        match response.status {
+            202 if id.is_none() => {}
+            200 | 201 if response.is_event_stream() => {
+                let ended = self.pump(response, "answer", id, listing);
+                match id.filter(|_| !ended.answered) {
+                    Some(id) if self.was_cancelled(id) => log::debug!("the stream of cancelled request {id} closed"),
+                    Some(id) => self.fail(Some(id), "the answer stream ended before the answer"),
+                    None => {}
+                }
+            }
+            200 | 201 => match response.text(MESSAGE_CAP) {
+                Ok(text) if text.trim().is_empty() => self.fail(id, "the server answered 200 with no body"),
+                Ok(text) if listing => match serde_json::from_str::<Value>(&text) {
+                    Ok(message) => self.listed(message),
+                    Err(_) => self.emit(&text),
+                },
+                Ok(text) => self.emit(&text),
+                Err(e) => self.fail(id, &format!("reading the answer: {e}")),
+            },
+            status => {
+                let text = response.text(ERROR_BODY_CAP).unwrap_or_default();
+                self.refused(status, &text, id);
+            }
+        }
+    }
+
+    /// A `tools/list` answer: the tools' header annotations learnt, the invalid tools left out.
+    fn listed(&self, mut message: Value) {
+        if let Some(result) = message.get_mut("result") {
+            self.tools().learn(result);
+        }
+        self.out.line(&message.to_string());
+    }
+
+    /// Reads every page of `tools/list` with the `_meta` of `message`, for the tools' header
+    /// annotations (the answers are the bridge's own, not the host's).
+    fn learn_tools(&self, message: &Value, version: &str) {
+        let meta = message.pointer("/params/_meta").cloned().unwrap_or_else(|| json!({}));
+        let mut cursor = None;
+        for page in 0..LISTING_PAGES {
+            let id = json!(format!("tinymcp-connect-tools-{page}"));
+            let mut params = json!({"_meta": meta});
+            if let Some(cursor) = cursor.take() {
+                params["cursor"] = cursor;
+            }
+            let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
+            let answer = self.post_modern(&request, request.to_string().as_bytes(), version).and_then(|sent| {
+                let response = sent.response(Some(INITIALIZE_WITHIN)).map_err(|e| e.to_string());
+                self.open().remove(&id.to_string());
+                one_answer(response?, &id)
+            });
+            let mut result = match answer {
+                Ok(mut answer) if answer.get("result").is_some() => answer["result"].take(),
+                Ok(answer) => return log::warn!("reading tools/list: {answer}"),
+                Err(why) => return log::warn!("reading tools/list: {why}"),
+            };
+            self.tools().learn(&mut result);
+            cursor = result.get("nextCursor").filter(|c| !c.is_null()).cloned();
+            if cursor.is_none() {
+                return;
+            }
+        }
+    }
+
     /// One message from the server to the host; the first `initialize` answer also sets the
     /// revision every later request names.
     fn emit(&self, text: &str) {
         {
             let mut state = self.state();
-            if state.version.is_none() {
+            // Only an `initialize` answer names the session's revision.
+            if state.version.is_none() && state.init.is_some() {
                 let version = serde_json::from_str::<Value>(text)
                     .ok()
                     .and_then(|m| m.pointer("/result/protocolVersion").and_then(Value::as_str).map(str::to_owned));
@@ -387,6 +586,11 @@ impl Session {
     /// Whether the host cancelled request `id` (and forgets it: this is asked once, at the end).
     fn was_cancelled(&self, id: &Value) -> bool {
         self.cancelled.lock().unwrap_or_else(PoisonError::into_inner).remove(&id.to_string())
+    }
+
+    /// Whether the host cancelled request `id` (asked while its stream is read: not forgotten).
+    fn is_cancelled(&self, id: &Value) -> bool {
+        self.cancelled.lock().unwrap_or_else(PoisonError::into_inner).contains(&id.to_string())
     }
 
     /// Tells the host a request failed here, not at the server (or only logs, for a message
@@ -438,7 +642,7 @@ impl Session {
                 }
                 Ok(response) if response.status == 200 && response.is_event_stream() => {
                     failures = 0;
-                    ended = self.pump(response, "GET", None);
+                    ended = self.pump(response, "GET", None, false);
                     if let (Some(id), Some(session)) = (ended.last_id.clone(), session) {
                         last = Some((session, id));
                     }
@@ -469,6 +673,27 @@ impl Session {
             Err(e) => log::debug!("DELETE {}: {e}", self.url),
         }
     }
+}
+
+/// The answer to request `id` in a response, JSON or events (what comes before it is dropped:
+/// it is the bridge's own request).
+fn one_answer(mut response: Response, id: &Value) -> Result<Value, String> {
+    if response.status != 200 && response.status != 201 {
+        let status = response.status;
+        return Err(format!("HTTP {status}: {}", response.text(ERROR_BODY_CAP).unwrap_or_default().trim()));
+    }
+    if !response.is_event_stream() {
+        let text = response.text(MESSAGE_CAP).map_err(|e| e.to_string())?;
+        return serde_json::from_str(&text).map_err(|e| format!("not JSON ({e})"));
+    }
+    let mut events = Events::new(response.body, MESSAGE_CAP);
+    while let Some(event) = events.next_event().map_err(|e| e.to_string())? {
+        let message = serde_json::from_str::<Value>(&event.data).unwrap_or_default();
+        if message.get("id") == Some(id) && message.get("method").is_none() {
+            return Ok(message);
+        }
+    }
+    Err("the stream ended before the answer".into())
 }
 
 fn log_false(why: &str) -> bool {

@@ -705,7 +705,7 @@ fn post(
                 return Answer::json(200, ended_with_session(request_id.as_ref()).to_text()).send(exchange, &headers);
             }
             // Cancelled: nothing will come.
-            return Answer::new(202).send(exchange, &headers);
+            return streams::unanswered(exchange, &headers);
         }
         Some(first) => first,
     };

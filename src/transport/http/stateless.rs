@@ -106,7 +106,8 @@ pub(super) fn post(
             let error = RpcError::invalid_request("the server stopped before this request finished");
             Answer::json(200, frame::error_response(Some(&id), &error)).send(exchange, cors);
         }
-        None => Answer::new(202).send(exchange, cors),
+        // Cancelled (by the server: the client cancels by hanging up).
+        None => super::streams::unanswered(exchange, cors),
         Some(first) => stream(http, exchange, cors, first, &answers),
     }
     alone.close();

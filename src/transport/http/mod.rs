@@ -398,13 +398,6 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         let error = RpcError::invalid_request(format!("body over the {cap}-byte limit"));
         return Answer::rpc_error(413, &error).send(exchange, &[]);
     }
-    if path == "/healthz" {
-        if http.draining() {
-            return draining(exchange, None, &[], "draining: this server is shutting down\n");
-        }
-        let (status, body) = mounts::health(&http.mounts);
-        return Answer::text(status, &body).send(exchange, &[]);
-    }
     let origin = exchange.header("Origin").map(str::to_owned);
     let cors = cors_headers(&http.options.access, origin.as_deref());
     // Repeated lines are one list: a proxy appends its own, and the last entry is what counts.
@@ -416,6 +409,19 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         forwarded_host.as_deref(),
         forwarded_proto.as_deref(),
     );
+    // Without a token (a load balancer's probe has none), but checked like every path: what
+    // fails the `Host` or `Origin` check gets the bare status, never the servers' names.
+    if path == "/healthz" {
+        if http.draining() {
+            return draining(exchange, None, &[], "draining: this server is shutting down\n");
+        }
+        let place = http.options.access.check_place(&target, origin.as_deref());
+        if let Err(why) = &place {
+            log::debug!("{method} /healthz: {why}; the bare status only");
+        }
+        let (status, body) = mounts::health(&http.mounts, place.is_ok());
+        return Answer::text(status, &body).send(exchange, &[]);
+    }
     if let Some(oauth) = http.options.access.oauth.as_ref().filter(|o| o.is_metadata_path(path)) {
         let place = http.options.access.check_place(&target, None);
         return resource_metadata(exchange, oauth, place);

@@ -38,29 +38,28 @@ pub(super) fn find<'m, 'p>(mounts: &'m [Mount], path: &'p str) -> Option<(&'m Mo
     })
 }
 
-/// `/healthz`: its status and body; with named servers, each on a line of its own.
-pub(super) fn health(mounts: &[Mount]) -> (u16, String) {
+/// `/healthz`: its status and body; with named servers, each on a line of its own when
+/// `named` (the request passed the `Host` and `Origin` checks), else the bare status: a page
+/// that rebound a name to this server learns no server's name.
+pub(super) fn health(mounts: &[Mount], named: bool) -> (u16, String) {
+    let saturated = mounts.iter().filter(|m| m.server.saturated()).count();
+    // One busy server does not take the others out of a load balancer.
+    let status = if saturated == mounts.len() { 503 } else { 200 };
     if let [only] = mounts {
         if only.prefix.is_empty() {
-            return match only.server.saturated() {
-                true => (503, "saturated: every handler thread is busy\n".to_owned()),
-                false => (200, "ok\n".to_owned()),
-            };
+            let body = if status == 200 { "ok\n" } else { "saturated: every handler thread is busy\n" };
+            return (status, body.to_owned());
         }
     }
+    if !named {
+        return (status, if status == 200 { "ok\n" } else { "saturated\n" }.to_owned());
+    }
     let mut body = String::new();
-    let mut saturated = 0;
     for mount in mounts {
-        let state = if mount.server.saturated() {
-            saturated += 1;
-            "saturated"
-        } else {
-            "ok"
-        };
+        let state = if mount.server.saturated() { "saturated" } else { "ok" };
         body.push_str(&format!("{}: {state}\n", mount.prefix.trim_start_matches('/')));
     }
-    // One busy server does not take the others out of a load balancer.
-    (if saturated == mounts.len() { 503 } else { 200 }, body)
+    (status, body)
 }
 
 /// Whether `name` may be a path prefix: one segment of letters, digits, `-`, `_` and `.`,

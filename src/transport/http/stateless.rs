@@ -96,7 +96,7 @@ pub(super) fn post(
             Answer::json(503, answer.to_text()).with("Retry-After", "5").send(exchange, cors);
         }
         Some(Outgoing::Response(answer)) if answer.code() == Some(INSUFFICIENT_SCOPE) => {
-            Answer::of(http, &answer).send(exchange, cors);
+            Answer::of(http, at, &answer).send(exchange, cors);
         }
         Some(Outgoing::Response(answer)) => {
             Answer::json(status_of(answer.code()), answer.to_text()).send(exchange, cors);

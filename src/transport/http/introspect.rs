@@ -275,6 +275,52 @@ mod tests {
         assert!(!format!("{ok:?}").contains("very-secret-value"));
     }
 
+    /// A loopback introspection endpoint answering `answer` to every call, counting them.
+    fn endpoint(answer: Value) -> (String, std::sync::Arc<AtomicUsize>) {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/introspect", listener.local_addr().unwrap());
+        let calls = std::sync::Arc::new(AtomicUsize::new(0));
+        let counted = std::sync::Arc::clone(&calls);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let mut reader = BufReader::new(&stream);
+                let (mut line, mut length) = (String::new(), 0);
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = n.trim().parse().unwrap_or(0);
+                    }
+                    line.clear();
+                }
+                let _ = reader.read_exact(&mut vec![0; length]);
+                counted.fetch_add(1, Ordering::SeqCst);
+                let body = answer.to_string();
+                let _ = write!(
+                    &stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        (url, calls)
+    }
+
+    #[test]
+    fn a_verdict_is_remembered_for_the_resource_it_was_for_only() {
+        let payroll = "https://mcp.example.com/payroll/mcp";
+        let mut for_payroll = active(SystemTime::now());
+        for_payroll["aud"] = json!(payroll);
+        let (url, calls) = endpoint(for_payroll);
+        let base = Expect::new(ISSUER, "https://mcp.example.com");
+        let verifier = Introspection::new(url, "c", "s", base).unwrap();
+        assert!(verifier.verify_for("opaque", payroll).is_ok());
+        assert!(verifier.verify_for("opaque", payroll).is_ok());
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "the second answer came from the cache");
+        let elsewhere = verifier.verify_for("opaque", "https://mcp.example.com/wiki/mcp");
+        assert!(elsewhere.unwrap_err().contains("another audience"), "the verdict for payroll was reused");
+        assert!(verifier.verify("opaque").unwrap_err().contains("another audience"), "the base is no audience");
+    }
+
     #[test]
     fn an_unreachable_server_refuses_without_remembering() {
         let expect = Expect::new(ISSUER, AUDIENCE);

@@ -461,16 +461,25 @@ fn two_authorization_headers_are_a_bad_request() {
 fn a_body_over_the_limit_sent_whole_gets_its_413_not_a_reset() {
     let mut server = Server::start(&["--max-message-bytes", "100000"], &[]);
     let session = server.session(json!({}));
-    for size in [100_001, 8 * 1024 * 1024] {
+    // By declared length, and in chunks (found over the limit only as they are read).
+    for (size, chunked) in [(100_001, false), (8 * 1024 * 1024, false), (8 * 1024 * 1024, true)] {
         let mut stream = connect(server.port);
+        let framing = if chunked { "Transfer-Encoding: chunked".to_owned() } else { format!("Content-Length: {size}") };
         let head = format!(
             "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nContent-Length: {size}\r\n\r\n"
+             Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\n{framing}\r\n\r\n"
         );
+        let body = match chunked {
+            false => vec![b' '; size],
+            true => {
+                let chunk = [format!("{:x}\r\n", 64 * 1024).into_bytes(), vec![b' '; 64 * 1024], b"\r\n".to_vec()];
+                [chunk.concat().repeat(size / (64 * 1024)), b"0\r\n\r\n".to_vec()].concat()
+            }
+        };
         let mut writer = stream.try_clone().unwrap();
         let sending = thread::spawn(move || {
             writer.write_all(head.as_bytes())?;
-            writer.write_all(&vec![b' '; size])
+            writer.write_all(&body)
         });
         let sent = sending.join().unwrap();
         assert!(sent.is_ok(), "{size} bytes: the server reset the connection while the body was sent: {sent:?}");

@@ -106,7 +106,7 @@ pub(super) fn post(
             let error = RpcError::invalid_request("the server stopped before this request finished");
             Answer::json(200, frame::error_response(Some(&id), &error)).send(exchange, cors);
         }
-        // Cancelled (by the server: the client cancels by hanging up).
+        // Ended with nothing written (cancelled): never answered, yet the POST gets a stream.
         None => super::streams::unanswered(exchange, cors),
         Some(first) => stream(http, exchange, cors, first, &answers),
     }

@@ -36,11 +36,8 @@ pub trait TokenVerifier: Send + Sync {
     /// ([`HttpServer::start_mounted`](super::HttpServer::start_mounted)) each one's own
     /// ([`OAuth::resource_for`]). What the HTTP transport calls. By default `verify`, which
     /// suits a verifier for one server; one shared by mounted servers must check that the
-    /// token names `resource` as its audience (RFC 8707), as [`JwtVerifier`] and
-    /// [`Introspection`] do, or a token minted for one server is accepted by all.
-    ///
-    /// [`JwtVerifier`]: super::JwtVerifier
-    /// [`Introspection`]: super::Introspection
+    /// token names `resource` as its audience (RFC 8707), as `JwtVerifier` and
+    /// `Introspection` (feature `oauth`) do, or a token minted for one server is accepted by all.
     fn verify_for(&self, token: &str, resource: &str) -> Result<Grant, String> {
         let _ = resource;
         self.verify(token)

@@ -2,7 +2,8 @@
 //! no curl). Exit 0 only on a 200 from the URL, else 1 with the reason, within its deadline.
 
 use crate::raw_http::Server;
-use crate::support::run_binary;
+use crate::support::{binary, run_binary, TempDir};
+use serde_json::json;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
@@ -36,4 +37,27 @@ fn a_server_that_never_answers_is_unhealthy_within_the_deadline() {
     let (ok, stderr) = health(&format!("http://{}/healthz", silent.local_addr().unwrap()));
     assert!(!ok && stderr.contains("no answer within 3000 ms"), "{stderr}");
     assert!(started.elapsed() < Duration::from_secs(6), "{:?}", started.elapsed());
+}
+
+/// `/healthz` is checked like every path: a request from a page that rebound a name to the
+/// server (a foreign `Host`) or from a foreign `Origin` learns only the bare status, never the
+/// names of the servers behind `proxy --config`; a request that passes the checks gets them.
+#[test]
+fn health_names_the_proxys_servers_only_to_requests_that_pass_the_host_and_origin_checks() {
+    let dir = TempDir::new("health-config");
+    let entry = json!({"command": binary(), "args": ["--everything"]});
+    let config = dir.write("servers.json", json!({"mcpServers": {"payroll": entry, "wiki": entry}}).to_string());
+    let server = Server::proxy(&["--config", config.to_str().unwrap()]);
+    let named = server.send("GET", "/healthz", &[], "");
+    assert_eq!((named.status, named.body.as_str()), (200, "payroll: ok\nwiki: ok\n"));
+    let foreign: [&[(&str, &str)]; 3] = [
+        &[("Host", "rebound.example")],
+        &[("Origin", "http://rebound.example")],
+        &[("Host", "rebound.example:8080"), ("Origin", "http://rebound.example:8080")],
+    ];
+    for headers in foreign {
+        let bare = server.send("GET", "/healthz", headers, "");
+        assert_eq!((bare.status, bare.body.as_str()), (200, "ok\n"), "{headers:?}");
+        assert!(bare.header("access-control-allow-origin").is_none(), "{headers:?}");
+    }
 }

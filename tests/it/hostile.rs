@@ -434,3 +434,61 @@ fn abandoned_handshakes_expire_within_a_minute() {
     assert_eq!(server.post(&[("Mcp-Session-Id", &used)], &ping).status, 200);
     server.answers_quickly();
 }
+
+/// Two `Authorization` headers are refused as two `Host`s are (RFC 9110 §5.3: a header that is
+/// not a list is sent once): which one a check reads must not depend on who reads it, a proxy
+/// in front or this server.
+#[test]
+fn two_authorization_headers_are_a_bad_request() {
+    let server = Server::start(&[], &[("TINYMCP_TOKEN", "secret-0123456789")]);
+    let good = "Authorization: Bearer secret-0123456789\r\n";
+    let bad = "Authorization: Bearer forged-0123456789\r\n";
+    for (first, second) in [(good, bad), (bad, good), (good, good)] {
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\n{first}{second}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: 2\r\n\r\n{{}}"
+        );
+        assert_eq!(raw_status(server.port, request.as_bytes()), 400, "{first}{second}");
+    }
+    let one = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\n{good}Accept: text/event-stream\r\n\r\n");
+    assert_eq!(raw_status(server.port, one.as_bytes()), 400, "one is fine: no session yet is the 400");
+}
+
+/// A body over the limit, sent whole without waiting (as the Python SDK's client does: no
+/// `Expect: 100-continue`), gets its `413` read by the client: the server does not close with
+/// the body unread, which would reset the connection and lose the answer.
+#[test]
+fn a_body_over_the_limit_sent_whole_gets_its_413_not_a_reset() {
+    let mut server = Server::start(&["--max-message-bytes", "100000"], &[]);
+    let session = server.session(json!({}));
+    // By declared length, and in chunks (found over the limit only as they are read).
+    for (size, chunked) in [(100_001, false), (8 * 1024 * 1024, false), (8 * 1024 * 1024, true)] {
+        let mut stream = connect(server.port);
+        let framing = if chunked { "Transfer-Encoding: chunked".to_owned() } else { format!("Content-Length: {size}") };
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\n{framing}\r\n\r\n"
+        );
+        let body = match chunked {
+            false => vec![b' '; size],
+            true => {
+                let chunk = [format!("{:x}\r\n", 64 * 1024).into_bytes(), vec![b' '; 64 * 1024], b"\r\n".to_vec()];
+                [chunk.concat().repeat(size / (64 * 1024)), b"0\r\n\r\n".to_vec()].concat()
+            }
+        };
+        let mut writer = stream.try_clone().unwrap();
+        let sending = thread::spawn(move || {
+            writer.write_all(head.as_bytes())?;
+            writer.write_all(&body)
+        });
+        let sent = sending.join().unwrap();
+        assert!(sent.is_ok(), "{size} bytes: the server reset the connection while the body was sent: {sent:?}");
+        let reply = read_reply(&mut BufReader::new(&stream));
+        assert_eq!(reply.status, 413, "{size} bytes: {}", reply.body);
+        assert_eq!(reply.json()["error"]["code"], -32600, "{}", reply.body);
+        assert!(reply.json()["error"]["message"].as_str().unwrap().contains("100000"), "{}", reply.body);
+        let mut rest = Vec::new();
+        assert_eq!(stream.read_to_end(&mut rest).unwrap(), 0, "the connection ends cleanly after the 413");
+    }
+    server.answers_quickly();
+}

@@ -480,3 +480,35 @@ fn an_embedded_server_shuts_down_and_joins_its_threads() {
     let _ = legacy.read_to_end(&mut rest);
     assert!(TcpStream::connect(("127.0.0.1", port)).is_err(), "still accepting after shutdown");
 }
+
+/// Spec (transports: a POST carrying a request gets `application/json` or `text/event-stream`;
+/// cancellation: a cancelled request is never answered): a request cancelled before anything
+/// was written for it gets an event stream that ends with no event, not an empty `202` (which
+/// the Python SDK's client reads as a broken answer, `-32600`). The proxy answers so too.
+#[test]
+fn a_cancelled_requests_post_gets_an_empty_event_stream_not_a_202() {
+    for server in [Server::start(&[], &[]), Server::proxy(&["--", binary(), "--everything"])] {
+        cancelled_before_anything_was_written(&server);
+    }
+}
+
+fn cancelled_before_anything_was_written(server: &Server) {
+    let session = server.session(json!({}));
+    let sid = ("Mcp-Session-Id", session.as_str());
+    let slow = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "test_slow", "arguments": {"ms": 5000}}});
+    let mut stream = server.connect();
+    write_request(&mut stream, server.port, "POST", "/mcp", &[ACCEPT_BOTH, JSON, sid], &slow.to_string());
+    // A ping on the same session answered means the call is running.
+    let ping = server.post(&[sid], &json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}));
+    assert_eq!(ping.status, 200, "{}", ping.body);
+    let started = Instant::now();
+    let cancel =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "test"}});
+    assert_eq!(server.post(&[sid], &cancel).status, 202);
+    let reply = read_reply(&mut BufReader::new(stream));
+    assert!(started.elapsed() < Duration::from_secs(4), "the POST waited for the call to run out");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"), "{}", reply.body);
+    assert!(reply.events().is_empty(), "a cancelled request is never answered: {}", reply.body);
+}

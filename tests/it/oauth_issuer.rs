@@ -2,7 +2,7 @@
 //! process publishes metadata and a key set over loopback HTTP; tokens are JWTs the test signs.
 //! Key rotation, the refetch rate limit, audience and scope.
 
-use crate::raw_http::{initialize, Server};
+use crate::raw_http::{initialize, Server, ACCEPT_BOTH, JSON};
 use ed25519_dalek::{Signer, SigningKey};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -208,4 +208,46 @@ fn manifest_resources_and_views_need_their_scopes() {
     assert_eq!(view.json()["result"]["contents"][0]["text"], "<p>deploy</p>", "{}", view.body);
     let got = rpc(&admin, "prompts/get", brief);
     assert_eq!(got.json()["result"]["messages"][0]["content"]["resource"]["text"], "the plans", "{}", got.body);
+}
+
+/// `proxy --config` under OAuth: each server is a resource of its own (RFC 8707, RFC 9728), its
+/// canonical URL `--public-url` + `/NAME/mcp`. A token minted for one is refused at another, and
+/// each one's challenge and metadata name that server, not the first.
+#[test]
+fn each_server_behind_the_proxy_is_its_own_audience_with_its_own_metadata() {
+    let dir = crate::support::TempDir::new("oauth-mounts");
+    let entry = json!({"command": crate::support::binary(), "args": ["--everything"]});
+    let config = dir.write("servers.json", json!({"mcpServers": {"a": entry, "payroll": entry}}).to_string());
+    let issuer = Issuer::start(json!({"keys": [jwk("k1", 1)]}));
+    let base = "https://mcp.example.com";
+    let args = ["--oauth-issuer", &issuer.url, "--public-url", base, "--oauth-scope", "mcp:use"];
+    let server = Server::proxy(&[&args[..], &["--config", config.to_str().unwrap()]].concat());
+    let at = |path: &str, token: Option<&str>| {
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+        let mut all = vec![ACCEPT_BOTH, JSON];
+        all.extend(headers);
+        server.send("POST", path, &all, &initialize(json!({})).to_string())
+    };
+    let for_a = issuer.token("k1", 1, json!({"aud": format!("{base}/a/mcp")}));
+    let for_payroll = issuer.token("k1", 1, json!({"aud": format!("{base}/payroll/mcp")}));
+    assert_eq!(at("/a/mcp", Some(&for_a)).status, 200);
+    assert_eq!(at("/payroll/mcp", Some(&for_payroll)).status, 200);
+    let crossed = at("/payroll/mcp", Some(&for_a));
+    assert_eq!(crossed.status, 401, "a token for /a accepted at /payroll: {}", crossed.body);
+    assert!(crossed.header("www-authenticate").unwrap_or_default().contains("another audience"));
+    assert_eq!(at("/a/mcp", Some(&for_payroll)).status, 401, "a token for /payroll accepted at /a");
+    let base_token = issuer.token("k1", 1, json!({"aud": base}));
+    assert_eq!(at("/a/mcp", Some(&base_token)).status, 401, "the base URL is no server's audience");
+    for name in ["a", "payroll"] {
+        let challenge = at(&format!("/{name}/mcp"), None);
+        assert_eq!(challenge.status, 401);
+        let expected = format!("Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/{name}/mcp\"");
+        let got = challenge.header("www-authenticate").unwrap_or_default();
+        assert!(got.starts_with(&expected), "{name}: {got}");
+        let metadata = server.send("GET", &format!("/.well-known/oauth-protected-resource/{name}/mcp"), &[], "");
+        assert_eq!(metadata.status, 200, "{name}: {}", metadata.body);
+        assert_eq!(metadata.json()["resource"], format!("{base}/{name}/mcp"));
+        assert_eq!(metadata.json()["authorization_servers"], json!([issuer.url]));
+    }
 }

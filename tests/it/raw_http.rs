@@ -48,6 +48,22 @@ impl Server {
         Server { child, port }
     }
 
+    /// `tinymcp proxy --http 127.0.0.1:0 ARGS`, the token not inherited.
+    pub fn proxy(args: &[&str]) -> Server {
+        let mut command = Command::new(binary());
+        command
+            .args(["proxy", "--http", "127.0.0.1:0"])
+            .args(args)
+            .env("RUST_LOG", "tinymcp=info")
+            .env_remove("TINYMCP_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("spawn tinymcp proxy");
+        let port = announced_port(&mut child);
+        Server { child, port }
+    }
+
     pub fn connect(&self) -> TcpStream {
         connect(self.port)
     }

@@ -30,6 +30,18 @@ impl Grant {
 pub trait TokenVerifier: Send + Sync {
     /// Verifies `token`, the credentials after `Bearer `.
     fn verify(&self, token: &str) -> Result<Grant, String>;
+
+    /// Verifies `token` for the server at `resource`, the canonical URL the request was sent
+    /// to: [`OAuth::resource`], or with several servers on one listener
+    /// ([`HttpServer::start_mounted`](super::HttpServer::start_mounted)) each one's own
+    /// ([`OAuth::resource_for`]). What the HTTP transport calls. By default `verify`, which
+    /// suits a verifier for one server; one shared by mounted servers must check that the
+    /// token names `resource` as its audience (RFC 8707), as `JwtVerifier` and
+    /// `Introspection` (feature `oauth`) do, or a token minted for one server is accepted by all.
+    fn verify_for(&self, token: &str, resource: &str) -> Result<Grant, String> {
+        let _ = resource;
+        self.verify(token)
+    }
 }
 
 impl<F: Fn(&str) -> Result<Grant, String> + Send + Sync> TokenVerifier for F {
@@ -74,6 +86,9 @@ impl TokenVerifier for StaticToken {
 pub struct OAuth {
     /// This server's canonical URL, e.g. `https://mcp.example.com/mcp` (`--public-url`): the
     /// `resource` of its metadata, and the audience a token must name (the verifier checks that).
+    /// With servers mounted under names (`HttpServer::start_mounted`), the base URL each one's
+    /// path is appended to: `https://mcp.example.com` serves `https://mcp.example.com/NAME/mcp`
+    /// ([`OAuth::resource_for`]), each its own resource and audience.
     pub resource: String,
     /// The issuers of the authorization servers clients are sent to (`--oauth-issuer`).
     pub authorization_servers: Vec<String>,
@@ -108,8 +123,8 @@ impl OAuth {
         let Some((_, rest)) = split_url(&self.resource) else {
             return Err(format!("--public-url {:?}: expected an absolute http:// or https:// URL", self.resource));
         };
-        if rest.is_empty() || self.resource.contains('#') {
-            return Err(format!("--public-url {:?}: expected a host and no #fragment", self.resource));
+        if rest.is_empty() || self.resource.contains(['#', '?']) {
+            return Err(format!("--public-url {:?}: expected a host, no ?query and no #fragment", self.resource));
         }
         if self.authorization_servers.is_empty() {
             return Err("OAuth needs at least one authorization server (--oauth-issuer)".into());
@@ -124,33 +139,19 @@ impl OAuth {
         Ok(())
     }
 
-    /// The path of this resource's metadata (RFC 9728 §3.1: the well-known prefix inserted
-    /// before the resource's path), e.g. `/.well-known/oauth-protected-resource/mcp`.
-    fn metadata_path(&self) -> String {
-        let path = split_url(&self.resource).map_or("", |(_, rest)| rest.find('/').map_or("", |at| &rest[at..]));
-        let path = path.split('?').next().unwrap_or("");
-        format!("{WELL_KNOWN}{}", path.trim_end_matches('/'))
+    /// The canonical URL of the server mounted at `prefix` (`/NAME`, or `""` at the root):
+    /// `resource` itself at the root, else `resource` + `/NAME/mcp`.
+    pub fn resource_for(&self, prefix: &str) -> String {
+        match prefix {
+            "" => self.resource.clone(),
+            _ => format!("{}{prefix}/mcp", self.resource.trim_end_matches('/')),
+        }
     }
 
-    /// Whether `path` asks for this resource's metadata: the form derived from the resource,
-    /// or the bare well-known path (clients try it when the first is not found).
-    pub(super) fn is_metadata_path(&self, path: &str) -> bool {
-        path == WELL_KNOWN || path == self.metadata_path()
-    }
-
-    /// The URL clients fetch the metadata from, named in every challenge.
-    fn metadata_url(&self) -> String {
-        let origin = split_url(&self.resource).map_or("", |(scheme, rest)| {
-            let host = rest.find(['/', '?']).map_or(rest, |at| &rest[..at]);
-            &self.resource[..scheme.len() + 3 + host.len()]
-        });
-        format!("{origin}{}", self.metadata_path())
-    }
-
-    /// The protected resource metadata document (RFC 9728 §2).
-    pub(super) fn metadata(&self) -> String {
+    /// The protected resource metadata document (RFC 9728 §2) of `resource`.
+    pub(super) fn metadata(&self, resource: &str) -> String {
         json!({
-            "resource": self.resource,
+            "resource": resource,
             "authorization_servers": self.authorization_servers,
             "scopes_supported": self.scopes,
             "bearer_methods_supported": ["header"],
@@ -158,10 +159,10 @@ impl OAuth {
         .to_string()
     }
 
-    /// The `WWW-Authenticate` value of a refusal (RFC 6750 §3): where the metadata is, the
-    /// scopes needed, and for a token that was given, why it failed.
-    pub(super) fn challenge(&self, failure: &Failure) -> String {
-        let mut value = format!("Bearer resource_metadata=\"{}\"", self.metadata_url());
+    /// The `WWW-Authenticate` value of a refusal at `resource` (RFC 6750 §3): where its
+    /// metadata is, the scopes needed, and for a token that was given, why it failed.
+    pub(super) fn challenge(&self, failure: &Failure, resource: &str) -> String {
+        let mut value = format!("Bearer resource_metadata=\"{}\"", metadata_url(resource));
         if !self.scopes.is_empty() {
             value.push_str(&format!(", scope=\"{}\"", self.scopes.join(" ")));
         }
@@ -174,24 +175,24 @@ impl OAuth {
         value
     }
 
-    /// The `WWW-Authenticate` value of a `403` for an operation that needs the scopes `needed`
-    /// besides the ones every request needs: all of them named in one challenge (spec,
-    /// authorization: "include all scopes required for the current operation").
-    pub(super) fn scope_challenge(&self, needed: &[&str], why: &str) -> String {
+    /// The `WWW-Authenticate` value of a `403` at `resource` for an operation that needs the
+    /// scopes `needed` besides the ones every request needs: all of them named in one challenge
+    /// (spec, authorization: "include all scopes required for the current operation").
+    pub(super) fn scope_challenge(&self, needed: &[&str], why: &str, resource: &str) -> String {
         let mut all: Vec<&str> = self.scopes.iter().map(String::as_str).collect();
         all.extend(needed.iter().filter(|s| !self.scopes.iter().any(|t| t == *s)));
         format!(
             "Bearer resource_metadata=\"{}\", scope=\"{}\", error=\"insufficient_scope\", error_description=\"{}\"",
-            self.metadata_url(),
+            metadata_url(resource),
             quoted(&all.join(" ")),
             quoted(why)
         )
     }
 
-    /// Checks a request's credentials (`None` when it sent no bearer token).
-    pub(super) fn authorize(&self, given: Option<&str>) -> Result<Grant, Failure> {
+    /// Checks a request's credentials (`None` when it sent no bearer token) for `resource`.
+    pub(super) fn authorize(&self, given: Option<&str>, resource: &str) -> Result<Grant, Failure> {
         let token = given.filter(|t| !t.is_empty()).ok_or(Failure::Missing)?;
-        let grant = self.verifier.verify(token).map_err(Failure::Invalid)?;
+        let grant = self.verifier.verify_for(token, resource).map_err(Failure::Invalid)?;
         let missing: Vec<&str> = self.scopes.iter().filter(|s| !grant.scopes.contains(s)).map(String::as_str).collect();
         if !missing.is_empty() {
             return Err(Failure::Scope(format!("the token lacks the scope {}", missing.join(" "))));
@@ -209,6 +210,29 @@ pub(super) enum Failure {
     Invalid(String),
     /// A valid token without every scope needed: 403 `insufficient_scope`.
     Scope(String),
+}
+
+/// The path of `resource`'s metadata (RFC 9728 §3.1: the well-known prefix inserted before the
+/// resource's path), e.g. `/.well-known/oauth-protected-resource/mcp`.
+pub(super) fn metadata_path(resource: &str) -> String {
+    let path = split_url(resource).map_or("", |(_, rest)| rest.find('/').map_or("", |at| &rest[at..]));
+    let path = path.split('?').next().unwrap_or("");
+    format!("{WELL_KNOWN}{}", path.trim_end_matches('/'))
+}
+
+/// Whether `path` is the bare well-known path, without a resource's path after it (clients
+/// try it when the derived one is not found).
+pub(super) fn is_bare_metadata_path(path: &str) -> bool {
+    path == WELL_KNOWN
+}
+
+/// The URL clients fetch `resource`'s metadata from, named in every challenge.
+fn metadata_url(resource: &str) -> String {
+    let origin = split_url(resource).map_or("", |(scheme, rest)| {
+        let host = rest.find(['/', '?']).map_or(rest, |at| &rest[..at]);
+        &resource[..scheme.len() + 3 + host.len()]
+    });
+    format!("{origin}{}", metadata_path(resource))
 }
 
 /// `scheme` and what follows `scheme://`, for `http` and `https` only.
@@ -237,39 +261,48 @@ mod tests {
 
     #[test]
     fn the_metadata_url_inserts_the_well_known_prefix_before_the_path() {
-        let at_path = oauth("https://mcp.example.com/public/mcp");
-        assert_eq!(at_path.metadata_url(), "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp");
-        assert!(at_path.is_metadata_path("/.well-known/oauth-protected-resource/public/mcp"));
-        assert!(at_path.is_metadata_path("/.well-known/oauth-protected-resource"));
-        assert!(!at_path.is_metadata_path("/.well-known/oauth-protected-resource/other"));
-        let root = oauth("http://127.0.0.1:8080");
-        assert_eq!(root.metadata_url(), "http://127.0.0.1:8080/.well-known/oauth-protected-resource");
-        assert_eq!(oauth("https://h/").metadata_path(), WELL_KNOWN);
+        let at_path = "https://mcp.example.com/public/mcp";
+        assert_eq!(metadata_url(at_path), "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp");
+        assert_eq!(metadata_path(at_path), "/.well-known/oauth-protected-resource/public/mcp");
+        assert!(is_bare_metadata_path("/.well-known/oauth-protected-resource"));
+        assert_eq!(metadata_url("http://127.0.0.1:8080"), "http://127.0.0.1:8080/.well-known/oauth-protected-resource");
+        assert_eq!(metadata_path("https://h/"), WELL_KNOWN);
+    }
+
+    #[test]
+    fn each_mounted_server_is_a_resource_of_its_own_under_the_base() {
+        let base = oauth("https://mcp.example.com/tools/");
+        assert_eq!(base.resource_for(""), "https://mcp.example.com/tools/");
+        assert_eq!(base.resource_for("/payroll"), "https://mcp.example.com/tools/payroll/mcp");
+        assert_eq!(
+            metadata_url(&base.resource_for("/payroll")),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/tools/payroll/mcp"
+        );
     }
 
     #[test]
     fn challenges_name_the_metadata_and_the_scope_and_say_why() {
-        let o = oauth("https://mcp.example.com/mcp");
+        let (o, resource) = (oauth("https://mcp.example.com/mcp"), "https://mcp.example.com/mcp");
         let meta = "resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\"";
-        assert_eq!(o.authorize(None), Err(Failure::Missing));
-        assert_eq!(o.challenge(&Failure::Missing), format!("Bearer {meta}, scope=\"mcp:read\""));
-        let invalid = o.authorize(Some("forged")).unwrap_err();
+        assert_eq!(o.authorize(None, resource), Err(Failure::Missing));
+        assert_eq!(o.challenge(&Failure::Missing, resource), format!("Bearer {meta}, scope=\"mcp:read\""));
+        let invalid = o.authorize(Some("forged"), resource).unwrap_err();
         assert_eq!(
-            o.challenge(&invalid),
+            o.challenge(&invalid, resource),
             format!(
                 "Bearer {meta}, scope=\"mcp:read\", error=\"invalid_token\", error_description=\"bad 'signature'\""
             )
         );
-        let narrow = o.authorize(Some("narrow")).unwrap_err();
+        let narrow = o.authorize(Some("narrow"), resource).unwrap_err();
         assert!(matches!(narrow, Failure::Scope(_)));
-        assert!(o.challenge(&narrow).contains("error=\"insufficient_scope\""));
-        assert_eq!(o.authorize(Some("good")), Ok(Grant::new(["mcp:read", "other"])));
+        assert!(o.challenge(&narrow, resource).contains("error=\"insufficient_scope\""));
+        assert_eq!(o.authorize(Some("good"), resource), Ok(Grant::new(["mcp:read", "other"])));
     }
 
     #[test]
     fn settings_are_checked() {
         assert!(oauth("https://mcp.example.com/mcp").validate().is_ok());
-        for bad in ["mcp.example.com", "ftp://h/x", "https://", "https://h/mcp#frag"] {
+        for bad in ["mcp.example.com", "ftp://h/x", "https://", "https://h/mcp#frag", "https://h/mcp?x=1"] {
             assert!(oauth(bad).validate().is_err(), "{bad}");
         }
         let quote = OAuth { scopes: vec!["a\"b".into()], ..oauth("https://h") };

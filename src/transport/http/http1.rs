@@ -28,6 +28,11 @@ const DRAIN_MAX: u64 = 64 * 1024;
 pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Bytes read from the socket at once.
 const READ_CHUNK: usize = 8 * 1024;
+/// A connection closed while its client may still be sending (a body over the limit, a refused
+/// head) is half-closed and what comes is read and dropped, for at most this long and this
+/// many bytes: closing with unread bytes resets it, and the client loses the answer.
+const LINGER: Duration = Duration::from_secs(5);
+const LINGER_BYTES: u64 = 64 * 1024 * 1024;
 
 /// How a request's body is framed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,6 +191,10 @@ pub(super) fn parse_head(bytes: &[u8]) -> Result<Option<(Head, usize)>, HeadErro
             if !value.is_empty() && !is_host_syntax(&value) {
                 return Err(HeadError::Bad("invalid Host: expected host[:port]"));
             }
+        } else if h.name.eq_ignore_ascii_case("authorization") && head.header("authorization").is_some() {
+            // Not a list (RFC 9110 §11.6.2): which credentials count must not depend on who
+            // reads them, a proxy in front or this server.
+            return Err(HeadError::Bad("more than one Authorization header"));
         } else if h.name.eq_ignore_ascii_case("expect") {
             if !value.eq_ignore_ascii_case("100-continue") {
                 return Err(HeadError::Bad("unsupported Expect"));
@@ -224,6 +233,8 @@ pub(super) struct Conn {
     buf: Vec<u8>,
     /// Close once the current answer is out.
     pub(super) close: bool,
+    /// The client may still be sending what we will not read: the close lingers (`end`).
+    unread: bool,
 }
 
 fn timed_out() -> io::Error {
@@ -232,7 +243,7 @@ fn timed_out() -> io::Error {
 
 impl Conn {
     pub(super) fn new(stream: Arc<TcpStream>) -> Conn {
-        Conn { stream, buf: Vec::new(), close: false }
+        Conn { stream, buf: Vec::new(), close: false, unread: false }
     }
 
     /// Reads once more into the buffer, waiting until `deadline` at most; 0 means closed.
@@ -291,6 +302,8 @@ impl Conn {
     pub(super) fn refuse(&mut self, error: &HeadError) {
         log::debug!("refused a request: {}", error.reason());
         self.close = true;
+        // A client too slow to finish its head gets no more time.
+        self.unread = *error != HeadError::Timeout;
         let body = format!("{}\n", error.reason());
         let _ =
             self.write_head_and_body(error.status(), &[("Content-Type", "text/plain; charset=utf-8")], body.as_bytes());
@@ -317,6 +330,36 @@ impl Conn {
         written
     }
 
+    /// The connection is over. When the client may still be sending, our side is closed first
+    /// and what it sends is read and dropped (bounded by `LINGER` and `LINGER_BYTES`) until it
+    /// closes too: closed with bytes unread, the socket would be reset, and a client still
+    /// writing its request (one that does not wait for `100 Continue`) would lose the answer
+    /// already sent, a `413` say.
+    pub(super) fn end(self) {
+        if !self.unread {
+            return;
+        }
+        if self.stream.shutdown(std::net::Shutdown::Write).is_err() {
+            return;
+        }
+        let deadline = Instant::now() + LINGER;
+        let mut left = LINGER_BYTES;
+        let mut chunk = [0u8; READ_CHUNK];
+        while left > 0 {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            if wait.is_zero() || self.stream.set_read_timeout(Some(wait)).is_err() {
+                break;
+            }
+            match (&*self.stream).read(&mut chunk) {
+                Ok(0) => return,
+                Ok(n) => left = left.saturating_sub(n as u64),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
+        log::debug!("closing a connection whose client is still sending");
+    }
+
     /// Whether the peer has closed its side (checked without blocking; data waiting means no).
     pub(super) fn peer_closed(stream: &TcpStream) -> bool {
         if stream.set_nonblocking(true).is_err() {
@@ -339,13 +382,15 @@ pub(super) struct Exchange<'c> {
     conn: &'c mut Conn,
     /// The body was read whole, or there is none.
     body_done: bool,
+    /// Reading the body failed on the socket (its deadline passed, the peer went away).
+    body_lost: bool,
     continue_sent: bool,
 }
 
 impl<'c> Exchange<'c> {
     pub(super) fn new(conn: &'c mut Conn, head: Head) -> Self {
         let body_done = head.body == BodyKind::None;
-        Exchange { head, conn, body_done, continue_sent: false }
+        Exchange { head, conn, body_done, body_lost: false, continue_sent: false }
     }
 
     pub(super) fn header(&self, name: &str) -> Option<&str> {
@@ -386,7 +431,10 @@ impl<'c> Exchange<'c> {
         let read = self.read_body_inner(cap);
         match &read {
             Ok(_) => self.body_done = true,
-            Err(_) => self.conn.close = true,
+            Err(e) => {
+                self.conn.close = true;
+                self.body_lost = matches!(e, BodyError::Io(_));
+            }
         }
         read
     }
@@ -480,7 +528,17 @@ impl<'c> Exchange<'c> {
 
     /// After the answer: drains a small unread body so the connection can carry the next request.
     pub(super) fn finish(self) {
-        if self.conn.close || self.body_done {
+        if self.body_lost {
+            return;
+        }
+        if self.body_done {
+            // Requests sent after one that closes the connection are dropped, lingering.
+            self.conn.unread |= self.conn.close && !self.conn.buf.is_empty();
+            return;
+        }
+        if self.conn.close {
+            // A body left unread (too big, refused before it was read): the close lingers.
+            self.conn.unread = true;
             return;
         }
         if let BodyKind::Length(n) = self.head.body {
@@ -500,6 +558,7 @@ impl<'c> Exchange<'c> {
             }
         }
         self.conn.close = true;
+        self.conn.unread = true;
     }
 }
 
@@ -628,10 +687,12 @@ mod tests {
     }
 
     #[test]
-    fn a_host_is_one_header_of_host_and_port_only() {
+    fn host_and_authorization_are_one_header_each_and_a_host_is_host_and_port_only() {
         let refused = |text: &str| parse_head(text.as_bytes()).unwrap_err();
         assert_eq!(refused("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n").status(), 400);
         assert_eq!(refused("GET / HTTP/1.1\r\nHost: a\r\nhost: a\r\n\r\n").status(), 400);
+        let two = "GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer x\r\nauthorization: Bearer x\r\n\r\n";
+        assert_eq!(refused(two), HeadError::Bad("more than one Authorization header"));
         for good in ["localhost", "a.example:8080", "127.0.0.1:1", "[::1]", "[::1]:80", "xn--bcher-kva.example", "a_b"]
         {
             assert!(is_host_syntax(good), "{good}");

@@ -1,7 +1,8 @@
 //! Opaque access tokens through the authorization server's introspection endpoint (RFC 7662):
 //! `active`, `iss`, `aud`, `exp`, `nbf` and `token_type` checked as for a JWT. Bounded: a
-//! deadline on every call, a cap on calls in flight, and a small cache of recent answers (keyed
-//! by the token's SHA-256, never the token) so a busy client costs one call per token a while.
+//! deadline on every call, a cap on calls in flight, and a small cache of recent verdicts (keyed
+//! by a SHA-256 of the token and the resource it was for, never the token) so a busy client
+//! costs one call per token a while.
 //! The client secret authenticates the calls and appears in no log and no `Debug`.
 
 use super::auth::{Grant, TokenVerifier};
@@ -101,9 +102,9 @@ impl Introspection {
         }
     }
 
-    /// The verdict on `token`, or `Err` when the server could not be asked (which says nothing
-    /// of the token, so it is not remembered).
-    fn introspect(&self, token: &str) -> Result<Result<Grant, String>, String> {
+    /// The verdict on `token` under `expect`, or `Err` when the server could not be asked (which
+    /// says nothing of the token, so it is not remembered).
+    fn introspect(&self, token: &str, expect: &Expect) -> Result<Result<Grant, String>, String> {
         if self.in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
             self.in_flight.fetch_sub(1, Ordering::SeqCst);
             return Err("too many tokens are being checked at once; try again".into());
@@ -111,7 +112,7 @@ impl Introspection {
         let answer = self.ask(token);
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
         let answer = answer.inspect_err(|why| log::warn!("{why}"))?;
-        Ok(judge(&answer, &self.expect, SystemTime::now()))
+        Ok(judge(&answer, expect, SystemTime::now()))
     }
 
     fn cached(&self, key: &[u8; 32]) -> Option<Result<Grant, String>> {
@@ -136,15 +137,26 @@ impl Introspection {
 }
 
 impl TokenVerifier for Introspection {
+    /// For the audience of its `Expect`.
     fn verify(&self, token: &str) -> Result<Grant, String> {
+        self.verify_for(token, &self.expect.audience)
+    }
+
+    /// For the audience `resource`: each server mounted on one listener is its own, so a
+    /// verdict is remembered for the token and the resource together.
+    fn verify_for(&self, token: &str, resource: &str) -> Result<Grant, String> {
         if token.len() > jwt::MAX_TOKEN_LEN {
             return Err("the token is too long".into());
         }
-        let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        let key: [u8; 32] =
+            Sha256::new().chain_update(resource).chain_update([0]).chain_update(token).finalize().into();
         if let Some(verdict) = self.cached(&key) {
             return verdict;
         }
-        let verdict = self.introspect(token)?;
+        let verdict = match resource == self.expect.audience {
+            true => self.introspect(token, &self.expect),
+            false => self.introspect(token, &self.expect.for_audience(resource)),
+        }?;
         self.remember(key, &verdict);
         verdict
     }
@@ -189,6 +201,13 @@ impl TokenVerifier for JwtOrIntrospection {
         match jwt::is_jwt(token) {
             true => self.jwt.verify(token),
             false => self.introspection.verify(token),
+        }
+    }
+
+    fn verify_for(&self, token: &str, resource: &str) -> Result<Grant, String> {
+        match jwt::is_jwt(token) {
+            true => self.jwt.verify_for(token, resource),
+            false => self.introspection.verify_for(token, resource),
         }
     }
 }
@@ -254,6 +273,52 @@ mod tests {
         assert!(Introspection::new("http://auth.example.com/introspect", "c", "s", expect()).is_err());
         let ok = Introspection::new("http://127.0.0.1:1/introspect", "c", "very-secret-value", expect()).unwrap();
         assert!(!format!("{ok:?}").contains("very-secret-value"));
+    }
+
+    /// A loopback introspection endpoint answering `answer` to every call, counting them.
+    fn endpoint(answer: Value) -> (String, std::sync::Arc<AtomicUsize>) {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/introspect", listener.local_addr().unwrap());
+        let calls = std::sync::Arc::new(AtomicUsize::new(0));
+        let counted = std::sync::Arc::clone(&calls);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let mut reader = BufReader::new(&stream);
+                let (mut line, mut length) = (String::new(), 0);
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = n.trim().parse().unwrap_or(0);
+                    }
+                    line.clear();
+                }
+                let _ = reader.read_exact(&mut vec![0; length]);
+                counted.fetch_add(1, Ordering::SeqCst);
+                let body = answer.to_string();
+                let _ = write!(
+                    &stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        (url, calls)
+    }
+
+    #[test]
+    fn a_verdict_is_remembered_for_the_resource_it_was_for_only() {
+        let payroll = "https://mcp.example.com/payroll/mcp";
+        let mut for_payroll = active(SystemTime::now());
+        for_payroll["aud"] = json!(payroll);
+        let (url, calls) = endpoint(for_payroll);
+        let base = Expect::new(ISSUER, "https://mcp.example.com");
+        let verifier = Introspection::new(url, "c", "s", base).unwrap();
+        assert!(verifier.verify_for("opaque", payroll).is_ok());
+        assert!(verifier.verify_for("opaque", payroll).is_ok());
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "the second answer came from the cache");
+        let elsewhere = verifier.verify_for("opaque", "https://mcp.example.com/wiki/mcp");
+        assert!(elsewhere.unwrap_err().contains("another audience"), "the verdict for payroll was reused");
+        assert!(verifier.verify("opaque").unwrap_err().contains("another audience"), "the base is no audience");
     }
 
     #[test]

@@ -214,15 +214,16 @@ impl JwtVerifier {
         JwtVerifier { source: Source::Issuer(keys), expect }
     }
 
-    fn check(&self, token: &str) -> Result<Grant, Rejection> {
+    /// Checks `token` against `expect` (this verifier's, or with another audience).
+    fn check(&self, token: &str, expect: &Expect) -> Result<Grant, Rejection> {
         let now = SystemTime::now();
         match &self.source {
-            Source::Fixed(keys) => jwt::verify(token, keys, &self.expect, now),
+            Source::Fixed(keys) => jwt::verify(token, keys, expect, now),
             Source::Issuer(issuer) => {
                 let seen = issuer.fetched_at();
-                match jwt::verify(token, &issuer.keys(), &self.expect, now) {
+                match jwt::verify(token, &issuer.keys(), expect, now) {
                     Err(Rejection::UnknownKey(_)) => match issuer.refresh(seen) {
-                        Some(fresh) => jwt::verify(token, &fresh, &self.expect, now),
+                        Some(fresh) => jwt::verify(token, &fresh, expect, now),
                         None => Err(Rejection::UnknownKey(None)),
                     },
                     checked => checked,
@@ -233,8 +234,18 @@ impl JwtVerifier {
 }
 
 impl TokenVerifier for JwtVerifier {
+    /// For the audience of its `Expect`.
     fn verify(&self, token: &str) -> Result<Grant, String> {
-        self.check(token).map_err(|rejection| match rejection {
+        self.verify_for(token, &self.expect.audience)
+    }
+
+    /// For the audience `resource`: each server mounted on one listener is its own.
+    fn verify_for(&self, token: &str, resource: &str) -> Result<Grant, String> {
+        let checked = match resource == self.expect.audience {
+            true => self.check(token, &self.expect),
+            false => self.check(token, &self.expect.for_audience(resource)),
+        };
+        checked.map_err(|rejection| match rejection {
             Rejection::UnknownKey(_) => "the token is signed with a key the issuer does not list".to_owned(),
             Rejection::Invalid(why) => why,
         })

@@ -175,6 +175,11 @@ impl Expect {
     pub fn new(issuer: impl Into<String>, audience: impl Into<String>) -> Expect {
         Expect { issuer: issuer.into(), audience: audience.into(), leeway: Duration::from_secs(60) }
     }
+
+    /// The same, for another audience (another server on the same listener).
+    pub(super) fn for_audience(&self, audience: &str) -> Expect {
+        Expect { audience: audience.to_owned(), ..self.clone() }
+    }
 }
 
 /// Why a token was refused.

@@ -173,6 +173,12 @@ fn serve_connection(http: &Http, stream: Arc<TcpStream>) {
     // Accepted sockets inherit it from the listener on Linux, not everywhere.
     let _ = stream.set_nodelay(true);
     let mut conn = Conn::new(stream);
+    serve_requests(http, &mut conn);
+    conn.end();
+}
+
+/// The requests of one connection, until it is to be closed.
+fn serve_requests(http: &Http, conn: &mut Conn) {
     let mut wait = HEAD_TIMEOUT;
     while !http.stopping() {
         let head = match conn.next_head(wait) {
@@ -181,7 +187,7 @@ fn serve_connection(http: &Http, stream: Arc<TcpStream>) {
             Err(refused) => return conn.refuse(&refused),
         };
         let answering = Answering::new(&http.connections);
-        let mut exchange = Exchange::new(&mut conn, head);
+        let mut exchange = Exchange::new(conn, head);
         super::route(http, &mut exchange);
         exchange.finish();
         drop(answering);

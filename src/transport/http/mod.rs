@@ -173,7 +173,7 @@ impl HttpServer {
         mut options: HttpOptions,
     ) -> Result<HttpServer, Error> {
         options.access.validate().map_err(Error::Config)?;
-        let mounts = mounts::table(servers).map_err(Error::Config)?;
+        let mounts = mounts::table(servers, options.access.oauth.as_ref()).map_err(Error::Config)?;
         let listener = TcpListener::bind(addr).map_err(|e| Error::Bind(format!("{addr}: {e}")))?;
         // The bound address, not the asked one: with port 0 the log names the port the OS chose.
         let local = listener.local_addr()?;
@@ -354,8 +354,8 @@ impl Answer {
 
     /// A request's JSON answer: `200`, or `403` with an `insufficient_scope` challenge naming
     /// every scope the operation needs when its token lacks one (spec, authorization: scope
-    /// challenges), so the client can step up and retry.
-    fn of(http: &Http, answer: &frame::Answer) -> Self {
+    /// challenges), so the client can step up and retry; `at`: the server that answered.
+    fn of(http: &Http, at: &Mount, answer: &frame::Answer) -> Self {
         let json = Answer::json(200, answer.to_text());
         let (Some(oauth), Err(error)) = (&http.options.access.oauth, &answer.outcome) else { return json };
         if error.code != INSUFFICIENT_SCOPE {
@@ -367,7 +367,7 @@ impl Answer {
             .and_then(|d| d.get("scopes"))
             .and_then(serde_json::Value::as_array)
             .map_or_else(Vec::new, |list| list.iter().filter_map(serde_json::Value::as_str).collect());
-        let challenge = oauth.scope_challenge(&needed, &error.message);
+        let challenge = oauth.scope_challenge(&needed, &error.message, &at.resource);
         Answer { status: 403, ..json }.with("WWW-Authenticate", challenge)
     }
 
@@ -398,13 +398,6 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         let error = RpcError::invalid_request(format!("body over the {cap}-byte limit"));
         return Answer::rpc_error(413, &error).send(exchange, &[]);
     }
-    if path == "/healthz" {
-        if http.draining() {
-            return draining(exchange, None, &[], "draining: this server is shutting down\n");
-        }
-        let (status, body) = mounts::health(&http.mounts);
-        return Answer::text(status, &body).send(exchange, &[]);
-    }
     let origin = exchange.header("Origin").map(str::to_owned);
     let cors = cors_headers(&http.options.access, origin.as_deref());
     // Repeated lines are one list: a proxy appends its own, and the last entry is what counts.
@@ -416,11 +409,29 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         forwarded_host.as_deref(),
         forwarded_proto.as_deref(),
     );
-    if let Some(oauth) = http.options.access.oauth.as_ref().filter(|o| o.is_metadata_path(path)) {
-        let place = http.options.access.check_place(&target, None);
-        return resource_metadata(exchange, oauth, place);
+    // Without a token (a load balancer's probe has none), but checked like every path: what
+    // fails the `Host` or `Origin` check gets the bare status, never the servers' names.
+    if path == "/healthz" {
+        if http.draining() {
+            return draining(exchange, None, &[], "draining: this server is shutting down\n");
+        }
+        let place = http.options.access.check_place(&target, origin.as_deref());
+        if let Err(why) = &place {
+            log::debug!("{method} /healthz: {why}; the bare status only");
+        }
+        let (status, body) = mounts::health(&http.mounts, place.is_ok());
+        return Answer::text(status, &body).send(exchange, &[]);
     }
-    let checked = http.options.access.check(&target, origin.as_deref(), exchange.header("Authorization"));
+    if let Some(oauth) = &http.options.access.oauth {
+        if let Some(described) = mounts::metadata_at(&http.mounts, path) {
+            let place = http.options.access.check_place(&target, None);
+            return resource_metadata(exchange, &oauth.metadata(&described.resource), place);
+        }
+    }
+    // Each server is a resource of its own: a token is checked for the one its path names (a
+    // path under none, which is a 404 behind the check, as for the first).
+    let resource = mounted.map_or(&http.mounts[0], |(m, _)| m).resource.as_str();
+    let checked = http.options.access.check(&target, origin.as_deref(), exchange.header("Authorization"), resource);
     // A preflight carries no credentials; it only learns what the real request may do.
     if method == "OPTIONS" && checked.as_ref().is_err_and(|r| matches!(r, Refusal::Unauthorized(_))) {
         return preflight(exchange, &cors);
@@ -431,7 +442,7 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
             return Answer::text(403, &format!("forbidden: {why}\n")).send(exchange, &cors);
         }
         Err(Refusal::Unauthorized(failure)) => {
-            let challenge = http.options.access.challenge(&failure);
+            let challenge = http.options.access.challenge(&failure, resource);
             // Spec (authorization, scope challenges): a valid token short of a scope is a 403.
             let answer = match &failure {
                 Failure::Scope(why) => Answer::text(403, &format!("insufficient scope: {why}\n")),
@@ -479,13 +490,13 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
 /// The protected resource metadata (RFC 9728), served without a token since it is how a
 /// client learns where to get one; `Host` is still checked. A public document, so any page
 /// may read it (CORS `*`).
-fn resource_metadata(exchange: &mut Exchange<'_>, oauth: &OAuth, place: Result<(), String>) {
+fn resource_metadata(exchange: &mut Exchange<'_>, metadata: &str, place: Result<(), String>) {
     let cors = [("Access-Control-Allow-Origin", "*".to_owned())];
     if let Err(why) = place {
         return Answer::text(403, &format!("forbidden: {why}\n")).send(exchange, &[]);
     }
     match exchange.head.method.as_str() {
-        "GET" => Answer::json(200, oauth.metadata()).send(exchange, &cors),
+        "GET" => Answer::json(200, metadata.to_owned()).send(exchange, &cors),
         "OPTIONS" => Answer::new(204).with("Access-Control-Allow-Methods", "GET, OPTIONS").send(exchange, &cors),
         _ => Answer::text(405, "use GET\n").with("Allow", "GET").send(exchange, &cors),
     }
@@ -692,7 +703,7 @@ fn post(
     let first = match next_answer(http, &answers) {
         Some(Outgoing::Response(answer)) => {
             drop(busy);
-            return Answer::of(http, &answer).send(exchange, &headers);
+            return Answer::of(http, at, &answer).send(exchange, &headers);
         }
         Some(Outgoing::Batch(answers)) => {
             drop(busy);
@@ -705,7 +716,7 @@ fn post(
                 return Answer::json(200, ended_with_session(request_id.as_ref()).to_text()).send(exchange, &headers);
             }
             // Cancelled: nothing will come.
-            return Answer::new(202).send(exchange, &headers);
+            return streams::unanswered(exchange, &headers);
         }
         Some(first) => first,
     };

@@ -2,6 +2,7 @@
 //! the lookup of a request's path, and `/healthz` over all of them. Knows `Server` only as
 //! something to hand requests to.
 
+use super::auth::{self, OAuth};
 use crate::server::Server;
 use std::sync::Arc;
 
@@ -9,10 +10,16 @@ use std::sync::Arc;
 pub(super) struct Mount {
     pub(super) prefix: String,
     pub(super) server: Arc<Server>,
+    /// Under OAuth, its canonical URL (`OAuth::resource_for`): the audience its tokens name,
+    /// the resource its metadata and challenges are about; empty without OAuth.
+    pub(super) resource: String,
+    /// Under OAuth, the path its metadata is served at (RFC 9728 §3.1); empty without OAuth.
+    pub(super) metadata_path: String,
 }
 
-/// The table of `servers` by name (an empty name: at the root), in order; never empty.
-pub(super) fn table(servers: Vec<(String, Arc<Server>)>) -> Result<Vec<Mount>, String> {
+/// The table of `servers` by name (an empty name: at the root), in order; never empty. Under
+/// `oauth`, each server is a resource of its own.
+pub(super) fn table(servers: Vec<(String, Arc<Server>)>, oauth: Option<&OAuth>) -> Result<Vec<Mount>, String> {
     if servers.is_empty() {
         return Err("expected at least one server to serve".into());
     }
@@ -25,7 +32,9 @@ pub(super) fn table(servers: Vec<(String, Arc<Server>)>) -> Result<Vec<Mount>, S
             return Err(format!("the name {name:?} is served twice"));
         }
         let prefix = if name.is_empty() { name } else { format!("/{name}") };
-        mounts.push(Mount { prefix, server });
+        let resource = oauth.map(|o| o.resource_for(&prefix)).unwrap_or_default();
+        let metadata_path = oauth.map(|_| auth::metadata_path(&resource)).unwrap_or_default();
+        mounts.push(Mount { prefix, server, resource, metadata_path });
     }
     Ok(mounts)
 }
@@ -38,29 +47,37 @@ pub(super) fn find<'m, 'p>(mounts: &'m [Mount], path: &'p str) -> Option<(&'m Mo
     })
 }
 
-/// `/healthz`: its status and body; with named servers, each on a line of its own.
-pub(super) fn health(mounts: &[Mount]) -> (u16, String) {
+/// The server whose protected resource metadata `path` asks for: the path derived from its
+/// resource, or the bare well-known path when the listener serves one server only.
+pub(super) fn metadata_at<'m>(mounts: &'m [Mount], path: &str) -> Option<&'m Mount> {
+    match mounts {
+        [only] if auth::is_bare_metadata_path(path) => Some(only),
+        _ => mounts.iter().find(|m| m.metadata_path == path),
+    }
+}
+
+/// `/healthz`: its status and body; with named servers, each on a line of its own when
+/// `named` (the request passed the `Host` and `Origin` checks), else the bare status: a page
+/// that rebound a name to this server learns no server's name.
+pub(super) fn health(mounts: &[Mount], named: bool) -> (u16, String) {
+    let saturated = mounts.iter().filter(|m| m.server.saturated()).count();
+    // One busy server does not take the others out of a load balancer.
+    let status = if saturated == mounts.len() { 503 } else { 200 };
     if let [only] = mounts {
         if only.prefix.is_empty() {
-            return match only.server.saturated() {
-                true => (503, "saturated: every handler thread is busy\n".to_owned()),
-                false => (200, "ok\n".to_owned()),
-            };
+            let body = if status == 200 { "ok\n" } else { "saturated: every handler thread is busy\n" };
+            return (status, body.to_owned());
         }
     }
+    if !named {
+        return (status, if status == 200 { "ok\n" } else { "saturated\n" }.to_owned());
+    }
     let mut body = String::new();
-    let mut saturated = 0;
     for mount in mounts {
-        let state = if mount.server.saturated() {
-            saturated += 1;
-            "saturated"
-        } else {
-            "ok"
-        };
+        let state = if mount.server.saturated() { "saturated" } else { "ok" };
         body.push_str(&format!("{}: {state}\n", mount.prefix.trim_start_matches('/')));
     }
-    // One busy server does not take the others out of a load balancer.
-    (if saturated == mounts.len() { 503 } else { 200 }, body)
+    (status, body)
 }
 
 /// Whether `name` may be a path prefix: one segment of letters, digits, `-`, `_` and `.`,

@@ -150,16 +150,18 @@ impl Access {
         self.token.is_some() || self.oauth.is_some()
     }
 
-    /// Checks `Host` (or what `target` made of it), `Origin` and `Authorization` of one request;
-    /// under OAuth, what its token grants.
+    /// Checks `Host` (or what `target` made of it), `Origin` and `Authorization` of one request
+    /// for the server at `resource` (its canonical URL, under OAuth the audience its token must
+    /// name); under OAuth, what its token grants.
     pub(super) fn check(
         &self,
         target: &Target<'_>,
         origin: Option<&str>,
         authorization: Option<&str>,
+        resource: &str,
     ) -> Result<Option<Grant>, Refusal> {
         self.check_place(target, origin).map_err(Refusal::Forbidden)?;
-        self.authorize(authorization).map_err(Refusal::Unauthorized)
+        self.authorize(authorization, resource).map_err(Refusal::Unauthorized)
     }
 
     /// Checks `Host` (or what `target` made of it) and `Origin`: where the request was sent,
@@ -188,12 +190,13 @@ impl Access {
         Ok(())
     }
 
-    /// Checks the request's bearer token, if this policy wants one: what an OAuth token grants
-    /// (its scopes then gate tools), `None` when scopes are not checked.
-    pub(super) fn authorize(&self, authorization: Option<&str>) -> Result<Option<Grant>, Failure> {
+    /// Checks the request's bearer token, if this policy wants one (under OAuth, for
+    /// `resource`): what an OAuth token grants (its scopes then gate tools), `None` when scopes
+    /// are not checked.
+    pub(super) fn authorize(&self, authorization: Option<&str>, resource: &str) -> Result<Option<Grant>, Failure> {
         let given = authorization.and_then(bearer).map(str::trim).filter(|t| !t.is_empty());
         if let Some(oauth) = &self.oauth {
-            return oauth.authorize(given).map(Some);
+            return oauth.authorize(given, resource).map(Some);
         }
         match &self.token {
             Some(token) => {
@@ -203,10 +206,10 @@ impl Access {
         }
     }
 
-    /// The `WWW-Authenticate` value that goes with a refused token.
-    pub(super) fn challenge(&self, failure: &Failure) -> String {
+    /// The `WWW-Authenticate` value that goes with a token refused for `resource`.
+    pub(super) fn challenge(&self, failure: &Failure, resource: &str) -> String {
         match &self.oauth {
-            Some(oauth) => oauth.challenge(failure),
+            Some(oauth) => oauth.challenge(failure, resource),
             None => "Bearer".into(),
         }
     }
@@ -295,14 +298,14 @@ mod tests {
         // From the proxy: the client's own host is what is checked, and its origin is allowed.
         let through = access.target(|| Some(PROXY), Some("backend"), Some("localhost:8080"), Some("https"));
         assert_eq!(through.host, Some("localhost:8080"));
-        assert_eq!(access.check(&through, Some("https://localhost:8080"), None), Ok(None));
+        assert_eq!(access.check(&through, Some("https://localhost:8080"), None, ""), Ok(None));
         // A rebinding attack through the proxy still fails: the client's host is foreign.
         let rebound = access.target(|| Some(PROXY), Some("backend"), Some("evil.example"), None);
-        assert!(matches!(access.check(&rebound, None, None), Err(Refusal::Forbidden(_))));
+        assert!(matches!(access.check(&rebound, None, None, ""), Err(Refusal::Forbidden(_))));
         // From any other peer a forged X-Forwarded-Host is ignored: Host decides.
         let forged = access.target(|| Some(OTHER), Some("evil.example"), Some("localhost"), Some("https"));
         assert_eq!(forged, at("evil.example"));
-        assert!(matches!(access.check(&forged, None, None), Err(Refusal::Forbidden(_))));
+        assert!(matches!(access.check(&forged, None, None, ""), Err(Refusal::Forbidden(_))));
         // With no proxy configured, the peer is not even looked up.
         let nobody = local().target(|| panic!("no peer lookup"), Some("localhost"), Some("evil.example"), None);
         assert_eq!(nobody, at("localhost"));
@@ -317,28 +320,28 @@ mod tests {
         let access =
             Access { trusted_proxies: vec![PROXY], allowed_hosts: vec!["mcp.example".into()], ..Default::default() };
         let through = access.target(|| Some(PROXY), Some("10.0.0.7:8080"), Some("mcp.example"), Some("https"));
-        assert_eq!(access.check(&through, Some("https://mcp.example"), None), Ok(None));
-        assert!(access.check(&through, Some("http://mcp.example"), None).is_err(), "the scheme is part of it");
+        assert_eq!(access.check(&through, Some("https://mcp.example"), None, ""), Ok(None));
+        assert!(access.check(&through, Some("http://mcp.example"), None, "").is_err(), "the scheme is part of it");
         let direct = access.target(|| Some(OTHER), Some("10.0.0.7:8080"), Some("mcp.example"), Some("https"));
-        assert!(access.check(&direct, Some("https://mcp.example"), None).is_err());
+        assert!(access.check(&direct, Some("https://mcp.example"), None, "").is_err());
     }
 
     #[test]
     fn loopback_hosts_pass_and_others_are_forbidden() {
         for host in ["localhost", "localhost:8080", "127.0.0.1:1", "127.1.2.3", "[::1]:9", "[::1]"] {
-            assert_eq!(local().check(&at(host), None, None), Ok(None), "{host}");
+            assert_eq!(local().check(&at(host), None, None, ""), Ok(None), "{host}");
         }
         for host in ["evil.example.com", "evil.example.com:8080", "localhost.evil.com", "[::2]:1", "10.0.0.1"] {
-            assert!(matches!(local().check(&at(host), None, None), Err(Refusal::Forbidden(_))), "{host}");
+            assert!(matches!(local().check(&at(host), None, None, ""), Err(Refusal::Forbidden(_))), "{host}");
         }
     }
 
     #[test]
     fn origins_must_be_loopback_or_listed() {
         let access = Access { allowed_origins: vec!["https://app.example".into()], ..local() };
-        assert_eq!(access.check(&at("localhost"), Some("http://127.0.0.1:3000"), None), Ok(None));
-        assert_eq!(access.check(&at("localhost"), Some("https://app.example"), None), Ok(None));
-        assert!(access.check(&at("localhost"), Some("http://evil.example.com"), None).is_err());
+        assert_eq!(access.check(&at("localhost"), Some("http://127.0.0.1:3000"), None, ""), Ok(None));
+        assert_eq!(access.check(&at("localhost"), Some("https://app.example"), None, ""), Ok(None));
+        assert!(access.check(&at("localhost"), Some("http://evil.example.com"), None, "").is_err());
         assert_eq!(access.cors_origin(Some("https://app.example")), Some("https://app.example"));
         assert_eq!(access.cors_origin(Some("http://localhost")), None);
     }
@@ -346,14 +349,20 @@ mod tests {
     #[test]
     fn the_bearer_token_must_match_exactly() {
         let access = Access { token: Some("s3cret".into()), ..local() };
-        assert_eq!(access.check(&at("localhost"), None, Some("Bearer s3cret")), Ok(None));
+        assert_eq!(access.check(&at("localhost"), None, Some("Bearer s3cret"), ""), Ok(None));
         for wrong in [None, Some("Bearer s3cre"), Some("Bearer s3cretx"), Some("Basic s3cret"), Some("Bearer ")] {
-            assert!(matches!(access.check(&at("localhost"), None, wrong), Err(Refusal::Unauthorized(_))), "{wrong:?}");
+            assert!(
+                matches!(access.check(&at("localhost"), None, wrong, ""), Err(Refusal::Unauthorized(_))),
+                "{wrong:?}"
+            );
         }
         for right in ["bearer s3cret", "BEARER  s3cret", "Bearer\ts3cret", "Bearer \t s3cret"] {
-            assert_eq!(access.check(&at("localhost"), None, Some(right)), Ok(None), "{right:?}");
+            assert_eq!(access.check(&at("localhost"), None, Some(right), ""), Ok(None), "{right:?}");
         }
-        assert!(matches!(access.check(&at("localhost"), None, Some("Bearers3cret")), Err(Refusal::Unauthorized(_))));
+        assert!(matches!(
+            access.check(&at("localhost"), None, Some("Bearers3cret"), ""),
+            Err(Refusal::Unauthorized(_))
+        ));
     }
 
     #[test]
@@ -382,16 +391,16 @@ mod tests {
         };
         let specific = on("192.0.2.7");
         for host in ["localhost:1", "192.0.2.7:8080", "mcp.example", "MCP.EXAMPLE:443", "mcp.example."] {
-            assert_eq!(specific.check(&at(host), None, None), Ok(None), "{host}");
+            assert_eq!(specific.check(&at(host), None, None, ""), Ok(None), "{host}");
         }
         for host in ["evil.example", "192.0.2.8", "mcp.example.evil", "localhost:80@evil.com", ""] {
-            assert!(matches!(specific.check(&at(host), None, None), Err(Refusal::Forbidden(_))), "{host}");
+            assert!(matches!(specific.check(&at(host), None, None, ""), Err(Refusal::Forbidden(_))), "{host}");
         }
-        assert!(specific.check(&Target::default(), None, None).is_err(), "no Host");
+        assert!(specific.check(&Target::default(), None, None, "").is_err(), "no Host");
         let every = on("0.0.0.0");
         for host in ["10.1.2.3:8080", "[fe80::1]", "mcp.example"] {
-            assert_eq!(every.check(&at(host), None, None), Ok(None), "{host}");
+            assert_eq!(every.check(&at(host), None, None, ""), Ok(None), "{host}");
         }
-        assert!(every.check(&at("evil.example"), None, None).is_err());
+        assert!(every.check(&at("evil.example"), None, None, "").is_err());
     }
 }

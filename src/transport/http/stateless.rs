@@ -96,7 +96,7 @@ pub(super) fn post(
             Answer::json(503, answer.to_text()).with("Retry-After", "5").send(exchange, cors);
         }
         Some(Outgoing::Response(answer)) if answer.code() == Some(INSUFFICIENT_SCOPE) => {
-            Answer::of(http, &answer).send(exchange, cors);
+            Answer::of(http, at, &answer).send(exchange, cors);
         }
         Some(Outgoing::Response(answer)) => {
             Answer::json(status_of(answer.code()), answer.to_text()).send(exchange, cors);
@@ -106,7 +106,8 @@ pub(super) fn post(
             let error = RpcError::invalid_request("the server stopped before this request finished");
             Answer::json(200, frame::error_response(Some(&id), &error)).send(exchange, cors);
         }
-        None => Answer::new(202).send(exchange, cors),
+        // Ended with nothing written (cancelled): never answered, yet the POST gets a stream.
+        None => super::streams::unanswered(exchange, cors),
         Some(first) => stream(http, exchange, cors, first, &answers),
     }
     alone.close();

@@ -150,6 +150,19 @@ fn standalone(http: &Http, mut pump: Pump<'_>, session: &HttpSession, stream: &S
     pump.end(http, stop);
 }
 
+/// The answer to a POST whose request was cancelled before anything was written for it: an
+/// event stream that ends with no event. Spec (cancellation): a cancelled request is never
+/// answered; (transports): a POST carrying a request gets JSON or an event stream, never the
+/// `202` of a notification. Not primed, so the client has no event id to poll back with.
+pub(super) fn unanswered(exchange: &mut Exchange<'_>, headers: &[(&'static str, String)]) {
+    match sse::SseWriter::start(exchange, headers) {
+        Ok(writer) => {
+            let _ = writer.finish();
+        }
+        Err(e) => log::debug!("client went away before the answer: {e}"),
+    }
+}
+
 /// Whether streams start with a priming event (an id and `retry:`, empty data) so a client can
 /// resume them after the server or the network closes them (2025-11-25, SEP-1699).
 pub(super) fn primes(version: Option<ProtocolVersion>) -> bool {

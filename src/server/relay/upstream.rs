@@ -971,6 +971,31 @@ impl Relayed {
         }
     }
 
+    /// The other server wrote a line over the longest taken from it, of which `head` is the
+    /// beginning: when that beginning shows an answer and its id, the request it answers fails
+    /// at once with `why` (the other server goes on); when it shows a request of the other
+    /// server's, that request is refused with `why`. False when neither can be told (the line
+    /// is then dropped as any other).
+    pub fn too_long(&self, head: &[u8], why: &str) -> bool {
+        let text = match std::str::from_utf8(head) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        let mut seen = Head { text, id: None, answer: None };
+        let _ = crate::wire::scan::walk(text, &mut seen);
+        let (Some(id), Some(answer)) = (seen.id, seen.answer) else { return false };
+        lock(&self.0).heard = Some(Instant::now());
+        if answer {
+            self.0.on_answer(id, Err(failed(format!("the proxied server's answer was dropped: {why}"))));
+        } else {
+            let error = RpcError::invalid_request(format!("this request was dropped by the proxy: {why}"));
+            if let Err(e) = self.0.send_line(Answer::error(Some(&id), error).to_text()) {
+                log::debug!("relay: the refusal was not delivered: {e}");
+            }
+        }
+        true
+    }
+
     /// The other server is gone (it exited, or hung and was ended): every request in flight is
     /// answered with an error saying `why`, and its sessions end, so their clients start anew.
     pub fn end(&self, why: &str) {
@@ -1020,6 +1045,35 @@ fn subscription_of(params: &Params) -> Option<RequestId> {
     RequestId::from_value(meta.get(SUBSCRIPTION_ID)?)
 }
 
+/// What the beginning of a message says of it: its id, and whether it is an answer (a
+/// `result` or `error` member) or a request (`method`).
+struct Head<'a> {
+    text: &'a str,
+    id: Option<RequestId>,
+    answer: Option<bool>,
+}
+
+impl<'a> crate::wire::scan::Walk<'a> for Head<'a> {
+    fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, _: usize) -> crate::wire::scan::Enter {
+        let is = |name| crate::wire::scan::key_is(key, escaped, name);
+        if depth == 0 && (is("result") || is("error")) {
+            self.answer.get_or_insert(true);
+        }
+        crate::wire::scan::Enter::Over
+    }
+
+    fn member(&mut self, depth: usize, member: crate::wire::scan::Member<'a>) -> bool {
+        if depth == 0 && member.is("method") {
+            self.answer = Some(false);
+        }
+        if depth == 0 && member.is("id") {
+            let value = self.text.get(member.start..member.end).unwrap_or_default();
+            self.id = serde_json::from_str(value).ok().and_then(|v: Value| RequestId::from_value(&v));
+        }
+        true
+    }
+}
+
 /// The `progressToken` of a `notifications/progress` from the other server.
 fn progress_of(params: &Params) -> Option<Value> {
     #[derive(serde::Deserialize)]
@@ -1054,3 +1108,30 @@ fn expire(state: &mut State, up: &Upstream) {
 
 /// How long a call waits for its client's input (`requestState`'s life at the proxy).
 const PARKED_FOR: Duration = Duration::from_secs(10 * 60);
+
+#[cfg(test)]
+mod tests {
+    use super::{Head, RequestId};
+
+    fn head(text: &str) -> (Option<RequestId>, Option<bool>) {
+        let mut seen = Head { text, id: None, answer: None };
+        let _ = crate::wire::scan::walk(text, &mut seen);
+        (seen.id, seen.answer)
+    }
+
+    // The beginning of a line cut at the limit: the id and the kind are read where they come
+    // before the cut, never guessed after it.
+    #[test]
+    fn the_beginning_of_a_long_line_tells_its_id_and_kind() {
+        let answer = r#"{"jsonrpc":"2.0","id":7,"result":{"contents":[{"text":"aaaa"#;
+        assert_eq!(head(answer), (Some(RequestId::from(7)), Some(true)));
+        let error = r#"{"id":"x","jsonrpc":"2.0","error":{"code":1,"message":"aaa"#;
+        assert_eq!(head(error), (Some(RequestId::String("x".into())), Some(true)));
+        let request = r#"{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"a":"#;
+        assert_eq!(head(request), (Some(RequestId::from(3)), Some(false)));
+        let late_id = r#"{"jsonrpc":"2.0","result":{"contents":[{"text":"aaaa"#;
+        assert_eq!(head(late_id), (None, Some(true)));
+        let notification = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"#;
+        assert_eq!(head(notification), (None, Some(false)));
+    }
+}

@@ -64,7 +64,8 @@ impl Life {
         let mut state = self.lock();
         if !state.closing {
             state.closing = true;
-            // Sent while the lock is held: the reaper marks the child reaped under it.
+            // Also after the child was reaped: a group keeps its id while any member lives
+            // (a grandchild), and a signal to an empty one finds nothing.
             if let Err(e) = kill_group(self.pgid, false) {
                 log::debug!("cannot signal process group {}: {e}", self.pgid);
             }

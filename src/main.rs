@@ -557,7 +557,10 @@ fn proxy(raw: impl Iterator<Item = String>) -> Result<(), String> {
         servers.push((name, Arc::new(server)));
     }
     let drain = Duration::from_secs(args.drain_secs as u64);
-    serve_http_mounted(servers, &args, &addr, drain).map_err(|e| e.to_string())
+    let served = serve_http_mounted(servers, &args, &addr, drain).map_err(|e| e.to_string());
+    // What a session's end did not end yet (and what the children forked) ends with the proxy.
+    cli::proxy::end_all();
+    served
 }
 
 /// Serves over HTTP until SIGTERM or SIGINT, then drains.

@@ -1,8 +1,10 @@
 //! SIGTERM and SIGINT for the binary, with no dependency: the one module with `unsafe`, a few
-//! lines of FFI (`signal` and `write`, in glibc and musl alike). The handler does only what is
+//! lines of FFI (`signal`, `write` and `kill`, in glibc and musl alike). The handler does only what is
 //! async-signal-safe: it writes the signal's number, one byte, to a socket pair whose other end
 //! a thread blocks on, and that thread does the rest (drain, exit). The library stays
 //! `#![forbid(unsafe_code)]`; Cargo.toml denies `unsafe` everywhere else.
+//! `kill_group` ends a proxied server's process group (`tinymcp proxy`): the server and
+//! whatever it forked.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_int, c_void};
@@ -14,6 +16,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// The numbers are the same on every Linux architecture and on the BSDs.
 const SIGINT: c_int = 2;
 const SIGTERM: c_int = 15;
+const SIGKILL: c_int = 9;
 /// `SIG_ERR`, `(sighandler_t) -1`.
 const SIG_ERR: usize = usize::MAX;
 
@@ -24,6 +27,7 @@ static WAKE: AtomicI32 = AtomicI32::new(-1);
 extern "C" {
     fn signal(signum: c_int, handler: extern "C" fn(c_int)) -> usize;
     fn write(fd: c_int, buf: *const c_void, count: usize) -> isize;
+    fn kill(pid: c_int, sig: c_int) -> c_int;
     #[cfg_attr(any(target_os = "linux", target_os = "android"), link_name = "__errno_location")]
     #[cfg_attr(not(any(target_os = "linux", target_os = "android")), link_name = "__error")]
     fn errno_location() -> *mut c_int;
@@ -78,4 +82,24 @@ impl Signals {
             }
         }
     }
+}
+
+/// Sends SIGTERM (`hard`: SIGKILL) to every process of the group `pgid` (a child started in a
+/// group of its own, `CommandExt::process_group(0)`, whose pid is the group's id). A group
+/// already gone is not an error.
+pub fn kill_group(pgid: u32, hard: bool) -> io::Result<()> {
+    // 0 and 1 would name our own group and every process we may signal: never.
+    let pgid = c_int::try_from(pgid).ok().filter(|p| *p > 1).ok_or(io::ErrorKind::InvalidInput)?;
+    let sig = if hard { SIGKILL } else { SIGTERM };
+    // SAFETY: `kill` takes two integers and touches no memory of ours; a negative pid names
+    // the group, which is checked above to be a real one's.
+    if unsafe { kill(-pgid, sig) } == 0 {
+        return Ok(());
+    }
+    let error = io::Error::last_os_error();
+    // ESRCH: nothing is left in the group.
+    if error.raw_os_error() == Some(3) {
+        return Ok(());
+    }
+    Err(error)
 }

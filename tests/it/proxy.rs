@@ -7,7 +7,7 @@ use crate::manifest::write_manifest;
 use crate::raw_http::{
     initialize, read_chunk, read_head, read_reply, sse_events, write_request, Reply, Server, ACCEPT_BOTH, JSON,
 };
-use crate::support::{announced_port, binary, check, eventually, process_gone, tool_text, TempDir};
+use crate::support::{announced_port, binary, check, eventually, process_gone, tool_text, Client, TempDir};
 use serde_json::{json, Value};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
@@ -642,4 +642,116 @@ fn a_drain_ends_at_its_deadline_answering_what_the_child_did_not() {
     let status = crate::drain::exit_within(&mut server, Duration::from_secs(10));
     assert!(status.success(), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(6), "{:?}", started.elapsed());
+}
+
+/// The pids a forking child (`forking_child`) wrote: its own and its grandchild's, per session.
+fn forked_pids(file: &std::path::Path, sessions: usize) -> Vec<(u32, u32)> {
+    let read = || -> Vec<(u32, u32)> {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| l.split_once(' '))
+            .filter_map(|(c, g)| Some((c.parse().ok()?, g.parse().ok()?)))
+            .collect()
+    };
+    eventually("the children to write their pids", || read().len() >= sessions);
+    read()
+}
+
+/// `tinymcp proxy --http 127.0.0.1:0 ARGS`, and what it logs until it exits.
+fn proxy_logging(args: &[&str]) -> (Server, std::thread::JoinHandle<String>) {
+    let mut child = Command::new(binary())
+        .args(["proxy", "--http", "127.0.0.1:0"])
+        .args(args)
+        .env("RUST_LOG", "tinymcp=info")
+        .env_remove("TINYMCP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tinymcp proxy");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr piped")).lines().map_while(Result::ok);
+    let mut log = String::new();
+    let port = lines
+        .by_ref()
+        .inspect(|line| log.push_str(&format!("{line}\n")))
+        .find_map(|line| line.split_once("listening on http://127.0.0.1:")?.1.split('/').next()?.parse().ok())
+        .expect("the HTTP server did not start");
+    let log = std::thread::spawn(move || {
+        lines.for_each(|line| log.push_str(&format!("{line}\n")));
+        log
+    });
+    (Server { child, port }, log)
+}
+
+/// Whether nothing is left of `pid`: no process, no zombie waiting to be reaped.
+fn no_trace(pid: u32) -> bool {
+    !std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+// A server that forks (a language server, an `npx` wrapper) leaves a grandchild holding its
+// stdout: the whole process group ends with the session (and with the proxy), the child is
+// reaped without waiting for the grandchild's end of its stdout, and a normal end is logged as
+// such, not as a SIGKILL warning.
+#[test]
+fn a_forking_child_leaves_no_grandchild_or_zombie_after_its_session_or_the_proxy() {
+    let dir = TempDir::new("proxy-fork");
+    let pids = dir.path().join("pids");
+    let script = format!("sleep 1000 & echo \"$$ $!\" >> '{}'; exec \"$0\" --everything", pids.display());
+    let (mut server, log) = proxy_logging(&["--", "sh", "-c", &script, binary()]);
+    let one = server.session(json!({}));
+    let (child, grandchild) = forked_pids(&pids, 1)[0];
+    let deleted = server.send("DELETE", "/mcp", &[("Mcp-Session-Id", &one)], "");
+    assert_eq!(deleted.status, 200);
+    eventually("the session's grandchild to end", || no_trace(grandchild));
+    eventually("the session's child to be reaped", || no_trace(child));
+
+    let _two = server.session(json!({}));
+    let (child, grandchild) = forked_pids(&pids, 2)[1];
+    crate::drain::sigterm(server.child.id());
+    let status = crate::drain::exit_within(&mut server, Duration::from_secs(10));
+    assert!(status.success(), "{status:?}");
+    eventually("the grandchild to end with the proxy", || no_trace(grandchild));
+    eventually("the child to end with the proxy", || process_gone(child));
+
+    let log = log.join().expect("the log was read");
+    assert!(log.contains("ended with its session"), "{log}");
+    assert!(!log.contains("SIGKILL"), "a normal end logged as a kill: {log}");
+    let warned: Vec<&str> = log.lines().filter(|l| l.contains("WARN") && l.contains("session #")).collect();
+    assert!(warned.is_empty(), "a normal end logged as a warning: {warned:?}");
+}
+
+// An answer over the proxy's line limit (`--max-message-bytes`): the request fails at once
+// with an error naming the limit and the flag, and the child, which did nothing wrong, goes
+// on serving (the rest of its long line is skipped).
+#[test]
+fn an_answer_over_the_line_limit_fails_its_request_at_once_and_keeps_the_child() {
+    let dir = TempDir::new("proxy-long");
+    dir.write("big.txt", "a".repeat(2 << 20));
+    let root = dir.path().to_str().expect("UTF-8 path");
+    let mut client = Client::spawn_http(&[
+        "proxy",
+        "--http",
+        "127.0.0.1:0",
+        "--max-message-bytes",
+        "1048576",
+        "--answer-within-secs",
+        "5",
+        "--",
+        binary(),
+        "--root",
+        root,
+    ]);
+    client.initialize("2025-11-25", json!({}));
+    let listed = client.request("resources/list", json!({}));
+    let uri = listed["result"]["resources"]
+        .as_array()
+        .and_then(|r| r.iter().find_map(|r| r["uri"].as_str().filter(|u| u.ends_with("big.txt"))))
+        .unwrap_or_else(|| panic!("big.txt is listed: {listed}"))
+        .to_owned();
+    let read = client.request("resources/read", json!({"uri": uri}));
+    let message = read["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("1048576") && message.contains("--max-message-bytes"), "{read}");
+    // The same child answers the next request.
+    let again = client.request("resources/list", json!({}));
+    assert_eq!(again["result"], listed["result"], "{again}");
 }

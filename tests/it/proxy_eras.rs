@@ -244,3 +244,39 @@ fn a_handshake_client_is_served_by_a_child_that_speaks_only_2026() {
     let unknown = client.request("resources/read", json!({"uri": "test://nope"}));
     check(&unknown, json!({"error": {"code": -32002}}));
 }
+
+// The attack: two sessions on one child, A's call asks A for input twice. While A answers the
+// first prompt, B's call is the latest in flight; the child's second prompt names no request
+// (no progress token), so it cannot be attributed to one client and is refused to the child,
+// never sent to B (who could read and answer A's prompt while A's call hung). With one client
+// request in flight, that one is the cause: A gets its prompts and finishes.
+#[test]
+fn a_childs_request_never_reaches_a_client_whose_request_did_not_cause_it() {
+    let mut a = Client::spawn_http(&["proxy", "--shared", "--http", "127.0.0.1:0", "--", binary(), "--everything"]);
+    let mut b = a.another_session();
+    a.initialize("2025-11-25", caps());
+    b.initialize("2025-11-25", caps());
+
+    let call = json!({"name": "test_input_required_result_multi_round", "arguments": {}});
+    let a_call = a.send_request("tools/call", call);
+    let first = a.wait(|m| m["method"] == "elicitation/create");
+    assert!(first.to_string().contains("Step 1"), "{first}");
+
+    // B's call is in flight with A's: the child's prompt for it names neither call.
+    let b_call = b.send_request("tools/call", json!({"name": "test_elicitation", "arguments": {"message": "for b"}}));
+    let seen = b.wait(|m| m["method"] == "elicitation/create" || m.get("id") == Some(&b_call));
+    assert!(seen.get("method").is_none(), "a prompt that cannot be attributed reached a client: {seen}");
+    assert!(seen.to_string().contains("cannot tell which client"), "{seen}");
+
+    // Only A's call is in flight now: the second prompt is A's, and A finishes.
+    a.answer(&first["id"], json!({"action": "accept", "content": {"name": "Alice"}}));
+    let second = a.wait(|m| m["method"] == "elicitation/create");
+    assert!(second.to_string().contains("Step 2"), "{second}");
+    a.answer(&second["id"], json!({"action": "accept", "content": {"color": "blue"}}));
+    check(
+        &a.response(&a_call),
+        json!({"result": {"content": [{"type": "text", "text": "Multi-round complete for Alice who likes blue"}]}}),
+    );
+    let leaked: Vec<Value> = b.drain(Duration::from_millis(300));
+    assert!(!leaked.iter().any(|m| m.to_string().contains("Step")), "A's prompt reached B: {leaked:?}");
+}

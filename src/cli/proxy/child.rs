@@ -1,12 +1,19 @@
 //! One proxied server process: spawned with no shell and only the environment it is given, its
 //! stdin fed by a bounded queue, its stdout lines handed to the relay, its stderr to our log
 //! with its session named, ended when its session ends or it stops answering.
+//!
+//! It runs in a process group of its own, and ending it ends the group (SIGTERM, then SIGKILL
+//! after `GRACE`): a server that forks (a language server, an `npx` wrapper) leaves nothing
+//! behind. Its exit is waited for by a thread of its own, never after the end of its stdout,
+//! which a grandchild may hold open.
 
-use std::io::{BufReader, Read, Write};
-use std::process::{Child as Process, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::cli::signal::kill_group;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 use tinymcp::relay::{Peer, Relayed};
@@ -18,10 +25,91 @@ const QUEUED_LINES: usize = 256;
 const QUEUED_BYTES: usize = 16 * 1024 * 1024;
 /// The longest line of the child's stderr logged whole; the rest is cut.
 const STDERR_LINE: usize = 4096;
+/// The beginning kept of a stdout line over the limit: where its id is.
+const HEAD: usize = 4096;
 /// The room kept between stdout lines: a child's one huge line is not held for its lifetime.
 const KEPT_LINE: usize = 64 * 1024;
 /// How often the watchdog looks for a child that stopped answering.
 const WATCH_EVERY: Duration = Duration::from_secs(1);
+/// How long a server's group has after SIGTERM before SIGKILL.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// Every child not yet ended for good, for `end_all` when the proxy exits.
+static LIVE: Mutex<Vec<Arc<Life>>> = Mutex::new(Vec::new());
+
+/// One child's process group and where its end stands.
+struct Life {
+    /// The child's pid, its group's id.
+    pgid: u32,
+    state: Mutex<LifeState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct LifeState {
+    /// Asked to end (its session ended, it hung, it exited): the group has had its SIGTERM.
+    closing: bool,
+    /// The child itself has exited and was reaped.
+    reaped: bool,
+}
+
+impl Life {
+    fn lock(&self) -> MutexGuard<'_, LifeState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Begins the end: SIGTERM to the whole group, once. The watch thread sends SIGKILL after
+    /// `GRACE` (`finish`).
+    fn end(&self) {
+        let mut state = self.lock();
+        if !state.closing {
+            state.closing = true;
+            // Also after the child was reaped: a group keeps its id while any member lives
+            // (a grandchild), and a signal to an empty one finds nothing.
+            if let Err(e) = kill_group(self.pgid, false) {
+                log::debug!("cannot signal process group {}: {e}", self.pgid);
+            }
+        }
+        self.changed.notify_all();
+    }
+
+    /// Waits until the child is reaped or `deadline` passes.
+    fn wait_reaped(&self, deadline: Instant) {
+        let mut state = self.lock();
+        while !state.reaped {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            state = self.changed.wait_timeout(state, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+    }
+
+    /// After the grace, SIGKILL to what is left of the group (a grandchild that ignored
+    /// SIGTERM): the group's id is not reused while anything of the group lives.
+    fn finish(self: &Arc<Life>) {
+        self.wait_reaped(Instant::now() + GRACE);
+        if let Err(e) = kill_group(self.pgid, true) {
+            log::debug!("cannot kill process group {}: {e}", self.pgid);
+        }
+        LIVE.lock().unwrap_or_else(PoisonError::into_inner).retain(|l| !Arc::ptr_eq(l, self));
+    }
+}
+
+/// The proxy is exiting: every child's group is ended (SIGTERM, SIGKILL after `GRACE`).
+pub fn end_all() {
+    let live: Vec<Arc<Life>> = LIVE.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    for life in &live {
+        life.end();
+    }
+    let deadline = Instant::now() + GRACE;
+    for life in &live {
+        life.wait_reaped(deadline);
+    }
+    for life in &live {
+        life.finish();
+    }
+}
 
 /// What to run for each session.
 #[derive(Debug, Clone)]
@@ -45,8 +133,7 @@ pub struct Child {
     input: SyncSender<String>,
     /// Bytes in `input`, not yet written to the child.
     queued: Arc<AtomicUsize>,
-    process: Arc<Mutex<Process>>,
-    closing: Arc<AtomicBool>,
+    life: Arc<Life>,
 }
 
 impl Child {
@@ -59,7 +146,9 @@ impl Child {
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::piped())
+            // A group of its own, ended whole: what it forks ends with it.
+            .process_group(0);
         if let Some(dir) = &spec.cwd {
             command.current_dir(dir);
         }
@@ -73,27 +162,43 @@ impl Child {
                 return Err("the child's pipes were not set up".into());
             }
         };
-        let process = Arc::new(Mutex::new(process));
-        let closing = Arc::new(AtomicBool::new(false));
+        let life = Arc::new(Life { pgid: process.id(), state: Mutex::default(), changed: Condvar::new() });
+        LIVE.lock().unwrap_or_else(PoisonError::into_inner).push(Arc::clone(&life));
         let (input, lines) = mpsc::sync_channel(QUEUED_LINES);
         let queued = Arc::new(AtomicUsize::new(0));
         let fed = Arc::clone(&queued);
         let started = thread::Builder::new().name("proxy-stdin".into()).stack_size(64 * 1024).spawn(move || {
             feed(stdin, &lines, &fed);
         });
-        let reading = (Arc::clone(&process), Arc::clone(&closing), relayed.clone(), name.clone(), spec.max_line);
+        let reading = (relayed.clone(), name.clone(), spec.max_line);
         let started = started.and_then(|_| {
             thread::Builder::new().name("proxy-stdout".into()).stack_size(128 * 1024).spawn(move || {
-                let (process, closing, relayed, name, cap) = reading;
+                let (relayed, name, cap) = reading;
                 read_stdout(stdout, cap, &relayed, &name);
-                // Reaped here, so no zombie outlives its session.
-                let status = process.lock().unwrap_or_else(PoisonError::into_inner).wait();
+            })
+        });
+        let reaping = (Arc::clone(&life), relayed.clone(), name.clone());
+        let started = started.and_then(|_| {
+            thread::Builder::new().name("proxy-wait".into()).stack_size(64 * 1024).spawn(move || {
+                let (life, relayed, name) = reaping;
+                let mut process = process;
+                // Reaped as soon as it exits, so no zombie outlives it.
+                let status = process.wait();
                 let status = status.map_or_else(|e| format!("status unknown: {e}"), |s| s.to_string());
-                if closing.load(Ordering::SeqCst) {
-                    log::info!(target: "tinymcp::child", "{name}: ended with its session ({status})");
+                let closing = {
+                    let mut state = life.lock();
+                    state.reaped = true;
+                    life.changed.notify_all();
+                    state.closing
+                };
+                if closing {
+                    // Ended as asked: the signal it got says nothing new.
+                    log::info!(target: "tinymcp::child", "{name}: ended with its session");
+                    log::debug!(target: "tinymcp::child", "{name}: {status}");
                 } else {
                     log::warn!("{name}: the server process exited ({status})");
                     relayed.end(&format!("the server process exited ({status})"));
+                    life.end();
                 }
             })
         });
@@ -103,23 +208,32 @@ impl Child {
                 read_stderr(stderr, &logging);
             })
         });
-        let watched = (Arc::clone(&process), Arc::clone(&closing), spec.answer_within);
+        let watched = (Arc::clone(&life), spec.answer_within);
         let started = started.and_then(|_| {
             thread::Builder::new().name("proxy-watch".into()).stack_size(64 * 1024).spawn(move || {
-                let (process, closing, within) = watched;
+                let (life, within) = watched;
                 // An interval is the point here: the child is looked at, not waited for.
-                while !closing.load(Ordering::SeqCst) {
-                    thread::sleep(WATCH_EVERY);
+                loop {
+                    {
+                        let state = life.lock();
+                        if state.closing {
+                            break;
+                        }
+                        let waited = life.changed.wait_timeout(state, WATCH_EVERY);
+                        if waited.unwrap_or_else(PoisonError::into_inner).0.closing {
+                            break;
+                        }
+                    }
                     if relayed.stalled(within) {
                         log::warn!("{name}: no answer within {} s; ending the server process", within.as_secs());
                         relayed.end(&format!("the server process did not answer within {} s", within.as_secs()));
-                        closing.store(true, Ordering::SeqCst);
-                        let _ = process.lock().unwrap_or_else(PoisonError::into_inner).kill();
+                        life.end();
                     }
                 }
+                life.finish();
             })
         });
-        let child = Child { input, queued, process, closing };
+        let child = Child { input, queued, life };
         if let Err(e) = started {
             child.close();
             return Err(format!("cannot start a thread: {e}"));
@@ -147,9 +261,7 @@ impl Peer for Child {
     }
 
     fn close(&self) {
-        self.closing.store(true, Ordering::SeqCst);
-        // Killing an exited but not yet reaped child is harmless; its reader reaps it.
-        let _ = self.process.lock().unwrap_or_else(PoisonError::into_inner).kill();
+        self.life.end();
     }
 }
 
@@ -176,9 +288,20 @@ fn read_stdout(stdout: impl Read, cap: usize, relayed: &Relayed, name: &str) {
     let mut line = Vec::new();
     let mut dropped = Dropped::default();
     loop {
-        match read_line(&mut reader, &mut line, cap) {
+        match next_line(&mut reader, &mut line, cap) {
             Ok(Line::Eof) => return,
-            Ok(Line::TooLong) => dropped.note(name, &format!("a line over {cap} bytes")),
+            Ok(Line::TooLong) => {
+                // Its beginning says which request it answers: that one fails now, not at the
+                // watchdog, and the child, which did nothing wrong, goes on.
+                let why = format!(
+                    "it is over {cap} bytes, the longest message this proxy takes from the server (raise it with --max-message-bytes)"
+                );
+                if relayed.too_long(&line, &why) {
+                    log::warn!("{name}: a message over {cap} bytes on stdout; its request failed (--max-message-bytes raises the limit)");
+                } else {
+                    dropped.note(name, &format!("a line over {cap} bytes"));
+                }
+            }
             Ok(Line::Text) => match std::str::from_utf8(&line) {
                 Ok(text) if text.trim().is_empty() => {}
                 // Not a JSON object: no JSON-RPC message (the relay refuses batches too).
@@ -190,6 +313,42 @@ fn read_stdout(stdout: impl Read, cap: usize, relayed: &Relayed, name: &str) {
         }
         line.clear();
         line.shrink_to(KEPT_LINE);
+    }
+}
+
+/// Reads one line of at most `cap` bytes into `buf` (without its newline); a longer one is
+/// skipped to its end and only its first `HEAD` bytes are kept in `buf` (`Line::TooLong`),
+/// where its id may be read.
+fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> std::io::Result<Line> {
+    buf.clear();
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    if input.by_ref().take(limit).read_until(b'\n', buf)? == 0 {
+        return Ok(Line::Eof);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        return Ok(Line::Text);
+    }
+    if buf.len() <= cap {
+        // The output ended without a newline.
+        return Ok(Line::Text);
+    }
+    buf.truncate(HEAD);
+    loop {
+        let (used, found) = {
+            let available = input.fill_buf()?;
+            if available.is_empty() {
+                return Ok(Line::TooLong);
+            }
+            match available.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (available.len(), false),
+            }
+        };
+        input.consume(used);
+        if found {
+            return Ok(Line::TooLong);
+        }
     }
 }
 

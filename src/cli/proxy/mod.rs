@@ -7,6 +7,7 @@
 mod child;
 mod config;
 
+pub use child::end_all;
 use child::{Child, Spec};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -220,6 +220,16 @@ struct Round {
     left: usize,
 }
 
+/// Who caused a message of the other server's that is not an answer (`Upstream::cause`).
+enum Cause<'s> {
+    /// This client request (the id it was sent as, and what waits for it).
+    Request(&'s RequestId, &'s Waiting),
+    /// No client request is in flight.
+    None,
+    /// Requests of this many clients are in flight and the message names none of them.
+    Unknown(usize),
+}
+
 /// Which of the other server's log messages a request's stream takes.
 #[derive(Clone, Copy)]
 pub(crate) enum Logs {
@@ -579,28 +589,54 @@ impl Upstream {
         Relayed::end_upstream(self, why);
     }
 
-    /// The request a message of the other server's that is not an answer belongs to: the
-    /// latest in flight.
-    fn latest(state: &State) -> Option<&Waiting> {
-        state
-            .waiting
-            .values()
-            .filter(|w| !w.parked && !matches!(w.shape, Shape::Own(_) | Shape::Listen))
-            .max_by_key(|w| w.order)
+    /// The client request a message of the other server's that is not an answer belongs to.
+    /// JSON-RPC links nothing to its cause, so it is named only when it can be told: the
+    /// request whose progress token the message carries (`_meta.progressToken`), else, when
+    /// the requests in flight are all one client's, that client's latest. Never guessed
+    /// between clients.
+    fn cause<'s>(state: &'s State, params: &Params) -> Cause<'s> {
+        let counted = |w: &Waiting| !w.parked && !matches!(w.shape, Shape::Own(_) | Shape::Listen);
+        let named = crate::wire::meta::progress_token(params)
+            .and_then(|token| state.progress.get_key_value(&token.to_string()))
+            .and_then(|(_, id)| state.waiting.get_key_value(id))
+            .filter(|(_, w)| counted(w));
+        if let Some((id, waiting)) = named {
+            return Cause::Request(id, waiting);
+        }
+        let mut in_flight = state.waiting.iter().filter(|(_, w)| counted(w));
+        let Some(first) = in_flight.next() else { return Cause::None };
+        let mut latest = first;
+        for (id, waiting) in in_flight {
+            if waiting.client != first.1.client {
+                let clients: std::collections::HashSet<u64> =
+                    state.waiting.values().filter(|w| counted(w)).map(|w| w.client).collect();
+                return Cause::Unknown(clients.len());
+            }
+            if waiting.order > latest.1.order {
+                latest = (id, waiting);
+            }
+        }
+        Cause::Request(latest.0, latest.1)
     }
 
-    /// The other server asked the client of the latest 2026-07-28 call for input (`request`,
-    /// its request `asked`): that call is answered with an `InputRequiredResult` naming it,
+    /// The other server asked the client of the 2026-07-28 call `call` (the id it was sent as)
+    /// for input (`request`, its request `asked`): that call is answered with an `InputRequiredResult` naming it,
     /// and waits, in flight, for the client to send it again with the input
     /// (`resume`). Refused when the client did not declare the capability the request needs.
-    fn park(&self, mut state: MutexGuard<'_, State>, asked: RequestId, request: Value) -> Result<(), String> {
+    fn park(
+        &self,
+        mut state: MutexGuard<'_, State>,
+        call: &RequestId,
+        asked: RequestId,
+        request: Value,
+    ) -> Result<(), String> {
         let method = request["method"].as_str().unwrap_or_default().to_owned();
         expire(&mut state, self);
         if state.parked.len() >= MAX_PARKED {
             return Err(format!("{method}: {MAX_PARKED} calls already wait for their client's input"));
         }
-        let Some(call) = state.waiting.values_mut().filter(|w| !w.parked).max_by_key(|w| w.order) else {
-            return Err(format!("{method}: no client request is in flight to carry it to"));
+        let Some(call) = state.waiting.get_mut(call).filter(|w| !w.parked) else {
+            return Err(format!("{method}: the call that caused it is no longer in flight"));
         };
         let Shape::Modern(_, caps, _) = &call.shape else { return Err(format!("{method}: not a 2026-07-28 call")) };
         if let Some(cap) = translate::lacking(&method, &request["params"], caps) {
@@ -658,7 +694,7 @@ impl Upstream {
         state.by_client.insert((out.client, out.id.clone()), parked.sent_as.clone());
         let Some(input) = input else {
             // Nothing for the request asked: it is asked again.
-            return self.park(state, parked.asked, parked.request).map_err(failed);
+            return self.park(state, &parked.sent_as, parked.asked, parked.request).map_err(failed);
         };
         drop(state);
         let line = Answer::new(parked.asked, Ok(Reply::Value(input))).to_text();
@@ -867,7 +903,8 @@ impl Upstream {
         if method == "notifications/subscriptions/acknowledged" {
             return;
         }
-        let broadcast = BROADCAST.contains(&method) || (self.shared && Self::latest(&state).is_none());
+        let cause = Self::cause(&state, &n.params);
+        let broadcast = BROADCAST.contains(&method) || (self.shared && matches!(cause, Cause::None));
         if broadcast && self.shared {
             let sessions: Vec<Arc<Session>> = state.sessions.iter().filter_map(|(_, s)| s.upgrade()).collect();
             drop(state);
@@ -879,8 +916,8 @@ impl Upstream {
             }
             return;
         }
-        let sink = match Self::latest(&state) {
-            Some(w) if method == "notifications/message" => match w.logs {
+        let sink = match cause {
+            Cause::Request(_, w) if method == "notifications/message" => match w.logs {
                 Logs::All => Some(w.reply.clone()),
                 Logs::AtLeast(least) => {
                     let level = n.params.to_value().get("level").and_then(Value::as_str).and_then(LogLevel::parse);
@@ -888,9 +925,14 @@ impl Upstream {
                 }
                 Logs::None => None,
             },
-            Some(w) if matches!(w.shape, Shape::Modern(..)) => None,
-            Some(w) => Some(w.reply.clone()),
-            None => state.sessions.first().and_then(|(_, s)| s.upgrade()).map(|s| s.notifier()),
+            Cause::Request(_, w) if matches!(w.shape, Shape::Modern(..)) => None,
+            Cause::Request(_, w) => Some(w.reply.clone()),
+            Cause::None => state.sessions.first().and_then(|(_, s)| s.upgrade()).map(|s| s.notifier()),
+            Cause::Unknown(clients) => {
+                return log::debug!(
+                    "relay: {method} names no request ({clients} clients have requests in flight); dropped"
+                );
+            }
         };
         drop(state);
         match sink {
@@ -903,29 +945,40 @@ impl Upstream {
         let method = req.method.as_str().to_owned();
         let refusal = {
             let mut state = lock(self);
-            let target = match Self::latest(&state) {
-                Some(w) => Some((w.client, w.reply.clone(), matches!(w.shape, Shape::Modern(..)))),
-                // A server's own session: its requests go to the session's stream.
-                None if !self.shared => {
-                    state.sessions.first().and_then(|(c, s)| s.upgrade().map(|s| (*c, s.notifier(), false)))
+            let target = match Self::cause(&state, &req.params) {
+                Cause::Request(call, w) => {
+                    Ok((w.client, w.reply.clone(), matches!(w.shape, Shape::Modern(..)).then(|| call.clone())))
                 }
-                None => None,
+                // A server's own session: its requests go to the session's stream.
+                Cause::None if !self.shared => state
+                    .sessions
+                    .first()
+                    .and_then(|(c, s)| s.upgrade().map(|s| (*c, s.notifier(), None)))
+                    .ok_or_else(|| (rpc::METHOD_NOT_FOUND, format!("{method}: its session has ended"))),
+                Cause::None => Err((rpc::METHOD_NOT_FOUND, format!(
+                    "{method}: no client request is in flight to carry it to (this proxy sends a server's requests to the client whose request caused them)"
+                ))),
+                // Never guessed: the wrong client would see (and could answer) another's prompt.
+                Cause::Unknown(clients) => Err((rpc::INVALID_REQUEST, format!(
+                    "{method}: the proxy cannot tell which client's request caused it ({clients} clients have requests in flight on this server and it names none by its progress token), so it is refused rather than sent to a client that may not be its own"
+                ))),
             };
             match target {
-                None => Some(format!(
-                    "{method}: no client request is in flight to carry it to (this proxy sends a server's requests to the client whose request caused them)"
-                )),
-                Some((_, _, true)) => {
+                Err(refusal) => Some(refusal),
+                Ok((_, _, Some(call))) => {
                     let request = json!({"method": method, "params": req.params.to_value()});
-                    self.park(state, req.id.clone(), request).err()
+                    self.park(state, &call, req.id.clone(), request).err().map(|why| (rpc::METHOD_NOT_FOUND, why))
                 }
-                Some((client, reply, false)) => {
+                Ok((client, reply, None)) => {
                     let session = state.sessions.iter().find(|(c, _)| *c == client).and_then(|(_, s)| s.upgrade());
                     let declared = session.and_then(|s| s.negotiated()).map(|n| n.client_capabilities);
                     let params = req.params.to_value();
                     let lacking = declared.and_then(|d| translate::lacking(&method, &params, &d));
                     match lacking {
-                        Some(cap) => Some(format!("{method}: the client did not declare the {cap} capability")),
+                        Some(cap) => Some((
+                            rpc::METHOD_NOT_FOUND,
+                            format!("{method}: the client did not declare the {cap} capability"),
+                        )),
                         None => {
                             state.asked.insert(req.id.clone(), client);
                             drop(state);
@@ -936,9 +989,9 @@ impl Upstream {
                 }
             }
         };
-        if let Some(why) = refusal {
+        if let Some((code, why)) = refusal {
             log::warn!("relay: the server's request refused: {why}");
-            let error = RpcError::new(rpc::METHOD_NOT_FOUND, why);
+            let error = RpcError::new(code, why);
             if let Err(e) = self.send_line(Answer::error(Some(&req.id), error).to_text()) {
                 log::debug!("relay: the refusal was not delivered: {e}");
             }
@@ -950,8 +1003,10 @@ impl Relayed {
     /// One line the other server wrote: an answer goes to the request it answers, a
     /// notification with a progress token to that request's stream, what concerns every
     /// client to each (a shared server's list changes and resource updates), anything else
-    /// (its own requests, logs) to the stream of the latest request in flight, or the
-    /// session's stream when none is. A line that is not JSON-RPC is logged and dropped.
+    /// (its own requests, logs) to the client request that caused it (`Upstream::cause`: the
+    /// one its progress token names, or the one client with requests in flight), or the
+    /// session's stream when none is in flight; when no single client can be named, a request
+    /// is refused and a notification dropped. A line that is not JSON-RPC is logged and dropped.
     pub fn deliver(&self, line: &str) {
         let message = match jsonrpc::parse(line) {
             Ok(Incoming::Single(message)) => message,
@@ -969,6 +1024,31 @@ impl Relayed {
             Message::Notification(n) => self.0.on_notification(n, line),
             Message::Request(req) => self.0.on_request(req, line),
         }
+    }
+
+    /// The other server wrote a line over the longest taken from it, of which `head` is the
+    /// beginning: when that beginning shows an answer and its id, the request it answers fails
+    /// at once with `why` (the other server goes on); when it shows a request of the other
+    /// server's, that request is refused with `why`. False when neither can be told (the line
+    /// is then dropped as any other).
+    pub fn too_long(&self, head: &[u8], why: &str) -> bool {
+        let text = match std::str::from_utf8(head) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        let mut seen = Head { text, id: None, answer: None };
+        let _ = crate::wire::scan::walk(text, &mut seen);
+        let (Some(id), Some(answer)) = (seen.id, seen.answer) else { return false };
+        lock(&self.0).heard = Some(Instant::now());
+        if answer {
+            self.0.on_answer(id, Err(failed(format!("the proxied server's answer was dropped: {why}"))));
+        } else {
+            let error = RpcError::invalid_request(format!("this request was dropped by the proxy: {why}"));
+            if let Err(e) = self.0.send_line(Answer::error(Some(&id), error).to_text()) {
+                log::debug!("relay: the refusal was not delivered: {e}");
+            }
+        }
+        true
     }
 
     /// The other server is gone (it exited, or hung and was ended): every request in flight is
@@ -1020,6 +1100,35 @@ fn subscription_of(params: &Params) -> Option<RequestId> {
     RequestId::from_value(meta.get(SUBSCRIPTION_ID)?)
 }
 
+/// What the beginning of a message says of it: its id, and whether it is an answer (a
+/// `result` or `error` member) or a request (`method`).
+struct Head<'a> {
+    text: &'a str,
+    id: Option<RequestId>,
+    answer: Option<bool>,
+}
+
+impl<'a> crate::wire::scan::Walk<'a> for Head<'a> {
+    fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, _: usize) -> crate::wire::scan::Enter {
+        let is = |name| crate::wire::scan::key_is(key, escaped, name);
+        if depth == 0 && (is("result") || is("error")) {
+            self.answer.get_or_insert(true);
+        }
+        crate::wire::scan::Enter::Over
+    }
+
+    fn member(&mut self, depth: usize, member: crate::wire::scan::Member<'a>) -> bool {
+        if depth == 0 && member.is("method") {
+            self.answer = Some(false);
+        }
+        if depth == 0 && member.is("id") {
+            let value = self.text.get(member.start..member.end).unwrap_or_default();
+            self.id = serde_json::from_str(value).ok().and_then(|v: Value| RequestId::from_value(&v));
+        }
+        true
+    }
+}
+
 /// The `progressToken` of a `notifications/progress` from the other server.
 fn progress_of(params: &Params) -> Option<Value> {
     #[derive(serde::Deserialize)]
@@ -1054,3 +1163,105 @@ fn expire(state: &mut State, up: &Upstream) {
 
 /// How long a call waits for its client's input (`requestState`'s life at the proxy).
 const PARKED_FOR: Duration = Duration::from_secs(10 * 60);
+
+#[cfg(test)]
+mod tests {
+    use super::{Body, Head, Logs, Outbound, RequestId, Shape, Upstream};
+    use crate::server::relay::Peer;
+    use crate::server::sink::{Outgoing, Sink};
+    use serde_json::{json, Value};
+    use std::sync::mpsc::Receiver;
+    use std::sync::{Arc, Mutex};
+
+    /// Another server that keeps the lines sent to it.
+    struct Lines(Arc<Mutex<Vec<String>>>);
+
+    impl Peer for Lines {
+        fn send(&self, line: String) -> Result<(), String> {
+            self.0.lock().unwrap().push(line);
+            Ok(())
+        }
+        fn close(&self) {}
+    }
+
+    /// Sends client `client`'s call with id 1 and a progress token; where its messages go.
+    fn call(up: &Upstream, client: u64, token: &str) -> Receiver<Outgoing> {
+        let (reply, heard) = Sink::channel();
+        let out = Outbound {
+            client,
+            id: &RequestId::from(1),
+            method: "tools/call",
+            params: Body::Value(json!({"name": "t", "_meta": {"progressToken": token}})),
+            token: Some(json!(token)),
+            reply,
+            shape: Shape::AsIs,
+            logs: Logs::All,
+        };
+        up.request(out).unwrap();
+        heard
+    }
+
+    fn requests(heard: &Receiver<Outgoing>) -> Vec<String> {
+        heard.try_iter().filter_map(|o| if let Outgoing::Request(line) = o { Some(line) } else { None }).collect()
+    }
+
+    // A shared server's request reaches the client whose call its progress token names, or the
+    // only client with calls in flight; between two clients it names neither of, it is refused
+    // to the server and reaches no one.
+    #[test]
+    fn a_servers_request_goes_to_the_client_that_caused_it_or_is_refused() {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let lines = Arc::clone(&sent);
+        let up =
+            Upstream::open(&move |_| Ok(Box::new(Lines(Arc::clone(&lines))) as _), 8, true, Arc::default()).unwrap();
+        let (a, b) = (up.new_client(), up.new_client());
+        let (heard_a, heard_b) = (call(&up, a, "same"), call(&up, b, "same"));
+        // What the server knows of each call: its id and its token, remapped.
+        let calls: Vec<Value> = sent.lock().unwrap().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let token_of_b = calls[1]["params"]["_meta"]["progressToken"].clone();
+        let ask = |id: &str, meta: Value| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": {"message": id, "_meta": meta}})
+                .to_string()
+        };
+        let relayed = super::Relayed(Arc::clone(&up));
+
+        relayed.deliver(&ask("named", json!({"progressToken": token_of_b})));
+        assert!(requests(&heard_a).is_empty());
+        assert_eq!(requests(&heard_b).len(), 1, "the call its token names");
+
+        relayed.deliver(&ask("unnamed", json!({})));
+        assert!(requests(&heard_a).is_empty() && requests(&heard_b).is_empty(), "guessed");
+        let refusal: Value = serde_json::from_str(sent.lock().unwrap().last().unwrap()).unwrap();
+        assert_eq!(refusal["id"], "unnamed");
+        assert_eq!(refusal["error"]["code"], -32600, "{refusal}");
+
+        // B's call answered: A's is the only one in flight, so the cause.
+        let b_sent_as = calls[1]["id"].clone();
+        relayed.deliver(&json!({"jsonrpc": "2.0", "id": b_sent_as, "result": {}}).to_string());
+        relayed.deliver(&ask("only", json!({})));
+        assert_eq!(requests(&heard_a).len(), 1);
+        assert!(requests(&heard_b).is_empty());
+    }
+
+    fn head(text: &str) -> (Option<RequestId>, Option<bool>) {
+        let mut seen = Head { text, id: None, answer: None };
+        let _ = crate::wire::scan::walk(text, &mut seen);
+        (seen.id, seen.answer)
+    }
+
+    // The beginning of a line cut at the limit: the id and the kind are read where they come
+    // before the cut, never guessed after it.
+    #[test]
+    fn the_beginning_of_a_long_line_tells_its_id_and_kind() {
+        let answer = r#"{"jsonrpc":"2.0","id":7,"result":{"contents":[{"text":"aaaa"#;
+        assert_eq!(head(answer), (Some(RequestId::from(7)), Some(true)));
+        let error = r#"{"id":"x","jsonrpc":"2.0","error":{"code":1,"message":"aaa"#;
+        assert_eq!(head(error), (Some(RequestId::String("x".into())), Some(true)));
+        let request = r#"{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"a":"#;
+        assert_eq!(head(request), (Some(RequestId::from(3)), Some(false)));
+        let late_id = r#"{"jsonrpc":"2.0","result":{"contents":[{"text":"aaaa"#;
+        assert_eq!(head(late_id), (None, Some(true)));
+        let notification = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"#;
+        assert_eq!(head(notification), (None, Some(false)));
+    }
+}

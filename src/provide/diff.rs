@@ -58,7 +58,8 @@ pub(crate) fn unified(name: &str, old: &str, new: &str, max: usize) -> (String, 
             }
             if out.len() > max {
                 // Cut after the last whole line that fits (a hunk's header alone is dropped).
-                let fits = out[..max.min(out.len())].rfind('\n').map_or(0, |n| n + 1);
+                // Bytes, not `str` slicing: the cap may fall inside a character.
+                let fits = out.as_bytes()[..max].iter().rposition(|&b| b == b'\n').map_or(0, |n| n + 1);
                 out.truncate(if fits > at { fits } else { at });
                 return (out, true);
             }
@@ -124,10 +125,16 @@ mod tests {
     #[test]
     fn a_diff_is_cut_after_a_whole_line_within_the_cap() {
         let old: String = (0..100).map(|n| format!("{n}\n")).collect();
-        let new = old.replace('1', "one");
+        let new = old.replace('1', "ünö");
         let whole = unified("f", &old, &new);
         let (cut, was_cut) = super::unified("f", &old, &new, 100);
         assert!(was_cut && cut.len() <= 100 && cut.ends_with('\n') && whole.starts_with(&cut), "{cut}");
+        // Every cap, one inside a character included: never more, never a split line.
+        for max in 0..whole.len() {
+            let (cut, was_cut) = super::unified("f", &old, &new, max);
+            assert!(was_cut && cut.len() <= max && whole.starts_with(&cut), "{max}: {cut}");
+            assert!(cut.is_empty() || cut.ends_with('\n'), "{max}: {cut}");
+        }
         assert_eq!(super::unified("f", &old, &new, whole.len()), (whole, false));
     }
 

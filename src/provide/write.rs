@@ -41,15 +41,30 @@ static HELD: (Mutex<Vec<HeldKey>>, Condvar) = (Mutex::new(Vec::new()), Condvar::
 /// A file held: its folder's device and inode, and its name.
 type HeldKey = (u64, u64, String);
 
-/// A file of a folder held for writing until dropped: other writes of it wait meanwhile.
+/// Files held for writing until dropped (the first is the one written): other writes of them
+/// wait meanwhile.
 pub(crate) struct Held {
-    key: HeldKey,
+    keys: Vec<HeldKey>,
+}
+
+impl Held {
+    /// Holds every one of `keys` at once, once none is held by another write: taken together
+    /// under one lock, so two writes that each need two files never wait for each other.
+    fn take(keys: Vec<HeldKey>) -> Held {
+        let (held, freed) = &HELD;
+        let mut busy = held.lock().unwrap_or_else(PoisonError::into_inner);
+        while keys.iter().any(|k| busy.contains(k)) {
+            busy = freed.wait(busy).unwrap_or_else(PoisonError::into_inner);
+        }
+        busy.extend(keys.iter().cloned());
+        Held { keys }
+    }
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
         let (held, freed) = &HELD;
-        held.lock().unwrap_or_else(PoisonError::into_inner).retain(|k| *k != self.key);
+        held.lock().unwrap_or_else(PoisonError::into_inner).retain(|k| !self.keys.contains(k));
         freed.notify_all();
     }
 }
@@ -103,15 +118,13 @@ impl<'s> Folder<'s> {
     /// Holds the file `name` of this folder for a write: waits while another write of it is
     /// under way. The folder is known by its identity, so two paths to it share the hold.
     pub(crate) fn hold(&self, name: &str) -> Result<Held, String> {
+        Ok(Held::take(vec![self.key(name)?]))
+    }
+
+    /// What holds the file `name` of this folder.
+    fn key(&self, name: &str) -> Result<HeldKey, String> {
         let meta = self.held.metadata().map_err(|e| format!("cannot inspect the folder: {e}"))?;
-        let key = (meta.dev(), meta.ino(), name.to_owned());
-        let (held, freed) = &HELD;
-        let mut busy = held.lock().unwrap_or_else(PoisonError::into_inner);
-        while busy.contains(&key) {
-            busy = freed.wait(busy).unwrap_or_else(PoisonError::into_inner);
-        }
-        busy.push(key.clone());
-        Ok(Held { key })
+        Ok((meta.dev(), meta.ino(), name.to_owned()))
     }
 
     /// Reads the regular file `name` whole (at most `max_bytes`), opened through the held
@@ -134,7 +147,7 @@ impl<'s> Folder<'s> {
     /// The caller holds the file (`hold`), so that no other write of it interleaves. Answers
     /// whether the file is new.
     pub(crate) fn write_file(&self, held: &Held, bytes: &[u8]) -> Result<bool, String> {
-        let name = held.key.2.as_str();
+        let Some((_, _, name)) = held.keys.first() else { return Err("nothing was held to write".into()) };
         let existing = match self.entry(name)? {
             Entry::Missing => None,
             Entry::File(meta) => Some(meta),
@@ -236,7 +249,10 @@ impl<'s> Folder<'s> {
     /// `overwrite`, an existing destination is refused: a file is moved by a hard link, which
     /// the kernel refuses atomically when the name exists, then the old name removed; a folder
     /// is renamed, which can replace only an empty folder. A folder is never replaced.
+    /// Both names are held meanwhile: an edit of either under way would otherwise rename its
+    /// old read over the move.
     pub(crate) fn move_to(&self, name: &str, to: &Folder<'_>, new_name: &str, overwrite: bool) -> Result<(), String> {
+        let _held = Held::take(vec![self.key(name)?, to.key(new_name)?]);
         let source = self.entry(name)?;
         match source {
             Entry::Missing => return Err("no such file or directory".into()),

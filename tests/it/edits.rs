@@ -471,6 +471,25 @@ fn parallel_edits_of_one_file_all_land() {
     assert_eq!(read(&p.dir, "many.txt"), expected, "an edit answered \"edited\" was lost");
 }
 
+// Issue 33, item 8: a move over a file while it is edited is not undone by the edit's rename.
+#[test]
+fn a_move_over_a_file_being_edited_is_never_undone() {
+    let p = project();
+    let mut client = serve_over(Transport::Stdio, &p.dir, &["--write"]);
+    for round in 0..30 {
+        p.dir.write("a.txt", "A line\n");
+        p.dir.write("b.txt", "B\n");
+        let edits = json!([{"oldText": "A", "newText": "E"}]);
+        let edit = client
+            .send_request("tools/call", json!({"name": "edit_file", "arguments": {"path": "a.txt", "edits": edits}}));
+        let over = json!({"source": "b.txt", "destination": "a.txt", "overwrite": true});
+        let moved = client.send_request("tools/call", json!({"name": "move_file", "arguments": over}));
+        client.response(&edit);
+        assert_eq!(text_of(&client.response(&moved)), "moved b.txt to a.txt");
+        assert_eq!(read(&p.dir, "a.txt"), "B\n", "round {round}: the move was undone by the edit");
+    }
+}
+
 // Issue 33, item 9: a write replaces the file with a new one made by the server's user; a set-uid
 // or set-gid bit kept on it would give that user's rights to whoever runs the file.
 #[test]

@@ -212,15 +212,20 @@ fn offered(tool: &Tool, apps: bool) -> bool {
 pub(crate) fn call(
     cx: &RequestCx,
     tools: &[Arc<ToolEntry>],
+    absent: &[(String, String)],
     tasks_enabled: bool,
     ext_tasks: &tasks_ext::Table,
     params: CallParams<'_>,
 ) -> Result<Reply, RpcError> {
+    let unknown = || match absent.iter().find(|(name, _)| name.as_str() == &*params.name) {
+        Some((_, why)) => RpcError::invalid_params(format!("unknown tool: {} ({why})", params.name)),
+        None => RpcError::invalid_params(format!("unknown tool: {}", params.name)),
+    };
     let entry = Arc::clone(
         tools
             .iter()
             .find(|t| t.tool.name == params.name && offered(&t.tool, apps::client_supports(cx)))
-            .ok_or_else(|| RpcError::invalid_params(format!("unknown tool: {}", params.name)))?,
+            .ok_or_else(unknown)?,
     );
     if !cx.grants(&entry.tool.required_scopes) {
         return Err(RpcError::insufficient_scope(&format!("the tool {}", params.name), &entry.tool.required_scopes));

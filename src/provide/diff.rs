@@ -1,6 +1,7 @@
 //! A unified diff of two texts, line by line, for `edit_file`'s answer: the common start and end
 //! are cut first, the middle is aligned by a longest common subsequence (bounded in size; past
-//! the bound the middle is shown removed, then added).
+//! the bound the middle is shown removed, then added). The diff stops at whole lines within a
+//! byte cap (an answer's), and says whether it was cut.
 
 /// Lines of context around a change.
 const CONTEXT: usize = 3;
@@ -14,8 +15,9 @@ enum Op {
     Added,
 }
 
-/// The unified diff of `old` to `new`, both headers naming `name`; empty when they are equal.
-pub(crate) fn unified(name: &str, old: &str, new: &str) -> String {
+/// The unified diff of `old` to `new`, both headers naming `name`, empty when they are equal;
+/// at most `max` bytes of it, cut after a whole line, and whether it was cut.
+pub(crate) fn unified(name: &str, old: &str, new: &str, max: usize) -> (String, bool) {
     let ops = align(&old.split_inclusive('\n').collect::<Vec<_>>(), &new.split_inclusive('\n').collect::<Vec<_>>());
     let mut out = String::new();
     let mut from = 0;
@@ -31,6 +33,7 @@ pub(crate) fn unified(name: &str, old: &str, new: &str) -> String {
                 None => break (last + CONTEXT).min(ops.len()),
             }
         };
+        let at = out.len();
         if out.is_empty() {
             out.push_str(&format!("--- {name}\n+++ {name}\n"));
         }
@@ -53,10 +56,17 @@ pub(crate) fn unified(name: &str, old: &str, new: &str) -> String {
             if !text.ends_with('\n') {
                 out.push_str("\n\\ No newline at end of file\n");
             }
+            if out.len() > max {
+                // Cut after the last whole line that fits (a hunk's header alone is dropped).
+                // Bytes, not `str` slicing: the cap may fall inside a character.
+                let fits = out.as_bytes()[..max].iter().rposition(|&b| b == b'\n').map_or(0, |n| n + 1);
+                out.truncate(if fits > at { fits } else { at });
+                return (out, true);
+            }
         }
         from = end;
     }
-    out
+    (out, false)
 }
 
 /// Every line of both, in order, each marked kept, removed or added.
@@ -101,11 +111,31 @@ fn align<'t>(old: &[&'t str], new: &[&'t str]) -> Vec<(Op, &'t str)> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    fn unified(name: &str, old: &str, new: &str) -> String {
+        let (diff, cut) = super::unified(name, old, new, usize::MAX);
+        assert!(!cut);
+        diff
+    }
 
     #[test]
     fn equal_texts_have_no_diff() {
         assert_eq!(unified("a", "x\ny\n", "x\ny\n"), "");
+    }
+
+    #[test]
+    fn a_diff_is_cut_after_a_whole_line_within_the_cap() {
+        let old: String = (0..100).map(|n| format!("{n}\n")).collect();
+        let new = old.replace('1', "ünö");
+        let whole = unified("f", &old, &new);
+        let (cut, was_cut) = super::unified("f", &old, &new, 100);
+        assert!(was_cut && cut.len() <= 100 && cut.ends_with('\n') && whole.starts_with(&cut), "{cut}");
+        // Every cap, one inside a character included: never more, never a split line.
+        for max in 0..whole.len() {
+            let (cut, was_cut) = super::unified("f", &old, &new, max);
+            assert!(was_cut && cut.len() <= max && whole.starts_with(&cut), "{max}: {cut}");
+            assert!(cut.is_empty() || cut.ends_with('\n'), "{max}: {cut}");
+        }
+        assert_eq!(super::unified("f", &old, &new, whole.len()), (whole, false));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::write::Folder;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tinymcp::{CallToolResult, Server, Tool, ToolAnnotations};
+use tinymcp::{CallToolResult, RequestCx, Server, Tool, ToolAnnotations};
 
 fn annotations(title: &str, destructive: bool, idempotent: bool) -> ToolAnnotations {
     ToolAnnotations {
@@ -24,10 +24,20 @@ fn annotations(title: &str, destructive: bool, idempotent: bool) -> ToolAnnotati
     }
 }
 
-/// Registers the four tools when at least one served folder is writable.
+/// The edit tools' names.
+const NAMES: [&str; 4] = ["write_file", "edit_file", "create_directory", "move_file"];
+
+/// Registers the four tools when at least one served folder is writable; otherwise a call of
+/// one is answered with the flags that make them so.
 pub(crate) fn register(server: &Server, files: &Arc<Files>) {
     let writable: Vec<&str> = files.roots.iter().filter(|r| r.writable).map(|r| r.label.as_str()).collect();
     if writable.is_empty() {
+        for name in NAMES {
+            server.explain_absent_tool(
+                name,
+                "the served folders are read-only: the edit tools come with --write, or --write-root DIR for one folder",
+            );
+        }
         return;
     }
     let path_help = if files.roots.len() == 1 {
@@ -50,7 +60,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path", "content"]}),
         )
         .with_annotations(annotations("Write file", true, true)),
-        move |cx, args| Ok(gate(&f, cx, &args, |f| write_file(f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| write_file(f, cx, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -68,7 +78,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["path", "edits"]}),
         )
         .with_annotations(annotations("Edit file", true, false)),
-        move |cx, args| Ok(gate(&f, cx, &args, |f| edit_file(f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| edit_file(f, cx, &args))),
     );
     let f = Arc::clone(files);
     server.register_tool(
@@ -95,7 +105,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["source", "destination"]}),
         )
         .with_annotations(annotations("Move file", true, false)),
-        move |cx, args| Ok(gate(&f, cx, &args, |f| move_file(f, &args))),
+        move |cx, args| Ok(gate(&f, cx, &args, |f| move_file(f, cx, &args))),
     );
 }
 
@@ -140,7 +150,7 @@ fn file_target<'f>(files: &'f Files, spelled: &str) -> Result<(&'f Root, PathBuf
     Ok((root, dir, name))
 }
 
-fn write_file(files: &Files, args: &Value) -> CallToolResult {
+fn write_file(files: &Files, cx: &RequestCx, args: &Value) -> CallToolResult {
     let spelled = str_arg(args, "path");
     let content = str_arg(args, "content");
     let max = files.options.max_file_bytes;
@@ -148,19 +158,21 @@ fn write_file(files: &Files, args: &Value) -> CallToolResult {
         return refused(spelled, &format!("the content is {} bytes, more than the limit of {max}", content.len()));
     }
     let written = file_target(files, spelled).and_then(|(root, dir, name)| {
-        let created = Folder::open(&root.sandbox, &dir)?.write_file(&name, content.as_bytes())?;
-        Ok((files.display(root, &dir.join(&name)), created))
+        let folder = Folder::open(&root.sandbox, &dir)?;
+        let created = folder.write_file(&folder.hold(&name)?, content.as_bytes())?;
+        Ok((root, dir.join(&name), created))
     });
     match written {
-        Ok((shown, created)) => {
+        Ok((root, path, created)) => {
+            files.wrote(&cx.server(), &path, created);
             let what = if created { "created" } else { "replaced" };
-            CallToolResult::text(format!("{what} {shown} ({} bytes)", content.len()))
+            CallToolResult::text(format!("{what} {} ({} bytes)", files.display(root, &path), content.len()))
         }
         Err(why) => refused(spelled, &why),
     }
 }
 
-fn edit_file(files: &Files, args: &Value) -> CallToolResult {
+fn edit_file(files: &Files, cx: &RequestCx, args: &Value) -> CallToolResult {
     let spelled = str_arg(args, "path");
     let dry_run = args.get("dryRun").and_then(Value::as_bool).unwrap_or(false);
     let edits: Vec<(&str, &str)> = match args.get("edits").and_then(Value::as_array) {
@@ -174,21 +186,30 @@ fn edit_file(files: &Files, args: &Value) -> CallToolResult {
         Err(why) => return refused(spelled, &why),
     };
     let path = dir.join(&name);
-    let read = root
-        .sandbox
-        .open(&path)
-        .and_then(|(file, meta)| sandbox::read_all(file, &meta, files.options.max_file_bytes))
-        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "is not UTF-8 text".to_owned()));
-    let old = match read {
-        Ok(old) => old,
+    // Held from the read to the rename: tool calls run in parallel, and an edit of this file
+    // finishing in between would be silently undone by this one's rename.
+    let held = Folder::open(&root.sandbox, &dir).and_then(|folder| {
+        let held = folder.hold(&name)?;
+        let bytes = folder.read_file(&held, &name, files.options.max_file_bytes)?;
+        let old = String::from_utf8(bytes).map_err(|_| "is not UTF-8 text".to_owned())?;
+        Ok((folder, held, old))
+    });
+    let (folder, held, old) = match held {
+        Ok(read) => read,
         Err(why) => return refused(spelled, &why),
     };
-    let new = match apply(&old, &edits) {
-        Ok(new) => new,
+    let (shown_old, shown_new, new) = match apply_in_style(&old, &edits) {
+        Ok(edited) => edited,
         Err(why) => return CallToolResult::error(format!("{spelled}: {why}; nothing was changed")),
     };
     let shown = files.display(root, &path);
-    let diff = diff::unified(&shown, &old, &new);
+    let (mut diff, cut) = diff::unified(&shown, &shown_old, &shown_new, files.options.max_read_bytes);
+    if cut {
+        diff.push_str(&format!(
+            "… the diff was cut at {} bytes (--max-answer-bytes); read the file with read_file to see the rest\n",
+            files.options.max_read_bytes
+        ));
+    }
     if dry_run {
         return CallToolResult::text(format!("dry run, {shown} not changed:\n{diff}"));
     }
@@ -198,9 +219,38 @@ fn edit_file(files: &Files, args: &Value) -> CallToolResult {
             &format!("would be {} bytes, more than the limit of {}", new.len(), files.options.max_file_bytes),
         );
     }
-    match Folder::open(&root.sandbox, &dir).and_then(|folder| folder.write_file(&name, new.as_bytes())) {
-        Ok(_) => CallToolResult::text(format!("edited {shown}:\n{diff}")),
+    match folder.write_file(&held, new.as_bytes()) {
+        Ok(_) => {
+            drop(held);
+            files.wrote(&cx.server(), &path, false);
+            CallToolResult::text(format!("edited {shown}:\n{diff}"))
+        }
         Err(why) => refused(spelled, &why),
+    }
+}
+
+/// Applies the edits in the file's own line endings, as the reference server matches them: a
+/// file whose every line ends in CRLF is matched with `\n` (the edits' CRLF read as `\n` too)
+/// and written back with CRLF; a file without CR takes the edits' CRLF as `\n`; a file that
+/// mixes both is matched exactly. Answers the old and new texts as shown in the diff (`\n`),
+/// and the new text as written.
+fn apply_in_style(text: &str, edits: &[(&str, &str)]) -> Result<(String, String, String), String> {
+    let crlf = text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+    if crlf || !text.contains('\r') {
+        let lf = |t: &str| t.replace("\r\n", "\n");
+        let normal: Vec<(String, String)> = edits.iter().map(|(old, new)| (lf(old), lf(new))).collect();
+        let normal: Vec<(&str, &str)> = normal.iter().map(|(old, new)| (old.as_str(), new.as_str())).collect();
+        let old = lf(text);
+        let new = apply(&old, &normal)?;
+        let written = if crlf { new.replace('\n', "\r\n") } else { new.clone() };
+        return Ok((old, new, written));
+    }
+    match apply(text, edits) {
+        Ok(new) => Ok((text.to_owned(), new.clone(), new)),
+        Err(why) if why.contains("was not found") => Err(format!(
+            "{why}; the file mixes CRLF and LF line endings, so oldText must spell each line's ending as the file does"
+        )),
+        Err(why) => Err(why),
     }
 }
 
@@ -259,10 +309,10 @@ fn create_directory(files: &Files, spelled: &str) -> CallToolResult {
     }
 }
 
-fn move_file(files: &Files, args: &Value) -> CallToolResult {
+fn move_file(files: &Files, cx: &RequestCx, args: &Value) -> CallToolResult {
     let (source, destination) = (str_arg(args, "source"), str_arg(args, "destination"));
     let overwrite = args.get("overwrite").and_then(Value::as_bool).unwrap_or(false);
-    let from = match files.locate_entry(source).and_then(|t| writable(files, t.0, &t.1).map(|()| t)) {
+    let from = match files.locate_entry(source).and_then(|t| movable(files, t.0, &t.1, &t.2).map(|()| t)) {
         Ok(from) => from,
         Err(why) => return refused(source, &why),
     };
@@ -270,16 +320,37 @@ fn move_file(files: &Files, args: &Value) -> CallToolResult {
         Ok(to) => to,
         Err(why) => return refused(destination, &why),
     };
+    let (old, new) = (from.1.join(&from.2), to.1.join(&to.2));
+    if new.starts_with(&old) && old.is_dir() {
+        return CallToolResult::error(format!(
+            "cannot move {source:?} to {destination:?}: a folder cannot be moved into itself (choose a destination outside it)"
+        ));
+    }
     let moved = Folder::open(&from.0.sandbox, &from.1).and_then(|source_folder| {
         source_folder.move_to(&from.2, &Folder::open(&to.0.sandbox, &to.1)?, &to.2, overwrite)
     });
     match moved {
-        Ok(()) => CallToolResult::text(format!(
-            "moved {} to {}",
-            files.display(from.0, &from.1.join(&from.2)),
-            files.display(to.0, &to.1.join(&to.2))
-        )),
+        Ok(()) => {
+            files.moved(&cx.server());
+            CallToolResult::text(format!("moved {} to {}", files.display(from.0, &old), files.display(to.0, &new)))
+        }
         Err(why) => CallToolResult::error(format!("cannot move {source:?} to {destination:?}: {why}")),
+    }
+}
+
+/// Whether the entry `name` of the folder `dir` may be moved: its folder may change, and it is
+/// not a read-only root nor a folder that holds one (moved out, written and moved back, a
+/// read-only root would serve what was written).
+fn movable(files: &Files, root: &Root, dir: &Path, name: &str) -> Result<(), String> {
+    writable(files, root, dir)?;
+    let entry = dir.join(name);
+    match files.roots.iter().find(|r| !r.writable && r.sandbox.root().starts_with(&entry)) {
+        Some(r) => Err(format!(
+            "{} is served read-only and is {} (make it writable with --write-root)",
+            r.label,
+            if r.sandbox.root() == entry { "what would move" } else { "inside what would move" }
+        )),
+        None => Ok(()),
     }
 }
 

@@ -484,6 +484,46 @@ impl Files {
         TreeState { folders, signature: hasher.finish() }
     }
 
+    /// A write tool changed the file at `path` (canonical): a client subscribed to it is told
+    /// at once, and, when the file is `created`, every client that the list changed (see
+    /// [`Files::moved`]). Nothing is told when the folders are not watched (`--no-watch`).
+    pub(crate) fn wrote(&self, server: &Server, path: &Path, created: bool) {
+        if !self.watched.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some(uri) = file_uri(path) {
+            // Recorded as the watcher would: its next look sees no change to tell again.
+            if server.has_subscribers(&uri) && self.tracker.changed(&uri, stamp(path)) {
+                server.notify_resource_updated(&uri);
+            }
+        }
+        if created {
+            self.moved(server);
+        }
+    }
+
+    /// A write tool created, moved or renamed files: the listing kept is stale and every client
+    /// is told the list changed at once, not at the watcher's next look. What the watcher
+    /// compares with is taken again, so it does not tell the same change a second time.
+    pub(crate) fn moved(&self, server: &Server) {
+        if !self.watched.load(Ordering::SeqCst) {
+            return;
+        }
+        match self.seen.get() {
+            Some(seen) => {
+                let mut tree = seen.lock().unwrap_or_else(PoisonError::into_inner);
+                // Before the walk, as in the watcher's job: a listing walked from now on is as new.
+                self.generation.fetch_add(1, Ordering::SeqCst);
+                *tree = self.tree_state();
+            }
+            None => {
+                self.generation.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        log::debug!("a write tool changed the served files");
+        server.notify_resource_list_changed();
+    }
+
     /// The watcher's job: `resources/updated` for subscribed files whose modification time or
     /// size changed since a client read them (or the watcher first saw them), and
     /// `resources/list_changed` when files appear or disappear. A tick stats the subscribed

@@ -13,14 +13,61 @@
 //! and the change undone when it left. Without `/proc` (not Linux) names are reached by their
 //! canonical path, and the checks of the created file and of the folder afterwards are the guard.
 
-use super::sandbox::{real_path, Sandbox};
+use super::sandbox::{self, real_path, Sandbox};
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// Counts temporary files, so two writes at once never pick the same name.
 static TEMPORARY: AtomicU64 = AtomicU64::new(0);
+
+/// The most bytes of the name kept in a temporary name: with the suffix it stays well under
+/// the 255 bytes a name may have (`NAME_MAX`), whatever the name's length.
+const TEMPORARY_NAME_PART: usize = 64;
+
+/// The set-user-ID and set-group-ID bits: never carried to a file the server's user made.
+const SET_ID_BITS: u32 = 0o6000;
+
+/// The files held for a write (the folder's device and inode, and the name), with a condition
+/// to wait on: tool calls run in parallel, and a read-modify-write of one file must not
+/// interleave with another write of it (one would silently undo the other). Process-wide
+/// because every served folder of the process may reach the same file (the binary's, not the
+/// library's, state); it holds only the writes under way.
+static HELD: (Mutex<Vec<HeldKey>>, Condvar) = (Mutex::new(Vec::new()), Condvar::new());
+
+/// A file held: its folder's device and inode, and its name.
+type HeldKey = (u64, u64, String);
+
+/// Files held for writing until dropped (the first is the one written): other writes of them
+/// wait meanwhile.
+pub(crate) struct Held {
+    keys: Vec<HeldKey>,
+}
+
+impl Held {
+    /// Holds every one of `keys` at once, once none is held by another write: taken together
+    /// under one lock, so two writes that each need two files never wait for each other.
+    fn take(keys: Vec<HeldKey>) -> Held {
+        let (held, freed) = &HELD;
+        let mut busy = held.lock().unwrap_or_else(PoisonError::into_inner);
+        while keys.iter().any(|k| busy.contains(k)) {
+            busy = freed.wait(busy).unwrap_or_else(PoisonError::into_inner);
+        }
+        busy.extend(keys.iter().cloned());
+        Held { keys }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let (held, freed) = &HELD;
+        held.lock().unwrap_or_else(PoisonError::into_inner).retain(|k| !self.keys.contains(k));
+        freed.notify_all();
+    }
+}
 
 /// A folder under a root, open and checked; names in it are reached through the descriptor.
 pub(crate) struct Folder<'s> {
@@ -68,6 +115,25 @@ impl<'s> Folder<'s> {
         }
     }
 
+    /// Holds the file `name` of this folder for a write: waits while another write of it is
+    /// under way. The folder is known by its identity, so two paths to it share the hold.
+    pub(crate) fn hold(&self, name: &str) -> Result<Held, String> {
+        Ok(Held::take(vec![self.key(name)?]))
+    }
+
+    /// What holds the file `name` of this folder.
+    fn key(&self, name: &str) -> Result<HeldKey, String> {
+        let meta = self.held.metadata().map_err(|e| format!("cannot inspect the folder: {e}"))?;
+        Ok((meta.dev(), meta.ino(), name.to_owned()))
+    }
+
+    /// Reads the regular file `name` whole (at most `max_bytes`), opened through the held
+    /// folder and checked like every served file.
+    pub(crate) fn read_file(&self, _held: &Held, name: &str, max_bytes: u64) -> Result<Vec<u8>, String> {
+        let (file, meta) = self.sandbox.open(&self.at(name))?;
+        sandbox::read_all(file, &meta, max_bytes)
+    }
+
     /// Checks the folder held is still under the root (it may have been moved since it was opened).
     fn still_inside(&self) -> Result<(), String> {
         let meta = self.held.metadata().map_err(|e| format!("cannot inspect the folder: {e}"))?;
@@ -77,8 +143,11 @@ impl<'s> Folder<'s> {
 
     /// Creates or replaces the regular file `name` with `bytes`, atomically: a temporary file in
     /// this folder, checked, written and synced, then renamed over the name. A replaced file's
-    /// permissions are kept. Answers whether the file is new.
-    pub(crate) fn write_file(&self, name: &str, bytes: &[u8]) -> Result<bool, String> {
+    /// permissions are kept (but set-uid and set-gid), and its owner when the server may set it.
+    /// The caller holds the file (`hold`), so that no other write of it interleaves. Answers
+    /// whether the file is new.
+    pub(crate) fn write_file(&self, held: &Held, bytes: &[u8]) -> Result<bool, String> {
+        let Some((_, _, name)) = held.keys.first() else { return Err("nothing was held to write".into()) };
         let existing = match self.entry(name)? {
             Entry::Missing => None,
             Entry::File(meta) => Some(meta),
@@ -104,9 +173,15 @@ impl<'s> Folder<'s> {
     /// Creates a new temporary file next to `name` (hidden, so never listed without
     /// `--include-hidden`), and checks what was created is under the root before it is written.
     fn create_temporary(&self, name: &str) -> Result<(File, String), String> {
+        // The name's start (cut at a character) tells a person whose it is; the counter makes
+        // it unique, and the length stays within NAME_MAX for a name of any length.
+        let mut end = name.len().min(TEMPORARY_NAME_PART);
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
         for _ in 0..16 {
             let n = TEMPORARY.fetch_add(1, Ordering::Relaxed);
-            let temporary = format!(".{name}.tinymcp-{}-{n}.tmp", std::process::id());
+            let temporary = format!(".{}.tinymcp-{}-{n}.tmp", &name[..end], std::process::id());
             let created = OpenOptions::new().write(true).create_new(true).open(self.at(&temporary));
             let file = match created {
                 Ok(file) => file,
@@ -135,11 +210,18 @@ impl<'s> Folder<'s> {
         Err("cannot find a free temporary name".into())
     }
 
-    /// Writes the temporary file: the replaced file's permissions, the bytes, then a sync so the
-    /// rename never publishes an empty file after a crash.
+    /// Writes the temporary file: the replaced file's owner (when the server may give it: run
+    /// as root, or the same user) and permissions, the bytes, then a sync so the rename never
+    /// publishes an empty file after a crash. Set-uid and set-gid are cleared, as the kernel
+    /// clears them when a file is written: the new file is the server's user's until its owner
+    /// is set, and a bit kept would lend whoever runs it that user's rights.
     fn fill(&self, mut file: File, existing: Option<&Metadata>, bytes: &[u8]) -> Result<(), String> {
         if let Some(meta) = existing {
-            file.set_permissions(meta.permissions()).map_err(|e| format!("cannot keep the permissions: {e}"))?;
+            // Not allowed unless root (or the same owner): the file then stays the server's user's.
+            let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
+            let mode = meta.permissions().mode() & !SET_ID_BITS;
+            file.set_permissions(fs::Permissions::from_mode(mode))
+                .map_err(|e| format!("cannot keep the permissions: {e}"))?;
         }
         file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| format!("cannot write: {e}"))
     }
@@ -167,7 +249,10 @@ impl<'s> Folder<'s> {
     /// `overwrite`, an existing destination is refused: a file is moved by a hard link, which
     /// the kernel refuses atomically when the name exists, then the old name removed; a folder
     /// is renamed, which can replace only an empty folder. A folder is never replaced.
+    /// Both names are held meanwhile: an edit of either under way would otherwise rename its
+    /// old read over the move.
     pub(crate) fn move_to(&self, name: &str, to: &Folder<'_>, new_name: &str, overwrite: bool) -> Result<(), String> {
+        let _held = Held::take(vec![self.key(name)?, to.key(new_name)?]);
         let source = self.entry(name)?;
         match source {
             Entry::Missing => return Err("no such file or directory".into()),
@@ -194,6 +279,10 @@ impl<'s> Folder<'s> {
         };
         moved.map_err(|e| match e.kind() {
             io::ErrorKind::AlreadyExists => "the destination exists (pass overwrite: true to replace it)".to_owned(),
+            // What rename(2) answers for a folder moved below itself.
+            io::ErrorKind::InvalidInput => {
+                "a folder cannot be moved into itself (choose a destination outside it)".to_owned()
+            }
             _ => format!("cannot move: {e}"),
         })?;
         if let Err(why) = to.still_inside() {

@@ -384,7 +384,9 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
         Id::Ping => Ok(json!({})),
         Id::ToolsList => tools::list(cx, &r.tools, parse(params)?),
         // Its result may come typed (`Reply::Typed`); its arguments move as they are.
-        Id::ToolsCall => return tools::call(cx, &r.tools, on.tasks, server.ext_tasks(), params.parse()?),
+        Id::ToolsCall => {
+            return tools::call(cx, &r.tools, &r.absent_tools, on.tasks, server.ext_tasks(), params.parse()?)
+        }
         Id::ResourcesList => resources::list(cx, catalog, parse(params)?),
         Id::ResourcesTemplatesList => resources::list_templates(cx, catalog, parse(params)?),
         Id::ResourcesRead => resources::read(cx, catalog, parse(params)?),

@@ -391,6 +391,18 @@ impl Server {
         self.insert_tool(Arc::new(ToolEntry { tool, handler: Box::new(handler) }));
     }
 
+    /// Says why the tool `name` is not registered, and what would make it so: a call of it is
+    /// still refused as an unknown tool (`-32602`), with `why` in the message. A provider that
+    /// registers some tools only on request (a flag) tells a model that calls one why it is
+    /// missing. Registering the tool later makes this moot.
+    pub fn explain_absent_tool(&self, name: impl Into<String>, why: impl Into<String>) {
+        let (name, why) = (name.into(), why.into());
+        self.update(|r| match r.absent_tools.iter_mut().find(|(n, _)| *n == name) {
+            Some(entry) => entry.1 = why,
+            None => r.absent_tools.push((name, why)),
+        });
+    }
+
     // The generic `register_*` only box the handler; the registry update lives here once, not
     // once per registered closure type (which made every provider's code several times larger).
     #[inline(never)]

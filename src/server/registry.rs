@@ -22,6 +22,9 @@ pub(crate) struct Registry {
     pub templates: Vec<Arc<TemplateEntry>>,
     pub prompts: Vec<Arc<PromptEntry>>,
     pub extensions: Vec<Arc<ExtensionEntry>>,
+    /// Tools not registered, each with what would make it so (`Server::explain_absent_tool`),
+    /// read only to answer a call of one.
+    pub absent_tools: Vec<(String, String)>,
 }
 
 /// Answers the methods of one extension.

@@ -416,3 +416,191 @@ fn config_makes_a_write_root_absolute_and_serves_nothing_else() {
     check(&value, json!({"mcpServers": {"tinymcp": {"args": ["--write-root", p.dir.arg()]}}}));
     assert_eq!(value["mcpServers"]["tinymcp"]["args"].as_array().unwrap().len(), 2, "{value}");
 }
+
+// Issue 33, item 2: a read-only root inside a writable one was changed by moving it out, writing
+// into it and moving it back. A move of a read-only root, or of a folder holding one, is refused.
+#[test]
+fn a_read_only_root_cannot_be_moved_out_written_and_moved_back() {
+    let p = project();
+    p.dir.write("outer/sub/deep/f.txt", "read-only\n");
+    let ro = p.dir.path().join("outer/sub");
+    let mut client = Client::spawn(&["--write-root", p.dir.arg(), "--root", ro.to_str().unwrap()]);
+    client.initialize("2025-11-25", json!({}));
+    let top = p.dir.path().file_name().unwrap().to_str().unwrap().to_owned();
+    let before = tree(p.dir.path());
+    for (source, destination) in
+        [(format!("{top}/outer/sub"), format!("{top}/elsewhere")), (format!("{top}/outer"), format!("{top}/outer2"))]
+    {
+        let answer = client.call_tool("move_file", json!({"source": source, "destination": destination}));
+        refused(&answer, "sub is served read-only");
+    }
+    // The attack's next steps, had the move landed: nothing is there to write into.
+    let wrote = client.call_tool("write_file", json!({"path": format!("{top}/elsewhere/deep/f.txt"), "content": "X"}));
+    assert_eq!(wrote["result"]["isError"], true, "{wrote}");
+    assert_eq!(tree(p.dir.path()), before, "the folder changed");
+    assert_eq!(read(&p.dir, "outer/sub/deep/f.txt"), "read-only\n");
+    // A folder beside it still moves.
+    p.dir.write("outer/other/g.txt", "g\n");
+    let moved = client
+        .call_tool("move_file", json!({"source": format!("{top}/outer/other"), "destination": format!("{top}/other")}));
+    assert_eq!(text_of(&moved), format!("moved {top}/outer/other to {top}/other"));
+}
+
+// Issue 33, item 8: hosts call tools in parallel; two edits of different lines of one file both
+// answered "edited" and one was gone. Many edits at once over one connection all land.
+#[test]
+fn parallel_edits_of_one_file_all_land() {
+    let p = project();
+    let lines: String = (0..40).map(|n| format!("line {n}\n")).collect();
+    p.dir.write("many.txt", &lines);
+    let mut client = serve_over(Transport::Stdio, &p.dir, &["--write"]);
+    let ids: Vec<Value> = (0..40)
+        .map(|n| {
+            let edits = json!([{"oldText": format!("line {n}\n"), "newText": format!("edited {n}\n")}]);
+            client.send_request(
+                "tools/call",
+                json!({"name": "edit_file", "arguments": {"path": "many.txt", "edits": edits}}),
+            )
+        })
+        .collect();
+    for id in &ids {
+        let answer = client.response(id);
+        assert!(text_of(&answer).starts_with("edited many.txt"), "{answer}");
+    }
+    let expected: String = (0..40).map(|n| format!("edited {n}\n")).collect();
+    assert_eq!(read(&p.dir, "many.txt"), expected, "an edit answered \"edited\" was lost");
+}
+
+// Issue 33, item 8: a move over a file while it is edited is not undone by the edit's rename.
+#[test]
+fn a_move_over_a_file_being_edited_is_never_undone() {
+    let p = project();
+    let mut client = serve_over(Transport::Stdio, &p.dir, &["--write"]);
+    for round in 0..30 {
+        p.dir.write("a.txt", "A line\n");
+        p.dir.write("b.txt", "B\n");
+        let edits = json!([{"oldText": "A", "newText": "E"}]);
+        let edit = client
+            .send_request("tools/call", json!({"name": "edit_file", "arguments": {"path": "a.txt", "edits": edits}}));
+        let over = json!({"source": "b.txt", "destination": "a.txt", "overwrite": true});
+        let moved = client.send_request("tools/call", json!({"name": "move_file", "arguments": over}));
+        client.response(&edit);
+        assert_eq!(text_of(&client.response(&moved)), "moved b.txt to a.txt");
+        assert_eq!(read(&p.dir, "a.txt"), "B\n", "round {round}: the move was undone by the edit");
+    }
+}
+
+// Issue 33, item 9: a write replaces the file with a new one made by the server's user; a set-uid
+// or set-gid bit kept on it would give that user's rights to whoever runs the file.
+#[test]
+fn a_write_clears_set_uid_and_set_gid_and_keeps_the_owner_when_it_can() {
+    use std::os::unix::fs::MetadataExt;
+    let p = project();
+    let file = p.dir.write("tool.sh", "#!/bin/sh\n");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o6755)).unwrap();
+    let as_root = std::fs::metadata(&file).unwrap().uid() == 0;
+    if as_root {
+        std::os::unix::fs::chown(&file, Some(4242), Some(4343)).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o6755)).unwrap();
+    }
+    let mut client = serve_over(Transport::Stdio, &p.dir, &["--write"]);
+    let wrote = client.call_tool("write_file", json!({"path": "tool.sh", "content": "#!/bin/sh\necho hi\n"}));
+    assert_eq!(text_of(&wrote), "replaced tool.sh (18 bytes)");
+    let meta = std::fs::metadata(&file).unwrap();
+    assert_eq!(meta.mode() & 0o7777, 0o755, "set-uid/set-gid kept: {:o}", meta.mode());
+    if as_root {
+        assert_eq!((meta.uid(), meta.gid()), (4242, 4343), "the owner changed");
+    }
+    let edited =
+        client.call_tool("edit_file", json!({"path": "tool.sh", "edits": [{"oldText": "hi", "newText": "ho"}]}));
+    assert!(text_of(&edited).starts_with("edited tool.sh"), "{edited}");
+}
+
+// Issue 33, item 9: the temporary name was the name plus a suffix, too long for a name of 230+ bytes.
+#[test]
+fn names_up_to_the_longest_the_system_takes_are_written() {
+    let p = project();
+    let mut client = serve_over(Transport::Stdio, &p.dir, &["--write"]);
+    for name in ["n".repeat(255), format!("{}.txt", "é".repeat(125))] {
+        let wrote = client.call_tool("write_file", json!({"path": name, "content": "x"}));
+        assert_eq!(text_of(&wrote), format!("created {name} (1 bytes)"));
+        let again = client.call_tool("write_file", json!({"path": name, "content": "y"}));
+        assert_eq!(text_of(&again), format!("replaced {name} (1 bytes)"));
+        assert_eq!(read(&p.dir, &name), "y");
+    }
+}
+
+// Issue 33, item 9: edit_file's diff ignored --max-answer-bytes.
+#[test]
+fn an_edit_answer_is_cut_at_the_answer_cap_and_says_so() {
+    let p = project();
+    let lines: String = (0..20_000).map(|n| format!("line {n}\n")).collect();
+    p.dir.write("big.txt", &lines);
+    let mut client = serve_over(Transport::Stdio, &p.dir, &["--write", "--max-answer-bytes", "8192"]);
+    let edits = json!([{"oldText": lines, "newText": lines.to_uppercase()}]);
+    for dry_run in [true, false] {
+        let answer = client.call_tool("edit_file", json!({"path": "big.txt", "edits": edits, "dryRun": dry_run}));
+        let text = text_of(&answer);
+        assert!(text.len() < 8192 + 300, "{} bytes", text.len());
+        assert!(text.contains("the diff was cut"), "{}", &text[text.len() - 300..]);
+    }
+    assert_eq!(read(&p.dir, "big.txt"), lines.to_uppercase());
+}
+
+// Issue 33, item 19: a write that creates a file is told at once, not at the watcher's next look
+// (here an hour away).
+#[test]
+fn a_created_file_is_announced_at_once() {
+    let p = project();
+    let mut client = Client::spawn(&["--root", p.dir.arg(), "--write", "--watch-interval", "3600000"]);
+    client.initialize("2025-11-25", json!({}));
+    let uri = p.dir.uri("a.txt");
+    client.request("resources/list", json!({}));
+    check(&client.request("resources/subscribe", json!({"uri": uri})), json!({"result": {}}));
+    client.call_tool("write_file", json!({"path": "sub/new.txt", "content": "new\n"}));
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    let listed = client.request("resources/list", json!({}));
+    assert!(listed.to_string().contains(&p.dir.uri("sub/new.txt")), "{listed}");
+    client.call_tool("edit_file", json!({"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]}));
+    check(&client.wait(|m| m["method"] == "notifications/resources/updated"), json!({"params": {"uri": uri}}));
+    client.call_tool("move_file", json!({"source": "sub/new.txt", "destination": "moved.txt"}));
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    let listed = client.request("resources/list", json!({}));
+    assert!(listed.to_string().contains(&p.dir.uri("moved.txt")), "{listed}");
+}
+
+// Issue 33, item 20: an oldText written with \n was "not found" in a CRLF file.
+#[test]
+fn edits_match_across_line_endings_and_keep_the_files_own() {
+    let p = project();
+    p.dir.write("dos.txt", "one\r\ntwo\r\nthree\r\n");
+    p.dir.write("unix.txt", "one\ntwo\nthree\n");
+    p.dir.write("mixed.txt", "one\r\ntwo\nthree\n");
+    let mut client = serve_over(Transport::Stdio, &p.dir, &["--write"]);
+    let edit = |client: &mut Client, path: &str, old: &str, new: &str| {
+        client.call_tool("edit_file", json!({"path": path, "edits": [{"oldText": old, "newText": new}]}))
+    };
+    let done = edit(&mut client, "dos.txt", "one\ntwo\n", "1\n2\nadded\n");
+    assert!(text_of(&done).ends_with("-one\n-two\n+1\n+2\n+added\n three\n"), "{done}");
+    assert_eq!(read(&p.dir, "dos.txt"), "1\r\n2\r\nadded\r\nthree\r\n");
+    edit(&mut client, "unix.txt", "two\r\nthree", "2\r\n3");
+    assert_eq!(read(&p.dir, "unix.txt"), "one\n2\n3\n");
+    refused(&edit(&mut client, "mixed.txt", "one\ntwo", "x"), "line endings");
+    edit(&mut client, "mixed.txt", "one\r\ntwo\n", "1\r\n2\n");
+    assert_eq!(read(&p.dir, "mixed.txt"), "1\r\n2\nthree\n");
+}
+
+// Issue 33, item 22: the answers that did not say what to do.
+#[test]
+fn a_missing_write_tool_and_a_folder_moved_into_itself_say_what_to_do() {
+    let p = project();
+    let mut client = serve_over(Transport::Stdio, &p.dir, &[]);
+    let answer = client.call_tool("write_file", json!({"path": "x.txt", "content": "x"}));
+    check(&answer, json!({"error": {"code": -32602}}));
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("write_file") && message.contains("--write"), "{message}");
+    let mut client = serve_over(Transport::Stdio, &p.dir, &["--write"]);
+    let answer = client.call_tool("move_file", json!({"source": "sub", "destination": "sub/inner"}));
+    refused(&answer, "into itself");
+    assert!(p.dir.path().join("sub/m.rs").is_file());
+}

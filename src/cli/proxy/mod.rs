@@ -16,8 +16,6 @@ use tinymcp::relay::Peer;
 /// Variables every child gets from our environment when set: what a program needs to find
 /// its interpreter and its home. Anything else only with `--pass-env`.
 const BASE_ENV: [&str; 2] = ["PATH", "HOME"];
-/// Never passed on, even when asked: the bearer token guards the proxy, not the child.
-const TOKEN_VAR: &str = "TINYMCP_TOKEN";
 
 /// The proxy's own flags, the rest of the flags (HTTP ones, for the server's parser), and the
 /// command.
@@ -54,9 +52,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
             }
             "--pass-env" => {
                 let name = args.next().filter(|v| !v.starts_with("--")).ok_or("--pass-env needs a variable name")?;
-                if name == TOKEN_VAR {
-                    return Err(format!("--pass-env {TOKEN_VAR}: the bearer token is never passed to the child"));
-                }
+                // The bearer token guards the proxy, not the child: no secret of ours is passed on.
+                crate::cli::secret::refuse_secret_variable(&name)?;
                 if name.is_empty() || name.contains('=') {
                     return Err(format!("--pass-env: expected a variable name, got {name:?}"));
                 }

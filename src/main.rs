@@ -1,7 +1,7 @@
 //! The `tinymcp` binary: parses the command line once, sets up logging to stderr, builds the
 //! server from the chosen providers and runs the chosen transport. Errors become an exit code here.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -23,45 +23,21 @@ use tinymcp::{transport, Server};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const USAGE: &str = "\
-tinymcp: a Model Context Protocol server
+/// The server's own usage, the start of `tinymcp --help`; each subcommand's follows, from
+/// beside its parser (`help`).
+const USAGE: &str = "    tinymcp [OPTIONS]
+        serve folders, a manifest, skills or the conformance fixture over stdio (or HTTP)";
 
-USAGE:
-    tinymcp [OPTIONS]
-    tinymcp config --host HOST [--url URL] [OPTIONS]
-        print the configuration that makes that host run this binary with these options
-        (relative paths made absolute; the current directory as --root when none is given);
-        with --http ADDR, or --url URL of a server running elsewhere, the host connects to the URL.
-        HOST: claude-desktop (or claude), claude-code, vscode, cursor, windsurf, zed, codex, gemini
-    tinymcp install --host HOST [--scope user|project] [--config-file FILE] [--dry-run] [OPTIONS]
-        write that configuration into the host's own file (found from $HOME, or FILE): merged
-        with the servers already there, the previous file kept as FILE.bak, nothing written
-        when it is there already; --dry-run prints the file it would write
-    tinymcp connect [--transport auto|http|sse] [--header 'Name: value']... [--token-env VAR] URL
-        a remote server (http:// only) spoken to over stdio, for hosts that only start stdio
-        servers: JSON-RPC lines on stdin are forwarded, the server's messages written to stdout;
-        at end of input the session is closed. --transport: Streamable HTTP, legacy SSE, or
-        auto (the first, then the second, as clients do); --header values may name ${VAR};
-        --token-env VAR sends `Authorization: Bearer` with the token in VAR
-    tinymcp proxy --http ADDR [--shared] [--pass-env VAR]... [--answer-within-secs N] [HTTP OPTIONS] -- CMD ARGS...
-        a stdio MCP server served over HTTP (/mcp, and /sse + /messages): one CMD process per
-        session (--max-sessions caps them), or one for all with --shared, exec'd with no shell;
-        it gets PATH, HOME and the --pass-env variables only; one that exits, or leaves
-        requests unanswered N seconds (default 60), ends its sessions with an error to each
-        request in flight. Clients and CMD may speak different protocol revisions: 2026-07-28
-        requests (no session) and handshake sessions are translated where they differ
-    tinymcp proxy --http ADDR --config FILE [--pass-env VAR]... [HTTP OPTIONS]
-        each server of a hosts' mcpServers JSON file (NAME: command, args, env, cwd) at
-        /NAME/mcp and /NAME/sse on one port (--max-sessions caps them all together); each
-        child gets PATH, HOME, the --pass-env variables and its own env only
-    tinymcp health [URL]
-        exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
-        with the reason on stderr (a container's HEALTHCHECK: the image has no curl)
-
+/// What the server serves when nothing is named, after the subcommands in `tinymcp --help`.
+const DEFAULT_SERVED: &str = "\
 With no --root, --manifest, --skills or --everything, the current directory is served
-(read-only unless --write), or to a client that declares roots (up to 2025-11-25) its roots.
+(read-only unless --write), or to a client that declares roots (up to 2025-11-25) its roots.";
 
+/// The options of what is served (`parse_args`).
+const OPTIONS: &str = "\
 OPTIONS:
+    -h, --help              print this help (`tinymcp help COMMAND`: a command's)
+    -V, --version           print the version
     --manifest FILE         serve the command tools, prompts and resources a JSON manifest
                             declares (reloaded when it changes)
     --check FILE...         check manifests and skills folders (every path given): print every
@@ -86,14 +62,41 @@ OPTIONS:
                             tree, a list of paths (default 262144); each says how to get the rest
     --no-watch              poll nothing: no change notifications, no manifest reload
     --watch-interval MS     how often files are polled for changes (default 1000)
-    --everything            serve the conformance-suite fixture (plus an `echo` tool)
+    --everything            serve the conformance-suite fixture (plus an `echo` tool)";
+
+/// The protocol's options, over every transport (`proxy`'s too, but --revisions).
+const PROTOCOL_OPTIONS: &str = "\
+PROTOCOL OPTIONS:
     --revisions RANGE       speak only these protocol revisions, like a server that knows no
                             other: FROM..TO, either end optional, or one revision (known:
                             2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28);
                             `..2025-11-25`: no server/discover, per-request _meta is read as
                             an older server would; `2026-07-28..`: no initialize, every request
-                            carries its _meta (default: every revision)
-    --http ADDR             serve HTTP instead of stdio: Streamable HTTP at /mcp, legacy SSE at
+                            carries its _meta (default: every revision; not with proxy)
+    --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
+    --page-size N           items per page of every list (default 100)
+    --cache-ttl-ms N        the ttlMs a 2026-07-28 client is told for lists and resources/read
+                            (default 60000; 0 says do not reuse)
+    --task-ttl-ms N         how long a finished task stays readable, then its id is unknown
+                            (default 300000; the default ttl of 2025-11-25 tasks too)
+    --max-in-flight N       requests one client may have running; more wait in order for a
+                            slot (4096 at most), then are refused (default 256)
+    --max-listen-streams N  2026-07-28 subscriptions/listen streams open at once, across every
+                            client (default 1024); more are refused (-32603, HTTP 503)
+    --drain-secs N          on SIGTERM or SIGINT: refuse new requests (HTTP: 503, /healthz
+                            too), let requests in flight finish for up to N seconds (then
+                            cancel them), end open streams with a retry hint, exit 0 (default 10)
+    --state-key-file FILE   seal 2026-07-28 requestState and HTTP session ids with the hex key
+                            in FILE (at least 64 hex digits, e.g. `openssl rand -hex 32`), so
+                            replicas sharing it accept each other's states and sessions
+                            (default: a random key per process)
+    --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
+                            and task id it hands out starts with `ID.`, for a load balancer
+                            to route on (see docs/deploy.md)";
+
+/// The HTTP transport's options.
+const HTTP_OPTIONS: &str =
+    "    --http ADDR             serve HTTP instead of stdio: Streamable HTTP at /mcp, legacy SSE at
                             /sse; ADDR is PORT (on 127.0.0.1) or HOST:PORT
     --allow-origin ORIGIN   also accept browser requests from ORIGIN, with CORS (repeatable;
                             loopback origins are always accepted, `null` never); '*' accepts
@@ -110,18 +113,6 @@ OPTIONS:
                             of at least 16 bytes (`openssl rand -hex 32`); keep FILE mode 600.
                             Bound beyond loopback without one, anyone who can reach the port
                             can call every tool (a warning says so)
-    --oauth-issuer URL      require OAuth access tokens (JWTs) from this authorization server:
-                            its metadata (RFC 8414 or OpenID discovery) names the keys that
-                            sign them, fetched over HTTPS (plain HTTP only on loopback) and
-                            again when it rotates them; needs --public-url; not with a token
-    --public-url URL        this server's URL as clients reach it (https://host/mcp): the
-                            resource its metadata announces and the audience tokens must name
-    --oauth-scope SCOPE     a scope every request's token must carry (repeatable)
-    --oauth-introspection URL  check opaque (non-JWT) access tokens at this RFC 7662
-                            endpoint of the issuer; answers are reused for 30 seconds
-    --oauth-client-id ID    this server's client id for introspection; its secret is read
-                            from --oauth-client-secret-file FILE (mode 600) or from
-                            TINYMCP_OAUTH_CLIENT_SECRET, never the command line
     --max-sessions N        HTTP sessions at once, legacy SSE ones included (default 1000);
                             at the cap the longest-idle one ends to make room, or 503 when
                             every one is busy
@@ -129,32 +120,135 @@ OPTIONS:
     --session-ttl-secs N    how long an HTTP session id is accepted after initialize, by this
                             replica and every other sharing --state-key-file (default 86400)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
-    --state-key-file FILE   seal 2026-07-28 requestState and HTTP session ids with the hex key
-                            in FILE (at least 64 hex digits, e.g. `openssl rand -hex 32`), so
-                            replicas sharing it accept each other's states and sessions
-                            (default: a random key per process)
-    --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
-                            and task id it hands out starts with `ID.`, for a load balancer
-                            to route on (see docs/deploy.md)
     --max-connections N     HTTP connections open at once (default 2048); more get 503
-    --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
-    --max-message-bytes N   refuse messages larger than N bytes (default 4194304)
-    --page-size N           items per page of every list (default 100)
-    --cache-ttl-ms N        the ttlMs a 2026-07-28 client is told for lists and resources/read
-                            (default 60000; 0 says do not reuse)
-    --task-ttl-ms N         how long a finished task stays readable, then its id is unknown
-                            (default 300000; the default ttl of 2025-11-25 tasks too)
-    --max-in-flight N       requests one client may have running; more wait in order for a
-                            slot (4096 at most), then are refused (default 256)
-    --drain-secs N          on SIGTERM or SIGINT: refuse new requests (HTTP: 503, /healthz
-                            too), let requests in flight finish for up to N seconds (then
-                            cancel them), end open streams with a retry hint, exit 0 (default 10)
-    --max-listen-streams N  2026-07-28 subscriptions/listen streams open at once, across every
-                            client (default 1024); more are refused (-32603, HTTP 503)
-    -h, --help              print this help
-    -V, --version           print the version
+    --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)";
 
-Logs go to stderr; set RUST_LOG (error, warn, info, debug, trace) to choose how much.";
+/// OAuth's options (HTTP only).
+const OAUTH_OPTIONS: &str =
+    "    --oauth-issuer URL      require OAuth access tokens (JWTs) from this authorization server:
+                            its metadata (RFC 8414 or OpenID discovery) names the keys that
+                            sign them, fetched over HTTPS (plain HTTP only on loopback) and
+                            again when it rotates them; needs --public-url; not with a token
+    --public-url URL        this server's URL as clients reach it (https://host/mcp): the
+                            resource its metadata announces and the audience tokens must name
+    --oauth-scope SCOPE     a scope every request's token must carry (repeatable)
+    --oauth-introspection URL
+                            check opaque (non-JWT) access tokens at this RFC 7662 endpoint of
+                            the issuer; answers are reused for 30 seconds
+    --oauth-client-id ID    this server's client id for introspection
+    --oauth-client-secret-file FILE
+                            its secret (mode 600), or set TINYMCP_OAUTH_CLIENT_SECRET; never
+                            on the command line";
+
+/// The last line of `tinymcp --help`.
+const LOGS: &str = "Logs go to stderr; set RUST_LOG (error, warn, info, debug, trace) to choose how much.";
+
+/// The subcommands, as `tinymcp help` and the errors name them.
+const COMMAND_NAMES: &str = "config, install, connect, proxy, health, help";
+
+/// The usage of a subcommand, from beside its parser; `None` for a word that is none (or
+/// `proxy` in a build without HTTP).
+fn usage_of(command: &str) -> Option<&'static str> {
+    match command {
+        "config" => Some(CONFIG_USAGE),
+        "install" => Some(INSTALL_USAGE),
+        "connect" => Some(cli::connect::USAGE),
+        #[cfg(feature = "http")]
+        "proxy" => Some(cli::proxy::USAGE),
+        "health" => Some(cli::health::USAGE),
+        "help" => Some(HELP_USAGE),
+        _ => None,
+    }
+}
+
+/// `tinymcp help [COMMAND]`.
+const HELP_USAGE: &str = "    tinymcp help [COMMAND]
+        this help, or COMMAND's alone (as `tinymcp COMMAND --help`)";
+
+/// `tinymcp --help`: the server's usage, every command's, and every option.
+fn whole_help() -> String {
+    let commands = COMMAND_NAMES.split(", ");
+    let usages = commands.filter_map(usage_of).collect::<Vec<_>>().join("\n");
+    let (http, oauth) = http_sections();
+    format!(
+        "tinymcp: a Model Context Protocol server\n\nUSAGE:\n{USAGE}\n{usages}\n\n{DEFAULT_SERVED}\n\n{OPTIONS}\n\n\
+         {PROTOCOL_OPTIONS}\n\n{http}\n\n{oauth}\n\n{LOGS}"
+    )
+}
+
+/// The HTTP and OAuth options, each marked when this build lacks it.
+fn http_sections() -> (String, String) {
+    let section = |title: &str, options: &str, feature: &str, built: bool| match built {
+        true => format!("{title}:\n{options}"),
+        false => format!("{title} (not in this build: it was built without the `{feature}` feature):\n{options}"),
+    };
+    (
+        section("HTTP OPTIONS", HTTP_OPTIONS, "http", cfg!(feature = "http")),
+        section("OAUTH OPTIONS", OAUTH_OPTIONS, "oauth", cfg!(feature = "oauth")),
+    )
+}
+
+/// `tinymcp COMMAND --help`: the command's usage and the server's options it takes; `None`
+/// for a word that is no command.
+fn command_help(command: &str) -> Option<String> {
+    let usage = usage_of(command)?;
+    let options = match command {
+        "help" => return Some(whole_help()),
+        "config" | "install" => {
+            "OPTIONS: the server's (tinymcp --help), checked as for a run: the host runs the binary with them"
+                .to_owned()
+        }
+        "proxy" => {
+            let (http, oauth) = http_sections();
+            format!("{PROTOCOL_OPTIONS}\n\n{http}\n\n{oauth}")
+        }
+        _ => String::new(),
+    };
+    Some(format!("USAGE:\n{usage}\n\n{options}").trim_end().to_owned())
+}
+
+/// The help asked for, if any: `tinymcp help [COMMAND]`, or `-h`/`--help` among the
+/// arguments of the server or of a command (`cli::asks_help`); `Err` names what `help` does
+/// not know.
+fn help_asked(raw: &[String]) -> Option<Result<String, String>> {
+    let (first, rest) = raw.split_first()?;
+    if first == "help" {
+        return Some(match rest {
+            [] => Ok(whole_help()),
+            [topic] if cli::asks_help(std::slice::from_ref(topic)) => Ok(whole_help()),
+            [topic] => command_help(topic)
+                .ok_or_else(|| format!("help: unknown command {topic:?}: the commands are {COMMAND_NAMES}")),
+            _ => Err("help takes one command, e.g. tinymcp help install".into()),
+        });
+    }
+    let command = usage_of(first).map(|_| first.as_str());
+    let asked = cli::asks_help(if command.is_some() { rest } else { raw });
+    asked.then(|| Ok(command.and_then(command_help).unwrap_or_else(whole_help)))
+}
+
+/// What to say of an argument the server's parser does not know, so that it says what to do:
+/// the command a flag belongs to, `--root` for a folder, the commands for a word.
+fn unknown(arg: &str) -> String {
+    let commands = COMMAND_NAMES.split(", ");
+    if arg.starts_with('-') {
+        let names = |usage: &str| usage.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).any(|w| w == arg);
+        let owners: Vec<&str> = commands.filter(|c| usage_of(c).is_some_and(names)).collect();
+        return match owners.first() {
+            None => format!("unknown option {arg}: see tinymcp --help"),
+            Some(first) => {
+                let uses: Vec<String> = owners.iter().map(|c| format!("tinymcp {c} {arg} ...")).collect();
+                format!("{arg} is an option of a command: {} (see tinymcp {first} --help)", uses.join(", or "))
+            }
+        };
+    }
+    if arg == "proxy" && !cfg!(feature = "http") {
+        return "this build has no `tinymcp proxy` (built without the `http` feature)".into();
+    }
+    if std::path::Path::new(arg).is_dir() {
+        return format!("unexpected argument {arg}: to serve that folder, give --root {arg}");
+    }
+    format!("unknown command {arg:?}: the commands are {COMMAND_NAMES} (see tinymcp --help)")
+}
 
 struct Args {
     everything: bool,
@@ -216,7 +310,6 @@ enum Parsed {
     Run(Box<Args>),
     Check(Vec<PathBuf>),
     Config(Config),
-    Help,
     Version,
 }
 
@@ -262,7 +355,6 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "-h" | "--help" => return Ok(Parsed::Help),
             "-V" | "--version" => return Ok(Parsed::Version),
             "--everything" => parsed.everything = true,
             "--revisions" => {
@@ -343,7 +435,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--task-ttl-ms" => parsed.task_ttl_ms = Some(number(&arg, args.next())?),
             // Not in --help: how long a requestState lives, for tests of its expiry.
             "--state-ttl-secs" => parsed.state_ttl_secs = Some(number(&arg, args.next())?),
-            other => return Err(format!("unknown argument: {other} (see --help)")),
+            other => return Err(unknown(other)),
         }
     }
     Ok(Parsed::Run(Box::new(parsed)))
@@ -399,6 +491,20 @@ fn value(flag: &str, value: Option<String>) -> Result<String, String> {
     value.filter(|v| !v.starts_with("--")).ok_or_else(|| format!("{flag} needs a value"))
 }
 
+/// `tinymcp config`'s usage (`--help`).
+const CONFIG_USAGE: &str = "    tinymcp config --host HOST [--url URL] [OPTIONS]
+        print the configuration that makes that host run this binary with these options
+        (relative paths made absolute; the current directory as --root when none is given);
+        with --http ADDR, or --url URL of a server running elsewhere, the host connects to the URL.
+        HOST: claude-desktop (or claude), claude-code, vscode, cursor, windsurf, zed, codex, gemini";
+
+/// `tinymcp install`'s usage (`--help`).
+const INSTALL_USAGE: &str =
+    "    tinymcp install --host HOST [--scope user|project] [--config-file FILE] [--dry-run] [OPTIONS]
+        write that configuration into the host's own file (found from $HOME, or FILE): merged
+        with the servers already there, the previous file kept as FILE.bak, nothing written
+        when it is there already; --dry-run prints the file it would write";
+
 /// `tinymcp config --host HOST [OPTIONS]`: the options are checked as if to run, and the paths
 /// in them made absolute, since a host starts the server in a folder of its choosing.
 fn parse_config(mut args: impl Iterator<Item = String>, installing: bool) -> Result<Parsed, String> {
@@ -452,7 +558,7 @@ fn parse_config(mut args: impl Iterator<Item = String>, installing: bool) -> Res
             let url = url.or_else(|| run.http.as_deref().map(|addr| hosts::url_of_listen_addr(&listen_addr(addr))));
             Ok(Parsed::Config(Config { host, flags, url, install: installing.then_some(install) }))
         }
-        _ => Err("config: give the options the server should run with (not --check, --help or --version)".into()),
+        _ => Err("config: give the options the server should run with (not --check or --version)".into()),
     }
 }
 
@@ -800,7 +906,21 @@ fn main() -> ExitCode {
         .parse_env("RUST_LOG")
         .target(env_logger::Target::Stderr)
         .init();
-    let mut raw = std::env::args().skip(1).peekable();
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    // Help is the one thing printed before a transport starts (stdout, exit 0).
+    match help_asked(&raw) {
+        Some(Ok(text)) => {
+            // A reader that stops early (`| head`) is no error.
+            let _ = writeln!(std::io::stdout(), "{text}");
+            return ExitCode::SUCCESS;
+        }
+        Some(Err(why)) => {
+            eprintln!("tinymcp: {why}");
+            return ExitCode::from(2);
+        }
+        None => {}
+    }
+    let mut raw = raw.into_iter().peekable();
     if raw.peek().map(String::as_str) == Some("connect") {
         return match cli::connect::run(raw.skip(1)) {
             Ok(()) => ExitCode::SUCCESS,
@@ -915,10 +1035,6 @@ fn main() -> ExitCode {
                 }
             }
             return status;
-        }
-        Ok(Parsed::Help) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
         }
         Ok(Parsed::Version) => {
             println!("tinymcp {}", env!("CARGO_PKG_VERSION"));

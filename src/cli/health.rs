@@ -1,6 +1,11 @@
 //! `tinymcp health [URL]`: exit 0 when the server at URL answers `/healthz` with 200, else 1
 //! with the reason. The container's HEALTHCHECK (an image built `FROM scratch` has no curl).
 
+/// `tinymcp health`'s usage (`--help`).
+pub const USAGE: &str = "    tinymcp health [URL]
+        exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
+        with the reason on stderr (a container's HEALTHCHECK: the image has no curl)";
+
 /// What the probe asks when no URL is given: the container's own server.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/healthz";
 

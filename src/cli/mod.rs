@@ -14,3 +14,21 @@ pub mod proxy;
 pub mod secret;
 #[cfg(unix)]
 pub mod signal;
+
+/// Whether `args` (a command's, or the server's) ask for help: `-h` or `--help` anywhere before
+/// a `--` (after it they are a child command's own). The one way every command recognises it.
+pub fn asks_help(args: &[String]) -> bool {
+    args.iter().take_while(|arg| *arg != "--").any(|arg| arg == "-h" || arg == "--help")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asks_help;
+
+    #[test]
+    fn help_is_asked_before_a_double_dash_only() {
+        let asks = |args: &[&str]| asks_help(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>());
+        assert!(asks(&["--help"]) && asks(&["--host", "x", "-h"]) && asks(&["--http", "1", "--help", "--", "cmd"]));
+        assert!(!asks(&[]) && !asks(&["--http", "1", "--", "server", "--help"]) && !asks(&["--helpful"]));
+    }
+}

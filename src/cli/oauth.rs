@@ -5,9 +5,8 @@
 use std::time::Duration;
 use tinymcp::transport::http::OAuth;
 
-/// The variable the introspection client secret may come from instead of a file.
 #[cfg(feature = "oauth")]
-const SECRET_VARIABLE: &str = "TINYMCP_OAUTH_CLIENT_SECRET";
+use super::secret::CLIENT_SECRET_VARIABLE as SECRET_VARIABLE;
 
 /// What the command line says about OAuth.
 #[derive(Default)]

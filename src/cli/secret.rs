@@ -1,7 +1,35 @@
-//! The secret files the binary reads (`--token-file`, `--state-key-file`): a warning when
-//! others may read one, and the bearer token read and checked, each error naming its source.
+//! The secrets the binary reads (`--token-file`, `--state-key-file`, and the variables that may
+//! hold them): a warning when others may read a file, the bearer token read and checked, each
+//! error naming its source, and the variables no child is given.
 
 use std::path::Path;
+
+/// The variable the bearer token may come from instead of `--token-file`.
+#[cfg(feature = "http")]
+pub const TOKEN_VARIABLE: &str = "TINYMCP_TOKEN";
+
+/// The variable the OAuth introspection client secret may come from instead of
+/// `--oauth-client-secret-file`.
+#[cfg(feature = "http")]
+pub const CLIENT_SECRET_VARIABLE: &str = "TINYMCP_OAUTH_CLIENT_SECRET";
+
+/// Every variable holding a secret of the binary's own, with what it is. Such a secret guards
+/// this server (or speaks for it to the issuer), so no child process gets it.
+#[cfg(feature = "http")]
+const SECRET_VARIABLES: [(&str, &str); 2] =
+    [(TOKEN_VARIABLE, "the bearer token"), (CLIENT_SECRET_VARIABLE, "the OAuth client secret")];
+
+/// `Err` naming the secret when `name` is one of the binary's secret variables
+/// (`proxy --pass-env`).
+#[cfg(feature = "http")]
+pub fn refuse_secret_variable(name: &str) -> Result<(), String> {
+    match SECRET_VARIABLES.iter().find(|(variable, _)| *variable == name) {
+        Some((variable, what)) => {
+            Err(format!("--pass-env {variable}: {what} is this server's own secret and is never passed to the child"))
+        }
+        None => Ok(()),
+    }
+}
 
 /// Warns when `path` is readable or writable by its group or by others, naming the fix.
 #[cfg(unix)]
@@ -34,13 +62,29 @@ pub fn token(file: Option<&str>) -> Result<Option<String>, String> {
             let text = std::fs::read_to_string(path).map_err(|e| format!("token file {path}: cannot read it: {e}"))?;
             (text, format!("token file {path}"))
         }
-        None => match std::env::var("TINYMCP_TOKEN") {
-            Ok(text) => (text, "TINYMCP_TOKEN".to_owned()),
+        None => match std::env::var(TOKEN_VARIABLE) {
+            Ok(text) => (text, TOKEN_VARIABLE.to_owned()),
             Err(std::env::VarError::NotPresent) => return Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => return Err("TINYMCP_TOKEN: expected UTF-8 text".into()),
+            Err(std::env::VarError::NotUnicode(_)) => return Err(format!("{TOKEN_VARIABLE}: expected UTF-8 text")),
         },
     };
     let token = text.trim();
     tinymcp::transport::http::check_token(token).map_err(|why| format!("{source}: {why}"))?;
     Ok(Some(token.to_owned()))
+}
+
+#[cfg(all(test, feature = "http"))]
+mod tests {
+    use super::refuse_secret_variable;
+
+    #[test]
+    fn every_secret_variable_is_refused_and_others_pass() {
+        for secret in ["TINYMCP_TOKEN", "TINYMCP_OAUTH_CLIENT_SECRET"] {
+            let why = refuse_secret_variable(secret).unwrap_err();
+            assert!(why.contains(secret) && why.contains("never passed"), "{why}");
+        }
+        for other in ["PATH", "WEATHER_KEY", "tinymcp_token"] {
+            assert_eq!(refuse_secret_variable(other), Ok(()));
+        }
+    }
 }

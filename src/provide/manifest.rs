@@ -67,7 +67,7 @@ fn index(path: &str, i: usize) -> String {
 pub struct ManifestError {
     /// The manifest file.
     pub file: PathBuf,
-    /// The problems, in document order.
+    /// The problems, in document order, then its warnings (`warning: ...`).
     pub problems: Vec<Problem>,
 }
 

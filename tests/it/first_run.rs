@@ -63,3 +63,26 @@ fn check_checks_every_file_it_is_given_and_fails_if_any_is_broken() {
     let out = run_binary(&["--check", good, "--root", "."]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("only manifest files"), "{out:?}");
 }
+
+// Issue 33 item 22: a manifest with errors had its warnings hidden, so fixing the errors showed
+// new problems on the next run: every problem is printed at once, and the errors fail the check.
+#[test]
+fn check_prints_the_warnings_of_a_manifest_that_also_has_errors() {
+    let dir = TempDir::new("check-both");
+    let manifest = r#"{"tools": [
+        {"name": "shell", "command": ["sh", "-c", "echo {{x}}"],
+         "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}},
+        {"name": "has space", "command": ["true"]}
+    ]}"#;
+    let file = dir.write("both.json", manifest);
+    let file = file.to_str().unwrap();
+    let out = run_binary(&["--check", file]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{file}: tools[1].name: expected a name")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{file}: tools[0].command[2]: warning: sh -c runs this text as code")),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "{out:?}");
+}

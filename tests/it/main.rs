@@ -11,6 +11,7 @@ mod backpressure;
 mod bounds;
 mod cache_hints;
 mod cancellation;
+mod cli;
 mod client_requests;
 mod client_roots;
 mod completion;

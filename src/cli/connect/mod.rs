@@ -53,6 +53,15 @@ impl Bridge {
     }
 }
 
+/// `tinymcp connect`'s usage (`--help`).
+pub const USAGE: &str =
+    "    tinymcp connect [--transport auto|http|sse] [--header 'Name: value']... [--token-env VAR] URL
+        a remote server (http:// only) spoken to over stdio, for hosts that only start stdio
+        servers: JSON-RPC lines on stdin are forwarded, the server's messages written to stdout;
+        at end of input the session is closed. --transport: Streamable HTTP, legacy SSE, or
+        auto (the first, then the second, as clients do); --header values may name ${VAR};
+        --token-env VAR sends `Authorization: Bearer` with the token in VAR";
+
 /// Parses the options and forwards until the end of stdin; `Err` says why it could not.
 pub fn run(mut args: impl Iterator<Item = String>) -> Result<(), String> {
     let mut url = None;
@@ -76,7 +85,7 @@ pub fn run(mut args: impl Iterator<Item = String>) -> Result<(), String> {
                 let token = token.ok_or_else(|| format!("--token-env {var}: the environment variable is not set"))?;
                 headers.push(("Authorization".to_owned(), format!("Bearer {}", token.trim())));
             }
-            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
+            flag if flag.starts_with('-') => return Err(format!("unknown option {flag} (see tinymcp connect --help)")),
             _ if url.is_none() => url = Some(arg),
             _ => return Err(format!("connect takes one URL, got also {arg:?}")),
         }

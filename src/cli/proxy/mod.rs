@@ -17,8 +17,19 @@ use tinymcp::relay::Peer;
 /// Variables every child gets from our environment when set: what a program needs to find
 /// its interpreter and its home. Anything else only with `--pass-env`.
 const BASE_ENV: [&str; 2] = ["PATH", "HOME"];
-/// Never passed on, even when asked: the bearer token guards the proxy, not the child.
-const TOKEN_VAR: &str = "TINYMCP_TOKEN";
+
+/// `tinymcp proxy`'s usage (`--help`); the server's options it takes follow it there.
+pub const USAGE: &str = "    tinymcp proxy --http ADDR [--shared] [--pass-env VAR]... [--answer-within-secs N] [HTTP OPTIONS] -- CMD ARGS...
+        a stdio MCP server served over HTTP (/mcp, and /sse + /messages): one CMD process per
+        session (--max-sessions caps them), or one for all with --shared, exec'd with no shell;
+        it gets PATH, HOME and the --pass-env variables only; one that exits, or leaves
+        requests unanswered N seconds (default 60), ends its sessions with an error to each
+        request in flight. Clients and CMD may speak different protocol revisions: 2026-07-28
+        requests (no session) and handshake sessions are translated where they differ
+    tinymcp proxy --http ADDR --config FILE [--pass-env VAR]... [HTTP OPTIONS]
+        each server of a hosts' mcpServers JSON file (NAME: command, args, env, cwd) at
+        /NAME/mcp and /NAME/sse on one port (--max-sessions caps them all together); each
+        child gets PATH, HOME, the --pass-env variables and its own env only";
 
 /// The proxy's own flags, the rest of the flags (HTTP ones, for the server's parser), and the
 /// command.
@@ -55,9 +66,8 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
             }
             "--pass-env" => {
                 let name = args.next().filter(|v| !v.starts_with("--")).ok_or("--pass-env needs a variable name")?;
-                if name == TOKEN_VAR {
-                    return Err(format!("--pass-env {TOKEN_VAR}: the bearer token is never passed to the child"));
-                }
+                // The bearer token guards the proxy, not the child: no secret of ours is passed on.
+                crate::cli::secret::refuse_secret_variable(&name)?;
                 if name.is_empty() || name.contains('=') {
                     return Err(format!("--pass-env: expected a variable name, got {name:?}"));
                 }

@@ -56,13 +56,17 @@ pub(super) struct Checked {
     pub resources: Vec<ResourceDef>,
 }
 
-/// Checks the whole manifest; relative paths resolve against `dir`.
+/// Checks the whole manifest; relative paths resolve against `dir`. A broken manifest's
+/// problems are its errors, then its warnings: whoever fixes the errors sees every problem at once.
 pub(super) fn manifest(raw: &Value, dir: &Path) -> Result<Checked, Vec<Problem>> {
     let mut c = Checker { problems: Vec::new(), warnings: Vec::new(), dir };
     let checked = c.top(raw);
     match checked {
         Some(checked) if c.problems.is_empty() => Ok(Checked { warnings: c.warnings, ..checked }),
-        _ => Err(c.problems),
+        _ => {
+            c.problems.append(&mut c.warnings);
+            Err(c.problems)
+        }
     }
 }
 

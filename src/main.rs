@@ -130,7 +130,8 @@ const OAUTH_OPTIONS: &str =
                             sign them, fetched over HTTPS (plain HTTP only on loopback) and
                             again when it rotates them; needs --public-url; not with a token
     --public-url URL        this server's URL as clients reach it (https://host/mcp): the
-                            resource its metadata announces and the audience tokens must name
+                            resource its metadata announces and the audience tokens must name;
+                            with proxy --config, the base URL: each server is BASE/NAME/mcp
     --oauth-scope SCOPE     a scope every request's token must carry (repeatable)
     --oauth-introspection URL
                             check opaque (non-JWT) access tokens at this RFC 7662 endpoint of

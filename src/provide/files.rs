@@ -282,7 +282,11 @@ impl Files {
 
     /// Resolves a path a client gave a tool. With several roots, its first component is the
     /// root's label.
+    /// A path the listings showed quoted (a name with a control character, `"a\nb"`) is read
+    /// back to the exact name: a path never holds a backslash otherwise.
     pub(crate) fn locate(&self, spelled: &str) -> Result<Target<'_>, String> {
+        let exact = super::tool_parts::unshown(spelled);
+        let spelled = exact.as_deref().unwrap_or(spelled);
         self.locate_parts(&sandbox::components(spelled, self.options.include_hidden)?)
     }
 

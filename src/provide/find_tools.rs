@@ -8,7 +8,7 @@ use super::file_tools::read_file;
 use super::files::{Files, Root, Target};
 use super::glob::GlobPattern;
 use super::sandbox::EntryKind;
-use super::tool_parts::{below, both, path_help, read_only, refused, str_arg};
+use super::tool_parts::{below, both, path_help, read_only, refused, shown, str_arg, walk_pruned};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,7 +32,7 @@ const MIN_SHARE: usize = 1024;
 
 /// The schema of the exclude globs, under either name (`excludePatterns` is the reference
 /// filesystem server's, so a model used to it is understood).
-fn exclude_schema() -> Value {
+pub(crate) fn exclude_schema() -> Value {
     let globs = |what: &str| json!({"type": "array", "maxItems": MAX_EXCLUDES, "items": {"type": "string", "maxLength": MAX_GLOB_CHARS}, "description": what});
     json!({
         "exclude": globs("Globs of files and folders to leave out: without a / a pattern matches a name at any depth (node_modules, *.log), with a / the path below `path` (build/**)"),
@@ -128,7 +128,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
 }
 
 /// Adds the members of `extra` to the object `into`.
-fn merge(into: &mut Value, extra: Value) {
+pub(crate) fn merge(into: &mut Value, extra: Value) {
     if let (Some(into), Value::Object(extra)) = (into.as_object_mut(), extra) {
         into.extend(extra);
     }
@@ -140,21 +140,22 @@ fn bounded(args: &Value, name: &str, default: u64, max: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
-/// The exclude globs, under either name.
-fn excludes(args: &Value) -> Vec<GlobPattern> {
+/// The exclude globs, under either name; a pattern that is not a glob is refused, saying why
+/// (also `search_files`').
+pub(crate) fn excludes(args: &Value) -> Result<Vec<GlobPattern>, CallToolResult> {
     ["exclude", "excludePatterns"]
         .iter()
         .filter_map(|name| args.get(*name).and_then(Value::as_array))
         .flatten()
         .filter_map(Value::as_str)
         .take(MAX_EXCLUDES * 2)
-        .map(GlobPattern::new)
+        .map(|pattern| GlobPattern::new(pattern).map_err(|why| CallToolResult::error(format!("exclude: {why}"))))
         .collect()
 }
 
 /// Whether a path below the walked folder is left out: a pattern matching the path or any
 /// folder on the way excludes it (`node_modules` leaves out everything under one).
-fn excluded(exclude: &[GlobPattern], below: &str) -> bool {
+pub(crate) fn excluded(exclude: &[GlobPattern], below: &str) -> bool {
     if exclude.is_empty() {
         return false;
     }
@@ -209,7 +210,7 @@ impl Drawing<'_> {
                 continue;
             }
             // The node's line, and its JSON: name, type and punctuation (`"children":[]` too).
-            let node_bytes = 2 * (level + 1) + 2 * name.len() + 64;
+            let node_bytes = 2 * (level + 1) + 2 * shown(&name).len() + 64;
             if self.entries >= self.max_entries || self.bytes + node_bytes > self.cap {
                 self.stopped_in = Some(self.files.display(root, dir));
                 break;
@@ -217,19 +218,20 @@ impl Drawing<'_> {
             self.entries += 1;
             self.bytes += node_bytes;
             let indent = "  ".repeat(level);
+            let name_shown = shown(&name);
             // A link is shown as what it leads to inside the root, never expanded (no loops,
             // and a folder swapped in later is never walked); a link leading out is a name only.
             let (kind, expand, line) = match kind {
-                EntryKind::Dir => ("directory", true, format!("{indent}{name}/")),
-                EntryKind::File(_) => ("file", false, format!("{indent}{name}")),
+                EntryKind::Dir => ("directory", true, format!("{indent}{name_shown}/")),
+                EntryKind::File(_) => ("file", false, format!("{indent}{name_shown}")),
                 EntryKind::Link => match root.sandbox.follow(&path) {
                     Some((_, meta)) if meta.is_dir() => {
-                        ("directory", false, format!("{indent}{name}/ (symbolic link, not expanded)"))
+                        ("directory", false, format!("{indent}{name_shown}/ (symbolic link, not expanded)"))
                     }
-                    Some(_) => ("file", false, format!("{indent}{name}")),
-                    None => ("symlink", false, format!("{indent}{name} (symbolic link)")),
+                    Some(_) => ("file", false, format!("{indent}{name_shown}")),
+                    None => ("symlink", false, format!("{indent}{name_shown} (symbolic link)")),
                 },
-                EntryKind::Other => ("other", false, format!("{indent}{name} (not a file or folder)")),
+                EntryKind::Other => ("other", false, format!("{indent}{name_shown} (not a file or folder)")),
             };
             let mut node = json!({"name": name, "type": kind});
             if expand && level + 1 < self.depth {
@@ -255,10 +257,14 @@ fn directory_tree(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult
         Ok(targets) => targets,
         Err(refusal) => return refusal,
     };
+    let exclude = match excludes(args) {
+        Ok(exclude) => exclude,
+        Err(refusal) => return refusal,
+    };
     let mut drawing = Drawing {
         cx,
         files,
-        exclude: excludes(args),
+        exclude,
         depth: bounded(args, "depth", DEFAULT_DEPTH, MAX_DEPTH),
         max_entries: bounded(args, "max_entries", DEFAULT_ENTRIES, MAX_ENTRIES),
         cap: files.options.max_read_bytes,
@@ -289,7 +295,7 @@ fn directory_tree(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult
     if cx.is_cancelled() {
         return CallToolResult::error("directory_tree cancelled");
     }
-    let mut text = format!("{shown}/\n");
+    let mut text = format!("{}/\n", self::shown(&shown));
     for line in drawing.text.lines() {
         text.push_str("  ");
         text.push_str(line);
@@ -303,10 +309,13 @@ fn directory_tree(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult
     }
     let mut structured = json!({"path": shown, "tree": tree, "truncated": drawing.stopped_in.is_some()});
     if let Some(stopped) = &drawing.stopped_in {
+        // Quoted as a JSON string, which is what the path argument takes.
+        let quoted = serde_json::to_string(stopped).unwrap_or_default();
         text.push_str(&format!(
-            "[stopped after {} entries, in {stopped}: its later entries and everything after it are not shown; \
-             call directory_tree with path {stopped:?}, a smaller depth or exclude to see the rest]\n",
-            drawing.entries
+            "[stopped after {} entries, in {}: its later entries and everything after it are not shown; \
+             call directory_tree with path {quoted}, a smaller depth or exclude to see the rest]\n",
+            drawing.entries,
+            self::shown(stopped)
         ));
         structured["stoppedIn"] = stopped.as_str().into();
     }
@@ -317,8 +326,14 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     let Some(pattern) = str_arg(args, "pattern").filter(|p| !p.is_empty()) else {
         return CallToolResult::error("pattern must be a non-empty glob such as **/*.rs");
     };
-    let glob = GlobPattern::new(pattern);
-    let exclude = excludes(args);
+    let glob = match GlobPattern::new(pattern) {
+        Ok(glob) => glob,
+        Err(why) => return CallToolResult::error(format!("pattern: {why}")),
+    };
+    let exclude = match excludes(args) {
+        Ok(exclude) => exclude,
+        Err(refusal) => return refusal,
+    };
     let spelled = str_arg(args, "path").unwrap_or_default();
     let max = bounded(args, "max_results", DEFAULT_FOUND, MAX_FOUND);
     let cap = files.options.max_read_bytes;
@@ -335,7 +350,10 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     for (root, dir) in targets {
         let base = root.sandbox.relative(&dir).unwrap_or_default();
         let mut walked = 0;
-        root.sandbox.walk(&dir, &mut |rel, path| {
+        // Excluded folders are not entered and excluded files not counted: `exclude` is how
+        // a search gets past a large folder within `--max-files`.
+        let pruned = |rel: &str| excluded(&exclude, below(&base, rel));
+        walk_pruned(&root.sandbox, &dir, &pruned, &mut |rel, path| {
             if cx.is_cancelled() {
                 cancelled = true;
                 return false;
@@ -345,13 +363,12 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
                 walk_stopped = true;
                 return false;
             }
-            let below = below(&base, rel);
-            if excluded(&exclude, below) || !glob.matches_path(below) {
+            if !glob.matches_path(below(&base, rel)) {
                 return true;
             }
             let shown = files.display(root, path);
             // A line of text and a JSON string each.
-            let needs = 2 * shown.len() + 4;
+            let needs = self::shown(&shown).len() + shown.len() + 4;
             if found.len() >= max || bytes + needs > cap {
                 full = true;
                 return false;
@@ -367,7 +384,7 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     if cancelled {
         return CallToolResult::error("find_files cancelled");
     }
-    let mut text: String = found.iter().map(|p| format!("{p}\n")).collect();
+    let mut text: String = found.iter().map(|p| format!("{}\n", shown(p))).collect();
     if found.is_empty() {
         text = format!("no files match {pattern:?}\n");
     }
@@ -378,7 +395,8 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
         ));
     } else if walk_stopped {
         text.push_str(&format!(
-            "[stopped after walking {} files; narrow the search with path or exclude]\n",
+            "[stopped after walking {} files, the limit per served folder (--max-files, a server option); \
+             narrow the search with path or exclude (excluded folders are not walked)]\n",
             files.options.max_files
         ));
     }

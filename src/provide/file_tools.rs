@@ -3,11 +3,13 @@
 //! `isError` result that says why, never content. Uses only the public registration API.
 
 use super::client_roots::gate;
-use super::files::{looks_textual, text_type, Files, Target, SNIFF_BYTES};
-use super::find_tools::{exclude_schema, excluded, excludes, merge};
+use super::files::{looks_textual, shown, text_type, Files, Target, SNIFF_BYTES};
 use super::glob::GlobPattern;
 use super::sandbox::{self, file_uri, EntryKind};
-use super::tool_parts::{below, both, path_help, read_only, refused, shown, str_arg, walk_pruned};
+use super::tool_parts::{
+    below, both, exclude_schema, excluded, excludes, merge, path_help, read_only, refused, str_arg, walk_pruned,
+    MAX_GLOB_CHARS,
+};
 use crate::provide::mime;
 use serde_json::{json, Value};
 use std::fs::{self, File};
@@ -21,9 +23,8 @@ const MAX_ENTRIES: usize = 1000;
 /// The default and largest `max_results` of `search_files`.
 const DEFAULT_RESULTS: u64 = 100;
 const MAX_RESULTS: u64 = 1000;
-/// The longest `query` and `glob` of `search_files` (checked by the input schema).
+/// The longest `query` of `search_files` (checked by the input schema).
 const MAX_QUERY_CHARS: usize = 1024;
-const MAX_GLOB_CHARS: usize = 1024;
 /// A matching line is cut to this many characters.
 const MAX_LINE_CHARS: usize = 240;
 /// The most files too large to search that `search_files` names (the rest are counted).

@@ -5,10 +5,14 @@
 
 use super::client_roots::gate;
 use super::file_tools::read_file;
+use super::files::shown;
 use super::files::{Files, Root, Target};
 use super::glob::GlobPattern;
 use super::sandbox::EntryKind;
-use super::tool_parts::{below, both, path_help, read_only, refused, shown, str_arg, walk_pruned};
+use super::tool_parts::{
+    below, both, exclude_schema, excluded, excludes, merge, path_help, read_only, refused, str_arg, walk_pruned,
+    MAX_GLOB_CHARS,
+};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,22 +27,10 @@ const MAX_ENTRIES: u64 = 10_000;
 /// The default and largest `max_results` of `find_files`.
 const DEFAULT_FOUND: u64 = 200;
 const MAX_FOUND: u64 = 2000;
-/// The most paths `read_multiple_files` takes, and the longest glob anywhere.
+/// The most paths `read_multiple_files` takes.
 const MAX_PATHS: usize = 100;
-const MAX_GLOB_CHARS: usize = 1024;
-const MAX_EXCLUDES: usize = 64;
 /// A file of `read_multiple_files` is not started with less than this left of the answer.
 const MIN_SHARE: usize = 1024;
-
-/// The schema of the exclude globs, under either name (`excludePatterns` is the reference
-/// filesystem server's, so a model used to it is understood).
-pub(crate) fn exclude_schema() -> Value {
-    let globs = |what: &str| json!({"type": "array", "maxItems": MAX_EXCLUDES, "items": {"type": "string", "maxLength": MAX_GLOB_CHARS}, "description": what});
-    json!({
-        "exclude": globs("Globs of files and folders to leave out: without a / a pattern matches a name at any depth (node_modules, *.log), with a / the path below `path` (build/**)"),
-        "excludePatterns": globs("The same as exclude")
-    })
-}
 
 /// Registers the three tools.
 pub(crate) fn register(server: &Server, files: &Arc<Files>) {
@@ -127,45 +119,10 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
     );
 }
 
-/// Adds the members of `extra` to the object `into`.
-pub(crate) fn merge(into: &mut Value, extra: Value) {
-    if let (Some(into), Value::Object(extra)) = (into.as_object_mut(), extra) {
-        into.extend(extra);
-    }
-}
-
 /// A bounded integer argument: its default when absent, the bound when larger (or not a number).
 fn bounded(args: &Value, name: &str, default: u64, max: u64) -> usize {
     let n = args.get(name).map_or(default, |v| v.as_u64().unwrap_or(max)).clamp(1, max);
     usize::try_from(n).unwrap_or(usize::MAX)
-}
-
-/// The exclude globs, under either name; a pattern that is not a glob is refused, saying why
-/// (also `search_files`').
-pub(crate) fn excludes(args: &Value) -> Result<Vec<GlobPattern>, CallToolResult> {
-    ["exclude", "excludePatterns"]
-        .iter()
-        .filter_map(|name| args.get(*name).and_then(Value::as_array))
-        .flatten()
-        .filter_map(Value::as_str)
-        .take(MAX_EXCLUDES * 2)
-        .map(|pattern| GlobPattern::new(pattern).map_err(|why| CallToolResult::error(format!("exclude: {why}"))))
-        .collect()
-}
-
-/// Whether a path below the walked folder is left out: a pattern matching the path or any
-/// folder on the way excludes it (`node_modules` leaves out everything under one).
-pub(crate) fn excluded(exclude: &[GlobPattern], below: &str) -> bool {
-    if exclude.is_empty() {
-        return false;
-    }
-    let mut end = 0;
-    below.split('/').any(|part| {
-        end += part.len();
-        let prefix = below.get(..end).unwrap_or(below);
-        end += 1;
-        exclude.iter().any(|glob| glob.matches_path(prefix))
-    })
 }
 
 /// The folders a walk starts from: every root for the top, else the folder named.

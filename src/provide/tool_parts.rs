@@ -3,9 +3,9 @@
 //! their answers. Knows the served folders only through `Files`; no tool lives here.
 
 use super::files::Files;
+use super::glob::GlobPattern;
 use super::sandbox::{EntryKind, Sandbox};
-use serde_json::Value;
-use std::borrow::Cow;
+use serde_json::{json, Value};
 use std::path::Path;
 use tinymcp::{CallToolResult, ToolAnnotations};
 
@@ -54,6 +54,10 @@ pub(crate) fn below<'r>(base: &str, rel: &'r str) -> &'r str {
     }
     rel.strip_prefix(base).map_or(rel, |r| r.trim_start_matches('/'))
 }
+
+/// The longest glob anywhere (checked by the input schemas), and the most exclude globs.
+pub(crate) const MAX_GLOB_CHARS: usize = 1024;
+const MAX_EXCLUDES: usize = 64;
 
 /// How deep a pruned walk goes (the sandbox's own walk stops at the same depth).
 const MAX_WALK_DEPTH: usize = 64;
@@ -104,59 +108,47 @@ fn walk_pruned_at(
     true
 }
 
-/// A name or path as the text of a listing shows it: as it is, unless it holds a control
-/// character (a newline, an escape sequence that would drive a terminal, a tab…); then as a
-/// JSON string, quoted, control characters, quotes and backslashes escaped (`"a\nb"`,
-/// `"\u001b[31m"`). Ordinary Unicode names stay readable. A path spelled that way, quotes
-/// included, is read back by [`unshown`]; written inside a JSON argument without its quotes it
-/// is the exact name already. Structured content always holds the exact name.
-pub(crate) fn shown(name: &str) -> Cow<'_, str> {
-    if !name.chars().any(char::is_control) {
-        return Cow::Borrowed(name);
-    }
-    let mut out = String::with_capacity(name.len() + 8);
-    out.push('"');
-    for c in name.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            // Control characters are all in the Basic Multilingual Plane: one \u escape each.
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    Cow::Owned(out)
+/// The schema of the exclude globs, under either name (`excludePatterns` is the reference
+/// filesystem server's, so a model used to it is understood).
+pub(crate) fn exclude_schema() -> Value {
+    let globs = |what: &str| json!({"type": "array", "maxItems": MAX_EXCLUDES, "items": {"type": "string", "maxLength": MAX_GLOB_CHARS}, "description": what});
+    json!({
+        "exclude": globs("Globs of files and folders to leave out: without a / a pattern matches a name at any depth (node_modules, *.log), with a / the path below `path` (build/**)"),
+        "excludePatterns": globs("The same as exclude")
+    })
 }
 
-/// The path a listing showed quoted ([`shown`]): the JSON string decoded, when `spelled` is one
-/// that holds an escape; `None` for any other path (taken as it is).
-pub(crate) fn unshown(spelled: &str) -> Option<String> {
-    let inner = spelled.strip_prefix('"')?.strip_suffix('"')?;
-    if !inner.contains('\\') {
-        return None;
+/// Adds the members of `extra` to the object `into`.
+pub(crate) fn merge(into: &mut Value, extra: Value) {
+    if let (Some(into), Value::Object(extra)) = (into.as_object_mut(), extra) {
+        into.extend(extra);
     }
-    serde_json::from_str::<String>(spelled).ok()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{shown, unshown};
+/// The exclude globs, under either name; a pattern that is not a glob is refused, saying why
+/// (`find_files`, `search_files`, `directory_tree`).
+pub(crate) fn excludes(args: &Value) -> Result<Vec<GlobPattern>, CallToolResult> {
+    ["exclude", "excludePatterns"]
+        .iter()
+        .filter_map(|name| args.get(*name).and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .take(MAX_EXCLUDES * 2)
+        .map(|pattern| GlobPattern::new(pattern).map_err(|why| CallToolResult::error(format!("exclude: {why}"))))
+        .collect()
+}
 
-    #[test]
-    fn control_characters_are_shown_escaped_and_read_back() {
-        assert_eq!(shown("src/main.rs"), "src/main.rs");
-        assert_eq!(shown("héllo wörld ✓"), "héllo wörld ✓");
-        assert_eq!(shown("a\nb"), "\"a\\nb\"");
-        assert_eq!(shown("\u{1b}[31m"), "\"\\u001b[31m\"");
-        assert_eq!(shown("x\"\\\u{7f}\u{85}"), "\"x\\\"\\\\\\u007f\\u0085\"");
-        for name in ["a\nb", "\u{1b}[31m", "x\"\\\u{7f}\u{85}\t\r"] {
-            assert_eq!(unshown(&shown(name)).as_deref(), Some(name));
-        }
-        assert_eq!(unshown("plain"), None);
-        assert_eq!(unshown("\"quoted\""), None);
+/// Whether a path below the walked folder is left out: a pattern matching the path or any
+/// folder on the way excludes it (`node_modules` leaves out everything under one).
+pub(crate) fn excluded(exclude: &[GlobPattern], below: &str) -> bool {
+    if exclude.is_empty() {
+        return false;
     }
+    let mut end = 0;
+    below.split('/').any(|part| {
+        end += part.len();
+        let prefix = below.get(..end).unwrap_or(below);
+        end += 1;
+        exclude.iter().any(|glob| glob.matches_path(prefix))
+    })
 }

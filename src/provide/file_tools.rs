@@ -222,6 +222,8 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
     let size = meta.len();
     let shown = files.display(root, &path);
     let mime_type = mime::from_path(&shown);
+    // The path in the text of notes and errors, escaped as listings show it.
+    let named = super::files::shown(&shown);
     if args.get("head").is_some() || args.get("tail").is_some() {
         return read_lines(files, args, &shown, &mut file, size);
     }
@@ -236,9 +238,9 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
     let length = length.min(max);
     if offset > size {
         let shown_offset = args.get("offset").map(Value::to_string).unwrap_or_default();
-        return CallToolResult::error(format!("offset {shown_offset} is past the end of {shown} ({size} bytes)"));
+        return CallToolResult::error(format!("offset {shown_offset} is past the end of {named} ({size} bytes)"));
     }
-    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {shown}: {e}"));
+    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {named}: {e}"));
     let image = mime_type.starts_with("image/") && !mime::is_text(mime_type);
     // Up to three bytes before the window tell whether it starts inside a character.
     let before = offset.min(3);
@@ -269,7 +271,7 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
         if end < size || start > 0 {
             let more =
                 if end < size { format!(" Call read_file with offset={end} to read more.") } else { String::new() };
-            format!("[{shown} ({kind}): showing bytes {start}-{end} of {size}.{more}]")
+            format!("[{named} ({kind}): showing bytes {start}-{end} of {size}.{more}]")
         } else {
             String::new()
         }
@@ -297,7 +299,7 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
             note.push(' ');
         }
         note.push_str(&format!(
-            "[{shown} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
+            "[{named} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
         ));
     }
     let mut blocks = vec![Content::text(text)];
@@ -325,7 +327,8 @@ fn read_lines(files: &Files, args: &Value, shown: &str, file: &mut File, size: u
     }
     let lines = usize::try_from(lines).unwrap_or(usize::MAX);
     let max = files.options.max_read_bytes as u64;
-    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {shown}: {e}"));
+    let named = super::files::shown(shown);
+    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {named}: {e}"));
     let mime_type = mime::from_path(shown);
     let head = match read_at(file, 0, SNIFF_BYTES) {
         Ok(head) => head,
@@ -333,7 +336,7 @@ fn read_lines(files: &Files, args: &Value, shown: &str, file: &mut File, size: u
     };
     if !looks_textual(mime_type, &head) {
         return CallToolResult::error(format!(
-            "{shown} is not text: read it by bytes (offset and length), not by lines"
+            "{named} is not text: read it by bytes (offset and length), not by lines"
         ));
     }
     let start = if from_end { size.saturating_sub(max) } else { 0 };
@@ -368,11 +371,11 @@ fn read_lines(files: &Files, args: &Value, shown: &str, file: &mut File, size: u
             (false, false) => String::new(),
         };
         let which = if from_end { "last" } else { "first" };
-        notes.push(format!("[{shown}: the {which} lines asked for, bytes {first}-{end} of {size}.{rest}]"));
+        notes.push(format!("[{named}: the {which} lines asked for, bytes {first}-{end} of {size}.{rest}]"));
     }
     if !utf8 {
         notes.push(format!(
-            "[{shown} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
+            "[{named} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
         ));
     }
     let mut blocks = vec![Content::text(text)];
@@ -595,7 +598,7 @@ fn file_info(files: &Files, spelled: &str) -> CallToolResult {
         "other"
     };
     let mut info = json!({"path": shown, "kind": kind, "size": meta.len()});
-    let mut text = format!("{shown}: {kind}, {} bytes", meta.len());
+    let mut text = format!("{}: {kind}, {} bytes", super::files::shown(&shown), meta.len());
     if let Ok(modified) = meta.modified() {
         let stamp = rfc3339(modified);
         text.push_str(&format!(", modified {stamp}"));

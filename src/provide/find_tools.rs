@@ -450,7 +450,7 @@ fn read_multiple_files(files: &Files, cx: &RequestCx, args: &Value) -> CallToolR
         }
         left = left.saturating_sub(entry.to_string().len());
         entries.push(entry);
-        blocks.push(Content::text(format!("--- {spelled} ---")));
+        blocks.push(Content::text(format!("--- {} ---", shown(spelled))));
         for block in answer.content {
             left = left.saturating_sub(block_bytes(&block));
             blocks.push(block);
@@ -461,7 +461,7 @@ fn read_multiple_files(files: &Files, cx: &RequestCx, args: &Value) -> CallToolR
 
 /// A file `read_multiple_files` did not read: its heading and why, as text and as an entry.
 fn failed(blocks: &mut Vec<Content>, entries: &mut Vec<Value>, shown: &str, why: String) {
-    blocks.push(Content::text(format!("--- {shown} ---\n{why}")));
+    blocks.push(Content::text(format!("--- {} ---\n{why}", self::shown(shown))));
     let plain = why.strip_prefix("error: ").unwrap_or(&why);
     entries.push(json!({"path": shown, "error": plain}));
 }

@@ -602,4 +602,13 @@ fn names_with_control_characters_are_escaped_in_every_listing_and_can_be_used() 
     }
     let read = client.call_tool("read_file", json!({"path": r#""\u001b[31m""#}));
     assert_eq!(text_of(&read), "needle two\n", "{read}");
+    // Where a tool names the file in its text, it is escaped too.
+    for answer in [
+        client.call_tool("file_info", json!({"path": "a\nb"})),
+        client.call_tool("read_file", json!({"path": "a\nb", "offset": 2, "length": 3})),
+        client.call_tool("read_multiple_files", json!({"paths": ["a\nb", "\u{1b}[31m"]})),
+    ] {
+        let text = text_of(&answer);
+        assert!(text.contains(r#""a\nb""#) && !text.contains("a\nb") && !text.contains('\u{1b}'), "{text:?}");
+    }
 }

@@ -282,8 +282,7 @@ impl Files {
     }
 
     /// Resolves a path a client gave a tool. With several roots, its first component is the
-    /// root's label.
-    /// A path the listings showed quoted (a name with a control character, `"a\nb"`) is read
+    /// root's label. A path the listings showed quoted (a name with a control character, `"a\nb"`) is read
     /// back to the exact name: a path never holds a backslash otherwise.
     pub(crate) fn locate(&self, spelled: &str) -> Result<Target<'_>, String> {
         let exact = unshown(spelled);

@@ -5,8 +5,7 @@
 
 use super::client_roots::gate;
 use super::file_tools::read_file;
-use super::files::shown;
-use super::files::{Files, Root, Target};
+use super::files::{shown, Files, Root, Target};
 use super::glob::GlobPattern;
 use super::sandbox::EntryKind;
 use super::tool_parts::{

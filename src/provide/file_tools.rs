@@ -3,10 +3,13 @@
 //! `isError` result that says why, never content. Uses only the public registration API.
 
 use super::client_roots::gate;
-use super::files::{looks_textual, text_type, Files, Target, SNIFF_BYTES};
+use super::files::{looks_textual, shown, text_type, Files, Target, SNIFF_BYTES};
 use super::glob::GlobPattern;
 use super::sandbox::{self, file_uri, EntryKind};
-use super::tool_parts::{below, both, path_help, read_only, refused, str_arg};
+use super::tool_parts::{
+    below, both, exclude_schema, excluded, excludes, merge, path_help, read_only, refused, str_arg, walk_pruned,
+    MAX_GLOB_CHARS,
+};
 use crate::provide::mime;
 use serde_json::{json, Value};
 use std::fs::{self, File};
@@ -20,11 +23,12 @@ const MAX_ENTRIES: usize = 1000;
 /// The default and largest `max_results` of `search_files`.
 const DEFAULT_RESULTS: u64 = 100;
 const MAX_RESULTS: u64 = 1000;
-/// The longest `query` and `glob` of `search_files` (checked by the input schema).
+/// The longest `query` of `search_files` (checked by the input schema).
 const MAX_QUERY_CHARS: usize = 1024;
-const MAX_GLOB_CHARS: usize = 1024;
 /// A matching line is cut to this many characters.
 const MAX_LINE_CHARS: usize = 240;
+/// The most files too large to search that `search_files` names (the rest are counted).
+const MAX_SKIPPED_NAMED: usize = 20;
 
 /// Registers the four tools.
 pub(crate) fn register(server: &Server, files: &Arc<Files>) {
@@ -81,23 +85,33 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         move |cx, args| Ok(gate(&f, cx, &args, |f| read_file(f, &args))),
     );
     let f = Arc::clone(files);
+    let mut search_props = json!({
+        "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": "The text to look for"},
+        "path": {"type": "string", "description": format!("A folder or file to search, {path_help}; everything when omitted")},
+        "glob": {"type": "string", "maxLength": MAX_GLOB_CHARS, "description": "Only files whose name matches (e.g. *.rs); with a / the pattern matches the path below `path` (e.g. src/**/*.rs)"},
+        "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": format!("The most matching lines (default {DEFAULT_RESULTS})")}
+    });
+    merge(&mut search_props, exclude_schema());
+    let max_file = files.options.max_file_bytes;
     server.register_tool(
         Tool::new(
             "search_files",
-            "Search the contents of text files for a string (case-insensitive); answers with \
-             path:line: text. To find files by name, use find_files",
-            json!({"type": "object", "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": "The text to look for"},
-                "path": {"type": "string", "description": format!("A folder or file to search, {path_help}; everything when omitted")},
-                "glob": {"type": "string", "maxLength": MAX_GLOB_CHARS, "description": "Only files whose name matches (e.g. *.rs); with a / the pattern matches the path below `path` (e.g. src/**/*.rs)"},
-                "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": format!("The most matching lines (default {DEFAULT_RESULTS})")}
-            }, "required": ["query"]}),
+            format!(
+                "Search the contents of text files for a string (case-insensitive); answers with \
+                 path:line: text. Files over {max_file} bytes are not searched (the answer names them; \
+                 read_file reads them by windows). To find files by name, use find_files"
+            ),
+            json!({"type": "object", "properties": search_props, "required": ["query"]}),
         )
         .with_output_schema(json!({"type": "object", "properties": {
             "matches": {"type": "array", "items": {"type": "object", "properties": {
                 "path": {"type": "string"}, "line": {"type": "integer"}, "text": {"type": "string"}
             }, "required": ["path", "line", "text"]}},
-            "truncated": {"type": "boolean"}
+            "truncated": {"type": "boolean"},
+            "skipped": {"type": "array", "description": "Files not searched, and why", "items": {"type": "object", "properties": {
+                "path": {"type": "string"}, "size": {"type": "integer"}, "reason": {"type": "string"}
+            }, "required": ["path", "reason"]}},
+            "skippedCount": {"type": "integer", "description": "How many files were not searched (skipped names at most 20 of them)"}
         }, "required": ["matches", "truncated"]}))
         .with_annotations(read_only("Search files")),
         move |cx, args| Ok(gate(&f, cx, &args, |f| search_files(cx, f, &args))),
@@ -162,19 +176,20 @@ fn list_directory(files: &Files, spelled: &str, offset: usize) -> CallToolResult
         .skip(offset)
         .take(MAX_ENTRIES)
         .take_while(|e| {
-            bytes += 2 * e["name"].as_str().map_or(0, str::len) + 64;
+            bytes += 2 * e["name"].as_str().map_or(0, |n| self::shown(n).len()) + 64;
             bytes <= files.options.max_read_bytes
         })
         .collect();
     let next = offset.saturating_add(entries.len());
     let truncated = next < total;
+    let heading = self::shown(&shown);
     let mut text = if offset == 0 && !truncated {
-        format!("{shown}: {total} entries\n")
+        format!("{heading}: {total} entries\n")
     } else {
-        format!("{shown}: entries {} to {next} of {total}\n", offset.min(total))
+        format!("{heading}: entries {} to {next} of {total}\n", offset.min(total))
     };
     for e in &entries {
-        let name = e["name"].as_str().unwrap_or_default();
+        let name = self::shown(e["name"].as_str().unwrap_or_default());
         match (e["kind"].as_str(), e["size"].as_u64()) {
             (Some("directory"), _) => text.push_str(&format!("{name}/\n")),
             (_, Some(size)) => text.push_str(&format!("{name} ({size} bytes)\n")),
@@ -207,6 +222,8 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
     let size = meta.len();
     let shown = files.display(root, &path);
     let mime_type = mime::from_path(&shown);
+    // The path in the text of notes and errors, escaped as listings show it.
+    let named = super::files::shown(&shown);
     if args.get("head").is_some() || args.get("tail").is_some() {
         return read_lines(files, args, &shown, &mut file, size);
     }
@@ -221,9 +238,9 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
     let length = length.min(max);
     if offset > size {
         let shown_offset = args.get("offset").map(Value::to_string).unwrap_or_default();
-        return CallToolResult::error(format!("offset {shown_offset} is past the end of {shown} ({size} bytes)"));
+        return CallToolResult::error(format!("offset {shown_offset} is past the end of {named} ({size} bytes)"));
     }
-    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {shown}: {e}"));
+    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {named}: {e}"));
     let image = mime_type.starts_with("image/") && !mime::is_text(mime_type);
     // Up to three bytes before the window tell whether it starts inside a character.
     let before = offset.min(3);
@@ -254,7 +271,7 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
         if end < size || start > 0 {
             let more =
                 if end < size { format!(" Call read_file with offset={end} to read more.") } else { String::new() };
-            format!("[{shown} ({kind}): showing bytes {start}-{end} of {size}.{more}]")
+            format!("[{named} ({kind}): showing bytes {start}-{end} of {size}.{more}]")
         } else {
             String::new()
         }
@@ -282,7 +299,7 @@ pub(crate) fn read_file(files: &Files, args: &Value) -> CallToolResult {
             note.push(' ');
         }
         note.push_str(&format!(
-            "[{shown} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
+            "[{named} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
         ));
     }
     let mut blocks = vec![Content::text(text)];
@@ -310,7 +327,8 @@ fn read_lines(files: &Files, args: &Value, shown: &str, file: &mut File, size: u
     }
     let lines = usize::try_from(lines).unwrap_or(usize::MAX);
     let max = files.options.max_read_bytes as u64;
-    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {shown}: {e}"));
+    let named = super::files::shown(shown);
+    let cannot = |e: std::io::Error| CallToolResult::error(format!("cannot read {named}: {e}"));
     let mime_type = mime::from_path(shown);
     let head = match read_at(file, 0, SNIFF_BYTES) {
         Ok(head) => head,
@@ -318,7 +336,7 @@ fn read_lines(files: &Files, args: &Value, shown: &str, file: &mut File, size: u
     };
     if !looks_textual(mime_type, &head) {
         return CallToolResult::error(format!(
-            "{shown} is not text: read it by bytes (offset and length), not by lines"
+            "{named} is not text: read it by bytes (offset and length), not by lines"
         ));
     }
     let start = if from_end { size.saturating_sub(max) } else { 0 };
@@ -353,11 +371,11 @@ fn read_lines(files: &Files, args: &Value, shown: &str, file: &mut File, size: u
             (false, false) => String::new(),
         };
         let which = if from_end { "last" } else { "first" };
-        notes.push(format!("[{shown}: the {which} lines asked for, bytes {first}-{end} of {size}.{rest}]"));
+        notes.push(format!("[{named}: the {which} lines asked for, bytes {first}-{end} of {size}.{rest}]"));
     }
     if !utf8 {
         notes.push(format!(
-            "[{shown} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
+            "[{named} is not UTF-8: bytes that are not UTF-8 were read as Latin-1 (ISO-8859-1) characters]"
         ));
     }
     let mut blocks = vec![Content::text(text)];
@@ -426,9 +444,17 @@ fn utf8_or_latin1(bytes: &[u8]) -> String {
 fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     let query = str_arg(args, "query").unwrap_or_default().to_lowercase();
     let spelled = str_arg(args, "path").unwrap_or_default();
-    let glob = str_arg(args, "glob").map(GlobPattern::new);
+    let glob = match str_arg(args, "glob").map(GlobPattern::new).transpose() {
+        Ok(glob) => glob,
+        Err(why) => return CallToolResult::error(format!("glob: {why}")),
+    };
+    let exclude = match excludes(args) {
+        Ok(exclude) => exclude,
+        Err(refusal) => return refusal,
+    };
     let max = args.get("max_results").and_then(Value::as_u64).unwrap_or(DEFAULT_RESULTS).min(MAX_RESULTS);
     let max = usize::try_from(max).unwrap_or(100);
+    let max_bytes = files.options.max_file_bytes;
     let targets: Vec<_> = match files.locate(spelled) {
         Err(why) => return refused(spelled, &why),
         Ok(Target::Top) => files.roots.iter().map(|r| (r, r.sandbox.root().to_path_buf())).collect(),
@@ -437,31 +463,30 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     };
     let mut matches: Vec<Value> = Vec::new();
     // What the answer holds so far (the notes first).
-    let mut answer_bytes = 256;
+    let mut answer_bytes = 256 + 64 * MAX_SKIPPED_NAMED;
     let mut truncated = false;
     let mut cancelled = false;
     // The walk stopped at the file limit: files were left unsearched.
     let mut walk_stopped = false;
+    // Files too large to search: the first few named, all counted.
+    let mut skipped: Vec<Value> = Vec::new();
+    let mut skipped_count = 0usize;
     for (root, base) in targets {
         let base_rel = root.sandbox.relative(&base).unwrap_or_default();
         let mut search_one = |rel: &str, path: &Path| -> bool {
-            if cx.is_cancelled() {
-                cancelled = true;
-                return false;
-            }
-            let below = below(&base_rel, rel);
-            if glob.as_ref().is_some_and(|glob| !glob.matches_path(below)) {
-                return true;
-            }
             let Ok(opened) = root.sandbox.open(path) else { return true };
-            if opened.1.len() > files.options.max_file_bytes {
+            let shown = files.display(root, path);
+            if opened.1.len() > max_bytes {
+                skipped_count += 1;
+                if skipped.len() < MAX_SKIPPED_NAMED {
+                    skipped.push(json!({"path": shown, "size": opened.1.len(), "reason": "too large to search"}));
+                }
                 return true;
             }
-            let Ok(bytes) = sandbox::read_all(opened.0, &opened.1, files.options.max_file_bytes) else { return true };
+            let Ok(bytes) = sandbox::read_all(opened.0, &opened.1, max_bytes) else { return true };
             if !looks_textual(mime::from_path(rel), &bytes) {
                 return true;
             }
-            let shown = files.display(root, path);
             for (n, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
                 if line.to_lowercase().contains(&query) {
                     let text: String = line.trim().chars().take(MAX_LINE_CHARS).collect();
@@ -481,8 +506,18 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
             let rel = root.sandbox.relative(&base).unwrap_or_default();
             search_one(&rel, &base);
         } else {
+            // Excluded folders are not entered, and only the files the glob selects (the files
+            // read) count toward `--max-files`: exclude and glob get a search past a large folder.
             let mut count = 0;
-            root.sandbox.walk(&base, &mut |rel, path| {
+            let pruned = |rel: &str| excluded(&exclude, below(&base_rel, rel));
+            walk_pruned(&root.sandbox, &base, &pruned, &mut |rel, path| {
+                if cx.is_cancelled() {
+                    cancelled = true;
+                    return false;
+                }
+                if glob.as_ref().is_some_and(|glob| !glob.matches_path(below(&base_rel, rel))) {
+                    return true;
+                }
                 count += 1;
                 if count > files.options.max_files {
                     walk_stopped = true;
@@ -503,7 +538,7 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
         .map(|m| {
             format!(
                 "{}:{}: {}\n",
-                m["path"].as_str().unwrap_or_default(),
+                shown(m["path"].as_str().unwrap_or_default()),
                 m["line"],
                 m["text"].as_str().unwrap_or_default()
             )
@@ -514,17 +549,34 @@ fn search_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     }
     if truncated {
         text.push_str(&format!(
-            "[stopped after {} matches (at most {max}, and {} bytes per answer); narrow the search with path or glob]\n",
+            "[stopped after {} matches (at most {max}, and {} bytes per answer); narrow the search with path, glob or exclude]\n",
             matches.len(),
             files.options.max_read_bytes
         ));
     } else if walk_stopped {
         text.push_str(&format!(
-            "[stopped after {} files; narrow the search with path or glob]\n",
+            "[stopped after {} files: the most searched per served folder (--max-files, a server option); \
+             narrow the search with path, glob or exclude (excluded folders are not walked)]\n",
             files.options.max_files
         ));
     }
-    both(text, json!({"matches": matches, "truncated": truncated || walk_stopped}))
+    let mut structured = json!({"matches": matches, "truncated": truncated || walk_stopped});
+    if skipped_count > 0 {
+        let names: Vec<String> = skipped
+            .iter()
+            .map(|s| format!("{} ({} bytes)", shown(s["path"].as_str().unwrap_or_default()), s["size"]))
+            .collect();
+        let more = skipped_count - skipped.len();
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        text.push_str(&format!(
+            "[not searched: {skipped_count} files over the {max_bytes}-byte limit of a file searched (a fixed \
+             limit): {}{more}; read them with read_file, a window at a time]\n",
+            names.join(", ")
+        ));
+        structured["skipped"] = skipped.into();
+        structured["skippedCount"] = skipped_count.into();
+    }
+    both(text, structured)
 }
 
 fn file_info(files: &Files, spelled: &str) -> CallToolResult {
@@ -546,7 +598,7 @@ fn file_info(files: &Files, spelled: &str) -> CallToolResult {
         "other"
     };
     let mut info = json!({"path": shown, "kind": kind, "size": meta.len()});
-    let mut text = format!("{shown}: {kind}, {} bytes", meta.len());
+    let mut text = format!("{}: {kind}, {} bytes", super::files::shown(&shown), meta.len());
     if let Ok(modified) = meta.modified() {
         let stamp = rfc3339(modified);
         text.push_str(&format!(", modified {stamp}"));

@@ -8,6 +8,7 @@ use super::tracker::{stamp, ChangeTracker};
 use crate::provide::mime;
 use serde_json::json;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::fs::{self, File, Metadata};
 use std::hash::{Hash, Hasher};
@@ -281,8 +282,11 @@ impl Files {
     }
 
     /// Resolves a path a client gave a tool. With several roots, its first component is the
-    /// root's label.
+    /// root's label. A path the listings showed quoted (a name with a control character, `"a\nb"`) is read
+    /// back to the exact name: a path never holds a backslash otherwise.
     pub(crate) fn locate(&self, spelled: &str) -> Result<Target<'_>, String> {
+        let exact = unshown(spelled);
+        let spelled = exact.as_deref().unwrap_or(spelled);
         self.locate_parts(&sandbox::components(spelled, self.options.include_hidden)?)
     }
 
@@ -702,5 +706,62 @@ pub(crate) fn text_type(mime_type: &str) -> &str {
         "text/plain"
     } else {
         mime_type
+    }
+}
+
+/// A name or path as the text of a listing shows it: as it is, unless it holds a control
+/// character (a newline, an escape sequence that would drive a terminal, a tab…); then as a
+/// JSON string, quoted, control characters, quotes and backslashes escaped (`"a\nb"`,
+/// `"\u001b[31m"`). Ordinary Unicode names stay readable. A path spelled that way, quotes
+/// included, is read back by [`unshown`]; written inside a JSON argument without its quotes it
+/// is the exact name already. Structured content always holds the exact name.
+pub(crate) fn shown(name: &str) -> Cow<'_, str> {
+    if !name.chars().any(char::is_control) {
+        return Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    out.push('"');
+    for c in name.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            // Control characters are all in the Basic Multilingual Plane: one \u escape each.
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    Cow::Owned(out)
+}
+
+/// The path a listing showed quoted ([`shown`]): the JSON string decoded, when `spelled` is one
+/// that holds an escape; `None` for any other path (taken as it is).
+pub(crate) fn unshown(spelled: &str) -> Option<String> {
+    let inner = spelled.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return None;
+    }
+    serde_json::from_str::<String>(spelled).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{shown, unshown};
+
+    #[test]
+    fn control_characters_are_shown_escaped_and_read_back() {
+        assert_eq!(shown("src/main.rs"), "src/main.rs");
+        assert_eq!(shown("héllo wörld ✓"), "héllo wörld ✓");
+        assert_eq!(shown("a\nb"), "\"a\\nb\"");
+        assert_eq!(shown("\u{1b}[31m"), "\"\\u001b[31m\"");
+        assert_eq!(shown("x\"\\\u{7f}\u{85}"), "\"x\\\"\\\\\\u007f\\u0085\"");
+        for name in ["a\nb", "\u{1b}[31m", "x\"\\\u{7f}\u{85}\t\r"] {
+            assert_eq!(unshown(&shown(name)).as_deref(), Some(name));
+        }
+        assert_eq!(unshown("plain"), None);
+        assert_eq!(unshown("\"quoted\""), None);
     }
 }

@@ -5,10 +5,13 @@
 
 use super::client_roots::gate;
 use super::file_tools::read_file;
-use super::files::{Files, Root, Target};
+use super::files::{shown, Files, Root, Target};
 use super::glob::GlobPattern;
 use super::sandbox::EntryKind;
-use super::tool_parts::{below, both, path_help, read_only, refused, str_arg};
+use super::tool_parts::{
+    below, both, exclude_schema, excluded, excludes, merge, path_help, read_only, refused, str_arg, walk_pruned,
+    MAX_GLOB_CHARS,
+};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,22 +26,10 @@ const MAX_ENTRIES: u64 = 10_000;
 /// The default and largest `max_results` of `find_files`.
 const DEFAULT_FOUND: u64 = 200;
 const MAX_FOUND: u64 = 2000;
-/// The most paths `read_multiple_files` takes, and the longest glob anywhere.
+/// The most paths `read_multiple_files` takes.
 const MAX_PATHS: usize = 100;
-const MAX_GLOB_CHARS: usize = 1024;
-const MAX_EXCLUDES: usize = 64;
 /// A file of `read_multiple_files` is not started with less than this left of the answer.
 const MIN_SHARE: usize = 1024;
-
-/// The schema of the exclude globs, under either name (`excludePatterns` is the reference
-/// filesystem server's, so a model used to it is understood).
-fn exclude_schema() -> Value {
-    let globs = |what: &str| json!({"type": "array", "maxItems": MAX_EXCLUDES, "items": {"type": "string", "maxLength": MAX_GLOB_CHARS}, "description": what});
-    json!({
-        "exclude": globs("Globs of files and folders to leave out: without a / a pattern matches a name at any depth (node_modules, *.log), with a / the path below `path` (build/**)"),
-        "excludePatterns": globs("The same as exclude")
-    })
-}
 
 /// Registers the three tools.
 pub(crate) fn register(server: &Server, files: &Arc<Files>) {
@@ -127,44 +118,10 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
     );
 }
 
-/// Adds the members of `extra` to the object `into`.
-fn merge(into: &mut Value, extra: Value) {
-    if let (Some(into), Value::Object(extra)) = (into.as_object_mut(), extra) {
-        into.extend(extra);
-    }
-}
-
 /// A bounded integer argument: its default when absent, the bound when larger (or not a number).
 fn bounded(args: &Value, name: &str, default: u64, max: u64) -> usize {
     let n = args.get(name).map_or(default, |v| v.as_u64().unwrap_or(max)).clamp(1, max);
     usize::try_from(n).unwrap_or(usize::MAX)
-}
-
-/// The exclude globs, under either name.
-fn excludes(args: &Value) -> Vec<GlobPattern> {
-    ["exclude", "excludePatterns"]
-        .iter()
-        .filter_map(|name| args.get(*name).and_then(Value::as_array))
-        .flatten()
-        .filter_map(Value::as_str)
-        .take(MAX_EXCLUDES * 2)
-        .map(GlobPattern::new)
-        .collect()
-}
-
-/// Whether a path below the walked folder is left out: a pattern matching the path or any
-/// folder on the way excludes it (`node_modules` leaves out everything under one).
-fn excluded(exclude: &[GlobPattern], below: &str) -> bool {
-    if exclude.is_empty() {
-        return false;
-    }
-    let mut end = 0;
-    below.split('/').any(|part| {
-        end += part.len();
-        let prefix = below.get(..end).unwrap_or(below);
-        end += 1;
-        exclude.iter().any(|glob| glob.matches_path(prefix))
-    })
 }
 
 /// The folders a walk starts from: every root for the top, else the folder named.
@@ -209,7 +166,7 @@ impl Drawing<'_> {
                 continue;
             }
             // The node's line, and its JSON: name, type and punctuation (`"children":[]` too).
-            let node_bytes = 2 * (level + 1) + 2 * name.len() + 64;
+            let node_bytes = 2 * (level + 1) + 2 * shown(&name).len() + 64;
             if self.entries >= self.max_entries || self.bytes + node_bytes > self.cap {
                 self.stopped_in = Some(self.files.display(root, dir));
                 break;
@@ -217,19 +174,20 @@ impl Drawing<'_> {
             self.entries += 1;
             self.bytes += node_bytes;
             let indent = "  ".repeat(level);
+            let name_shown = shown(&name);
             // A link is shown as what it leads to inside the root, never expanded (no loops,
             // and a folder swapped in later is never walked); a link leading out is a name only.
             let (kind, expand, line) = match kind {
-                EntryKind::Dir => ("directory", true, format!("{indent}{name}/")),
-                EntryKind::File(_) => ("file", false, format!("{indent}{name}")),
+                EntryKind::Dir => ("directory", true, format!("{indent}{name_shown}/")),
+                EntryKind::File(_) => ("file", false, format!("{indent}{name_shown}")),
                 EntryKind::Link => match root.sandbox.follow(&path) {
                     Some((_, meta)) if meta.is_dir() => {
-                        ("directory", false, format!("{indent}{name}/ (symbolic link, not expanded)"))
+                        ("directory", false, format!("{indent}{name_shown}/ (symbolic link, not expanded)"))
                     }
-                    Some(_) => ("file", false, format!("{indent}{name}")),
-                    None => ("symlink", false, format!("{indent}{name} (symbolic link)")),
+                    Some(_) => ("file", false, format!("{indent}{name_shown}")),
+                    None => ("symlink", false, format!("{indent}{name_shown} (symbolic link)")),
                 },
-                EntryKind::Other => ("other", false, format!("{indent}{name} (not a file or folder)")),
+                EntryKind::Other => ("other", false, format!("{indent}{name_shown} (not a file or folder)")),
             };
             let mut node = json!({"name": name, "type": kind});
             if expand && level + 1 < self.depth {
@@ -255,10 +213,14 @@ fn directory_tree(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult
         Ok(targets) => targets,
         Err(refusal) => return refusal,
     };
+    let exclude = match excludes(args) {
+        Ok(exclude) => exclude,
+        Err(refusal) => return refusal,
+    };
     let mut drawing = Drawing {
         cx,
         files,
-        exclude: excludes(args),
+        exclude,
         depth: bounded(args, "depth", DEFAULT_DEPTH, MAX_DEPTH),
         max_entries: bounded(args, "max_entries", DEFAULT_ENTRIES, MAX_ENTRIES),
         cap: files.options.max_read_bytes,
@@ -289,7 +251,7 @@ fn directory_tree(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult
     if cx.is_cancelled() {
         return CallToolResult::error("directory_tree cancelled");
     }
-    let mut text = format!("{shown}/\n");
+    let mut text = format!("{}/\n", self::shown(&shown));
     for line in drawing.text.lines() {
         text.push_str("  ");
         text.push_str(line);
@@ -303,10 +265,13 @@ fn directory_tree(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult
     }
     let mut structured = json!({"path": shown, "tree": tree, "truncated": drawing.stopped_in.is_some()});
     if let Some(stopped) = &drawing.stopped_in {
+        // Quoted as a JSON string, which is what the path argument takes.
+        let quoted = serde_json::to_string(stopped).unwrap_or_default();
         text.push_str(&format!(
-            "[stopped after {} entries, in {stopped}: its later entries and everything after it are not shown; \
-             call directory_tree with path {stopped:?}, a smaller depth or exclude to see the rest]\n",
-            drawing.entries
+            "[stopped after {} entries, in {}: its later entries and everything after it are not shown; \
+             call directory_tree with path {quoted}, a smaller depth or exclude to see the rest]\n",
+            drawing.entries,
+            self::shown(stopped)
         ));
         structured["stoppedIn"] = stopped.as_str().into();
     }
@@ -317,8 +282,14 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     let Some(pattern) = str_arg(args, "pattern").filter(|p| !p.is_empty()) else {
         return CallToolResult::error("pattern must be a non-empty glob such as **/*.rs");
     };
-    let glob = GlobPattern::new(pattern);
-    let exclude = excludes(args);
+    let glob = match GlobPattern::new(pattern) {
+        Ok(glob) => glob,
+        Err(why) => return CallToolResult::error(format!("pattern: {why}")),
+    };
+    let exclude = match excludes(args) {
+        Ok(exclude) => exclude,
+        Err(refusal) => return refusal,
+    };
     let spelled = str_arg(args, "path").unwrap_or_default();
     let max = bounded(args, "max_results", DEFAULT_FOUND, MAX_FOUND);
     let cap = files.options.max_read_bytes;
@@ -335,7 +306,10 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     for (root, dir) in targets {
         let base = root.sandbox.relative(&dir).unwrap_or_default();
         let mut walked = 0;
-        root.sandbox.walk(&dir, &mut |rel, path| {
+        // Excluded folders are not entered and excluded files not counted: `exclude` is how
+        // a search gets past a large folder within `--max-files`.
+        let pruned = |rel: &str| excluded(&exclude, below(&base, rel));
+        walk_pruned(&root.sandbox, &dir, &pruned, &mut |rel, path| {
             if cx.is_cancelled() {
                 cancelled = true;
                 return false;
@@ -345,13 +319,12 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
                 walk_stopped = true;
                 return false;
             }
-            let below = below(&base, rel);
-            if excluded(&exclude, below) || !glob.matches_path(below) {
+            if !glob.matches_path(below(&base, rel)) {
                 return true;
             }
             let shown = files.display(root, path);
             // A line of text and a JSON string each.
-            let needs = 2 * shown.len() + 4;
+            let needs = self::shown(&shown).len() + shown.len() + 4;
             if found.len() >= max || bytes + needs > cap {
                 full = true;
                 return false;
@@ -367,7 +340,7 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
     if cancelled {
         return CallToolResult::error("find_files cancelled");
     }
-    let mut text: String = found.iter().map(|p| format!("{p}\n")).collect();
+    let mut text: String = found.iter().map(|p| format!("{}\n", shown(p))).collect();
     if found.is_empty() {
         text = format!("no files match {pattern:?}\n");
     }
@@ -378,7 +351,8 @@ fn find_files(cx: &RequestCx, files: &Files, args: &Value) -> CallToolResult {
         ));
     } else if walk_stopped {
         text.push_str(&format!(
-            "[stopped after walking {} files; narrow the search with path or exclude]\n",
+            "[stopped after walking {} files, the limit per served folder (--max-files, a server option); \
+             narrow the search with path or exclude (excluded folders are not walked)]\n",
             files.options.max_files
         ));
     }
@@ -475,7 +449,7 @@ fn read_multiple_files(files: &Files, cx: &RequestCx, args: &Value) -> CallToolR
         }
         left = left.saturating_sub(entry.to_string().len());
         entries.push(entry);
-        blocks.push(Content::text(format!("--- {spelled} ---")));
+        blocks.push(Content::text(format!("--- {} ---", shown(spelled))));
         for block in answer.content {
             left = left.saturating_sub(block_bytes(&block));
             blocks.push(block);
@@ -486,7 +460,7 @@ fn read_multiple_files(files: &Files, cx: &RequestCx, args: &Value) -> CallToolR
 
 /// A file `read_multiple_files` did not read: its heading and why, as text and as an entry.
 fn failed(blocks: &mut Vec<Content>, entries: &mut Vec<Value>, shown: &str, why: String) {
-    blocks.push(Content::text(format!("--- {shown} ---\n{why}")));
+    blocks.push(Content::text(format!("--- {} ---\n{why}", self::shown(shown))));
     let plain = why.strip_prefix("error: ").unwrap_or(&why);
     entries.push(json!({"path": shown, "error": plain}));
 }

@@ -31,7 +31,7 @@ impl Class {
 }
 
 /// Parses the bracket expression whose `[` is at `start`: the class and the index after its
-/// `]`, or `None` when it is not closed (then `[` is a plain character, as in git and fnmatch).
+/// `]`, or `None` when it is not closed.
 fn class_at(chars: &[char], start: usize) -> Option<(Class, usize)> {
     let mut i = start + 1;
     let negated = matches!(chars.get(i), Some('!' | '^'));
@@ -72,7 +72,9 @@ pub(crate) struct GlobPattern {
 }
 
 impl GlobPattern {
-    pub(crate) fn new(pattern: &str) -> GlobPattern {
+    /// Compiles `pattern`, or says why it is not a glob: a `[` whose class is never closed
+    /// (write `\[` for a plain `[`).
+    pub(crate) fn new(pattern: &str) -> Result<GlobPattern, String> {
         let chars: Vec<char> = pattern.chars().collect();
         let mut tokens: Vec<Glob> = Vec::new();
         let mut classes = Vec::new();
@@ -95,7 +97,12 @@ impl GlobPattern {
                         i = after - 1;
                         Glob::Class(classes.len() - 1)
                     }
-                    None => Glob::Char('['),
+                    None => {
+                        return Err(format!(
+                            "invalid glob {pattern:?}: the [ at character {} opens a class that is never closed by ]; write \\[ for a plain [",
+                            i + 1
+                        ))
+                    }
                 },
                 // A backslash makes the next character plain (a trailing one is itself).
                 ('\\', Some(next), _) => {
@@ -115,7 +122,7 @@ impl GlobPattern {
                 _ => tokens.push(token),
             }
         }
-        GlobPattern { tokens, classes, has_slash: chars.contains(&'/') }
+        Ok(GlobPattern { tokens, classes, has_slash: chars.contains(&'/') })
     }
 
     /// Whether a file at `below` (its path below the folder searched) matches: a pattern with
@@ -187,7 +194,7 @@ mod tests {
     use super::*;
 
     fn globs(pattern: &str, text: &str) -> bool {
-        GlobPattern::new(pattern).matches(text)
+        GlobPattern::new(pattern).is_ok_and(|glob| glob.matches(text))
     }
 
     #[test]
@@ -213,7 +220,12 @@ mod tests {
         assert!(globs("[!a]x", "bx") && !globs("[!a]x", "ax") && globs("[^a]x", "bx"));
         assert!(globs("[]]", "]") && globs("[a-]", "-"));
         assert!(!globs("a[/]b", "a/b"));
-        assert!(globs("[unclosed", "[unclosed"));
+        assert!(globs("\\[unclosed", "[unclosed"));
+        let why = GlobPattern::new("src/[abc").err().unwrap_or_default();
+        assert!(why.contains("invalid glob") && why.contains("never closed") && why.contains("character 5"), "{why}");
+        assert!(
+            GlobPattern::new("[!").is_err() && GlobPattern::new("[]").is_err() && GlobPattern::new("[a\\]").is_err()
+        );
         assert!(globs("\\*x", "*x") && !globs("\\*x", "ax") && globs("\\#a", "#a"));
     }
 }

@@ -86,7 +86,8 @@ fn rule(line: &str) -> Option<Rule> {
     }
     let anchored = line.contains('/');
     let line = line.strip_prefix('/').unwrap_or(line);
-    Some(Rule { glob: GlobPattern::new(line), negated, dir_only, anchored })
+    // A pattern that is not a glob (an unclosed `[`) matches nothing, as in git.
+    Some(Rule { glob: GlobPattern::new(line).ok()?, negated, dir_only, anchored })
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 //! their answers. Knows the served folders only through `Files`; no tool lives here.
 
 use super::files::Files;
-use serde_json::Value;
+use super::glob::GlobPattern;
+use super::sandbox::{EntryKind, Sandbox};
+use serde_json::{json, Value};
+use std::path::Path;
 use tinymcp::{CallToolResult, ToolAnnotations};
 
 /// The annotations of a tool that only reads the served folders.
@@ -50,4 +53,102 @@ pub(crate) fn below<'r>(base: &str, rel: &'r str) -> &'r str {
         return rel;
     }
     rel.strip_prefix(base).map_or(rel, |r| r.trim_start_matches('/'))
+}
+
+/// The longest glob anywhere (checked by the input schemas), and the most exclude globs.
+pub(crate) const MAX_GLOB_CHARS: usize = 1024;
+const MAX_EXCLUDES: usize = 64;
+
+/// How deep a pruned walk goes (the sandbox's own walk stops at the same depth).
+const MAX_WALK_DEPTH: usize = 64;
+
+/// Visits every regular file under `dir` as [`Sandbox::walk`] does (depth first in name order,
+/// links to files inside the root followed, links to folders not), with its path relative to
+/// the root, but never enters a folder nor visits a file whose relative path `pruned` says is
+/// left out: the search tools' `exclude`, so excluded files cost nothing and count toward no
+/// cap (ignored ones are never listed by the sandbox). `visit` returns `false` to stop; so
+/// does the walk.
+pub(crate) fn walk_pruned(
+    sandbox: &Sandbox,
+    dir: &Path,
+    pruned: &dyn Fn(&str) -> bool,
+    visit: &mut dyn FnMut(&str, &Path) -> bool,
+) -> bool {
+    walk_pruned_at(sandbox, dir, 0, pruned, visit)
+}
+
+fn walk_pruned_at(
+    sandbox: &Sandbox,
+    dir: &Path,
+    depth: usize,
+    pruned: &dyn Fn(&str) -> bool,
+    visit: &mut dyn FnMut(&str, &Path) -> bool,
+) -> bool {
+    if depth > MAX_WALK_DEPTH {
+        return true;
+    }
+    for (_, path, kind) in sandbox.entries(dir) {
+        let Some(rel) = sandbox.relative(&path) else { continue };
+        if pruned(&rel) {
+            continue;
+        }
+        let keep_going = match kind {
+            EntryKind::Dir => walk_pruned_at(sandbox, &path, depth + 1, pruned, visit),
+            EntryKind::File(_) => visit(&rel, &path),
+            EntryKind::Link => match sandbox.follow(&path) {
+                Some((_, meta)) if meta.is_file() => visit(&rel, &path),
+                _ => true,
+            },
+            EntryKind::Other => true,
+        };
+        if !keep_going {
+            return false;
+        }
+    }
+    true
+}
+
+/// The schema of the exclude globs, under either name (`excludePatterns` is the reference
+/// filesystem server's, so a model used to it is understood).
+pub(crate) fn exclude_schema() -> Value {
+    let globs = |what: &str| json!({"type": "array", "maxItems": MAX_EXCLUDES, "items": {"type": "string", "maxLength": MAX_GLOB_CHARS}, "description": what});
+    json!({
+        "exclude": globs("Globs of files and folders to leave out: without a / a pattern matches a name at any depth (node_modules, *.log), with a / the path below `path` (build/**)"),
+        "excludePatterns": globs("The same as exclude")
+    })
+}
+
+/// Adds the members of `extra` to the object `into`.
+pub(crate) fn merge(into: &mut Value, extra: Value) {
+    if let (Some(into), Value::Object(extra)) = (into.as_object_mut(), extra) {
+        into.extend(extra);
+    }
+}
+
+/// The exclude globs, under either name; a pattern that is not a glob is refused, saying why
+/// (`find_files`, `search_files`, `directory_tree`).
+pub(crate) fn excludes(args: &Value) -> Result<Vec<GlobPattern>, CallToolResult> {
+    ["exclude", "excludePatterns"]
+        .iter()
+        .filter_map(|name| args.get(*name).and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .take(MAX_EXCLUDES * 2)
+        .map(|pattern| GlobPattern::new(pattern).map_err(|why| CallToolResult::error(format!("exclude: {why}"))))
+        .collect()
+}
+
+/// Whether a path below the walked folder is left out: a pattern matching the path or any
+/// folder on the way excludes it (`node_modules` leaves out everything under one).
+pub(crate) fn excluded(exclude: &[GlobPattern], below: &str) -> bool {
+    if exclude.is_empty() {
+        return false;
+    }
+    let mut end = 0;
+    below.split('/').any(|part| {
+        end += part.len();
+        let prefix = below.get(..end).unwrap_or(below);
+        end += 1;
+        exclude.iter().any(|glob| glob.matches_path(prefix))
+    })
 }

@@ -19,6 +19,9 @@ use std::time::{Duration, Instant};
 
 /// How long in-flight requests may run on after the input ends.
 const DRAIN: Duration = Duration::from_secs(2);
+/// How much of a line over the cap is kept to find its id in: the id precedes `params` in
+/// practice, so a refusal can name the request it refuses.
+pub const KEPT_OF_LONG_LINE: usize = 16 * 1024;
 /// Output bytes queued for a client that stopped reading before we stop reading its requests
 /// (resuming once it reads again): back-pressure instead of buffering every answer.
 const MAX_QUEUED_OUTPUT: usize = 4 * 1024 * 1024;
@@ -59,9 +62,17 @@ pub fn serve_io(
         match read_line(&mut input, &mut line, cap) {
             Ok(Line::Eof) => break Ok(()),
             Ok(Line::TooLong) => {
-                log::warn!("message over {cap} bytes refused");
-                let error = RpcError::invalid_request(format!("message too large: the limit is {cap} bytes"));
-                connection.handle(Err(Malformed { id: None, error }), Carrier::Plain, &sink);
+                // Answered with the request's id when its start names one, so the client can
+                // match the refusal instead of waiting for its own timeout.
+                let id = jsonrpc::leading_id(&line);
+                log::warn!(
+                    "message over {cap} bytes refused (id {})",
+                    id.as_ref().map_or("unknown".into(), |id| id.to_string())
+                );
+                let error = RpcError::invalid_request(format!(
+                    "message too large: the limit is {cap} bytes (the server's --max-message-bytes)"
+                ));
+                connection.handle(Err(Malformed { id, error }), Carrier::Plain, &sink);
             }
             Ok(Line::Text) => {
                 let text = match std::str::from_utf8(&line) {
@@ -145,14 +156,15 @@ impl OutputRoom {
 pub enum Line {
     /// A line, in the buffer without its newline (the last one may end without one).
     Text,
-    /// A line longer than the cap, skipped to its end; the buffer is left empty.
+    /// A line longer than the cap, skipped to its end; the buffer keeps its first
+    /// [`KEPT_OF_LONG_LINE`] bytes at most (or fewer, when the cap is smaller).
     TooLong,
     /// The end of the input.
     Eof,
 }
 
 /// Reads one line of at most `cap` bytes into `buf` (without its newline), never holding more
-/// than `cap + 1` bytes of it: a longer line is skipped to its end. Line ends are found by
+/// than `cap + 1` bytes of it: a longer line is skipped to its end, its start kept. Line ends are found by
 /// std's `read_until` (a word-at-a-time search), a buffer at a time. Also the bridge's reader
 /// of a child server's output.
 pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Line> {
@@ -169,7 +181,7 @@ pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io:
         // The input ended without a newline.
         return Ok(Line::Text);
     }
-    buf.clear();
+    buf.truncate(KEPT_OF_LONG_LINE.min(cap));
     loop {
         let (used, found) = {
             let available = input.fill_buf()?;
@@ -244,10 +256,10 @@ mod tests {
         let mut line = Vec::new();
         let mut next = || (read_line(&mut reader, &mut line, 8).unwrap(), String::from_utf8(line.clone()).unwrap());
         assert_eq!(next(), (Line::Text, "short".into()));
-        assert_eq!(next(), (Line::TooLong, "".into()));
+        assert_eq!(next(), (Line::TooLong, "much too".into()));
         assert_eq!(next(), (Line::Text, "ok".into()));
         assert_eq!(next(), (Line::Text, "12345678".into()));
-        assert_eq!(next(), (Line::TooLong, "".into()));
+        assert_eq!(next(), (Line::TooLong, "12345678".into()));
         assert_eq!(next(), (Line::Text, "last".into()));
         assert_eq!(next(), (Line::Eof, "".into()));
     }

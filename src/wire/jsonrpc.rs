@@ -5,7 +5,7 @@
 //! name is kept as: every other module may use it, it uses no other.
 
 use super::params::{LastMeta, Locate, Location, Params};
-use super::rpc::{RequestId, RpcError};
+use super::rpc::{json_error, RequestId, RpcError};
 use super::scan;
 use crate::wire::method::{self, Spec};
 use serde_json::Value;
@@ -169,8 +169,10 @@ fn read(text: &str, last: Option<&mut LastMeta>) -> Result<Incoming, Malformed> 
     if let Some(fields) = envelope(text, last) {
         return from_fields(fields).map(Incoming::Single);
     }
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| Malformed { id: None, error: RpcError::parse_error(format!("parse error: {e}")) })?;
+    let value: Value = serde_json::from_str(text).map_err(|e| Malformed {
+        id: None,
+        error: RpcError::parse_error(format!("parse error: {}", json_error(&e))),
+    })?;
     parse_value(value)
 }
 
@@ -220,11 +222,23 @@ fn envelope<'a>(text: &'a str, last: Option<&mut LastMeta>) -> Option<Fields<'a>
                     Some(Cow::Owned(_)) => return false,
                     text => fields.jsonrpc_is_2_0 = text.as_deref() == Some("2.0"),
                 },
-                1 => fields.id = json(),
+                // An id JSON holds but serde_json cannot read (`1e400`, out of range; a lone
+                // surrogate) is an invalid id, never a missing one (a notification).
+                // (Its position in the id's own text would mislead: said without it.)
+                1 => {
+                    fields.id = Some(serde_json::from_str::<Value>(value).map_err(|e| {
+                        let why = json_error(&e);
+                        let why = why.split(" at line ").next().unwrap_or_default();
+                        let shown: String = value.chars().take(40).collect();
+                        format!("{shown} ({why})")
+                    }))
+                }
                 2 => {
                     fields.method = Some(match scan::string_value(value) {
                         Some(Cow::Borrowed(name)) => MethodField::Name(name.into()),
                         Some(Cow::Owned(_)) => return false,
+                        // A string serde_json cannot read (a lone surrogate): it says why.
+                        None if value.starts_with('"') => return false,
                         None => MethodField::NotText,
                     })
                 }
@@ -252,6 +266,23 @@ fn envelope<'a>(text: &'a str, last: Option<&mut LastMeta>) -> Option<Fields<'a>
     Some(fields)
 }
 
+/// The id of a message of which only `start` was read (a line over the size cap): the value of
+/// its top-level `id` member, when that member comes whole before the text ends and is a valid
+/// id. Nothing else of the message is checked; a message that is not an object, or whose `id`
+/// comes after the part read, has none.
+pub fn leading_id(start: &[u8]) -> Option<RequestId> {
+    // A character cut at the end is left out.
+    let text = match std::str::from_utf8(start) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(start.get(..e.valid_up_to())?).ok()?,
+    };
+    // A member is given only once what follows its value (`,`) was read: an id cut short
+    // (`12` of `123`) is never taken.
+    let member = scan::Members::of(text).find(|m| m.is("id"))?;
+    let value: Value = serde_json::from_str(text.get(member.start..member.end)?).ok()?;
+    RequestId::from_value(&value)
+}
+
 /// Reads an already parsed JSON value as a message or batch.
 pub fn parse_value(value: Value) -> Result<Incoming, Malformed> {
     match value {
@@ -266,7 +297,8 @@ pub fn parse_value(value: Value) -> Result<Incoming, Malformed> {
 /// The members of a message that JSON-RPC reads (the rest is ignored), each `Some` when present,
 /// even as `null`.
 struct Fields<'a> {
-    id: Option<Value>,
+    /// The id, or why its value could not be read.
+    id: Option<Result<Value, String>>,
     jsonrpc_is_2_0: bool,
     method: Option<MethodField>,
     params: Option<ParamsField<'a>>,
@@ -296,7 +328,7 @@ fn message(value: Value) -> Result<Message, Malformed> {
         });
     };
     from_fields(Fields {
-        id: obj.remove("id"),
+        id: obj.remove("id").map(Ok),
         jsonrpc_is_2_0: obj.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
         method: obj.remove("method").map(|m| match m {
             Value::String(name) => MethodField::Name(name.into()),
@@ -312,7 +344,13 @@ fn from_fields(fields: Fields) -> Result<Message, Malformed> {
     let Fields { id: raw_id, jsonrpc_is_2_0, method, params, result, error } = fields;
     let id = match &raw_id {
         None => None,
-        Some(v) => match RequestId::from_value(v) {
+        Some(Err(why)) => {
+            return Err(bad(
+                None,
+                &format!("invalid request: id must be a string or an integer, and {why} cannot be read"),
+            ))
+        }
+        Some(Ok(v)) => match RequestId::from_value(v) {
             Some(id) => Some(id),
             // A response to a request that could not be read carries `id: null`.
             None if v.is_null() && (error.is_some() || result.is_some()) => None,
@@ -424,7 +462,30 @@ mod tests {
         ] {
             assert_eq!(parse(text).unwrap_err().error.code, INVALID_REQUEST, "{text}");
         }
+        // An id JSON holds but that cannot be read is invalid, never absent (a notification).
+        for id in ["1e400", "-1e400", r#""\ud800""#, "1.5", "true"] {
+            let refused = parse(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)).unwrap_err();
+            assert_eq!((refused.error.code, refused.id), (INVALID_REQUEST, None), "{id}");
+        }
         assert_eq!(parse("{").unwrap_err().error.code, PARSE_ERROR);
+    }
+
+    #[test]
+    fn the_leading_id_is_read_only_when_whole_and_top_level() {
+        let id = |text: &str| leading_id(text.as_bytes());
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"#), Some(7.into()));
+        assert_eq!(id(r#" { "id" : "s" , "par"#), Some(RequestId::String("s".into())));
+        assert_eq!(id(r#"{"\u0069d":8,"#), Some(8.into()));
+        // Cut short, nested, after the part read, not an id, not an object.
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":12"#), None);
+        assert_eq!(id(r#"{"params":{"id":9},"x":"#), None);
+        assert_eq!(id(r#"{"jsonrpc":"2.0","method":"x","params":{"a":"#), None);
+        assert_eq!(id(r#"{"id":1.5,"#), None);
+        assert_eq!(id(r#"[{"id":1},"#), None);
+        // A character cut at the end of the bytes read.
+        let mut bytes = r#"{"id":"é","x":"é"#.as_bytes().to_vec();
+        bytes.pop();
+        assert_eq!(leading_id(&bytes), Some(RequestId::String("é".into())));
     }
 
     #[test]

@@ -82,7 +82,7 @@ impl Params {
     pub fn parse<'a, T: Deserialize<'a>>(&'a self) -> Result<T, RpcError> {
         let meta = self.spans[Member::Meta as usize].map(|(start, end)| (start as usize, end as usize));
         T::deserialize(ParamsDe(self.text(), meta))
-            .map_err(|e| RpcError::invalid_params(format!("invalid params: {e}")))
+            .map_err(|e| RpcError::invalid_params(format!("invalid params: {}", super::rpc::json_error(&e))))
     }
 
     /// The params as a JSON value (an object), for code that wants the whole map.

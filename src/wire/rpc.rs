@@ -65,6 +65,22 @@ impl fmt::Display for RequestId {
     }
 }
 
+/// What a serde_json error says, in words a client can act on. serde_json calls a `\u` escape
+/// of half a surrogate pair (`"\ud800"`, JSON a program cannot read as text) "unexpected end of
+/// hex escape" or "lone leading surrogate": that is said plainly; other errors keep its words.
+pub(crate) fn json_error(e: &serde_json::Error) -> String {
+    let said = e.to_string();
+    if said.starts_with("unexpected end of hex escape") || said.starts_with("lone leading surrogate") {
+        return format!(
+            "invalid \\u escape: a lone surrogate (\\ud800 to \\udfff must come as a pair, high then low, \
+             e.g. \\ud83d\\ude00) at line {} column {}",
+            e.line(),
+            e.column()
+        );
+    }
+    said
+}
+
 /// A JSON-RPC error object.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RpcError {

@@ -488,3 +488,127 @@ fn client_roots_narrow_what_is_served_and_never_widen_it() {
     let mut plain = serve(&p.dir);
     assert_eq!(text_of(&plain.call_tool("read_file", json!({"path": "src/main.rs"}))), "fn main() {}\n");
 }
+
+/// A folder of many files before the one wanted, with a `--max-files` far below them.
+fn crowded() -> TempDir {
+    let dir = TempDir::new("find-cap");
+    for i in 0..30 {
+        dir.write(&format!("aaa_big/f{i:02}.txt"), "filler\n");
+        dir.write(&format!("ignored_big/g{i:02}.txt"), "filler\n");
+    }
+    dir.write(".gitignore", "ignored_big/\n");
+    dir.write("zzz/wanted.txt", "the needle\n");
+    dir
+}
+
+#[test]
+fn excluded_and_ignored_folders_are_pruned_before_the_file_cap_counts() {
+    let dir = crowded();
+    let mut client = serve_over(Transport::Stdio, &dir, &["--max-files", "10"]);
+    // Without exclude the cap is reached in aaa_big, and the note names the flag.
+    let stopped = client.call_tool("find_files", json!({"pattern": "wanted.txt"}));
+    check(&stopped, json!({"result": {"structuredContent": {"paths": [], "truncated": true}}}));
+    assert!(text_of(&stopped).contains("--max-files"), "{stopped}");
+    let searched = client.call_tool("search_files", json!({"query": "needle"}));
+    check(&searched, json!({"result": {"structuredContent": {"matches": [], "truncated": true}}}));
+    assert!(text_of(&searched).contains("--max-files"), "{searched}");
+    // An excluded folder is not entered: its files count toward nothing (nor do ignored ones).
+    for exclude in [json!(["aaa_big"]), json!(["aaa_*"]), json!(["aaa_big/**"]), json!(["f*.txt"])] {
+        let found = client.call_tool("find_files", json!({"pattern": "*.txt", "exclude": exclude}));
+        check(&found, json!({"result": {"structuredContent": {"paths": ["zzz/wanted.txt"], "truncated": false}}}));
+        let found = client.call_tool("search_files", json!({"query": "needle", "exclude": exclude}));
+        check(
+            &found,
+            json!({"result": {"structuredContent": {"matches": [{"path": "zzz/wanted.txt"}], "truncated": false}}}),
+        );
+    }
+    // search_files counts the files it reads: those its glob selects.
+    let found = client.call_tool("search_files", json!({"query": "needle", "glob": "wanted.*"}));
+    check(&found, json!({"result": {"structuredContent": {"matches": [{"path": "zzz/wanted.txt", "line": 1}]}}}));
+}
+
+#[test]
+fn a_malformed_glob_is_refused_saying_why() {
+    let p = project();
+    let mut client = serve(&p.dir);
+    for (tool, args) in [
+        ("find_files", json!({"pattern": "[abc"})),
+        ("find_files", json!({"pattern": "*.rs", "exclude": ["src/[x"]})),
+        ("search_files", json!({"query": "x", "glob": "[abc"})),
+        ("search_files", json!({"query": "x", "exclude": ["[abc"]})),
+        ("directory_tree", json!({"excludePatterns": ["[abc"]})),
+    ] {
+        let answer = client.call_tool(tool, args.clone());
+        check(&answer, json!({"result": {"isError": true}}));
+        let text = text_of(&answer);
+        assert!(
+            text.contains("invalid glob") && text.contains("never closed") && text.contains("\\["),
+            "{tool} {args}: {text}"
+        );
+    }
+    // Escaped, the bracket is a plain character.
+    p.dir.write("[abc", "bracket\n");
+    let found = client.call_tool("find_files", json!({"pattern": "\\[abc"}));
+    assert_eq!(paths(&found), ["[abc"]);
+}
+
+#[test]
+fn search_files_names_the_files_too_large_to_search() {
+    let dir = TempDir::new("find-large");
+    dir.write("small.txt", "a needle\n");
+    // Sparse: 17 MiB that take no room on disk.
+    let big = std::fs::File::create(dir.path().join("big.log")).unwrap();
+    big.set_len(17 << 20).unwrap();
+    let mut client = serve(&dir);
+    let found = client.call_tool("search_files", json!({"query": "needle"}));
+    check(
+        &found,
+        json!({"result": {"structuredContent": {
+            "matches": [{"path": "small.txt"}], "truncated": false,
+            "skipped": [{"path": "big.log", "size": 17 << 20}], "skippedCount": 1}}}),
+    );
+    let text = text_of(&found);
+    assert!(text.contains("big.log") && text.contains("16777216") && text.contains("read_file"), "{text}");
+    let none = client.call_tool("search_files", json!({"query": "absent"}));
+    let text = text_of(&none);
+    assert!(text.contains("no matches") && text.contains("not searched") && text.contains("big.log"), "{text}");
+}
+
+#[test]
+fn names_with_control_characters_are_escaped_in_every_listing_and_can_be_used() {
+    let dir = TempDir::new("find-names");
+    dir.write("a\nb", "needle one\n");
+    dir.write("\u{1b}[31m", "needle two\n");
+    dir.write("ünï.txt", "needle three\n");
+    let mut client = serve(&dir);
+    let listing = [
+        client.call_tool("list_directory", json!({})),
+        client.call_tool("directory_tree", json!({})),
+        client.call_tool("find_files", json!({"pattern": "*"})),
+        client.call_tool("search_files", json!({"query": "needle"})),
+    ];
+    for answer in &listing {
+        let text = text_of(answer);
+        assert!(!text.contains('\u{1b}') && !text.contains("a\nb"), "raw name in {text:?}");
+        assert!(text.contains(r#""a\nb""#) && text.contains(r#""\u001b[31m""#), "{text}");
+        assert!(text.contains("ünï.txt") && !text.contains(r#""ünï.txt""#), "{text}");
+    }
+    // The structured content holds the exact names.
+    check(&listing[2], json!({"result": {"structuredContent": {"paths": ["\u{1b}[31m", "a\nb", "ünï.txt"]}}}));
+    // The name as shown (quotes included) and the exact name both read the file.
+    for path in [r#""a\nb""#, "a\nb"] {
+        let read = client.call_tool("read_file", json!({"path": path}));
+        assert_eq!(text_of(&read), "needle one\n", "{path:?}: {read}");
+    }
+    let read = client.call_tool("read_file", json!({"path": r#""\u001b[31m""#}));
+    assert_eq!(text_of(&read), "needle two\n", "{read}");
+    // Where a tool names the file in its text, it is escaped too.
+    for answer in [
+        client.call_tool("file_info", json!({"path": "a\nb"})),
+        client.call_tool("read_file", json!({"path": "a\nb", "offset": 2, "length": 3})),
+        client.call_tool("read_multiple_files", json!({"paths": ["a\nb", "\u{1b}[31m"]})),
+    ] {
+        let text = text_of(&answer);
+        assert!(text.contains(r#""a\nb""#) && !text.contains("a\nb") && !text.contains('\u{1b}'), "{text:?}");
+    }
+}

@@ -96,3 +96,37 @@ fn batches_work_only_in_2025_03_26() {
     let res = client.wait(|m| m.get("error").is_some());
     check(&res, json!({"error": {"code": -32600}}));
 }
+
+/// Issue 33 (12): every id that is not a string or an integer is `-32600` with `id: null`,
+/// `1e400` (out of range) and a lone surrogate included, never taken for a notification.
+#[test]
+fn every_invalid_id_is_invalid_request_with_null_id() {
+    let mut client = Client::everything("2025-11-25");
+    for id in ["1e400", "-1e400", "1.5", "true", "[1]", r#""\ud800""#] {
+        client.send_line(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+        let res = client.wait(|m| m.get("error").is_some() || m.get("result").is_some());
+        check(&res, json!({"id": null, "error": {"code": -32600}}));
+        assert!(res["error"]["message"].as_str().unwrap().contains("id must be a string or an integer"), "{id}: {res}");
+    }
+    check(&client.request("ping", json!({})), json!({"result": {}}));
+}
+
+/// Issue 33 (12): a lone surrogate escape is named as what it is, wherever it is.
+#[test]
+fn a_lone_surrogate_is_named_in_the_error() {
+    let mut client = Client::everything("2025-11-25");
+    for (n, text) in [r#""\ud800""#, r#""\udc00x""#, r#""a\ud800b""#].iter().enumerate() {
+        let id = 40 + n;
+        client.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":{text}}}}}}}"#
+        ));
+        let res = client.wait(|m| m.get("id") == Some(&json!(id)));
+        check(&res, json!({"error": {"code": -32602}}));
+        let message = res["error"]["message"].as_str().unwrap();
+        assert!(message.contains("lone surrogate") && message.contains("\\u"), "{text}: {res}");
+    }
+    // In a method name the whole line is read again by serde_json: a parse error, named too.
+    client.send_line(r#"{"jsonrpc":"2.0","id":50,"method":"pi\ud800ng"}"#);
+    let res = client.wait(|m| m.get("error").is_some());
+    assert!(res["error"]["message"].as_str().unwrap().contains("lone surrogate"), "{res}");
+}

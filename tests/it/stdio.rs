@@ -87,3 +87,29 @@ fn a_burst_beyond_the_in_flight_cap_is_answered_in_full() {
         assert!(answered.insert(id), "answered twice");
     }
 }
+
+/// Issue 33 (11): a line over the cap is refused with the id its start names, so the client
+/// matches the refusal at once; an id the part read does not hold whole is `null`.
+#[test]
+fn an_oversized_message_is_refused_with_its_own_id() {
+    let mut client = Client::spawn(&["--everything", "--max-message-bytes", "1000"]);
+    client.initialize("2025-11-25", json!({}));
+    let big = "x".repeat(5000);
+    let call = |id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0",{id}"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"{big}"}}}}}}"#
+        )
+    };
+    for (id, expected) in [(r#""id":7,"#, json!(7)), (r#""id" : "req-ü","#, json!("req-ü"))] {
+        client.send_line(&call(id));
+        let res = client.wait(|m| m.get("error").is_some());
+        check(&res, json!({"id": expected, "error": {"code": -32600}}));
+        let message = res["error"]["message"].as_str().unwrap();
+        assert!(message.contains("1000") && message.contains("--max-message-bytes"), "{res}");
+    }
+    // An `id` inside params, or after them, is not the request's.
+    let nested = format!(r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"id":9,"x":"{big}"}},"id":10}}"#);
+    client.send_line(&nested);
+    check(&client.wait(|m| m.get("error").is_some()), json!({"id": null, "error": {"code": -32600}}));
+    check(&client.request("ping", json!({})), json!({"result": {}}));
+}

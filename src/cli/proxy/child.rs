@@ -8,7 +8,7 @@
 //! which a grandchild may hold open.
 
 use crate::cli::signal::kill_group;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,8 +25,6 @@ const QUEUED_LINES: usize = 256;
 const QUEUED_BYTES: usize = 16 * 1024 * 1024;
 /// The longest line of the child's stderr logged whole; the rest is cut.
 const STDERR_LINE: usize = 4096;
-/// The beginning kept of a stdout line over the limit: where its id is.
-const HEAD: usize = 4096;
 /// The room kept between stdout lines: a child's one huge line is not held for its lifetime.
 const KEPT_LINE: usize = 64 * 1024;
 /// How often the watchdog looks for a child that stopped answering.
@@ -288,7 +286,7 @@ fn read_stdout(stdout: impl Read, cap: usize, relayed: &Relayed, name: &str) {
     let mut line = Vec::new();
     let mut dropped = Dropped::default();
     loop {
-        match next_line(&mut reader, &mut line, cap) {
+        match read_line(&mut reader, &mut line, cap) {
             Ok(Line::Eof) => return,
             Ok(Line::TooLong) => {
                 // Its beginning says which request it answers: that one fails now, not at the
@@ -313,42 +311,6 @@ fn read_stdout(stdout: impl Read, cap: usize, relayed: &Relayed, name: &str) {
         }
         line.clear();
         line.shrink_to(KEPT_LINE);
-    }
-}
-
-/// Reads one line of at most `cap` bytes into `buf` (without its newline); a longer one is
-/// skipped to its end and only its first `HEAD` bytes are kept in `buf` (`Line::TooLong`),
-/// where its id may be read.
-fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> std::io::Result<Line> {
-    buf.clear();
-    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
-    if input.by_ref().take(limit).read_until(b'\n', buf)? == 0 {
-        return Ok(Line::Eof);
-    }
-    if buf.last() == Some(&b'\n') {
-        buf.pop();
-        return Ok(Line::Text);
-    }
-    if buf.len() <= cap {
-        // The output ended without a newline.
-        return Ok(Line::Text);
-    }
-    buf.truncate(HEAD);
-    loop {
-        let (used, found) = {
-            let available = input.fill_buf()?;
-            if available.is_empty() {
-                return Ok(Line::TooLong);
-            }
-            match available.iter().position(|&b| b == b'\n') {
-                Some(at) => (at + 1, true),
-                None => (available.len(), false),
-            }
-        };
-        input.consume(used);
-        if found {
-            return Ok(Line::TooLong);
-        }
     }
 }
 

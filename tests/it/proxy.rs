@@ -5,7 +5,8 @@
 
 use crate::manifest::write_manifest;
 use crate::raw_http::{
-    initialize, read_chunk, read_head, read_reply, sse_events, write_request, Reply, Server, ACCEPT_BOTH, JSON,
+    initialize, proxy_command, read_chunk, read_head, read_reply, sse_events, write_request, Reply, Server,
+    ACCEPT_BOTH, JSON,
 };
 use crate::support::{announced_port, binary, check, eventually, process_gone, tool_text, Client, TempDir};
 use serde_json::{json, Value};
@@ -41,15 +42,7 @@ pub(crate) fn proxy(flags: &[&str], child: &[&str], env: &[(&str, &str)]) -> Ser
 
 /// `tinymcp proxy --http 127.0.0.1:0 ARGS` with `env` added to ours (the token never inherited).
 fn start(args: Vec<OsString>, env: &[(&str, &str)]) -> Server {
-    let mut command = Command::new(binary());
-    command
-        .args(["proxy", "--http", "127.0.0.1:0"])
-        .args(args)
-        .env("RUST_LOG", "tinymcp=info")
-        .env_remove("TINYMCP_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    let mut command = proxy_command(args);
     for (k, v) in env {
         command.env(k, v);
     }
@@ -659,16 +652,7 @@ fn forked_pids(file: &std::path::Path, sessions: usize) -> Vec<(u32, u32)> {
 
 /// `tinymcp proxy --http 127.0.0.1:0 ARGS`, and what it logs until it exits.
 fn proxy_logging(args: &[&str]) -> (Server, std::thread::JoinHandle<String>) {
-    let mut child = Command::new(binary())
-        .args(["proxy", "--http", "127.0.0.1:0"])
-        .args(args)
-        .env("RUST_LOG", "tinymcp=info")
-        .env_remove("TINYMCP_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn tinymcp proxy");
+    let mut child = proxy_command(args).spawn().expect("spawn tinymcp proxy");
     let mut lines = BufReader::new(child.stderr.take().expect("stderr piped")).lines().map_while(Result::ok);
     let mut log = String::new();
     let port = lines

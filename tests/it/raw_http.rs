@@ -50,16 +50,7 @@ impl Server {
 
     /// `tinymcp proxy --http 127.0.0.1:0 ARGS`, the token not inherited.
     pub fn proxy(args: &[&str]) -> Server {
-        let mut command = Command::new(binary());
-        command
-            .args(["proxy", "--http", "127.0.0.1:0"])
-            .args(args)
-            .env("RUST_LOG", "tinymcp=info")
-            .env_remove("TINYMCP_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("spawn tinymcp proxy");
+        let mut child = proxy_command(args).spawn().expect("spawn tinymcp proxy");
         let port = announced_port(&mut child);
         Server { child, port }
     }
@@ -230,4 +221,19 @@ pub fn read_reply(reader: &mut impl BufRead) -> Reply {
         reader.read_exact(&mut body).expect("body");
     }
     Reply { status: head.status, headers: head.headers, body: String::from_utf8(body).expect("UTF-8 body") }
+}
+
+/// The command `tinymcp proxy --http 127.0.0.1:0 ARGS`, logging at info on a piped stderr (where
+/// it announces its port), the token never inherited.
+pub fn proxy_command<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
+    let mut command = Command::new(binary());
+    command
+        .args(["proxy", "--http", "127.0.0.1:0"])
+        .args(args)
+        .env("RUST_LOG", "tinymcp=info")
+        .env_remove("TINYMCP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    command
 }

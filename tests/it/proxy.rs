@@ -577,8 +577,9 @@ fn a_cancelled_call_never_answered_holds_no_slot_and_never_trips_the_watchdog() 
     let server = proxy_to_script(&dir, &["--max-in-flight", "1", "--answer-within-secs", "1"]);
     let session = server.session(json!({}));
     let pid = tool_text(&call(&server, &[], &session, 2, "pid").json());
-    // The watchdog looks every second for a request older than one: past this, it has looked.
-    let window = Instant::now() + Duration::from_millis(2200);
+    // The watchdog looks four times a second for a request older than one: past this, it has
+    // looked since the cancelled call turned one second old.
+    let window = Instant::now() + Duration::from_millis(1500);
     let mut never = call_in_flight(&server, &session, 3, "never", json!({}));
     let refused = call(&server, &[], &session, 4, "echo").json();
     let message = refused["error"]["message"].as_str().unwrap_or_default();

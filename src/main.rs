@@ -126,7 +126,10 @@ const HTTP_OPTIONS: &str =
                             (default 30), so abandoned handshakes cannot fill --max-sessions
     --read-secs N           a request's head must arrive within N s of its first byte (a new
                             connection's first byte too), its body within N s plus 1 s per
-                            64 KiB; then 408 or 400 and close (default 5)";
+                            64 KiB; then 408 or 400 and close (default 5)
+    --write-secs N          end an HTTP connection, and a stream on it, when a write to its
+                            client makes no progress for N s (a client that stopped reading;
+                            default 10)";
 
 /// OAuth's options (HTTP only).
 const OAUTH_OPTIONS: &str =
@@ -270,6 +273,7 @@ struct Args {
     idle_secs: Option<usize>,
     handshake_secs: Option<usize>,
     read_secs: Option<usize>,
+    write_secs: Option<usize>,
     roots: Vec<PathBuf>,
     include_hidden: bool,
     no_ignore: bool,
@@ -336,6 +340,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         idle_secs: None,
         handshake_secs: None,
         read_secs: None,
+        write_secs: None,
         roots: Vec::new(),
         include_hidden: false,
         no_ignore: false,
@@ -383,6 +388,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--idle-secs" => parsed.idle_secs = Some(number(&arg, args.next())?),
             "--handshake-secs" => parsed.handshake_secs = Some(number(&arg, args.next())?),
             "--read-secs" => parsed.read_secs = Some(number(&arg, args.next())?),
+            "--write-secs" => parsed.write_secs = Some(number(&arg, args.next())?),
             "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
             "--check" => return check_files(args),
@@ -909,6 +915,9 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     }
     if let Some(n) = args.read_secs {
         options.read_within = std::time::Duration::from_secs(n as u64);
+    }
+    if let Some(n) = args.write_secs {
+        options.write_within = std::time::Duration::from_secs(n as u64);
     }
     Ok(options)
 }

@@ -262,7 +262,8 @@ fn a_body_that_is_not_utf8_is_a_parse_error() {
 
 #[test]
 fn an_unread_legacy_stream_is_bounded_and_ends() {
-    let mut server = Server::start(&[], &[]);
+    // A write that cannot progress ends the stream after 2 s instead of 10 (`--write-secs`).
+    let mut server = Server::start(&["--write-secs", "2"], &[]);
     let mut get = connect(server.port);
     write_request(&mut get, server.port, "GET", "/sse", &[("Accept", "text/event-stream")], "");
     let mut reader = BufReader::new(get);
@@ -295,7 +296,7 @@ fn an_unread_legacy_stream_is_bounded_and_ends() {
             break;
         }
     }
-    // The stream ends once a write could not progress for the write timeout (10 s).
+    // The stream ends once a write could not progress for the write timeout.
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
     wait_until("the unread stream's session to end", Duration::from_secs(30), || ended || send(&initialized) == 404);
     drop(reader);

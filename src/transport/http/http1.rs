@@ -21,8 +21,6 @@ pub(super) const MAX_HEADERS: usize = 64;
 const BODY_RATE: u64 = 64 * 1024;
 /// A body nobody read is drained, to keep the connection, only when this small.
 const DRAIN_MAX: u64 = 64 * 1024;
-/// A write that makes no progress this long ends the connection (a client that stopped reading).
-pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Bytes read from the socket at once.
 const READ_CHUNK: usize = 8 * 1024;
 /// A connection closed while its client may still be sending (a body over the limit, a refused
@@ -235,6 +233,9 @@ pub(super) struct Conn {
     /// A head must be complete this long after its first byte (a new connection's first byte
     /// must come this soon too), and a body gets this long plus its size's share.
     pub(super) read_within: Duration,
+    /// A write that makes no progress this long ends the connection (a client that stopped
+    /// reading).
+    pub(super) write_within: Duration,
 }
 
 fn timed_out() -> io::Error {
@@ -242,8 +243,9 @@ fn timed_out() -> io::Error {
 }
 
 impl Conn {
-    pub(super) fn new(stream: Arc<TcpStream>, read_within: Duration) -> Conn {
-        Conn { stream, buf: Vec::new(), close: false, unread: false, read_within }
+    pub(super) fn new(stream: Arc<TcpStream>, options: &super::HttpOptions) -> Conn {
+        let (read_within, write_within) = (options.read_within, options.write_within);
+        Conn { stream, buf: Vec::new(), close: false, unread: false, read_within, write_within }
     }
 
     /// Reads once more into the buffer, waiting until `deadline` at most; 0 means closed.
@@ -522,7 +524,8 @@ impl<'c> Exchange<'c> {
             head.push_str("Connection: close\r\n");
         }
         head.push_str("\r\n");
-        let mut out = RawOut { stream: &self.conn.stream, close: &mut self.conn.close, ended: false };
+        let within = self.conn.write_within;
+        let mut out = RawOut { stream: &self.conn.stream, close: &mut self.conn.close, ended: false, within };
         out.write(head.as_bytes())?;
         Ok(out)
     }
@@ -569,13 +572,15 @@ pub(super) struct RawOut<'a> {
     stream: &'a TcpStream,
     close: &'a mut bool,
     ended: bool,
+    /// `Conn::write_within`.
+    within: Duration,
 }
 
 impl RawOut<'_> {
-    /// Writes and flushes; a failure (including a write stuck for `WRITE_TIMEOUT`) ends the
-    /// connection after this answer.
+    /// Writes and flushes; a failure (including a write stuck for `Conn::write_within`) ends
+    /// the connection after this answer.
     pub(super) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let written = write_within(self.stream, bytes, WRITE_TIMEOUT).and_then(|()| { self.stream }.flush());
+        let written = write_within(self.stream, bytes, self.within).and_then(|()| { self.stream }.flush());
         if written.is_err() {
             *self.close = true;
         }

@@ -92,6 +92,9 @@ pub struct HttpOptions {
     /// first byte must come this soon too), and a body gets this long plus a second per 64 KiB:
     /// a client that dribbles holds no thread for longer (408 or 400, and closed).
     pub read_within: Duration,
+    /// A write to a client that makes no progress this long ends its connection, and a stream
+    /// on it (a client that stopped reading).
+    pub write_within: Duration,
 }
 
 impl Default for HttpOptions {
@@ -108,6 +111,7 @@ impl Default for HttpOptions {
             idle: Duration::from_secs(30),
             handshake: Duration::from_secs(30),
             read_within: Duration::from_secs(5),
+            write_within: Duration::from_secs(10),
         }
     }
 }

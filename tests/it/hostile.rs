@@ -305,7 +305,7 @@ fn an_unread_legacy_stream_is_bounded_and_ends() {
 
 #[test]
 fn closed_get_streams_are_noticed_and_a_second_stream_is_never_starved() {
-    let mut server = Server::start(&[], &[]);
+    let (mut server, log) = Server::start_keeping_log(&[], &[("RUST_LOG", "tinymcp=debug")]);
     let session = server.session(json!({}));
     let threads = server.threads();
     let open_stream = || {
@@ -319,9 +319,9 @@ fn closed_get_streams_are_noticed_and_a_second_stream_is_never_starved() {
     // Two streams of one session; the first (which holds the notices) is dropped.
     let first = open_stream();
     let mut second = open_stream();
-    let both = server.threads();
     drop(first);
-    wait_until("the closed stream's thread to end", TIMEOUT, || server.threads() < both);
+    let ended = |log: &Log| log.lock().unwrap().lines().any(|l| l.contains("GET stream") && l.ends_with(" ended"));
+    wait_until("the server to notice the closed stream", TIMEOUT, || ended(&log));
     let trigger = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "test_trigger_tool_change", "arguments": {}}});
     assert_eq!(server.post(&[("Mcp-Session-Id", &session)], &trigger).status, 200);

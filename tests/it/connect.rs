@@ -200,7 +200,7 @@ fn an_answer_stream_cut_by_the_network_mid_call_resumes_and_delivers_each_messag
     );
     assert_eq!(tool_text(&host.response(&call)), "Progress reported");
     assert!(relay.cut.load(Ordering::SeqCst), "the stream was never cut");
-    let seen = host.drain(Duration::from_millis(1500));
+    let seen = host.drain(Duration::from_millis(100));
     let answers = seen.iter().filter(|m| m.get("id") == Some(&call)).count();
     assert_eq!(answers, 0, "the answer came twice: {seen:?}");
     let steps: Vec<&Value> = seen

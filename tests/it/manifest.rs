@@ -197,7 +197,7 @@ fn cancellation_kills_the_whole_process_group_and_sends_no_response(t: Transport
     for &pid in &pids {
         eventually(&format!("process {pid} to be gone"), || process_gone(pid));
     }
-    let seen = client.drain(Duration::from_millis(300));
+    let seen = client.drain(Duration::from_millis(100));
     assert!(!seen.iter().any(|m| m.get("id") == Some(&id)), "a cancelled request is never answered: {seen:?}");
     check(&client.request("ping", json!({})), json!({"result": {}}));
 }

@@ -562,7 +562,7 @@ fn a_cancelled_call_answered_late_reaches_no_client_and_frees_its_slot() {
     eventually("the child to answer the cancelled call", || mark.exists());
     // Answered after the late lines were written, so after the proxy read them.
     assert_eq!(tool_text(&call(&server, &[], &session, 5, "pid").json()), pid, "the same child");
-    let leaked: Vec<Value> = std::iter::from_fn(|| heard.recv_timeout(Duration::from_millis(500)).ok()).collect();
+    let leaked: Vec<Value> = std::iter::from_fn(|| heard.recv_timeout(Duration::from_millis(100)).ok()).collect();
     let about_3 =
         |m: &&Value| m.get("id") == Some(&json!(3)) || m.pointer("/params/progressToken") == Some(&json!("t3"));
     assert!(leaked.iter().find(about_3).is_none(), "the cancelled call's late messages reached the client: {leaked:?}");

@@ -121,7 +121,15 @@ const HTTP_OPTIONS: &str =
                             replica and every other sharing --state-key-file (default 86400)
     --max-streams N         GET streams one HTTP session may hold open (default 8)
     --max-connections N     HTTP connections open at once (default 2048); more get 503
-    --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)";
+    --idle-secs N           close a kept-alive HTTP connection idle this long (default 30)
+    --handshake-secs N      end an HTTP session that sent no request within N s of initialize
+                            (default 30), so abandoned handshakes cannot fill --max-sessions
+    --read-secs N           a request's head must arrive within N s of its first byte (a new
+                            connection's first byte too), its body within N s plus 1 s per
+                            64 KiB; then 408 or 400 and close (default 5)
+    --write-secs N          end an HTTP connection, and a stream on it, when a write to its
+                            client makes no progress for N s (a client that stopped reading;
+                            default 10)";
 
 /// OAuth's options (HTTP only).
 const OAUTH_OPTIONS: &str =
@@ -263,6 +271,9 @@ struct Args {
     max_streams: Option<usize>,
     max_connections: Option<usize>,
     idle_secs: Option<usize>,
+    handshake_secs: Option<usize>,
+    read_secs: Option<usize>,
+    write_secs: Option<usize>,
     roots: Vec<PathBuf>,
     include_hidden: bool,
     no_ignore: bool,
@@ -327,6 +338,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         max_streams: None,
         max_connections: None,
         idle_secs: None,
+        handshake_secs: None,
+        read_secs: None,
+        write_secs: None,
         roots: Vec::new(),
         include_hidden: false,
         no_ignore: false,
@@ -372,6 +386,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
             "--max-streams" => parsed.max_streams = Some(number(&arg, args.next())?),
             "--max-connections" => parsed.max_connections = Some(number(&arg, args.next())?),
             "--idle-secs" => parsed.idle_secs = Some(number(&arg, args.next())?),
+            "--handshake-secs" => parsed.handshake_secs = Some(number(&arg, args.next())?),
+            "--read-secs" => parsed.read_secs = Some(number(&arg, args.next())?),
+            "--write-secs" => parsed.write_secs = Some(number(&arg, args.next())?),
             "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
             "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
             "--check" => return check_files(args),
@@ -892,6 +909,15 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
     }
     if let Some(n) = args.idle_secs {
         options.idle = std::time::Duration::from_secs(n as u64);
+    }
+    if let Some(n) = args.handshake_secs {
+        options.handshake = std::time::Duration::from_secs(n as u64);
+    }
+    if let Some(n) = args.read_secs {
+        options.read_within = std::time::Duration::from_secs(n as u64);
+    }
+    if let Some(n) = args.write_secs {
+        options.write_within = std::time::Duration::from_secs(n as u64);
     }
     Ok(options)
 }

@@ -3,11 +3,10 @@
 //! secret files, and one session cap for every transport. Each test is an attack first.
 
 use crate::raw_http::{connect, initialize, read_head, read_reply, write_request, Server, ACCEPT_BOTH, JSON};
-use crate::support::{binary, refuses_to_start, run_binary, TempDir};
+use crate::support::{binary, refuses_to_start, run_binary, wait_for, TempDir, TIMEOUT};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// A token long enough to be accepted.
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
@@ -218,15 +217,10 @@ fn legacy_sessions_share_the_one_session_cap() {
     assert_eq!(legacy_stream(&server).err(), Some(503));
     drop(streams);
     // The server notices the streams' clients gone within a second or so.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let first = loop {
+    let first = wait_for("the legacy sessions to end", TIMEOUT, || {
         let reply = server.post(&[], &initialize(json!({})));
-        if reply.status == 200 {
-            break reply.header("mcp-session-id").unwrap().to_owned();
-        }
-        assert!(Instant::now() < deadline, "the legacy sessions never ended: {}", reply.status);
-        std::thread::sleep(Duration::from_millis(100));
-    };
+        (reply.status == 200).then(|| reply.header("mcp-session-id").unwrap().to_owned())
+    });
     // Full of idle Streamable HTTP sessions: a legacy one makes room, as a third would.
     let sessions = [first, server.session(json!({}))];
     let _legacy = legacy_stream(&server).expect("room made for a legacy session");

@@ -1,10 +1,11 @@
 //! Issue 11: every per-request cost is bounded and roughly linear. Over-long URIs, names and
 //! globs are refused at once with a clear error; what stays under the caps costs time linear in
-//! the input.
+//! the input. Each answer must come within the client's 10 s (`support::TIMEOUT`), far below
+//! what the quadratic paths once cost (48 s, 55 s) and far above a debug build on a loaded
+//! machine; how long they take is no threshold here.
 
 use crate::support::{check, over_both_transports, Client, TempDir, Transport};
-use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use serde_json::json;
 
 fn everything_over(t: Transport, extra: &[&str]) -> Client {
     let mut args = vec!["--everything"];
@@ -14,26 +15,17 @@ fn everything_over(t: Transport, extra: &[&str]) -> Client {
     client
 }
 
-/// Sends a request and checks the answer came within `limit`.
-fn timed(client: &mut Client, method: &str, params: Value, limit: Duration) -> Value {
-    let started = Instant::now();
-    let answer = client.request(method, params);
-    let took = started.elapsed();
-    assert!(took < limit, "{method} took {took:?} (more than {limit:?})");
-    answer
-}
-
 over_both_transports!(over_long_uris_and_names_are_refused_at_once, templates_match_long_uris_in_linear_time);
 
-// Before: a 400 000-character URI cost 55 s of CPU in the template matcher. The bound is 10 s,
-// far below that and far above a debug build on a loaded machine (2 s failed once under load).
+// Before: a 400 000-character URI cost 55 s of CPU in the template matcher. The bound is the
+// client's 10 s (a fixed 2 s once failed under load).
 fn over_long_uris_and_names_are_refused_at_once(t: Transport) {
     let dir = TempDir::new("long-uri");
     dir.write("a.txt", "a\n");
     let mut client = everything_over(t, &["--root", dir.arg()]);
     let long_uri = format!("{}{}", dir.uri(""), "a/".repeat(200_000));
     for method in ["resources/read", "resources/subscribe", "resources/unsubscribe"] {
-        let res = timed(&mut client, method, json!({"uri": long_uri}), Duration::from_secs(10));
+        let res = client.request(method, json!({"uri": long_uri}));
         check(&res, json!({"error": {"code": -32602}}));
         let message = res["error"]["message"].as_str().unwrap();
         assert!(message.contains("longer than") && message.len() < 300, "{method}: {message}");
@@ -51,7 +43,7 @@ fn over_long_uris_and_names_are_refused_at_once(t: Transport) {
             json!({"ref": {"type": "ref/resource", "uri": long_uri}, "argument": {"name": "a", "value": ""}}),
         ),
     ] {
-        let res = timed(&mut client, method, params, Duration::from_secs(10));
+        let res = client.request(method, params);
         check(&res, json!({"error": {"code": -32602}}));
         let message = res["error"]["message"].as_str().unwrap();
         assert!(message.contains("longer than") && message.len() < 300, "{method}: {message}");
@@ -67,7 +59,7 @@ fn templates_match_long_uris_in_linear_time(t: Transport) {
     let prefix = template.split('{').next().unwrap().to_owned();
     // A shape that makes a backtracking matcher try every split of the value.
     let uri = format!("{prefix}{}", "%2".repeat(5_000));
-    let res = timed(&mut client, "resources/read", json!({"uri": uri}), Duration::from_secs(10));
+    let res = client.request("resources/read", json!({"uri": uri}));
     assert!(res.get("error").is_some() || res.get("result").is_some(), "{res}");
 }
 
@@ -82,12 +74,7 @@ fn search_globs_are_capped_and_linear(t: Transport) {
     let mut client = Client::spawn_over(t, &["--root", dir.arg()]);
     client.initialize("2025-11-25", json!({}));
     let call = |client: &mut Client, glob: &str| {
-        timed(
-            client,
-            "tools/call",
-            json!({"name": "search_files", "arguments": {"query": "needle", "glob": glob}}),
-            Duration::from_secs(3),
-        )
+        client.request("tools/call", json!({"name": "search_files", "arguments": {"query": "needle", "glob": glob}}))
     };
     let refused = call(&mut client, &"*".repeat(100_000));
     check(&refused, json!({"result": {"isError": true}}));

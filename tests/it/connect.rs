@@ -1,7 +1,7 @@
 //! `tinymcp connect URL`: a host speaking stdio to the bridge, the bridge speaking HTTP to a
 //! real `tinymcp --http` server.
 
-use crate::support::{announced_port, binary, tool_text, Client};
+use crate::support::{announced_port_keeping_log, binary, logged, tool_text, wait_until, Client, Log, TIMEOUT};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -15,6 +15,8 @@ use std::time::Duration;
 struct Remote {
     child: Child,
     port: u16,
+    /// What it logs (`RUST_LOG=info` unless `env` says otherwise).
+    log: Log,
 }
 
 impl Remote {
@@ -26,15 +28,15 @@ impl Remote {
         let mut child = Command::new(binary())
             .args(["--everything", "--http", "127.0.0.1:0"])
             .args(args)
-            .envs(env.iter().copied())
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn the remote server");
-        let port = announced_port(&mut child);
-        Remote { child, port }
+        let (port, log) = announced_port_keeping_log(&mut child);
+        Remote { child, port, log }
     }
 
     fn url(&self, path: &str) -> String {
@@ -198,7 +200,7 @@ fn an_answer_stream_cut_by_the_network_mid_call_resumes_and_delivers_each_messag
     );
     assert_eq!(tool_text(&host.response(&call)), "Progress reported");
     assert!(relay.cut.load(Ordering::SeqCst), "the stream was never cut");
-    let seen = host.drain(Duration::from_millis(1500));
+    let seen = host.drain(Duration::from_millis(100));
     let answers = seen.iter().filter(|m| m.get("id") == Some(&call)).count();
     assert_eq!(answers, 0, "the answer came twice: {seen:?}");
     let steps: Vec<&Value> = seen
@@ -216,7 +218,19 @@ fn a_session_the_server_forgot_is_reopened_and_the_log_says_so() {
     let remote = Remote::start(&["--session-ttl-secs", "1"]);
     let mut host = Client::spawn_keeping_stderr(&["connect", &remote.url("/mcp")]);
     host.initialize("2025-11-25", json!({}));
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // A session of our own, opened after the bridge's, expires no sooner: once it is refused,
+    // the bridge's is too (an id carries its expiry, in whole seconds).
+    let port = remote.port;
+    let post = |headers: &[(&str, &str)], body: &str| {
+        use crate::raw_http::{connect, read_reply, write_request, ACCEPT_BOTH, JSON};
+        let mut stream = connect(port);
+        write_request(&mut stream, port, "POST", "/mcp", &[&[ACCEPT_BOTH, JSON], headers].concat(), body);
+        read_reply(&mut std::io::BufReader::new(stream))
+    };
+    let opened = post(&[], &crate::raw_http::initialize(json!({})).to_string());
+    let ours = opened.header("mcp-session-id").expect("a session").to_owned();
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+    wait_until("the session ids to expire", TIMEOUT, || post(&[("Mcp-Session-Id", &ours)], &ping).status == 404);
     // The session id has expired: the server answers 404 and the bridge initializes again.
     let echo = host.call_tool("echo", json!({"message": "after expiry"}));
     assert_eq!(tool_text(&echo), "Echo: after expiry");
@@ -227,17 +241,16 @@ fn a_session_the_server_forgot_is_reopened_and_the_log_says_so() {
 #[test]
 fn a_request_the_host_cancels_is_cancelled_at_the_server_and_never_answered() {
     // One request at a time: the echo below only runs once the slow call has stopped.
-    let remote = Remote::start(&["--max-in-flight", "1"]);
+    let remote = Remote::start_with_env(&["--max-in-flight", "1"], &[("RUST_LOG", "tinymcp=debug")]);
     let mut host = Client::spawn(&["connect", &remote.url("/mcp")]);
     host.initialize("2025-11-25", json!({}));
-    let slow = host.send_request("tools/call", json!({"name": "test_slow", "arguments": {"ms": 20000}}));
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    let slow = host.send_request("tools/call", json!({"name": "test_slow", "arguments": {"ms": 60000}}));
+    wait_until("the slow call to reach the server", TIMEOUT, || logged(&remote.log, r#""name":"test_slow""#));
     host.notify("notifications/cancelled", json!({"requestId": slow, "reason": "the user stopped it"}));
-    let started = std::time::Instant::now();
+    // One request at a time: answered (within the client's 10 s) only if the slow call stopped.
     let echo = host.call_tool("echo", json!({"message": "next"}));
     assert_eq!(tool_text(&echo), "Echo: next");
-    assert!(started.elapsed() < std::time::Duration::from_secs(5), "the slow call went on: {:?}", started.elapsed());
-    let later = host.drain(std::time::Duration::from_millis(2500));
+    let later = host.drain(std::time::Duration::from_millis(100));
     assert!(later.iter().all(|m| m.get("id") != Some(&slow)), "the cancelled request was answered: {later:?}");
     assert!(host.close().success());
 }

@@ -5,7 +5,7 @@
 
 use crate::raw_http::{read_chunk, read_head, write_request, Server, ACCEPT_BOTH, JSON};
 use crate::stateless_http::body;
-use crate::support::{check, eventually, Client};
+use crate::support::{check, eventually, wait_for, Client};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
@@ -18,14 +18,8 @@ pub(crate) fn sigterm(pid: u32) {
 }
 
 pub(crate) fn exit_within(server: &mut Server, within: Duration) -> ExitStatus {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(status) = server.child.try_wait().expect("wait") {
-            return status;
-        }
-        assert!(Instant::now() < deadline, "the server did not exit within {within:?}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let child = &mut server.child;
+    wait_for("the server to exit", within, || child.try_wait().expect("wait"))
 }
 
 /// Reads a chunked SSE body to its end: every chunk, in order.
@@ -160,10 +154,9 @@ fn a_post_carrying_an_answer_still_passes_while_draining() {
 #[test]
 fn an_idle_http_server_drains_at_once() {
     let mut server = Server::start(&[], &[]);
-    let signalled = Instant::now();
     sigterm(server.child.id());
+    // Well before the drain's 10 s: nothing was waited for.
     assert!(exit_within(&mut server, Duration::from_secs(5)).success());
-    assert!(signalled.elapsed() < Duration::from_secs(2), "{:?}", signalled.elapsed());
 }
 
 #[test]
@@ -187,9 +180,10 @@ fn past_drain_secs_what_still_runs_is_cancelled_and_the_process_exits_0() {
     client.request("ping", json!({}));
     let signalled = Instant::now();
     sigterm(client.pid());
+    // Well before the call's 60 s, and not before the drain's second.
     assert!(client.exit_within(Duration::from_secs(10)).success());
     let took = signalled.elapsed();
-    assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(5), "{took:?}");
+    assert!(took >= Duration::from_secs(1), "{took:?}");
 }
 
 #[test]
@@ -205,7 +199,7 @@ fn past_drain_secs_an_http_request_in_flight_is_cancelled_and_answered_with_an_e
     check(&response, json!({"id": 2, "error": {"code": -32600}}));
     assert!(exit_within(&mut server, Duration::from_secs(10)).success());
     let took = signalled.elapsed();
-    assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(5), "{took:?}");
+    assert!(took >= Duration::from_secs(1), "{took:?}");
 }
 
 /// A request as a reverse proxy sends it: `Host` names the upstream, the client's own host is
@@ -232,43 +226,59 @@ fn forwarded_host_counts_from_the_trusted_proxy_only() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected an IP address"));
 }
 
-/// An embedded server with a short keep-alive and a tool that reports progress, then works
-/// quietly for 1.5 s.
-fn embedded_with_quiet_tool() -> tinymcp::HttpServer {
+/// An embedded server with a very short keep-alive (10 ms) and a tool that reports progress,
+/// then works quietly until the flag it returns is set.
+fn embedded_with_quiet_tool() -> (tinymcp::HttpServer, std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    use std::sync::atomic::{AtomicBool, Ordering};
     use tinymcp::{CallToolResult, HttpOptions, HttpServer, Tool};
     let server = tinymcp::Server::new("embedded", "1.0.0");
-    server.register_tool(Tool::new("quiet", "Progress, then 1.5 s of silence", json!({"type": "object"})), |cx, _| {
-        cx.progress(1.0, None, None);
-        std::thread::sleep(Duration::from_millis(1500));
-        Ok(CallToolResult::text("done"))
-    });
+    let release = std::sync::Arc::new(AtomicBool::new(false));
+    let released = std::sync::Arc::clone(&release);
+    server.register_tool(
+        Tool::new("quiet", "Progress, then silence until released", json!({"type": "object"})),
+        move |cx, _| {
+            cx.progress(1.0, None, None);
+            let waited = std::time::Instant::now();
+            while !released.load(Ordering::SeqCst) && waited.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Ok(CallToolResult::text("done"))
+        },
+    );
     let mut options = HttpOptions::default();
-    options.keep_alive = Duration::from_millis(100);
-    HttpServer::start(std::sync::Arc::new(server), "127.0.0.1:0", options).expect("start")
+    options.keep_alive = Duration::from_millis(10);
+    let http = HttpServer::start(std::sync::Arc::new(server), "127.0.0.1:0", options).expect("start");
+    (http, release)
 }
 
 #[test]
 fn a_post_answer_stream_gets_keep_alive_comments_while_its_handler_is_quiet() {
-    let http = embedded_with_quiet_tool();
+    let (http, release) = embedded_with_quiet_tool();
     let port = http.local_addr().port();
     let post = |headers: &[(&str, &str)], message: &Value| {
         let mut stream = crate::raw_http::connect(port);
         let mut all = vec![ACCEPT_BOTH, JSON];
         all.extend_from_slice(headers);
         write_request(&mut stream, port, "POST", "/mcp", &all, &message.to_string());
-        crate::raw_http::read_reply(&mut BufReader::new(stream))
+        BufReader::new(stream)
     };
-    let init = post(&[], &crate::raw_http::initialize(json!({})));
+    let init = crate::raw_http::read_reply(&mut post(&[], &crate::raw_http::initialize(json!({}))));
     let session = init.header("mcp-session-id").expect("a session").to_owned();
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "quiet", "arguments": {}, "_meta": {"progressToken": "p"}}});
-    let reply = post(&[("Mcp-Session-Id", &session)], &call);
-    assert_eq!(reply.header("x-accel-buffering"), Some("no"));
-    let progress = reply.body.find("notifications/progress").expect("progress first");
-    let comment = reply.body.find(": keep-alive").expect("a keep-alive comment while the tool is quiet");
-    let response = reply.body.find("\"id\":2").expect("the response");
-    assert!(progress < comment && comment < response, "{}", reply.body);
-    // The library's drain: nothing in flight any more, so it finishes at once and in time.
-    let start = Instant::now();
+    let mut reply = post(&[("Mcp-Session-Id", &session)], &call);
+    let head = read_head(&mut reply);
+    assert_eq!(head.header("x-accel-buffering"), Some("no"));
+    // Progress, then a keep-alive comment while the tool is quiet; released, then the response.
+    let mut seen = String::new();
+    while !seen.contains(": keep-alive") {
+        seen.push_str(&String::from_utf8(read_chunk(&mut reply).expect("an event")).unwrap());
+    }
+    release.store(true, std::sync::atomic::Ordering::SeqCst);
+    seen.push_str(&chunks_to_end(&mut reply).join(""));
+    let progress = seen.find("notifications/progress").expect("progress first");
+    let comment = seen.find(": keep-alive").expect("a keep-alive comment while the tool is quiet");
+    let response = seen.find("\"id\":2").expect("the response");
+    assert!(progress < comment && comment < response, "{seen}");
+    // The library's drain: nothing in flight any more, so it finishes in time.
     assert!(http.drain(Duration::from_secs(5)));
-    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
 }

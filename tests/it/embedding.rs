@@ -1,9 +1,9 @@
 //! The library API, driven in memory through a `Connection` (no process, no pipes).
 
-use crate::support::check;
+use crate::support::{check, wait_for, wait_until};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tinymcp::{
     CallToolResult, Content, GetPromptResult, MemoryClient, Options, Prompt, PromptArgument, PromptMessage, Resource,
     ResourceContents, Server, TaskSupport, Tool,
@@ -107,22 +107,29 @@ fn a_request_beyond_the_in_flight_cap_does_not_hold_up_the_reader() {
     let (release, gate) = std::sync::mpsc::channel::<()>();
     let gate = std::sync::Mutex::new(gate);
     server.register_tool(Tool::new("wait", "Waits for the test", json!({"type": "object"})), move |_, _| {
-        let _ = gate.lock().unwrap().recv_timeout(WAIT);
+        // Longer than the test waits for the sends: a reader held until it frees is seen so.
+        let _ = gate.lock().unwrap().recv_timeout(6 * WAIT);
         Ok(CallToolResult::text("released"))
     });
     let client = MemoryClient::connect(Arc::new(server));
     client.initialize("2025-11-25", json!({}), WAIT).expect("initialized");
     let call =
         |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "wait"}}).to_string();
+    // The slot is released only once the sends returned (or the test gave up on them): a
+    // reader that waits for a slot would wait for the release.
+    let (sent, was_sent) = std::sync::mpsc::channel::<()>();
+    let releaser = std::thread::spawn(move || {
+        let in_time = was_sent.recv_timeout(WAIT).is_ok();
+        for _ in 0..3 {
+            let _ = release.send(());
+        }
+        in_time
+    });
     client.send(&call(1));
-    let started = Instant::now();
     client.send(&call(2));
     client.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
-    let took = started.elapsed();
-    assert!(took < Duration::from_millis(300), "the reader was held {took:?} at the in-flight cap");
-    for _ in 0..3 {
-        release.send(()).unwrap();
-    }
+    let _ = sent.send(());
+    assert!(releaser.join().unwrap(), "the reader was held at the in-flight cap until a slot freed");
     let mut answered = Vec::new();
     while answered.len() < 3 {
         let message = client.recv(WAIT).expect("every request is answered");
@@ -179,11 +186,7 @@ fn shutting_a_server_down_ends_its_worker_threads() {
     server.shutdown();
     // A joined thread has run its last instruction, but the kernel may list it in /proc for a
     // moment longer (the join wakes before the task is reaped): allow that moment, not more.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-    while alive() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    assert!(!alive(), "the worker thread {tid} outlived shutdown");
+    wait_until(&format!("the worker thread {tid} to end after shutdown"), WAIT, || !alive());
 }
 
 #[test]
@@ -229,15 +232,10 @@ fn tasks_server() -> Arc<Server> {
 
 /// Polls `tasks/get` until the task finished; its last state.
 fn finished(client: &MemoryClient, id: &str) -> Value {
-    let deadline = Instant::now() + WAIT;
-    loop {
+    wait_for(&format!("task {id} to complete"), WAIT, || {
         let got = with_tasks_ext(client, "tasks/get", json!({"taskId": id}));
-        if got["result"]["status"] == "completed" {
-            return got["result"].clone();
-        }
-        assert!(Instant::now() < deadline, "task {id} never completed: {got}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        (got["result"]["status"] == "completed").then(|| got["result"].clone())
+    })
 }
 
 #[test]
@@ -256,10 +254,7 @@ fn dropping_a_server_with_a_finished_task_frees_it_and_ends_its_workers() {
     drop(client);
     drop(server);
     // The worker that ran the task may hold the server until its round returns; then it is freed.
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while (weak.strong_count() > 0 || alive()) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until("the server and its worker to be freed", WAIT, || weak.strong_count() == 0 && !alive());
     assert_eq!(weak.strong_count(), 0, "the server outlived its last Arc (its finished task held it)");
     assert!(weak.upgrade().is_none());
     assert!(!alive(), "the worker thread {tid} that ran the task outlived its server");

@@ -6,6 +6,7 @@
 //! Batches hold no worker while their answers gather, and task work (which runs after its
 //! request was answered) runs in a share of its own, with a bounded queue.
 
+use crate::support::{eventually, TIMEOUT};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -58,27 +59,19 @@ fn healthz(port: u16) -> String {
     answer
 }
 
-fn wait_for(what: &str, pred: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !pred() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        thread::sleep(Duration::from_millis(10));
-    }
-}
-
 /// Waits until `n` `block` handlers run, and checks no more start.
 fn exactly_run(running: &AtomicUsize, n: usize, what: &str) {
-    wait_for("blocked handlers", || running.load(Ordering::SeqCst) >= n);
-    thread::sleep(Duration::from_millis(200));
+    eventually("blocked handlers", || running.load(Ordering::SeqCst) >= n);
+    // A window, not an event: what is checked is that nothing more starts.
+    thread::sleep(Duration::from_millis(100));
     assert_eq!(running.load(Ordering::SeqCst), n, "{what} holds more than its share of the workers");
 }
 
-/// `client`'s ping is answered within a second.
+/// `client`'s ping is answered while the blocked handlers still hold their workers (they wait
+/// up to 30 s to be released).
 fn answers_ping_at_once(client: &MemoryClient) {
-    let started = Instant::now();
-    let pong = client.call("ping", json!({}), Duration::from_secs(3));
+    let pong = client.call("ping", json!({}), TIMEOUT);
     assert_eq!(pong.expect("the ping was answered")["result"], json!({}));
-    assert!(started.elapsed() < Duration::from_secs(1), "ping took {:?}", started.elapsed());
 }
 
 /// Reads `client`'s messages until `n` of them are `wanted`.
@@ -115,12 +108,14 @@ fn healthz_says_when_every_worker_is_busy() {
     let (a, b) = (client(&server), client(&server));
     block_many(&a, 3);
     block_many(&b, 3);
-    wait_for("two blocked handlers", || running.load(Ordering::SeqCst) == 2);
+    eventually("two blocked handlers", || running.load(Ordering::SeqCst) == 2);
     let busy = healthz(port);
     assert!(busy.starts_with("HTTP/1.1 503"), "{busy}");
     assert!(busy.contains("saturated"), "{busy}");
     release.store(true, Ordering::SeqCst);
-    wait_for("the pool to drain", || running.load(Ordering::SeqCst) == 0 && healthz(port).starts_with("HTTP/1.1 200"));
+    eventually("the pool to drain", || {
+        running.load(Ordering::SeqCst) == 0 && healthz(port).starts_with("HTTP/1.1 200")
+    });
     drop((a, b));
     http.shutdown();
 }

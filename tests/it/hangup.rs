@@ -6,12 +6,11 @@
 
 use crate::raw_http::{read_chunk, read_head, write_request, Server, ACCEPT_BOTH, JSON};
 use crate::stateless::{meta, REV};
-use crate::support::{binary, eventually, process_gone, TempDir};
+use crate::support::{binary, eventually, process_gone, wait_for, TempDir, TIMEOUT};
 use serde_json::json;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// A manifest with `slow`: a command that writes its pid to `pid`, prints a line, and sleeps a minute.
 fn slow_manifest(dir: &TempDir) -> String {
@@ -52,9 +51,7 @@ fn over_http_hanging_up_on_a_call_waiting_for_its_answer_cancels_it() {
     assert!(!process_gone(pid), "the command runs while the client waits");
     drop(stream);
     // Noticed within a second's slice, then the handler's process group is killed.
-    let hung_up = Instant::now();
     eventually("the cancelled command to be killed", || process_gone(pid));
-    assert!(hung_up.elapsed() < Duration::from_secs(5), "took {:?}", hung_up.elapsed());
     // The server goes on serving.
     let reply =
         crate::stateless_http::post(&server, &crate::stateless_http::body(2, "tools/list", json!({}), json!({})), &[]);
@@ -76,9 +73,7 @@ fn over_http_hanging_up_on_a_streaming_call_cancels_it() {
     assert!(event.contains("notifications/progress"), "{event}");
     let pid = started(dir.path());
     drop(reader);
-    let hung_up = Instant::now();
     eventually("the cancelled command to be killed", || process_gone(pid));
-    assert!(hung_up.elapsed() < Duration::from_secs(5), "took {:?}", hung_up.elapsed());
 }
 
 #[test]
@@ -96,16 +91,9 @@ fn over_stdio_end_of_input_during_a_call_ends_promptly_and_writes_nothing_after(
     writeln!(stdin, "{}", call(1, false)).expect("write the call");
     let pid = started(dir.path());
     drop(stdin);
-    let eof = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(eof.elapsed() < Duration::from_secs(10), "still running after end of input");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    // In-flight requests get a 2 s grace to answer, then are cancelled.
-    assert!(eof.elapsed() < Duration::from_secs(4), "exit took {:?}", eof.elapsed());
+    // In-flight requests get a 2 s grace to answer, then are cancelled: the server exits long
+    // before the command would end.
+    let status = wait_for("the server to exit after end of input", TIMEOUT, || child.try_wait().expect("wait"));
     assert!(status.success(), "{status}");
     assert!(process_gone(pid), "the command outlived the server");
     let mut out = String::new();

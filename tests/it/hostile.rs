@@ -1,31 +1,33 @@
 //! Hostile clients over raw TCP: each attack once took the HTTP transport down, stalled it or
-//! made it hoard memory, threads or descriptors. After each, the server must still be up, answer
-//! a fresh client within a second, and its threads and memory must come back near where they
-//! started.
+//! made it hoard memory, threads or descriptors. After each, the server must still be up and
+//! answer a fresh client, and its threads must come back near where they started. A fixed
+//! interval of the server (a deadline, the reaper's) is shortened by its flag, and the test waits
+//! for the event (`wait_until`), never for a fixed time; what memory an attack costs is measured
+//! by `scripts/bench.sh`, not asserted here.
 
 use crate::raw_http::{connect, read_head, read_reply, write_request, Server, ACCEPT_BOTH, JSON};
-use crate::support::{binary, refuses_to_start};
+use crate::support::Log;
+use crate::support::{binary, logged, refuses_to_start, wait_until, TIMEOUT};
 use serde_json::json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::Command;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Started from a shell that first lowers the descriptor limit to `limit`.
-fn with_fd_limit(limit: u32) -> Server {
+fn with_fd_limit(limit: u32) -> (Server, Log) {
     let mut command = Command::new("sh");
     command.args(["-c", &format!("ulimit -n {limit} && exec \"$0\" \"$@\""), binary()]);
-    Server::spawn(command, &[], &[])
+    Server::spawn_keeping_log(command, &[], &[])
 }
 
 /// What the attacks watch: the process, its threads and memory.
 trait Watched {
     fn status(&self, key: &str) -> u64;
     fn threads(&self) -> u64;
-    fn rss_kib(&self) -> u64;
     fn alive(&mut self) -> bool;
-    fn answers_quickly(&mut self);
+    fn answers(&mut self);
     fn threads_settle(&self, baseline: u64, within: Duration);
 }
 
@@ -42,37 +44,25 @@ impl Watched for Server {
         self.status("Threads:")
     }
 
-    fn rss_kib(&self) -> u64 {
-        self.status("VmRSS:")
-    }
-
     fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
 
-    /// A fresh, well-behaved client is answered within a second.
-    fn answers_quickly(&mut self) {
+    /// A fresh, well-behaved client is answered (the attack left it a thread and a descriptor).
+    fn answers(&mut self) {
         assert!(self.alive(), "the server exited: {:?}", self.child.try_wait());
-        let start = Instant::now();
         let mut stream = connect(self.port);
-        stream.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
         write_request(&mut stream, self.port, "GET", "/healthz", &[], "");
         let reply = read_reply(&mut BufReader::new(stream));
         assert_eq!(reply.status, 200);
-        assert!(start.elapsed() < Duration::from_secs(1), "a fresh client waited {:?}", start.elapsed());
     }
 
     /// Waits (up to `within`) for the thread count to come back to `baseline` plus a little.
     fn threads_settle(&self, baseline: u64, within: Duration) {
-        let deadline = Instant::now() + within;
-        loop {
-            let now = self.threads();
-            if now <= baseline + 4 {
-                return;
-            }
-            assert!(Instant::now() < deadline, "{now} threads, {baseline} at the start");
-            thread::sleep(Duration::from_millis(100));
-        }
+        wait_until(&format!("the threads to come back to {baseline} (plus 4)"), within, || {
+            self.threads() <= baseline + 4
+        });
     }
 }
 
@@ -86,7 +76,6 @@ fn raw_status(port: u16, bytes: &[u8]) -> u16 {
 #[test]
 fn a_huge_content_length_on_every_early_answer_path_is_refused_without_allocating_it() {
     let mut server = Server::start(&["--max-message-bytes", "100000"], &[("TINYMCP_TOKEN", "secret-0123456789")]);
-    let rss = server.rss_kib();
     let huge = "Content-Length: 1099511627776\r\n";
     let cases: [(&str, &str, &str); 7] = [
         ("GET /healthz HTTP/1.1\r\nHost: localhost\r\n", "", "healthz"),
@@ -100,35 +89,34 @@ fn a_huge_content_length_on_every_early_answer_path_is_refused_without_allocatin
     for (start, auth, what) in cases {
         let status = raw_status(server.port, format!("{start}{auth}{huge}\r\n{{}}").as_bytes());
         assert_eq!(status, 413, "{what}");
-        server.answers_quickly();
+        server.answers();
     }
     // The same lie in chunked form: a chunk declaring a terabyte.
     let chunked = b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer secret-0123456789\r\n\
         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
         Transfer-Encoding: chunked\r\n\r\n10000000000\r\n{}";
     assert_eq!(raw_status(server.port, chunked), 413);
-    server.answers_quickly();
-    assert!(server.rss_kib() < rss + 16 * 1024, "RSS grew from {rss} KiB to {} KiB", server.rss_kib());
+    // A terabyte allocated, or even reserved, would have ended the process.
+    server.answers();
 }
 
 #[test]
 fn running_out_of_descriptors_pauses_accepting_and_it_resumes() {
-    let mut server = with_fd_limit(64);
-    server.answers_quickly();
+    let (mut server, log) = with_fd_limit(64);
+    server.answers();
     // Far more idle connections than descriptors: accept fails with EMFILE for a while.
     let held: Vec<TcpStream> = (0..150).filter_map(|_| TcpStream::connect(("127.0.0.1", server.port)).ok()).collect();
-    thread::sleep(Duration::from_millis(500));
+    wait_until("accept to fail for want of descriptors", TIMEOUT, || logged(&log, "cannot accept connections"));
     assert!(server.alive(), "the server exited when descriptors ran out: {:?}", server.child.try_wait());
     drop(held);
-    thread::sleep(Duration::from_secs(1));
-    server.answers_quickly();
+    // Accepting resumes by itself (it retries): the fresh client waits in the backlog meanwhile.
+    server.answers();
     assert!(server.alive());
 }
 
 #[test]
 fn header_floods_are_cut_off_at_the_cap() {
     let mut server = Server::start(&[], &[]);
-    let rss = server.rss_kib();
     // One endless header line: refused once the head passes 16 KiB, not read to its end.
     let mut stream = connect(server.port);
     stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Flood: ").unwrap();
@@ -147,44 +135,37 @@ fn header_floods_are_cut_off_at_the_cap() {
         raw_status(server.port, format!("GET /healthz HTTP/1.1\r\nHost: localhost\r\n{many}\r\n").as_bytes()),
         431
     );
-    server.answers_quickly();
-    assert!(server.rss_kib() < rss + 8 * 1024, "RSS grew from {rss} KiB to {} KiB", server.rss_kib());
+    server.answers();
 }
 
 #[test]
 fn slowloris_and_slow_bodies_are_timed_out_and_their_threads_freed() {
-    let mut server = Server::start(&[], &[]);
-    server.answers_quickly();
+    // Deadlines of 3 s instead of 5 (`--read-secs`), long enough to see the attack take hold.
+    let mut server = Server::start(&["--read-secs", "3"], &[]);
+    server.answers();
     let threads = server.threads();
-    let rss = server.rss_kib();
     // 150 heads that never finish, a byte at a time, and 150 bodies that stop half-way.
     let mut slow: Vec<TcpStream> = (0..150).map(|_| connect(server.port)).collect();
+    let dribble = |slow: &mut Vec<TcpStream>| {
+        for stream in slow {
+            let _ = stream.write_all(b"G");
+        }
+    };
+    dribble(&mut slow);
     let mut bodies: Vec<TcpStream> = (0..150).map(|_| connect(server.port)).collect();
     for stream in &mut bodies {
         let head = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
                     Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"";
         stream.write_all(head.as_bytes()).unwrap();
     }
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(3) {
-        for stream in &mut slow {
-            let _ = stream.write_all(b"G");
-        }
-        server.answers_quickly();
-        thread::sleep(Duration::from_millis(500));
-    }
-    assert!(server.threads() > threads + 100, "the attack did not take hold");
-    // The head deadline (5 s) and the body deadline (5 s plus a second per 64 KiB) pass,
-    // while the slow heads keep dribbling.
-    while start.elapsed() < Duration::from_secs(9) {
-        for stream in &mut slow {
-            let _ = stream.write_all(b"G");
-        }
-        thread::sleep(Duration::from_millis(500));
-    }
-    server.threads_settle(threads, Duration::from_secs(3));
-    server.answers_quickly();
-    assert!(server.rss_kib() < rss + 8 * 1024, "RSS grew from {rss} KiB to {} KiB", server.rss_kib());
+    wait_until("the attack to take hold", TIMEOUT, || server.threads() > threads + 100);
+    server.answers();
+    // The head deadline and the body deadline pass while the slow heads keep dribbling.
+    wait_until("the slow connections to be cut", TIMEOUT, || {
+        dribble(&mut slow);
+        server.threads() <= threads + 4
+    });
+    server.answers();
     // The body's connection got a 400, then was closed.
     let mut answer = String::new();
     let _ = bodies[0].read_to_string(&mut answer);
@@ -256,7 +237,7 @@ fn pipelined_requests_are_answered_in_order_and_lying_lengths_go_nowhere() {
     reader.read_line(&mut line).unwrap();
     stream.write_all(body.as_bytes()).unwrap();
     assert_eq!(read_reply(&mut reader).json()["id"], 5);
-    server.answers_quickly();
+    server.answers();
 }
 
 #[test]
@@ -276,13 +257,13 @@ fn a_body_that_is_not_utf8_is_a_parse_error() {
     let reply = read_reply(&mut BufReader::new(stream));
     assert_eq!(reply.status, 400);
     assert_eq!(reply.json()["error"]["code"], -32700, "{}", reply.body);
-    server.answers_quickly();
+    server.answers();
 }
 
 #[test]
 fn an_unread_legacy_stream_is_bounded_and_ends() {
-    let mut server = Server::start(&[], &[]);
-    let rss = server.rss_kib();
+    // A write that cannot progress ends the stream after 2 s instead of 10 (`--write-secs`).
+    let mut server = Server::start(&["--write-secs", "2"], &[]);
     let mut get = connect(server.port);
     write_request(&mut get, server.port, "GET", "/sse", &[("Accept", "text/event-stream")], "");
     let mut reader = BufReader::new(get);
@@ -303,36 +284,28 @@ fn an_unread_legacy_stream_is_bounded_and_ends() {
     };
     assert_eq!(send(&init.to_string()), 202);
     assert_eq!(send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()), 202);
+    // More than the socket's buffers and the stream's queue (4 MiB) hold: what does not fit is
+    // dropped, not kept (`scripts/bench.sh` measures the memory), and the writer blocks.
     let big = "x".repeat(32 * 1024);
-    let start = Instant::now();
     let mut ended = false;
-    for i in 0..3000 {
+    for i in 0..1000 {
         let call = json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
             "params": {"name": "echo", "arguments": {"message": big}}});
         if send(&call.to_string()) == 404 {
             ended = true;
             break;
         }
-        if start.elapsed() > Duration::from_secs(25) {
-            break;
-        }
     }
-    let grown = server.rss_kib().saturating_sub(rss);
-    assert!(grown < 64 * 1024, "RSS grew by {grown} KiB for a client that reads nothing");
     // The stream ends once a write could not progress for the write timeout.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !ended && Instant::now() < deadline {
-        ended = send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()) == 404;
-        thread::sleep(Duration::from_millis(500));
-    }
-    assert!(ended, "the unread stream's session never ended");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    wait_until("the unread stream's session to end", Duration::from_secs(30), || ended || send(&initialized) == 404);
     drop(reader);
-    server.answers_quickly();
+    server.answers();
 }
 
 #[test]
 fn closed_get_streams_are_noticed_and_a_second_stream_is_never_starved() {
-    let mut server = Server::start(&[], &[]);
+    let (mut server, log) = Server::start_keeping_log(&[], &[("RUST_LOG", "tinymcp=debug")]);
     let session = server.session(json!({}));
     let threads = server.threads();
     let open_stream = || {
@@ -345,19 +318,19 @@ fn closed_get_streams_are_noticed_and_a_second_stream_is_never_starved() {
     };
     // Two streams of one session; the first (which holds the notices) is dropped.
     let first = open_stream();
-    thread::sleep(Duration::from_millis(200));
     let mut second = open_stream();
     drop(first);
-    thread::sleep(Duration::from_secs(2));
+    let ended = |log: &Log| log.lock().unwrap().lines().any(|l| l.contains("GET stream") && l.ends_with(" ended"));
+    wait_until("the server to notice the closed stream", TIMEOUT, || ended(&log));
     let trigger = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "test_trigger_tool_change", "arguments": {}}});
     assert_eq!(server.post(&[("Mcp-Session-Id", &session)], &trigger).status, 200);
-    second.get_ref().set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    second.get_ref().set_read_timeout(Some(TIMEOUT)).unwrap();
     let mut seen = String::new();
     while !seen.contains("notifications/tools/list_changed") {
         let mut line = String::new();
         let read = second.read_line(&mut line);
-        assert!(matches!(read, Ok(n) if n > 0), "the second stream got nothing within 2 s: {seen}");
+        assert!(matches!(read, Ok(n) if n > 0), "the second stream got nothing: {seen}");
         seen.push_str(&line);
     }
     drop(second);
@@ -371,15 +344,15 @@ fn closed_get_streams_are_noticed_and_a_second_stream_is_never_starved() {
             stream
         })
         .collect();
-    thread::sleep(Duration::from_millis(300));
+    wait_until("the 8 streams to be served", TIMEOUT, || server.threads() >= threads + 8);
     drop(streams);
     server.threads_settle(threads, Duration::from_secs(3));
-    server.answers_quickly();
+    server.answers();
 }
 
 #[test]
 fn deleting_a_session_during_a_request_still_answers_it() {
-    let server = Server::start(&[], &[]);
+    let (server, log) = Server::start_keeping_log(&[], &[("RUST_LOG", "tinymcp=debug")]);
     let session = server.session(json!({}));
     let port = server.port;
     let sid = session.clone();
@@ -397,7 +370,7 @@ fn deleting_a_session_during_a_request_still_answers_it() {
         );
         read_reply(&mut BufReader::new(stream))
     });
-    thread::sleep(Duration::from_millis(500));
+    wait_until("the call to be read", TIMEOUT, || logged(&log, r#"<- {"id":9,"#) || logged(&log, r#""id":9,"method""#));
     let mut stream = connect(port);
     write_request(&mut stream, port, "DELETE", "/mcp", &[("Mcp-Session-Id", &session)], "");
     assert_eq!(read_reply(&mut BufReader::new(stream)).status, 200);
@@ -417,8 +390,8 @@ fn a_blank_token_refuses_to_start() {
 }
 
 #[test]
-fn abandoned_handshakes_expire_within_a_minute() {
-    let mut server = Server::start(&[], &[]);
+fn abandoned_handshakes_expire_at_the_handshake_limit() {
+    let (mut server, log) = Server::start_keeping_log(&["--handshake-secs", "2"], &[]);
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}}});
     let abandoned: Vec<String> =
@@ -426,13 +399,16 @@ fn abandoned_handshakes_expire_within_a_minute() {
     let used = server.session(json!({}));
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     assert_eq!(server.post(&[("Mcp-Session-Id", &used)], &ping).status, 200);
-    // 30 s unused, and the reaper looks every 5 s.
-    thread::sleep(Duration::from_secs(36));
+    // Unused for 2 s (`--handshake-secs`; the reaper looks four times a limit). Watched in the
+    // log: a request would use the session, and keep it.
+    for id in &abandoned {
+        wait_until(&format!("session {id} to end"), TIMEOUT, || logged(&log, &format!("session {id} expired")));
+    }
     for id in &abandoned {
         assert_eq!(server.post(&[("Mcp-Session-Id", id)], &ping).status, 404, "session {id} outlived its handshake");
     }
     assert_eq!(server.post(&[("Mcp-Session-Id", &used)], &ping).status, 200);
-    server.answers_quickly();
+    server.answers();
 }
 
 /// Two `Authorization` headers are refused as two `Host`s are (RFC 9110 §5.3: a header that is
@@ -490,5 +466,5 @@ fn a_body_over_the_limit_sent_whole_gets_its_413_not_a_reset() {
         let mut rest = Vec::new();
         assert_eq!(stream.read_to_end(&mut rest).unwrap(), 0, "the connection ends cleanly after the 413");
     }
-    server.answers_quickly();
+    server.answers();
 }

@@ -4,12 +4,12 @@
 //! the same whichever transport it runs over.
 
 use crate::raw_http::{read_chunk, read_head, write_request};
+use crate::support::{wait_until, TIMEOUT};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpStream;
 use std::sync::mpsc::Sender;
 use std::thread;
-use std::time::{Duration, Instant};
 
 /// The HTTP link of one session.
 pub struct HttpLink {
@@ -22,11 +22,7 @@ pub struct HttpLink {
 impl HttpLink {
     /// Waits until the server on `port` accepts connections.
     pub fn connect(port: u16, lines: Sender<String>) -> HttpLink {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the HTTP server did not start");
-            thread::sleep(Duration::from_millis(10));
-        }
+        wait_until("the HTTP server to start", TIMEOUT, || TcpStream::connect(("127.0.0.1", port)).is_ok());
         HttpLink { port, session: None, revision: None, lines }
     }
 

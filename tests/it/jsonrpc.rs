@@ -76,7 +76,7 @@ fn notifications_are_never_answered() {
     client.notify("notifications/unknown", json!({}));
     client.notify("tools/list", json!({}));
     client.notify("notifications/cancelled", json!({"requestId": 999}));
-    let seen = client.drain(std::time::Duration::from_millis(300));
+    let seen = client.drain(std::time::Duration::from_millis(100));
     assert!(seen.is_empty(), "unexpected: {seen:?}");
 }
 

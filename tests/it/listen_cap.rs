@@ -6,11 +6,10 @@
 use crate::raw_http::{read_chunk, read_head, write_request, Server, ACCEPT_BOTH, JSON};
 use crate::stateless::{meta, REV};
 use crate::stateless_http::{body, post};
-use crate::support::{check, Client};
+use crate::support::{check, wait_for, Client, TIMEOUT};
 use serde_json::{json, Value};
 use std::io::BufReader;
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
 
 fn listen_params() -> Value {
     json!({"notifications": {"toolsListChanged": true}, "_meta": meta(json!({}))})
@@ -76,15 +75,12 @@ fn over_http_the_cap_counts_every_post_and_answers_503_with_the_json_rpc_error()
     assert_eq!(tools.status, 200, "{}", tools.body);
     // The client that hangs up frees its place within about a second.
     drop(a);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let _c = loop {
-        match open_listen(&server, 5) {
-            Ok(stream) => break stream,
-            Err((503, retry)) if Instant::now() < deadline => {
-                assert_eq!(retry, "5");
-                std::thread::sleep(Duration::from_millis(200));
-            }
-            Err(other) => panic!("no place freed: {other:?}"),
+    let _c = wait_for("a listen stream's place to be freed", TIMEOUT, || match open_listen(&server, 5) {
+        Ok(stream) => Some(stream),
+        Err((503, retry)) => {
+            assert_eq!(retry, "5");
+            None
         }
-    };
+        Err(other) => panic!("no place freed: {other:?}"),
+    });
 }

@@ -197,7 +197,7 @@ fn cancellation_kills_the_whole_process_group_and_sends_no_response(t: Transport
     for &pid in &pids {
         eventually(&format!("process {pid} to be gone"), || process_gone(pid));
     }
-    let seen = client.drain(Duration::from_millis(300));
+    let seen = client.drain(Duration::from_millis(100));
     assert!(!seen.iter().any(|m| m.get("id") == Some(&id)), "a cancelled request is never answered: {seen:?}");
     check(&client.request("ping", json!({})), json!({"result": {}}));
 }
@@ -574,13 +574,11 @@ fn what_clears_its_environment_and_leaves_the_group_survives_the_call() {
     );
     let manifest = json!({"tools": [{"name": "survivor", "command": ["sh", "-c", script]}]});
     let mut client = serve(&dir, &manifest);
-    let started = std::time::Instant::now();
-    // The output is read to the end the command wrote, even though the survivor holds the pipe.
+    // The output is read to the end the command wrote, even though the survivor holds the pipe:
+    // answered within the client's 10 s, well under the survivor's 30 s.
     assert_eq!(text_of(&client.call_tool("survivor", json!({}))), "hello\n");
-    // Well under the survivor's 30 s: the call does not wait for the pipe to close.
-    assert!(started.elapsed() < Duration::from_secs(15), "took {:?}", started.elapsed());
     let pid: u32 = std::fs::read_to_string(dir.path().join("survivor.pid")).unwrap().trim().parse().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(100));
     let survived = !process_gone(pid);
     let _ = std::process::Command::new("kill").arg(pid.to_string()).status();
     assert!(survived, "the documented limit changed: update docs/manifest.md");

@@ -8,11 +8,12 @@
 use crate::manifest::{pids, write_manifest};
 use crate::raw_http::Server;
 use crate::support::{
-    check, eventually, over_both_transports, process_gone, run_binary, tool_text, Client, TempDir, Transport,
+    check, eventually, over_both_transports, process_gone, run_binary, tool_text, wait_for, Client, TempDir, Transport,
+    TIMEOUT,
 };
 use crate::tasks_ext::{call, task_id, until, with_ext, Http, Wire, EXT};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A job printing three lines 300 ms apart, a failing one, and one that starts a child and
 /// waits (the pids go to files beside the manifest); a test manifest may run `sh` on a script.
@@ -88,21 +89,16 @@ fn a_command_task_runs_on_and_shows_its_output_lines(t: Transport) {
     check(&created, json!({"result": {"resultType": "task", "status": "working"}}));
     let id = task_id(&created);
     // While it runs, tasks/get shows its latest output line.
-    let deadline = Instant::now() + Duration::from_secs(10);
     let mut messages = Vec::new();
-    let done = loop {
+    let done = wait_for("the task to finish", TIMEOUT, || {
         let got = w.rpc("tasks/get", json!({"taskId": id}), with_ext())["result"].clone();
         if let Some(message) = got["statusMessage"].as_str() {
             if got["status"] == "working" && messages.last().map(String::as_str) != Some(message) {
                 messages.push(message.to_owned());
             }
         }
-        if got["status"] != "working" {
-            break got;
-        }
-        assert!(Instant::now() < deadline, "the task never finished: {got}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+        (got["status"] != "working").then_some(got)
+    });
     assert!(messages.starts_with(&["step 1".to_owned(), "step 2".to_owned()]), "{messages:?}");
     check(
         &done,
@@ -133,16 +129,11 @@ fn cancelling_a_command_task_ends_its_whole_process_group(t: Transport) {
     let id = task_id(&call(w, "long", json!({})));
     let pids = pids(&dir);
     assert!(pids.iter().all(|&pid| !process_gone(pid)), "the command runs on after the answer");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let got = w.rpc("tasks/get", json!({"taskId": id}), with_ext());
-        if got["result"]["statusMessage"] == "started" {
-            check(&got, json!({"result": {"status": "working"}}));
-            break;
-        }
-        assert!(Instant::now() < deadline, "no statusMessage from the output: {got}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let got = wait_for("a statusMessage from the output", TIMEOUT, || {
+        Some(w.rpc("tasks/get", json!({"taskId": id}), with_ext()))
+            .filter(|got| got["result"]["statusMessage"] == "started")
+    });
+    check(&got, json!({"result": {"status": "working"}}));
     let ack = w.rpc("tasks/cancel", json!({"taskId": id}), with_ext());
     check(&ack, json!({"result": {"resultType": "complete"}}));
     for &pid in &pids {
@@ -207,9 +198,7 @@ fn the_commands_of_running_tasks_end_with_the_server() {
         }
         let pids = pids(&dir);
         assert!(pids.iter().all(|&pid| !process_gone(pid)), "{era}: the command runs after the answer");
-        let started = Instant::now();
         assert!(client.close().success(), "{era}");
-        assert!(started.elapsed() < Duration::from_secs(4), "{era}: exit took {:?}", started.elapsed());
         for &pid in &pids {
             eventually(&format!("{era}: process {pid} to be gone"), || process_gone(pid));
         }

@@ -3,7 +3,7 @@
 //! server process they talk to. The HTTP tests, the test client's HTTP link and the
 //! hostile-client tests all speak through it.
 
-use crate::support::{announced_port, binary};
+use crate::support::{announced_port, announced_port_keeping_log, binary, Log};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -32,7 +32,17 @@ impl Server {
     }
 
     /// Runs `command` (the binary, or a shell that execs it) with the server's arguments.
-    pub fn spawn(mut command: Command, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    pub fn spawn(command: Command, extra: &[&str], env: &[(&str, &str)]) -> Server {
+        Self::spawn_keeping_log(command, extra, env).0
+    }
+
+    /// `start`, with what the server logs kept (`RUST_LOG` can be given in `env`).
+    pub fn start_keeping_log(extra: &[&str], env: &[(&str, &str)]) -> (Server, Log) {
+        Self::spawn_keeping_log(Command::new(binary()), extra, env)
+    }
+
+    /// `spawn`, with what the server logs kept.
+    pub fn spawn_keeping_log(mut command: Command, extra: &[&str], env: &[(&str, &str)]) -> (Server, Log) {
         command
             .args(["--everything", "--http", "127.0.0.1:0"])
             .args(extra)
@@ -44,8 +54,8 @@ impl Server {
             command.env(k, v);
         }
         let mut child = command.spawn().expect("spawn tinymcp");
-        let port = announced_port(&mut child);
-        Server { child, port }
+        let (port, log) = announced_port_keeping_log(&mut child);
+        (Server { child, port }, log)
     }
 
     /// `tinymcp proxy --http 127.0.0.1:0 ARGS`, the token not inherited.

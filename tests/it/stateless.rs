@@ -2,7 +2,7 @@
 //! `server/discover`, removed methods, decorated results, input-required results with sealed
 //! state, logging by `_meta` level, `subscriptions/listen`, and both eras in one process.
 
-use crate::support::{check, Client, TempDir};
+use crate::support::{check, wait_for, Client, TempDir, TIMEOUT};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -352,8 +352,10 @@ fn an_expired_state_is_an_error_saying_so() {
     let tool = "test_input_required_result_request_state";
     let round1 = call(&mut c, tool, json!({}));
     let retry = json!({"inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}, "requestState": round1["result"]["requestState"]});
-    std::thread::sleep(Duration::from_millis(1300));
-    let expired = call(&mut c, tool, retry);
+    // Retried until the state's second has passed (before, the retry completes: nothing is kept).
+    let expired = wait_for("the request state to expire", TIMEOUT, || {
+        Some(call(&mut c, tool, retry.clone())).filter(|answer| answer.get("error").is_some())
+    });
     check(&expired, json!({"error": {"code": -32602}}));
     assert!(expired["error"]["message"].as_str().unwrap_or("").contains("expired"), "{expired}");
 }

@@ -538,14 +538,8 @@ impl Client {
 
     /// Waits for the server to exit by itself, stdin still open (bounded by `within`).
     pub fn exit_within(&mut self, within: Duration) -> std::process::ExitStatus {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "server did not exit within {within:?}");
-            thread::sleep(Duration::from_millis(10));
-        }
+        let child = &mut self.child;
+        wait_for("the server to exit", within, || child.try_wait().expect("wait"))
     }
 
     /// Closes stdin and waits for the exit status (bounded).
@@ -554,14 +548,8 @@ impl Client {
             Link::Stdio(stdin) => drop(stdin.take()),
             Link::Http(_) => panic!("close is for stdio: an HTTP server outlives its sessions"),
         }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "server did not exit after end of input");
-            thread::sleep(Duration::from_millis(10));
-        }
+        let child = &mut self.child;
+        wait_for("the server to exit after end of input", TIMEOUT, || child.try_wait().expect("wait"))
     }
 }
 
@@ -682,13 +670,34 @@ pub fn process_gone(pid: u32) -> bool {
     }
 }
 
-/// Waits until `pred` holds, polling (for effects outside the protocol, such as a killed process).
-pub fn eventually(what: &str, pred: impl Fn() -> bool) {
-    let deadline = Instant::now() + TIMEOUT;
-    while !pred() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        thread::sleep(Duration::from_millis(20));
+/// Waits until `ready` holds, looking again and again (every few milliseconds, backing off to
+/// 50 ms), for at most `within`; else fails naming `what`. The one way a test waits for an
+/// effect outside the protocol (a process gone, a file written, threads come back, a session
+/// expired): never a fixed sleep, which is too short on a loaded machine and too long elsewhere.
+#[track_caller]
+pub fn wait_until(what: &str, within: Duration, mut ready: impl FnMut() -> bool) {
+    wait_for(what, within, || ready().then_some(()))
+}
+
+/// `wait_until` for a value: waits until `found` gives one, and returns it.
+#[track_caller]
+pub fn wait_for<T>(what: &str, within: Duration, mut found: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + within;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(value) = found() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out after {within:?} waiting for {what}");
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
     }
+}
+
+/// `wait_until` bounded by `TIMEOUT`.
+#[track_caller]
+pub fn eventually(what: &str, ready: impl FnMut() -> bool) {
+    wait_until(what, TIMEOUT, ready)
 }
 
 /// Runs each named `fn(Transport)` as two tests, `<name>::stdio` and `<name>::http`.
@@ -714,6 +723,15 @@ pub(crate) use over_both_transports;
 /// the test and freed before the server binds it can be taken in between, by another test's
 /// server or by any socket's source port.
 pub fn announced_port(child: &mut Child) -> u16 {
+    announced_port_keeping_log(child).0
+}
+
+/// What a server wrote to stderr so far, kept for a test to wait on (`wait_until` a line).
+pub type Log = Arc<Mutex<String>>;
+
+/// `announced_port`, keeping the rest of stderr in a `Log`: the events a test waits for that
+/// the protocol does not show (a frame read at `RUST_LOG=tinymcp=debug`, a session expired).
+pub fn announced_port_keeping_log(child: &mut Child) -> (u16, Log) {
     let stderr = child.stderr.take().expect("stderr piped");
     let mut lines = BufReader::new(stderr).lines();
     let port = lines
@@ -721,8 +739,24 @@ pub fn announced_port(child: &mut Child) -> u16 {
         .map_while(Result::ok)
         .find_map(|line| line.split_once("listening on http://127.0.0.1:")?.1.split('/').next()?.parse().ok())
         .expect("the HTTP server did not start");
-    thread::spawn(move || lines.for_each(drop));
-    port
+    let log = Log::default();
+    let kept = Arc::clone(&log);
+    thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+            // Bounded: a chatty server must not fill the test's memory.
+            if kept.len() < 16 << 20 {
+                kept.push_str(&line);
+                kept.push('\n');
+            }
+        }
+    });
+    (port, log)
+}
+
+/// Whether `log` holds `text` yet.
+pub fn logged(log: &Log, text: &str) -> bool {
+    log.lock().unwrap_or_else(PoisonError::into_inner).contains(text)
 }
 
 /// Runs `tinymcp --everything --http 127.0.0.1:0 ARGS` and expects it to exit non-zero
@@ -735,17 +769,15 @@ pub fn refuses_to_start(args: &[&str], env: &[(&str, &str)]) -> String {
     }
     let mut child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
+    let status = wait_for("the server to refuse to start", Duration::from_secs(10), || {
+        let status = child.try_wait().unwrap();
+        if status.is_none() && Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
             panic!("{args:?} {env:?}: started and served");
         }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+        status
+    });
     let mut stderr = String::new();
     child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
     assert!(!status.success(), "{args:?}: {stderr}");

@@ -1,9 +1,8 @@
 //! Spec 2025-11-25 `basic/utilities/tasks`: task-augmented tools/call, polling, results,
 //! listing, cancellation, input_required with related-task metadata, per-tool negotiation.
 
-use crate::support::{check, Client};
+use crate::support::{check, wait_for, Client, TIMEOUT};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
 
 fn create(client: &mut Client, name: &str, arguments: Value) -> String {
     let res = client.request("tools/call", json!({"name": name, "arguments": arguments, "task": {"ttl": 60000}}));
@@ -12,15 +11,10 @@ fn create(client: &mut Client, name: &str, arguments: Value) -> String {
 }
 
 fn wait_status(client: &mut Client, id: &str, wanted: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    wait_for(&format!("task {id} to reach {wanted}"), TIMEOUT, || {
         let res = client.request("tasks/get", json!({"taskId": id}));
-        if res["result"]["status"] == wanted {
-            return res["result"].clone();
-        }
-        assert!(Instant::now() < deadline, "task never reached {wanted}: {res}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        (res["result"]["status"] == wanted).then(|| res["result"].clone())
+    })
 }
 
 #[test]

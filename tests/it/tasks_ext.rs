@@ -5,7 +5,7 @@
 
 use crate::raw_http::Server;
 use crate::stateless_http::{body, post};
-use crate::support::{check, Client};
+use crate::support::{check, wait_for, wait_until, Client, TIMEOUT};
 use serde_json::{json, Value};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -52,15 +52,10 @@ pub(crate) fn task_id(answer: &Value) -> String {
 
 /// Polls `tasks/get` until the status is `status` (10 s at most); the last `tasks/get` result.
 pub(crate) fn until(w: &mut dyn Wire, id: &str, status: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    wait_for(&format!("task {id} to reach {status}"), TIMEOUT, || {
         let got = w.rpc("tasks/get", json!({"taskId": id}), with_ext());
-        if got["result"]["status"] == status {
-            return got["result"].clone();
-        }
-        assert!(Instant::now() < deadline, "task {id} never reached {status}: {got}");
-        sleep(Duration::from_millis(50));
-    }
+        (got["result"]["status"] == status).then(|| got["result"].clone())
+    })
 }
 
 fn both(test: fn(&mut dyn Wire)) {
@@ -124,7 +119,7 @@ fn an_opted_in_request_gets_a_flat_task_that_completes_or_fails() {
         );
         assert!(done["result"]["_meta"].get("io.modelcontextprotocol/related-task").is_none(), "{done}");
         // Still there after finishing (it lives ttlMs).
-        sleep(Duration::from_millis(300));
+        sleep(Duration::from_millis(100));
         until(w, &id, "completed");
 
         // A tool error completes with isError; a protocol error fails with the error inlined.
@@ -322,7 +317,7 @@ fn listen_streams_that_asked_for_a_task_hear_its_status_over_http() {
 
 #[test]
 fn after_the_ttl_a_task_id_is_unknown_on_both_task_apis() {
-    let ttl = ["--task-ttl-ms", "1000"];
+    let ttl = ["--task-ttl-ms", "500"];
     // The extension (2026-07-28), over stdio and HTTP: the ttl counts from the end.
     let mut args = vec!["--everything"];
     args.extend(ttl);
@@ -330,10 +325,12 @@ fn after_the_ttl_a_task_id_is_unknown_on_both_task_apis() {
     for mut w in wires {
         let w = w.as_mut();
         let created = call(w, "slow_compute", json!({"seconds": 0}));
-        check(&created, json!({"result": {"ttlMs": 1000}}));
+        check(&created, json!({"result": {"ttlMs": 500}}));
         let id = task_id(&created);
         until(w, &id, "completed");
-        sleep(Duration::from_millis(1300));
+        wait_until("the task to expire", TIMEOUT, || {
+            w.rpc("tasks/get", json!({"taskId": id}), with_ext()).get("error").is_some()
+        });
         for (method, params) in [
             ("tasks/get", json!({"taskId": id})),
             ("tasks/cancel", json!({"taskId": id})),
@@ -344,13 +341,14 @@ fn after_the_ttl_a_task_id_is_unknown_on_both_task_apis() {
             assert!(gone["error"]["message"].as_str().unwrap().contains("unknown or expired task"), "{gone}");
         }
     }
-    // 2025-11-25 tasks: the ttl is the default when the client asks for none, from creation.
-    let mut c = Client::spawn(&args);
+    // 2025-11-25 tasks: the ttl is the default when the client asks for none, from creation
+    // (a second at least).
+    let mut c = Client::spawn(&["--everything", "--task-ttl-ms", "1000"]);
     c.initialize("2025-11-25", json!({}));
     let created = c.request("tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 0}, "task": {}}));
     check(&created, json!({"result": {"task": {"ttl": 1000}}}));
     let id = created["result"]["task"]["taskId"].as_str().expect("a task").to_owned();
-    sleep(Duration::from_millis(1300));
+    wait_until("the task to expire", TIMEOUT, || c.request("tasks/get", json!({"taskId": id})).get("error").is_some());
     for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
         check(&c.request(method, json!({"taskId": id})), json!({"error": {"code": -32602}}));
     }

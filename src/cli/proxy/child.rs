@@ -27,7 +27,8 @@ const QUEUED_BYTES: usize = 16 * 1024 * 1024;
 const STDERR_LINE: usize = 4096;
 /// The room kept between stdout lines: a child's one huge line is not held for its lifetime.
 const KEPT_LINE: usize = 64 * 1024;
-/// How often the watchdog looks for a child that stopped answering.
+/// How often the watchdog looks for a child that stopped answering, at most: with a shorter
+/// `--answer-within-secs` it looks four times per limit.
 const WATCH_EVERY: Duration = Duration::from_secs(1);
 /// How long a server's group has after SIGTERM before SIGKILL.
 const GRACE: Duration = Duration::from_secs(2);
@@ -210,6 +211,7 @@ impl Child {
         let started = started.and_then(|_| {
             thread::Builder::new().name("proxy-watch".into()).stack_size(64 * 1024).spawn(move || {
                 let (life, within) = watched;
+                let every = WATCH_EVERY.min(within / 4).max(Duration::from_millis(10));
                 // An interval is the point here: the child is looked at, not waited for.
                 loop {
                     {
@@ -217,7 +219,7 @@ impl Child {
                         if state.closing {
                             break;
                         }
-                        let waited = life.changed.wait_timeout(state, WATCH_EVERY);
+                        let waited = life.changed.wait_timeout(state, every);
                         if waited.unwrap_or_else(PoisonError::into_inner).0.closing {
                             break;
                         }

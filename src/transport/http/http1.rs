@@ -16,16 +16,11 @@ use std::time::{Duration, Instant};
 pub(super) const MAX_HEAD: usize = 16 * 1024;
 /// Headers one request may carry (then 431, and close).
 pub(super) const MAX_HEADERS: usize = 64;
-/// A head must be complete this long after its first byte; a new connection's first byte must
-/// come this soon too.
-pub(super) const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
-/// A body gets this long, plus a second for every `BODY_RATE` bytes it declares (or has sent).
-const BODY_GRACE: Duration = Duration::from_secs(5);
+/// A body gets `HttpOptions::read_within`, plus a second for every `BODY_RATE` bytes it
+/// declares (or has sent).
 const BODY_RATE: u64 = 64 * 1024;
 /// A body nobody read is drained, to keep the connection, only when this small.
 const DRAIN_MAX: u64 = 64 * 1024;
-/// A write that makes no progress this long ends the connection (a client that stopped reading).
-pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Bytes read from the socket at once.
 const READ_CHUNK: usize = 8 * 1024;
 /// A connection closed while its client may still be sending (a body over the limit, a refused
@@ -105,7 +100,7 @@ pub(super) enum HeadError {
     Bad(&'static str),
     /// 501: a transfer coding other than `chunked`.
     NotImplemented,
-    /// 408: the head did not complete within `HEAD_TIMEOUT`.
+    /// 408: the head did not complete within `HttpOptions::read_within`.
     Timeout,
 }
 
@@ -235,6 +230,12 @@ pub(super) struct Conn {
     pub(super) close: bool,
     /// The client may still be sending what we will not read: the close lingers (`end`).
     unread: bool,
+    /// A head must be complete this long after its first byte (a new connection's first byte
+    /// must come this soon too), and a body gets this long plus its size's share.
+    pub(super) read_within: Duration,
+    /// A write that makes no progress this long ends the connection (a client that stopped
+    /// reading).
+    pub(super) write_within: Duration,
 }
 
 fn timed_out() -> io::Error {
@@ -242,8 +243,9 @@ fn timed_out() -> io::Error {
 }
 
 impl Conn {
-    pub(super) fn new(stream: Arc<TcpStream>) -> Conn {
-        Conn { stream, buf: Vec::new(), close: false, unread: false }
+    pub(super) fn new(stream: Arc<TcpStream>, options: &super::HttpOptions) -> Conn {
+        let (read_within, write_within) = (options.read_within, options.write_within);
+        Conn { stream, buf: Vec::new(), close: false, unread: false, read_within, write_within }
     }
 
     /// Reads once more into the buffer, waiting until `deadline` at most; 0 means closed.
@@ -268,10 +270,10 @@ impl Conn {
     }
 
     /// The next request's head. The first byte may take `first_byte` (the idle timeout on a
-    /// kept-alive connection), the rest `HEAD_TIMEOUT`. `Ok(None)`: the peer closed or stayed
+    /// kept-alive connection), the rest `read_within`. `Ok(None)`: the peer closed or stayed
     /// silent, and nothing is owed.
     pub(super) fn next_head(&mut self, first_byte: Duration) -> Result<Option<Head>, HeadError> {
-        let mut deadline = Instant::now() + if self.buf.is_empty() { first_byte } else { HEAD_TIMEOUT };
+        let mut deadline = Instant::now() + if self.buf.is_empty() { first_byte } else { self.read_within };
         let mut started = !self.buf.is_empty();
         loop {
             // Parse only once the head can be complete: a byte-a-second client must not make us
@@ -286,7 +288,7 @@ impl Conn {
                 Ok(0) => return Ok(None),
                 Ok(_) if !started => {
                     started = true;
-                    deadline = Instant::now() + HEAD_TIMEOUT;
+                    deadline = Instant::now() + self.read_within;
                 }
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::TimedOut && started => return Err(HeadError::Timeout),
@@ -448,7 +450,8 @@ impl<'c> Exchange<'c> {
             (&*self.conn.stream).write_all(b"HTTP/1.1 100 Continue\r\n\r\n").map_err(BodyError::Io)?;
         }
         let start = Instant::now();
-        let allowed = |bytes: u64| start + BODY_GRACE + Duration::from_secs(bytes / BODY_RATE);
+        let grace = self.conn.read_within;
+        let allowed = |bytes: u64| start + grace + Duration::from_secs(bytes / BODY_RATE);
         match self.head.body {
             BodyKind::None => Ok(Vec::new()),
             BodyKind::Length(n) => {
@@ -521,7 +524,8 @@ impl<'c> Exchange<'c> {
             head.push_str("Connection: close\r\n");
         }
         head.push_str("\r\n");
-        let mut out = RawOut { stream: &self.conn.stream, close: &mut self.conn.close, ended: false };
+        let within = self.conn.write_within;
+        let mut out = RawOut { stream: &self.conn.stream, close: &mut self.conn.close, ended: false, within };
         out.write(head.as_bytes())?;
         Ok(out)
     }
@@ -542,7 +546,7 @@ impl<'c> Exchange<'c> {
             return;
         }
         if let BodyKind::Length(n) = self.head.body {
-            let deadline = Instant::now() + BODY_GRACE;
+            let deadline = Instant::now() + self.conn.read_within;
             let mut left = usize::try_from(n).unwrap_or(usize::MAX);
             loop {
                 let take = left.min(self.conn.buf.len());
@@ -568,13 +572,15 @@ pub(super) struct RawOut<'a> {
     stream: &'a TcpStream,
     close: &'a mut bool,
     ended: bool,
+    /// `Conn::write_within`.
+    within: Duration,
 }
 
 impl RawOut<'_> {
-    /// Writes and flushes; a failure (including a write stuck for `WRITE_TIMEOUT`) ends the
-    /// connection after this answer.
+    /// Writes and flushes; a failure (including a write stuck for `Conn::write_within`) ends
+    /// the connection after this answer.
     pub(super) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let written = write_within(self.stream, bytes, WRITE_TIMEOUT).and_then(|()| { self.stream }.flush());
+        let written = write_within(self.stream, bytes, self.within).and_then(|()| { self.stream }.flush());
         if written.is_err() {
             *self.close = true;
         }

@@ -6,7 +6,7 @@
 //! in the backlog: the loop logs once, backs off (up to half a second) and serves again when
 //! something frees up. An accept loop that stopped would leave a process that looks alive.
 
-use super::http1::{Conn, Exchange, HEAD_TIMEOUT, WRITE_TIMEOUT};
+use super::http1::{Conn, Exchange};
 use super::Http;
 use crate::util::signal::Signal;
 use std::collections::HashMap;
@@ -166,20 +166,20 @@ fn refuse(stream: TcpStream) {
 /// Reads requests one after another (pipelined ones too, in order) and routes each; ends on
 /// `Connection: close`, an unreadable request, the idle timeout or shutdown.
 fn serve_connection(http: &Http, stream: Arc<TcpStream>) {
-    if let Err(e) = stream.set_write_timeout(Some(WRITE_TIMEOUT)) {
+    if let Err(e) = stream.set_write_timeout(Some(http.options.write_within)) {
         log::debug!("cannot set a write timeout: {e}");
         return;
     }
     // Accepted sockets inherit it from the listener on Linux, not everywhere.
     let _ = stream.set_nodelay(true);
-    let mut conn = Conn::new(stream);
+    let mut conn = Conn::new(stream, &http.options);
     serve_requests(http, &mut conn);
     conn.end();
 }
 
 /// The requests of one connection, until it is to be closed.
 fn serve_requests(http: &Http, conn: &mut Conn) {
-    let mut wait = HEAD_TIMEOUT;
+    let mut wait = http.options.read_within;
     while !http.stopping() {
         let head = match conn.next_head(wait) {
             Ok(Some(head)) => head,

@@ -85,6 +85,16 @@ pub struct HttpOptions {
     pub max_connections: usize,
     /// A kept-alive connection with no request this long is closed.
     pub idle: Duration,
+    /// A session that sent no request after `initialize` ends after this, so abandoned
+    /// handshakes cannot fill the cap.
+    pub handshake: Duration,
+    /// A request's head must be complete this long after its first byte (a new connection's
+    /// first byte must come this soon too), and a body gets this long plus a second per 64 KiB:
+    /// a client that dribbles holds no thread for longer (408 or 400, and closed).
+    pub read_within: Duration,
+    /// A write to a client that makes no progress this long ends its connection, and a stream
+    /// on it (a client that stopped reading).
+    pub write_within: Duration,
 }
 
 impl Default for HttpOptions {
@@ -99,6 +109,9 @@ impl Default for HttpOptions {
             retry: Duration::from_secs(3),
             max_connections: 2048,
             idle: Duration::from_secs(30),
+            handshake: Duration::from_secs(30),
+            read_within: Duration::from_secs(5),
+            write_within: Duration::from_secs(10),
         }
     }
 }
@@ -106,8 +119,15 @@ impl Default for HttpOptions {
 /// How often a thread waiting on a stream looks at its client and at shutdown: a client that
 /// hung up is noticed within this, and its thread and descriptor freed.
 const SLICE: Duration = Duration::from_secs(1);
-/// How often the reaper ends expired sessions.
+/// How often the reaper ends expired sessions, at most: with a shorter idle or handshake limit
+/// it looks four times per limit (`reap_every`).
 const REAP_EVERY: Duration = Duration::from_secs(5);
+/// The reaper's period: `REAP_EVERY`, or a quarter of the shortest limit it enforces, so a
+/// session ends within a quarter more than its limit.
+fn reap_every(options: &HttpOptions) -> Duration {
+    let shortest = options.session_idle.min(options.handshake);
+    REAP_EVERY.min(shortest / 4).max(Duration::from_millis(10))
+}
 /// Bytes of notifications and requests that may wait for a stream's writer (one message of any
 /// size may wait alone); more are dropped until the client catches up (`Sink::bounded`). A
 /// handler, or a relayed server, that writes faster than its client reads, or to a client that
@@ -194,7 +214,7 @@ impl HttpServer {
         };
         let node = first.node_id().map(str::to_owned);
         let http = Arc::new(Http {
-            sessions: Sessions::new(options.max_sessions, options.session_idle, options.session_ttl, key, node)?,
+            sessions: Sessions::new(&options, key, node)?,
             legacy: legacy::Legacy::default(),
             connections: listener::Connections::default(),
             stopping: AtomicBool::new(false),
@@ -205,11 +225,12 @@ impl HttpServer {
             options,
         });
         let reaping = Arc::clone(&http);
+        let every = reap_every(&http.options);
         let reaper = thread::Builder::new().name("mcp-http-reaper".into()).stack_size(128 * 1024).spawn(move || {
             let (lock, wake) = &reaping.stop;
             let mut stopped = lock.lock().unwrap_or_else(PoisonError::into_inner);
             while !*stopped {
-                stopped = wake.wait_timeout(stopped, REAP_EVERY).unwrap_or_else(PoisonError::into_inner).0;
+                stopped = wake.wait_timeout(stopped, every).unwrap_or_else(PoisonError::into_inner).0;
                 reaping.sessions.expire();
             }
         })?;

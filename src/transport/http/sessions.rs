@@ -29,9 +29,6 @@ const KEPT_STREAMS: usize = 32;
 /// Messages not tied to a request that may wait for a GET stream; more are dropped (newest
 /// first, with a warning): a client that never opens one must not make us hold them all.
 const WAITING_NOTICES: usize = 1000;
-/// A session that sent no request after `initialize` ends after this (the reaper looks every
-/// 5 s), so abandoned handshakes cannot fill the cap.
-const UNUSED_SESSION: Duration = Duration::from_secs(30);
 /// Ids of rebuilt sessions a DELETE ended here, remembered until they expire, per session of
 /// the cap; beyond, the soonest to expire is forgotten first (and would be rebuilt again).
 const ENDED_PER_SESSION: usize = 4;
@@ -186,6 +183,8 @@ pub(super) struct Sessions {
     idle: Duration,
     /// How long an id is accepted after `initialize`.
     ttl: Duration,
+    /// A session with no request this long after `initialize` ends.
+    handshake: Duration,
     key: StateKey,
     node: Option<String>,
     /// This process, in every id it mints.
@@ -199,18 +198,25 @@ pub(super) struct Sessions {
 
 impl Sessions {
     /// The table; ids sealed with `key`, accepted for `ttl`, after `node.` when given.
-    pub(super) fn new(
-        max: usize,
-        idle: Duration,
-        ttl: Duration,
-        key: StateKey,
-        node: Option<String>,
-    ) -> std::io::Result<Self> {
+    pub(super) fn new(options: &super::HttpOptions, key: StateKey, node: Option<String>) -> std::io::Result<Self> {
+        let (max, idle, ttl, handshake) =
+            (options.max_sessions, options.session_idle, options.session_ttl, options.handshake);
         let mut instance = [0; INSTANCE_LEN];
         instance.copy_from_slice(&random::bytes(INSTANCE_LEN)?);
         let ended = Mutex::new(HashMap::new());
         let others = AtomicUsize::new(0);
-        Ok(Sessions { table: Mutex::new(HashMap::new()), max, idle, ttl, key, node, instance, ended, others })
+        Ok(Sessions {
+            table: Mutex::new(HashMap::new()),
+            max,
+            idle,
+            ttl,
+            handshake,
+            key,
+            node,
+            instance,
+            ended,
+            others,
+        })
     }
 
     /// A session for an `initialize`, not in the table until [`Sessions::establish`].
@@ -380,7 +386,7 @@ impl Sessions {
     }
 
     /// Ends sessions idle longer than the limit, past their id's lifetime, or that never sent
-    /// a request after `initialize` within `UNUSED_SESSION` (a session with an open stream or a
+    /// a request after `initialize` within `handshake` (a session with an open stream or a
     /// running request is not idle); forgets ended ids that expired.
     pub(super) fn expire(&self) {
         let now = SystemTime::now();
@@ -394,7 +400,7 @@ impl Sessions {
                 s.is_idle()
                     && (s.idle_for() > self.idle
                         || s.expired(now)
-                        || (!s.used.load(Ordering::Relaxed) && s.created.elapsed() > UNUSED_SESSION))
+                        || (!s.used.load(Ordering::Relaxed) && s.created.elapsed() > self.handshake))
             })
             .map(|s| s.id().to_owned())
             .collect();

@@ -2,7 +2,7 @@
 //!
 //! An SSE answer is an HTTP/1.1 chunked body, one chunk per event, flushed at once, so no event
 //! waits in a buffer; the chunked framing keeps the connection reusable after the stream ends.
-//! A write that cannot progress (a client that stopped reading) fails after `WRITE_TIMEOUT`.
+//! A write that cannot progress (a client that stopped reading) fails after `HttpOptions::write_within`.
 
 use super::http1::{Exchange, RawOut};
 use std::collections::VecDeque;

@@ -126,7 +126,7 @@ impl Connection {
                 self.serve(req, negotiated.map(|n| Terms::from(n).granting(scopes)), reply);
             }
             Era::PerRequest => match meta::method_served(&req.method, revisions)
-                .and_then(|()| RequestMeta::parse(&req.params, carrier, revisions, &self.server.recent_meta))
+                .and_then(|()| RequestMeta::parse(&req.params, carrier, revisions))
             {
                 Ok(meta) => self.serve(req, Some(Terms::from(meta).granting(scopes)), reply),
                 Err(e) => reply.send(Outgoing::Response(Answer::error(Some(&req.id), e))),

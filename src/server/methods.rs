@@ -162,8 +162,10 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
     // Input-required rounds for a request that answers one, or that a handler could ask
     // something of (`RequestCx::may_ask`); for any other, there is nothing to keep.
     let rounds = || {
-        let reserved = params.reserved();
-        cx.may_ask() || reserved.input_responses.is_some() || reserved.request_state.is_some()
+        cx.may_ask() || {
+            let reserved = params.reserved();
+            reserved.input_responses.is_some() || reserved.request_state.is_some()
+        }
     };
     let outcome = match spec {
         Some(spec) if spec.input_required && rounds() => {

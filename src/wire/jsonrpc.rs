@@ -545,6 +545,15 @@ mod tests {
     }
 
     #[test]
+    fn deep_params_cost_no_recursion_and_are_refused_by_the_method() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"a":{deep}}}}}"#);
+        let Message::Request(r) = single(&text) else { panic!() };
+        let refused = r.params.parse::<Value>().unwrap_err();
+        assert!(refused.code == INVALID_PARAMS && refused.message.contains("recursion limit"), "{}", refused.message);
+    }
+
+    #[test]
     fn known_and_unknown_method_names_read_alike() {
         let Message::Request(known) = single(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#) else { panic!() };
         let Message::Request(other) = single(r#"{"jsonrpc":"2.0","id":1,"method":"x/\u0079"}"#) else { panic!() };

@@ -6,7 +6,7 @@
 
 use crate::wire::jsonrpc::{Malformed, Message, Method};
 use crate::wire::method::Id;
-use crate::wire::params::{string_value, MetaKeys, Params};
+use crate::wire::params::{string_value, Meta, Params};
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::version::{ProtocolVersion, Revisions};
 use serde::{Deserialize, Serialize};
@@ -18,8 +18,14 @@ use std::sync::Arc;
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The `_meta.progressToken` of a request's params, if it asked for progress.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub fn progress_token(params: &Params) -> Option<Value> {
-    let token = params.reserved().meta_keys()?.progress_token?;
+    progress_token_of(params.reserved().read_meta().as_ref())
+}
+
+/// [`progress_token`], for a message whose `_meta` was read already (`Reserved::read_meta`).
+pub(crate) fn progress_token_of(meta: Option<&Meta>) -> Option<Value> {
+    let token = meta?.keys.as_ref().ok()?.progress_token?;
     serde_json::from_str(token.get()).ok().filter(|t: &Value| !t.is_null())
 }
 
@@ -128,6 +134,11 @@ pub(crate) enum Era {
 /// 2026-07-28 request is a request before (or inside) a session; pinned to 2026-07-28, every
 /// request must carry its `_meta`. One comparison, on the branch taken.
 pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier, revisions: Revisions) -> Era {
+    era_of(method, params.reserved().read_meta().as_ref(), carrier, revisions)
+}
+
+/// [`era`], for a message whose `_meta` was read already (`Reserved::read_meta`).
+pub(crate) fn era_of(method: &Method, meta: Option<&Meta>, carrier: Carrier, revisions: Revisions) -> Era {
     let modern_header = match carrier {
         Carrier::Plain | Carrier::Scoped(_) => false,
         Carrier::Http { protocol_version, session, .. } => {
@@ -135,8 +146,8 @@ pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier, revisions:
         }
     };
     let discover = method.spec().is_some_and(|spec| spec.id == Id::ServerDiscover);
-    // `_meta` read last: a request the header or the method decides reads nothing here.
-    if discover || modern_header || params.reserved().meta_keys().is_some_and(|keys| keys.per_request()) {
+    let reserved_key = meta.is_some_and(|meta| meta.keys.as_ref().is_ok_and(|keys| keys.per_request()));
+    if reserved_key || discover || modern_header {
         if revisions.has_per_request() {
             Era::PerRequest
         } else {
@@ -226,6 +237,8 @@ pub(crate) struct RequestMeta {
     pub(crate) client_capabilities: Arc<Value>,
     /// The least severe log level to send; `None`: send no `notifications/message` at all.
     pub(crate) log_level: Option<LogLevel>,
+    /// `_meta.progressToken`, when the request asked for progress.
+    pub(crate) progress_token: Option<Value>,
 }
 
 impl RequestMeta {
@@ -238,16 +251,23 @@ impl RequestMeta {
     /// 3. the version is one this server serves per request, among `revisions`: otherwise
     ///    `-32022` with `data.supported` and `data.requested`;
     /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn parse(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
-        let reserved = params.reserved();
-        let keys = match reserved.meta.map(RawValue::get) {
-            None | Some("null") => {
+        Self::read(params.reserved().read_meta(), carrier, revisions)
+    }
+
+    /// [`RequestMeta::parse`], for a message whose `_meta` was read already
+    /// (`Reserved::read_meta`).
+    pub(crate) fn read(meta: Option<Meta>, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
+        let progress_token = progress_token_of(meta.as_ref());
+        let keys = match meta {
+            None => {
                 return Err(RpcError::invalid_params(format!(
                     "missing params._meta: a {} request carries {PROTOCOL_VERSION} and {CLIENT_CAPABILITIES}",
                     ProtocolVersion::V2026_07_28
                 )))
             }
-            Some(meta) => match serde_json::from_str::<MetaKeys>(meta) {
+            Some(Meta { text: meta, keys }) => match keys {
                 Ok(keys) => keys,
                 Err(e) if e.is_data() && meta.starts_with('{') => {
                     return Err(RpcError::invalid_params(format!("params._meta: {e}")))
@@ -329,7 +349,7 @@ impl RequestMeta {
                 return Err(RpcError::invalid_params(format!("params._meta[\"{LOG_LEVEL}\"] must be a level name")))
             }
         };
-        Ok(RequestMeta { protocol_version, client_capabilities, log_level })
+        Ok(RequestMeta { protocol_version, client_capabilities, log_level, progress_token })
     }
 }
 

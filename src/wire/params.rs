@@ -105,11 +105,27 @@ pub(crate) struct Reserved<'a> {
 }
 
 impl<'a> Reserved<'a> {
+    /// `_meta` read: `None` when it is absent or `null`.
+    pub(crate) fn read_meta(&self) -> Option<Meta<'a>> {
+        let text = self.meta?.get();
+        (text != "null").then(|| Meta { text, keys: serde_json::from_str(text) })
+    }
+
     /// `_meta`'s reserved keys: `None` when `_meta` is absent, `null`, not an object, or gives
     /// one of them twice.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn meta_keys(&self) -> Option<MetaKeys<'a>> {
-        serde_json::from_str(self.meta?.get()).ok()
+        self.read_meta()?.keys.ok()
     }
+}
+
+/// A `_meta` that is there (not `null`): its text, and its reserved keys or why they could not
+/// be read (not an object, a key given twice).
+pub(crate) struct Meta<'a> {
+    /// `_meta`'s value as written.
+    pub text: &'a str,
+    /// Its reserved keys.
+    pub keys: Result<MetaKeys<'a>, serde_json::Error>,
 }
 
 /// The keys of `_meta` the server reads, each as its text (`null` included).

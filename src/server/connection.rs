@@ -127,7 +127,7 @@ impl Connection {
             PerRequest(Result<RequestMeta, RpcError>),
         }
         let read = {
-            let meta = req.params.reserved().read_meta();
+            let meta = req.params.read_meta();
             match meta::era_of(&req.method, meta.as_ref(), carrier, revisions) {
                 Era::Handshake => Read::Handshake(meta::progress_token_of(meta.as_ref())),
                 Era::PerRequest => Read::PerRequest(

@@ -20,10 +20,10 @@ pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 /// The `_meta.progressToken` of a request's params, if it asked for progress.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub fn progress_token(params: &Params) -> Option<Value> {
-    progress_token_of(params.reserved().read_meta().as_ref())
+    progress_token_of(params.read_meta().as_ref())
 }
 
-/// [`progress_token`], for a message whose `_meta` was read already (`Reserved::read_meta`).
+/// [`progress_token`], for a message whose `_meta` was read already (`Params::read_meta`).
 pub(crate) fn progress_token_of(meta: Option<&Meta>) -> Option<Value> {
     let token = meta?.keys.as_ref().ok()?.progress_token?;
     serde_json::from_str(token.get()).ok().filter(|t: &Value| !t.is_null())
@@ -134,10 +134,10 @@ pub(crate) enum Era {
 /// 2026-07-28 request is a request before (or inside) a session; pinned to 2026-07-28, every
 /// request must carry its `_meta`. One comparison, on the branch taken.
 pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier, revisions: Revisions) -> Era {
-    era_of(method, params.reserved().read_meta().as_ref(), carrier, revisions)
+    era_of(method, params.read_meta().as_ref(), carrier, revisions)
 }
 
-/// [`era`], for a message whose `_meta` was read already (`Reserved::read_meta`).
+/// [`era`], for a message whose `_meta` was read already (`Params::read_meta`).
 pub(crate) fn era_of(method: &Method, meta: Option<&Meta>, carrier: Carrier, revisions: Revisions) -> Era {
     let modern_header = match carrier {
         Carrier::Plain | Carrier::Scoped(_) => false,
@@ -253,11 +253,11 @@ impl RequestMeta {
     /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn parse(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
-        Self::read(params.reserved().read_meta(), carrier, revisions)
+        Self::read(params.read_meta(), carrier, revisions)
     }
 
     /// [`RequestMeta::parse`], for a message whose `_meta` was read already
-    /// (`Reserved::read_meta`).
+    /// (`Params::read_meta`).
     pub(crate) fn read(meta: Option<Meta>, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
         let progress_token = progress_token_of(meta.as_ref());
         let keys = match meta {
@@ -267,9 +267,9 @@ impl RequestMeta {
                     ProtocolVersion::V2026_07_28
                 )))
             }
-            Some(Meta { text: meta, keys }) => match keys {
+            Some(Meta { keys }) => match keys {
                 Ok(keys) => keys,
-                Err(e) if e.is_data() && meta.starts_with('{') => {
+                Err((meta, e)) if e.is_data() && meta.starts_with('{') => {
                     return Err(RpcError::invalid_params(format!("params._meta: {e}")))
                 }
                 Err(_) => return Err(RpcError::invalid_params("params._meta must be an object")),

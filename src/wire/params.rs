@@ -104,28 +104,43 @@ pub(crate) struct Reserved<'a> {
     pub request_state: Option<&'a RawValue>,
 }
 
-impl<'a> Reserved<'a> {
-    /// `_meta` read: `None` when it is absent or `null`.
-    pub(crate) fn read_meta(&self) -> Option<Meta<'a>> {
-        let text = self.meta?.get();
-        (text != "null").then(|| Meta { text, keys: serde_json::from_str(text) })
+impl Params {
+    /// `_meta` read: `None` when it is absent or `null`. One pass over the params when `_meta`
+    /// is an object of distinct keys (the usual request); else they are read again, `_meta` as
+    /// its text, to say why its keys could not be read.
+    pub(crate) fn read_meta(&self) -> Option<Meta<'_>> {
+        /// The params as `Reserved` reads them, `_meta` read into its keys on the way.
+        #[derive(Deserialize)]
+        struct Keys<'a> {
+            #[serde(rename = "_meta", borrow, default)]
+            meta: Option<MetaKeys<'a>>,
+            // Read (and passed over) so that one given twice refuses as in `Reserved`.
+            #[serde(rename = "inputResponses", default)]
+            _input_responses: Option<de::IgnoredAny>,
+            #[serde(rename = "requestState", default)]
+            _request_state: Option<de::IgnoredAny>,
+        }
+        let text = self.text.as_deref()?;
+        if let Ok(read) = serde_json::from_str::<Keys>(text) {
+            return read.meta.map(|keys| Meta { keys: Ok(keys) });
+        }
+        let meta = self.reserved().meta?.get();
+        (meta != "null").then(|| Meta { keys: serde_json::from_str(meta).map_err(|e| (meta, e)) })
     }
 
     /// `_meta`'s reserved keys: `None` when `_meta` is absent, `null`, not an object, or gives
     /// one of them twice.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn meta_keys(&self) -> Option<MetaKeys<'a>> {
+    pub(crate) fn meta_keys(&self) -> Option<MetaKeys<'_>> {
         self.read_meta()?.keys.ok()
     }
 }
 
-/// A `_meta` that is there (not `null`): its text, and its reserved keys or why they could not
+/// A `_meta` that is there (not `null`): its reserved keys, or its text and why they could not
 /// be read (not an object, a key given twice).
 pub(crate) struct Meta<'a> {
-    /// `_meta`'s value as written.
-    pub text: &'a str,
     /// Its reserved keys.
-    pub keys: Result<MetaKeys<'a>, serde_json::Error>,
+    pub keys: Result<MetaKeys<'a>, (&'a str, serde_json::Error)>,
 }
 
 /// The keys of `_meta` the server reads, each as its text (`null` included).
@@ -258,22 +273,22 @@ mod tests {
     fn reserved_members_are_read_as_a_map_reads_them() {
         let p =
             raw(r#"{"name":"x","_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#);
-        let keys = p.reserved().meta_keys().unwrap();
+        let keys = p.meta_keys().unwrap();
         assert_eq!(keys.progress_token.map(RawValue::get), Some("7"));
         assert!(keys.per_request());
         // Escaped key spellings are the same key.
         let p = raw(r#"{"\u005fmeta":{"progress\u0054oken":1},"requestState":"s"}"#);
-        assert_eq!(p.reserved().meta_keys().unwrap().progress_token.map(RawValue::get), Some("1"));
+        assert_eq!(p.meta_keys().unwrap().progress_token.map(RawValue::get), Some("1"));
         assert_eq!(p.reserved().request_state.map(RawValue::get), Some(r#""s""#));
         // A reserved key given twice: none found (the method's own reading says what is wrong).
-        assert!(raw(r#"{"_meta":{"progressToken":1,"progressToken":2}}"#).reserved().meta_keys().is_none());
+        assert!(raw(r#"{"_meta":{"progressToken":1,"progressToken":2}}"#).meta_keys().is_none());
         assert!(raw(r#"{"_meta":{},"_meta":{"progressToken":2}}"#).reserved().meta.is_none());
         // Not an object, null, nested: no keys.
-        assert!(raw(r#"{"_meta":"text"}"#).reserved().meta_keys().is_none());
+        assert!(raw(r#"{"_meta":"text"}"#).meta_keys().is_none());
         let p = raw(r#"{"_meta":null,"arguments":{"_meta":{"progressToken":3}}}"#);
         assert_eq!(p.reserved().meta.map(RawValue::get), Some("null"));
-        assert!(p.reserved().meta_keys().is_none());
-        assert!(!raw(r#"{"_meta":{"progressToken":1}}"#).reserved().meta_keys().unwrap().per_request());
+        assert!(p.meta_keys().is_none());
+        assert!(!raw(r#"{"_meta":{"progressToken":1}}"#).meta_keys().unwrap().per_request());
     }
 
     #[test]

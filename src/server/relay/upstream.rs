@@ -466,9 +466,7 @@ impl Upstream {
         };
         let (sent_as, order) = refuse_early?;
         let line = match (self.shared, out.params) {
-            (true, Body::Text(params))
-                if params.reserved().meta_keys().is_some_and(|keys| keys.progress_token.is_some()) =>
-            {
+            (true, Body::Text(params)) if params.meta_keys().is_some_and(|keys| keys.progress_token.is_some()) => {
                 let token = json!(format!("relay-{order}"));
                 frame::request_text(&sent_as, out.method, &translate::with_token(params.to_value(), &token))
             }

@@ -7,7 +7,7 @@ use crate::server::context::{Inputs, RequestCx};
 use crate::util::seal::{Origin, StateKey};
 use crate::wire::frame::Reply;
 use crate::wire::method::Spec;
-use crate::wire::params::{Member, Params};
+use crate::wire::params::Params;
 use crate::wire::rpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -57,14 +57,14 @@ pub(crate) fn begin(
     now: impl Fn() -> SystemTime,
 ) -> Result<Inputs, RpcError> {
     let method = spec.name;
-    // Located when the request was read: the usual call, with neither, reads nothing here.
-    let value = |text: &str| serde_json::from_str(text).unwrap_or(Value::Null);
-    let responses = match params.member(Member::InputResponses).map(value) {
+    let reserved = params.reserved();
+    let value = |raw: &serde_json::value::RawValue| serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+    let responses = match reserved.input_responses.map(value) {
         None => Map::new(),
         Some(Value::Object(responses)) => responses,
         Some(_) => return Err(RpcError::invalid_params("inputResponses must be an object of answers by key")),
     };
-    let answers = match params.member(Member::RequestState).map(value) {
+    let answers = match reserved.request_state.map(value) {
         None => responses,
         Some(Value::String(token)) => {
             let key = key.ok_or_else(|| RpcError::invalid_params("requestState: this server cannot open states"))?;

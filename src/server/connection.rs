@@ -120,17 +120,29 @@ impl Connection {
     fn on_request(&self, req: Request, reply: &Sink, carrier: Carrier) {
         let scopes = carrier.scopes();
         let revisions = self.server.options().revisions;
-        match meta::era(&req.method, &req.params, carrier, revisions) {
-            Era::Handshake => {
-                let negotiated = self.session.negotiated();
-                self.serve(req, negotiated.map(|n| Terms::from(n).granting(scopes)), reply);
+        // `_meta` read once, for the era and the 2026-07-28 terms.
+        enum Read {
+            /// The handshake era, and the request's progress token.
+            Handshake(Option<serde_json::Value>),
+            PerRequest(Result<RequestMeta, RpcError>),
+        }
+        let read = {
+            let meta = req.params.read_meta();
+            match meta::era_of(&req.method, meta.as_ref(), carrier, revisions) {
+                Era::Handshake => Read::Handshake(meta::progress_token_of(meta.as_ref())),
+                Era::PerRequest => Read::PerRequest(
+                    meta::method_served(&req.method, revisions)
+                        .and_then(|()| RequestMeta::read(meta, carrier, revisions)),
+                ),
             }
-            Era::PerRequest => match meta::method_served(&req.method, revisions)
-                .and_then(|()| RequestMeta::parse(&req.params, carrier, revisions, &self.server.recent_meta))
-            {
-                Ok(meta) => self.serve(req, Some(Terms::from(meta).granting(scopes)), reply),
-                Err(e) => reply.send(Outgoing::Response(Answer::error(Some(&req.id), e))),
-            },
+        };
+        match read {
+            Read::Handshake(token) => {
+                let negotiated = self.session.negotiated();
+                self.serve(req, negotiated.map(|n| Terms::from(n).granting(scopes).with_progress(token)), reply);
+            }
+            Read::PerRequest(Ok(meta)) => self.serve(req, Some(Terms::from(meta).granting(scopes)), reply),
+            Read::PerRequest(Err(e)) => reply.send(Outgoing::Response(Answer::error(Some(&req.id), e))),
         }
     }
 
@@ -180,7 +192,6 @@ impl Connection {
                     None,
                     req.id.clone(),
                     terms,
-                    &req.params,
                     Arc::clone(&alone.cancelled),
                     reply.clone(),
                 );
@@ -248,7 +259,6 @@ impl Connection {
                 Some(Arc::clone(&self.session)),
                 req.id.clone(),
                 terms,
-                &req.params,
                 cancelled,
                 reply.clone(),
             );

@@ -9,8 +9,7 @@ use crate::server::sink::{Outgoing, Sink};
 use crate::server::task_share::{TaskShare, TaskTicket};
 use crate::server::Server;
 use crate::wire::frame;
-use crate::wire::meta::{self, LogLevel, RequestMeta, RELATED_TASK};
-use crate::wire::params::Params;
+use crate::wire::meta::{LogLevel, RequestMeta, RELATED_TASK};
 use crate::wire::rpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
@@ -93,9 +92,16 @@ pub(crate) struct Terms {
     /// The scopes the request's access token granted, when its transport checks scopes;
     /// `None`: nothing is withheld for want of a scope (stdio, no OAuth).
     pub scopes: Option<Arc<[String]>>,
+    /// The request's `_meta.progressToken`, read with the rest of its `_meta`.
+    pub progress_token: Option<Value>,
 }
 
 impl Terms {
+    /// These terms for a request that asked for progress with `token`.
+    pub(crate) fn with_progress(self, progress_token: Option<Value>) -> Terms {
+        Terms { progress_token, ..self }
+    }
+
     /// These terms for a request whose transport says its token granted `scopes`.
     pub(crate) fn granting(self, scopes: Option<&[String]>) -> Terms {
         Terms { scopes: scopes.map(Arc::from), ..self }
@@ -115,6 +121,7 @@ impl From<RequestMeta> for Terms {
             client_capabilities: meta.client_capabilities,
             log_level: meta.log_level,
             scopes: None,
+            progress_token: meta.progress_token,
         }
     }
 }
@@ -126,6 +133,7 @@ impl From<Negotiated> for Terms {
             client_capabilities: negotiated.client_capabilities,
             log_level: None,
             scopes: None,
+            progress_token: None,
         }
     }
 }
@@ -232,18 +240,17 @@ impl RequestCx {
         grants(self.scopes.as_deref(), needed)
     }
 
-    /// The context of one request: revision, client capabilities and log level from `terms`,
-    /// the progress token from the request's own `_meta`.
+    /// The context of one request: revision, client capabilities, log level and the progress
+    /// token (from the request's own `_meta`) from `terms`.
     pub(crate) fn new(
         server: Arc<Server>,
         session: Option<Arc<Session>>,
         id: RequestId,
         terms: Terms,
-        params: &Params,
         cancelled: Arc<AtomicBool>,
         sink: Sink,
     ) -> RequestCx {
-        let Terms { version, client_capabilities, log_level, scopes } = terms;
+        let Terms { version, client_capabilities, log_level, scopes, progress_token } = terms;
         RequestCx {
             server,
             session,
@@ -252,7 +259,7 @@ impl RequestCx {
             client_capabilities,
             log_level,
             scopes,
-            progress_token: meta::progress_token(params),
+            progress_token,
             cancelled,
             sink,
             last_progress: Mutex::new(None),

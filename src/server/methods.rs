@@ -19,7 +19,7 @@ use crate::wire::frame::{text_of, Reply};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
-use crate::wire::params::{Member, Params};
+use crate::wire::params::Params;
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::typed::{Members, Typed};
 use crate::wire::version::ProtocolVersion;
@@ -161,8 +161,12 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
     }
     // Input-required rounds for a request that answers one, or that a handler could ask
     // something of (`RequestCx::may_ask`); for any other, there is nothing to keep.
-    let has = |member| params.member(member).is_some();
-    let rounds = || cx.may_ask() || has(Member::InputResponses) || has(Member::RequestState);
+    let rounds = || {
+        cx.may_ask() || {
+            let reserved = params.reserved();
+            reserved.input_responses.is_some() || reserved.request_state.is_some()
+        }
+    };
     let outcome = match spec {
         Some(spec) if spec.input_required && rounds() => {
             let key = server.sealing_key();

@@ -216,9 +216,6 @@ pub struct Server {
     decorations: [std::sync::OnceLock<Arc<methods::Decoration>>; 3],
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
-    /// What recent 2026-07-28 requests declared in `_meta`: the last one that passed, and the
-    /// client capabilities, read once each.
-    pub(crate) recent_meta: crate::wire::meta::RecentMeta,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
     listen_slots: ListenSlots,
     pub(crate) pool: Pool,
@@ -261,7 +258,6 @@ impl Server {
             instructions: None,
             latest_info: std::sync::OnceLock::new(),
             decorations: Default::default(),
-            recent_meta: Default::default(),
             pool: Pool::new(options.resident_workers, options.max_workers),
             task_share: task_share::TaskShare::new(options.session_share().min(options.max_workers / 4)),
             options,

@@ -8,7 +8,6 @@ use crate::server::Server;
 use crate::util::signal::Signal;
 use crate::wire::jsonrpc::{self, Malformed};
 use crate::wire::meta::Carrier;
-use crate::wire::params::LastMeta;
 use crate::wire::rpc::RpcError;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -56,7 +55,6 @@ pub fn serve_io(
     let connection = Connection::new(Arc::clone(&server), sink.clone());
     let cap = server.options().max_message_bytes;
     let mut line = Vec::with_capacity(4096);
-    let mut last_meta = LastMeta::default();
     let result = loop {
         output_room.wait();
         match read_line(&mut input, &mut line, cap) {
@@ -87,7 +85,7 @@ pub fn serve_io(
                     continue;
                 }
                 log::debug!("<- {text}");
-                connection.handle(jsonrpc::parse_after(text, &mut last_meta), Carrier::Plain, &sink);
+                connection.handle(jsonrpc::parse(text), Carrier::Plain, &sink);
             }
             Err(e) => break Err(Error::Io(e)),
         }

@@ -1,13 +1,15 @@
-//! JSON-RPC 2.0 envelopes, parsed by hand (a single message's members read straight from the text,
-//! anything else through `serde_json::Value`). Ids and error codes live in `rpc`, writing frames
+//! JSON-RPC 2.0 envelopes, read by serde_json (a single message into a borrowed `Envelope`, its
+//! members kept as their text; anything else through `serde_json::Value`). Ids and error codes live in `rpc`, writing frames
 //! in `frame`.
 //! Knows nothing of MCP but the table of method names (`method`, pure data), whose row a known
 //! name is kept as: every other module may use it, it uses no other.
 
-use super::params::{LastMeta, Locate, Location, Params};
+use super::params::{present, string_value, Params, Str};
 use super::rpc::{json_error, RequestId, RpcError};
-use super::scan;
 use crate::wire::method::{self, Spec};
+use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -152,21 +154,11 @@ pub enum Incoming {
 
 /// Parses one line (stdio) or one body (HTTP).
 pub fn parse(text: &str) -> Result<Incoming, Malformed> {
-    read(text, None)
-}
-
-/// Parses one message of a stream whose last `_meta` is `last` (`LastMeta`): the same one
-/// again is not walked again.
-pub(crate) fn parse_after(text: &str, last: &mut LastMeta) -> Result<Incoming, Malformed> {
-    read(text, Some(last))
-}
-
-fn read(text: &str, last: Option<&mut LastMeta>) -> Result<Incoming, Malformed> {
-    // The common case, one object, is read by hand (`envelope`): its members are found in the
-    // text and only the id, a result or an error become values. Anything else, a key given
-    // twice or spelled with escapes included, takes the general path below, which decides
-    // what to answer.
-    if let Some(fields) = envelope(text, last) {
+    // The common case, one object, is read by serde_json into a borrowed envelope: the members
+    // JSON-RPC reads kept as their text, nothing copied but the id. Anything else (a batch, a
+    // member given twice, a name serde_json cannot read) takes the general path below, which
+    // decides what to answer.
+    if let Some(fields) = envelope(text) {
         return from_fields(fields).map(Incoming::Single);
     }
     let value: Value = serde_json::from_str(text).map_err(|e| Malformed {
@@ -176,111 +168,137 @@ fn read(text: &str, last: Option<&mut LastMeta>) -> Result<Incoming, Malformed> 
     parse_value(value)
 }
 
-/// One message object read without building a map, in one walk (`scan`, which checks the whole
-/// text is JSON): the method name and the params borrowed from the text, the params' reserved
-/// members located on the way (`Locate`). `None` sends it down the general path: not one valid
-/// object, a member JSON-RPC reads given twice, a key, a method name or a `jsonrpc` spelled
-/// with escapes. The params' `_meta`, when it is `last`, is stepped over; else it becomes `last`.
-fn envelope<'a>(text: &'a str, last: Option<&mut LastMeta>) -> Option<Fields<'a>> {
-    struct Envelope<'a, 'l> {
-        text: &'a str,
-        fields: Fields<'a>,
-        seen: [bool; 6],
-        params: Locate,
-        /// Where `params` sits in the text.
-        params_at: Option<(usize, usize)>,
-        last: Option<&'l LastMeta>,
+/// The members of one message object that JSON-RPC reads, each as its text when present
+/// (`null` included); any other member is passed over.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// One message object read by serde_json into an [`Envelope`]. `None` sends it down the
+/// general path: not one valid object, a member JSON-RPC reads given twice, a method name or a
+/// `jsonrpc` that serde_json cannot read as a string (a lone surrogate: it says why).
+fn envelope(text: &str) -> Option<Fields<'_>> {
+    // A derived struct reads an array too, as its members in order: only an object is one.
+    if !text.trim_start().starts_with('{') {
+        return None;
     }
-    impl<'a> scan::Walk<'a> for Envelope<'a, '_> {
-        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize) -> scan::Enter {
-            match depth {
-                0 if !escaped && key == "params" => scan::Enter::Walk,
-                0 => scan::Enter::Over,
-                _ => self.params.enter(depth, key, escaped, at, self.last.map(|last| (last, &self.text[at..]))),
-            }
-        }
-        fn member(&mut self, depth: usize, member: scan::Member<'a>) -> bool {
-            const KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
-            if depth > 0 {
-                self.params.member(depth, member);
-                return true;
-            }
-            if member.escaped {
-                return false;
-            }
-            let Some(which) = KEYS.iter().position(|k| *k == member.key) else { return true };
-            let value = &self.text[member.start..member.end];
-            if std::mem::replace(&mut self.seen[which], true) {
-                return false;
-            }
-            let json = || serde_json::from_str::<Value>(value).ok();
-            let fields = &mut self.fields;
-            // `jsonrpc` and `method` are compared as written: spelled with escapes, the general
-            // path reads them.
-            match which {
-                0 => match scan::string_value(value) {
-                    Some(Cow::Owned(_)) => return false,
-                    text => fields.jsonrpc_is_2_0 = text.as_deref() == Some("2.0"),
-                },
-                // An id JSON holds but serde_json cannot read (`1e400`, out of range; a lone
-                // surrogate) is an invalid id, never a missing one (a notification).
-                // (Its position in the id's own text would mislead: said without it.)
-                1 => {
-                    fields.id = Some(serde_json::from_str::<Value>(value).map_err(|e| {
-                        let why = json_error(&e);
-                        let why = why.split(" at line ").next().unwrap_or_default();
-                        let shown: String = value.chars().take(40).collect();
-                        format!("{shown} ({why})")
-                    }))
-                }
-                2 => {
-                    fields.method = Some(match scan::string_value(value) {
-                        Some(Cow::Borrowed(name)) => MethodField::Name(name.into()),
-                        Some(Cow::Owned(_)) => return false,
-                        // A string serde_json cannot read (a lone surrogate): it says why.
-                        None if value.starts_with('"') => return false,
-                        None => MethodField::NotText,
-                    })
-                }
-                3 => self.params_at = Some((member.start, member.end)),
-                4 => fields.result = json(),
-                _ => fields.error = json(),
-            }
-            true
-        }
-    }
-    let fields = Fields { id: None, jsonrpc_is_2_0: false, method: None, params: None, result: None, error: None };
-    let mut walk =
-        Envelope { text, fields, seen: [false; 6], params: Locate::new(1), params_at: None, last: last.as_deref() };
-    scan::walk(text, &mut walk)?;
-    let Envelope { mut fields, params, params_at, .. } = walk;
-    fields.params = params_at.map(|(start, end)| {
-        let value = &text[start..end];
-        let recalled = params.recalled();
-        let location = params.finish(value, start);
-        if let Some(last) = last.filter(|_| !recalled) {
-            last.keep(value, &location);
-        }
-        ParamsField::Located(value, location)
+    let envelope: Envelope = serde_json::from_str(text).ok()?;
+    let jsonrpc_is_2_0 = match envelope.jsonrpc.map(RawValue::get) {
+        Some(r#""2.0""#) => true,
+        Some(value) if value.starts_with('"') => string_value(value)? == "2.0",
+        _ => false,
+    };
+    let method = match envelope.method.map(RawValue::get) {
+        None => None,
+        Some(value) if value.starts_with('"') => Some(MethodField::Name(match string_value(value)? {
+            Cow::Borrowed(name) => name.into(),
+            Cow::Owned(name) => name.into(),
+        })),
+        Some(_) => Some(MethodField::NotText),
+    };
+    // An id JSON holds but serde_json cannot read (`1e400`, out of range; a lone surrogate)
+    // is an invalid id, never a missing one (a notification). (Its position in the id's own
+    // text would mislead: said without it.)
+    let id = envelope.id.map(|raw| {
+        let value = raw.get();
+        serde_json::from_str::<Value>(value).map_err(|e| {
+            let why = json_error(&e);
+            let why = why.split(" at line ").next().unwrap_or_default();
+            let shown: String = value.chars().take(40).collect();
+            format!("{shown} ({why})")
+        })
     });
-    Some(fields)
+    let json = |raw: Option<&RawValue>| raw.and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+    Some(Fields {
+        id,
+        jsonrpc_is_2_0,
+        method,
+        params: envelope.params.map(|raw| ParamsField::Text(raw.get())),
+        result: json(envelope.result),
+        error: json(envelope.error),
+    })
+}
+
+/// What the beginning of a message says of it, of which only a part was read (a line over the
+/// size cap): its id and whether it is an answer (a `result` or `error` member) or a request
+/// (`method`), each when its top-level member comes whole before the text ends.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Head {
+    /// The first top-level `id`, when valid and followed by more text (`12` of `123` is never
+    /// taken).
+    pub id: Option<RequestId>,
+    /// `Some(true)`: a `result` or `error` member began; `Some(false)`: a `method` member came
+    /// whole.
+    pub answer: Option<bool>,
+}
+
+/// Reads the [`Head`] of a message of which only `start` was read. Nothing else of the
+/// message is checked; a message that is not an object has none.
+pub(crate) fn head(start: &[u8]) -> Head {
+    // A character cut at the end is left out.
+    let text = match std::str::from_utf8(start) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&start[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    struct Read<'h, 't>(&'h mut Head, &'t str);
+    impl<'de> Visitor<'de> for Read<'_, 'de> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let Read(head, text) = self;
+            while let Some(Str(key)) = map.next_key::<Str>()? {
+                match &*key {
+                    "id" => {
+                        let raw: &RawValue = map.next_value()?;
+                        // Whole only when something follows it: a number may go on.
+                        let end = raw.get().as_ptr() as usize + raw.get().len() - text.as_ptr() as usize;
+                        let whole = text.get(end..).is_some_and(|rest| !rest.trim_start().is_empty());
+                        if head.id.is_none() && whole {
+                            head.id =
+                                serde_json::from_str(raw.get()).ok().and_then(|v: Value| RequestId::from_value(&v));
+                        }
+                    }
+                    "method" => {
+                        map.next_value::<IgnoredAny>()?;
+                        head.answer = Some(false);
+                    }
+                    "result" | "error" => {
+                        head.answer.get_or_insert(true);
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut head = Head::default();
+    // The text ends early: the error says so, and what was read before it stays.
+    let _ = serde_json::Deserializer::from_str(text).deserialize_map(Read(&mut head, text));
+    head
 }
 
 /// The id of a message of which only `start` was read (a line over the size cap): the value of
 /// its top-level `id` member, when that member comes whole before the text ends and is a valid
-/// id. Nothing else of the message is checked; a message that is not an object, or whose `id`
-/// comes after the part read, has none.
+/// id (see [`head`]).
 pub fn leading_id(start: &[u8]) -> Option<RequestId> {
-    // A character cut at the end is left out.
-    let text = match std::str::from_utf8(start) {
-        Ok(text) => text,
-        Err(e) => std::str::from_utf8(start.get(..e.valid_up_to())?).ok()?,
-    };
-    // A member is given only once what follows its value (`,`) was read: an id cut short
-    // (`12` of `123`) is never taken.
-    let member = scan::Members::of(text).find(|m| m.is("id"))?;
-    let value: Value = serde_json::from_str(text.get(member.start..member.end)?).ok()?;
-    RequestId::from_value(&value)
+    head(start).id
 }
 
 /// Reads an already parsed JSON value as a message or batch.
@@ -306,11 +324,10 @@ struct Fields<'a> {
     error: Option<Value>,
 }
 
-/// A `params` member: its text as sent (one message read straight from its text), or its value
+/// A `params` member: its text as sent (one message read into an [`Envelope`]), or its value
 /// (the general path).
 enum ParamsField<'a> {
-    /// Its text, its members located.
-    Located(&'a str, Location),
+    Text(&'a str),
     Value(Value),
 }
 
@@ -369,9 +386,7 @@ fn from_fields(fields: Fields) -> Result<Message, Malformed> {
         let params = match params {
             None | Some(ParamsField::Value(Value::Null)) => Params::default(),
             Some(ParamsField::Value(p @ Value::Object(_))) => Params::from_value(&p),
-            Some(ParamsField::Located(text, location)) if text == "null" || text.starts_with('{') => {
-                Params::from_text(text, location)
-            }
+            Some(ParamsField::Text(text)) if text == "null" || text.starts_with('{') => Params::from_text(text),
             Some(_) => {
                 return Err(Malformed {
                     id,
@@ -530,47 +545,12 @@ mod tests {
     }
 
     #[test]
-    fn a_meta_met_again_is_stepped_over_and_located_as_if_walked() {
-        use crate::wire::params::Member;
-        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"x":[1]},"progressToken":7}"#;
-        let call = |params: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
-        let texts = [
-            call(&format!(r#"{{"name":"echo","_meta":{meta}}}"#)),
-            // The same bytes again, elsewhere in the params, and with space around them.
-            call(&format!(r#"{{"_meta": {meta} ,"name":"echo","arguments":{{"_meta":{meta}}}}}"#)),
-            call(&format!(r#"{{"_meta":{meta},"_meta":{meta}}}"#)),
-            // Another `_meta`, then the first again; one whose keys repeat is not kept.
-            call(r#"{"_meta":{"progressToken":8}}"#),
-            call(&format!(r#"{{"_meta":{meta}}}"#)),
-            call(r#"{"_meta":{"progressToken":8,"progressToken":9}}"#),
-            call(&format!(r#"{{"_meta":{meta}}}"#)),
-            format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"_meta":{meta}}}}}"#),
-            // Known bytes in a message broken after them.
-            call(&format!(r#"{{"_meta":{meta},}}"#)),
-            call(&format!(r#"{{"_meta":{}}}"#, &meta[..meta.len() - 1])),
-        ];
-        let members = [
-            Member::Meta,
-            Member::ProtocolVersion,
-            Member::ClientCapabilities,
-            Member::ClientInfo,
-            Member::LogLevel,
-            Member::ProgressToken,
-        ];
-        let located = |incoming: &Result<Incoming, Malformed>| match incoming {
-            Ok(Incoming::Single(Message::Request(Request { params, .. })))
-            | Ok(Incoming::Single(Message::Notification(Notification { params, .. }))) => {
-                Some((members.map(|m| params.member(m).map(str::to_owned)), params.meta_read()))
-            }
-            _ => None,
-        };
-        let mut last = LastMeta::default();
-        for text in &texts {
-            let (alone, after) = (parse(text), parse_after(text, &mut last));
-            assert_eq!(after, alone, "{text}");
-            assert_eq!(located(&after), located(&alone), "{text}");
-        }
-        assert!(located(&parse(&texts[0])).is_some_and(|(found, _)| found[2].as_deref() == Some(r#"{"x":[1]}"#)));
+    fn deep_params_cost_no_recursion_and_are_refused_by_the_method() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"a":{deep}}}}}"#);
+        let Message::Request(r) = single(&text) else { panic!() };
+        let refused = r.params.parse::<Value>().unwrap_err();
+        assert!(refused.code == INVALID_PARAMS && refused.message.contains("recursion limit"), "{}", refused.message);
     }
 
     #[test]
@@ -582,7 +562,7 @@ mod tests {
     }
 
     #[test]
-    fn mutated_envelopes_parse_or_fail_in_time() {
+    fn mutated_envelopes_are_read_as_serde_json_reads_them() {
         use crate::util::fuzz::{bounded, rounds, Mutator, JSON_TOKENS};
         let envelopes = [
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#,
@@ -593,7 +573,17 @@ mod tests {
         let mut mutator = Mutator::with_tokens(0x7061_7273, JSON_TOKENS);
         for round in 0..rounds(20_000) {
             let text = mutator.pick(&envelopes);
-            let _ = bounded("jsonrpc::parse", round, &text, || parse(&text));
+            let ours = bounded("jsonrpc::parse", round, &text, || parse(&text));
+            // What serde_json reads as a value, we read alike; what it refuses as JSON is a
+            // parse error. In between: text serde_json holds as JSON but cannot make a value of
+            // (`1e400`, a lone surrogate), which only the member holding it decides.
+            match serde_json::from_str::<Value>(&text) {
+                Ok(value) => assert_eq!(ours, parse_value(value), "round {round}: {text}"),
+                Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_err() => {
+                    assert_eq!(ours.map_err(|e| e.error.code), Err(PARSE_ERROR), "round {round}: {text}")
+                }
+                Err(_) => {}
+            }
         }
     }
 }

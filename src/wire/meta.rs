@@ -6,21 +6,27 @@
 
 use crate::wire::jsonrpc::{Malformed, Message, Method};
 use crate::wire::method::Id;
-use crate::wire::params::{meta_error, Member, Params};
+use crate::wire::params::{string_value, Meta, Params};
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
-use crate::wire::scan;
 use crate::wire::version::{ProtocolVersion, Revisions};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 /// The `_meta` key that ties a message to the task it belongs to (2025-11-25 tasks).
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The `_meta.progressToken` of a request's params, if it asked for progress.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub fn progress_token(params: &Params) -> Option<Value> {
-    let token = params.member(Member::ProgressToken)?;
-    serde_json::from_str(token).ok().filter(|t: &Value| !t.is_null())
+    progress_token_of(params.read_meta().as_ref())
+}
+
+/// [`progress_token`], for a message whose `_meta` was read already (`Params::read_meta`).
+pub(crate) fn progress_token_of(meta: Option<&Meta>) -> Option<Value> {
+    let token = meta?.keys.as_ref().ok()?.progress_token?;
+    serde_json::from_str(token.get()).ok().filter(|t: &Value| !t.is_null())
 }
 
 /// The eight syslog severities, least severe first, so `Ord` filters.
@@ -128,9 +134,11 @@ pub(crate) enum Era {
 /// 2026-07-28 request is a request before (or inside) a session; pinned to 2026-07-28, every
 /// request must carry its `_meta`. One comparison, on the branch taken.
 pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier, revisions: Revisions) -> Era {
-    let reserved_key = [Member::ProtocolVersion, Member::ClientCapabilities, Member::ClientInfo, Member::LogLevel]
-        .into_iter()
-        .any(|member| params.member(member).is_some());
+    era_of(method, params.read_meta().as_ref(), carrier, revisions)
+}
+
+/// [`era`], for a message whose `_meta` was read already (`Params::read_meta`).
+pub(crate) fn era_of(method: &Method, meta: Option<&Meta>, carrier: Carrier, revisions: Revisions) -> Era {
     let modern_header = match carrier {
         Carrier::Plain | Carrier::Scoped(_) => false,
         Carrier::Http { protocol_version, session, .. } => {
@@ -138,6 +146,7 @@ pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier, revisions:
         }
     };
     let discover = method.spec().is_some_and(|spec| spec.id == Id::ServerDiscover);
+    let reserved_key = meta.is_some_and(|meta| meta.keys.as_ref().is_ok_and(|keys| keys.per_request()));
     if reserved_key || discover || modern_header {
         if revisions.has_per_request() {
             Era::PerRequest
@@ -214,6 +223,11 @@ pub(crate) fn supported_versions(revisions: Revisions) -> Vec<&'static str> {
         .collect()
 }
 
+/// A member's text, when present.
+fn text_of(raw: Option<&RawValue>) -> Option<&str> {
+    raw.map(RawValue::get)
+}
+
 /// A 2026-07-28 request's `_meta`, checked.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RequestMeta {
@@ -223,6 +237,8 @@ pub(crate) struct RequestMeta {
     pub(crate) client_capabilities: Arc<Value>,
     /// The least severe log level to send; `None`: send no `notifications/message` at all.
     pub(crate) log_level: Option<LogLevel>,
+    /// `_meta.progressToken`, when the request asked for progress.
+    pub(crate) progress_token: Option<Value>,
 }
 
 impl RequestMeta {
@@ -235,66 +251,47 @@ impl RequestMeta {
     /// 3. the version is one this server serves per request, among `revisions`: otherwise
     ///    `-32022` with `data.supported` and `data.requested`;
     /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
-    ///
-    /// The capabilities are read through `recent`, the server's, which also knows the last
-    /// `_meta` that passed: the same one again passes at once.
-    pub(crate) fn parse(
-        params: &Params,
-        carrier: Carrier,
-        revisions: Revisions,
-        recent: &RecentMeta,
-    ) -> Result<RequestMeta, RpcError> {
-        let meta = params.meta_text().filter(|_| params.meta_read());
-        if let Some(known) = meta.and_then(|meta| recent.passed(meta, carrier)) {
-            return Ok(known);
-        }
-        let checked = Self::check(params, carrier, revisions, recent)?;
-        if let Some(meta) = meta {
-            recent.pass(meta, &checked);
-        }
-        Ok(checked)
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn parse(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
+        Self::read(params.read_meta(), carrier, revisions)
     }
 
-    fn check(
-        params: &Params,
-        carrier: Carrier,
-        revisions: Revisions,
-        recent: &RecentMeta,
-    ) -> Result<RequestMeta, RpcError> {
-        match params.meta_text() {
-            None | Some("null") => {
+    /// [`RequestMeta::parse`], for a message whose `_meta` was read already
+    /// (`Params::read_meta`).
+    pub(crate) fn read(meta: Option<Meta>, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
+        let progress_token = progress_token_of(meta.as_ref());
+        let keys = match meta {
+            None => {
                 return Err(RpcError::invalid_params(format!(
                     "missing params._meta: a {} request carries {PROTOCOL_VERSION} and {CLIENT_CAPABILITIES}",
                     ProtocolVersion::V2026_07_28
                 )))
             }
-            Some(meta) if !params.meta_read() => {
-                return Err(match meta_error(meta) {
-                    Some(e) if e.is_data() && meta.starts_with('{') => {
-                        RpcError::invalid_params(format!("params._meta: {e}"))
-                    }
-                    _ => RpcError::invalid_params("params._meta must be an object"),
-                })
-            }
-            Some(_) => {}
-        }
-        let member = |m| params.member(m);
+            Some(Meta { keys }) => match keys {
+                Ok(keys) => keys,
+                Err((meta, e)) if e.is_data() && meta.starts_with('{') => {
+                    return Err(RpcError::invalid_params(format!("params._meta: {e}")))
+                }
+                Err(_) => return Err(RpcError::invalid_params("params._meta must be an object")),
+            },
+        };
         let is_null = |text: Option<&str>| text.is_none_or(|t| t == "null");
-        if is_null(member(Member::ProtocolVersion)) {
+        if is_null(text_of(keys.protocol_version)) {
             return Err(RpcError::invalid_params(format!("missing params._meta[\"{PROTOCOL_VERSION}\"]")));
         }
-        let requested = match member(Member::ProtocolVersion).and_then(scan::string_value) {
+        let requested = match text_of(keys.protocol_version).and_then(string_value) {
             Some(version) => version,
             _ => {
                 return Err(RpcError::invalid_params(format!("params._meta[\"{PROTOCOL_VERSION}\"] must be a string")))
             }
         };
         let requested = requested.as_ref();
-        if is_null(member(Member::ClientCapabilities)) {
+        if is_null(text_of(keys.client_capabilities)) {
             return Err(RpcError::invalid_params(format!("missing params._meta[\"{CLIENT_CAPABILITIES}\"]")));
         }
-        let client_capabilities = match member(Member::ClientCapabilities).and_then(|text| recent.read(text)) {
-            Some(capabilities) => capabilities,
+        let capabilities = text_of(keys.client_capabilities).and_then(|text| serde_json::from_str::<Value>(text).ok());
+        let client_capabilities = match capabilities {
+            Some(capabilities @ Value::Object(_)) => Arc::new(capabilities),
             _ => {
                 return Err(RpcError::invalid_params(format!(
                     "params._meta[\"{CLIENT_CAPABILITIES}\"] must be an object"
@@ -336,12 +333,12 @@ impl RequestMeta {
             }
         };
         // Read only to be checked: nothing uses it (the text was checked as JSON already).
-        if member(Member::ClientInfo).is_some_and(|text| text != "null" && !text.starts_with('{')) {
+        if text_of(keys.client_info).is_some_and(|text| text != "null" && !text.starts_with('{')) {
             return Err(RpcError::invalid_params(format!(
                 "params._meta[\"{CLIENT_INFO}\"] must be an object with name and version"
             )));
         }
-        let log_level = match member(Member::LogLevel).filter(|text| *text != "null").map(scan::string_value) {
+        let log_level = match text_of(keys.log_level).filter(|text| *text != "null").map(string_value) {
             None => None,
             Some(Some(level)) => Some(LogLevel::parse(&level).ok_or_else(|| {
                 RpcError::invalid_params(format!(
@@ -352,81 +349,7 @@ impl RequestMeta {
                 return Err(RpcError::invalid_params(format!("params._meta[\"{LOG_LEVEL}\"] must be a level name")))
             }
         };
-        Ok(RequestMeta { protocol_version, client_capabilities, log_level })
-    }
-}
-
-/// What recent 2026-07-28 requests declared in `_meta`, as written and as read: a client sends
-/// the same `_meta` with every request. The last one that passed `RequestMeta::parse` passes
-/// again at once; the client capabilities declared are neither read again nor copied (a few are
-/// kept, replaced in turn, so that clients taking turns still find theirs). Long ones are not
-/// kept. Each server has its own.
-#[derive(Debug, Default)]
-pub(crate) struct RecentMeta(Mutex<Recent>);
-
-#[derive(Debug, Default)]
-struct Recent {
-    kept: [Option<(Box<str>, Arc<Value>)>; 4],
-    next: usize,
-    /// The last `_meta` that passed, as written (its buffer reused), and what it read.
-    passed: Option<(String, RequestMeta)>,
-}
-
-impl RecentMeta {
-    /// The longest declaration kept.
-    const MAX_KEPT: usize = 4096;
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Recent> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// What `meta` read when it last passed, if it was the last to pass and `carrier` agrees
-    /// with it (over HTTP, a version header that names its version; anything else is checked
-    /// again, and refused as `RequestMeta::parse` says).
-    fn passed(&self, meta: &str, carrier: Carrier) -> Option<RequestMeta> {
-        let recent = self.lock();
-        let (_, known) = recent.passed.as_ref().filter(|(text, _)| text == meta)?;
-        let header_agrees = match carrier {
-            Carrier::Http { protocol_version, .. } => {
-                protocol_version.is_some_and(|h| h.trim() == known.protocol_version.as_str())
-            }
-            Carrier::Plain | Carrier::Scoped(_) => true,
-        };
-        header_agrees.then(|| known.clone())
-    }
-
-    /// Keeps `meta`, which passed as `checked`, unless it is long.
-    fn pass(&self, meta: &str, checked: &RequestMeta) {
-        if meta.len() > Self::MAX_KEPT {
-            return;
-        }
-        let mut recent = self.lock();
-        match &mut recent.passed {
-            Some((text, known)) => {
-                text.clear();
-                text.push_str(meta);
-                *known = checked.clone();
-            }
-            none => *none = Some((meta.to_owned(), checked.clone())),
-        }
-    }
-
-    /// The capabilities `text` declares, when it is a JSON object.
-    fn read(&self, text: &str) -> Option<Arc<Value>> {
-        if let Some((_, found)) = self.lock().kept.iter().flatten().find(|(kept, _)| **kept == *text) {
-            return Some(Arc::clone(found));
-        }
-        let capabilities = match serde_json::from_str::<Value>(text).ok()? {
-            object @ Value::Object(_) => Arc::new(object),
-            _ => return None,
-        };
-        if text.len() <= Self::MAX_KEPT {
-            let mut recent = self.lock();
-            let slot = recent.next;
-            recent.kept[slot] = Some((text.into(), Arc::clone(&capabilities)));
-            recent.next = (slot + 1) % recent.kept.len();
-        }
-        Some(capabilities)
+        Ok(RequestMeta { protocol_version, client_capabilities, log_level, progress_token })
     }
 }
 
@@ -436,26 +359,7 @@ mod tests {
     use crate::wire::rpc::INVALID_PARAMS;
 
     fn parse_meta(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
-        RequestMeta::parse(params, carrier, revisions, &RecentMeta::default())
-    }
-
-    #[test]
-    fn capabilities_declared_again_are_shared_not_read_again() {
-        let recent = RecentMeta::default();
-        let caps = |text: &str| recent.read(text).unwrap();
-        let first = caps(r#"{"sampling":{}}"#);
-        assert!(Arc::ptr_eq(&first, &caps(r#"{"sampling":{}}"#)));
-        assert!(!Arc::ptr_eq(&first, &caps(r#"{"sampling": {}}"#)));
-        assert_eq!(*first, json!({"sampling": {}}));
-        // Five others later the first is forgotten, and read again.
-        for n in 0..5 {
-            caps(&format!(r#"{{"n":{n}}}"#));
-        }
-        let again = caps(r#"{"sampling":{}}"#);
-        assert!(!Arc::ptr_eq(&first, &again) && *first == *again);
-        assert!(recent.read("[]").is_none());
-        let long = format!(r#"{{"x":"{}"}}"#, "a".repeat(RecentMeta::MAX_KEPT));
-        assert!(!Arc::ptr_eq(&caps(&long), &caps(&long)));
+        RequestMeta::parse(params, carrier, revisions)
     }
 
     #[test]
@@ -580,10 +484,6 @@ mod tests {
             ("logLevel null", with(LOG_LEVEL, Value::Null), HTTP_2026, 0),
             ("logLevel emergency", with(LOG_LEVEL, json!("emergency")), HTTP_2026, 0),
         ];
-        // And the same from a server that saw the valid `_meta` pass just before (and, the
-        // second time, this one): what passed once is known again only where it would pass.
-        let recent = RecentMeta::default();
-        let valid = Params::from_value(&json!({"_meta": valid_meta()}));
         for (name, params, carrier, expected) in cases {
             let params = Params::from_value(&params);
             let got = parse_meta(&params, carrier, Revisions::ALL);
@@ -591,11 +491,6 @@ mod tests {
                 assert!(e.message.starts_with(|c: char| c.is_lowercase()) && !e.message.ends_with('.'), "{name}: {e}");
             }
             assert_eq!(code(got.clone()), expected, "{name}: {got:?}");
-            for _ in 0..2 {
-                assert_eq!(code(RequestMeta::parse(&valid, HTTP_2026, Revisions::ALL, &recent)), 0);
-                let again = RequestMeta::parse(&params, carrier, Revisions::ALL, &recent);
-                assert_eq!(again, got, "{name}, after a valid one");
-            }
         }
     }
 

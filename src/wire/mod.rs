@@ -12,6 +12,5 @@ pub mod meta;
 pub(crate) mod method;
 pub mod params;
 pub(crate) mod rpc;
-pub(crate) mod scan;
 pub(crate) mod typed;
 pub mod version;

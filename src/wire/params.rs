@@ -1,11 +1,10 @@
 //! A message's params as they came: kept as their JSON text until the method reads them into its
-//! own typed struct, so a request is parsed once, borrowing from that text, instead of first
-//! into a map of owned strings and then again out of it.
+//! own typed struct (`Params::parse`, serde_json from the text, borrowing from it). The few
+//! members other layers read (`_meta`'s reserved keys, the progress token, the input-required
+//! rounds) are read where they are needed by one small serde struct (`Reserved`, `MetaKeys`).
 
 use super::rpc::RpcError;
-use super::scan::{self, Enter};
-use serde::de::value::BorrowedStrDeserializer;
-use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -18,58 +17,24 @@ use std::fmt;
 pub struct Params {
     /// `None`: absent or `null`. Valid JSON (an object): checked when the message was read.
     text: Option<Box<str>>,
-    /// Where each [`Member`] sits in `text`, found in one pass when the message is read: the
-    /// era, the per-request terms, the progress token and the input-required rounds look there
-    /// instead of reading the params again.
-    spans: [Option<(u32, u32)>; MEMBERS],
-    /// Whether `_meta` read as an object of distinct keys (its members' spans are then known).
-    meta_read: bool,
 }
-
-/// The members of the params, and of their `_meta`, that are read by more than the method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Member {
-    /// `_meta`.
-    Meta,
-    /// `inputResponses` (2026-07-28 input-required rounds).
-    InputResponses,
-    /// `requestState` (2026-07-28 input-required rounds).
-    RequestState,
-    /// `_meta["io.modelcontextprotocol/protocolVersion"]`.
-    ProtocolVersion,
-    /// `_meta["io.modelcontextprotocol/clientCapabilities"]`.
-    ClientCapabilities,
-    /// `_meta["io.modelcontextprotocol/clientInfo"]`.
-    ClientInfo,
-    /// `_meta["io.modelcontextprotocol/logLevel"]`.
-    LogLevel,
-    /// `_meta.progressToken`.
-    ProgressToken,
-}
-
-pub(crate) const MEMBERS: usize = 8;
 
 impl Params {
     /// Params read from a message: `text` must be a valid JSON object or `null` (the caller
-    /// checked it, and refuses the rest with `-32602`), its members located (`Locate`).
-    pub(crate) fn from_text(text: &str, (spans, meta_read): Location) -> Params {
+    /// checked it, and refuses the rest with `-32602`).
+    pub(crate) fn from_text(text: &str) -> Params {
         if text == "null" {
             return Params::default();
         }
-        Params { text: Some(text.into()), spans, meta_read }
+        Params { text: Some(text.into()) }
     }
 
     /// Params from a value, for messages built in memory; anything but an object reads as `{}`.
     pub fn from_value(value: &Value) -> Params {
         match value {
-            Value::Object(_) => Params::located(value.to_string().into_boxed_str()),
+            Value::Object(_) => Params { text: Some(value.to_string().into_boxed_str()) },
             _ => Params::default(),
         }
-    }
-
-    fn located(text: Box<str>) -> Params {
-        let (spans, meta_read) = locate(&text);
-        Params { text: Some(text), spans, meta_read }
     }
 
     /// The params as JSON text: `{}` when absent.
@@ -80,8 +45,7 @@ impl Params {
     /// Reads the params into a method's typed struct, which may borrow from them; what does
     /// not fit is `-32602` saying why.
     pub fn parse<'a, T: Deserialize<'a>>(&'a self) -> Result<T, RpcError> {
-        let meta = self.spans[Member::Meta as usize].map(|(start, end)| (start as usize, end as usize));
-        T::deserialize(ParamsDe(self.text(), meta))
+        serde_json::from_str(self.text())
             .map_err(|e| RpcError::invalid_params(format!("invalid params: {}", super::rpc::json_error(&e))))
     }
 
@@ -91,21 +55,18 @@ impl Params {
     }
 
     /// The text of `_meta`'s value, when there is one (`null` included).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub fn meta_text(&self) -> Option<&str> {
-        self.member(Member::Meta)
+        self.reserved().meta.map(RawValue::get)
     }
 
-    /// The text of a member's value when it is there (`null` included). Members of `_meta`
-    /// are known only when `_meta` is an object of distinct keys ([`Params::meta_read`]).
-    pub(crate) fn member(&self, member: Member) -> Option<&str> {
-        let (start, end) = self.spans[member as usize]?;
-        self.text.as_deref().map(|t| &t[start as usize..end as usize])
-    }
-
-    /// Whether `_meta` was read as an object of distinct keys; when it is there and was not,
-    /// reading it again says why.
-    pub(crate) fn meta_read(&self) -> bool {
-        self.meta_read
+    /// The members of the params other layers than the method read, read now (one pass of
+    /// serde_json over the text; none found when a reserved key is given twice).
+    pub(crate) fn reserved(&self) -> Reserved<'_> {
+        match &self.text {
+            Some(text) => serde_json::from_str(text).unwrap_or_default(),
+            None => Reserved::default(),
+        }
     }
 
     /// The string member `key` of the params holds (the last, when given twice, as a map reads
@@ -114,8 +75,8 @@ impl Params {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn string_member(&self, key: &str) -> Option<Cow<'_, str>> {
         let text = self.text.as_deref()?;
-        let value = scan::Members::of(text).filter(|m| m.is(key)).last()?;
-        scan::string_value(&text[value.start..value.end])
+        let value = member(text, key)?;
+        string_value(value.get())
     }
 
     /// The length of the params' text, for the bound on what a queued request holds.
@@ -124,269 +85,151 @@ impl Params {
     }
 }
 
-/// The reserved keys of the params, and of their `_meta`, with the member each is.
-const HEAD: [(&str, Member); 3] =
-    [("_meta", Member::Meta), ("inputResponses", Member::InputResponses), ("requestState", Member::RequestState)];
-const META: [(&str, Member); 5] = [
-    ("io.modelcontextprotocol/protocolVersion", Member::ProtocolVersion),
-    ("io.modelcontextprotocol/clientCapabilities", Member::ClientCapabilities),
-    ("io.modelcontextprotocol/clientInfo", Member::ClientInfo),
-    ("io.modelcontextprotocol/logLevel", Member::LogLevel),
-    ("progressToken", Member::ProgressToken),
-];
-
-/// Finds the [`Member`]s of params without copying anything, as a [`scan::Walk`] meets them:
-/// the params' object at depth `base` of the walk (0 when the walk is over the params alone, 1
-/// when over the message holding them), `_meta`'s one deeper. Nothing is found when the params
-/// hold a reserved key twice, and no member of `_meta` when it is not an object of distinct
-/// reserved keys (the method's own reading then says what is wrong).
-pub(crate) struct Locate {
-    base: usize,
-    /// Where each member's value sits in the walked text.
-    spans: [Option<(usize, usize)>; MEMBERS],
-    /// A reserved key of the params, or of `_meta`, met twice.
-    twice: [bool; 2],
-    /// Whether `_meta` was the `LastMeta`, stepped over.
-    recalled: bool,
+/// A member present with any value, `null` included (serde reads `null` as an absent `Option`).
+pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
-/// Where each [`Member`] sits in the params' text, and whether `_meta` was read (see
-/// [`Params::meta_read`]). Offsets fit in `u32`: a message is capped far below 4 GiB.
-pub(crate) type Location = ([Option<(u32, u32)>; MEMBERS], bool);
+/// The members of params read by more than the method, each as its text (`null` included).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Reserved<'a> {
+    /// `_meta`.
+    #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
+    pub meta: Option<&'a RawValue>,
+    /// `inputResponses` (2026-07-28 input-required rounds).
+    #[serde(rename = "inputResponses", borrow, default, deserialize_with = "present")]
+    pub input_responses: Option<&'a RawValue>,
+    /// `requestState` (2026-07-28 input-required rounds).
+    #[serde(rename = "requestState", borrow, default, deserialize_with = "present")]
+    pub request_state: Option<&'a RawValue>,
+}
 
-impl Locate {
-    pub(crate) fn new(base: usize) -> Locate {
-        Locate { base, spans: [None; MEMBERS], twice: [false; 2], recalled: false }
+impl Params {
+    /// `_meta` read: `None` when it is absent or `null`. One pass over the params when `_meta`
+    /// is an object of distinct keys (the usual request); else they are read again, `_meta` as
+    /// its text, to say why its keys could not be read.
+    pub(crate) fn read_meta(&self) -> Option<Meta<'_>> {
+        /// The params as `Reserved` reads them, `_meta` read into its keys on the way.
+        #[derive(Deserialize)]
+        struct Keys<'a> {
+            #[serde(rename = "_meta", borrow, default)]
+            meta: Option<MetaKeys<'a>>,
+            // Read (and passed over) so that one given twice refuses as in `Reserved`.
+            #[serde(rename = "inputResponses", default)]
+            _input_responses: Option<de::IgnoredAny>,
+            #[serde(rename = "requestState", default)]
+            _request_state: Option<de::IgnoredAny>,
+        }
+        let text = self.text.as_deref()?;
+        if let Ok(read) = serde_json::from_str::<Keys>(text) {
+            return read.meta.map(|keys| Meta { keys: Ok(keys) });
+        }
+        let meta = self.reserved().meta?.get();
+        (meta != "null").then(|| Meta { keys: serde_json::from_str(meta).map_err(|e| (meta, e)) })
     }
 
-    /// Walks into `_meta`, at `at` in the walked text, unless it is the `LastMeta` given with
-    /// the rest of the text from `at` on (the same bytes start it): its members are then where
-    /// they sat in it. (A second `_meta` of the params makes `finish` find nothing.)
-    pub(crate) fn enter(
-        &mut self,
-        depth: usize,
-        key: &str,
-        escaped: bool,
-        at: usize,
-        last: Option<(&LastMeta, &str)>,
-    ) -> Enter {
-        if depth != self.base || !scan::key_is(key, escaped, "_meta") {
-            return Enter::Over;
-        }
-        let Some((last, _)) = last.filter(|(last, rest)| !last.text.is_empty() && rest.starts_with(&last.text)) else {
-            return Enter::Walk;
-        };
-        for (_, member) in META {
-            self.spans[member as usize] =
-                last.spans[member as usize].map(|(start, end)| (at + start as usize, at + end as usize));
-        }
-        self.recalled = true;
-        Enter::Known(last.text.len())
+    /// `_meta`'s reserved keys: `None` when `_meta` is absent, `null`, not an object, or gives
+    /// one of them twice.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn meta_keys(&self) -> Option<MetaKeys<'_>> {
+        self.read_meta()?.keys.ok()
     }
+}
 
-    /// Whether `_meta` was the `LastMeta` it was given, stepped over.
-    pub(crate) fn recalled(&self) -> bool {
-        self.recalled
+/// A `_meta` that is there (not `null`): its reserved keys, or its text and why they could not
+/// be read (not an object, a key given twice).
+pub(crate) struct Meta<'a> {
+    /// Its reserved keys.
+    pub keys: Result<MetaKeys<'a>, (&'a str, serde_json::Error)>,
+}
+
+/// The keys of `_meta` the server reads, each as its text (`null` included).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct MetaKeys<'a> {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default, deserialize_with = "present")]
+    pub protocol_version: Option<&'a RawValue>,
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default, deserialize_with = "present")]
+    pub client_capabilities: Option<&'a RawValue>,
+    /// `io.modelcontextprotocol/clientInfo`.
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default, deserialize_with = "present")]
+    pub client_info: Option<&'a RawValue>,
+    /// `io.modelcontextprotocol/logLevel`.
+    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default, deserialize_with = "present")]
+    pub log_level: Option<&'a RawValue>,
+    /// `progressToken`.
+    #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
+    pub progress_token: Option<&'a RawValue>,
+}
+
+impl MetaKeys<'_> {
+    /// Whether it holds a key only 2026-07-28 reserves (the version, the capabilities, the
+    /// client info, the log level): no older client sends them.
+    pub(crate) fn per_request(&self) -> bool {
+        self.protocol_version.is_some()
+            || self.client_capabilities.is_some()
+            || self.client_info.is_some()
+            || self.log_level.is_some()
     }
+}
 
-    pub(crate) fn member(&mut self, depth: usize, member: scan::Member<'_>) {
-        let (keys, level) = match depth.checked_sub(self.base) {
-            Some(0) => (&HEAD[..], 0),
-            Some(1) => (&META[..], 1),
-            _ => return,
-        };
-        if let Some(&(_, which)) = keys.iter().find(|(key, _)| member.is(key)) {
-            let slot = &mut self.spans[which as usize];
-            self.twice[level] |= slot.is_some();
-            *slot = Some((member.start, member.end));
-        }
+/// The string a JSON value's text holds (borrowed unless written with escapes); `None` when it
+/// is not a string (or not one serde_json can read).
+pub(crate) fn string_value(value: &str) -> Option<Cow<'_, str>> {
+    if !value.starts_with('"') {
+        return None;
     }
+    serde_json::from_str::<Str>(value).ok().map(|s| s.0)
+}
 
-    /// What was found, its offsets made relative to the params' text `params`, which starts at
-    /// `offset` in the walked text.
-    pub(crate) fn finish(self, params: &str, offset: usize) -> Location {
-        if self.twice[0] {
-            return ([None; MEMBERS], false);
-        }
-        let relative = |span: Option<(usize, usize)>| {
-            let (start, end) = span?;
-            Some((u32::try_from(start - offset).ok()?, u32::try_from(end - offset).ok()?))
-        };
-        let mut spans = self.spans.map(relative);
-        let meta = spans[Member::Meta as usize].map(|(start, end)| &params[start as usize..end as usize]);
-        let read = match meta {
-            None | Some("null") => true,
-            Some(meta) => meta.starts_with('{') && !self.twice[1],
-        };
-        if !read {
-            for (_, member) in META {
-                spans[member as usize] = None;
+/// A string, borrowed from the text unless written with escapes.
+pub(crate) struct Str<'a>(pub Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Str<'de>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(s)))
             }
         }
-        (spans, read)
+        d.deserialize_str(V)
     }
 }
 
-/// The last `_meta` a stream's messages carried that read as an object of distinct keys, and
-/// where its reserved members sit in it. A client sends the same `_meta` with every request (at
-/// 2026-07-28: its version and capabilities), which is then known by its bytes instead of walked
-/// again ([`Locate::enter`]). Kept by whoever reads the stream; a `_meta` that changes with every
-/// request (a progress token in it) is walked each time, as it would be without this.
-#[derive(Debug, Default)]
-pub(crate) struct LastMeta {
-    /// Empty: none yet.
-    text: String,
-    /// Where the members of `META` sit in `text`.
-    spans: [Option<(u32, u32)>; MEMBERS],
-}
-
-impl LastMeta {
-    /// The longest `_meta` kept: comparing it must stay cheaper than walking it.
-    const MAX: usize = 1024;
-
-    /// Keeps the `_meta` of `params` (whose members `location` gives) when it read as an
-    /// object of distinct keys (and was not this one: `Locate::recalled`).
-    pub(crate) fn keep(&mut self, params: &str, (spans, read): &Location) {
-        let Some((start, end)) = spans[Member::Meta as usize] else { return };
-        let meta = &params[start as usize..end as usize];
-        if !read || !meta.starts_with('{') || meta.len() > Self::MAX {
-            return;
+/// The value of the top-level member `key` of the object `text` holds (the last, when given
+/// twice), the others passed over unread.
+fn member<'a>(text: &'a str, key: &str) -> Option<&'a RawValue> {
+    struct Find<'k>(&'k str);
+    impl<'de> Visitor<'de> for Find<'_> {
+        type Value = Option<&'de RawValue>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object")
         }
-        self.text.clear();
-        self.text.push_str(meta);
-        self.spans = [None; MEMBERS];
-        for (_, member) in META {
-            self.spans[member as usize] = spans[member as usize].map(|(from, to)| (from - start, to - start));
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = None;
+            while let Some(Str(key)) = map.next_key::<Str>()? {
+                if key == self.0 {
+                    found = Some(map.next_value::<&RawValue>()?);
+                } else {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+            Ok(found)
         }
     }
-}
-
-/// Locates the members of params read alone (`Params::from_value`).
-fn locate(text: &str) -> Location {
-    struct Alone(Locate);
-    impl<'a> scan::Walk<'a> for Alone {
-        fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, at: usize) -> Enter {
-            self.0.enter(depth, key, escaped, at, None)
-        }
-        fn member(&mut self, depth: usize, member: scan::Member<'a>) -> bool {
-            self.0.member(depth, member);
-            true
-        }
-    }
-    let mut alone = Alone(Locate::new(0));
-    match scan::walk(text, &mut alone) {
-        Some(()) => alone.0.finish(text, 0),
-        None => ([None; MEMBERS], false),
-    }
-}
-
-/// Why `_meta` does not read as an object of distinct reserved keys, for a request that needs
-/// it (`locate` found none of its members).
-pub(crate) fn meta_error(meta: &str) -> Option<serde_json::Error> {
-    #[derive(Deserialize)]
-    struct MetaKeys {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-        _protocol_version: Option<IgnoredAny>,
-        #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
-        _client_capabilities: Option<IgnoredAny>,
-        #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
-        _client_info: Option<IgnoredAny>,
-        #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
-        _log_level: Option<IgnoredAny>,
-        #[serde(rename = "progressToken", default)]
-        _progress_token: Option<IgnoredAny>,
-    }
-    serde_json::from_str::<MetaKeys>(meta).err()
-}
-
-/// The params as a serde `Deserializer`: a map whose members are pulled from the text one at a
-/// time (`scan::Members`), each value read by serde_json from its own text. A member the
-/// method's struct does not take (`_meta`, read when the message was, or one it does not know)
-/// is passed over unread: the whole text was checked when the message was read. Holds the
-/// params' text and where `_meta`'s value sits in it when the walk found it (stepped over).
-struct ParamsDe<'a>(&'a str, Option<(usize, usize)>);
-
-impl<'de> Deserializer<'de> for ParamsDe<'de> {
-    type Error = serde_json::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        let members = scan::Members::of(self.0).knowing(self.1);
-        visitor.visit_map(MemberAccess { text: self.0, members, value: None })
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_some(self)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
-        unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-struct MemberAccess<'a> {
-    text: &'a str,
-    members: scan::Members<'a>,
-    /// The text of the value of the key just given.
-    value: Option<&'a str>,
-}
-
-impl<'de> MapAccess<'de> for MemberAccess<'de> {
-    type Error = serde_json::Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error> {
-        let Some(member) = self.members.next() else { return Ok(None) };
-        self.value = Some(&self.text[member.start..member.end]);
-        if !member.escaped {
-            return seed.deserialize(BorrowedStrDeserializer::new(member.key)).map(Some);
-        }
-        // Decoded by serde_json, from the key as written, its quotes included.
-        let start = member.key.as_ptr() as usize - self.text.as_ptr() as usize;
-        let quoted = &self.text[start - 1..start + member.key.len() + 1];
-        seed.deserialize(&mut serde_json::Deserializer::from_str(quoted)).map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
-        let value = self.value.take().ok_or_else(|| serde::de::Error::custom("a value asked for before its key"))?;
-        seed.deserialize(ValueDe(value))
-    }
-}
-
-/// One member's value: read by serde_json from its text, or passed over when not wanted.
-struct ValueDe<'a>(&'a str);
-
-/// Each `deserialize_*` of `ValueDe` handed to serde_json, reading the value's text.
-macro_rules! to_serde_json {
-    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
-        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
-            Deserializer::$method(&mut serde_json::Deserializer::from_str(self.0), $($arg,)* visitor)
-        }
-    )*};
-}
-
-impl<'de> Deserializer<'de> for ValueDe<'de> {
-    type Error = serde_json::Error;
-
-    /// Not wanted: passed over without reading (it was checked with the message).
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_unit()
-    }
-
-    to_serde_json! {
-        deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
-        deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32()
-        deserialize_u64() deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char()
-        deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
-        deserialize_option() deserialize_unit() deserialize_unit_struct(name: &'static str)
-        deserialize_newtype_struct(name: &'static str) deserialize_seq() deserialize_tuple(len: usize)
-        deserialize_tuple_struct(name: &'static str, len: usize) deserialize_map()
-        deserialize_struct(name: &'static str, fields: &'static [&'static str])
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]) deserialize_identifier()
-    }
+    serde_json::Deserializer::from_str(text).deserialize_map(Find(key)).ok().flatten()
 }
 
 /// Written as the text it came as (a forwarded message is not re-encoded).
@@ -422,49 +265,30 @@ mod tests {
     use serde_json::json;
 
     fn raw(text: &str) -> Params {
-        assert!(scan::members(text, |_| true).is_some() || text == "null");
-        Params::from_text(text, locate(text))
+        assert!(serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_object() || v.is_null()), "{text}");
+        Params::from_text(text)
     }
 
-    /// The walk of a whole message finds in its params what a walk of the params alone finds.
     #[test]
-    fn members_are_located_alike_in_a_message_and_alone() {
-        use crate::wire::jsonrpc::{parse, Incoming, Message};
-        let all = [
-            Member::Meta,
-            Member::InputResponses,
-            Member::RequestState,
-            Member::ProtocolVersion,
-            Member::ClientCapabilities,
-            Member::ClientInfo,
-            Member::LogLevel,
-            Member::ProgressToken,
-        ];
-        let cases = [
-            r#"{"name":"x","_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
-            r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"a":{"b":{}}},"progressToken":"t"},"requestState":"s","inputResponses":{"k":{}}}"#,
-            r#"{"\u005fmeta":{"progress\u0054oken":1}}"#,
-            r#"{"_meta":{"progressToken":1,"progressToken":2}}"#,
-            r#"{"_meta":{},"_meta":{"progressToken":2}}"#,
-            r#"{"_meta":"text","requestState":"s"}"#,
-            r#"{"_meta":null,"arguments":{"_meta":{"progressToken":3}}}"#,
-            r#"{}"#,
-        ];
-        for text in cases {
-            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call", "params" : {text}}}"#);
-            let Ok(Incoming::Single(Message::Request(request))) = parse(&line) else { panic!("{line}") };
-            let alone = raw(text);
-            for member in all {
-                assert_eq!(request.params.member(member), alone.member(member), "{text}: {member:?}");
-            }
-            assert_eq!(request.params.meta_read(), alone.meta_read(), "{text}");
-        }
-        assert_eq!(raw(cases[0]).member(Member::ProgressToken), Some("7"));
-        assert_eq!(raw(cases[2]).member(Member::ProgressToken), Some("1"));
-        assert_eq!(raw(cases[3]).member(Member::ProgressToken), None);
-        assert!(!raw(cases[3]).meta_read() && !raw(cases[5]).meta_read() && raw(cases[6]).meta_read());
-        assert_eq!(raw(cases[4]).member(Member::Meta), None);
-        assert_eq!(raw(cases[6]).member(Member::ProgressToken), None);
+    fn reserved_members_are_read_as_a_map_reads_them() {
+        let p =
+            raw(r#"{"name":"x","_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#);
+        let keys = p.meta_keys().unwrap();
+        assert_eq!(keys.progress_token.map(RawValue::get), Some("7"));
+        assert!(keys.per_request());
+        // Escaped key spellings are the same key.
+        let p = raw(r#"{"\u005fmeta":{"progress\u0054oken":1},"requestState":"s"}"#);
+        assert_eq!(p.meta_keys().unwrap().progress_token.map(RawValue::get), Some("1"));
+        assert_eq!(p.reserved().request_state.map(RawValue::get), Some(r#""s""#));
+        // A reserved key given twice: none found (the method's own reading says what is wrong).
+        assert!(raw(r#"{"_meta":{"progressToken":1,"progressToken":2}}"#).meta_keys().is_none());
+        assert!(raw(r#"{"_meta":{},"_meta":{"progressToken":2}}"#).reserved().meta.is_none());
+        // Not an object, null, nested: no keys.
+        assert!(raw(r#"{"_meta":"text"}"#).meta_keys().is_none());
+        let p = raw(r#"{"_meta":null,"arguments":{"_meta":{"progressToken":3}}}"#);
+        assert_eq!(p.reserved().meta.map(RawValue::get), Some("null"));
+        assert!(p.meta_keys().is_none());
+        assert!(!raw(r#"{"_meta":{"progressToken":1}}"#).meta_keys().unwrap().per_request());
     }
 
     #[test]
@@ -485,24 +309,11 @@ mod tests {
         assert_eq!(raw(r#"{"name":"x"}"#).meta_text(), None);
         assert_eq!(raw("null").meta_text(), None);
         assert_eq!(raw("null").text(), "{}");
-        // Escaped key spellings are the same key.
         assert_eq!(raw(r#"{"\u005fmeta":null}"#).meta_text(), Some("null"));
     }
 
     #[test]
     fn parse_borrows_and_reports_what_did_not_fit() {
-        #[derive(Deserialize)]
-        struct Call<'a> {
-            name: &'a str,
-        }
-        let p = raw(r#"{"name":"echo","arguments":{}}"#);
-        assert_eq!(p.parse::<Call>().unwrap().name, "echo");
-        let e = raw(r#"{"arguments":{}}"#).parse::<Call>().err().unwrap();
-        assert!(e.message.contains("missing field `name`"), "{}", e.message);
-    }
-
-    #[test]
-    fn members_are_read_one_by_one_as_serde_json_would() {
         #[derive(Deserialize, Debug)]
         struct Call<'a> {
             name: &'a str,
@@ -510,27 +321,17 @@ mod tests {
             arguments: Option<Value>,
             #[serde(borrow, default)]
             raw: Option<&'a RawValue>,
-            #[serde(default)]
-            n: Option<u8>,
         }
         let p =
             raw(r#"{"n\u0061me":"echo","arguments":{"a":[1,{"b":null}]},"_meta":{"x":{"y":[]}},"raw":[1, 2],"z":0}"#);
         let call = p.parse::<Call>().unwrap();
-        assert_eq!((call.name, call.raw.map(RawValue::get), call.n), ("echo", Some("[1, 2]"), None));
+        assert_eq!((call.name, call.raw.map(RawValue::get)), ("echo", Some("[1, 2]")));
         assert_eq!(call.arguments, Some(json!({"a": [1, {"b": null}]})));
-        assert_eq!(p.parse::<Value>().unwrap(), p.to_value());
+        let e = raw(r#"{"arguments":{}}"#).parse::<Call>().err().unwrap();
+        assert!(e.message.contains("missing field `name`"), "{}", e.message);
         let e = raw(r#"{"name":"a","name":"b"}"#).parse::<Call>().err().unwrap();
         assert!(e.message.contains("duplicate field `name`"), "{}", e.message);
-        let e = raw(r#"{"name":7}"#).parse::<Call>().err().unwrap();
-        assert!(e.message.contains("invalid type: integer `7`, expected a borrowed string"), "{}", e.message);
-        let e = raw(r#"{"name":"x","n":300}"#).parse::<Call>().err().unwrap();
-        assert!(e.message.contains("300"), "{}", e.message);
         assert!(raw("null").parse::<Call>().is_err() && raw("null").parse::<Value>().unwrap() == json!({}));
-        // `_meta`, located by the walk, is stepped over by its span, whitespace around it or not.
-        let p = raw(r#"{ "_meta" : { "progressToken" : [ 1 ] } , "name" : "echo" }"#);
-        assert!(p.member(Member::Meta).is_some());
-        assert_eq!(p.parse::<Value>().unwrap(), json!({"_meta": {"progressToken": [1]}, "name": "echo"}));
-        assert_eq!(p.parse::<Call>().unwrap().name, "echo");
     }
 
     #[test]

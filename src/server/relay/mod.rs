@@ -21,7 +21,6 @@ use crate::wire::frame::{Answer, Reply};
 use crate::wire::jsonrpc::{Incoming, Message, Request};
 use crate::wire::meta::RequestMeta;
 use crate::wire::method::{Cache, Id};
-use crate::wire::params::Member;
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
@@ -541,11 +540,12 @@ pub(crate) fn serve_alone(
         logs,
     };
     // The call again, with the input its server asked for: it resumes where it waits.
-    let state = req.params.member(Member::RequestState).filter(|_| matches!(out.shape, Shape::Modern(..)));
+    let reserved = req.params.reserved();
+    let state = reserved.request_state.filter(|_| matches!(out.shape, Shape::Modern(..)));
     let sent = match state {
         Some(state) => {
-            let state: String = serde_json::from_str(state).unwrap_or_default();
-            let inputs = req.params.member(Member::InputResponses).and_then(|i| serde_json::from_str::<Value>(i).ok());
+            let state: String = serde_json::from_str(state.get()).unwrap_or_default();
+            let inputs = reserved.input_responses.and_then(|i| serde_json::from_str::<Value>(i.get()).ok());
             up.resume(&state, inputs.as_ref(), out)
         }
         None => up.request(out),

@@ -466,7 +466,7 @@ impl Upstream {
         };
         let (sent_as, order) = refuse_early?;
         let line = match (self.shared, out.params) {
-            (true, Body::Text(params)) if params.member(crate::wire::params::Member::ProgressToken).is_some() => {
+            (true, Body::Text(params)) if params.meta_keys().is_some_and(|keys| keys.progress_token.is_some()) => {
                 let token = json!(format!("relay-{order}"));
                 frame::request_text(&sent_as, out.method, &translate::with_token(params.to_value(), &token))
             }
@@ -1032,13 +1032,7 @@ impl Relayed {
     /// server's, that request is refused with `why`. False when neither can be told (the line
     /// is then dropped as any other).
     pub fn too_long(&self, head: &[u8], why: &str) -> bool {
-        let text = match std::str::from_utf8(head) {
-            Ok(text) => text,
-            Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-        };
-        let mut seen = Head { text, id: None, answer: None };
-        let _ = crate::wire::scan::walk(text, &mut seen);
-        let (Some(id), Some(answer)) = (seen.id, seen.answer) else { return false };
+        let jsonrpc::Head { id: Some(id), answer: Some(answer) } = jsonrpc::head(head) else { return false };
         lock(&self.0).heard = Some(Instant::now());
         if answer {
             self.0.on_answer(id, Err(failed(format!("the proxied server's answer was dropped: {why}"))));
@@ -1100,35 +1094,6 @@ fn subscription_of(params: &Params) -> Option<RequestId> {
     RequestId::from_value(meta.get(SUBSCRIPTION_ID)?)
 }
 
-/// What the beginning of a message says of it: its id, and whether it is an answer (a
-/// `result` or `error` member) or a request (`method`).
-struct Head<'a> {
-    text: &'a str,
-    id: Option<RequestId>,
-    answer: Option<bool>,
-}
-
-impl<'a> crate::wire::scan::Walk<'a> for Head<'a> {
-    fn enter(&mut self, depth: usize, key: &'a str, escaped: bool, _: usize) -> crate::wire::scan::Enter {
-        let is = |name| crate::wire::scan::key_is(key, escaped, name);
-        if depth == 0 && (is("result") || is("error")) {
-            self.answer.get_or_insert(true);
-        }
-        crate::wire::scan::Enter::Over
-    }
-
-    fn member(&mut self, depth: usize, member: crate::wire::scan::Member<'a>) -> bool {
-        if depth == 0 && member.is("method") {
-            self.answer = Some(false);
-        }
-        if depth == 0 && member.is("id") {
-            let value = self.text.get(member.start..member.end).unwrap_or_default();
-            self.id = serde_json::from_str(value).ok().and_then(|v: Value| RequestId::from_value(&v));
-        }
-        true
-    }
-}
-
 /// The `progressToken` of a `notifications/progress` from the other server.
 fn progress_of(params: &Params) -> Option<Value> {
     #[derive(serde::Deserialize)]
@@ -1166,7 +1131,7 @@ const PARKED_FOR: Duration = Duration::from_secs(10 * 60);
 
 #[cfg(test)]
 mod tests {
-    use super::{Body, Head, Logs, Outbound, RequestId, Shape, Upstream};
+    use super::{jsonrpc, Body, Logs, Outbound, RequestId, Shape, Upstream};
     use crate::server::relay::Peer;
     use crate::server::sink::{Outgoing, Sink};
     use serde_json::{json, Value};
@@ -1244,8 +1209,7 @@ mod tests {
     }
 
     fn head(text: &str) -> (Option<RequestId>, Option<bool>) {
-        let mut seen = Head { text, id: None, answer: None };
-        let _ = crate::wire::scan::walk(text, &mut seen);
+        let seen = jsonrpc::head(text.as_bytes());
         (seen.id, seen.answer)
     }
 

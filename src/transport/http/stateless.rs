@@ -49,7 +49,7 @@ pub(super) fn post(
     if let Err(e) = meta::method_served(&req.method, revisions) {
         return refuse(exchange, cors, &req.id, status_of(Some(e.code)), &e);
     }
-    let meta = match RequestMeta::parse(&req.params, carrier, revisions, &at.server.recent_meta) {
+    let meta = match RequestMeta::parse(&req.params, carrier, revisions) {
         Ok(meta) => meta,
         Err(e) => return refuse(exchange, cors, &req.id, 400, &e),
     };

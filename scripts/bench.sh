@@ -158,7 +158,8 @@ row "resident memory idle / peak, MiB" "$(mib "$glibc_idle") / $(mib "$glibc_pea
   "$(mib "$static_idle") / $(mib "$static_peak")" "$(mib "$yard_idle_rss_kib") / $(mib "$yard_peak_rss_kib")"
 row "stripped binary, MiB" "$(calc "%.3f" "$glibc_size / 1048576")" "$(calc "%.3f" "$static_size / 1048576")" "(Node)"
 echo
-aim "allocations per echo call" "$glibc_count_allocs_per_call" "<=" 6 ""
+# Allocations per call and the stdio stateless/stateful ratio are reported, not aimed at.
+note "allocations per echo call" "$glibc_count_allocs_per_call" ""
 note "  at 2026-07-28 (no handshake, \`_meta\` on each)" "$sl_count_allocs_per_call" "($sl_count_alloc_bytes_per_call B)"
 ratio=$(calc "%.2f" "$static_best_echo / $glibc_best_echo")
 aim "static echo/s over glibc echo/s" "$ratio" ">=" 0.8 "x"
@@ -190,10 +191,10 @@ for _ in $(seq "$ROUNDS"); do
 done
 note "glibc: echo/s at 2026-07-28 / with the handshake" "$(median "${sl_rates[@]}")" "/ $(median "${hs_rates[@]}") (medians)"
 note "  server CPU per call, 2026-07-28 / handshake" "$(median "${sl_cpus[@]}")" "/ $(median "${hs_cpus[@]}") µs"
-aim "  cost of a stateless call to a stateful one, calls/s" \
-  "$(calc "%.2f" "$(median "${hs_rates[@]}") / $(median "${sl_rates[@]}")")" "<=" 1.1 "x"
-aim "  cost of a stateless call to a stateful one, CPU" \
-  "$(calc "%.2f" "$(median "${sl_cpus[@]}") / $(median "${hs_cpus[@]}")")" "<=" 1.1 "x"
+note "  cost of a stateless call to a stateful one, calls/s" \
+  "$(calc "%.2f" "$(median "${hs_rates[@]}") / $(median "${sl_rates[@]}")")" "x"
+note "  cost of a stateless call to a stateful one, CPU" \
+  "$(calc "%.2f" "$(median "${sl_cpus[@]}") / $(median "${hs_cpus[@]}")")" "x"
 note "  the same from the best rounds" "$(calc "%.2f" "$(highest "${hs_rates[@]}") / $(highest "${sl_rates[@]}")")" \
   "x calls/s ($(highest "${sl_rates[@]}") / $(highest "${hs_rates[@]}") echo/s)"
 # Sealing and opening one input-required requestState (HMAC-SHA-256 over it, the request and

@@ -179,3 +179,72 @@ fn project_scope_config_file_and_dry_run() {
     assert!(!ok && stderr.contains("Claude Desktop"), "{stderr}");
     assert!(!home.path().join(".config/Claude").exists());
 }
+
+/// A cloned repository ships `.mcp.json` and `.mcp.json.bak -> a file of the user's`: the
+/// install writes nothing through the link, and says which file it refused.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_backup_is_refused_and_its_target_left_alone() {
+    let home = TempDir::new("install link home");
+    let project = TempDir::new("install link project");
+    let bashrc = home.write(".bashrc", "echo hello\n");
+    let config = project.write(".mcp.json", "{\"mcpServers\": {}, \"payload\": \"rm -rf\"}");
+    let backup = project.path().join(".mcp.json.bak");
+    std::os::unix::fs::symlink(&bashrc, &backup).unwrap();
+    let (ok, _, stderr) = install(home.path(), project.path(), "claude-code", &["--scope", "project", "--everything"]);
+    assert!(!ok, "{stderr}");
+    assert!(stderr.contains(&backup.display().to_string()) && stderr.contains("link"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), "echo hello\n");
+    assert!(std::fs::symlink_metadata(&backup).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "{\"mcpServers\": {}, \"payload\": \"rm -rf\"}");
+}
+
+/// A configuration file that is a link to another file (dotfiles kept elsewhere) is neither
+/// replaced by a regular file nor written through: the message says how to proceed.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_config_is_refused_saying_how_to_proceed() {
+    let home = TempDir::new("install link config");
+    let real = home.write("dotfiles/cursor.json", "{}");
+    let path = home.path().join(".cursor/mcp.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &path).unwrap();
+    let (ok, _, stderr) = install(home.path(), home.path(), "cursor", &["--everything"]);
+    assert!(!ok, "{stderr}");
+    assert!(stderr.contains(&path.display().to_string()) && stderr.contains("--config-file"), "{stderr}");
+    assert!(std::fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "{}");
+    // Given the link's target, the install writes the real file.
+    let (ok, _, stderr) =
+        install(home.path(), home.path(), "cursor", &["--everything", "--config-file", real.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert_eq!(read(&real)["mcpServers"]["tinymcp"], our_entry("cursor"));
+    assert!(std::fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+}
+
+/// A read-only configuration is not silently replaced.
+#[cfg(unix)]
+#[test]
+fn a_read_only_config_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = TempDir::new("install read-only");
+    let path = home.write(".gemini/settings.json", "{\"theme\": \"dark\"}");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let (ok, _, stderr) = install(home.path(), home.path(), "gemini", &["--everything"]);
+    assert!(!ok && stderr.contains(&path.display().to_string()) && stderr.contains("read-only"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"theme\": \"dark\"}");
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o444);
+}
+
+/// A file some editors save with a UTF-8 byte-order mark is read, and written back with it.
+#[test]
+fn a_config_with_a_byte_order_mark_is_merged_and_keeps_it() {
+    let home = TempDir::new("install bom");
+    let path = home.write(".cursor/mcp.json", "\u{feff}{\"theme\": \"dark\"}");
+    let (ok, _, stderr) = install(home.path(), home.path(), "cursor", &["--everything"]);
+    assert!(ok, "{stderr}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let body = text.strip_prefix('\u{feff}').unwrap_or_else(|| panic!("the mark is kept: {text:?}"));
+    let value: Value = serde_json::from_str(body).unwrap();
+    assert_eq!((value["theme"].clone(), value["mcpServers"]["tinymcp"].clone()), (json!("dark"), our_entry("cursor")));
+}

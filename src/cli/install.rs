@@ -311,6 +311,113 @@ fn parse_key_path(text: &str) -> Option<Vec<String>> {
     }
 }
 
+/// The flags whose value is a path: `config` makes them absolute, a project's file relative.
+pub const PATH_FLAGS: [&str; 5] = ["--root", "--write-root", "--manifest", "--state-key-file", "--skills"];
+
+/// The arguments to write into a project's file, which is committed and read on other
+/// machines, and lines saying what was written. The command is `tinymcp` from PATH (the
+/// caller writes it); a path inside `project` becomes relative to it: through
+/// `${workspaceFolder}` for VS Code and Cursor, which fill it in, and as it is for the others,
+/// which start the server in the project folder. A path outside the project stays absolute,
+/// said so. `args` holds absolute paths, and `project` is the canonical project folder.
+pub fn portable(host: Host, exe: &str, args: &[String], project: &Path) -> (Vec<String>, Vec<String>) {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|folder| folder.join("tinymcp").is_file()));
+    let mut said = vec![if on_path {
+        "the command is `tinymcp`, found on PATH when the host starts it".to_owned()
+    } else {
+        format!(
+            "the command is `tinymcp`, found on PATH when the host starts it, but this PATH has none: put this \
+             binary ({exe}) in a folder on PATH"
+        )
+    }];
+    let mut out = Vec::with_capacity(args.len());
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        out.push(arg.clone());
+        let Some(value) = args.next() else { break };
+        if !PATH_FLAGS.contains(&arg.as_str()) {
+            out.push(value.clone());
+            continue;
+        }
+        let written = match Path::new(value).strip_prefix(project) {
+            Ok(inside) => {
+                let inside = inside.to_string_lossy().replace('\\', "/");
+                match (host, inside.is_empty()) {
+                    (Host::VsCode | Host::Cursor, true) => "${workspaceFolder}".to_owned(),
+                    (Host::VsCode | Host::Cursor, false) => format!("${{workspaceFolder}}/{inside}"),
+                    (_, true) => ".".to_owned(),
+                    (_, false) => inside,
+                }
+            }
+            Err(_) => {
+                said.push(format!("{arg} {value} is outside the project: written as it is, a path of this machine"));
+                value.clone()
+            }
+        };
+        if written != *value {
+            said.push(format!("{arg} {written}: relative to the project folder"));
+        }
+        out.push(written);
+    }
+    (out, said)
+}
+
+/// Warnings for a `--root` or `--write-root` that serves a whole tree: the filesystem root, or
+/// the home folder (installing from `~` with no `--root` serves it).
+pub fn wide_roots(args: &[String], home: Option<&Path>) -> Vec<String> {
+    let home = home.and_then(|home| std::fs::canonicalize(home).ok());
+    let mut warnings = Vec::new();
+    for pair in args.windows(2) {
+        if pair[0] != "--root" && pair[0] != "--write-root" {
+            continue;
+        }
+        let path = Path::new(&pair[1]);
+        let whole = if path.parent().is_none() {
+            "the whole filesystem"
+        } else if home.as_deref() == Some(path) {
+            "your whole home folder"
+        } else {
+            continue;
+        };
+        warnings.push(format!(
+            "warning: {} {} serves {whole} to the host; give --root FOLDER (run from a project folder) to serve less",
+            pair[0], pair[1]
+        ));
+    }
+    warnings
+}
+
+/// What `--dry-run` shows: a unified diff of `old` and `new`, the stretch between their common
+/// first and last lines (a merge changes one place) with three lines of context around it.
+/// Empty when nothing changes.
+pub fn diff(path: &Path, old: &str, new: &str) -> String {
+    const CONTEXT: usize = 3;
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let start = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if start == a.len() && start == b.len() {
+        return String::new();
+    }
+    let end = a[start..].iter().rev().zip(b[start..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let from = start.saturating_sub(CONTEXT);
+    let (a_to, b_to) = ((a.len() - end + CONTEXT).min(a.len()), (b.len() - end + CONTEXT).min(b.len()));
+    let shown = path.display();
+    let mut out =
+        format!("--- {shown}\n+++ {shown}\n@@ -{},{} +{},{} @@\n", from + 1, a_to - from, from + 1, b_to - from);
+    let mut put = |mark: char, lines: &[&str]| {
+        for line in lines {
+            out.push(mark);
+            out.push_str(line);
+            out.push('\n');
+        }
+    };
+    put(' ', &a[from..start]);
+    put('-', &a[start..a.len() - end]);
+    put('+', &b[start..b.len() - end]);
+    put(' ', &a[a.len() - end..a_to]);
+    out
+}
+
 /// What `install` did, for the message the user reads.
 pub struct Outcome {
     /// The file changed (or that would be).

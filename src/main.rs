@@ -554,7 +554,7 @@ fn parse_config(mut args: impl Iterator<Item = String>, installing: bool) -> Res
                     .ok_or_else(|| format!("--host: expected one of {}, got {name:?}", hosts::HOST_NAMES))?;
                 host = Some(found);
             }
-            "--root" | "--write-root" | "--manifest" | "--state-key-file" | "--skills" => {
+            flag if cli::install::PATH_FLAGS.contains(&flag) => {
                 let value = args.next().ok_or_else(|| format!("{arg} needs a path"))?;
                 let absolute =
                     std::fs::canonicalize(&value).map_err(|e| format!("{arg} {value}: {e}"))?.display().to_string();
@@ -581,18 +581,36 @@ fn parse_config(mut args: impl Iterator<Item = String>, installing: bool) -> Res
 }
 
 /// `tinymcp install`: the entry merged into the host's file. Answers what to print: with
-/// `--dry-run` the file it would write (stdout), and what was done (stderr).
-fn install_entry(host: Host, launch: hosts::Launch, install: &Install) -> Result<(Option<String>, String), String> {
-    use cli::install::Change;
+/// `--dry-run` the diff it would make (stdout), and what was done (stderr). A project's file
+/// gets the portable launch (`cli::install::portable`).
+fn install_entry(
+    host: Host,
+    exe: &str,
+    flags: &[String],
+    url: Option<&str>,
+    install: &Install,
+) -> Result<(Option<String>, String), String> {
+    use cli::install::{Change, Scope};
+    let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).map(PathBuf::from);
+    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let mut notes = cli::install::wide_roots(flags, home.as_deref());
+    let portable;
+    let launch = match url {
+        Some(url) => hosts::Launch::Url(url),
+        None if install.scope == Scope::Project => {
+            let project = std::fs::canonicalize(&cwd).unwrap_or(cwd.clone());
+            let said;
+            (portable, said) = cli::install::portable(host, exe, flags, &project);
+            notes.extend(said);
+            hosts::Launch::Stdio { command: "tinymcp", args: &portable }
+        }
+        None => hosts::Launch::Stdio { command: exe, args: flags },
+    };
     let entry = hosts::entry(host, launch)?;
     let path = match &install.config_file {
         Some(path) => path.clone(),
         None => {
-            let home = std::env::var_os("HOME")
-                .or_else(|| std::env::var_os("USERPROFILE"))
-                .map(PathBuf::from)
-                .ok_or("cannot find the home folder: HOME is not set (give --config-file FILE)")?;
-            let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+            let home = home.ok_or("cannot find the home folder: HOME is not set (give --config-file FILE)")?;
             cli::install::config_path(host, install.scope, &home, &cwd)?
         }
     };
@@ -603,22 +621,26 @@ fn install_entry(host: Host, launch: hosts::Launch, install: &Install) -> Result
         Change::Replaced => "replaces the server \"tinymcp\" in",
         Change::Unchanged => "finds the server \"tinymcp\" as it should be already in",
     };
+    let mut message: String = notes.iter().map(|note| format!("tinymcp: {note}\n")).collect();
     if install.dry_run {
-        return Ok((Some(outcome.text), format!("tinymcp: --dry-run: this {what} {shown}; nothing written")));
+        let diff = cli::install::diff(&outcome.path, &outcome.old, &outcome.text);
+        message.push_str(&format!("tinymcp: --dry-run: this {what} {shown}; nothing written"));
+        return Ok((Some(diff), message));
     }
-    let done = match (outcome.change, &outcome.backup) {
+    match (outcome.change, &outcome.backup) {
         (Change::Unchanged, _) => {
-            return Ok((
-                None,
-                format!("tinymcp: {host}: nothing to do: the server \"tinymcp\" is already as it should be in {shown}"),
-            ))
+            message.push_str(&format!(
+                "tinymcp: {host}: nothing to do: the server \"tinymcp\" is already as it should be in {shown}"
+            ));
+            return Ok((None, message));
         }
-        (_, Some(backup)) => {
-            format!("tinymcp: {host}: {shown} changed: {what} it (the previous file is {})", backup.display())
-        }
-        (_, None) => format!("tinymcp: {host}: {shown} written: {what} it (a new file)"),
-    };
-    Ok((None, format!("{done}\ntinymcp: restart {host} (or reload its MCP servers) to use it")))
+        (_, Some(backup)) => message.push_str(&format!(
+            "tinymcp: {host}: {shown} changed: {what} it (the previous file is {})",
+            backup.display()
+        )),
+        (_, None) => message.push_str(&format!("tinymcp: {host}: {shown} written: {what} it (a new file)")),
+    }
+    Ok((None, format!("{message}\ntinymcp: restart {host} (or reload its MCP servers) to use it")))
 }
 
 fn number(flag: &str, value: Option<String>) -> Result<usize, String> {
@@ -991,12 +1013,8 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let launch = match &url {
-                Some(url) => hosts::Launch::Url(url),
-                None => hosts::Launch::Stdio { command: &exe, args: &flags },
-            };
             if let Some(install) = install {
-                return match install_entry(host, launch, &install) {
+                return match install_entry(host, &exe, &flags, url.as_deref(), &install) {
                     Ok((stdout, message)) => {
                         if let Some(text) = stdout {
                             print!("{text}");
@@ -1010,6 +1028,10 @@ fn main() -> ExitCode {
                     }
                 };
             }
+            let launch = match &url {
+                Some(url) => hosts::Launch::Url(url),
+                None => hosts::Launch::Stdio { command: &exe, args: &flags },
+            };
             match hosts::snippet(host, "tinymcp", launch) {
                 Ok(snippet) => {
                     eprintln!("# for {host}: paste into {}", host.destination());

@@ -311,6 +311,113 @@ fn parse_key_path(text: &str) -> Option<Vec<String>> {
     }
 }
 
+/// The flags whose value is a path: `config` makes them absolute, a project's file relative.
+pub const PATH_FLAGS: [&str; 5] = ["--root", "--write-root", "--manifest", "--state-key-file", "--skills"];
+
+/// The arguments to write into a project's file, which is committed and read on other
+/// machines, and lines saying what was written. The command is `tinymcp` from PATH (the
+/// caller writes it); a path inside `project` becomes relative to it: through
+/// `${workspaceFolder}` for VS Code and Cursor, which fill it in, and as it is for the others,
+/// which start the server in the project folder. A path outside the project stays absolute,
+/// said so. `args` holds absolute paths, and `project` is the canonical project folder.
+pub fn portable(host: Host, exe: &str, args: &[String], project: &Path) -> (Vec<String>, Vec<String>) {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|folder| folder.join("tinymcp").is_file()));
+    let mut said = vec![if on_path {
+        "the command is `tinymcp`, found on PATH when the host starts it".to_owned()
+    } else {
+        format!(
+            "the command is `tinymcp`, found on PATH when the host starts it, but this PATH has none: put this \
+             binary ({exe}) in a folder on PATH"
+        )
+    }];
+    let mut out = Vec::with_capacity(args.len());
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        out.push(arg.clone());
+        let Some(value) = args.next() else { break };
+        if !PATH_FLAGS.contains(&arg.as_str()) {
+            out.push(value.clone());
+            continue;
+        }
+        let written = match Path::new(value).strip_prefix(project) {
+            Ok(inside) => {
+                let inside = inside.to_string_lossy().replace('\\', "/");
+                match (host, inside.is_empty()) {
+                    (Host::VsCode | Host::Cursor, true) => "${workspaceFolder}".to_owned(),
+                    (Host::VsCode | Host::Cursor, false) => format!("${{workspaceFolder}}/{inside}"),
+                    (_, true) => ".".to_owned(),
+                    (_, false) => inside,
+                }
+            }
+            Err(_) => {
+                said.push(format!("{arg} {value} is outside the project: written as it is, a path of this machine"));
+                value.clone()
+            }
+        };
+        if written != *value {
+            said.push(format!("{arg} {written}: relative to the project folder"));
+        }
+        out.push(written);
+    }
+    (out, said)
+}
+
+/// Warnings for a `--root` or `--write-root` that serves a whole tree: the filesystem root, or
+/// the home folder (installing from `~` with no `--root` serves it).
+pub fn wide_roots(args: &[String], home: Option<&Path>) -> Vec<String> {
+    let home = home.and_then(|home| std::fs::canonicalize(home).ok());
+    let mut warnings = Vec::new();
+    for pair in args.windows(2) {
+        if pair[0] != "--root" && pair[0] != "--write-root" {
+            continue;
+        }
+        let path = Path::new(&pair[1]);
+        let whole = if path.parent().is_none() {
+            "the whole filesystem"
+        } else if home.as_deref() == Some(path) {
+            "your whole home folder"
+        } else {
+            continue;
+        };
+        warnings.push(format!(
+            "warning: {} {} serves {whole} to the host; give --root FOLDER (run from a project folder) to serve less",
+            pair[0], pair[1]
+        ));
+    }
+    warnings
+}
+
+/// What `--dry-run` shows: a unified diff of `old` and `new`, the stretch between their common
+/// first and last lines (a merge changes one place) with three lines of context around it.
+/// Empty when nothing changes.
+pub fn diff(path: &Path, old: &str, new: &str) -> String {
+    const CONTEXT: usize = 3;
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let start = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if start == a.len() && start == b.len() {
+        return String::new();
+    }
+    let end = a[start..].iter().rev().zip(b[start..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let from = start.saturating_sub(CONTEXT);
+    let (a_to, b_to) = ((a.len() - end + CONTEXT).min(a.len()), (b.len() - end + CONTEXT).min(b.len()));
+    let shown = path.display();
+    let mut out =
+        format!("--- {shown}\n+++ {shown}\n@@ -{},{} +{},{} @@\n", from + 1, a_to - from, from + 1, b_to - from);
+    let mut put = |mark: char, lines: &[&str]| {
+        for line in lines {
+            out.push(mark);
+            out.push_str(line);
+            out.push('\n');
+        }
+    };
+    put(' ', &a[from..start]);
+    put('-', &a[start..a.len() - end]);
+    put('+', &b[start..b.len() - end]);
+    put(' ', &a[a.len() - end..a_to]);
+    out
+}
+
 /// What `install` did, for the message the user reads.
 pub struct Outcome {
     /// The file changed (or that would be).
@@ -319,49 +426,154 @@ pub struct Outcome {
     pub change: Change,
     /// The previous file's copy, when one was kept.
     pub backup: Option<PathBuf>,
+    /// The file's previous text (empty when there was none).
+    pub old: String,
     /// The file's new text.
     pub text: String,
 }
 
-/// Writes `entry` under `name` into `path` for `host`, unless `dry_run`: the previous file
-/// copied to `FILE.bak` first, the new text written to a temporary file beside it and renamed
-/// over it, so a host never reads half a file.
+/// A UTF-8 byte-order mark, which some Windows editors put at the start of a file. It is read
+/// past, and written back when the file had it, so the file keeps the form its editor chose.
+const BOM: char = '\u{feff}';
+
+/// Writes `entry` under `name` into `path` for `host`, unless `dry_run`. While a lock file
+/// beside it is held (two installs at once would each write back what it read, and one entry
+/// would be lost), the file is read, merged, its previous text kept as `FILE.bak` and the new
+/// one put in place, both by `write_fresh`. A link, a read-only file or a locked one is
+/// refused, naming it.
 pub fn install(host: Host, path: &Path, name: &str, entry: &Doc, dry_run: bool) -> Result<Outcome, String> {
     let shown = path.display();
-    let existing = match std::fs::read(path) {
-        Ok(bytes) => {
-            Some(String::from_utf8(bytes).map_err(|_| format!("{shown}: expected UTF-8 text; nothing written"))?)
+    let _lock = if dry_run {
+        None
+    } else {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("{shown}: {e}; nothing written")),
+        Some(Lock::take(path)?)
     };
-    let (text, change) =
-        merge(host, existing.as_deref(), name, entry).map_err(|why| format!("{shown}: {why}; nothing written"))?;
-    let mut outcome = Outcome { path: path.to_owned(), change, backup: None, text };
+    let existing = read_config(path)?;
+    let (bom, old) = match &existing {
+        Some((text, _)) => text.strip_prefix(BOM).map_or((false, text.as_str()), |rest| (true, rest)),
+        None => (false, ""),
+    };
+    let (merged, change) = merge(host, existing.as_ref().map(|_| old), name, entry)
+        .map_err(|why| format!("{shown}: {why}; nothing written"))?;
+    let text = if bom { format!("{BOM}{merged}") } else { merged };
+    let old = existing.as_ref().map(|(text, _)| text.clone()).unwrap_or_default();
+    let mut outcome = Outcome { path: path.to_owned(), change, backup: None, old, text };
     if dry_run || change == Change::Unchanged {
         return Ok(outcome);
     }
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    }
-    if existing.is_some() {
+    // The configuration may hold secrets of other servers: the backup and the new file keep
+    // the old file's permissions.
+    let permissions = existing.map(|(_, meta)| meta.permissions());
+    if let Some(permissions) = &permissions {
         let backup = PathBuf::from(format!("{}.bak", path.display()));
-        std::fs::copy(path, &backup).map_err(|e| format!("{}: {e}; nothing written", backup.display()))?;
+        write_fresh(&backup, outcome.old.as_bytes(), Some(permissions))?;
         outcome.backup = Some(backup);
     }
-    let temporary = PathBuf::from(format!("{}.tinymcp-{}.tmp", path.display(), std::process::id()));
-    let written = std::fs::write(&temporary, &outcome.text).and_then(|()| {
-        // The configuration may hold secrets of other servers: keep the old file's permissions.
-        if let Ok(meta) = std::fs::metadata(path) {
-            std::fs::set_permissions(&temporary, meta.permissions())?;
+    write_fresh(path, outcome.text.as_bytes(), permissions.as_ref())?;
+    Ok(outcome)
+}
+
+/// The configuration's text and metadata (`None`: no file). A link is refused (writing would
+/// either replace it by a plain file or change a file elsewhere), and so is a read-only file,
+/// which its owner made so on purpose.
+fn read_config(path: &Path) -> Result<Option<(String, std::fs::Metadata)>, String> {
+    let shown = path.display();
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{shown}: {e}; nothing written")),
+    };
+    if meta.file_type().is_symlink() {
+        let target = std::fs::canonicalize(path).map_or_else(|_| "a missing file".into(), |t| t.display().to_string());
+        return Err(format!(
+            "{shown} is a symbolic link to {target}; nothing written (install neither writes through a link nor \
+             replaces it): to change the file it points to, run again with --config-file {target}"
+        ));
+    }
+    if !meta.is_file() {
+        return Err(format!("{shown}: not a regular file; nothing written"));
+    }
+    if meta.permissions().readonly() {
+        return Err(format!(
+            "{shown} is read-only; nothing written: make it writable (chmod u+w) if it should change, or add the \
+             entry by hand"
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}; nothing written"))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: expected UTF-8 text; nothing written"))?;
+    Ok(Some((text, meta)))
+}
+
+/// The one way `install` writes a file: `bytes` into a temporary file created fresh beside
+/// `path` (`create_new`: never an existing file, never through a link), with `permissions`
+/// set before anything is written, then renamed over `path`, so a host never reads half a
+/// file and a link at `path` is refused rather than replaced. Called with the lock held, so
+/// the temporary name is this process's alone.
+fn write_fresh(path: &Path, bytes: &[u8], permissions: Option<&std::fs::Permissions>) -> Result<(), String> {
+    use std::io::Write;
+    let shown = path.display();
+    if std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return Err(format!(
+            "{shown} is a symbolic link; nothing written (install never writes through a link): remove it and run again"
+        ));
+    }
+    let temporary = PathBuf::from(format!("{}.tinymcp.tmp", path.display()));
+    // Left by an install that was killed; removing a link removes the link, not its target.
+    let _ = std::fs::remove_file(&temporary);
+    let written = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary).and_then(|mut file| {
+        if let Some(permissions) = permissions {
+            file.set_permissions(permissions.clone())?;
         }
+        file.write_all(bytes)?;
+        file.sync_all()?;
         std::fs::rename(&temporary, path)
     });
-    if let Err(e) = written {
+    written.map_err(|e| {
         let _ = std::fs::remove_file(&temporary);
-        return Err(format!("{shown}: {e}"));
+        format!("{shown}: {e}; nothing written")
+    })
+}
+
+/// `FILE.tinymcp.lock`, created fresh while one install reads and writes FILE; removed when
+/// dropped. Another install waits for it (bounded), then says what to do.
+struct Lock(PathBuf);
+
+impl Lock {
+    /// How long an install waits for another to finish.
+    const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+    fn take(path: &Path) -> Result<Lock, String> {
+        let lock = PathBuf::from(format!("{}.tinymcp.lock", path.display()));
+        let since = std::time::Instant::now();
+        loop {
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&lock) {
+                Ok(_) => return Ok(Lock(lock)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && since.elapsed() < Self::WAIT => {
+                    // Polling is the point here: an install holds the lock for milliseconds.
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Err(format!(
+                        "{} exists: another `tinymcp install` is changing {}; nothing written (if none is running, \
+                         remove {} and run again)",
+                        lock.display(),
+                        path.display(),
+                        lock.display()
+                    ))
+                }
+                Err(e) => return Err(format!("{}: {e}; nothing written", lock.display())),
+            }
+        }
     }
-    Ok(outcome)
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 #[cfg(test)]
@@ -418,6 +630,25 @@ mod tests {
         assert!(merge(Host::Codex, Some("this is not toml\n"), "t", &entry()).is_err());
         assert!(merge(Host::Codex, Some("a = [1,\n"), "t", &entry()).is_err());
         assert!(merge(Host::Codex, Some("a = \"\"\"\n[x]\n\"\"\"\n"), "t", &entry()).is_ok());
+    }
+
+    /// Installs of different names into one file at once: every entry is there at the end.
+    #[test]
+    fn concurrent_installs_lose_no_entry() {
+        let folder = std::env::temp_dir().join(format!("tinymcp-install-race-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let path = folder.join("mcp.json");
+        let names: Vec<String> = (0..8).map(|i| format!("s{i}")).collect();
+        std::thread::scope(|scope| {
+            for name in &names {
+                let path = &path;
+                scope.spawn(move || install(Host::Cursor, path, name, &entry(), false).unwrap());
+            }
+        });
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let found: Vec<&String> = doc["mcpServers"].as_object().unwrap().keys().collect();
+        assert_eq!(found.len(), names.len(), "{found:?}");
+        let _ = std::fs::remove_dir_all(&folder);
     }
 
     #[test]

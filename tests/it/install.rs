@@ -147,20 +147,34 @@ fn an_unparsable_file_is_left_alone() {
     }
 }
 
+/// The entry a project's file gets for tinymcp started with `args`: the command from PATH.
+fn portable_entry(host: &str, args: &[&str]) -> Value {
+    match host {
+        "vscode" | "claude-code" => json!({"type": "stdio", "command": "tinymcp", "args": args}),
+        _ => json!({"command": "tinymcp", "args": args}),
+    }
+}
+
 #[test]
 fn project_scope_config_file_and_dry_run() {
     let home = TempDir::new("install scope home");
     let project = TempDir::new("install scope project");
     let (ok, _, stderr) = install(home.path(), project.path(), "vscode", &["--scope", "project", "--everything"]);
     assert!(ok, "{stderr}");
-    assert_eq!(read(&project.path().join(".vscode/mcp.json"))["servers"]["tinymcp"], our_entry("vscode"));
+    assert_eq!(
+        read(&project.path().join(".vscode/mcp.json"))["servers"]["tinymcp"],
+        portable_entry("vscode", &["--everything"])
+    );
     let (ok, _, stderr) = install(home.path(), project.path(), "claude-code", &["--scope", "project", "--everything"]);
     assert!(ok, "{stderr}");
-    assert_eq!(read(&project.path().join(".mcp.json"))["mcpServers"]["tinymcp"], our_entry("claude-code"));
+    assert_eq!(
+        read(&project.path().join(".mcp.json"))["mcpServers"]["tinymcp"],
+        portable_entry("claude-code", &["--everything"])
+    );
     // A host with no project file says so.
     let (ok, _, stderr) = install(home.path(), project.path(), "windsurf", &["--scope", "project", "--everything"]);
     assert!(!ok && stderr.contains("--scope user"), "{stderr}");
-    // --config-file names the file; --dry-run prints it and writes nothing.
+    // --config-file names the file; --dry-run prints what it would add and writes nothing.
     let file = project.path().join("elsewhere.json");
     let (ok, stdout, stderr) = install(
         home.path(),
@@ -169,13 +183,147 @@ fn project_scope_config_file_and_dry_run() {
         &["--config-file", file.to_str().unwrap(), "--dry-run", "--url", "http://h:1/mcp"],
     );
     assert!(ok && stderr.contains("nothing written"), "{stderr}");
-    assert_eq!(
-        serde_json::from_str::<Value>(&stdout).unwrap(),
-        json!({"mcpServers": {"tinymcp": {"httpUrl": "http://h:1/mcp"}}})
+    assert!(
+        stdout.contains("+    \"tinymcp\": {") && stdout.contains("+      \"httpUrl\": \"http://h:1/mcp\""),
+        "{stdout}"
     );
     assert!(!file.exists());
     // Claude Desktop takes no URL: nothing is written.
     let (ok, _, stderr) = install(home.path(), project.path(), "claude-desktop", &["--url", "http://h:1/mcp"]);
     assert!(!ok && stderr.contains("Claude Desktop"), "{stderr}");
     assert!(!home.path().join(".config/Claude").exists());
+}
+
+/// A project's file is committed: it names no path of this machine. The command is `tinymcp`
+/// from PATH, a folder inside the project is relative to it (VS Code and Cursor through
+/// `${workspaceFolder}`, the others from the project folder, where they start the server), and
+/// stderr says so.
+#[test]
+fn project_scope_writes_no_path_of_this_machine() {
+    let home = TempDir::new("install portable home");
+    let project = TempDir::new("install portable project");
+    std::fs::create_dir_all(project.path().join("docs")).unwrap();
+    let cases = [
+        ("claude-code", ".mcp.json", "mcpServers", ".", "docs"),
+        ("vscode", ".vscode/mcp.json", "servers", "${workspaceFolder}", "${workspaceFolder}/docs"),
+        ("cursor", ".cursor/mcp.json", "mcpServers", "${workspaceFolder}", "${workspaceFolder}/docs"),
+        ("gemini", ".gemini/settings.json", "mcpServers", ".", "docs"),
+        ("zed", ".zed/settings.json", "context_servers", ".", "docs"),
+        ("codex", ".codex/config.toml", "mcp_servers", ".", "docs"),
+    ];
+    for (host, relative, key, here, docs) in cases {
+        let (ok, _, stderr) = install(home.path(), project.path(), host, &["--scope", "project"]);
+        assert!(ok, "{host}: {stderr}");
+        let path = project.path().join(relative);
+        assert_eq!(read(&path)[key]["tinymcp"], portable_entry(host, &["--root", here]), "{host}");
+        assert!(stderr.contains("PATH") && stderr.contains(&format!("--root {here}")), "{host}: {stderr}");
+        let (ok, _, stderr) = install(home.path(), project.path(), host, &["--scope", "project", "--root", "docs"]);
+        assert!(ok, "{host}: {stderr}");
+        assert_eq!(read(&path)[key]["tinymcp"], portable_entry(host, &["--root", docs]), "{host}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains(project.path().to_str().unwrap()), "{host}: {text}");
+    }
+}
+
+/// `--dry-run` shows the lines that would change, with a few around them: not the whole file.
+#[test]
+fn dry_run_prints_a_diff_of_the_changed_lines() {
+    let home = TempDir::new("install diff");
+    let mut servers = serde_json::Map::new();
+    for i in 0..20 {
+        servers.insert(format!("server{i:02}"), json!({"command": format!("s{i}")}));
+    }
+    let before = serde_json::to_string_pretty(&json!({"mcpServers": servers})).unwrap() + "\n";
+    let path = home.write(".cursor/mcp.json", &before);
+    let (ok, stdout, stderr) = install(home.path(), home.path(), "cursor", &["--everything", "--dry-run"]);
+    assert!(ok && stderr.contains("nothing written"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    assert!(stdout.contains(&format!("--- {}", path.display())), "{stdout}");
+    assert!(stdout.contains("+    \"tinymcp\": {") && stdout.contains("\"s19\""), "{stdout}");
+    assert!(!stdout.contains("server00") && !stdout.contains("server10"), "only the change and its context: {stdout}");
+    for line in stdout.lines() {
+        assert!(line.starts_with(['+', '-', ' ', '@']), "{line:?} in {stdout}");
+    }
+}
+
+/// Serving the home folder or the filesystem root gives the host the whole tree: said on stderr.
+#[test]
+fn installing_from_home_or_root_warns_that_the_whole_tree_is_served() {
+    let home = TempDir::new("install wide");
+    let (ok, _, stderr) = install(home.path(), home.path(), "cursor", &["--dry-run"]);
+    assert!(ok && stderr.contains("warning") && stderr.contains("home folder"), "{stderr}");
+    let (ok, _, stderr) = install(home.path(), home.path(), "cursor", &["--dry-run", "--root", "/"]);
+    assert!(ok && stderr.contains("warning") && stderr.contains("whole filesystem"), "{stderr}");
+    let sub = home.write("project/a.txt", "a");
+    let (ok, _, stderr) = install(home.path(), sub.parent().unwrap(), "cursor", &["--dry-run"]);
+    assert!(ok && !stderr.contains("warning"), "{stderr}");
+}
+
+/// A cloned repository ships `.mcp.json` and `.mcp.json.bak -> a file of the user's`: the
+/// install writes nothing through the link, and says which file it refused.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_backup_is_refused_and_its_target_left_alone() {
+    let home = TempDir::new("install link home");
+    let project = TempDir::new("install link project");
+    let bashrc = home.write(".bashrc", "echo hello\n");
+    let config = project.write(".mcp.json", "{\"mcpServers\": {}, \"payload\": \"rm -rf\"}");
+    let backup = project.path().join(".mcp.json.bak");
+    std::os::unix::fs::symlink(&bashrc, &backup).unwrap();
+    let (ok, _, stderr) = install(home.path(), project.path(), "claude-code", &["--scope", "project", "--everything"]);
+    assert!(!ok, "{stderr}");
+    assert!(stderr.contains(&backup.display().to_string()) && stderr.contains("link"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), "echo hello\n");
+    assert!(std::fs::symlink_metadata(&backup).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "{\"mcpServers\": {}, \"payload\": \"rm -rf\"}");
+}
+
+/// A configuration file that is a link to another file (dotfiles kept elsewhere) is neither
+/// replaced by a regular file nor written through: the message says how to proceed.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_config_is_refused_saying_how_to_proceed() {
+    let home = TempDir::new("install link config");
+    let real = home.write("dotfiles/cursor.json", "{}");
+    let path = home.path().join(".cursor/mcp.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &path).unwrap();
+    let (ok, _, stderr) = install(home.path(), home.path(), "cursor", &["--everything"]);
+    assert!(!ok, "{stderr}");
+    assert!(stderr.contains(&path.display().to_string()) && stderr.contains("--config-file"), "{stderr}");
+    assert!(std::fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "{}");
+    // Given the link's target, the install writes the real file.
+    let (ok, _, stderr) =
+        install(home.path(), home.path(), "cursor", &["--everything", "--config-file", real.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert_eq!(read(&real)["mcpServers"]["tinymcp"], our_entry("cursor"));
+    assert!(std::fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+}
+
+/// A read-only configuration is not silently replaced.
+#[cfg(unix)]
+#[test]
+fn a_read_only_config_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = TempDir::new("install read-only");
+    let path = home.write(".gemini/settings.json", "{\"theme\": \"dark\"}");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let (ok, _, stderr) = install(home.path(), home.path(), "gemini", &["--everything"]);
+    assert!(!ok && stderr.contains(&path.display().to_string()) && stderr.contains("read-only"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"theme\": \"dark\"}");
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o444);
+}
+
+/// A file some editors save with a UTF-8 byte-order mark is read, and written back with it.
+#[test]
+fn a_config_with_a_byte_order_mark_is_merged_and_keeps_it() {
+    let home = TempDir::new("install bom");
+    let path = home.write(".cursor/mcp.json", "\u{feff}{\"theme\": \"dark\"}");
+    let (ok, _, stderr) = install(home.path(), home.path(), "cursor", &["--everything"]);
+    assert!(ok, "{stderr}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let body = text.strip_prefix('\u{feff}').unwrap_or_else(|| panic!("the mark is kept: {text:?}"));
+    let value: Value = serde_json::from_str(body).unwrap();
+    assert_eq!((value["theme"].clone(), value["mcpServers"]["tinymcp"].clone()), (json!("dark"), our_entry("cursor")));
 }

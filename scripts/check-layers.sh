@@ -5,8 +5,9 @@ cd "$(dirname "$0")/.."
 fail=0
 say() { echo "check-layers: $*" >&2; fail=1; }
 
-# Only the stdio transport touches stdout (and the `connect` bridge's one writer, its stdio side); only main.rs prints.
-grep -rn 'io::stdout()\|std::io::stdout' src --include=*.rs | grep -v '^src/transport/stdio.rs:\|^src/cli/connect/mod.rs:' && say "stdout used outside src/transport/stdio.rs"
+# Only the stdio transport touches stdout (and the `connect` bridge's one writer, its stdio side, and
+# main.rs's help, printed before any transport starts); only main.rs prints.
+grep -rn 'io::stdout()\|std::io::stdout' src --include=*.rs | grep -v '^src/transport/stdio.rs:\|^src/cli/connect/mod.rs:\|^src/main.rs:' && say "stdout used outside src/transport/stdio.rs"
 grep -rn 'println!\|print!(' src --include=*.rs | grep -v '^src/main.rs:' && say "print outside src/main.rs"
 # Sockets and the HTTP parser only under transport/ (and the `connect` bridge's HTTP client, binary-only).
 grep -rln 'httparse\|TcpListener\|TcpStream' src --include=*.rs | grep -v '^src/transport/\|^src/cli/connect/http1.rs$' && say "httparse or sockets used outside src/transport/"

@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
 # MCP Apps in headless Chromium (tests/interop/apps_browser.mjs): a manifest tool's view rendered
-# by a host page built on the official app bridge. Skips with one line when Chromium cannot be
+# by a host page built on the official app bridge. Skipped with one line when Chromium cannot be
 # had (scripts/syspkg.sh installs it only with TINYMCP_INSTALL_PACKAGES=1).
 # Usage: scripts/apps-browser.sh [TINYMCP] (default target/release/tinymcp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/syspkg.sh
+. scripts/lib.sh
 binary=${1:-target/release/tinymcp}
-if ! missing=$(need_command chromium chromium 2>&1); then
-  echo "apps browser test skipped: ${missing##*$'\n'}"
-  exit 0
-fi
+missing=$(need_command chromium chromium 2>&1) || skip "apps browser test" "${missing##*$'\n'}"
 bash scripts/deps.sh
 out=${CARGO_TARGET_DIR:-target}/apps-test
 mkdir -p "$out"

@@ -16,8 +16,7 @@ SUPERGATEWAY="${SUPERGATEWAY:-${TINYMCP_CACHE:-$PWD/.cache}/supergateway/node_mo
 [ -x "$DRIVER" ] || cargo build --release --quiet --example bench_stdio
 [ -x target/release/tinymcp ] || cargo build --release --quiet --bin tinymcp
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 400); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.05; done; }
+. scripts/lib.sh
 # The resident memory of PID's children and grandchildren (the bridged servers), in KiB.
 children_kib() {
   local total=0 pid
@@ -47,7 +46,7 @@ bridge() { # bridge NAME: starts it on a free port, sets `port` and `pid`
       --outputTransport streamableHttp --stateful --port "$port" --logLevel none >/dev/null 2>&1 & ;;
   esac
   pid=$!
-  wait_port "$port"
+  wait_port "$port" 20
 }
 
 for name in proxy supergateway; do

@@ -54,6 +54,7 @@ if ! rustup target list --installed 2>/dev/null | grep -qx "$MUSL"; then
 fi
 # The static build's allocator (mimalloc) and, with `oauth`, ring compile some C for musl.
 . scripts/syspkg.sh
+. scripts/lib.sh
 use_musl_cc
 cargo build --release --quiet --bin tinymcp --target "$MUSL"
 # The release build (feature `oauth`: JWT signatures and HTTPS), for its size beside the default's;
@@ -238,8 +239,6 @@ fi
 # HTTP (glibc build): keep-alive `echo` with 1 and 16 connections (16: the best of the rounds),
 # memory per idle session, 1000 streams held open; the yardstick's Streamable HTTP server
 # measured the same way.
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return; sleep 0.05; done; }
 port=$(free_port)
 "$TARGET/release/tinymcp" --everything --http "127.0.0.1:$port" --max-sessions 3000 2>/dev/null &
 server=$!

@@ -12,15 +12,6 @@ has_target() { rustup target list --installed 2>/dev/null | grep -qx "$1"; }
 
 # Fails unless $1 loads no shared library: no PT_INTERP, no DT_NEEDED (a static-pie keeps a
 # DYNAMIC segment for its own relocations, which is fine).
-check_static() {
-  local bin=$1
-  if readelf -lW "$bin" | grep -q 'INTERP' || readelf -dW "$bin" | grep -q '(NEEDED)'; then
-    echo "FAIL: $bin is dynamically linked:" >&2
-    readelf -dW "$bin" | grep '(NEEDED)' >&2 || true
-    exit 1
-  fi
-  echo "statically linked: $bin"
-}
 
 size_line() {
   local bytes
@@ -48,10 +39,12 @@ fi
 # The static binary's allocator (mimalloc) is C, and so is some of ring, the TLS backend of the
 # release binary's OAuth (`--features oauth`): musl-gcc compiles them (scripts/syspkg.sh).
 . scripts/syspkg.sh
+. scripts/lib.sh
 use_musl_cc
 cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$X86"
 bin=${CARGO_TARGET_DIR:-target}/$X86/release/tinymcp
 check_static "$bin"
+echo "statically linked: $bin"
 size_line "$bin"
 if [ "$(uname -m)" = x86_64 ] && [ "$interop" = 1 ]; then
   stdio_interop "$bin"
@@ -74,6 +67,7 @@ CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=$linker CC_aarch64_unknown_linux_
   cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$ARM"
 bin=${CARGO_TARGET_DIR:-target}/$ARM/release/tinymcp
 check_static "$bin"
+echo "statically linked: $bin"
 size_line "$bin"
 if [ "$(uname -m)" != aarch64 ]; then
   echo "skipped the interop for $ARM: this is not an aarch64 machine"

@@ -3,15 +3,12 @@
 # deploy/Dockerfile.scratch around the static binary in dist/ (scripts/release.sh), started with
 # a token, its healthcheck passing, a client served through the published port, SIGTERM drained
 # to exit 0. podman comes from Debian through scripts/syspkg.sh (TINYMCP_INSTALL_PACKAGES=1);
-# where it is missing, or no container can start here, one line says so and the step passes.
+# where it is missing, or no container can start here, one line says so and the step is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-skip() {
-  echo "container check skipped: $*"
-  exit 0
-}
+. scripts/lib.sh
 . scripts/syspkg.sh
-need_command podman podman || skip "podman is missing (see the line above)"
+need_command podman podman || skip "container check" "podman is missing (see the line above)"
 [ -x dist/tinymcp-x86_64-unknown-linux-musl ] || bash scripts/release.sh --only x86_64 >/dev/null
 image=localhost/tinymcp-check:latest
 podman build --quiet --format docker -f deploy/Dockerfile.scratch -t "$image" dist/ >/dev/null
@@ -20,10 +17,10 @@ name=tinymcp-check-$$
 trap 'podman rm -f "$name" >/dev/null 2>&1; rm -rf "$work"' EXIT
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
 chmod 644 "$work/token"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 if ! podman run -d --name "$name" -p "127.0.0.1:$port:8080" \
   -v "$work/token:/run/secrets/tinymcp_token:ro" "$image" >"$work/run.log" 2>&1; then
-  skip "podman cannot start a container here: $(tail -1 "$work/run.log")"
+  skip "container check" "podman cannot start a container here: $(tail -1 "$work/run.log")"
 fi
 for _ in $(seq 100); do
   podman healthcheck run "$name" >/dev/null 2>&1 && break

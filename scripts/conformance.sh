@@ -16,13 +16,7 @@ TARGET=${CARGO_TARGET_DIR:-target}
 [ -x "$TARGET/release/tinymcp" ] || cargo build --release --quiet
 NODE=.cache/npm/node_modules/.bin/node
 CONFORMANCE=.cache/npm/node_modules/.bin/conformance
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_port() { # wait_port PORT: until the server listens (5 s at most)
-  for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && break
-    sleep 0.05
-  done
-}
+. scripts/lib.sh
 port=$(free_port)
 log=$(mktemp -d)
 "$TARGET/release/tinymcp" --everything --http "127.0.0.1:$port" 2>"$log/server.log" &
@@ -34,14 +28,7 @@ status=0
 run() { # run NAME ARGS...: one suite run against $url (the server by default); its failures fail the script
   local name=$1
   shift
-  if "$NODE" "$CONFORMANCE" server --url "${url:-http://127.0.0.1:$port/mcp}" "$@" >"$log/$name.txt" 2>&1; then rc=0; else rc=$?; fi
-  local total
-  total=$(grep -E '^Total: ' "$log/$name.txt" | tail -1)
-  echo "conformance $name: ${total:-no summary} (exit $rc)"
-  if [ "$rc" -ne 0 ] || ! grep -qE '^Total: [0-9]+ passed, 0 failed' <<<"$total"; then
-    grep -E '^✗|FAIL' "$log/$name.txt" | head -40 || tail -40 "$log/$name.txt"
-    status=1
-  fi
+  conformance_run "conformance $name" "$log/$name.txt" "${url:-http://127.0.0.1:$port/mcp}" "$@" || status=1
 }
 expected=()
 [ -s scripts/conformance-expected-failures.yml ] && expected=(--expected-failures scripts/conformance-expected-failures.yml)

@@ -13,10 +13,6 @@ tinymcp=target/release/tinymcp
 node=.cache/npm/node_modules/.bin/node
 python=.cache/venv/bin/python
 everything=.cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
-logs=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
-
 . scripts/proxy-launch.sh
 
 proxy -- "$PWD/$tinymcp" --everything

@@ -1,7 +1,13 @@
-# Sourced by scripts/proxy-interop.sh and scripts/proxy-revisions.sh. `proxy ARGS...` starts
+# Sourced by scripts/proxy-interop.sh and scripts/proxy-revisions.sh, after they set `tinymcp`
+# (the binary): the helpers they share (scripts/lib.sh), `logs` (a temporary folder) and `pids`
+# (what they started), both cleaned up on exit. `proxy ARGS...` starts
 # `tinymcp proxy --http 127.0.0.1:0 ARGS...` (`-- CMD...` or `--config FILE`) in the
-# background, on a port the OS picks, and sets `port`. Uses the caller's `tinymcp` (the
-# binary), `logs` (a folder for its log) and `pids` (an array the caller's trap kills).
+# background, on a port the OS picks, and sets `port`.
+. scripts/lib.sh
+logs=$(mktemp -d)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
+
 proxy() {
   local log="$logs/proxy-${#pids[@]}.log"
   # Made here: the background job opens it later, and sed on a missing file ends the script (2).

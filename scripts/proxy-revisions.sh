@@ -14,11 +14,6 @@ cd "$(dirname "$0")/.."
 tinymcp=${TINYMCP_BIN:-target/release/tinymcp}
 node=.cache/npm/node_modules/.bin/node
 python=.cache/venv/bin/python
-conformance=.cache/npm/node_modules/.bin/conformance
-logs=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
-
 . scripts/proxy-launch.sh
 
 # suite NAME ARGS...: one conformance run against the proxy on `port`; fails on any failure
@@ -26,12 +21,7 @@ trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$logs"' EXIT
 suite() {
   local name=$1
   shift
-  if "$node" "$conformance" server --url "http://127.0.0.1:$port/mcp" "$@" >"$logs/$name.txt" 2>&1; then rc=0; else rc=$?; fi
-  echo "conformance through the proxy, $name: $(grep -E '^Total: ' "$logs/$name.txt" | tail -1) (exit $rc)"
-  if [ "$rc" -ne 0 ]; then
-    sed 's/\x1b\[[0-9;]*m//g' "$logs/$name.txt" | grep -E '^✗|Unexpected|Stale|  ✗|  ✓' | head -40
-    return 1
-  fi
+  conformance_run "conformance through the proxy, $name" "$logs/$name.txt" "http://127.0.0.1:$port/mcp" "$@"
 }
 
 proxy -- "$PWD/$tinymcp" --everything --skills examples/skills --revisions ..2025-11-25

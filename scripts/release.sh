@@ -17,13 +17,6 @@ DIST=dist
 only=""
 [ "${1:-}" = "--only" ] && only=${2:?--only needs x86_64}
 
-static_check() { # fails unless $1 loads no shared library (no interpreter, no NEEDED entry)
-  if readelf -lW "$1" | grep -q INTERP || readelf -dW "$1" | grep -q '(NEEDED)'; then
-    echo "release: $1 is dynamically linked" >&2
-    exit 1
-  fi
-}
-
 rm -rf "$DIST"
 mkdir -p "$DIST"
 built=()
@@ -32,9 +25,10 @@ X86=x86_64-unknown-linux-musl
 rustup target list --installed | grep -qx "$X86" || rustup target add "$X86"
 # mimalloc (the static binary's allocator) and ring compile some C: musl-gcc (scripts/syspkg.sh).
 . scripts/syspkg.sh
+. scripts/lib.sh
 use_musl_cc
 cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$X86"
-static_check "$TARGET/$X86/release/tinymcp"
+check_static "$TARGET/$X86/release/tinymcp"
 cp "$TARGET/$X86/release/tinymcp" "$DIST/tinymcp-$X86"
 built+=("tinymcp-$X86")
 
@@ -49,7 +43,7 @@ if [ -z "$only" ]; then
   if [ -n "$linker" ] && { rustup target list --installed | grep -qx "$ARM" || rustup target add "$ARM"; }; then
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=$linker CC_aarch64_unknown_linux_musl=$linker \
       cargo build --release --locked --quiet --features oauth --bin tinymcp --target "$ARM"
-    static_check "$TARGET/$ARM/release/tinymcp"
+    check_static "$TARGET/$ARM/release/tinymcp"
     cp "$TARGET/$ARM/release/tinymcp" "$DIST/tinymcp-$ARM"
     built+=("tinymcp-$ARM")
   else

@@ -9,37 +9,31 @@
 # more than once in a run.
 # Prints a table: requests, errors, p50/p99, each replica's share (from nginx's access log).
 # Installs the Debian package nginx when missing (as root); when it cannot, says so in one line
-# "scale test skipped: ..." and exits 0. Everything lives under target/scale-test/ (nginx runs with
+# "scale test skipped: ..." and exits as skipped (scripts/lib.sh). Everything lives under target/scale-test/ (nginx runs with
 # its own prefix, pid and logs, in the foreground as our child; no system config is read or
 # touched) and everything started is stopped on exit.
 # deploy/ is checked first (scripts/check-deploy.py: compose.yaml, the Dockerfile and the template
 # agree with each other and with the binary), since Docker cannot run here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 started_at=$SECONDS
 
-skip() {
-  echo "scale test skipped: $*"
-  exit 0
-}
 cargo build --release --quiet --bin tinymcp
 BIN=$(realpath "${CARGO_TARGET_DIR:-target}")/release/tinymcp
 # deploy/ (compose.yaml, Dockerfile, the template) checked without Docker, nginx or not.
 python3 scripts/check-deploy.py "$BIN"
 
 . scripts/syspkg.sh
-PATH=$PATH:/usr/sbin need_command nginx nginx || skip "nginx is missing (see the line above)"
+PATH=$PATH:/usr/sbin need_command nginx nginx || skip "scale test" "nginx is missing (see the line above)"
 NGINX=$(PATH=$PATH:/usr/sbin command -v nginx)
 
 bash scripts/deps.sh
-NODE=.cache/npm/node_modules/.bin/node
-CONFORMANCE=.cache/npm/node_modules/.bin/conformance
 PY=.cache/venv/bin/python
 
 work=$PWD/target/scale-test
 rm -rf "$work"
 mkdir -p "$work/tmp"
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 python3 -c 'import secrets; print(secrets.token_hex(32))' >"$work/state.key"
 chmod 600 "$work/state.key"
 
@@ -120,16 +114,8 @@ fail() {
   status=1
 }
 conformance() { # conformance REVISION: the requirement set, through nginx
-  local out=$work/conformance-$1.txt
-  if "$NODE" "$CONFORMANCE" server --url "$URL/mcp" --requirements "$1" >"$out" 2>&1; then rc=0; else rc=$?; fi
-  local total
-  total=$(grep -E '^Total: ' "$out" | tail -1)
-  echo "scale test: conformance --requirements $1 through nginx: ${total:-no summary} (exit $rc)"
-  if [ "$rc" -eq 0 ] && grep -qE '^Total: [0-9]+ passed, 0 failed' <<<"$total"; then
-    return 0
-  fi
-  grep -E '^✗|FAIL' "$out" | head -20 || tail -20 "$out"
-  fail "conformance $1 through nginx"
+  conformance_run "scale test: conformance --requirements $1 through nginx" "$work/conformance-$1.txt" "$URL/mcp" \
+    --requirements "$1" || fail "conformance $1 through nginx"
 }
 interop() { # interop NAME ARGS...: one Python SDK client run through nginx
   local name=$1

@@ -9,6 +9,7 @@
 # Usage: scripts/soak.sh [--stdio] [SECONDS] (default 600; try 60 for a quick look).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 MODE=http
 if [ "${1:-}" = "--stdio" ]; then
   MODE=stdio
@@ -119,11 +120,11 @@ code = server.wait(30)
 print("load: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"; exit {code}", flush=True)
 EOF
 fi
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 "${CARGO_TARGET_DIR:-target}/release/tinymcp" --everything --no-watch --http "127.0.0.1:$port" 2>/dev/null &
 server=$!
 trap 'kill $server $load 2>/dev/null || true' EXIT
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+wait_port "$port"
 
 python3 - "$port" "$DURATION" <<'EOF' &
 import json, socket, sys, threading, time

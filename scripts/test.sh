@@ -1,34 +1,57 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: format, lints, unit and integration tests, then the
 # interop tests against clients nobody here wrote (installed by scripts/deps.sh, cached in .cache/).
+# `scripts/test.sh quick`: the tier for while you edit (under 3 minutes on 2 cores, warm): format,
+# lints, unit tests and the in-process protocol tests only (docs/testing.md#the-quick-tier).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
+case ${1:-} in
+  "" | quick) tier=${1:-full} ;;
+  *)
+    echo "usage: scripts/test.sh [quick]  (no argument: everything CI runs; quick: format, lints, unit and in-process tests)" >&2
+    exit 2
+    ;;
+esac
 
 # Cargo builds into $CARGO_TARGET_DIR when it is set.
 TARGET=${CARGO_TARGET_DIR:-target}
 # Each part is announced once as it starts; at the end (or at the first failure) a summary lists
 # every part once with its time, and which one failed. A part that cannot run here says so in its
-# own output with one "skipped" line and counts as passed.
+# own output with one "skipped" line and exits $SKIPPED (scripts/lib.sh): it is listed as skipped.
 parts=()
-part="" part_start=$SECONDS
+part="" part_start=$SECONDS part_status=ok skipped=0
 end_part() {
-  [ -n "$part" ] && parts+=("$(printf '%5ss  %-6s %s' $((SECONDS - part_start)) "$1" "$part")")
+  [ -n "$part" ] && parts+=("$(printf '%5ss  %-7s %s' $((SECONDS - part_start)) "$1" "$part")")
+  [ -n "$part" ] && [ "$1" = skipped ] && skipped=$((skipped + 1))
   part=""
 }
 step() {
-  end_part ok
-  part="$*" part_start=$SECONDS
+  end_part "$part_status"
+  part="$*" part_start=$SECONDS part_status=ok
   printf '\n== %s\n' "$*" >&2
 }
 summary() {
-  if [ "$1" = 0 ]; then end_part ok; else end_part FAILED; fi
-  printf '\n== summary: %s in %ss\n' "$([ "$1" = 0 ] && echo "every part passed" || echo "stopped at a failure")" "$SECONDS" >&2
+  if [ "$1" = 0 ]; then end_part "$part_status"; else end_part FAILED; fi
+  local verdict="stopped at a failure"
+  [ "$1" = 0 ] && verdict="every part passed" && [ "$skipped" -gt 0 ] && verdict="every part passed but $skipped skipped"
+  printf '\n== summary (%s): %s in %ss\n' "$tier" "$verdict" "$SECONDS" >&2
   printf '  %s\n' "${parts[@]}" >&2
 }
 trap 'summary $?' EXIT
+# may_skip CMD...: runs a part's script; its exit $SKIPPED marks the part skipped, not failed.
+may_skip() {
+  local rc=0
+  "$@" || rc=$?
+  [ "$rc" = "$SKIPPED" ] && part_status=skipped && return 0
+  return "$rc"
+}
 
-step "prerequisites"
-bash scripts/prereqs.sh
+# Prerequisites of the interop parts: the quick tier needs only cargo's.
+if [ "$tier" = full ]; then
+  step "prerequisites"
+  bash scripts/prereqs.sh
+fi
 step "cargo fmt --check"
 cargo fmt --check
 step "cargo clippy"
@@ -36,6 +59,15 @@ cargo clippy --all-targets --quiet -- -D warnings
 cargo clippy --all-targets --features oauth --quiet -- -D warnings
 # The stdio-only library (`--no-default-features`, for embedders) must build clean too.
 cargo clippy --lib --no-default-features --quiet -- -D warnings
+if [ "$tier" = quick ]; then
+  # Only what runs in this process: tests/it's other modules spawn the real binary, and the
+  # interop parts need clients nobody here wrote; those are the full run's.
+  step "unit tests (beside the code, in the library and the binary)"
+  cargo test --quiet --features oauth --lib --bins
+  step "in-process protocol tests (tests/it/embedding.rs: the library served to its in-memory client, no process)"
+  cargo test --quiet --features oauth --test it embedding::
+  exit 0
+fi
 step "cargo test"
 cargo test --quiet --features oauth 2>&1 | tee .test-output.log
 step "examples"
@@ -59,7 +91,7 @@ bash scripts/interop-edits.sh "$TARGET/release/tinymcp"
 step "interop: TypeScript SDK client over stdio"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- "$TARGET/release/tinymcp" --everything
 step "interop: MCP Apps: a manifest tool's view in headless Chromium through the official app bridge (skipped without chromium)"
-bash scripts/apps-browser.sh "$TARGET/release/tinymcp"
+may_skip bash scripts/apps-browser.sh "$TARGET/release/tinymcp"
 step "interop: OAuth: the Python SDK's client_credentials client, oidc-provider as the issuer"
 .cache/venv/bin/python tests/interop/python_oauth.py --node .cache/npm/node_modules/.bin/node \
   --issuer-script tests/interop/oidc_issuer.mjs -- "$TARGET/release/tinymcp"
@@ -71,19 +103,20 @@ if rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-mu
   bash scripts/build-static.sh
 else
   echo "static build skipped: the Rust target x86_64-unknown-linux-musl is not installed and cannot be added here"
+  part_status=skipped
 fi
 step "release: actionlint on the workflow, the static binary with its checksums and MCP bundle (mcpb validate, pack), server.json against the registry schema, cargo publish --dry-run"
 bash scripts/check-release.sh
 step "container: the FROM scratch image built and run with podman (skipped with a line where it cannot run)"
-bash scripts/check-container.sh
+may_skip bash scripts/check-container.sh
 step "conformance suite (2025-11-25) over Streamable HTTP"
 bash scripts/conformance.sh
 step "interop: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 "$TARGET/release/tinymcp" --everything --skills examples/skills --http "127.0.0.1:$port" &
 server=$!
 trap 'rc=$?; kill $server 2>/dev/null; summary $rc' EXIT
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+wait_port "$port"
 .cache/venv/bin/python tests/interop/python_client.py --transport http "http://127.0.0.1:$port/mcp"
 for mode in 2026-07-28 auto; do
   .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport http "http://127.0.0.1:$port/mcp"
@@ -96,11 +129,11 @@ step "interop: Python SDK client over stdio through tinymcp connect (2025-11-25,
 for mode in 2026-07-28 auto; do
   .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$port/mcp"
 done
-everything_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+everything_port=$(free_port)
 PORT=$everything_port .cache/npm/node_modules/.bin/node .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp 2>/dev/null &
 everything=$!
 trap 'rc=$?; kill $server $everything 2>/dev/null; summary $rc' EXIT
-for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$everything_port") 2>/dev/null && break; sleep 0.05; done
+wait_port "$everything_port"
 .cache/venv/bin/python tests/interop/python_connect.py -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$everything_port/mcp"
 kill $everything 2>/dev/null || true
 step "interop: tinymcp proxy: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE, to tinymcp --everything and server-everything over stdio"
@@ -108,4 +141,4 @@ bash scripts/proxy-interop.sh
 step "interop: tinymcp proxy between revisions: the conformance suite's 2026-07-28 requirement set through a child pinned to 2025-11-25 and its 2025-11-25 set through one pinned to 2026-07-28, the Python and TypeScript SDK clients, --shared"
 bash scripts/proxy-revisions.sh
 step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"
-bash scripts/scale-test.sh
+may_skip bash scripts/scale-test.sh

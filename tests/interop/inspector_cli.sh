@@ -5,6 +5,7 @@
 # runs one Inspector command and asserts on the JSON it printed from the server's answer. Usage: tests/interop/inspector_cli.sh [BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/lib.sh
 BIN=${1:-${CARGO_TARGET_DIR:-target}/release/tinymcp}
 NODE=$PWD/.cache/npm/node_modules/.bin/node
 INSPECTOR=$PWD/.cache/npm/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js
@@ -63,10 +64,10 @@ check "folder: an escape is an error result" 5 'r["isError"] is True and "leaves
 check "folder: resources/read" 0 'r["contents"][0]["text"] == "hello from a file\n"' -- \
   "$BIN" --root "$tmp/root" --method resources/read --uri "file://$tmp/root/sub/a.txt"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 "$BIN" --everything --http "127.0.0.1:$port" 2>/dev/null &
 server=$!
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+wait_port "$port"
 check "http: echo" 0 "$text == 'Echo: over http'" -- \
   "http://127.0.0.1:$port/mcp" --method tools/call --tool-name echo --tool-arg "message=over http"
 check "http: prompts/list" 0 '"test_simple_prompt" in {p["name"] for p in r["prompts"]}' -- \

@@ -9,6 +9,7 @@ use std::time::Duration;
 mod cli;
 mod provide;
 
+use cli::flags::{Arg, Flags};
 use cli::hosts::{self, Host};
 use provide::files::FilesOptions;
 use provide::manifest;
@@ -325,7 +326,9 @@ enum Parsed {
     Version,
 }
 
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
+    let mut flags = Flags::new(args);
+    let mut version = false;
     let mut parsed = Args {
         everything: false,
         http: None,
@@ -368,100 +371,107 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Parsed, String> 
         #[cfg(feature = "http")]
         oauth: cli::oauth::Flags::default(),
     };
-    while let Some(arg) = args.next() {
+    while let Some(arg) = flags.next()? {
+        let arg = match arg {
+            Arg::Flag(flag) => flag,
+            Arg::Word(word) => return Err(unknown(&word)),
+        };
         match arg.as_str() {
-            "-V" | "--version" => return Ok(Parsed::Version),
+            "-V" | "--version" => version = true,
             "--everything" => parsed.everything = true,
             "--revisions" => {
-                let range = value(&arg, args.next())?;
+                let range = flags.value(&arg)?;
                 parsed.revisions = Some(range.parse().map_err(|why| format!("--revisions: {why}"))?);
             }
-            "--http" => parsed.http = Some(value(&arg, args.next())?),
-            "--allow-origin" => parsed.allow_origins.push(value(&arg, args.next())?),
-            "--allow-host" => parsed.allow_hosts.push(value(&arg, args.next())?),
-            "--token-file" => parsed.token_file = Some(value(&arg, args.next())?),
-            "--max-sessions" => parsed.max_sessions = Some(number(&arg, args.next())?),
-            "--session-idle-secs" => parsed.session_idle_secs = Some(number(&arg, args.next())?),
-            "--session-ttl-secs" => parsed.session_ttl_secs = Some(number(&arg, args.next())?),
-            "--max-streams" => parsed.max_streams = Some(number(&arg, args.next())?),
-            "--max-connections" => parsed.max_connections = Some(number(&arg, args.next())?),
-            "--idle-secs" => parsed.idle_secs = Some(number(&arg, args.next())?),
-            "--handshake-secs" => parsed.handshake_secs = Some(number(&arg, args.next())?),
-            "--read-secs" => parsed.read_secs = Some(number(&arg, args.next())?),
-            "--write-secs" => parsed.write_secs = Some(number(&arg, args.next())?),
-            "--root" => parsed.roots.push(PathBuf::from(args.next().ok_or("--root needs a folder")?)),
-            "--manifest" => parsed.manifest = Some(PathBuf::from(args.next().ok_or("--manifest needs a file")?)),
-            "--check" => return check_files(args),
-            "--skills" => parsed.skills = Some(PathBuf::from(args.next().ok_or("--skills needs a folder")?)),
+            "--http" => parsed.http = Some(flags.value(&arg)?),
+            "--allow-origin" => parsed.allow_origins.push(flags.value(&arg)?),
+            "--allow-host" => parsed.allow_hosts.push(flags.value(&arg)?),
+            "--token-file" => parsed.token_file = Some(flags.value(&arg)?),
+            "--max-sessions" => parsed.max_sessions = Some(flags.number(&arg)?),
+            "--session-idle-secs" => parsed.session_idle_secs = Some(flags.number(&arg)?),
+            "--session-ttl-secs" => parsed.session_ttl_secs = Some(flags.number(&arg)?),
+            "--max-streams" => parsed.max_streams = Some(flags.number(&arg)?),
+            "--max-connections" => parsed.max_connections = Some(flags.number(&arg)?),
+            "--idle-secs" => parsed.idle_secs = Some(flags.number(&arg)?),
+            "--handshake-secs" => parsed.handshake_secs = Some(flags.number(&arg)?),
+            "--read-secs" => parsed.read_secs = Some(flags.number(&arg)?),
+            "--write-secs" => parsed.write_secs = Some(flags.number(&arg)?),
+            "--root" => parsed.roots.push(PathBuf::from(flags.value_named(&arg, "a folder")?)),
+            "--manifest" => parsed.manifest = Some(PathBuf::from(flags.value_named(&arg, "a file")?)),
+            "--check" => return check_files(flags.rest()?),
+            "--skills" => parsed.skills = Some(PathBuf::from(flags.value_named(&arg, "a folder")?)),
             "--state-key-file" => {
-                parsed.state_key_file = Some(PathBuf::from(args.next().ok_or("--state-key-file needs a file")?));
+                parsed.state_key_file = Some(PathBuf::from(flags.value_named(&arg, "a file")?));
             }
-            "--node-id" => parsed.node_id = Some(value(&arg, args.next())?),
+            "--node-id" => parsed.node_id = Some(flags.value(&arg)?),
             "--include-hidden" => parsed.include_hidden = true,
             "--no-ignore" => parsed.no_ignore = true,
             "--client-roots" => parsed.client_roots = true,
             "--write" => parsed.write_all = true,
             "--write-root" => {
-                parsed.write_roots.push(PathBuf::from(args.next().ok_or("--write-root needs a folder")?));
+                parsed.write_roots.push(PathBuf::from(flags.value_named(&arg, "a folder")?));
             }
-            "--max-files" => parsed.max_files = Some(number(&arg, args.next())?),
-            "--max-answer-bytes" => parsed.max_answer_bytes = Some(number(&arg, args.next())?),
+            "--max-files" => parsed.max_files = Some(flags.number(&arg)?),
+            "--max-answer-bytes" => parsed.max_answer_bytes = Some(flags.number(&arg)?),
             "--no-watch" => parsed.watch = false,
             "--watch-interval" => {
-                parsed.watch_interval = Duration::from_millis(number(&arg, args.next())? as u64);
+                parsed.watch_interval = Duration::from_millis(flags.number(&arg)? as u64);
             }
-            "--max-message-bytes" => parsed.max_message_bytes = Some(number(&arg, args.next())?),
-            "--page-size" => parsed.page_size = Some(number(&arg, args.next())?),
-            "--max-in-flight" => parsed.max_in_flight = Some(number(&arg, args.next())?),
-            "--drain-secs" => parsed.drain_secs = number(&arg, args.next())?,
+            "--max-message-bytes" => parsed.max_message_bytes = Some(flags.number(&arg)?),
+            "--page-size" => parsed.page_size = Some(flags.number(&arg)?),
+            "--max-in-flight" => parsed.max_in_flight = Some(flags.number(&arg)?),
+            "--drain-secs" => parsed.drain_secs = flags.number(&arg)?,
             "--trusted-proxy" => {
-                let value = value(&arg, args.next())?;
+                let value = flags.value(&arg)?;
                 let ip = value.trim_matches(|c| c == '[' || c == ']').parse().map_err(|_| {
                     format!("--trusted-proxy: expected an IP address (no port, no name), got {value:?}")
                 })?;
                 parsed.trusted_proxies.push(ip);
             }
             #[cfg(feature = "http")]
-            "--oauth-issuer" => parsed.oauth.issuer = Some(value(&arg, args.next())?),
+            "--oauth-issuer" => parsed.oauth.issuer = Some(flags.value(&arg)?),
             #[cfg(feature = "http")]
-            "--public-url" => parsed.oauth.public_url = Some(value(&arg, args.next())?),
+            "--public-url" => parsed.oauth.public_url = Some(flags.value(&arg)?),
             #[cfg(feature = "http")]
-            "--oauth-scope" => parsed.oauth.scopes.push(value(&arg, args.next())?),
+            "--oauth-scope" => parsed.oauth.scopes.push(flags.value(&arg)?),
             #[cfg(feature = "http")]
-            "--oauth-introspection" => parsed.oauth.introspection = Some(value(&arg, args.next())?),
+            "--oauth-introspection" => parsed.oauth.introspection = Some(flags.value(&arg)?),
             #[cfg(feature = "http")]
-            "--oauth-client-id" => parsed.oauth.client_id = Some(value(&arg, args.next())?),
+            "--oauth-client-id" => parsed.oauth.client_id = Some(flags.value(&arg)?),
             #[cfg(feature = "http")]
-            "--oauth-client-secret-file" => parsed.oauth.client_secret_file = Some(value(&arg, args.next())?),
+            "--oauth-client-secret-file" => parsed.oauth.client_secret_file = Some(flags.value(&arg)?),
             // Not in --help: how far token times may be off, for tests of expiry.
             #[cfg(feature = "http")]
             "--oauth-leeway-ms" => {
-                parsed.oauth.leeway = Some(Duration::from_millis(number(&arg, args.next())? as u64));
+                parsed.oauth.leeway = Some(Duration::from_millis(flags.number(&arg)? as u64));
             }
             // Not in --help: the shortest time between two fetches of the issuer's keys, for tests.
             #[cfg(feature = "http")]
             "--oauth-refetch-ms" => {
-                parsed.oauth.refetch = Some(Duration::from_millis(number(&arg, args.next())? as u64));
+                parsed.oauth.refetch = Some(Duration::from_millis(flags.number(&arg)? as u64));
             }
-            "--max-listen-streams" => parsed.max_listen_streams = Some(number(&arg, args.next())?),
+            "--max-listen-streams" => parsed.max_listen_streams = Some(flags.number(&arg)?),
             "--cache-ttl-ms" => {
-                let value = value(&arg, args.next())?;
+                let value = flags.value(&arg)?;
                 let ms =
                     value.parse().map_err(|_| format!("--cache-ttl-ms: expected a whole number, got {value:?}"))?;
                 parsed.cache_ttl_ms = Some(ms);
             }
-            "--task-ttl-ms" => parsed.task_ttl_ms = Some(number(&arg, args.next())?),
+            "--task-ttl-ms" => parsed.task_ttl_ms = Some(flags.number(&arg)?),
             // Not in --help: how long a requestState lives, for tests of its expiry.
-            "--state-ttl-secs" => parsed.state_ttl_secs = Some(number(&arg, args.next())?),
+            "--state-ttl-secs" => parsed.state_ttl_secs = Some(flags.number(&arg)?),
             other => return Err(unknown(other)),
         }
+    }
+    if version {
+        return Ok(Parsed::Version);
     }
     Ok(Parsed::Run(Box::new(parsed)))
 }
 
 /// `--check FILE...`: every argument after it is a manifest to check (a repeated `--check` is
 /// allowed); any other flag there is a mistake rather than something silently ignored.
-fn check_files(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
+fn check_files(args: Vec<String>) -> Result<Parsed, String> {
     let mut files = Vec::new();
     for arg in args {
         match arg.as_str() {
@@ -505,10 +515,6 @@ fn terminal_hint(args: &Args) -> String {
     )
 }
 
-fn value(flag: &str, value: Option<String>) -> Result<String, String> {
-    value.filter(|v| !v.starts_with("--")).ok_or_else(|| format!("{flag} needs a value"))
-}
-
 /// `tinymcp config`'s usage (`--help`).
 const CONFIG_USAGE: &str = "    tinymcp config --host HOST [--url URL] [OPTIONS]
         print the configuration that makes that host run this binary with these options
@@ -525,43 +531,45 @@ const INSTALL_USAGE: &str =
 
 /// `tinymcp config --host HOST [OPTIONS]`: the options are checked as if to run, and the paths
 /// in them made absolute, since a host starts the server in a folder of its choosing.
-fn parse_config(mut args: impl Iterator<Item = String>, installing: bool) -> Result<Parsed, String> {
+fn parse_config(args: impl IntoIterator<Item = String>, installing: bool) -> Result<Parsed, String> {
+    let mut args = Flags::new(args);
     let mut host = None;
     let mut flags = Vec::new();
     let mut url = None;
     let mut install = Install { scope: cli::install::Scope::User, config_file: None, dry_run: false };
-    while let Some(arg) = args.next() {
+    while let Some(arg) = args.next()? {
         match arg.as_str() {
             "--scope" if installing => {
-                install.scope = match value(&arg, args.next())?.as_str() {
+                install.scope = match args.value("--scope")?.as_str() {
                     "user" => cli::install::Scope::User,
                     "project" => cli::install::Scope::Project,
                     other => return Err(format!("--scope: expected user or project, got {other:?}")),
                 }
             }
-            "--config-file" if installing => install.config_file = Some(PathBuf::from(value(&arg, args.next())?)),
+            "--config-file" if installing => install.config_file = Some(PathBuf::from(args.value("--config-file")?)),
             "--dry-run" if installing => install.dry_run = true,
             "--url" => {
-                let value = value(&arg, args.next())?;
+                let value = args.value("--url")?;
                 if !value.starts_with("http://") && !value.starts_with("https://") {
                     return Err(format!("--url: expected an http:// or https:// URL, got {value:?}"));
                 }
                 url = Some(value);
             }
             "--host" => {
-                let name = args.next().ok_or_else(|| format!("--host needs one of: {}", hosts::HOST_NAMES))?;
+                let name = args.value_named("--host", &format!("one of: {}", hosts::HOST_NAMES))?;
                 let found = Host::from_name(&name)
                     .ok_or_else(|| format!("--host: expected one of {}, got {name:?}", hosts::HOST_NAMES))?;
                 host = Some(found);
             }
             flag if cli::install::PATH_FLAGS.contains(&flag) => {
-                let value = args.next().ok_or_else(|| format!("{arg} needs a path"))?;
+                let flag = flag.to_owned();
+                let value = args.value_named(&flag, "a path")?;
                 let absolute =
-                    std::fs::canonicalize(&value).map_err(|e| format!("{arg} {value}: {e}"))?.display().to_string();
-                flags.push(arg);
+                    std::fs::canonicalize(&value).map_err(|e| format!("{flag} {value}: {e}"))?.display().to_string();
+                flags.push(flag);
                 flags.push(absolute);
             }
-            _ => flags.push(arg),
+            _ => args.pass(arg, &mut flags)?,
         }
     }
     let host = host.ok_or_else(|| format!("config needs --host (one of: {})", hosts::HOST_NAMES))?;
@@ -641,14 +649,6 @@ fn install_entry(
         (_, None) => message.push_str(&format!("tinymcp: {host}: {shown} written: {what} it (a new file)")),
     }
     Ok((None, format!("{message}\ntinymcp: restart {host} (or reload its MCP servers) to use it")))
-}
-
-fn number(flag: &str, value: Option<String>) -> Result<usize, String> {
-    let value = value.ok_or_else(|| format!("{flag} needs a number"))?;
-    match value.parse() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err(format!("{flag}: expected a positive whole number, got {value:?}")),
-    }
 }
 
 fn run(args: Args) -> Result<(), tinymcp::Error> {
@@ -955,7 +955,14 @@ fn main() -> ExitCode {
         .parse_env("RUST_LOG")
         .target(env_logger::Target::Stderr)
         .init();
-    let raw: Vec<String> = std::env::args().skip(1).collect();
+    // Arguments are text (paths included): one that is not UTF-8 is refused, by name.
+    let raw: Vec<String> = match std::env::args_os().skip(1).map(std::ffi::OsString::into_string).collect() {
+        Ok(raw) => raw,
+        Err(arg) => {
+            eprintln!("tinymcp: the argument {arg:?} is not valid UTF-8");
+            return ExitCode::from(2);
+        }
+    };
     // Help is the one thing printed before a transport starts (stdout, exit 0).
     match help_asked(&raw) {
         Some(Ok(text)) => {

@@ -3,6 +3,7 @@
 //! handling, the one module allowed `unsafe`).
 
 pub mod connect;
+pub mod flags;
 pub mod health;
 pub mod hosts;
 pub mod install;

@@ -573,7 +573,7 @@ fn parse_config(args: impl IntoIterator<Item = String>, installing: bool) -> Res
         }
     }
     let host = host.ok_or_else(|| format!("config needs --host (one of: {})", hosts::HOST_NAMES))?;
-    match parse_args(flags.clone().into_iter())? {
+    match parse_args(flags.clone())? {
         Parsed::Run(run) => {
             let nothing = run.roots.is_empty() && run.write_roots.is_empty() && run.manifest.is_none();
             if nothing && !run.everything && run.skills.is_none() {
@@ -668,7 +668,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
 #[cfg(feature = "http")]
 fn proxy(raw: impl Iterator<Item = String>) -> Result<(), String> {
     let parsed = cli::proxy::parse(raw)?;
-    let args = match parse_args(parsed.rest.into_iter())? {
+    let args = match parse_args(parsed.rest)? {
         Parsed::Run(args) => *args,
         _ => return Err("expected the HTTP flags, `--` and a command".into()),
     };

@@ -88,7 +88,9 @@ impl Flags {
         Ok(())
     }
 
-    /// When the next argument is `--`: everything after it, as it is (a child's command line).
+    /// When the next argument is `--`: everything after it, as it is (a child's command line,
+    /// `tinymcp proxy`'s, which an HTTP-less build lacks).
+    #[cfg(feature = "http")]
     pub fn after_double_dash(&mut self) -> Result<Option<Vec<String>>, String> {
         let mut raw = self.parser.raw_args().map_err(|e| e.to_string())?;
         if raw.peek().and_then(|arg| arg.to_str()) != Some("--") {
@@ -144,6 +146,7 @@ mod tests {
         assert_eq!(out, ["--http", "127.0.0.1:0", "x"]);
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn a_double_dash_hands_over_the_rest_untouched() {
         let mut f = flags(&["--shared", "--", "server", "--help"]);

@@ -1,6 +1,8 @@
 //! `tinymcp health [URL]`: exit 0 when the server at URL answers `/healthz` with 200, else 1
 //! with the reason. The container's HEALTHCHECK (an image built `FROM scratch` has no curl).
 
+use crate::cli::flags::{Arg, Flags};
+
 /// `tinymcp health`'s usage (`--help`).
 pub const USAGE: &str = "    tinymcp health [URL]
         exit 0 when URL (default http://127.0.0.1:8080/healthz) answers 200 within 3 s, else 1
@@ -13,12 +15,17 @@ pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/healthz";
 const WITHIN: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Probes the URL given (or `DEFAULT_URL`); `Err` says why the server is not healthy.
-pub fn run(mut args: impl Iterator<Item = String>) -> Result<(), String> {
-    let url = args.next().unwrap_or_else(|| DEFAULT_URL.to_owned());
-    if let Some(extra) = args.next() {
-        return Err(format!("health takes one URL, got also {extra:?}"));
+pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
+    let mut args = Flags::new(args);
+    let mut url = None;
+    while let Some(arg) = args.next()? {
+        match arg {
+            Arg::Flag(flag) => return Err(format!("unknown option {flag} (see tinymcp health --help)")),
+            Arg::Word(word) if url.is_none() => url = Some(word),
+            Arg::Word(word) => return Err(format!("health takes one URL, got also {word:?}")),
+        }
     }
-    probe(&url)
+    probe(url.as_deref().unwrap_or(DEFAULT_URL))
 }
 
 #[cfg(feature = "http")]

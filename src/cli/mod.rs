@@ -2,13 +2,17 @@
 //! stdio-to-HTTP bridge `connect`, the health probe, the secret files, and SIGTERM/SIGINT
 //! handling, the one module allowed `unsafe`).
 
+pub mod config;
 pub mod connect;
+pub mod flags;
 pub mod health;
+pub mod help;
 pub mod hosts;
 pub mod install;
 pub mod jsondoc;
 #[cfg(feature = "http")]
 pub mod oauth;
+pub mod options;
 #[cfg(feature = "http")]
 pub mod proxy;
 pub mod secret;

@@ -5,7 +5,7 @@
 
 // The mutator every fuzz test shares; this one uses no HTTP tokens.
 #[allow(dead_code)]
-#[path = "../../tests/it/fuzz/mutation.rs"]
+#[path = "../util/fuzz.rs"]
 mod mutation;
 
 use super::files::{self, FilesOptions};

@@ -4,11 +4,11 @@
 
 pub mod base64;
 pub(crate) mod crypto;
-// The one mutator of every fuzz test lives with the integration tests, which share it; here only
-// the mutator and the time bound are used (the seed corpus is for fuzzing the binary).
+// The one mutator of every fuzz test, test-only; the binary's unit tests and tests/it include
+// the same file. Here only the mutator and the time bound are used (the seed corpus is for
+// fuzzing the binary).
 #[cfg(test)]
 #[allow(dead_code)]
-#[path = "../../tests/it/fuzz/mutation.rs"]
 pub(crate) mod fuzz;
 pub mod percent;
 pub mod random;

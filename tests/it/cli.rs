@@ -2,7 +2,7 @@
 //! kept in step with docs/options.md, argument errors that say what to do, and the secrets
 //! `proxy --pass-env` refuses.
 
-use crate::support::{run_binary, TempDir};
+use crate::support::{run_binary, run_binary_in, TempDir};
 use std::collections::BTreeSet;
 
 /// The subcommands, each with flags its usage must name.
@@ -151,4 +151,42 @@ fn proxy_refuses_to_pass_any_secret_variable_of_the_binary() {
         let why = stderr(&out);
         assert!(why.contains(variable) && why.contains("never passed"), "{variable}: {why}");
     }
+}
+
+// One parser for every command: `--flag=value` is `--flag value` everywhere, a flag where a
+// value belongs is named, a value given to a switch is refused, and `--` hands the rest over.
+#[test]
+fn every_command_takes_flag_equals_value_and_says_which_flag_lacks_its_value() {
+    let dir = TempDir::new("equals");
+    let folder = dir.path().canonicalize().unwrap();
+    let folder = folder.to_str().unwrap();
+    let out = run_binary_in(&["config", "--host=claude-code", "--root=."], Some(dir.path()), &[]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout(&out).contains(folder), "the relative --root=. is made absolute: {out:?}");
+    let out = run_binary(&["--page-size", "--root", "."]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("--page-size needs a number"), "{out:?}");
+    let out = run_binary(&["--version=2"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("--version"), "{out:?}");
+    let out = run_binary(&["connect", "--transport=carrier-pigeon", "http://127.0.0.1:1/mcp"]);
+    assert!(stderr(&out).contains("--transport: expected auto, http or sse"), "{out:?}");
+    let out = run_binary(&["health", "--verbose"]);
+    assert!(stderr(&out).contains("unknown option --verbose") && stderr(&out).contains("health --help"), "{out:?}");
+    let out = run_binary(&["proxy", "--http=127.0.0.1:99999", "--pass-env=TINYMCP_TOKEN", "--", "true"]);
+    assert!(stderr(&out).contains("TINYMCP_TOKEN"), "{out:?}");
+}
+
+// Arguments are text: a path that is not UTF-8 is refused by name, not a panic.
+#[cfg(unix)]
+#[test]
+fn an_argument_that_is_not_utf8_is_refused_by_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tinymcp"))
+        .arg("--root")
+        .arg(std::ffi::OsStr::from_bytes(b"/tmp/\xff"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(stderr(&out).contains("not valid UTF-8"), "{out:?}");
 }

@@ -3,13 +3,13 @@
 //! list, on both eras) mutated and written to its stdin, and POSTed to `/mcp` (with, now and
 //! then, the request head mutated too). After each message a `ping` must be answered, and
 //! every message the server sends must be valid JSON-RPC. The mutator, corpus and check are
-//! the in-process fuzzers' own (`fuzz/mutation.rs`, which the library's and the binary's unit
+//! the in-process fuzzers' own (`src/util/fuzz.rs`, which the library's and the binary's unit
 //! tests include too); `TINYMCP_FUZZ_ROUNDS` runs longer (`scripts/fuzz.sh`), and a failure
 //! names its round, which replays.
 
 // Only part of it is used here (not the time bound of direct calls).
 #[allow(dead_code)]
-#[path = "fuzz/mutation.rs"]
+#[path = "../../src/util/fuzz.rs"]
 mod mutation;
 
 use crate::raw_http::{read_reply, sse_events, write_request, Server, ACCEPT_BOTH, JSON};

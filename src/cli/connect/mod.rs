@@ -8,6 +8,7 @@ mod modern;
 mod sse;
 mod streamable;
 
+use crate::cli::flags::{Arg, Flags};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -63,31 +64,34 @@ pub const USAGE: &str =
         --token-env VAR sends `Authorization: Bearer` with the token in VAR";
 
 /// Parses the options and forwards until the end of stdin; `Err` says why it could not.
-pub fn run(mut args: impl Iterator<Item = String>) -> Result<(), String> {
+pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
+    let mut args = Flags::new(args);
     let mut url = None;
     let mut transport = Transport::Auto;
     let mut headers = Vec::new();
-    while let Some(arg) = args.next() {
-        let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
-        match arg.as_str() {
-            "--transport" => {
-                transport = match value("--transport")?.as_str() {
-                    "auto" => Transport::Auto,
-                    "http" => Transport::Http,
-                    "sse" => Transport::Sse,
-                    other => return Err(format!("--transport: expected auto, http or sse, got {other:?}")),
+    while let Some(arg) = args.next()? {
+        match arg {
+            Arg::Flag(flag) => match flag.as_str() {
+                "--transport" => {
+                    transport = match args.value(&flag)?.as_str() {
+                        "auto" => Transport::Auto,
+                        "http" => Transport::Http,
+                        "sse" => Transport::Sse,
+                        other => return Err(format!("--transport: expected auto, http or sse, got {other:?}")),
+                    }
                 }
-            }
-            "--header" => headers.push(header(&value("--header")?, |name| std::env::var(name).ok())?),
-            "--token-env" => {
-                let var = value("--token-env")?;
-                let token = std::env::var(&var).ok().filter(|t| !t.trim().is_empty());
-                let token = token.ok_or_else(|| format!("--token-env {var}: the environment variable is not set"))?;
-                headers.push(("Authorization".to_owned(), format!("Bearer {}", token.trim())));
-            }
-            flag if flag.starts_with('-') => return Err(format!("unknown option {flag} (see tinymcp connect --help)")),
-            _ if url.is_none() => url = Some(arg),
-            _ => return Err(format!("connect takes one URL, got also {arg:?}")),
+                "--header" => headers.push(header(&args.value(&flag)?, |name| std::env::var(name).ok())?),
+                "--token-env" => {
+                    let var = args.value(&flag)?;
+                    let token = std::env::var(&var).ok().filter(|t| !t.trim().is_empty());
+                    let token =
+                        token.ok_or_else(|| format!("--token-env {var}: the environment variable is not set"))?;
+                    headers.push(("Authorization".to_owned(), format!("Bearer {}", token.trim())));
+                }
+                _ => return Err(format!("unknown option {flag} (see tinymcp connect --help)")),
+            },
+            Arg::Word(word) if url.is_none() => url = Some(word),
+            Arg::Word(word) => return Err(format!("connect takes one URL, got also {word:?}")),
         }
     }
     let url = url.ok_or("expected a URL, e.g. tinymcp connect http://127.0.0.1:8080/mcp")?;

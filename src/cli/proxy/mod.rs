@@ -7,6 +7,7 @@
 mod child;
 mod config;
 
+use crate::cli::flags::Flags;
 pub use child::end_all;
 use child::{Child, Spec};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,8 +46,8 @@ pub struct Parsed {
 }
 
 /// Splits `proxy`'s arguments: its own flags, the server's, and the command after `--`.
-pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
-    let mut args = args.peekable();
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
+    let mut args = Flags::new(args);
     let mut rest = Vec::new();
     let mut pass = Vec::new();
     let mut answer_within = Duration::from_secs(60);
@@ -54,18 +55,17 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
     let mut command = Vec::new();
     let mut config = None;
     let mut shared = false;
-    while let Some(arg) = args.next() {
+    loop {
+        if let Some(after) = args.after_double_dash()? {
+            command = after;
+            break;
+        }
+        let Some(arg) = args.next()? else { break };
         match arg.as_str() {
             "--shared" => shared = true,
-            "--config" => {
-                config = Some(args.next().filter(|v| !v.starts_with("--")).ok_or("--config needs a file")?);
-            }
-            "--" => {
-                command.extend(args.by_ref());
-                break;
-            }
+            "--config" => config = Some(args.value_named("--config", "a file")?),
             "--pass-env" => {
-                let name = args.next().filter(|v| !v.starts_with("--")).ok_or("--pass-env needs a variable name")?;
+                let name = args.value_named("--pass-env", "a variable name")?;
                 // The bearer token guards the proxy, not the child: no secret of ours is passed on.
                 crate::cli::secret::refuse_secret_variable(&name)?;
                 if name.is_empty() || name.contains('=') {
@@ -74,21 +74,16 @@ pub fn parse(args: impl Iterator<Item = String>) -> Result<Parsed, String> {
                 pass.push(name);
             }
             "--answer-within-secs" => {
-                let value = args.next().unwrap_or_default();
-                let secs: u64 =
-                    value.parse().ok().filter(|s| *s > 0).ok_or_else(|| {
-                        format!("--answer-within-secs: expected a positive whole number, got {value:?}")
-                    })?;
-                answer_within = Duration::from_secs(secs);
+                answer_within = Duration::from_secs(args.number("--answer-within-secs")? as u64);
             }
             "--max-message-bytes" => {
-                let value = args.next().unwrap_or_default();
+                let value = args.value("--max-message-bytes")?;
                 max_line = value
                     .parse()
                     .map_err(|_| format!("--max-message-bytes: expected a whole number, got {value:?}"))?;
                 rest.extend(["--max-message-bytes".to_owned(), value]);
             }
-            _ => rest.push(arg),
+            _ => args.pass(arg, &mut rest)?,
         }
     }
     let mut command = command.into_iter();

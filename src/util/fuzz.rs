@@ -1,7 +1,8 @@
 //! The one seeded mutator of every fuzz test (xorshift: a failure replays), the seed corpus and
-//! the JSON-RPC check; `TINYMCP_FUZZ_ROUNDS` runs longer. Included (`#[path]`) by the library's
-//! unit tests (HTTP heads, chunked bodies, JSON-RPC, URI templates, schemas), the binary's
-//! (providers, manifests, globs) and `fuzz_binary.rs` here (the real binary).
+//! the JSON-RPC check; `TINYMCP_FUZZ_ROUNDS` runs longer. The library's unit tests
+//! (HTTP heads, chunked bodies, JSON-RPC, URI templates, schemas) use it as `util::fuzz`; the
+//! binary's (providers, manifests, globs) and tests/it/fuzz_binary.rs (the real binary) include
+//! this file by `#[path]`. It lives under src/ so the published crate's tests find it.
 
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

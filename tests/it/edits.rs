@@ -300,7 +300,6 @@ fn writes_are_followed_by_change_notifications() {
     client.wait(|m| m["method"] == "notifications/resources/list_changed");
     let listed = client.request("resources/list", json!({}));
     assert!(listed.to_string().contains(&p.dir.uri("sub/new.txt")), "{listed}");
-    client.drain(Duration::from_millis(50));
 }
 
 /// Write attempts the race below makes; `TINYMCP_WRITE_RACE_ROUNDS` asks for more (it stops

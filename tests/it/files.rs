@@ -46,6 +46,24 @@ fn serve_over(t: Transport, dir: &TempDir, extra: &[&str]) -> Client {
     client
 }
 
+/// Waits for two watcher ticks later than every change made so far, and returns what came
+/// meanwhile (the backlog's first): a probe file is added, then removed once its list change
+/// came. The watcher is one thread and each listener's messages go through one queue, so
+/// whatever the tick that saw the earlier changes sent came before the second list change.
+pub(crate) fn after_later_ticks(client: &mut Client, dir: &TempDir) -> Vec<Value> {
+    let probe = dir.write("tick-probe.txt", "probe\n");
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    std::fs::remove_file(probe).expect("remove the probe");
+    client.wait(|m| m["method"] == "notifications/resources/list_changed");
+    client.backlog.drain(..).collect()
+}
+
+/// Whether the process `pid` runs a thread named `name`.
+pub(crate) fn has_thread(pid: u32, name: &str) -> bool {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the process's threads");
+    tasks.flatten().any(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim_end() == name))
+}
+
 fn names(list: &Value) -> Vec<String> {
     list["result"]["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_owned()).collect()
 }
@@ -368,6 +386,8 @@ fn summarize_file_embeds_the_file_and_completes_its_path(t: Transport) {
 fn subscribed_files_report_changes_and_new_files_change_the_list(t: Transport) {
     let f = fixture();
     let mut client = serve_over(t, &f.dir, &[]);
+    // The thread `no_watch_sends_no_change_notifications` finds absent.
+    assert!(has_thread(client.pid(), "tinymcp-watch"), "no watcher thread");
     let uri = f.dir.uri("a.txt");
     client.request("resources/read", json!({"uri": uri}));
     check(&client.request("resources/subscribe", json!({"uri": uri})), json!({"result": {}}));
@@ -382,10 +402,10 @@ fn subscribed_files_report_changes_and_new_files_change_the_list(t: Transport) {
     assert!(!names(&client.request("resources/list", json!({}))).contains(&"sub/new.txt".to_owned()));
     // An unsubscribed file changing sends nothing. A write is a truncation then a write, so a
     // busy machine's watcher may have seen the first change twice: forget what came so far.
-    client.drain(Duration::from_millis(100));
+    after_later_ticks(&mut client, &f.dir);
     check(&client.request("resources/unsubscribe", json!({"uri": uri})), json!({"result": {}}));
     f.dir.write("a.txt", "x");
-    let seen = client.drain(Duration::from_millis(300));
+    let seen = after_later_ticks(&mut client, &f.dir);
     assert!(!seen.iter().any(|m| m["method"] == "notifications/resources/updated"), "{seen:?}");
 }
 
@@ -426,7 +446,9 @@ fn no_watch_sends_no_change_notifications() {
     client.request("resources/subscribe", json!({"uri": uri}));
     f.dir.write("a.txt", "changed, and longer than before\n");
     f.dir.write("new.txt", "new\n");
-    let seen = client.drain(Duration::from_millis(300));
+    // Nothing looks at the files: no watcher thread runs (the one that would is tinymcp-watch).
+    assert!(!has_thread(client.pid(), "tinymcp-watch"), "a watcher runs despite --no-watch");
+    let seen = client.settle();
     assert!(seen.iter().all(|m| m.get("method").is_none()), "{seen:?}");
 }
 

@@ -8,10 +8,20 @@ use crate::proxy::proxy;
 use crate::stateless_http::{body, post};
 use crate::support::{binary, check, Client};
 use serde_json::{json, Value};
-use std::time::Duration;
 
 fn caps() -> Value {
     json!({"sampling": {}, "elicitation": {}, "roots": {"listChanged": true}})
+}
+
+/// What `b` heard before a tool list change that `a` then makes: the shared child writes its
+/// messages on one stdout, routed in order, so anything it sent `b` earlier came before that
+/// change on `b`'s stream (over HTTP, `b`'s GET stream; a request's own stream is done once
+/// its answer came).
+fn heard_before_a_change(a: &mut Client, b: &mut Client) -> Vec<Value> {
+    a.call_tool("test_trigger_tool_change", json!({}));
+    b.wait(|m| m["method"] == "notifications/tools/list_changed");
+    a.wait(|m| m["method"] == "notifications/tools/list_changed");
+    b.backlog.drain(..).collect()
 }
 
 /// A call of `name` with a progress token, as a message with this id.
@@ -60,13 +70,15 @@ fn a_shared_child_serves_every_session_with_their_own_ids_tokens_and_requests() 
     let asked = a.wait(|m| m["method"] == "sampling/createMessage");
     a.answer(&asked["id"], json!({"role": "assistant", "content": {"type": "text", "text": "from a"}, "model": "m"}));
     check(&a.response(&id), json!({"result": {"content": [{"type": "text", "text": "LLM response: from a"}]}}));
-    assert!(b.drain(Duration::from_millis(300)).iter().all(|m| m["method"] != "sampling/createMessage"));
+    let heard = heard_before_a_change(&mut a, &mut b);
+    assert!(heard.iter().all(|m| m["method"] != "sampling/createMessage"), "{heard:?}");
 
     // A session that declared no sampling: the child's request is refused, not sent to it.
     let answer = b.call_tool("test_sampling", json!({"prompt": "hi"}));
     let text = answer.to_string();
     assert!(text.contains("sampling"), "{text}");
-    assert!(b.drain(Duration::from_millis(200)).iter().all(|m| m["method"] != "sampling/createMessage"));
+    let heard = heard_before_a_change(&mut a, &mut b);
+    assert!(heard.iter().all(|m| m["method"] != "sampling/createMessage"), "{heard:?}");
 }
 
 // A child that speaks 2026-07-28 (it answers `server/discover`) gets such requests as they are:
@@ -277,6 +289,6 @@ fn a_childs_request_never_reaches_a_client_whose_request_did_not_cause_it() {
         &a.response(&a_call),
         json!({"result": {"content": [{"type": "text", "text": "Multi-round complete for Alice who likes blue"}]}}),
     );
-    let leaked: Vec<Value> = b.drain(Duration::from_millis(300));
+    let leaked = heard_before_a_change(&mut a, &mut b);
     assert!(!leaked.iter().any(|m| m.to_string().contains("Step")), "A's prompt reached B: {leaked:?}");
 }

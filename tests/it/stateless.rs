@@ -235,7 +235,8 @@ fn an_elicitation_becomes_an_input_required_result_answered_on_retry() {
         check(&res, json!({"error": {"code": -32602}}));
     }
     // Nothing was ever written to stdout but answers: no elicitation/create request.
-    assert!(c.drain(Duration::from_millis(100)).iter().all(|m| m.get("id").is_some() && m.get("method").is_none()));
+    // Each call's requests to the client would have come before its answer.
+    assert!(c.backlog.iter().all(|m| m.get("id").is_some() && m.get("method").is_none()), "{:?}", c.backlog);
 }
 
 #[test]
@@ -412,7 +413,8 @@ fn logging_only_with_a_level_in_meta_and_no_requests_on_the_wire() {
     params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("error");
     let res = c.request("tools/call", params);
     assert_eq!(text(&res), "Logging evaluated");
-    assert!(c.drain(Duration::from_millis(100)).iter().all(|m| m["method"] != "notifications/message"));
+    // A call's log messages travel before its answer.
+    assert!(c.backlog.iter().all(|m| m["method"] != "notifications/message"), "{:?}", c.backlog);
     // Progress still travels before the result when asked for.
     let mut params =
         json!({"name": "test_streaming_elicitation", "arguments": {}, "_meta": meta(json!({"elicitation": {}}))});
@@ -441,7 +443,9 @@ fn listen_streams_acknowledge_filter_and_end_on_cancel() {
     assert_eq!(text(&call(&mut c, "test_trigger_tool_change", json!({}))), "Mutation triggered");
     let changed = c.wait(|m| m["method"] == "notifications/tools/list_changed");
     check(&changed, json!({"params": {"_meta": {"io.modelcontextprotocol/subscriptionId": tools_id}}}));
-    assert!(c.drain(Duration::from_millis(300)).iter().all(|m| m["method"] != "notifications/tools/list_changed"));
+    // Listen streams hear a change as it is made, before the call that made it is answered.
+    let later = c.barrier("tools/list", json!({"_meta": meta(json!({}))}));
+    assert!(later.iter().all(|m| m["method"] != "notifications/tools/list_changed"), "{later:?}");
 
     call(&mut c, "test_trigger_prompt_change", json!({}));
     let changed = c.wait(|m| m["method"] == "notifications/prompts/list_changed");
@@ -450,7 +454,7 @@ fn listen_streams_acknowledge_filter_and_end_on_cancel() {
     // Cancelled: no response, and nothing more on it.
     c.notify("notifications/cancelled", json!({"requestId": tools_id, "_meta": meta(json!({}))}));
     call(&mut c, "test_trigger_tool_change", json!({}));
-    let later = c.drain(Duration::from_millis(300));
+    let later = c.barrier("tools/list", json!({"_meta": meta(json!({}))}));
     assert!(
         later.iter().all(|m| m["method"] != "notifications/tools/list_changed" && m.get("id") != Some(&tools_id)),
         "{later:?}"

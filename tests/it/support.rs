@@ -496,7 +496,27 @@ impl Client {
         }
     }
 
-    /// Collects messages for `window` (for checking that something does NOT arrive).
+    /// Sends a `ping` and returns every message read before its answer, the backlog's first:
+    /// what a test checks did NOT arrive, without waiting out a window. See [`Client::barrier`].
+    pub fn settle(&mut self) -> Vec<Value> {
+        self.barrier("ping", json!({}))
+    }
+
+    /// Sends `method` and returns every message read before its answer, the backlog's first.
+    /// Over stdio the server has one writer: whatever it queued before it answered this request
+    /// has been written before the answer, and a request's own messages travel before its
+    /// response. So once a test has the answer of the request that could have caused a message
+    /// (or the message of a later tick of a single-threaded watcher), this proves its absence.
+    /// Over HTTP only this request's own answer stream is ordered, not the GET stream.
+    pub fn barrier(&mut self, method: &str, params: Value) -> Vec<Value> {
+        let id = self.send_request(method, params);
+        let answer = self.response(&id);
+        assert!(answer.get("result").is_some(), "the barrier {method} failed: {answer}");
+        self.backlog.drain(..).collect()
+    }
+
+    /// Collects messages for `window` (for checking that something does NOT arrive, where no
+    /// event proves it: prefer [`Client::settle`]).
     pub fn drain(&mut self, window: Duration) -> Vec<Value> {
         let deadline = Instant::now() + window;
         let mut seen: Vec<Value> = self.backlog.drain(..).collect();

@@ -15,7 +15,7 @@ grep -rln 'httparse\|TcpListener\|TcpStream' src --include=*.rs | grep -v '^src/
 # name nothing of the library through `crate::`.
 python3 scripts/layers.py || fail=1
 # Feature modules never name transports, threads or channels.
-for f in src/features/*.rs src/server/lifecycle.rs src/server/methods.rs; do
+for f in src/features/*.rs src/server/lifecycle.rs src/server/dispatch.rs; do
   grep -n 'transport::\|std::thread\|mpsc' "$f" && say "$f names a transport, thread or channel"
 done
 # jsonrpc.rs imports nothing from the crate but the table of methods (a known name is kept as its

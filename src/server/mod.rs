@@ -4,9 +4,9 @@
 
 pub mod connection;
 pub mod context;
+mod dispatch;
 pub mod lifecycle;
 pub(crate) mod listen;
-mod methods;
 pub(crate) mod pool;
 pub(crate) mod registry;
 #[cfg(feature = "http")]
@@ -213,7 +213,7 @@ pub struct Server {
     latest_info: std::sync::OnceLock<Arc<Box<serde_json::value::RawValue>>>,
     /// What every 2026-07-28 result is decorated with, one per cache hint of the method table
     /// (none, lists, reads), made on first use and shared by the results.
-    decorations: [std::sync::OnceLock<Arc<methods::Decoration>>; 3],
+    decorations: [std::sync::OnceLock<Arc<dispatch::Decoration>>; 3],
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
@@ -702,7 +702,7 @@ impl Server {
     }
 
     /// The decoration of this server's 2026-07-28 results for a method of cache hint `cache`.
-    pub(crate) fn decoration(&self, cache: crate::wire::method::Cache) -> Arc<methods::Decoration> {
+    pub(crate) fn decoration(&self, cache: crate::wire::method::Cache) -> Arc<dispatch::Decoration> {
         use crate::wire::method::Cache;
         let (slot, hint) = match cache {
             Cache::None => (0, None),
@@ -710,7 +710,7 @@ impl Server {
             // What a resource holds may depend on who reads it.
             Cache::Read => (2, Some(self.options.read_cache)),
         };
-        Arc::clone(self.decorations[slot].get_or_init(|| Arc::new(methods::Decoration::new(self.latest_info(), hint))))
+        Arc::clone(self.decorations[slot].get_or_init(|| Arc::new(dispatch::Decoration::new(self.latest_info(), hint))))
     }
 
     pub(crate) fn instructions(&self) -> Option<&str> {

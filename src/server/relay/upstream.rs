@@ -657,7 +657,7 @@ impl Upstream {
         state.parked.insert(state_token, Parked { sent_as, asked, key, request, since: Instant::now() });
         drop(state);
         let result = match self.speaks() {
-            Some((_, info)) => crate::server::methods::decorate_with(Arc::clone(info), None, Reply::Value(result)),
+            Some((_, info)) => crate::server::dispatch::decorate_with(Arc::clone(info), None, Reply::Value(result)),
             None => Reply::Value(result),
         };
         reply.send(Outgoing::Response(Answer::new(client_id, Ok(result))));
@@ -842,7 +842,7 @@ impl Upstream {
             Shape::AsIs => outcome.map(Reply::Value),
             Shape::Modern(hint, _, method) => match (outcome, self.speaks()) {
                 (Ok(result @ Value::Object(_)), Some((_, info))) => {
-                    Ok(crate::server::methods::decorate_with(Arc::clone(info), hint, Reply::Value(result)))
+                    Ok(crate::server::dispatch::decorate_with(Arc::clone(info), hint, Reply::Value(result)))
                 }
                 (Err(error), _) => Err(translate::newer_error(method, error)),
                 (outcome, _) => outcome.map(Reply::Value),

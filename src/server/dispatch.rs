@@ -8,7 +8,9 @@
 
 use crate::features::cache::CacheHint;
 use crate::features::resources::Catalog;
-use crate::features::{completion, input_required, logging, prompts, resources, tasks, tasks_ext, tools};
+use crate::features::{
+    completion, input_required, logging, prompts, resources, tasks_extension, tasks_handshake, tools,
+};
 use crate::server::context::RequestCx;
 use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
@@ -127,8 +129,8 @@ fn listen_filter(server: &Server, params: &Value, scopes: Option<&[String]>) -> 
         }
     };
     // SEP-2663: task notifications asked for without the extension are -32021.
-    if !task_ids.is_empty() && !tasks_ext::declared_in(params) {
-        return Err(tasks_ext::missing());
+    if !task_ids.is_empty() && !tasks_extension::declared_in(params) {
+        return Err(tasks_extension::missing());
     }
     let r = server.registry();
     let catalog = Catalog { resources: &r.resources, listers: &r.listers, templates: &r.templates };
@@ -373,8 +375,8 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
         Gate::Completions => on.completions,
         // The tasks extension (2026-07-28): only for a request that declared it.
         Gate::Tasks if per_request => {
-            if !tasks_ext::opted_in(cx) {
-                return Err(tasks_ext::missing());
+            if !tasks_extension::opted_in(cx) {
+                return Err(tasks_extension::missing());
             }
             true
         }
@@ -400,13 +402,13 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
         Id::PromptsGet => prompts::get(cx, &r.prompts, parse(params)?),
         Id::CompletionComplete => completion::complete(cx, &r.prompts, &r.templates, parse(params)?),
         Id::LoggingSetLevel => logging::set_level(cx, parse(params)?),
-        Id::TasksGet if per_request => tasks_ext::get(cx, server.ext_tasks(), parse(params)?),
-        Id::TasksGet => tasks::get(cx, parse(params)?),
-        Id::TasksUpdate => tasks_ext::update(cx, server.ext_tasks(), parse(params)?),
-        Id::TasksCancel if per_request => tasks_ext::cancel(cx, server.ext_tasks(), parse(params)?),
-        Id::TasksCancel => tasks::cancel(cx, parse(params)?),
-        Id::TasksResult => tasks::result(cx, parse(params)?),
-        Id::TasksList => tasks::list(cx, parse(params)?),
+        Id::TasksGet if per_request => tasks_extension::get(cx, server.ext_tasks(), parse(params)?),
+        Id::TasksGet => tasks_handshake::get(cx, parse(params)?),
+        Id::TasksUpdate => tasks_extension::update(cx, server.ext_tasks(), parse(params)?),
+        Id::TasksCancel if per_request => tasks_extension::cancel(cx, server.ext_tasks(), parse(params)?),
+        Id::TasksCancel => tasks_handshake::cancel(cx, parse(params)?),
+        Id::TasksResult => tasks_handshake::result(cx, parse(params)?),
+        Id::TasksList => tasks_handshake::list(cx, parse(params)?),
         Id::ServerDiscover => Ok(discover(server, version)),
         Id::Extension => match r.extensions.iter().find(|e| e.methods.iter().any(|m| *m == **method)) {
             Some(extension) => (extension.handler)(cx, method, params.to_value()),

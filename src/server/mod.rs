@@ -20,14 +20,14 @@ use crate::features::cache::{CacheHint, CacheScope};
 use crate::features::completer::Completer;
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::features::resources::{self, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
-use crate::features::tasks_ext;
+use crate::features::tasks_extension;
 use crate::features::tools::{self, Tool, ToolEntry};
 use crate::server::context::RequestCx;
 use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
 use crate::server::registry::{ExtensionEntry, Registry};
+use crate::util::condition::InFlight;
 use crate::util::seal::StateKey;
-use crate::util::signal::Tally;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::call_result::CallToolResult;
 use crate::wire::content::Resource;
@@ -221,7 +221,7 @@ pub struct Server {
     pub(crate) pool: Pool,
     task_share: Arc<task_share::TaskShare>,
     /// The tasks extension's tasks (2026-07-28): this server's own, ended with it.
-    ext_tasks: tasks_ext::Table,
+    ext_tasks: tasks_extension::Table,
     /// Set by `drain`: new requests are refused, `/healthz` says 503.
     draining: AtomicBool,
     /// A drain ran out of time: every handler still running sees cancellation (requests
@@ -233,7 +233,7 @@ pub struct Server {
     #[cfg(feature = "http")]
     relay: Option<relay::Setup>,
     /// Requests its relays handed on and not yet answered: `drain` waits for them too.
-    relayed: Arc<Tally>,
+    relayed: Arc<InFlight>,
 }
 
 /// Waits, up to the deadline, until a transport has written out every answer queued so far.
@@ -267,7 +267,7 @@ impl Server {
             listen_slots: ListenSlots::default(),
             state_key: std::sync::OnceLock::new(),
             node_id: None,
-            ext_tasks: tasks_ext::Table::default(),
+            ext_tasks: tasks_extension::Table::default(),
             draining: AtomicBool::new(false),
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
@@ -331,7 +331,7 @@ impl Server {
 
     /// The count of relayed requests not yet answered, which `drain` waits for.
     #[cfg(feature = "http")]
-    pub(crate) fn relayed(&self) -> &Arc<Tally> {
+    pub(crate) fn relayed(&self) -> &Arc<InFlight> {
         &self.relayed
     }
 
@@ -642,7 +642,9 @@ impl Server {
         drop(listeners);
         // A stream asking for tasks hears where each stands now (a change from here on follows).
         for id in listener.task_ids() {
-            tasks_ext::replay(&self.ext_tasks, id, |params| listener.notify(tasks_ext::NOTIFICATION, params));
+            tasks_extension::replay(&self.ext_tasks, id, |params| {
+                listener.notify(tasks_extension::NOTIFICATION, params)
+            });
         }
     }
 
@@ -735,7 +737,7 @@ impl Server {
     /// Tells every unfinished tasks-extension task's work to stop (a command kills its process
     /// group); tasks outlive their requests, not their server.
     fn cancel_tasks(&self) {
-        tasks_ext::cancel_all(&self.ext_tasks, &|id, params| self.notify_task(id, params));
+        tasks_extension::cancel_all(&self.ext_tasks, &|id, params| self.notify_task(id, params));
     }
 
     /// Stops taking new work and waits up to `within` for the work in flight: new requests are
@@ -799,7 +801,7 @@ impl Server {
     }
 
     /// The tasks extension's tasks.
-    pub(crate) fn ext_tasks(&self) -> &tasks_ext::Table {
+    pub(crate) fn ext_tasks(&self) -> &tasks_extension::Table {
         &self.ext_tasks
     }
 
@@ -807,7 +809,7 @@ impl Server {
     /// for task `task_id`.
     pub(crate) fn notify_task(&self, task_id: &str, params: &Value) {
         let wanted = |l: &dyn Listener| l.task_ids().iter().any(|id| id == task_id);
-        self.broadcast(wanted, tasks_ext::NOTIFICATION, params.clone());
+        self.broadcast(wanted, tasks_extension::NOTIFICATION, params.clone());
     }
 
     /// The capabilities: exactly the features something is registered for.

@@ -4,7 +4,7 @@
 
 use crate::features::prompts::PromptEntry;
 use crate::features::resources::{ResourceEntry, ResourceLister, TemplateEntry};
-use crate::features::tasks::TaskSupport;
+use crate::features::tasks_handshake::TaskSupport;
 use crate::features::tools::ToolEntry;
 use crate::server::context::RequestCx;
 use crate::wire::rpc::RpcError;
@@ -85,7 +85,7 @@ impl Registry {
         }
         if !version.is_stateful() && self.tools.iter().any(|t| t.tool.task_support != TaskSupport::Forbidden) {
             let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
-            extensions[crate::features::tasks_ext::EXTENSION] = json!({});
+            extensions[crate::features::tasks_extension::EXTENSION] = json!({});
         }
         if enabled.completions && version.has_completions() {
             caps.insert("completions".into(), json!({}));

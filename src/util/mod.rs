@@ -6,6 +6,7 @@ pub mod base64;
 pub(crate) mod crypto;
 // The one mutator of every fuzz test lives with the integration tests, which share it; here only
 // the mutator and the time bound are used (the seed corpus is for fuzzing the binary).
+pub(crate) mod condition;
 #[cfg(test)]
 #[allow(dead_code)]
 #[path = "../../tests/it/fuzz/mutation.rs"]
@@ -14,6 +15,5 @@ pub mod percent;
 pub mod random;
 pub mod schema;
 pub(crate) mod seal;
-pub(crate) mod signal;
 pub mod time;
 pub mod uri_template;

@@ -16,21 +16,17 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::call_result::{Around, ToolReply};
-use crate::wire::frame::{text_of, Reply};
+use crate::wire::decoration::Hint;
+use crate::wire::frame::{self, Reply};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::method::{Cache, Gate, Id};
 use crate::wire::params::Params;
 use crate::wire::rpc::{RequestId, RpcError};
-use crate::wire::typed::{Members, Typed};
 use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
-use serde::ser::{Serialize, SerializeMap};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::SystemTime;
 
 /// What the reader does with a request.
@@ -199,157 +195,29 @@ fn discover(server: &Server, version: ProtocolVersion) -> Value {
     result
 }
 
-/// `_meta` key of the server's identity on every 2026-07-28 result.
-const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-
 /// Every 2026-07-28 result: `resultType` (`complete` unless the handler's round needs input),
-/// the server's identity in `_meta`, and the cache hint the table gives the method, written
-/// alongside the result's own members when its writer serialises it (`Decoration`, one per
-/// cache hint, shared by every result of this server).
+/// the server's identity in `_meta`, and the cache hint the table gives the method, computed
+/// here as data (`Decoration`, one per cache hint, shared by every result of this server) and
+/// written alongside the result's own members by its writer.
 fn decorate(server: &Server, cache: Cache, result: Reply) -> Reply {
-    decorate_shared(server.decoration(cache), result)
+    frame::decorate(server.decoration(cache), result)
 }
 
 /// A 2026-07-28 result decorated with the identity `info` of the server that made it (a
 /// relayed server's own) and `hint`: what `decorate` does for this server's results.
 #[cfg(feature = "http")]
-pub(crate) fn decorate_with(info: Arc<Box<RawValue>>, hint: Option<CacheHint>, result: Reply) -> Reply {
-    decorate_shared(Arc::new(Decoration::new(info, hint)), result)
-}
-
-/// A tool's result carries its decoration (no box); any other result is boxed with it.
-fn decorate_shared(decoration: Arc<Decoration>, result: Reply) -> Reply {
-    match result {
-        Reply::Tool(ToolReply(result, version, None)) => Reply::Tool(ToolReply(result, version, Some(decoration))),
-        Reply::Value(Value::Object(_)) | Reply::Typed(_) | Reply::Tool(_) => {
-            Reply::Typed(Box::new(Decorated { result, decoration }))
-        }
-        Reply::Value(_) => Reply::Value(Value::Null),
-    }
-}
-
-/// What `decorate` adds to a 2026-07-28 result: the identity of the server that made it and the
-/// method's cache hint. Members the result has already win (an `input_required` round's
-/// `resultType`, a registration's own cache hint), and the server's identity joins the
-/// result's own `_meta`.
-#[derive(Debug)]
-pub(crate) struct Decoration {
-    /// The server's identity, serialised once (`Server::latest_info`).
-    info: Arc<Box<RawValue>>,
+pub(crate) fn decorate_with(
+    info: std::sync::Arc<Box<serde_json::value::RawValue>>,
     hint: Option<CacheHint>,
-    /// `_meta` for a result with none of its own, serialised once.
-    meta_alone: Box<RawValue>,
-    /// Every member it adds to a result that has none of them and no `_meta` (the usual
-    /// result), serialised once: `"_meta":{..},"resultType":"complete",..`.
-    alone: Box<str>,
-}
-
-impl Decoration {
-    /// The decoration of results made by the server `info` names, with `hint`.
-    pub(crate) fn new(info: Arc<Box<RawValue>>, hint: Option<CacheHint>) -> Decoration {
-        // Invariant: `info` is JSON, so this is too.
-        let meta_alone = RawValue::from_string(format!("{{\"{SERVER_INFO}\":{}}}", info.get())).unwrap_or_default();
-        let mut decoration = Decoration { info, hint, meta_alone, alone: Box::default() };
-        let alone = text_of(|out| Ok(decoration.write(None, None, &mut Members::new(out))?));
-        decoration.alone = alone.into();
-        decoration
-    }
-
-    /// Writes `_meta` and the members a result whose own members are `object` (`None`: a typed
-    /// result, which has none of these) lacks.
-    fn write(
-        &self,
-        object: Option<&serde_json::Map<String, Value>>,
-        own_meta: Option<&Value>,
-        members: &mut Members<'_>,
-    ) -> serde_json::Result<()> {
-        let has = |key: &str| object.is_some_and(|map| map.contains_key(key));
-        match own_meta {
-            None => members.entry("_meta", &*self.meta_alone)?,
-            own => members.entry("_meta", &WithInfo { own, info: &self.info })?,
-        }
-        let result_type = object.and_then(|map| map.get("resultType"));
-        if result_type.is_none() {
-            members.entry("resultType", "complete")?;
-        }
-        if let (Some(hint), true) = (self.hint, result_type.is_none_or(|t| t == "complete")) {
-            if !has("ttlMs") {
-                members.entry("ttlMs", &hint.ttl_ms)?;
-            }
-            if !has("cacheScope") {
-                members.entry("cacheScope", hint.scope.as_str())?;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Around for Decoration {
-    fn write_around(&self, own: Option<&Value>, members: &mut Members<'_>) -> serde_json::Result<()> {
-        match own {
-            None => members.raw(&self.alone),
-            own => self.write(None, own, members),
-        }
-    }
-
-    /// Its server identity and about 100 bytes of members.
-    fn size_hint(&self) -> usize {
-        self.meta_alone.get().len() + 100
-    }
-}
-
-/// A result (an object `Value`, or typed) boxed with its decoration.
-#[derive(Debug)]
-struct Decorated {
     result: Reply,
-    decoration: Arc<Decoration>,
+) -> Reply {
+    let decoration = crate::wire::decoration::Decoration::new(info, hint.map(Hint::from));
+    frame::decorate(std::sync::Arc::new(decoration), result)
 }
 
-impl Typed for Decorated {
-    fn write_members(&self, members: &mut Members<'_>) -> serde_json::Result<()> {
-        match self.result.typed() {
-            Ok(typed) => {
-                self.decoration.write_around(typed.meta(), members)?;
-                typed.write_members(members)
-            }
-            Err(Value::Object(map)) => {
-                self.decoration.write(Some(map), map.get("_meta"), members)?;
-                map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(k, v)| members.entry(k, v))
-            }
-            Err(_) => self.decoration.write(None, None, members),
-        }
-    }
-
-    /// None: `write_members` writes the merged `_meta` itself.
-    fn meta(&self) -> Option<&Value> {
-        None
-    }
-
-    fn size_hint(&self) -> usize {
-        self.result.size_hint() + Around::size_hint(&*self.decoration)
-    }
-}
-
-/// A result's own `_meta` with the server's identity added (a `_meta` that is not an object
-/// is left as it is).
-struct WithInfo<'a> {
-    own: Option<&'a Value>,
-    info: &'a RawValue,
-}
-
-impl Serialize for WithInfo<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let own = match self.own {
-            Some(Value::Object(own)) => Some(own),
-            Some(other) => return other.serialize(serializer),
-            None => None,
-        };
-        let mut map = serializer.serialize_map(None)?;
-        for (key, value) in own.into_iter().flatten().filter(|(key, _)| *key != SERVER_INFO) {
-            map.serialize_entry(key, value)?;
-        }
-        map.serialize_entry(SERVER_INFO, self.info)?;
-        map.end()
+impl From<CacheHint> for Hint {
+    fn from(hint: CacheHint) -> Hint {
+        Hint { ttl_ms: hint.ttl_ms, scope: hint.scope.as_str() }
     }
 }
 
@@ -461,7 +329,10 @@ pub(crate) fn cancelled_request(params: &Params) -> Option<RequestId> {
 mod tests {
     use super::*;
     use crate::features::cache::CacheScope;
-    use crate::wire::call_result::CallToolResult;
+    use crate::wire::call_result::{CallToolResult, ToolReply};
+    use crate::wire::decoration::{Decoration, SERVER_INFO};
+    use crate::wire::frame::text_of;
+    use std::sync::Arc;
 
     fn written(reply: &Reply) -> Value {
         serde_json::from_str(&text_of(|out| reply.write_to(out))).unwrap_or_default()
@@ -485,14 +356,14 @@ mod tests {
             ),
         ];
         for (result, expected) in cases {
-            let decoration = Arc::new(Decoration::new(server.latest_info(), Some(hint)));
-            let decorated = Decorated { result: Reply::Value(result), decoration };
+            let decoration = Arc::new(Decoration::new(server.latest_info(), Some(hint.into())));
+            let decorated = frame::decorate(decoration, Reply::Value(result));
             let mut expected = expected;
             if expected["resultType"] == "complete" {
                 expected["ttlMs"] = expected.get("ttlMs").cloned().unwrap_or(5.into());
                 expected["cacheScope"] = "public".into();
             }
-            assert_eq!(written(&Reply::Typed(Box::new(decorated))), expected);
+            assert_eq!(written(&decorated), expected);
         }
         let mut with_meta = CallToolResult::text("m");
         with_meta.meta = Some(json!({"k": 1}));

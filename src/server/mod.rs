@@ -32,6 +32,7 @@ use crate::util::uri_template::UriTemplate;
 use crate::wire::call_result::CallToolResult;
 use crate::wire::content::Resource;
 use crate::wire::content::{Icon, ResourceContents};
+use crate::wire::decoration::Decoration;
 use crate::wire::mcp_header;
 use crate::wire::rpc::RpcError;
 use crate::wire::version::{ProtocolVersion, Revisions};
@@ -213,7 +214,7 @@ pub struct Server {
     latest_info: std::sync::OnceLock<Arc<Box<serde_json::value::RawValue>>>,
     /// What every 2026-07-28 result is decorated with, one per cache hint of the method table
     /// (none, lists, reads), made on first use and shared by the results.
-    decorations: [std::sync::OnceLock<Arc<dispatch::Decoration>>; 3],
+    decorations: [std::sync::OnceLock<Arc<Decoration>>; 3],
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
@@ -704,7 +705,7 @@ impl Server {
     }
 
     /// The decoration of this server's 2026-07-28 results for a method of cache hint `cache`.
-    pub(crate) fn decoration(&self, cache: crate::wire::method::Cache) -> Arc<dispatch::Decoration> {
+    pub(crate) fn decoration(&self, cache: crate::wire::method::Cache) -> Arc<Decoration> {
         use crate::wire::method::Cache;
         let (slot, hint) = match cache {
             Cache::None => (0, None),
@@ -712,7 +713,9 @@ impl Server {
             // What a resource holds may depend on who reads it.
             Cache::Read => (2, Some(self.options.read_cache)),
         };
-        Arc::clone(self.decorations[slot].get_or_init(|| Arc::new(dispatch::Decoration::new(self.latest_info(), hint))))
+        Arc::clone(
+            self.decorations[slot].get_or_init(|| Arc::new(Decoration::new(self.latest_info(), hint.map(Into::into)))),
+        )
     }
 
     pub(crate) fn instructions(&self) -> Option<&str> {

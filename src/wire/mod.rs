@@ -4,6 +4,7 @@
 
 pub(crate) mod call_result;
 pub(crate) mod content;
+pub(crate) mod decoration;
 pub(crate) mod frame;
 pub mod jsonrpc;
 pub(crate) mod limits;

@@ -67,6 +67,7 @@ pub use features::tasks_handshake::TaskSupport;
 pub use features::tools::{Tool, ToolAnnotations, ToolHandler};
 pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
+pub use server::registry::ExtensionMethod;
 #[cfg(feature = "http")]
 pub use server::relay;
 pub use server::sink::{Outgoing, Sink};

@@ -337,8 +337,8 @@ enum Routed {
 /// The one way every request takes, on a connection or alone: refused while the server
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
-    let answer = |outcome: Result<serde_json::Value, RpcError>| {
-        reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome.map(Reply::Value))));
+    let answer = |outcome: Result<Reply, RpcError>| {
+        reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome)));
         Routed::Done
     };
     if server.is_draining() {

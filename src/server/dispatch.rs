@@ -20,7 +20,7 @@ use crate::wire::decoration::Hint;
 use crate::wire::frame::{self, Reply};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
-use crate::wire::method::{Cache, Gate, Id};
+use crate::wire::method::{Cache, Gate, Id, Runs};
 use crate::wire::params::Params;
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
@@ -31,9 +31,9 @@ use std::time::SystemTime;
 
 /// What the reader does with a request.
 pub(crate) enum Route {
-    /// Answered already (the handshake, a method the revision lacks, or a request the
-    /// lifecycle does not allow yet).
-    Answered(Result<Value, RpcError>),
+    /// Answered already (a method its row runs on the reader, a method the revision lacks, or
+    /// a request the lifecycle does not allow yet).
+    Answered(Result<Reply, RpcError>),
     /// Runs on the pool through `answer`.
     Pool,
     /// Opens a `subscriptions/listen` stream with this honoured filter and place under the
@@ -41,12 +41,27 @@ pub(crate) enum Route {
     Listen(Grant),
 }
 
-/// The reader's part of every request, both eras: a known method its revision lacks is
-/// `-32601` (contract §2.1 for the methods 2026-07-28 removed), the methods the table runs on
-/// the reader are answered here (`initialize`, `subscriptions/listen`), and before
-/// `initialize` only `ping` is allowed (spec lifecycle). `version` is the revision the request
-/// is served under: its own on 2026-07-28, the session's in the handshake era (`None` before
-/// `initialize`); `scopes` what its token granted, when scopes are checked.
+/// Where a handler is called, as its row says (`Runs`): on the reader, with the session it may
+/// settle (none for a request served alone) and what the request's token granted; or on a
+/// worker, with the request's context.
+pub(crate) enum On<'a> {
+    Reader { session: Option<&'a Session>, scopes: Option<&'a [String]> },
+    Pool(&'a RequestCx),
+}
+
+/// What a handler produced: a result, or (`subscriptions/listen`) a stream to open.
+pub(crate) enum Done {
+    Reply(Reply),
+    Listen(Grant),
+}
+
+/// The reader's part of every request, both eras: before `initialize` only `ping` and
+/// `initialize` are allowed (spec lifecycle); a known method its revision lacks is `-32601`
+/// (contract §2.1 for the methods 2026-07-28 removed); then the method's row decides: a
+/// `Reader` row's handler is called here, through `dispatch` as every other, a `Pool` row's
+/// request goes to the pool. `version` is the revision the request is served under: its own on
+/// 2026-07-28, the session's in the handshake era (`None` before `initialize`); `scopes` what
+/// its token granted, when scopes are checked.
 pub(crate) fn early(
     server: &Server,
     session: Option<&Session>,
@@ -55,40 +70,37 @@ pub(crate) fn early(
     scopes: Option<&[String]>,
 ) -> Route {
     let spec = req.method.spec();
-    // A request served alone (no session) is always a 2026-07-28 one, which has no `initialize`.
-    let initialize = || {
-        Route::Answered(match session {
-            Some(session) => lifecycle::initialize(server, session, req.params.to_value()),
-            None => Err(RpcError::method_not_found(&req.method)),
-        })
-    };
-    let Some(version) = version else {
+    if version.is_none() {
         // A method none of the served revisions has is unknown, before the lifecycle's order
         // (`server/discover` to a server pinned to the handshake revisions).
         if let Err(e) = meta::method_served(&req.method, server.options().revisions) {
             return Route::Answered(Err(e));
         }
-        return match spec.map(|s| s.id) {
-            Some(Id::Initialize) => initialize(),
-            Some(Id::Ping) => Route::Answered(Ok(json!({}))),
-            _ => Route::Answered(Err(RpcError::invalid_request(format!(
-                "{} before initialize: send initialize first",
-                req.method
-            )))),
-        };
-    };
-    match spec {
-        // Spec (lifecycle): a second `initialize` is the lifecycle's to answer.
-        Some(spec) if spec.id == Id::Initialize && version.is_stateful() => initialize(),
-        Some(spec) if !spec.exists_in(version) => Route::Answered(Err(RpcError::method_not_found(&req.method))),
-        Some(spec) if spec.id == Id::SubscriptionsListen => {
-            let slot = |filter| server.listen_slots().take(server.options().max_listen_streams).map(|s| (filter, s));
-            match listen_filter(server, &req.params.to_value(), scopes).and_then(slot) {
-                Ok((filter, slot)) => Route::Listen(Grant::new(filter, slot)),
-                Err(e) => Route::Answered(Err(e)),
-            }
+        if !spec.is_some_and(|s| matches!(s.id, Id::Initialize | Id::Ping)) {
+            let why = format!("{} before initialize: send initialize first", req.method);
+            return Route::Answered(Err(RpcError::invalid_request(why)));
         }
-        _ => Route::Pool,
+    }
+    let Some(spec) = spec else {
+        // A name the table does not know: a registered extension's method, or unknown; the
+        // pool's `dispatch` tells which.
+        return Route::Pool;
+    };
+    if version.is_some_and(|v| !spec.exists_in(v)) {
+        return Route::Answered(Err(RpcError::method_not_found(&req.method)));
+    }
+    match spec.runs {
+        Runs::Pool => Route::Pool,
+        Runs::Reader => match dispatch(server, On::Reader { session, scopes }, version, &req.method, &req.params) {
+            Ok(Done::Listen(grant)) => Route::Listen(grant),
+            Ok(Done::Reply(reply)) => Route::Answered(Ok(match version {
+                Some(v) if !v.is_stateful() => decorate(server, spec.cache, reply),
+                _ => reply,
+            })),
+            Err(e) => Route::Answered(Err(e)),
+        },
+        // A notification sent as a request.
+        Runs::Nowhere => Route::Answered(Err(RpcError::method_not_found(&req.method))),
     }
 }
 
@@ -155,7 +167,7 @@ const MAX_LISTEN_URIS: usize = 1024;
 pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, params: &Params) -> Result<Reply, RpcError> {
     let spec = method.spec();
     if cx.version().is_stateful() {
-        return dispatch(cx, server, method, params);
+        return on_pool(cx, server, method, params);
     }
     // Input-required rounds for a request that answers one, or that a handler could ask
     // something of (`RequestCx::may_ask`); for any other, there is nothing to keep.
@@ -172,12 +184,26 @@ pub(crate) fn answer(cx: &mut RequestCx, server: &Server, method: &Method, param
             let time = std::cell::OnceCell::new();
             let now = || *time.get_or_init(SystemTime::now);
             cx.inputs = Some(input_required::begin(key, spec, params, now)?);
-            let outcome = dispatch(cx, server, method, params);
+            let outcome = on_pool(cx, server, method, params);
             input_required::finish(cx, key, spec, params, outcome, now)
         }
-        _ => dispatch(cx, server, method, params),
+        _ => on_pool(cx, server, method, params),
     };
-    Ok(decorate(server, spec.map_or(Cache::None, |s| s.cache), outcome?))
+    let cache = match spec {
+        Some(spec) => spec.cache,
+        // An extension's method: the cache hint its registered row gives.
+        None => server.registry().extension_method(method).map_or(Cache::None, |(_, row)| row.cache),
+    };
+    Ok(decorate(server, cache, outcome?))
+}
+
+/// `dispatch` on a worker, whose handlers all end in a result.
+fn on_pool(cx: &RequestCx, server: &Server, method: &Method, params: &Params) -> Result<Reply, RpcError> {
+    match dispatch(server, On::Pool(cx), Some(cx.version()), method, params)? {
+        Done::Reply(reply) => Ok(reply),
+        // Invariant: only a `Reader` row's handler opens a stream, and `early` calls it.
+        Done::Listen(_) => Err(RpcError::internal()),
+    }
 }
 
 /// `server/discover` (2026-07-28): the per-request revisions served, the capabilities the
@@ -221,45 +247,75 @@ impl From<CacheHint> for Hint {
     }
 }
 
-/// Runs one request on a worker: the gate its row names (closed: `-32601`, as the capabilities
-/// leave it out), then one `match` whose arms call one feature function each. A name the
-/// table does not know, and the official extensions' methods, go to the registered
-/// extensions.
-pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params: &Params) -> Result<Reply, RpcError> {
+/// Calls a request's handler where its row says (`on`): the gate its row names (closed:
+/// `-32601`, as the capabilities leave it out), then one `match` over the method's `Id` whose
+/// arms call one function each. A name the table does not know goes to the extension
+/// registered for it (its own row: revisions, cache hint). `version` is `None` only for
+/// `initialize` and `ping` before the handshake.
+pub(crate) fn dispatch(
+    server: &Server,
+    on: On<'_>,
+    version: Option<ProtocolVersion>,
+    method: &Method,
+    params: &Params,
+) -> Result<Done, RpcError> {
     let r = server.registry();
-    let version = cx.version();
-    let on = r.enabled(version);
-    let id = match method.spec() {
-        Some(spec) if !spec.exists_in(version) => return Err(RpcError::method_not_found(method)),
-        Some(spec) => spec.id,
-        None => Id::Extension,
-    };
-    let per_request = !version.is_stateful();
-    let open = match method.spec().map_or(Gate::None, |s| s.gate) {
-        Gate::None => true,
-        Gate::Tools => on.tools,
-        Gate::Resources => on.resources,
-        Gate::Prompts => on.prompts,
-        Gate::Completions => on.completions,
-        // The tasks extension (2026-07-28): only for a request that declared it.
-        Gate::Tasks if per_request => {
-            if !tasks_extension::opted_in(cx) {
-                return Err(tasks_extension::missing());
+    let Some(spec) = method.spec() else {
+        // Invariant: a name the table does not know reaches here only on the pool, with a version.
+        let (On::Pool(cx), Some(version)) = (on, version) else { return Err(RpcError::method_not_found(method)) };
+        return match r.extension_method(method) {
+            Some((extension, row)) if row.revisions.contains(version) => {
+                (extension.handler)(cx, method, params.to_value()).map(|v| Done::Reply(Reply::Value(v)))
             }
-            true
-        }
-        Gate::Tasks => on.tasks,
+            _ => Err(RpcError::method_not_found(method)),
+        };
+    };
+    if version.is_some_and(|v| !spec.exists_in(v)) {
+        return Err(RpcError::method_not_found(method));
+    }
+    let per_request = version.is_some_and(|v| !v.is_stateful());
+    let on_ = version.map(|v| r.enabled(v));
+    let open = match (spec.gate, on_) {
+        (Gate::None, _) => true,
+        (_, None) => false,
+        (Gate::Tools, Some(on)) => on.tools,
+        (Gate::Resources, Some(on)) => on.resources,
+        (Gate::Prompts, Some(on)) => on.prompts,
+        (Gate::Completions, Some(on)) => on.completions,
+        // The tasks extension (2026-07-28): only for a request that declared it.
+        (Gate::Tasks, Some(_)) if per_request => match on {
+            On::Pool(cx) if tasks_extension::opted_in(cx) => true,
+            _ => return Err(tasks_extension::missing()),
+        },
+        (Gate::Tasks, Some(on)) => on.tasks,
     };
     if !open {
         return Err(RpcError::method_not_found(method));
     }
+    let reply = |value: Result<Value, RpcError>| value.map(|v| Done::Reply(Reply::Value(v)));
+    let (cx, version) = match (on, version) {
+        // The handlers a `Reader` row names.
+        (On::Reader { session, scopes }, _) => {
+            return match spec.id {
+                Id::Initialize => reply(initialize(server, session, params)),
+                Id::Ping => reply(Ok(json!({}))),
+                Id::SubscriptionsListen => listen(server, params, scopes).map(Done::Listen),
+                // Invariant: the table runs no other method on the reader.
+                _ => Err(RpcError::internal()),
+            };
+        }
+        (On::Pool(cx), Some(version)) => (cx, version),
+        // Invariant: the pool runs requests under a settled revision only.
+        (On::Pool(_), None) => return Err(RpcError::internal()),
+    };
+    let on = r.enabled(version);
     let catalog = Catalog { resources: &r.resources, listers: &r.listers, templates: &r.templates };
-    let value = match id {
-        Id::Ping => Ok(json!({})),
+    let value = match spec.id {
         Id::ToolsList => tools::list(cx, &r.tools, parse(params)?),
         // Its result may come typed (`Reply::Typed`); its arguments move as they are.
         Id::ToolsCall => {
-            return tools::call(cx, &r.tools, &r.absent_tools, on.tasks, server.ext_tasks(), params.parse()?)
+            let reply = tools::call(cx, &r.tools, &r.absent_tools, on.tasks, server.ext_tasks(), params.parse()?);
+            return reply.map(Done::Reply);
         }
         Id::ResourcesList => resources::list(cx, catalog, parse(params)?),
         Id::ResourcesTemplatesList => resources::list_templates(cx, catalog, parse(params)?),
@@ -278,19 +334,33 @@ pub(crate) fn dispatch(cx: &RequestCx, server: &Server, method: &Method, params:
         Id::TasksResult => tasks_handshake::result(cx, parse(params)?),
         Id::TasksList => tasks_handshake::list(cx, parse(params)?),
         Id::ServerDiscover => Ok(discover(server, version)),
-        Id::Extension => match r.extensions.iter().find(|e| e.methods.iter().any(|m| *m == **method)) {
-            Some(extension) => (extension.handler)(cx, method, params.to_value()),
-            None => Err(RpcError::method_not_found(method)),
-        },
-        // Answered on the reader (`early`), or notifications sent as requests.
+        // Run on the reader (their rows say so), or notifications sent as requests.
         Id::Initialize
+        | Id::Ping
         | Id::SubscriptionsListen
         | Id::Initialized
         | Id::Cancelled
         | Id::Progress
         | Id::RootsListChanged => Err(RpcError::method_not_found(method)),
     };
-    value.map(Reply::Value)
+    reply(value)
+}
+
+/// `initialize` (on the reader): settles the session. A request served alone is always a
+/// 2026-07-28 one, which has no `initialize`.
+fn initialize(server: &Server, session: Option<&Session>, params: &Params) -> Result<Value, RpcError> {
+    match session {
+        Some(session) => lifecycle::initialize(server, session, params.to_value()),
+        None => Err(RpcError::method_not_found("initialize")),
+    }
+}
+
+/// `subscriptions/listen` (on the reader: the stream holds no worker): the filter it honours,
+/// and its place under the server-wide cap.
+fn listen(server: &Server, params: &Params, scopes: Option<&[String]>) -> Result<Grant, RpcError> {
+    let filter = listen_filter(server, &params.to_value(), scopes)?;
+    let slot = server.listen_slots().take(server.options().max_listen_streams)?;
+    Ok(Grant::new(filter, slot))
 }
 
 /// Every incoming notification. Spec (JSON-RPC): a notification is never answered.
@@ -329,10 +399,70 @@ pub(crate) fn cancelled_request(params: &Params) -> Option<RequestId> {
 mod tests {
     use super::*;
     use crate::features::cache::CacheScope;
+    use crate::server::registry::ExtensionMethod;
     use crate::wire::call_result::{CallToolResult, ToolReply};
     use crate::wire::decoration::{Decoration, SERVER_INFO};
     use crate::wire::frame::text_of;
+    use crate::wire::jsonrpc::{self, Incoming, Message};
+    use crate::wire::method::METHODS;
     use std::sync::Arc;
+    use std::time::Duration;
+
+    fn request(method: &str) -> Request {
+        let params = json!({"notifications": {}, "protocolVersion": "2025-11-25", "capabilities": {}});
+        let text = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+        match jsonrpc::parse(&text) {
+            Ok(Incoming::Single(Message::Request(req))) => req,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// What a row says of where its method runs is what happens: a `Pool` row's request goes
+    /// to the pool, a `Reader` row's is answered (or its stream opened) on the reader, a
+    /// notification sent as a request is refused there.
+    #[test]
+    fn the_row_decides_where_a_request_runs() {
+        let server = Server::new("t", "1.0");
+        for spec in METHODS {
+            let session = Session::new(crate::server::sink::Sink::channel().0);
+            let version = ProtocolVersion::ALL
+                .into_iter()
+                .rev()
+                .find(|v| spec.exists_in(*v))
+                .unwrap_or(ProtocolVersion::V2026_07_28);
+            let route = early(&server, Some(&session), &request(spec.name), Some(version), None);
+            let runs = match route {
+                Route::Pool => Runs::Pool,
+                Route::Answered(Err(e)) if e.code == crate::wire::rpc::METHOD_NOT_FOUND => Runs::Nowhere,
+                Route::Answered(_) | Route::Listen(_) => Runs::Reader,
+            };
+            assert_eq!(runs, spec.runs, "{} at {version}", spec.name);
+        }
+    }
+
+    /// An extension's method is what its registered row says: served in its revisions only,
+    /// its 2026-07-28 results carrying its cache hint; the library's table has no row of it.
+    #[test]
+    fn an_extension_registers_its_own_rows() {
+        let server = Arc::new(Server::new("t", "1.0"));
+        let newest = "2026-07-28..".parse().unwrap_or(crate::wire::version::Revisions::ALL);
+        let row = ExtensionMethod::new("notes/list").with_revisions(newest).with_list_cache();
+        server.register_extension("example.com/notes", json!({}), &[row], |_, method, _| Ok(json!({ "m": method })));
+        assert!(
+            crate::wire::method::spec("notes/list").is_none() && crate::wire::method::spec("skills/list").is_none()
+        );
+        let wait = Duration::from_secs(5);
+        let old = crate::MemoryClient::connect(Arc::clone(&server));
+        old.initialize("2025-11-25", json!({}), wait);
+        let refused = old.call("notes/list", json!({}), wait).unwrap_or_default();
+        assert_eq!(refused["error"]["code"], crate::wire::rpc::METHOD_NOT_FOUND, "{refused}");
+        let new = crate::MemoryClient::connect(Arc::clone(&server));
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+        let answer = new.call("notes/list", json!({ "_meta": meta }), wait).unwrap_or_default();
+        assert_eq!(answer["result"]["m"], "notes/list", "{answer}");
+        assert_eq!(answer["result"]["ttlMs"], 60_000, "{answer}");
+        assert_eq!(answer["result"]["cacheScope"], "public", "{answer}");
+    }
 
     fn written(reply: &Reply) -> Value {
         serde_json::from_str(&text_of(|out| reply.write_to(out))).unwrap_or_default()

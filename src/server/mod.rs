@@ -25,7 +25,7 @@ use crate::features::tools::{self, Tool, ToolEntry};
 use crate::server::context::RequestCx;
 use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
-use crate::server::registry::{ExtensionEntry, Registry};
+use crate::server::registry::{ExtensionEntry, ExtensionMethod, Registry};
 use crate::util::condition::InFlight;
 use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
@@ -534,18 +534,33 @@ impl Server {
     }
 
     /// Registers an extension (SEP-2133): `settings` is advertised under
-    /// `capabilities.extensions[name]`, and `handler` answers each of `methods`.
+    /// `capabilities.extensions[name]`, and `handler` answers each of `methods` (called with the
+    /// method's name and params) on the worker pool. Each [`ExtensionMethod`] is the method's row
+    /// in the server's table: the revisions it exists in and its results' cache hint. A name the
+    /// built-in table already has stays the built-in method's.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tinymcp::{ExtensionMethod, Server};
+    /// let server = Server::new("notes", "1.0");
+    /// server.register_extension(
+    ///     "example.com/notes",
+    ///     json!({}),
+    ///     &[ExtensionMethod::new("notes/list").with_list_cache()],
+    ///     |_cx, _method, _params| Ok(json!({ "notes": [] })),
+    /// );
+    /// ```
     pub fn register_extension(
         &self,
         name: &str,
         settings: Value,
-        methods: &[&str],
+        methods: &[ExtensionMethod],
         handler: impl Fn(&RequestCx, &str, Value) -> Result<Value, RpcError> + Send + Sync + 'static,
     ) {
         let entry = Arc::new(ExtensionEntry {
             name: name.to_owned(),
             settings,
-            methods: methods.iter().map(|m| (*m).to_owned()).collect(),
+            methods: methods.to_vec(),
             handler: Box::new(handler),
         });
         self.update(|r| upsert(&mut r.extensions, entry, |a, b| a.name == b.name));

@@ -1,8 +1,9 @@
-//! The protocol as data: one row per method a client may send (requests and notifications,
-//! official extensions included) saying in which revisions it exists, where it runs, what
-//! gates it, its cache hint, whether it may need the client's input, and which field
-//! `Mcp-Name` mirrors. Every layer reads this table instead of matching names; the method
-//! table's one `match` (`server::dispatch`) is over `Id`. Imports only the wire.
+//! The protocol as data: one row per method a client may send (requests and notifications; an
+//! extension registers its own rows with the server) saying in which revisions it exists,
+//! where it runs, what gates it, its cache hint, whether it may need the client's input, and
+//! which field `Mcp-Name` mirrors. Every layer reads this table instead of matching names; the
+//! routing (`server::dispatch::early`) follows `runs`, and `dispatch`'s one `match` is over
+//! `Id`. Imports only the wire.
 
 use crate::wire::version::ProtocolVersion;
 use crate::wire::version::ProtocolVersion::{V2024_11_05, V2025_11_25, V2026_07_28};

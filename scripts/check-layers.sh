@@ -15,12 +15,16 @@ grep -rln 'httparse\|TcpListener\|TcpStream' src --include=*.rs | grep -v '^src/
 # name nothing of the library through `crate::`.
 python3 scripts/layers.py || fail=1
 # Feature modules never name transports, threads or channels.
-for f in src/features/*.rs src/server/lifecycle.rs src/server/methods.rs; do
+for f in src/features/*.rs src/server/lifecycle.rs src/server/dispatch.rs; do
   grep -n 'transport::\|std::thread\|mpsc' "$f" && say "$f names a transport, thread or channel"
 done
 # jsonrpc.rs imports nothing from the crate but the table of methods (a known name is kept as its
 # row); its tests, from `#[cfg(test)]` on, may (the fuzz test's mutator).
 sed '/^#\[cfg(test)\]/,$d' src/wire/jsonrpc.rs | grep -n 'use crate::' | grep -v 'use crate::wire::method::' && say "src/wire/jsonrpc.rs imports from the crate"
+# The wire holds data and calls nothing up a layer: it names nothing of the server or the features,
+# and its one trait is `Typed` (a result its writer serialises), none a server type implements for it to call.
+grep -rn 'crate::server\|crate::features' src/wire --include=*.rs && say "src/wire names the server or the features"
+grep -rnE '^\s*pub(\([a-z]+\))? trait ' src/wire --include=*.rs | grep -v 'trait Typed\b' && say "src/wire declares a trait other than Typed (a call up a layer)"
 # The library never exits the process or sets up logging.
 grep -rn 'process::exit\|env_logger' src --include=*.rs | grep -v '^src/main.rs:' && say "process exit or logger setup outside main.rs"
 

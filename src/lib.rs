@@ -63,10 +63,11 @@ pub use features::completer::{filter_prefix, Completer, CompletionRequest};
 pub use features::pagination::list_result;
 pub use features::prompts::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptHandler, PromptMessage};
 pub use features::resources::{resource_not_found, ReadHandler, ResourceLister, ResourceTemplate};
-pub use features::tasks::TaskSupport;
+pub use features::tasks_handshake::TaskSupport;
 pub use features::tools::{Tool, ToolAnnotations, ToolHandler};
 pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
+pub use server::registry::ExtensionMethod;
 #[cfg(feature = "http")]
 pub use server::relay;
 pub use server::sink::{Outgoing, Sink};

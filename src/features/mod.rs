@@ -10,6 +10,6 @@ pub mod logging;
 pub mod pagination;
 pub mod prompts;
 pub mod resources;
-pub mod tasks;
-pub(crate) mod tasks_ext;
+pub(crate) mod tasks_extension;
+pub mod tasks_handshake;
 pub mod tools;

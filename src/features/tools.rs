@@ -3,8 +3,8 @@
 
 use crate::features::apps::{self, ToolUi};
 use crate::features::pagination::{self, ListParams};
-use crate::features::tasks::{self, TaskParams, TaskSupport};
-use crate::features::tasks_ext;
+use crate::features::tasks_extension;
+use crate::features::tasks_handshake::{self, TaskParams, TaskSupport};
 use crate::server::context::RequestCx;
 use crate::util::schema;
 use crate::wire::call_result::{CallToolResult, ToolReply};
@@ -214,7 +214,7 @@ pub(crate) fn call(
     tools: &[Arc<ToolEntry>],
     absent: &[(String, String)],
     tasks_enabled: bool,
-    ext_tasks: &tasks_ext::Table,
+    ext_tasks: &tasks_extension::Table,
     params: CallParams<'_>,
 ) -> Result<Reply, RpcError> {
     let unknown = || match absent.iter().find(|(name, _)| name.as_str() == &*params.name) {
@@ -243,7 +243,7 @@ pub(crate) fn call(
     match (params.task, support) {
         (Some(task), TaskSupport::Optional | TaskSupport::Required) if tasks_enabled => {
             let scopes = entry.tool.required_scopes.clone();
-            tasks::spawn(cx, task, scopes, move |cx| run(cx, &entry, arguments)).map(Reply::Value)
+            tasks_handshake::spawn(cx, task, scopes, move |cx| run(cx, &entry, arguments)).map(Reply::Value)
         }
         (Some(_), TaskSupport::Forbidden) => Err(RpcError::method_not_found(&format!(
             "tools/call as a task: tool {} does not support tasks",
@@ -262,13 +262,13 @@ pub(crate) fn call(
 /// a plain call. The legacy `task` param is ignored.
 fn call_per_request(
     cx: &RequestCx,
-    ext_tasks: &tasks_ext::Table,
+    ext_tasks: &tasks_extension::Table,
     entry: Arc<ToolEntry>,
     arguments: Value,
 ) -> Result<Value, RpcError> {
-    if !tasks_ext::opted_in(cx) {
+    if !tasks_extension::opted_in(cx) {
         if entry.tool.task_support == TaskSupport::Required {
-            return Err(tasks_ext::missing());
+            return Err(tasks_extension::missing());
         }
         return run(cx, &entry, arguments);
     }
@@ -278,8 +278,8 @@ fn call_per_request(
         return run(cx, &entry, arguments);
     }
     let scopes = entry.tool.required_scopes.clone();
-    let work: tasks_ext::Work = Arc::new(move |cx: &RequestCx| run(cx, &entry, arguments.clone()));
-    tasks_ext::spawn(cx, ext_tasks, work, answers, scopes)
+    let work: tasks_extension::Work = Arc::new(move |cx: &RequestCx| run(cx, &entry, arguments.clone()));
+    tasks_extension::spawn(cx, ext_tasks, work, answers, scopes)
 }
 
 /// Runs the tool (`outcome`) and shapes its result for the request's revision.

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
-use tinymcp::{Error, RequestCx, Resource, ResourceContents, ResourceTemplate, RpcError, Server};
+use tinymcp::{Error, ExtensionMethod, RequestCx, Resource, ResourceContents, ResourceTemplate, RpcError, Server};
 
 /// The extension's identifier under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -82,7 +82,11 @@ pub fn register(server: &Server, dir: &Path) -> Result<Arc<Skills>, Error> {
     server.register_extension(
         EXTENSION,
         json!({ "directoryRead": true }),
-        &["skills/list", "skills/get", "resources/directory/read"],
+        &[
+            ExtensionMethod::new("skills/list").with_list_cache(),
+            ExtensionMethod::new("skills/get").with_list_cache(),
+            ExtensionMethod::new("resources/directory/read"),
+        ],
         move |cx, method, params| methods.call(cx, method, &params),
     );
     let lister = Arc::clone(&served);

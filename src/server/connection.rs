@@ -4,8 +4,8 @@
 //! through a `Sink` the transport drains, so one writer owns each output stream.
 
 use crate::server::context::{RequestCx, Terms};
+use crate::server::dispatch::{self, Route};
 use crate::server::listen::{Grant, ListenStream};
-use crate::server::methods::{self, Route};
 use crate::server::pool::Job;
 #[cfg(feature = "http")]
 use crate::server::relay::{self, Relay};
@@ -107,7 +107,7 @@ impl Connection {
                 if n.method.spec().is_some_and(|s| s.id == Id::Cancelled) {
                     self.end_listen(&n.params);
                 }
-                methods::on_notification(&self.session, n)
+                dispatch::on_notification(&self.session, n)
             }
             Message::Response(res) => {
                 if !self.session.answer(&res.id, res.outcome) {
@@ -239,7 +239,7 @@ impl Connection {
 
     /// Spec (subscriptions/listen): a cancelled stream ends with no response.
     fn end_listen(&self, params: &Params) {
-        let Some(id) = methods::cancelled_request(params) else { return };
+        let Some(id) = dispatch::cancelled_request(params) else { return };
         if let Some(stream) = self.listens.lock().unwrap_or_else(PoisonError::into_inner).remove(&id) {
             stream.end();
             log::debug!("subscriptions/listen {id} cancelled");
@@ -337,8 +337,8 @@ enum Routed {
 /// The one way every request takes, on a connection or alone: refused while the server
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
-    let answer = |outcome: Result<serde_json::Value, RpcError>| {
-        reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome.map(Reply::Value))));
+    let answer = |outcome: Result<Reply, RpcError>| {
+        reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome)));
         Routed::Done
     };
     if server.is_draining() {
@@ -347,7 +347,7 @@ fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Optio
         return answer(Err(super::shutting_down()));
     }
     let scopes = terms.as_ref().and_then(|t| t.scopes.as_deref());
-    match methods::early(server, session, req, terms.as_ref().map(|t| t.version), scopes) {
+    match dispatch::early(server, session, req, terms.as_ref().map(|t| t.version), scopes) {
         Route::Answered(outcome) => answer(outcome),
         Route::Listen(grant) => Routed::Listen(grant),
         // Invariant: `early` routes to the pool only with terms (a settled session or `_meta`).
@@ -389,7 +389,7 @@ fn run(mut cx: RequestCx, req: Request) -> Option<Job> {
         log::debug!("request {} cancelled before it ran; no response", req.id);
         return cx.session.as_ref().and_then(|s| s.finish(&req.id));
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| methods::answer(&mut cx, &server, &req.method, &req.params)))
+    let outcome = catch_unwind(AssertUnwindSafe(|| dispatch::answer(&mut cx, &server, &req.method, &req.params)))
         .unwrap_or_else(|_| {
             log::error!("handler for {} panicked", req.method);
             Err(RpcError::internal())

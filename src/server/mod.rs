@@ -4,9 +4,9 @@
 
 pub mod connection;
 pub mod context;
+mod dispatch;
 pub mod lifecycle;
 pub(crate) mod listen;
-mod methods;
 pub(crate) mod pool;
 pub(crate) mod registry;
 #[cfg(feature = "http")]
@@ -20,18 +20,19 @@ use crate::features::cache::{CacheHint, CacheScope};
 use crate::features::completer::Completer;
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::features::resources::{self, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
-use crate::features::tasks_ext;
+use crate::features::tasks_extension;
 use crate::features::tools::{self, Tool, ToolEntry};
 use crate::server::context::RequestCx;
 use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
-use crate::server::registry::{ExtensionEntry, Registry};
+use crate::server::registry::{ExtensionEntry, ExtensionMethod, Registry};
+use crate::util::condition::InFlight;
 use crate::util::seal::StateKey;
-use crate::util::signal::Tally;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::call_result::CallToolResult;
 use crate::wire::content::Resource;
 use crate::wire::content::{Icon, ResourceContents};
+use crate::wire::decoration::Decoration;
 use crate::wire::mcp_header;
 use crate::wire::rpc::RpcError;
 use crate::wire::version::{ProtocolVersion, Revisions};
@@ -213,7 +214,7 @@ pub struct Server {
     latest_info: std::sync::OnceLock<Arc<Box<serde_json::value::RawValue>>>,
     /// What every 2026-07-28 result is decorated with, one per cache hint of the method table
     /// (none, lists, reads), made on first use and shared by the results.
-    decorations: [std::sync::OnceLock<Arc<methods::Decoration>>; 3],
+    decorations: [std::sync::OnceLock<Arc<Decoration>>; 3],
     /// Prefixes every id a load balancer may route on (`--node-id`).
     node_id: Option<String>,
     /// Open `subscriptions/listen` streams, under `Options::max_listen_streams`.
@@ -221,7 +222,7 @@ pub struct Server {
     pub(crate) pool: Pool,
     task_share: Arc<task_share::TaskShare>,
     /// The tasks extension's tasks (2026-07-28): this server's own, ended with it.
-    ext_tasks: tasks_ext::Table,
+    ext_tasks: tasks_extension::Table,
     /// Set by `drain`: new requests are refused, `/healthz` says 503.
     draining: AtomicBool,
     /// A drain ran out of time: every handler still running sees cancellation (requests
@@ -233,7 +234,7 @@ pub struct Server {
     #[cfg(feature = "http")]
     relay: Option<relay::Setup>,
     /// Requests its relays handed on and not yet answered: `drain` waits for them too.
-    relayed: Arc<Tally>,
+    relayed: Arc<InFlight>,
 }
 
 /// Waits, up to the deadline, until a transport has written out every answer queued so far.
@@ -267,7 +268,7 @@ impl Server {
             listen_slots: ListenSlots::default(),
             state_key: std::sync::OnceLock::new(),
             node_id: None,
-            ext_tasks: tasks_ext::Table::default(),
+            ext_tasks: tasks_extension::Table::default(),
             draining: AtomicBool::new(false),
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
@@ -331,7 +332,7 @@ impl Server {
 
     /// The count of relayed requests not yet answered, which `drain` waits for.
     #[cfg(feature = "http")]
-    pub(crate) fn relayed(&self) -> &Arc<Tally> {
+    pub(crate) fn relayed(&self) -> &Arc<InFlight> {
         &self.relayed
     }
 
@@ -533,18 +534,33 @@ impl Server {
     }
 
     /// Registers an extension (SEP-2133): `settings` is advertised under
-    /// `capabilities.extensions[name]`, and `handler` answers each of `methods`.
+    /// `capabilities.extensions[name]`, and `handler` answers each of `methods` (called with the
+    /// method's name and params) on the worker pool. Each [`ExtensionMethod`] is the method's row
+    /// in the server's table: the revisions it exists in and its results' cache hint. A name the
+    /// built-in table already has stays the built-in method's.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tinymcp::{ExtensionMethod, Server};
+    /// let server = Server::new("notes", "1.0");
+    /// server.register_extension(
+    ///     "example.com/notes",
+    ///     json!({}),
+    ///     &[ExtensionMethod::new("notes/list").with_list_cache()],
+    ///     |_cx, _method, _params| Ok(json!({ "notes": [] })),
+    /// );
+    /// ```
     pub fn register_extension(
         &self,
         name: &str,
         settings: Value,
-        methods: &[&str],
+        methods: &[ExtensionMethod],
         handler: impl Fn(&RequestCx, &str, Value) -> Result<Value, RpcError> + Send + Sync + 'static,
     ) {
         let entry = Arc::new(ExtensionEntry {
             name: name.to_owned(),
             settings,
-            methods: methods.iter().map(|m| (*m).to_owned()).collect(),
+            methods: methods.to_vec(),
             handler: Box::new(handler),
         });
         self.update(|r| upsert(&mut r.extensions, entry, |a, b| a.name == b.name));
@@ -642,7 +658,9 @@ impl Server {
         drop(listeners);
         // A stream asking for tasks hears where each stands now (a change from here on follows).
         for id in listener.task_ids() {
-            tasks_ext::replay(&self.ext_tasks, id, |params| listener.notify(tasks_ext::NOTIFICATION, params));
+            tasks_extension::replay(&self.ext_tasks, id, |params| {
+                listener.notify(tasks_extension::NOTIFICATION, params)
+            });
         }
     }
 
@@ -702,7 +720,7 @@ impl Server {
     }
 
     /// The decoration of this server's 2026-07-28 results for a method of cache hint `cache`.
-    pub(crate) fn decoration(&self, cache: crate::wire::method::Cache) -> Arc<methods::Decoration> {
+    pub(crate) fn decoration(&self, cache: crate::wire::method::Cache) -> Arc<Decoration> {
         use crate::wire::method::Cache;
         let (slot, hint) = match cache {
             Cache::None => (0, None),
@@ -710,7 +728,9 @@ impl Server {
             // What a resource holds may depend on who reads it.
             Cache::Read => (2, Some(self.options.read_cache)),
         };
-        Arc::clone(self.decorations[slot].get_or_init(|| Arc::new(methods::Decoration::new(self.latest_info(), hint))))
+        Arc::clone(
+            self.decorations[slot].get_or_init(|| Arc::new(Decoration::new(self.latest_info(), hint.map(Into::into)))),
+        )
     }
 
     pub(crate) fn instructions(&self) -> Option<&str> {
@@ -735,7 +755,7 @@ impl Server {
     /// Tells every unfinished tasks-extension task's work to stop (a command kills its process
     /// group); tasks outlive their requests, not their server.
     fn cancel_tasks(&self) {
-        tasks_ext::cancel_all(&self.ext_tasks, &|id, params| self.notify_task(id, params));
+        tasks_extension::cancel_all(&self.ext_tasks, &|id, params| self.notify_task(id, params));
     }
 
     /// Stops taking new work and waits up to `within` for the work in flight: new requests are
@@ -799,7 +819,7 @@ impl Server {
     }
 
     /// The tasks extension's tasks.
-    pub(crate) fn ext_tasks(&self) -> &tasks_ext::Table {
+    pub(crate) fn ext_tasks(&self) -> &tasks_extension::Table {
         &self.ext_tasks
     }
 
@@ -807,7 +827,7 @@ impl Server {
     /// for task `task_id`.
     pub(crate) fn notify_task(&self, task_id: &str, params: &Value) {
         let wanted = |l: &dyn Listener| l.task_ids().iter().any(|id| id == task_id);
-        self.broadcast(wanted, tasks_ext::NOTIFICATION, params.clone());
+        self.broadcast(wanted, tasks_extension::NOTIFICATION, params.clone());
     }
 
     /// The capabilities: exactly the features something is registered for.

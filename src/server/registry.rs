@@ -4,11 +4,12 @@
 
 use crate::features::prompts::PromptEntry;
 use crate::features::resources::{ResourceEntry, ResourceLister, TemplateEntry};
-use crate::features::tasks::TaskSupport;
+use crate::features::tasks_handshake::TaskSupport;
 use crate::features::tools::ToolEntry;
 use crate::server::context::RequestCx;
+use crate::wire::method::Cache;
 use crate::wire::rpc::RpcError;
-use crate::wire::version::ProtocolVersion;
+use crate::wire::version::{ProtocolVersion, Revisions};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -31,12 +32,60 @@ pub(crate) struct Registry {
 pub(crate) type ExtensionHandler = dyn Fn(&RequestCx, &str, Value) -> Result<Value, RpcError> + Send + Sync;
 
 /// A registered extension: its identifier, the settings advertised under
-/// `capabilities.extensions`, and the methods it answers.
+/// `capabilities.extensions`, and the methods it answers, each with its row.
 pub(crate) struct ExtensionEntry {
     pub name: String,
     pub settings: Value,
-    pub methods: Vec<String>,
+    pub methods: Vec<ExtensionMethod>,
     pub handler: Box<ExtensionHandler>,
+}
+
+/// One method an extension answers, as the method table's row of it: its name, the revisions
+/// it exists in (default: every one), and the cache hint its 2026-07-28 results carry (default:
+/// none). It runs on the worker pool, as every handler that may block; outside its revisions it
+/// is `-32601`. Given to [`Server::register_extension`](crate::Server::register_extension).
+///
+/// ```
+/// use tinymcp::{ExtensionMethod, Revisions};
+/// let list = ExtensionMethod::new("notes/list").with_list_cache();
+/// let get = ExtensionMethod::new("notes/get").with_revisions("2025-06-18..".parse::<Revisions>().unwrap());
+/// # let _ = (list, get);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionMethod {
+    pub(crate) name: String,
+    pub(crate) revisions: Revisions,
+    pub(crate) cache: Cache,
+}
+
+impl ExtensionMethod {
+    /// The method `name`, in every revision, with no cache hint.
+    pub fn new(name: impl Into<String>) -> Self {
+        ExtensionMethod { name: name.into(), revisions: Revisions::ALL, cache: Cache::None }
+    }
+
+    /// Exists only in `revisions`.
+    pub fn with_revisions(mut self, revisions: Revisions) -> Self {
+        self.revisions = revisions;
+        self
+    }
+
+    /// Its 2026-07-28 results carry the lists' cache hint (`Options::list_cache`).
+    pub fn with_list_cache(mut self) -> Self {
+        self.cache = Cache::List;
+        self
+    }
+
+    /// Its 2026-07-28 results carry the reads' cache hint (`Options::read_cache`).
+    pub fn with_read_cache(mut self) -> Self {
+        self.cache = Cache::Read;
+        self
+    }
+
+    /// The method's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 /// Which method groups a revision may call, given what is registered.
@@ -50,6 +99,11 @@ pub(crate) struct Enabled {
 }
 
 impl Registry {
+    /// The registered extension that answers `method`, and its row of it.
+    pub fn extension_method(&self, method: &str) -> Option<(&ExtensionEntry, &ExtensionMethod)> {
+        self.extensions.iter().find_map(|e| e.methods.iter().find(|m| m.name == method).map(|m| (&**e, m)))
+    }
+
     /// What is enabled at `version`: a feature is on when something is registered for it.
     pub fn enabled(&self, version: ProtocolVersion) -> Enabled {
         let resources = !self.resources.is_empty() || !self.listers.is_empty() || !self.templates.is_empty();
@@ -85,7 +139,7 @@ impl Registry {
         }
         if !version.is_stateful() && self.tools.iter().any(|t| t.tool.task_support != TaskSupport::Forbidden) {
             let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
-            extensions[crate::features::tasks_ext::EXTENSION] = json!({});
+            extensions[crate::features::tasks_extension::EXTENSION] = json!({});
         }
         if enabled.completions && version.has_completions() {
             caps.insert("completions".into(), json!({}));

@@ -6,7 +6,7 @@
 
 use crate::server::listen::Listener;
 use crate::server::sink::{Outgoing, Sink};
-use crate::util::signal::Signal;
+use crate::util::condition::Condition;
 use crate::wire::frame;
 use crate::wire::meta::LogLevel;
 use crate::wire::rpc::{RequestId, RpcError};
@@ -82,7 +82,7 @@ pub struct Session {
     notifier: Sink,
     closed: AtomicBool,
     /// Signalled when the last request in flight ends (`wait_settled`).
-    settled: Signal,
+    settled: Condition,
     /// Per-session state of the features, one value per type.
     extensions: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
@@ -102,7 +102,7 @@ impl Session {
             next_id: AtomicI64::new(1),
             notifier,
             closed: AtomicBool::new(false),
-            settled: Signal::default(),
+            settled: Condition::default(),
             extensions: Mutex::default(),
         }
     }

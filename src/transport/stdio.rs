@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::server::connection::Connection;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
-use crate::util::signal::Signal;
+use crate::util::condition::Condition;
 use crate::wire::jsonrpc::{self, Malformed};
 use crate::wire::meta::Carrier;
 use crate::wire::rpc::RpcError;
@@ -115,7 +115,7 @@ struct Room {
     closed: AtomicBool,
     /// Signalled by the writer after each flush and when stdout closes: the paused reader and a
     /// drain's flush wait on it.
-    written: Signal,
+    written: Condition,
 }
 
 impl OutputRoom {

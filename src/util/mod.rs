@@ -3,6 +3,7 @@
 //! import nothing of the protocol.
 
 pub mod base64;
+pub(crate) mod condition;
 pub(crate) mod crypto;
 // The one mutator of every fuzz test, test-only; the binary's unit tests and tests/it include
 // the same file. Here only the mutator and the time bound are used (the seed corpus is for
@@ -14,6 +15,5 @@ pub mod percent;
 pub mod random;
 pub mod schema;
 pub(crate) mod seal;
-pub(crate) mod signal;
 pub mod time;
 pub mod uri_template;

@@ -3,11 +3,11 @@
 //! without a box). Uses the wire's content blocks only.
 
 use super::content::{list_to_wire, Content, WireBlock};
+use super::decoration::Decoration;
 use super::typed::{encoded_len, Members, Typed};
 use super::version::ProtocolVersion;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::fmt;
 use std::sync::Arc;
 
 /// The result of `tools/call`.
@@ -66,20 +66,9 @@ impl CallToolResult {
 /// it straight into its output: the same members in the order a `Value` (a sorted map) writes
 /// them. A `Reply` holds it without a box (the usual answer: one allocation less per call).
 #[derive(Debug)]
-pub struct ToolReply(pub(crate) CallToolResult, pub(crate) ProtocolVersion, pub(crate) Option<Arc<dyn Around>>);
+pub struct ToolReply(pub(crate) CallToolResult, pub(crate) ProtocolVersion, pub(crate) Option<Arc<Decoration>>);
 
-/// Members a writer adds around a tool's result, shared by many results (2026-07-28's
-/// decoration: `resultType`, the server's identity in `_meta`, a cache hint), so that a
-/// decorated result needs no box around it.
-pub trait Around: Send + Sync + fmt::Debug {
-    /// Writes `_meta` (the result's own, `own`, with what this adds to it) and this one's
-    /// members, none of which a tool's result has.
-    fn write_around(&self, own: Option<&Value>, members: &mut Members<'_>) -> serde_json::Result<()>;
-    /// About how many bytes it adds.
-    fn size_hint(&self) -> usize;
-}
-
-/// With what is around it (`Around`), the result writes its `_meta` itself, merged.
+/// With its decoration around it, the result writes its `_meta` itself, merged.
 impl Typed for ToolReply {
     fn write_members(&self, members: &mut Members<'_>) -> serde_json::Result<()> {
         let ToolReply(result, version, around) = self;

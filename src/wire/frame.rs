@@ -1,14 +1,17 @@
 //! Writing JSON-RPC frames: a response travels as an `Answer` (its id and its `Reply` or error)
 //! to the one writer of its stream, which serialises it once, straight into its output; errors,
 //! requests and notifications written as text; the length of any frame counted without writing it.
-//! Knows of MCP only the tool's result a `Reply` holds without a box.
+//! Knows of MCP only the tool's result a `Reply` holds without a box, and the 2026-07-28
+//! decoration (`decorate`) written around a result.
 
 use super::call_result::ToolReply;
+use super::decoration::Decoration;
 use super::rpc::{RequestId, RpcError};
 use super::typed::{encoded_len, Members, Typed};
 use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 #[derive(Serialize)]
 struct ErrorFrame<'a> {
@@ -88,6 +91,50 @@ impl Reply {
             Err(value) => serde_json::to_writer(out, value)?,
         }
         Ok(())
+    }
+}
+
+/// `result` with `decoration` around it: a tool's result carries it (no box); any other result
+/// is boxed with it.
+pub(crate) fn decorate(decoration: Arc<Decoration>, result: Reply) -> Reply {
+    match result {
+        Reply::Tool(ToolReply(result, version, None)) => Reply::Tool(ToolReply(result, version, Some(decoration))),
+        Reply::Value(Value::Object(_)) | Reply::Typed(_) | Reply::Tool(_) => {
+            Reply::Typed(Box::new(Decorated { result, decoration }))
+        }
+        Reply::Value(_) => Reply::Value(Value::Null),
+    }
+}
+
+/// A result (an object `Value`, or typed) boxed with its decoration.
+#[derive(Debug)]
+struct Decorated {
+    result: Reply,
+    decoration: Arc<Decoration>,
+}
+
+impl Typed for Decorated {
+    fn write_members(&self, members: &mut Members<'_>) -> serde_json::Result<()> {
+        match self.result.typed() {
+            Ok(typed) => {
+                self.decoration.write_around(typed.meta(), members)?;
+                typed.write_members(members)
+            }
+            Err(Value::Object(map)) => {
+                self.decoration.write(Some(map), map.get("_meta"), members)?;
+                map.iter().filter(|(key, _)| *key != "_meta").try_for_each(|(k, v)| members.entry(k, v))
+            }
+            Err(_) => self.decoration.write(None, None, members),
+        }
+    }
+
+    /// None: `write_members` writes the merged `_meta` itself.
+    fn meta(&self) -> Option<&Value> {
+        None
+    }
+
+    fn size_hint(&self) -> usize {
+        self.result.size_hint() + self.decoration.size_hint()
     }
 }
 

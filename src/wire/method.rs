@@ -1,8 +1,9 @@
-//! The protocol as data: one row per method a client may send (requests and notifications,
-//! official extensions included) saying in which revisions it exists, where it runs, what
-//! gates it, its cache hint, whether it may need the client's input, and which field
-//! `Mcp-Name` mirrors. Every layer reads this table instead of matching names; the method
-//! table's one `match` (`server::methods`) is over `Id`. Imports only the wire.
+//! The protocol as data: one row per method a client may send (requests and notifications; an
+//! extension registers its own rows with the server) saying in which revisions it exists,
+//! where it runs, what gates it, its cache hint, whether it may need the client's input, and
+//! which field `Mcp-Name` mirrors. Every layer reads this table instead of matching names; the
+//! routing (`server::dispatch::early`) follows `runs`, and `dispatch`'s one `match` is over
+//! `Id`. Imports only the wire.
 
 use crate::wire::version::ProtocolVersion;
 use crate::wire::version::ProtocolVersion::{V2024_11_05, V2025_11_25, V2026_07_28};
@@ -30,8 +31,6 @@ pub(crate) enum Id {
     TasksUpdate,
     ServerDiscover,
     SubscriptionsListen,
-    /// A method of an official extension, answered by the extension registered for it.
-    Extension,
     Initialized,
     Cancelled,
     Progress,
@@ -41,8 +40,8 @@ pub(crate) enum Id {
 /// Where a request is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Runs {
-    /// On the reader's thread: it settles the session (`initialize`) or opens a stream that
-    /// holds no worker (`subscriptions/listen`).
+    /// On the reader's thread: it settles the session (`initialize`), opens a stream that
+    /// holds no worker (`subscriptions/listen`), or costs nothing (`ping`).
     Reader,
     /// On the worker pool.
     Pool,
@@ -130,7 +129,9 @@ use Runs::{Nowhere, Pool, Reader};
 /// Every method, the most common first (the parser looks names up here).
 pub(crate) const METHODS: &[Spec] = &[
     named(gated(row(Id::ToolsCall, "tools/call", V2024_11_05, NEWEST, Pool), Gate::Tools), "name", true),
-    row(Id::Ping, "ping", V2024_11_05, HANDSHAKE, Pool),
+    // Answered on the reader: it is allowed before `initialize`, when no worker's context can
+    // be made, and it takes no slot of the session's.
+    row(Id::Ping, "ping", V2024_11_05, HANDSHAKE, Reader),
     cached(gated(row(Id::ToolsList, "tools/list", V2024_11_05, NEWEST, Pool), Gate::Tools), Cache::List),
     named(
         cached(
@@ -164,10 +165,6 @@ pub(crate) const METHODS: &[Spec] = &[
     gated(row(Id::TasksList, "tasks/list", V2025_11_25, HANDSHAKE, Pool), Gate::Tasks),
     named(gated(row(Id::TasksCancel, "tasks/cancel", V2025_11_25, NEWEST, Pool), Gate::Tasks), "taskId", false),
     named(gated(row(Id::TasksUpdate, "tasks/update", V2026_07_28, NEWEST, Pool), Gate::Tasks), "taskId", false),
-    // The skills extension (SEP-2640): served by the extension registered for it.
-    cached(row(Id::Extension, "skills/list", V2024_11_05, NEWEST, Pool), Cache::List),
-    cached(row(Id::Extension, "skills/get", V2024_11_05, NEWEST, Pool), Cache::List),
-    row(Id::Extension, "resources/directory/read", V2024_11_05, NEWEST, Pool),
 ];
 
 /// The row of a method name, if the server knows it.

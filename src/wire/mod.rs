@@ -1,9 +1,10 @@
 //! The wire: JSON-RPC envelopes, ids and error codes, the protocol revisions, and the length
 //! caps on what a request names.
-//! Imports nothing of the crate; every other layer may import it.
+//! Imports of the crate only util's leaves (base64); every other layer may import it.
 
 pub(crate) mod call_result;
 pub(crate) mod content;
+pub(crate) mod decoration;
 pub(crate) mod frame;
 pub mod jsonrpc;
 pub(crate) mod limits;

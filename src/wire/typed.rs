@@ -8,12 +8,12 @@ use std::fmt;
 use std::io::{self, Write};
 
 /// A writer that counts what passes through it to `inner`.
-struct Tally<W> {
+struct CountingWriter<W> {
     inner: W,
     bytes: usize,
 }
 
-impl<W: Write> Write for Tally<W> {
+impl<W: Write> Write for CountingWriter<W> {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(bytes)?;
         self.bytes += n;
@@ -27,7 +27,7 @@ impl<W: Write> Write for Tally<W> {
 /// The length of `write`'s output, counted as it is written out instead of built as text (no
 /// allocation: this runs for every request and, on a metered stream, every answer).
 pub(crate) fn counted(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> usize {
-    let mut count = Tally { inner: io::sink(), bytes: 0 };
+    let mut count = CountingWriter { inner: io::sink(), bytes: 0 };
     // Counting never fails, and what writers write always serializes.
     let _ = write(&mut count);
     count.bytes

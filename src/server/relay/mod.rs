@@ -287,7 +287,7 @@ impl Relay {
             Message::Notification(n) => match n.method.spec().map(|s| s.id) {
                 // Spec (cancellation): no answer once cancelled; the other server is told too.
                 Some(Id::Cancelled) => {
-                    if let Some(id) = super::methods::cancelled_request(&n.params) {
+                    if let Some(id) = super::dispatch::cancelled_request(&n.params) {
                         up.cancel(self.client, &id);
                     }
                 }
@@ -506,7 +506,7 @@ pub(crate) fn serve_alone(
                 }
                 Some(Id::ServerDiscover) => {
                     let discover = up.speaks().map(|(s, _)| s.discover()).unwrap_or_default();
-                    let result = crate::server::methods::decorate_with(Arc::clone(info), None, Reply::Value(discover));
+                    let result = crate::server::dispatch::decorate_with(Arc::clone(info), None, Reply::Value(discover));
                     reply.send(Outgoing::Response(Answer::new(req.id, Ok(result))));
                     return Served::Done;
                 }

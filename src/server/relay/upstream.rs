@@ -10,7 +10,7 @@ use crate::server::listen::SUBSCRIPTION_ID;
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
-use crate::util::signal::{Held, Tally};
+use crate::util::condition::{Held, InFlight};
 use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Message, Notification, Request};
 use crate::wire::meta::LogLevel;
@@ -56,7 +56,7 @@ pub(crate) struct Upstream {
     /// server's), held weakly: the server holds this.
     listeners: OnceLock<Weak<Server>>,
     /// The relaying server's count of client requests in flight (`Server::drain` waits for it).
-    in_flight: Arc<Tally>,
+    in_flight: Arc<InFlight>,
     /// Its tools' input schemas, by name: read on first need, again after it says its list
     /// changed (`tools_stale`, set by the thread that reads its lines, which must never wait
     /// for the lock held while they are read).
@@ -286,7 +286,7 @@ impl Upstream {
         open: &super::OpenPeer,
         max_in_flight: usize,
         shared: bool,
-        in_flight: Arc<Tally>,
+        in_flight: Arc<InFlight>,
     ) -> Result<Arc<Upstream>, String> {
         let up = Arc::new(Upstream {
             state: Mutex::default(),
@@ -657,7 +657,7 @@ impl Upstream {
         state.parked.insert(state_token, Parked { sent_as, asked, key, request, since: Instant::now() });
         drop(state);
         let result = match self.speaks() {
-            Some((_, info)) => crate::server::methods::decorate_with(Arc::clone(info), None, Reply::Value(result)),
+            Some((_, info)) => crate::server::dispatch::decorate_with(Arc::clone(info), None, Reply::Value(result)),
             None => Reply::Value(result),
         };
         reply.send(Outgoing::Response(Answer::new(client_id, Ok(result))));
@@ -842,7 +842,7 @@ impl Upstream {
             Shape::AsIs => outcome.map(Reply::Value),
             Shape::Modern(hint, _, method) => match (outcome, self.speaks()) {
                 (Ok(result @ Value::Object(_)), Some((_, info))) => {
-                    Ok(crate::server::methods::decorate_with(Arc::clone(info), hint, Reply::Value(result)))
+                    Ok(crate::server::dispatch::decorate_with(Arc::clone(info), hint, Reply::Value(result)))
                 }
                 (Err(error), _) => Err(translate::newer_error(method, error)),
                 (outcome, _) => outcome.map(Reply::Value),

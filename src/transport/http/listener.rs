@@ -8,7 +8,7 @@
 
 use super::http1::{Conn, Exchange};
 use super::Http;
-use crate::util::signal::Signal;
+use crate::util::condition::Condition;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
@@ -34,7 +34,7 @@ pub(super) struct Connections {
     /// Requests being answered (streams included); a drain waits for none.
     answering: AtomicUsize,
     /// Signalled as each answer ends, for a drain waiting for none (`wait_quiet`).
-    quiet: Signal,
+    quiet: Condition,
 }
 
 /// Counts one request as being answered while it lives.

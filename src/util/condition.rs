@@ -1,22 +1,22 @@
-//! `Signal`: waiting for a condition on state others change (a count reaching zero), on a
-//! condition variable, at no cost to whoever changes that state while nobody waits; `Tally`,
-//! such a count, held by guards. std only.
+//! `Condition`: waiting for a condition on state others change (a count reaching zero), on a
+//! condition variable, at no cost to whoever changes that state while nobody waits; `InFlight`,
+//! such a count of things in flight, held by guards. std only.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
-/// Wakes whoever waits for a condition once it may hold. The changer calls [`Signal::notify`]
+/// Wakes whoever waits for a condition once it may hold. The changer calls [`Condition::notify`]
 /// after each change; that costs one atomic load unless someone waits, so a hot path may
 /// call it for every message.
 #[derive(Default)]
-pub(crate) struct Signal {
+pub(crate) struct Condition {
     waiting: AtomicUsize,
     lock: Mutex<()>,
     changed: Condvar,
 }
 
-impl Signal {
+impl Condition {
     /// Waits until `done()` holds (checked now and after each change), or `deadline` passes;
     /// says whether it holds. What `done` reads must be changed with `SeqCst` (or under a lock
     /// `done` takes too) before `notify`, so no change slips between the check and the wait.
@@ -59,12 +59,12 @@ impl Signal {
 /// A count of things in flight, each held by a [`Held`] until it is dropped, that someone may
 /// wait to see reach zero (`Server::drain`, for the requests a relay has handed on).
 #[derive(Default)]
-pub(crate) struct Tally {
+pub(crate) struct InFlight {
     count: AtomicUsize,
-    settled: Signal,
+    settled: Condition,
 }
 
-impl Tally {
+impl InFlight {
     /// Counts one more until the guard is dropped.
     // Only relays (HTTP builds) hold; the count is waited for in every build.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
@@ -79,9 +79,9 @@ impl Tally {
     }
 }
 
-/// One thing counted by a [`Tally`], until dropped.
+/// One thing counted by a [`InFlight`], until dropped.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) struct Held(Arc<Tally>);
+pub(crate) struct Held(Arc<InFlight>);
 
 impl Drop for Held {
     fn drop(&mut self) {
@@ -99,28 +99,28 @@ mod tests {
 
     #[test]
     fn a_waiter_wakes_on_the_change_and_a_deadline_ends_a_wait_for_nothing() {
-        let signal = Arc::new(Signal::default());
+        let condition = Arc::new(Condition::default());
         let flag = Arc::new(AtomicBool::new(false));
-        let (s, f) = (Arc::clone(&signal), Arc::clone(&flag));
+        let (s, f) = (Arc::clone(&condition), Arc::clone(&flag));
         let setter = std::thread::spawn(move || {
             f.store(true, Ordering::SeqCst);
             s.notify();
         });
-        assert!(signal.wait_until(|| flag.load(Ordering::SeqCst), Some(Instant::now() + Duration::from_secs(5))));
+        assert!(condition.wait_until(|| flag.load(Ordering::SeqCst), Some(Instant::now() + Duration::from_secs(5))));
         setter.join().unwrap();
         let never = Instant::now() + Duration::from_millis(20);
-        assert!(!signal.wait_until(|| false, Some(never)));
+        assert!(!condition.wait_until(|| false, Some(never)));
         assert!(Instant::now() >= never);
     }
 
     #[test]
-    fn a_tally_is_waited_for_until_its_last_guard_is_dropped() {
-        let tally = Arc::new(Tally::default());
-        let (one, two) = (tally.hold(), tally.hold());
-        assert!(!tally.wait_zero(Instant::now() + Duration::from_millis(20)));
+    fn a_count_in_flight_is_waited_for_until_its_last_guard_is_dropped() {
+        let in_flight = Arc::new(InFlight::default());
+        let (one, two) = (in_flight.hold(), in_flight.hold());
+        assert!(!in_flight.wait_zero(Instant::now() + Duration::from_millis(20)));
         drop(one);
         let dropper = std::thread::spawn(move || drop(two));
-        assert!(tally.wait_zero(Instant::now() + Duration::from_secs(5)));
+        assert!(in_flight.wait_zero(Instant::now() + Duration::from_secs(5)));
         dropper.join().unwrap();
     }
 }

@@ -70,14 +70,14 @@ struct State {
     log_level: Option<LogLevel>,
 }
 
-type Answer = Result<Value, RpcError>;
+type ClientAnswer = Result<Value, RpcError>;
 
 /// One client's state.
 pub struct Session {
     state: Mutex<State>,
     subscriptions: Mutex<HashSet<String>>,
     flights: Mutex<Flights>,
-    pending: Mutex<HashMap<RequestId, SyncSender<Answer>>>,
+    pending: Mutex<HashMap<RequestId, SyncSender<ClientAnswer>>>,
     next_id: AtomicI64,
     notifier: Sink,
     closed: AtomicBool,
@@ -249,7 +249,7 @@ impl Session {
     }
 
     /// Reserves an id for a request to the client and the channel its answer will arrive on.
-    pub(crate) fn expect_answer(&self) -> (RequestId, Receiver<Answer>) {
+    pub(crate) fn expect_answer(&self) -> (RequestId, Receiver<ClientAnswer>) {
         let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = mpsc::sync_channel(1);
         lock(&self.pending).insert(id.clone(), tx);
@@ -261,7 +261,7 @@ impl Session {
     }
 
     /// Delivers the client's answer to the handler waiting for it.
-    pub(crate) fn answer(&self, id: &RequestId, answer: Answer) -> bool {
+    pub(crate) fn answer(&self, id: &RequestId, answer: ClientAnswer) -> bool {
         match lock(&self.pending).remove(id) {
             Some(tx) => tx.send(answer).is_ok(),
             None => false,

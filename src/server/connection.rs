@@ -9,7 +9,7 @@ use crate::server::methods::{self, Route};
 use crate::server::pool::Job;
 #[cfg(feature = "http")]
 use crate::server::relay::{self, Relay};
-use crate::server::session::Session;
+use crate::server::session::{Session, Waiting};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::frame::{Answer, Reply};
@@ -264,7 +264,8 @@ impl Connection {
             );
             Job { run, cx, req }
         };
-        match self.session.admit(&id, max_in_flight, size, job) {
+        let wait = |job: Job| Waiting::new(move || (job.run)(job.cx, job.req));
+        match self.session.admit(&id, max_in_flight, size, job, wait) {
             Ok(Some(job)) => self.server.pool.spawn_job(job),
             // It waits for a slot; the request that frees one runs it.
             Ok(None) => {}
@@ -382,7 +383,7 @@ impl Sessionless {
 
 /// Runs one request on a worker and answers it, unless it was cancelled; hands back the
 /// queued request that takes its slot.
-fn run(mut cx: RequestCx, req: Request) -> Option<Job> {
+fn run(mut cx: RequestCx, req: Request) -> Option<Waiting> {
     let server = Arc::clone(&cx.server);
     if cx.is_cancelled() {
         // Cancelled while it waited for a slot: it never runs.

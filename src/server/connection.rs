@@ -9,12 +9,12 @@ use crate::server::listen::{Grant, ListenStream};
 use crate::server::pool::Job;
 #[cfg(feature = "http")]
 use crate::server::relay::{self, Relay};
-use crate::server::session::Session;
+use crate::server::session::{Session, Waiting};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::frame::{Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
-use crate::wire::meta::{self, Carrier, Era, RequestMeta};
+use crate::wire::meta::{self, Arrival, Era, RequestMeta};
 use crate::wire::method::Id;
 use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError};
@@ -80,14 +80,14 @@ impl Connection {
     /// Handles one message (or batch) as text, with no transport facts (an embedder's own
     /// transport, the in-memory client): `Connection::handle` after parsing.
     pub fn handle_text(&self, text: &str, reply: &Sink) {
-        self.handle(jsonrpc::parse(text), Carrier::Plain, reply);
+        self.handle(jsonrpc::parse(text), Arrival::Plain, reply);
     }
 
     /// THE entry point of every transport: one parsed line or body, what its transport knows
-    /// besides it (`carrier`: headers, whether it came in a session), and where its answers
+    /// besides it (`arrival`: headers, whether it came in a session), and where its answers
     /// go. Each message's era is decided here once; never runs handler code on the caller's
     /// thread, so the reader stays free to deliver the answers handlers wait for.
-    pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, carrier: Carrier, reply: &Sink) {
+    pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, arrival: Arrival, reply: &Sink) {
         #[cfg(feature = "http")]
         let incoming = match (incoming, &self.relay) {
             (Ok(incoming), Some(relay)) => return relay.handle(incoming, reply),
@@ -95,14 +95,14 @@ impl Connection {
         };
         match incoming {
             Err(bad) => reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error))),
-            Ok(Incoming::Single(message)) => self.on_message(message, carrier, reply),
-            Ok(Incoming::Batch(items)) => self.on_batch(items, carrier, reply),
+            Ok(Incoming::Single(message)) => self.on_message(message, arrival, reply),
+            Ok(Incoming::Batch(items)) => self.on_batch(items, arrival, reply),
         }
     }
 
-    fn on_message(&self, message: Message, carrier: Carrier, reply: &Sink) {
+    fn on_message(&self, message: Message, arrival: Arrival, reply: &Sink) {
         match message {
-            Message::Request(req) => self.on_request(req, reply, carrier),
+            Message::Request(req) => self.on_request(req, reply, arrival),
             Message::Notification(n) => {
                 if n.method.spec().is_some_and(|s| s.id == Id::Cancelled) {
                     self.end_listen(&n.params);
@@ -117,8 +117,8 @@ impl Connection {
         }
     }
 
-    fn on_request(&self, req: Request, reply: &Sink, carrier: Carrier) {
-        let scopes = carrier.scopes();
+    fn on_request(&self, req: Request, reply: &Sink, arrival: Arrival) {
+        let scopes = arrival.scopes();
         let revisions = self.server.options().revisions;
         // `_meta` read once, for the era and the 2026-07-28 terms.
         enum Read {
@@ -128,11 +128,11 @@ impl Connection {
         }
         let read = {
             let meta = req.params.read_meta();
-            match meta::era_of(&req.method, meta.as_ref(), carrier, revisions) {
+            match meta::era_of(&req.method, meta.as_ref(), arrival, revisions) {
                 Era::Handshake => Read::Handshake(meta::progress_token_of(meta.as_ref())),
                 Era::PerRequest => Read::PerRequest(
                     meta::method_served(&req.method, revisions)
-                        .and_then(|()| RequestMeta::read(meta, carrier, revisions)),
+                        .and_then(|()| RequestMeta::read(meta, arrival, revisions)),
                 ),
             }
         };
@@ -169,8 +169,8 @@ impl Connection {
         meta: RequestMeta,
         scopes: Option<&[String]>,
         reply: &Sink,
-    ) -> Alone {
-        let mut alone = Alone::default();
+    ) -> Sessionless {
+        let mut alone = Sessionless::default();
         if let Some(setup) = server.relay() {
             match relay::serve_alone(setup, server, req, &meta, reply) {
                 relay::Served::Done => {}
@@ -264,7 +264,8 @@ impl Connection {
             );
             Job { run, cx, req }
         };
-        match self.session.admit(&id, max_in_flight, size, job) {
+        let wait = |job: Job| Waiting::new(move || (job.run)(job.cx, job.req));
+        match self.session.admit(&id, max_in_flight, size, job, wait) {
             Ok(Some(job)) => self.server.pool.spawn_job(job),
             // It waits for a slot; the request that frees one runs it.
             Ok(None) => {}
@@ -275,8 +276,8 @@ impl Connection {
         }
     }
 
-    fn on_batch(&self, items: Vec<Result<Message, Malformed>>, carrier: Carrier, reply: &Sink) {
-        if meta::batch_is_per_request(&items, carrier, self.server.options().revisions) {
+    fn on_batch(&self, items: Vec<Result<Message, Malformed>>, arrival: Arrival, reply: &Sink) {
+        if meta::batch_is_per_request(&items, arrival, self.server.options().revisions) {
             reply.send(Outgoing::Response(Answer::error(None, meta::batch_refused())));
             return;
         }
@@ -291,16 +292,16 @@ impl Connection {
         }
         // Spec (JSON-RPC batch): the answers travel together as one array; notifications
         // and requests to the client pass straight through. The array leaves from the thread
-        // that delivers the last answer: no worker waits for them (issue 11).
+        // that delivers the last answer: no worker waits for them.
         let (batch_sink, guard) = reply.batch();
         let mut expected = 0;
         for item in items {
             match item {
                 Ok(Message::Request(req)) => {
                     expected += 1;
-                    self.on_request(req, &batch_sink, carrier);
+                    self.on_request(req, &batch_sink, arrival);
                 }
-                Ok(other) => self.on_message(other, carrier, &batch_sink),
+                Ok(other) => self.on_message(other, arrival, &batch_sink),
                 Err(bad) => {
                     expected += 1;
                     batch_sink.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error)));
@@ -358,15 +359,15 @@ fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Optio
 /// What a request served alone holds instead of a session (`Connection::serve_alone`).
 #[cfg(feature = "http")]
 #[derive(Default)]
-pub(crate) struct Alone {
+pub(crate) struct Sessionless {
     cancelled: Arc<AtomicBool>,
     listen: Option<Arc<ListenStream>>,
     /// Where a relaying server sent it.
-    relayed: Option<relay::Alone>,
+    relayed: Option<relay::Forwarded>,
 }
 
 #[cfg(feature = "http")]
-impl Alone {
+impl Sessionless {
     /// The client has its answer or is gone: a handler still running sees cancellation, a
     /// listen stream ends.
     pub(crate) fn close(&self) {
@@ -382,7 +383,7 @@ impl Alone {
 
 /// Runs one request on a worker and answers it, unless it was cancelled; hands back the
 /// queued request that takes its slot.
-fn run(mut cx: RequestCx, req: Request) -> Option<Job> {
+fn run(mut cx: RequestCx, req: Request) -> Option<Waiting> {
     let server = Arc::clone(&cx.server);
     if cx.is_cancelled() {
         // Cancelled while it waited for a slot: it never runs.

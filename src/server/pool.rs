@@ -8,6 +8,7 @@
 //! interval, the measure of "no progress").
 
 use crate::server::context::RequestCx;
+use crate::server::session::Waiting;
 use crate::wire::jsonrpc::Request;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -17,10 +18,10 @@ use std::time::{Duration, Instant};
 
 /// A request's work, run on the pool: the request, its context, and the function that runs
 /// them (the connection's), which hands back the queued request to run in its slot (the
-/// session decides which). Plain data rather than a boxed closure: a request costs the pool no
-/// allocation.
+/// session decides which). Plain data rather than a boxed closure: a request that runs at once
+/// costs the pool no allocation.
 pub(crate) struct Job {
-    pub(crate) run: fn(RequestCx, Request) -> Option<Job>,
+    pub(crate) run: fn(RequestCx, Request) -> Option<Waiting>,
     pub(crate) cx: RequestCx,
     pub(crate) req: Request,
 }
@@ -28,9 +29,8 @@ pub(crate) struct Job {
 impl Job {
     /// Runs the job, then each queued one it hands over, on this thread.
     pub(crate) fn run(self) {
-        let mut next = Some(self);
-        while let Some(job) = next {
-            next = (job.run)(job.cx, job.req);
+        if let Some(next) = (self.run)(self.cx, self.req) {
+            next.run();
         }
     }
 }

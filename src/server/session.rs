@@ -33,14 +33,31 @@ const MAX_SUBSCRIPTIONS: usize = 1000;
 struct Flights {
     flags: HashMap<RequestId, Arc<AtomicBool>>,
     running: usize,
-    /// Requests waiting for a slot, in order, with their sizes: the job each will run, boxed
-    /// while it waits (the session knows no job type; a request that runs at once is never
-    /// boxed).
-    queue: VecDeque<(Box<dyn Any + Send>, usize)>,
+    /// Requests waiting for a slot, in order, with their sizes (a request that runs at once
+    /// is never boxed).
+    queue: VecDeque<(Waiting, usize)>,
     queued_bytes: usize,
     /// Flags of finished requests, oldest first, for new requests to reuse once nothing else
     /// holds them: the usual request then allocates no flag (and frees none on another thread).
     spare: VecDeque<Arc<AtomicBool>>,
+}
+
+/// A request waiting for a slot: the work that runs it in the slot of a request that ended,
+/// and hands back the next one waiting (run in a loop, never nested).
+pub(crate) struct Waiting(Box<dyn FnOnce() -> Option<Waiting> + Send>);
+
+impl Waiting {
+    pub(crate) fn new(run: impl FnOnce() -> Option<Waiting> + Send + 'static) -> Self {
+        Waiting(Box::new(run))
+    }
+
+    /// Runs it, then each request it hands over, on this thread.
+    pub(crate) fn run(self) {
+        let mut next = Some(self);
+        while let Some(waiting) = next {
+            next = (waiting.0)();
+        }
+    }
 }
 
 /// At most this many spare flags are kept.
@@ -70,14 +87,14 @@ struct State {
     log_level: Option<LogLevel>,
 }
 
-type Answer = Result<Value, RpcError>;
+type ClientAnswer = Result<Value, RpcError>;
 
 /// One client's state.
 pub struct Session {
     state: Mutex<State>,
     subscriptions: Mutex<HashSet<String>>,
     flights: Mutex<Flights>,
-    pending: Mutex<HashMap<RequestId, SyncSender<Answer>>>,
+    pending: Mutex<HashMap<RequestId, SyncSender<ClientAnswer>>>,
     next_id: AtomicI64,
     notifier: Sink,
     closed: AtomicBool,
@@ -178,15 +195,16 @@ impl Session {
     }
 
     /// Registers an incoming request: its job, given the request's cancellation flag, comes
-    /// back to run now, or waits for a slot in order (`None`). Never blocks: a full session
-    /// queues up to `MAX_QUEUED` requests and `MAX_QUEUED_BYTES` of params (`size` each) and
-    /// refuses beyond.
-    pub(crate) fn admit<J: Send + 'static>(
+    /// back to run now, or waits for a slot in order (`None`), made `Waiting` by `wait`.
+    /// Never blocks: a full session queues up to `MAX_QUEUED` requests and `MAX_QUEUED_BYTES`
+    /// of params (`size` each) and refuses beyond.
+    pub(crate) fn admit<J>(
         &self,
         id: &RequestId,
         max_in_flight: usize,
         size: usize,
         job: impl FnOnce(Arc<AtomicBool>) -> J,
+        wait: impl FnOnce(J) -> Waiting,
     ) -> Result<Option<J>, &'static str> {
         let mut flights = lock(&self.flights);
         if flights.flags.contains_key(id) {
@@ -200,7 +218,7 @@ impl Session {
         flights.flags.insert(id.clone(), Arc::clone(&flag));
         let job = job(flag);
         if full {
-            flights.queue.push_back((Box::new(job), size));
+            flights.queue.push_back((wait(job), size));
             flights.queued_bytes += size;
             Ok(None)
         } else {
@@ -210,7 +228,7 @@ impl Session {
     }
 
     /// A request ended: the queued request that takes its slot, if one waits.
-    pub(crate) fn finish<J: 'static>(&self, id: &RequestId) -> Option<J> {
+    pub(crate) fn finish(&self, id: &RequestId) -> Option<Waiting> {
         let mut flights = lock(&self.flights);
         if let Some(flag) = flights.flags.remove(id) {
             if flights.spare.len() < MAX_SPARE_FLAGS {
@@ -220,8 +238,7 @@ impl Session {
         let next = match flights.queue.pop_front() {
             Some((job, size)) => {
                 flights.queued_bytes -= size;
-                // Invariant: a session's jobs are all of the one type its connection queues.
-                job.downcast().ok().map(|job| *job)
+                Some(job)
             }
             None => {
                 flights.running = flights.running.saturating_sub(1);
@@ -249,7 +266,7 @@ impl Session {
     }
 
     /// Reserves an id for a request to the client and the channel its answer will arrive on.
-    pub(crate) fn expect_answer(&self) -> (RequestId, Receiver<Answer>) {
+    pub(crate) fn expect_answer(&self) -> (RequestId, Receiver<ClientAnswer>) {
         let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = mpsc::sync_channel(1);
         lock(&self.pending).insert(id.clone(), tx);
@@ -261,7 +278,7 @@ impl Session {
     }
 
     /// Delivers the client's answer to the handler waiting for it.
-    pub(crate) fn answer(&self, id: &RequestId, answer: Answer) -> bool {
+    pub(crate) fn answer(&self, id: &RequestId, answer: ClientAnswer) -> bool {
         match lock(&self.pending).remove(id) {
             Some(tx) => tx.send(answer).is_ok(),
             None => false,

@@ -1,5 +1,5 @@
-//! Transports: they move JSON-RPC text between a peer and a `Connection`, read only the
-//! envelope, and know nothing of tools, resources or prompts.
+//! Transports: they move JSON-RPC text between a peer and a `Connection`, and read only the
+//! envelope and what their own headers must agree with (HTTP's SEP-2243 headers).
 
 #[cfg(feature = "http")]
 pub mod http;

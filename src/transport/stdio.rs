@@ -7,7 +7,7 @@ use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::util::condition::Condition;
 use crate::wire::jsonrpc::{self, Malformed};
-use crate::wire::meta::Carrier;
+use crate::wire::meta::Arrival;
 use crate::wire::rpc::RpcError;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -70,14 +70,14 @@ pub fn serve_io(
                 let error = RpcError::invalid_request(format!(
                     "message too large: the limit is {cap} bytes (the server's --max-message-bytes)"
                 ));
-                connection.handle(Err(Malformed { id, error }), Carrier::Plain, &sink);
+                connection.handle(Err(Malformed { id, error }), Arrival::Plain, &sink);
             }
             Ok(Line::Text) => {
                 let text = match std::str::from_utf8(&line) {
                     Ok(t) => t.trim(),
                     Err(e) => {
                         let error = RpcError::parse_error(format!("parse error: invalid UTF-8 ({e})"));
-                        connection.handle(Err(Malformed { id: None, error }), Carrier::Plain, &sink);
+                        connection.handle(Err(Malformed { id: None, error }), Arrival::Plain, &sink);
                         continue;
                     }
                 };
@@ -85,7 +85,7 @@ pub fn serve_io(
                     continue;
                 }
                 log::debug!("<- {text}");
-                connection.handle(jsonrpc::parse(text), Carrier::Plain, &sink);
+                connection.handle(jsonrpc::parse(text), Arrival::Plain, &sink);
             }
             Err(e) => break Err(Error::Io(e)),
         }

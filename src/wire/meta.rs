@@ -75,7 +75,7 @@ pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 // Only the HTTP transport builds the variants beyond `Plain`.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Carrier<'a> {
+pub(crate) enum Arrival<'a> {
     /// No facts besides the message: stdio, an in-memory connection, the legacy HTTP+SSE
     /// transport (2024-11-05 has no protocol headers).
     Plain,
@@ -94,13 +94,13 @@ pub(crate) enum Carrier<'a> {
     Scoped(&'a [String]),
 }
 
-impl<'a> Carrier<'a> {
-    /// The scopes granted, when the transport checks them (see `Carrier::Http::scopes`).
+impl<'a> Arrival<'a> {
+    /// The scopes granted, when the transport checks them (see `Arrival::Http::scopes`).
     pub(crate) fn scopes(self) -> Option<&'a [String]> {
         match self {
-            Carrier::Plain => None,
-            Carrier::Http { scopes, .. } => scopes,
-            Carrier::Scoped(scopes) => Some(scopes),
+            Arrival::Plain => None,
+            Arrival::Http { scopes, .. } => scopes,
+            Arrival::Scoped(scopes) => Some(scopes),
         }
     }
 }
@@ -133,15 +133,15 @@ pub(crate) enum Era {
 /// in it, as a server that knows no other would: pinned to the handshake revisions, a
 /// 2026-07-28 request is a request before (or inside) a session; pinned to 2026-07-28, every
 /// request must carry its `_meta`. One comparison, on the branch taken.
-pub(crate) fn era(method: &Method, params: &Params, carrier: Carrier, revisions: Revisions) -> Era {
-    era_of(method, params.read_meta().as_ref(), carrier, revisions)
+pub(crate) fn era(method: &Method, params: &Params, arrival: Arrival, revisions: Revisions) -> Era {
+    era_of(method, params.read_meta().as_ref(), arrival, revisions)
 }
 
 /// [`era`], for a message whose `_meta` was read already (`Params::read_meta`).
-pub(crate) fn era_of(method: &Method, meta: Option<&Meta>, carrier: Carrier, revisions: Revisions) -> Era {
-    let modern_header = match carrier {
-        Carrier::Plain | Carrier::Scoped(_) => false,
-        Carrier::Http { protocol_version, session, .. } => {
+pub(crate) fn era_of(method: &Method, meta: Option<&Meta>, arrival: Arrival, revisions: Revisions) -> Era {
+    let modern_header = match arrival {
+        Arrival::Plain | Arrival::Scoped(_) => false,
+        Arrival::Http { protocol_version, session, .. } => {
             !session && protocol_version.is_some_and(|v| !ProtocolVersion::parse(v).is_some_and(|v| v.is_stateful()))
         }
     };
@@ -195,12 +195,12 @@ pub(crate) fn method_served(method: &Method, revisions: Revisions) -> Result<(),
 /// batches, rather than with a handshake-era error ("before initialize", "session required").
 pub(crate) fn batch_is_per_request(
     items: &[Result<Message, Malformed>],
-    carrier: Carrier,
+    arrival: Arrival,
     revisions: Revisions,
 ) -> bool {
     items.iter().any(|item| match item {
-        Ok(Message::Request(r)) => era(&r.method, &r.params, carrier, revisions) == Era::PerRequest,
-        Ok(Message::Notification(n)) => era(&n.method, &n.params, carrier, revisions) == Era::PerRequest,
+        Ok(Message::Request(r)) => era(&r.method, &r.params, arrival, revisions) == Era::PerRequest,
+        Ok(Message::Notification(n)) => era(&n.method, &n.params, arrival, revisions) == Era::PerRequest,
         _ => false,
     })
 }
@@ -252,13 +252,13 @@ impl RequestMeta {
     ///    `-32022` with `data.supported` and `data.requested`;
     /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn parse(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
-        Self::read(params.read_meta(), carrier, revisions)
+    pub(crate) fn parse(params: &Params, arrival: Arrival, revisions: Revisions) -> Result<RequestMeta, RpcError> {
+        Self::read(params.read_meta(), arrival, revisions)
     }
 
     /// [`RequestMeta::parse`], for a message whose `_meta` was read already
     /// (`Params::read_meta`).
-    pub(crate) fn read(meta: Option<Meta>, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
+    pub(crate) fn read(meta: Option<Meta>, arrival: Arrival, revisions: Revisions) -> Result<RequestMeta, RpcError> {
         let progress_token = progress_token_of(meta.as_ref());
         let keys = match meta {
             None => {
@@ -298,7 +298,7 @@ impl RequestMeta {
                 )))
             }
         };
-        if let Carrier::Http { protocol_version, .. } = carrier {
+        if let Arrival::Http { protocol_version, .. } = arrival {
             // Spec (transports/streamable-http, Protocol Version Header): every POST carries it,
             // equal to the `_meta` version; otherwise 400 with HeaderMismatch.
             match protocol_version {
@@ -358,8 +358,8 @@ mod tests {
     use super::*;
     use crate::wire::rpc::INVALID_PARAMS;
 
-    fn parse_meta(params: &Params, carrier: Carrier, revisions: Revisions) -> Result<RequestMeta, RpcError> {
-        RequestMeta::parse(params, carrier, revisions)
+    fn parse_meta(params: &Params, arrival: Arrival, revisions: Revisions) -> Result<RequestMeta, RpcError> {
+        RequestMeta::parse(params, arrival, revisions)
     }
 
     #[test]
@@ -376,7 +376,7 @@ mod tests {
         assert_eq!(progress_token(&Params::from_value(&Value::Null)), None);
     }
 
-    const HTTP_2026: Carrier = Carrier::Http { protocol_version: Some("2026-07-28"), session: false, scopes: None };
+    const HTTP_2026: Arrival = Arrival::Http { protocol_version: Some("2026-07-28"), session: false, scopes: None };
 
     /// The conformance suite's `validMeta` (server-stateless).
     fn valid_meta() -> Value {
@@ -411,8 +411,8 @@ mod tests {
             CLIENT_INFO: {"name": "conformance-test-client", "version": "1.0.0"},
             LOG_LEVEL: "warning",
         }});
-        for carrier in [Carrier::Plain, HTTP_2026] {
-            let meta = parse_meta(&Params::from_value(&params), carrier, Revisions::ALL).unwrap();
+        for arrival in [Arrival::Plain, HTTP_2026] {
+            let meta = parse_meta(&Params::from_value(&params), arrival, Revisions::ALL).unwrap();
             assert_eq!(meta.protocol_version, ProtocolVersion::V2026_07_28);
             assert_eq!(*meta.client_capabilities, json!({"sampling": {}, "roots": {"listChanged": true}}));
             assert_eq!(meta.log_level, Some(LogLevel::Warning));
@@ -430,10 +430,10 @@ mod tests {
     /// ids 101, 102, 104 (-32602), 301 (-32022), 302 (-32020).
     #[test]
     fn errors_come_in_the_contract_order() {
-        let header = |v: &'static str| Carrier::Http { protocol_version: Some(v), session: false, scopes: None };
-        let no_header = Carrier::Http { protocol_version: None, session: false, scopes: None };
+        let header = |v: &'static str| Arrival::Http { protocol_version: Some(v), session: false, scopes: None };
+        let no_header = Arrival::Http { protocol_version: None, session: false, scopes: None };
         let v999 = with(PROTOCOL_VERSION, json!("v999.0.0"));
-        let cases: Vec<(&str, Value, Carrier, i64)> = vec![
+        let cases: Vec<(&str, Value, Arrival, i64)> = vec![
             // 1. required fields, before any header comparison (the probes still send the header).
             ("101 params {}", json!({}), HTTP_2026, INVALID_PARAMS),
             ("no params", Value::Null, HTTP_2026, INVALID_PARAMS),
@@ -453,7 +453,7 @@ mod tests {
             ("bad header beats a bad log level", with(LOG_LEVEL, json!("loud")), header("2025-11-25"), HEADER_MISMATCH),
             // 3. the version.
             ("301 header and _meta v999", v999.clone(), header("v999.0.0"), UNSUPPORTED_PROTOCOL_VERSION),
-            ("v999 over stdio", v999, Carrier::Plain, UNSUPPORTED_PROTOCOL_VERSION),
+            ("v999 over stdio", v999, Arrival::Plain, UNSUPPORTED_PROTOCOL_VERSION),
             (
                 "a handshake revision per request",
                 with(PROTOCOL_VERSION, json!("2025-11-25")),
@@ -463,7 +463,7 @@ mod tests {
             (
                 "unsupported beats a bad client info",
                 json!({"_meta": {PROTOCOL_VERSION: "1900-01-01", CLIENT_CAPABILITIES: {}, CLIENT_INFO: 7}}),
-                Carrier::Plain,
+                Arrival::Plain,
                 UNSUPPORTED_PROTOCOL_VERSION,
             ),
             // 4. optional fields.
@@ -472,21 +472,21 @@ mod tests {
             ("logLevel number", with(LOG_LEVEL, json!(3)), HTTP_2026, INVALID_PARAMS),
             // And the good ones.
             ("valid over http", json!({"_meta": valid_meta()}), HTTP_2026, 0),
-            ("valid over stdio", json!({"_meta": valid_meta()}), Carrier::Plain, 0),
+            ("valid over stdio", json!({"_meta": valid_meta()}), Arrival::Plain, 0),
             ("untrimmed header", json!({"_meta": valid_meta()}), header(" 2026-07-28 "), 0),
             (
                 "the session flag does not matter here",
                 json!({"_meta": valid_meta()}),
-                Carrier::Http { protocol_version: Some("2026-07-28"), session: true, scopes: None },
+                Arrival::Http { protocol_version: Some("2026-07-28"), session: true, scopes: None },
                 0,
             ),
             ("clientInfo null", with(CLIENT_INFO, Value::Null), HTTP_2026, 0),
             ("logLevel null", with(LOG_LEVEL, Value::Null), HTTP_2026, 0),
             ("logLevel emergency", with(LOG_LEVEL, json!("emergency")), HTTP_2026, 0),
         ];
-        for (name, params, carrier, expected) in cases {
+        for (name, params, arrival, expected) in cases {
             let params = Params::from_value(&params);
-            let got = parse_meta(&params, carrier, Revisions::ALL);
+            let got = parse_meta(&params, arrival, Revisions::ALL);
             if let Err(e) = &got {
                 assert!(e.message.starts_with(|c: char| c.is_lowercase()) && !e.message.ends_with('.'), "{name}: {e}");
             }
@@ -497,7 +497,7 @@ mod tests {
     #[test]
     fn unsupported_version_carries_supported_and_requested() {
         let err =
-            parse_meta(&Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))), Carrier::Plain, Revisions::ALL)
+            parse_meta(&Params::from_value(&with(PROTOCOL_VERSION, json!("v999.0.0"))), Arrival::Plain, Revisions::ALL)
                 .unwrap_err();
         assert_eq!(err.code, UNSUPPORTED_PROTOCOL_VERSION);
         let data = err.data.unwrap();
@@ -516,10 +516,10 @@ mod tests {
     #[test]
     fn the_era_is_chosen_per_message() {
         let http =
-            |v: Option<&'static str>, session: bool| Carrier::Http { protocol_version: v, session, scopes: None };
+            |v: Option<&'static str>, session: bool| Arrival::Http { protocol_version: v, session, scopes: None };
         let meta = json!({"_meta": valid_meta()});
         let progress_only = json!({"name": "t", "_meta": {"progressToken": 1}});
-        let cases: Vec<(&str, &str, Value, Carrier, Era)> = vec![
+        let cases: Vec<(&str, &str, Value, Arrival, Era)> = vec![
             // The conformance probes (contract §2.1, §2.5).
             ("stateless discover", "server/discover", meta.clone(), HTTP_2026, Era::PerRequest),
             ("101 params {} with the 2026 header", "server/discover", json!({}), HTTP_2026, Era::PerRequest),
@@ -564,33 +564,33 @@ mod tests {
             ("2026 header inside a session", "tools/list", json!({}), http(Some("2026-07-28"), true), Era::Handshake),
             ("no header, no _meta", "tools/list", json!({}), http(None, false), Era::Handshake),
             // stdio: only the body tells.
-            ("stdio modern", "tools/list", meta.clone(), Carrier::Plain, Era::PerRequest),
-            ("stdio discover probe without _meta", "server/discover", Value::Null, Carrier::Plain, Era::PerRequest),
-            ("stdio legacy", "tools/list", json!({}), Carrier::Plain, Era::Handshake),
-            ("stdio progressToken only", "tools/call", progress_only, Carrier::Plain, Era::Handshake),
-            ("stdio only capabilities", "tools/list", without(PROTOCOL_VERSION), Carrier::Plain, Era::PerRequest),
+            ("stdio modern", "tools/list", meta.clone(), Arrival::Plain, Era::PerRequest),
+            ("stdio discover probe without _meta", "server/discover", Value::Null, Arrival::Plain, Era::PerRequest),
+            ("stdio legacy", "tools/list", json!({}), Arrival::Plain, Era::Handshake),
+            ("stdio progressToken only", "tools/call", progress_only, Arrival::Plain, Era::Handshake),
+            ("stdio only capabilities", "tools/list", without(PROTOCOL_VERSION), Arrival::Plain, Era::PerRequest),
             (
                 "stdio only logLevel",
                 "tools/list",
                 json!({"_meta": {LOG_LEVEL: "info"}}),
-                Carrier::Plain,
+                Arrival::Plain,
                 Era::PerRequest,
             ),
             (
                 "stdio initialize",
                 "initialize",
                 json!({"protocolVersion": "2025-11-25"}),
-                Carrier::Plain,
+                Arrival::Plain,
                 Era::Handshake,
             ),
-            ("_meta not an object", "tools/list", json!({"_meta": 5}), Carrier::Plain, Era::Handshake),
+            ("_meta not an object", "tools/list", json!({"_meta": 5}), Arrival::Plain, Era::Handshake),
         ];
-        for (name, method, params, carrier, expected) in cases {
+        for (name, method, params, arrival, expected) in cases {
             let (method, params) = (Method::from(method), Params::from_value(&params));
-            assert_eq!(era(&method, &params, carrier, Revisions::ALL), expected, "{name}");
+            assert_eq!(era(&method, &params, arrival, Revisions::ALL), expected, "{name}");
             // A server that speaks one era reads every message in it.
-            assert_eq!(era(&method, &params, carrier, old()), Era::Handshake, "{name}, pinned to the handshake");
-            assert_eq!(era(&method, &params, carrier, new()), Era::PerRequest, "{name}, pinned to 2026-07-28");
+            assert_eq!(era(&method, &params, arrival, old()), Era::Handshake, "{name}, pinned to the handshake");
+            assert_eq!(era(&method, &params, arrival, new()), Era::PerRequest, "{name}, pinned to 2026-07-28");
         }
     }
 
@@ -629,9 +629,9 @@ mod tests {
         assert_eq!(supported_versions(new()), ["2026-07-28"]);
         assert!(supported_versions(old()).is_empty());
         let params = Params::from_value(&json!({"_meta": valid_meta()}));
-        let refused = parse_meta(&params, Carrier::Plain, old()).unwrap_err();
+        let refused = parse_meta(&params, Arrival::Plain, old()).unwrap_err();
         assert_eq!(refused.code, UNSUPPORTED_PROTOCOL_VERSION);
         assert_eq!(refused.data.unwrap()["supported"], json!([]));
-        assert!(parse_meta(&params, Carrier::Plain, new()).is_ok());
+        assert!(parse_meta(&params, Arrival::Plain, new()).is_ok());
     }
 }

@@ -464,13 +464,13 @@ fn ok(id: RequestId, result: Value) -> Outgoing {
 
 /// What a 2026-07-28 request served without a session holds in a relay: the other server it
 /// went to, so closing its POST cancels it there.
-pub(crate) struct Alone {
+pub(crate) struct Forwarded {
     up: Arc<Upstream>,
     client: u64,
     id: RequestId,
 }
 
-impl Alone {
+impl Forwarded {
     /// The client has its answer or is gone: a request still in flight is cancelled.
     pub(crate) fn close(&self) {
         self.up.cancel(self.client, &self.id);
@@ -551,7 +551,7 @@ pub(crate) fn serve_alone(
         None => up.request(out),
     };
     match sent {
-        Ok(()) => Served::Relayed(Alone { up, client, id: req.id }),
+        Ok(()) => Served::Relayed(Forwarded { up, client, id: req.id }),
         Err(error) => {
             refuse(error);
             Served::Done
@@ -573,7 +573,7 @@ pub(crate) enum Served {
     /// Answered (or refused) already.
     Done,
     /// In flight at the other server.
-    Relayed(Alone),
+    Relayed(Forwarded),
     /// A listen stream, open until its client hangs up.
     Listening(Arc<ListenStream>),
 }

@@ -6,11 +6,11 @@
 
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
-use super::{read_message, Answer, Http, Mount, SLICE};
+use super::{read_message, Http, HttpResponse, Mount, SLICE};
 use crate::server::connection::Connection;
 use crate::server::sink::{Outgoing, Sink};
 use crate::util::random;
-use crate::wire::meta::Carrier;
+use crate::wire::meta::Arrival;
 use crate::wire::rpc::RpcError;
 use std::collections::HashMap;
 use std::sync::mpsc::RecvTimeoutError;
@@ -43,7 +43,7 @@ impl Legacy {
 /// The transport exists only for the handshake revisions: a server that speaks none
 /// (`Options::revisions`) has no such endpoints, so an old client fails at its opening GET
 /// (spec basic/versioning, Compatibility Matrix: legacy client, modern server).
-fn unserved(at: &Mount) -> Option<Answer> {
+fn unserved(at: &Mount) -> Option<HttpResponse> {
     let revisions = at.server.options().revisions;
     if revisions.has_handshake() {
         return None;
@@ -52,7 +52,7 @@ fn unserved(at: &Mount) -> Option<Answer> {
         "not found: this server speaks {revisions} only, at {}/mcp, without the HTTP+SSE transport\n",
         at.prefix
     );
-    Some(Answer::text(404, &text))
+    Some(HttpResponse::text(404, &text))
 }
 
 pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
@@ -63,7 +63,7 @@ pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &
         Ok(id) => id,
         Err(e) => {
             log::error!("no session id: {e}");
-            return Answer::rpc_error(500, &RpcError::internal()).send(exchange, cors);
+            return HttpResponse::rpc_error(500, &RpcError::internal()).send(exchange, cors);
         }
     };
     let (stream, messages) = Sink::bounded_with_answers(WAITING, super::WAITING_BYTES);
@@ -121,13 +121,13 @@ pub(super) fn post(
     // A session is served under the name it began at only.
     let Some(session) = session.filter(|s| s.connection.serves(&at.server)) else {
         let error = RpcError::invalid_request("unknown or closed sessionId: open /sse first");
-        return Answer::rpc_error(404, &error).send(exchange, cors);
+        return HttpResponse::rpc_error(404, &error).send(exchange, cors);
     };
     match read_message(at, exchange) {
         Ok(incoming) => {
-            let carrier = scopes.map_or(Carrier::Plain, Carrier::Scoped);
-            session.connection.handle(Ok(incoming), carrier, &session.stream);
-            Answer::text(202, "Accepted\n").send(exchange, cors);
+            let arrival = scopes.map_or(Arrival::Plain, Arrival::Scoped);
+            session.connection.handle(Ok(incoming), arrival, &session.stream);
+            HttpResponse::text(202, "Accepted\n").send(exchange, cors);
         }
         Err(answer) => answer.send(exchange, cors),
     }

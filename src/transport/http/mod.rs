@@ -1,4 +1,5 @@
-//! HTTP: Streamable HTTP at `/mcp` (revisions 2025-03-26 to 2025-11-25) and the legacy
+//! HTTP: Streamable HTTP at `/mcp` (every revision from 2025-03-26 on: with a session in the
+//! handshake era, with none from 2026-07-28, `stateless`) and the legacy
 //! HTTP+SSE transport of 2024-11-05 (`/sse` and `/messages`). Blocking, a thread per
 //! connection. `listener` owns the socket, `http1` speaks HTTP/1.1, this file routes and answers;
 //! `sessions` keeps the session table, `sse` the event framing and replay, `security` the checks.
@@ -44,7 +45,7 @@ use crate::server::Server;
 use crate::util::seal::StateKey;
 use crate::wire::frame;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message};
-use crate::wire::meta::{self, Carrier, Era};
+use crate::wire::meta::{self, Arrival, Era};
 use crate::wire::params::Params;
 use crate::wire::rpc::{RequestId, RpcError, INSUFFICIENT_SCOPE};
 use crate::wire::version::ProtocolVersion;
@@ -349,35 +350,35 @@ fn no_delay(listener: TcpListener) -> TcpListener {
 }
 
 /// An answer under construction: status, body and headers, sent in one write.
-struct Answer {
+struct HttpResponse {
     status: u16,
     body: String,
     headers: Vec<(&'static str, String)>,
 }
 
-impl Answer {
+impl HttpResponse {
     fn new(status: u16) -> Self {
-        Answer { status, body: String::new(), headers: Vec::new() }
+        HttpResponse { status, body: String::new(), headers: Vec::new() }
     }
 
     fn json(status: u16, body: String) -> Self {
-        Answer { status, body, headers: vec![("Content-Type", "application/json".into())] }
+        HttpResponse { status, body, headers: vec![("Content-Type", "application/json".into())] }
     }
 
     /// A JSON-RPC error as the body, for statuses that explain a refused message.
     fn rpc_error(status: u16, error: &RpcError) -> Self {
-        Answer::json(status, frame::error_response(None, error))
+        HttpResponse::json(status, frame::error_response(None, error))
     }
 
     fn text(status: u16, text: &str) -> Self {
-        Answer { status, body: text.into(), headers: vec![("Content-Type", "text/plain; charset=utf-8".into())] }
+        HttpResponse { status, body: text.into(), headers: vec![("Content-Type", "text/plain; charset=utf-8".into())] }
     }
 
     /// A request's JSON answer: `200`, or `403` with an `insufficient_scope` challenge naming
     /// every scope the operation needs when its token lacks one (spec, authorization: scope
     /// challenges), so the client can step up and retry; `at`: the server that answered.
     fn of(http: &Http, at: &Mount, answer: &frame::Answer) -> Self {
-        let json = Answer::json(200, answer.to_text());
+        let json = HttpResponse::json(200, answer.to_text());
         let (Some(oauth), Err(error)) = (&http.options.access.oauth, &answer.outcome) else { return json };
         if error.code != INSUFFICIENT_SCOPE {
             return json;
@@ -389,7 +390,7 @@ impl Answer {
             .and_then(serde_json::Value::as_array)
             .map_or_else(Vec::new, |list| list.iter().filter_map(serde_json::Value::as_str).collect());
         let challenge = oauth.scope_challenge(&needed, &error.message, &at.resource);
-        Answer { status: 403, ..json }.with("WWW-Authenticate", challenge)
+        HttpResponse { status: 403, ..json }.with("WWW-Authenticate", challenge)
     }
 
     fn with(mut self, name: &'static str, value: impl Into<String>) -> Self {
@@ -417,7 +418,7 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     if exchange.declares_over(cap) {
         exchange.close_after();
         let error = RpcError::invalid_request(format!("body over the {cap}-byte limit"));
-        return Answer::rpc_error(413, &error).send(exchange, &[]);
+        return HttpResponse::rpc_error(413, &error).send(exchange, &[]);
     }
     let origin = exchange.header("Origin").map(str::to_owned);
     let cors = cors_headers(&http.options.access, origin.as_deref());
@@ -441,7 +442,7 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
             log::debug!("{method} /healthz: {why}; the bare status only");
         }
         let (status, body) = mounts::health(&http.mounts, place.is_ok());
-        return Answer::text(status, &body).send(exchange, &[]);
+        return HttpResponse::text(status, &body).send(exchange, &[]);
     }
     if let Some(oauth) = &http.options.access.oauth {
         if let Some(described) = mounts::metadata_at(&http.mounts, path) {
@@ -460,18 +461,18 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     let grant = match checked {
         Err(Refusal::Forbidden(why)) => {
             log::warn!("refused {method} {path}: {why}");
-            return Answer::text(403, &format!("forbidden: {why}\n")).send(exchange, &cors);
+            return HttpResponse::text(403, &format!("forbidden: {why}\n")).send(exchange, &cors);
         }
         Err(Refusal::Unauthorized(failure)) => {
             let challenge = http.options.access.challenge(&failure, resource);
             // Spec (authorization, scope challenges): a valid token short of a scope is a 403.
             let answer = match &failure {
-                Failure::Scope(why) => Answer::text(403, &format!("insufficient scope: {why}\n")),
+                Failure::Scope(why) => HttpResponse::text(403, &format!("insufficient scope: {why}\n")),
                 Failure::Invalid(why) => {
                     log::debug!("refused {method} {path}: {why}");
-                    Answer::text(401, "a valid bearer token is required\n")
+                    HttpResponse::text(401, "a valid bearer token is required\n")
                 }
-                Failure::Missing => Answer::text(401, "a valid bearer token is required\n"),
+                Failure::Missing => HttpResponse::text(401, "a valid bearer token is required\n"),
             };
             return answer.with("WWW-Authenticate", challenge).send(exchange, &cors);
         }
@@ -492,7 +493,7 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     let Some(at) = at.filter(|_| matches!(path, "/mcp" | "/sse" | "/messages") || method == "OPTIONS") else {
         let first = &http.mounts[0].prefix;
         let text = format!("not found: the MCP endpoint is {}/mcp\n", if first.is_empty() { "" } else { "/NAME" });
-        return Answer::text(404, &text).send(exchange, &cors);
+        return HttpResponse::text(404, &text).send(exchange, &cors);
     };
     match (method.as_str(), path) {
         ("OPTIONS", _) => preflight(exchange, &cors),
@@ -501,10 +502,10 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         ("DELETE", "/mcp") => delete(http, at, exchange, &cors),
         ("GET", "/sse") => legacy::open(http, at, exchange, &cors),
         ("POST", "/messages") => legacy::post(http, at, exchange, query, &cors, scopes),
-        (_, "/mcp") => {
-            Answer::text(405, "use POST, GET or DELETE\n").with("Allow", "GET, POST, DELETE").send(exchange, &cors)
-        }
-        _ => Answer::text(404, "not found: the MCP endpoint is /mcp\n").send(exchange, &cors),
+        (_, "/mcp") => HttpResponse::text(405, "use POST, GET or DELETE\n")
+            .with("Allow", "GET, POST, DELETE")
+            .send(exchange, &cors),
+        _ => HttpResponse::text(404, "not found: the MCP endpoint is /mcp\n").send(exchange, &cors),
     }
 }
 
@@ -514,12 +515,12 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
 fn resource_metadata(exchange: &mut Exchange<'_>, metadata: &str, place: Result<(), String>) {
     let cors = [("Access-Control-Allow-Origin", "*".to_owned())];
     if let Err(why) = place {
-        return Answer::text(403, &format!("forbidden: {why}\n")).send(exchange, &[]);
+        return HttpResponse::text(403, &format!("forbidden: {why}\n")).send(exchange, &[]);
     }
     match exchange.head.method.as_str() {
-        "GET" => Answer::json(200, metadata.to_owned()).send(exchange, &cors),
-        "OPTIONS" => Answer::new(204).with("Access-Control-Allow-Methods", "GET, OPTIONS").send(exchange, &cors),
-        _ => Answer::text(405, "use GET\n").with("Allow", "GET").send(exchange, &cors),
+        "GET" => HttpResponse::json(200, metadata.to_owned()).send(exchange, &cors),
+        "OPTIONS" => HttpResponse::new(204).with("Access-Control-Allow-Methods", "GET, OPTIONS").send(exchange, &cors),
+        _ => HttpResponse::text(405, "use GET\n").with("Allow", "GET").send(exchange, &cors),
     }
 }
 
@@ -528,9 +529,9 @@ fn resource_metadata(exchange: &mut Exchange<'_>, metadata: &str, place: Result<
 fn draining(exchange: &mut Exchange<'_>, id: Option<&RequestId>, cors: &[(&'static str, String)], text: &str) {
     exchange.close_after();
     let answer = if text.is_empty() {
-        Answer::json(503, frame::error_response(id, &crate::server::shutting_down()))
+        HttpResponse::json(503, frame::error_response(id, &crate::server::shutting_down()))
     } else {
-        Answer::text(503, text)
+        HttpResponse::text(503, text)
     };
     answer.with("Retry-After", "1").send(exchange, cors)
 }
@@ -547,7 +548,7 @@ fn cors_headers(access: &Access, origin: Option<&str>) -> Vec<(&'static str, Str
 }
 
 fn preflight(exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
-    Answer::new(204)
+    HttpResponse::new(204)
         .with("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
         .with(
             "Access-Control-Allow-Headers",
@@ -567,34 +568,37 @@ fn accepts(exchange: &Exchange<'_>, kind: &str) -> bool {
 }
 
 /// Parses and checks a POSTed body: the shared part of `/mcp` and the legacy `/messages`.
-fn read_message(at: &Mount, exchange: &mut Exchange<'_>) -> Result<Incoming, Answer> {
+fn read_message(at: &Mount, exchange: &mut Exchange<'_>) -> Result<Incoming, HttpResponse> {
     let is_json = exchange
         .header("Content-Type")
         .is_some_and(|c| c.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
     if !is_json {
-        return Err(Answer::rpc_error(415, &RpcError::invalid_request("Content-Type must be application/json")));
+        return Err(HttpResponse::rpc_error(415, &RpcError::invalid_request("Content-Type must be application/json")));
     }
     let cap = at.server.options().max_message_bytes;
     let body = match exchange.read_body(cap) {
         Ok(body) => body,
         Err(BodyError::TooLarge) => {
-            return Err(Answer::rpc_error(413, &RpcError::invalid_request(format!("body over the {cap}-byte limit"))))
+            return Err(HttpResponse::rpc_error(
+                413,
+                &RpcError::invalid_request(format!("body over the {cap}-byte limit")),
+            ))
         }
         Err(BodyError::Malformed(why)) => {
-            return Err(Answer::rpc_error(400, &RpcError::invalid_request(format!("bad chunked body: {why}"))))
+            return Err(HttpResponse::rpc_error(400, &RpcError::invalid_request(format!("bad chunked body: {why}"))))
         }
         Err(BodyError::Io(e)) => {
-            return Err(Answer::rpc_error(400, &RpcError::invalid_request(format!("cannot read the body: {e}"))))
+            return Err(HttpResponse::rpc_error(400, &RpcError::invalid_request(format!("cannot read the body: {e}"))))
         }
     };
     // As over stdio: a body that is not UTF-8 is not JSON, and is not silently repaired.
     let text = String::from_utf8(body).map_err(|e| {
         let error = RpcError::parse_error(format!("parse error: invalid UTF-8 ({})", e.utf8_error()));
-        Answer::json(400, frame::error_response(None, &error))
+        HttpResponse::json(400, frame::error_response(None, &error))
     })?;
     log::debug!("<- {text}");
     jsonrpc::parse(&text)
-        .map_err(|bad: Malformed| Answer::json(400, frame::error_response(bad.id.as_ref(), &bad.error)))
+        .map_err(|bad: Malformed| HttpResponse::json(400, frame::error_response(bad.id.as_ref(), &bad.error)))
 }
 
 /// The next message of a request, waiting in slices so a shutdown is noticed; `None` once the
@@ -626,7 +630,7 @@ fn post(
 ) {
     if !(accepts(exchange, "application/json") && accepts(exchange, "text/event-stream")) {
         let error = RpcError::invalid_request("Accept must list both application/json and text/event-stream");
-        return Answer::rpc_error(406, &error).send(exchange, cors);
+        return HttpResponse::rpc_error(406, &error).send(exchange, cors);
     }
     let incoming = match read_message(at, exchange) {
         Ok(incoming) => incoming,
@@ -647,14 +651,14 @@ fn post(
     // server that speaks one era only reads every message in it (`Options::revisions`).
     let revisions = at.server.options().revisions;
     let has_session = exchange.header("Mcp-Session-Id").is_some();
-    let carrier = Carrier::Http {
+    let arrival = Arrival::Http {
         protocol_version: exchange.header("MCP-Protocol-Version").map(str::trim),
         session: has_session,
         scopes,
     };
     if let Incoming::Batch(items) = &incoming {
-        if meta::batch_is_per_request(items, carrier, revisions) {
-            return Answer::rpc_error(400, &meta::batch_refused()).send(exchange, cors);
+        if meta::batch_is_per_request(items, arrival, revisions) {
+            return HttpResponse::rpc_error(400, &meta::batch_refused()).send(exchange, cors);
         }
     }
     if let Incoming::Single(message) = &incoming {
@@ -664,7 +668,7 @@ fn post(
             Message::Notification(n) => (Some(&n.method), &n.params),
             Message::Response(_) => (None, &none),
         };
-        if method.is_some_and(|method| meta::era(method, params, carrier, revisions) == Era::PerRequest) {
+        if method.is_some_and(|method| meta::era(method, params, arrival, revisions) == Era::PerRequest) {
             let Incoming::Single(message) = incoming else { return };
             return stateless::post(http, at, exchange, cors, message, scopes);
         }
@@ -675,7 +679,7 @@ fn post(
     if let (Some(version), true) = (exchange.header("MCP-Protocol-Version"), initialize || has_session) {
         if !ProtocolVersion::parse(version).is_some_and(ProtocolVersion::is_stateful) {
             let error = RpcError::invalid_request(format!("unsupported MCP-Protocol-Version {version:?}"));
-            return Answer::rpc_error(400, &error).send(exchange, cors);
+            return HttpResponse::rpc_error(400, &error).send(exchange, cors);
         }
     }
     // A relaying server's `initialize` starts a process: it takes its place under the cap first,
@@ -699,11 +703,11 @@ fn post(
     // client may act on the answer before this thread has moved on).
     let busy = session.busy();
     let (reply, answers) = Sink::bounded(WAITING_FOR_REQUEST, WAITING_BYTES);
-    session.connection.handle(Ok(incoming), carrier, &reply);
+    session.connection.handle(Ok(incoming), arrival, &reply);
     drop(reply);
     if !has_requests {
         drop(busy);
-        return Answer::new(202).send(exchange, cors);
+        return HttpResponse::new(202).send(exchange, cors);
     }
     let mut headers: Vec<(&'static str, String)> = cors.to_vec();
     if initialize {
@@ -724,17 +728,18 @@ fn post(
     let first = match next_answer(http, &answers) {
         Some(Outgoing::Response(answer)) => {
             drop(busy);
-            return Answer::of(http, at, &answer).send(exchange, &headers);
+            return HttpResponse::of(http, at, &answer).send(exchange, &headers);
         }
         Some(Outgoing::Batch(answers)) => {
             drop(busy);
             let body = frame::text_of(|out| frame::write_batch(out, &answers));
-            return Answer::json(200, body).send(exchange, &headers);
+            return HttpResponse::json(200, body).send(exchange, &headers);
         }
         None => {
             drop(busy);
             if session.connection.session().is_closed() {
-                return Answer::json(200, ended_with_session(request_id.as_ref()).to_text()).send(exchange, &headers);
+                return HttpResponse::json(200, ended_with_session(request_id.as_ref()).to_text())
+                    .send(exchange, &headers);
             }
             // Cancelled: nothing will come.
             return streams::unanswered(exchange, &headers);
@@ -750,14 +755,15 @@ fn retry_ms(options: &HttpOptions) -> u64 {
     u64::try_from(options.retry.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn find_session(http: &Http, at: &Mount, exchange: &Exchange<'_>) -> Result<Arc<HttpSession>, Answer> {
+fn find_session(http: &Http, at: &Mount, exchange: &Exchange<'_>) -> Result<Arc<HttpSession>, HttpResponse> {
     let Some(id) = exchange.header("Mcp-Session-Id") else {
-        return Err(Answer::rpc_error(
+        return Err(HttpResponse::rpc_error(
             400,
             &RpcError::invalid_request("Mcp-Session-Id header required: initialize first"),
         ));
     };
-    let unknown = || Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"));
+    let unknown =
+        || HttpResponse::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"));
     let session = http.sessions.get(&at.server, id).map_err(|missing| match missing {
         Missing::Unknown => unknown(),
         Missing::Full(max) => too_many(Refused::Full(max)),
@@ -775,33 +781,34 @@ fn find_session(http: &Http, at: &Mount, exchange: &Exchange<'_>) -> Result<Arc<
             let error = RpcError::invalid_request(format!(
                 "MCP-Protocol-Version {sent:?} differs from the revision this session negotiated ({negotiated})"
             ));
-            return Err(Answer::rpc_error(400, &error));
+            return Err(HttpResponse::rpc_error(400, &error));
         }
     }
     Ok(session)
 }
 
 /// The answer when no session can be made or rebuilt: `503` at the cap, `500` without randomness.
-fn too_many(refused: Refused) -> Answer {
+fn too_many(refused: Refused) -> HttpResponse {
     match refused {
         Refused::Full(max) => {
             let error = RpcError::invalid_request(format!("too many sessions (the limit is {max}); try later"));
-            Answer::rpc_error(503, &error).with("Retry-After", "5")
+            HttpResponse::rpc_error(503, &error).with("Retry-After", "5")
         }
         Refused::NoRandom(e) => {
             log::error!("no session id: {e}");
-            Answer::rpc_error(500, &RpcError::internal())
+            HttpResponse::rpc_error(500, &RpcError::internal())
         }
     }
 }
 
 fn delete(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
     match exchange.header("Mcp-Session-Id").map(str::to_owned) {
-        None => {
-            Answer::rpc_error(400, &RpcError::invalid_request("Mcp-Session-Id header required")).send(exchange, cors)
+        None => HttpResponse::rpc_error(400, &RpcError::invalid_request("Mcp-Session-Id header required"))
+            .send(exchange, cors),
+        Some(id) if http.sessions.delete(&at.server, &id) => HttpResponse::new(200).send(exchange, cors),
+        Some(_) => {
+            HttpResponse::rpc_error(404, &RpcError::invalid_request("unknown or ended session")).send(exchange, cors)
         }
-        Some(id) if http.sessions.delete(&at.server, &id) => Answer::new(200).send(exchange, cors),
-        Some(_) => Answer::rpc_error(404, &RpcError::invalid_request("unknown or ended session")).send(exchange, cors),
     }
 }
 

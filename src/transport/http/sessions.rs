@@ -11,7 +11,7 @@
 //! remembered here until the id expires.
 
 use super::sse::Stream;
-use super::token::{self, Terms, INSTANCE_LEN};
+use super::token::{self, SessionClaims, INSTANCE_LEN};
 use crate::server::connection::Connection;
 use crate::server::session::Negotiated;
 use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
@@ -234,7 +234,7 @@ impl Sessions {
         negotiated: Negotiated,
         place: Option<Place<'_>>,
     ) -> Result<String, Refused> {
-        let terms = Terms {
+        let terms = SessionClaims {
             version: negotiated.version,
             capabilities: (*negotiated.client_capabilities).clone(),
             log_level: session.connection.session().log_level(),
@@ -331,7 +331,7 @@ impl Sessions {
     }
 
     /// The terms of a valid id another process minted that no DELETE ended here.
-    fn foreign(&self, id: &str, now: SystemTime) -> Option<Terms> {
+    fn foreign(&self, id: &str, now: SystemTime) -> Option<SessionClaims> {
         let terms = token::open(&self.key, id, now).map_err(|why| log::debug!("session id refused: {why}")).ok()?;
         // Ours but not in the table: it ended here (DELETE, idle, the cap), for good.
         if terms.instance == self.instance || self.ended.lock().unwrap_or_else(PoisonError::into_inner).contains_key(id)

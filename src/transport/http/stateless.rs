@@ -7,12 +7,12 @@
 use super::headers::{self, Header};
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
-use super::{Answer, Http, Mount, SLICE};
+use super::{Http, HttpResponse, Mount, SLICE};
 use crate::server::connection::Connection;
 use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
 use crate::wire::frame;
 use crate::wire::jsonrpc::Message;
-use crate::wire::meta::{self, Carrier, RequestMeta};
+use crate::wire::meta::{self, Arrival, RequestMeta};
 use crate::wire::method::Id;
 use crate::wire::rpc::{
     RequestId, RpcError, HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, METHOD_NOT_FOUND,
@@ -36,11 +36,11 @@ pub(super) fn post(
         // closing its POST.
         other => {
             log::debug!("per-request message without a request ignored: {other:?}");
-            return Answer::new(202).send(exchange, cors);
+            return HttpResponse::new(202).send(exchange, cors);
         }
     };
     let version_header = exchange.header("MCP-Protocol-Version").map(|v| v.trim().to_owned());
-    let carrier = Carrier::Http { protocol_version: version_header.as_deref(), session: false, scopes };
+    let arrival = Arrival::Http { protocol_version: version_header.as_deref(), session: false, scopes };
     // A method none of the served revisions has first (`initialize` to a server that speaks
     // 2026-07-28 only: -32601, 404, naming the revisions served), then the contract's order
     // (§2.5, §2.9): `_meta` fields (-32602), the version header against `_meta` (-32020), the
@@ -49,7 +49,7 @@ pub(super) fn post(
     if let Err(e) = meta::method_served(&req.method, revisions) {
         return refuse(exchange, cors, &req.id, status_of(Some(e.code)), &e);
     }
-    let meta = match RequestMeta::parse(&req.params, carrier, revisions) {
+    let meta = match RequestMeta::parse(&req.params, arrival, revisions) {
         Ok(meta) => meta,
         Err(e) => return refuse(exchange, cors, &req.id, 400, &e),
     };
@@ -93,18 +93,18 @@ pub(super) fn post(
         // A listen stream refused at the server-wide cap (-32603): capacity, not the request,
         // so 503 with `Retry-After`, as at the other caps.
         Some(Outgoing::Response(answer)) if listen && answer.code() == Some(INTERNAL_ERROR) => {
-            Answer::json(503, answer.to_text()).with("Retry-After", "5").send(exchange, cors);
+            HttpResponse::json(503, answer.to_text()).with("Retry-After", "5").send(exchange, cors);
         }
         Some(Outgoing::Response(answer)) if answer.code() == Some(INSUFFICIENT_SCOPE) => {
-            Answer::of(http, at, &answer).send(exchange, cors);
+            HttpResponse::of(http, at, &answer).send(exchange, cors);
         }
         Some(Outgoing::Response(answer)) => {
-            Answer::json(status_of(answer.code()), answer.to_text()).send(exchange, cors);
+            HttpResponse::json(status_of(answer.code()), answer.to_text()).send(exchange, cors);
         }
         // Cancelled by a drain that ran out of time: the client is still owed an answer.
         None if http.draining() => {
             let error = RpcError::invalid_request("the server stopped before this request finished");
-            Answer::json(200, frame::error_response(Some(&id), &error)).send(exchange, cors);
+            HttpResponse::json(200, frame::error_response(Some(&id), &error)).send(exchange, cors);
         }
         // Ended with nothing written (cancelled): never answered, yet the POST gets a stream.
         None => super::streams::unanswered(exchange, cors),
@@ -152,7 +152,7 @@ fn stream(
 
 /// A refusal before the request runs: JSON (the suite reads a body only as JSON), the id echoed.
 fn refuse(exchange: &mut Exchange<'_>, cors: &[(&'static str, String)], id: &RequestId, status: u16, e: &RpcError) {
-    Answer::json(status, frame::error_response(Some(id), e)).send(exchange, cors);
+    HttpResponse::json(status, frame::error_response(Some(id), e)).send(exchange, cors);
 }
 
 /// The HTTP status of an answer with this error code (contract §2.9): header, capability and

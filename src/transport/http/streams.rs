@@ -7,7 +7,7 @@ use super::http1::Exchange;
 use super::pump::{Pump, Stop};
 use super::sessions::HttpSession;
 use super::sse::{self, Stream};
-use super::{accepts, ended_with_session, find_session, retry_ms, Answer, Http, Mount, SLICE};
+use super::{accepts, ended_with_session, find_session, retry_ms, Http, HttpResponse, Mount, SLICE};
 use crate::server::sink::{BoundedReceiver, Outgoing};
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
@@ -21,7 +21,7 @@ use std::time::Duration;
 pub(super) fn get(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
     if !accepts(exchange, "text/event-stream") {
         let error = RpcError::invalid_request("Accept must list text/event-stream");
-        return Answer::rpc_error(406, &error).send(exchange, cors);
+        return HttpResponse::rpc_error(406, &error).send(exchange, cors);
     }
     let session = match find_session(http, at, exchange) {
         Ok(session) => session,
@@ -31,12 +31,12 @@ pub(super) fn get(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[
     let resume = exchange.header("Last-Event-ID").and_then(sse::parse_event_id);
     let resumed = resume.and_then(|(id, seq)| Some((session.stream(id)?, seq)));
     if resume.is_some() && resumed.is_none() {
-        return Answer::rpc_error(404, &RpcError::invalid_request("that stream is gone")).send(exchange, cors);
+        return HttpResponse::rpc_error(404, &RpcError::invalid_request("that stream is gone")).send(exchange, cors);
     }
     if let Some((stream, _)) = &resumed {
         if !stream.attach(Duration::from_secs(1)) {
             let error = RpcError::invalid_request("that stream is still open on another connection");
-            return Answer::rpc_error(409, &error).send(exchange, cors);
+            return HttpResponse::rpc_error(409, &error).send(exchange, cors);
         }
     }
     let open = session.open_streams.fetch_add(1, Ordering::SeqCst);
@@ -49,7 +49,7 @@ pub(super) fn get(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[
             "too many open streams for this session (the limit is {})",
             http.options.max_streams_per_session
         ));
-        return Answer::rpc_error(429, &error).send(exchange, cors);
+        return HttpResponse::rpc_error(429, &error).send(exchange, cors);
     }
     let version = session.connection.session().protocol_version();
     match resumed {

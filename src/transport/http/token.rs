@@ -58,7 +58,7 @@ const LEVELS: [LogLevel; 8] = [
 
 /// What a session id says about its session.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Terms {
+pub(super) struct SessionClaims {
     pub version: ProtocolVersion,
     /// The capabilities of [`CAPABILITIES`] the client declared, as a capabilities object.
     pub capabilities: Value,
@@ -87,7 +87,7 @@ impl fmt::Display for Refusal {
 }
 
 /// Mints an id for a session with these terms, after `node.` when a node id is given.
-pub(super) fn mint(key: &StateKey, node: Option<&str>, terms: &Terms) -> std::io::Result<String> {
+pub(super) fn mint(key: &StateKey, node: Option<&str>, terms: &SessionClaims) -> std::io::Result<String> {
     let mut payload = Vec::with_capacity(PAYLOAD_LEN);
     payload.push(FORMAT_V1);
     payload.push(ProtocolVersion::ALL.iter().position(|v| *v == terms.version).unwrap_or(0) as u8);
@@ -106,7 +106,7 @@ pub(super) fn mint(key: &StateKey, node: Option<&str>, terms: &Terms) -> std::io
 }
 
 /// Reads an id minted under `key`, at `now`: well-formed, authentic, not expired.
-pub(super) fn open(key: &StateKey, id: &str, now: SystemTime) -> Result<Terms, Refusal> {
+pub(super) fn open(key: &StateKey, id: &str, now: SystemTime) -> Result<SessionClaims, Refusal> {
     if id.len() > MAX_ID_LEN {
         return Err(Refusal::Malformed("too long"));
     }
@@ -144,7 +144,7 @@ pub(super) fn open(key: &StateKey, id: &str, now: SystemTime) -> Result<Terms, R
     }
     let mut instance = [0; INSTANCE_LEN];
     instance.copy_from_slice(&payload[9..9 + INSTANCE_LEN]);
-    Ok(Terms { version, capabilities: capabilities(bits), log_level, expires, instance })
+    Ok(SessionClaims { version, capabilities: capabilities(bits), log_level, expires, instance })
 }
 
 /// What the tag covers: the node id (length-prefixed; at most 32 bytes) and the payload.
@@ -203,8 +203,8 @@ mod tests {
         UNIX_EPOCH + Duration::from_secs(1_800_000_000)
     }
 
-    fn terms(capabilities: Value) -> Terms {
-        Terms {
+    fn terms(capabilities: Value) -> SessionClaims {
+        SessionClaims {
             version: ProtocolVersion::V2025_06_18,
             capabilities,
             log_level: LogLevel::Warning,

@@ -52,7 +52,7 @@ if ! rustup target list --installed 2>/dev/null | grep -qx "$MUSL"; then
   echo "adding the Rust target $MUSL (rustup target add $MUSL)" >&2
   rustup target add "$MUSL" >&2
 fi
-# The static build's allocator (mimalloc) and, with `oauth`, ring compile some C for musl.
+# With `oauth`, ring compiles some C for musl.
 . scripts/syspkg.sh
 . scripts/lib.sh
 use_musl_cc

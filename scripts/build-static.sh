@@ -36,8 +36,8 @@ if ! has_target "$X86"; then
   echo "the Rust target $X86 is missing: adding it (rustup target add $X86)"
   rustup target add "$X86"
 fi
-# The static binary's allocator (mimalloc) is C, and so is some of ring, the TLS backend of the
-# release binary's OAuth (`--features oauth`): musl-gcc compiles them (scripts/syspkg.sh).
+# Some of ring, the TLS backend of the release binary's OAuth (`--features oauth`), is C:
+# musl-gcc compiles it (scripts/syspkg.sh).
 . scripts/syspkg.sh
 . scripts/lib.sh
 use_musl_cc

@@ -36,7 +36,7 @@ expected=$(grep -v '^#' scripts/runtime-deps.txt | sort -u | tr '\n' ' ')
 actual=$(cargo tree -e normal --features oauth --prefix none --format '{p}' 2>/dev/null | awk '{print $1}' | sort -u | grep -v '^tinymcp$' | tr '\n' ' ')
 expected=$(cat scripts/runtime-deps.txt scripts/runtime-deps-oauth.txt | grep -v '^#' | sort -u | tr '\n' ' ')
 [ "$actual" = "$expected" ] || say "the oauth feature's dependency tree changed: got [$actual] expected [$expected] (update scripts/runtime-deps-oauth.txt and docs/dependencies.md)"
-# A musl build (the static binary's): that list plus its allocator, scripts/runtime-deps-musl.txt.
+# A musl build (the static binary's): that list plus scripts/runtime-deps-musl.txt (empty today).
 actual=$(cargo tree -e normal --target x86_64-unknown-linux-musl --prefix none --format '{p}' 2>/dev/null | awk '{print $1}' | sort -u | grep -v '^tinymcp$' | tr '\n' ' ')
 expected=$(cat scripts/runtime-deps.txt scripts/runtime-deps-musl.txt | grep -v '^#' | sort -u | tr '\n' ' ')
 [ "$actual" = "$expected" ] || say "the musl build's dependency tree changed: got [$actual] expected [$expected] (update scripts/runtime-deps-musl.txt and docs/dependencies.md)"

@@ -23,7 +23,7 @@ built=()
 
 X86=x86_64-unknown-linux-musl
 rustup target list --installed | grep -qx "$X86" || rustup target add "$X86"
-# mimalloc (the static binary's allocator) and ring compile some C: musl-gcc (scripts/syspkg.sh).
+# ring (feature `oauth`) compiles some C: musl-gcc (scripts/syspkg.sh).
 . scripts/syspkg.sh
 . scripts/lib.sh
 use_musl_cc

@@ -19,10 +19,9 @@ need_command() {
   return 1
 }
 
-# The C compiler of x86_64-unknown-linux-musl builds: the static binary's allocator (mimalloc) is
-# C, and so is some of ring (feature `oauth`). The cc crate finds a musl cross compiler
-# (x86_64-linux-musl-gcc) or Debian's musl-gcc (package musl-tools) by itself: this installs the
-# latter when told to (TINYMCP_INSTALL_PACKAGES=1, as in CI). Without either, the host's gcc
+# The C compiler of x86_64-unknown-linux-musl builds: some of ring (feature `oauth`) is C. The
+# cc crate finds a musl cross compiler (x86_64-linux-musl-gcc) or Debian's musl-gcc (package
+# musl-tools) by itself: this installs the latter when told to (TINYMCP_INSTALL_PACKAGES=1, as in CI). Without either, the host's gcc
 # builds that C against glibc's headers, which links and runs (the calls they make have the
 # same ABI in musl) but is not what musl-gcc checks, so it says so. A CC_x86_64_unknown_linux_musl
 # already set is kept.

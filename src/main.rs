@@ -17,14 +17,6 @@ use provide::manifest;
 use provide::watch::Watcher;
 use tinymcp::{transport, Server};
 
-/// The static build's allocator. musl's malloc takes one lock per call, and every stdio request
-/// allocates on the reader, a worker and the writer in turn: mimalloc's per-thread heaps take
-/// none. The glibc build keeps glibc's malloc (per-thread arenas already), and the library
-/// leaves the choice to its embedder.
-#[cfg(target_env = "musl")]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// The line a person who starts `tinymcp` in a terminal sees, so it does not look hung: what is
 /// served, that it waits for a host on stdin, and how to give a host the command.
 fn terminal_hint(args: &Args) -> String {

@@ -9,8 +9,57 @@
 # the medians for the 2026-07-28 ratios.)
 # What it prints also replaces the generated block of docs/benchmarks.md, the one place the
 # figures are written down (BENCH_DOC=0 leaves the document alone).
+# `scripts/bench.sh ab REV [SECONDS]`: only the same-run A/B of this tree's server against the
+# one built from git revision REV (CPU per echo call over stdio and over HTTP with 16
+# connections, with the handshake and at 2026-07-28, rounds alternating the two builds): how a
+# hand-written path earns its place (more than 10% of CPU per call) or a change shows it costs
+# none (within 1.10x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = ab ]; then
+  rev=${2:?usage: scripts/bench.sh ab REV [SECONDS]}
+  seconds=${3:-5}
+  rounds=${BENCH_ROUNDS:-5}
+  . scripts/lib.sh
+  TARGET=${CARGO_TARGET_DIR:-target}
+  base_src=$TARGET/ab/src
+  [ -d "$base_src" ] || git clone --quiet --shared . "$base_src"
+  git -C "$base_src" fetch --quiet "$PWD" HEAD 2>/dev/null || true
+  git -C "$base_src" checkout --quiet --detach "$(git rev-parse "$rev")"
+  cargo build --release --quiet --manifest-path "$base_src/Cargo.toml" --bin tinymcp --target-dir "$TARGET/ab/target"
+  cargo build --release --quiet --example bench_stdio
+  cargo build --release --quiet --bin tinymcp
+  driver=$TARGET/release/examples/bench_stdio
+  declare -A bin=([A]=$TARGET/ab/target/release/tinymcp [B]=$TARGET/release/tinymcp)
+  declare -A cpu
+  for _ in $(seq "$rounds"); do
+    for build in A B; do
+      for mode in echo echo-stateless; do
+        cpu[$build.$mode]+="$("$driver" "$mode" "$seconds" 64 -- "${bin[$build]}" --everything |
+          sed -n 's/^cpu_us_per_call=//p') "
+      done
+      port=$(free_port)
+      "${bin[$build]}" --everything --http "127.0.0.1:$port" 2>/dev/null &
+      server=$!
+      wait_port "$port"
+      for mode in http-echo http-echo-stateless; do
+        cpu[$build.$mode]+="$("$driver" "$mode" "$seconds" 16 -- "http://127.0.0.1:$port/mcp" "$server" |
+          sed -n 's/^http_cpu_us_per_call=//p') "
+      done
+      kill "$server"
+      wait "$server" 2>/dev/null || true
+    done
+  done
+  median() { printf '%s\n' $1 | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  echo "server CPU per echo call, µs, median of $rounds alternated rounds of $seconds s: A = $rev, B = this tree"
+  printf '  %-34s %8s %8s %7s\n' "" A B "B/A"
+  for mode in echo echo-stateless http-echo http-echo-stateless; do
+    a=$(median "${cpu[A.$mode]}") b=$(median "${cpu[B.$mode]}")
+    printf '  %-34s %8s %8s %7s\n' "$mode$([ "${mode#http}" != "$mode" ] && echo ' (16 connections)' || echo ' (stdio)')" \
+      "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2fx", b / a }')"
+  done
+  exit 0
+fi
 if [ -z "${BENCH_INNER:-}" ]; then
   out=$(mktemp)
   BENCH_INNER=1 bash "$0" "$@" | tee "$out"

@@ -58,7 +58,7 @@ pub(crate) fn begin(
 ) -> Result<Inputs, RpcError> {
     let method = spec.name;
     let reserved = params.reserved();
-    let value = |raw: &serde_json::value::RawValue| serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+    let value = |raw: &str| serde_json::from_str(raw).unwrap_or(Value::Null);
     let responses = match reserved.input_responses.map(value) {
         None => Map::new(),
         Some(Value::Object(responses)) => responses,

@@ -10,7 +10,6 @@ use crate::wire::params::{string_value, Meta, Params};
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::version::{ProtocolVersion, Revisions};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -26,7 +25,7 @@ pub fn progress_token(params: &Params) -> Option<Value> {
 /// [`progress_token`], for a message whose `_meta` was read already (`Params::read_meta`).
 pub(crate) fn progress_token_of(meta: Option<&Meta>) -> Option<Value> {
     let token = meta?.keys.as_ref().ok()?.progress_token?;
-    serde_json::from_str(token.get()).ok().filter(|t: &Value| !t.is_null())
+    serde_json::from_str(token).ok().filter(|t: &Value| !t.is_null())
 }
 
 /// The eight syslog severities, least severe first, so `Ord` filters.
@@ -223,11 +222,6 @@ pub(crate) fn supported_versions(revisions: Revisions) -> Vec<&'static str> {
         .collect()
 }
 
-/// A member's text, when present.
-fn text_of(raw: Option<&RawValue>) -> Option<&str> {
-    raw.map(RawValue::get)
-}
-
 /// A 2026-07-28 request's `_meta`, checked.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RequestMeta {
@@ -269,27 +263,27 @@ impl RequestMeta {
             }
             Some(Meta { keys }) => match keys {
                 Ok(keys) => keys,
-                Err((meta, e)) if e.is_data() && meta.starts_with('{') => {
+                Err((meta, Some(e))) if e.is_data() && meta.starts_with('{') => {
                     return Err(RpcError::invalid_params(format!("params._meta: {e}")))
                 }
                 Err(_) => return Err(RpcError::invalid_params("params._meta must be an object")),
             },
         };
         let is_null = |text: Option<&str>| text.is_none_or(|t| t == "null");
-        if is_null(text_of(keys.protocol_version)) {
+        if is_null(keys.protocol_version) {
             return Err(RpcError::invalid_params(format!("missing params._meta[\"{PROTOCOL_VERSION}\"]")));
         }
-        let requested = match text_of(keys.protocol_version).and_then(string_value) {
+        let requested = match keys.protocol_version.and_then(string_value) {
             Some(version) => version,
             _ => {
                 return Err(RpcError::invalid_params(format!("params._meta[\"{PROTOCOL_VERSION}\"] must be a string")))
             }
         };
         let requested = requested.as_ref();
-        if is_null(text_of(keys.client_capabilities)) {
+        if is_null(keys.client_capabilities) {
             return Err(RpcError::invalid_params(format!("missing params._meta[\"{CLIENT_CAPABILITIES}\"]")));
         }
-        let capabilities = text_of(keys.client_capabilities).and_then(|text| serde_json::from_str::<Value>(text).ok());
+        let capabilities = keys.client_capabilities.and_then(|text| serde_json::from_str::<Value>(text).ok());
         let client_capabilities = match capabilities {
             Some(capabilities @ Value::Object(_)) => Arc::new(capabilities),
             _ => {
@@ -333,12 +327,12 @@ impl RequestMeta {
             }
         };
         // Read only to be checked: nothing uses it (the text was checked as JSON already).
-        if text_of(keys.client_info).is_some_and(|text| text != "null" && !text.starts_with('{')) {
+        if keys.client_info.is_some_and(|text| text != "null" && !text.starts_with('{')) {
             return Err(RpcError::invalid_params(format!(
                 "params._meta[\"{CLIENT_INFO}\"] must be an object with name and version"
             )));
         }
-        let log_level = match text_of(keys.log_level).filter(|text| *text != "null").map(string_value) {
+        let log_level = match keys.log_level.filter(|text| *text != "null").map(string_value) {
             None => None,
             Some(Some(level)) => Some(LogLevel::parse(&level).ok_or_else(|| {
                 RpcError::invalid_params(format!(

@@ -12,11 +12,38 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// The params of a request or notification: always a JSON object (absent and `null` read as
-/// `{}`), held as text.
+/// `{}`), held as text, with where the members other layers read sit in it (`Found`).
 #[derive(Clone, Default)]
 pub struct Params {
     /// `None`: absent or `null`. Valid JSON (an object): checked when the message was read.
     text: Option<Box<str>>,
+    /// Where the members other layers than the method read sit in `text`.
+    found: Found,
+}
+
+/// Where a member's value sits in the params' text.
+type Span = (usize, usize);
+
+/// The members of params other layers than the method read (`_meta`'s reserved keys, the
+/// input-required rounds), found in one reading of the text when the params are made: the era,
+/// the 2026-07-28 terms and the rounds then read them without walking the params again.
+#[derive(Debug, Clone, Copy, Default)]
+struct Found {
+    meta: MetaFound,
+    input_responses: Option<Span>,
+    request_state: Option<Span>,
+}
+
+/// What `_meta` is.
+#[derive(Debug, Clone, Copy, Default)]
+enum MetaFound {
+    /// Absent or `null`, or a reserved member of the params given twice.
+    #[default]
+    Absent,
+    /// An object of distinct reserved keys, each found where it sits.
+    Keys([Option<Span>; 5]),
+    /// Anything else, where it sits: its reading (and why it failed) is done again on demand.
+    Unreadable(Span),
 }
 
 impl Params {
@@ -26,20 +53,65 @@ impl Params {
         if text == "null" {
             return Params::default();
         }
-        Params { text: Some(text.into()) }
+        Params::found(text.into())
     }
 
     /// Params from a value, for messages built in memory; anything but an object reads as `{}`.
     pub fn from_value(value: &Value) -> Params {
         match value {
-            Value::Object(_) => Params { text: Some(value.to_string().into_boxed_str()) },
+            Value::Object(_) => Params::found(value.to_string().into_boxed_str()),
             _ => Params::default(),
         }
+    }
+
+    /// `text` (an object) with its reserved members found: one pass of serde_json when `_meta`
+    /// is an object of distinct keys (the usual request), `_meta` read into its keys on the way.
+    fn found(text: Box<str>) -> Params {
+        /// The reserved members, `_meta` read into its keys.
+        #[derive(Deserialize)]
+        struct Keys<'a> {
+            #[serde(rename = "_meta", borrow, default)]
+            meta: Option<MetaRead<'a>>,
+            #[serde(rename = "inputResponses", borrow, default, deserialize_with = "present")]
+            input_responses: Option<&'a RawValue>,
+            #[serde(rename = "requestState", borrow, default, deserialize_with = "present")]
+            request_state: Option<&'a RawValue>,
+        }
+        let span = |raw: &RawValue| {
+            let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            (start, start + raw.get().len())
+        };
+        let found = match serde_json::from_str::<Keys>(&text) {
+            Ok(keys) => Found {
+                meta: keys.meta.map_or(MetaFound::Absent, |meta| MetaFound::Keys(meta.spans(span))),
+                input_responses: keys.input_responses.map(span),
+                request_state: keys.request_state.map(span),
+            },
+            // `_meta` not an object of distinct keys, or a reserved member given twice: read
+            // again, `_meta` as its text (none found when a member is given twice).
+            Err(_) => match serde_json::from_str::<ReservedRead>(&text) {
+                Ok(reserved) => Found {
+                    meta: match reserved.meta {
+                        Some(meta) if meta.get() != "null" => MetaFound::Unreadable(span(meta)),
+                        _ => MetaFound::Absent,
+                    },
+                    input_responses: reserved.input_responses.map(span),
+                    request_state: reserved.request_state.map(span),
+                },
+                Err(_) => Found::default(),
+            },
+        };
+        Params { text: Some(text), found }
     }
 
     /// The params as JSON text: `{}` when absent.
     pub fn text(&self) -> &str {
         self.text.as_deref().unwrap_or("{}")
+    }
+
+    /// The text at `span`, found in it.
+    fn at(&self, (start, end): Span) -> &str {
+        self.text.as_deref().and_then(|text| text.get(start..end)).unwrap_or_default()
     }
 
     /// Reads the params into a method's typed struct, which may borrow from them; what does
@@ -57,15 +129,16 @@ impl Params {
     /// The text of `_meta`'s value, when there is one (`null` included).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub fn meta_text(&self) -> Option<&str> {
-        self.reserved().meta.map(RawValue::get)
+        // Not kept when found (only a relay reads it whole): read again.
+        serde_json::from_str::<ReservedRead>(self.text.as_deref()?).ok()?.meta.map(RawValue::get)
     }
 
-    /// The members of the params other layers than the method read, read now (one pass of
-    /// serde_json over the text; none found when a reserved key is given twice).
+    /// The input-required members of the params (none found when a reserved member is given
+    /// twice), as found when the params were made.
     pub(crate) fn reserved(&self) -> Reserved<'_> {
-        match &self.text {
-            Some(text) => serde_json::from_str(text).unwrap_or_default(),
-            None => Reserved::default(),
+        Reserved {
+            input_responses: self.found.input_responses.map(|span| self.at(span)),
+            request_state: self.found.request_state.map(|span| self.at(span)),
         }
     }
 
@@ -90,42 +163,52 @@ pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de Raw
     <&RawValue>::deserialize(d).map(Some)
 }
 
-/// The members of params read by more than the method, each as its text (`null` included).
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct Reserved<'a> {
-    /// `_meta`.
+/// The members of params read by more than the method, each as its text (`null` included), as
+/// serde_json reads them.
+#[derive(Default, Deserialize)]
+struct ReservedRead<'a> {
     #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
-    pub meta: Option<&'a RawValue>,
-    /// `inputResponses` (2026-07-28 input-required rounds).
+    meta: Option<&'a RawValue>,
     #[serde(rename = "inputResponses", borrow, default, deserialize_with = "present")]
-    pub input_responses: Option<&'a RawValue>,
-    /// `requestState` (2026-07-28 input-required rounds).
+    input_responses: Option<&'a RawValue>,
     #[serde(rename = "requestState", borrow, default, deserialize_with = "present")]
-    pub request_state: Option<&'a RawValue>,
+    request_state: Option<&'a RawValue>,
+}
+
+/// The input-required members of params (2026-07-28 rounds), each as its text (`null`
+/// included).
+#[derive(Debug, Default)]
+pub(crate) struct Reserved<'a> {
+    /// `inputResponses`.
+    pub input_responses: Option<&'a str>,
+    /// `requestState`.
+    pub request_state: Option<&'a str>,
 }
 
 impl Params {
-    /// `_meta` read: `None` when it is absent or `null`. One pass over the params when `_meta`
-    /// is an object of distinct keys (the usual request); else they are read again, `_meta` as
-    /// its text, to say why its keys could not be read.
+    /// `_meta` read: `None` when it is absent or `null`. Its keys as found when the params were
+    /// made; when they could not be read, `_meta` is read again to say why.
     pub(crate) fn read_meta(&self) -> Option<Meta<'_>> {
-        /// The params as `Reserved` reads them, `_meta` read into its keys on the way.
-        #[derive(Deserialize)]
-        struct Keys<'a> {
-            #[serde(rename = "_meta", borrow, default)]
-            meta: Option<MetaKeys<'a>>,
-            // Read (and passed over) so that one given twice refuses as in `Reserved`.
-            #[serde(rename = "inputResponses", default)]
-            _input_responses: Option<de::IgnoredAny>,
-            #[serde(rename = "requestState", default)]
-            _request_state: Option<de::IgnoredAny>,
+        match self.found.meta {
+            MetaFound::Absent => None,
+            MetaFound::Keys(spans) => {
+                let [protocol_version, client_capabilities, client_info, log_level, progress_token] =
+                    spans.map(|span| span.map(|span| self.at(span)));
+                Some(Meta {
+                    keys: Ok(MetaKeys {
+                        protocol_version,
+                        client_capabilities,
+                        client_info,
+                        log_level,
+                        progress_token,
+                    }),
+                })
+            }
+            MetaFound::Unreadable(span) => {
+                let meta = self.at(span);
+                Some(Meta { keys: Err((meta, serde_json::from_str::<MetaRead>(meta).err())) })
+            }
         }
-        let text = self.text.as_deref()?;
-        if let Ok(read) = serde_json::from_str::<Keys>(text) {
-            return read.meta.map(|keys| Meta { keys: Ok(keys) });
-        }
-        let meta = self.reserved().meta?.get();
-        (meta != "null").then(|| Meta { keys: serde_json::from_str(meta).map_err(|e| (meta, e)) })
     }
 
     /// `_meta`'s reserved keys: `None` when `_meta` is absent, `null`, not an object, or gives
@@ -139,28 +222,23 @@ impl Params {
 /// A `_meta` that is there (not `null`): its reserved keys, or its text and why they could not
 /// be read (not an object, a key given twice).
 pub(crate) struct Meta<'a> {
-    /// Its reserved keys.
-    pub keys: Result<MetaKeys<'a>, (&'a str, serde_json::Error)>,
+    /// Its reserved keys, or its text and serde_json's reason.
+    pub keys: Result<MetaKeys<'a>, (&'a str, Option<serde_json::Error>)>,
 }
 
 /// The keys of `_meta` the server reads, each as its text (`null` included).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default)]
 pub(crate) struct MetaKeys<'a> {
     /// `io.modelcontextprotocol/protocolVersion`.
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default, deserialize_with = "present")]
-    pub protocol_version: Option<&'a RawValue>,
+    pub protocol_version: Option<&'a str>,
     /// `io.modelcontextprotocol/clientCapabilities`.
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default, deserialize_with = "present")]
-    pub client_capabilities: Option<&'a RawValue>,
+    pub client_capabilities: Option<&'a str>,
     /// `io.modelcontextprotocol/clientInfo`.
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default, deserialize_with = "present")]
-    pub client_info: Option<&'a RawValue>,
+    pub client_info: Option<&'a str>,
     /// `io.modelcontextprotocol/logLevel`.
-    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default, deserialize_with = "present")]
-    pub log_level: Option<&'a RawValue>,
+    pub log_level: Option<&'a str>,
     /// `progressToken`.
-    #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
-    pub progress_token: Option<&'a RawValue>,
+    pub progress_token: Option<&'a str>,
 }
 
 impl MetaKeys<'_> {
@@ -171,6 +249,29 @@ impl MetaKeys<'_> {
             || self.client_capabilities.is_some()
             || self.client_info.is_some()
             || self.log_level.is_some()
+    }
+}
+
+/// [`MetaKeys`] as serde_json reads them.
+#[derive(Deserialize)]
+struct MetaRead<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default, deserialize_with = "present")]
+    protocol_version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default, deserialize_with = "present")]
+    client_capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default, deserialize_with = "present")]
+    client_info: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default, deserialize_with = "present")]
+    log_level: Option<&'a RawValue>,
+    #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
+    progress_token: Option<&'a RawValue>,
+}
+
+impl MetaRead<'_> {
+    /// Where each key sits, in the order of [`MetaKeys`]' fields.
+    fn spans(&self, span: impl Fn(&RawValue) -> Span) -> [Option<Span>; 5] {
+        [self.protocol_version, self.client_capabilities, self.client_info, self.log_level, self.progress_token]
+            .map(|raw| raw.map(&span))
     }
 }
 
@@ -274,20 +375,21 @@ mod tests {
         let p =
             raw(r#"{"name":"x","_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#);
         let keys = p.meta_keys().unwrap();
-        assert_eq!(keys.progress_token.map(RawValue::get), Some("7"));
+        assert_eq!(keys.progress_token, Some("7"));
         assert!(keys.per_request());
         // Escaped key spellings are the same key.
         let p = raw(r#"{"\u005fmeta":{"progress\u0054oken":1},"requestState":"s"}"#);
-        assert_eq!(p.meta_keys().unwrap().progress_token.map(RawValue::get), Some("1"));
-        assert_eq!(p.reserved().request_state.map(RawValue::get), Some(r#""s""#));
+        assert_eq!(p.meta_keys().unwrap().progress_token, Some("1"));
+        assert_eq!(p.reserved().request_state, Some(r#""s""#));
         // A reserved key given twice: none found (the method's own reading says what is wrong).
         assert!(raw(r#"{"_meta":{"progressToken":1,"progressToken":2}}"#).meta_keys().is_none());
-        assert!(raw(r#"{"_meta":{},"_meta":{"progressToken":2}}"#).reserved().meta.is_none());
+        assert!(raw(r#"{"_meta":{},"_meta":{"progressToken":2}}"#).read_meta().is_none());
+        assert!(raw(r#"{"requestState":"a","requestState":"b"}"#).reserved().request_state.is_none());
         // Not an object, null, nested: no keys.
         assert!(raw(r#"{"_meta":"text"}"#).meta_keys().is_none());
         let p = raw(r#"{"_meta":null,"arguments":{"_meta":{"progressToken":3}}}"#);
-        assert_eq!(p.reserved().meta.map(RawValue::get), Some("null"));
-        assert!(p.meta_keys().is_none());
+        assert_eq!(p.meta_text(), Some("null"));
+        assert!(p.read_meta().is_none());
         assert!(!raw(r#"{"_meta":{"progressToken":1}}"#).meta_keys().unwrap().per_request());
     }
 

@@ -544,8 +544,8 @@ pub(crate) fn serve_alone(
     let state = reserved.request_state.filter(|_| matches!(out.shape, Shape::Modern(..)));
     let sent = match state {
         Some(state) => {
-            let state: String = serde_json::from_str(state.get()).unwrap_or_default();
-            let inputs = reserved.input_responses.and_then(|i| serde_json::from_str::<Value>(i.get()).ok());
+            let state: String = serde_json::from_str(state).unwrap_or_default();
+            let inputs = reserved.input_responses.and_then(|i| serde_json::from_str::<Value>(i).ok());
             up.resume(&state, inputs.as_ref(), out)
         }
         None => up.request(out),

@@ -144,6 +144,9 @@ pub struct Malformed {
 }
 
 /// What one line or body holds: a message or a batch of them.
+// A single message is every message but a rare batch, and lives only until it is routed:
+// boxing it would cost an allocation per message to shrink the rare case.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
     /// A single message.

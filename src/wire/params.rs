@@ -1,7 +1,8 @@
 //! A message's params as they came: kept as their JSON text until the method reads them into its
 //! own typed struct (`Params::parse`, serde_json from the text, borrowing from it). The few
 //! members other layers read (`_meta`'s reserved keys, the progress token, the input-required
-//! rounds) are read where they are needed by one small serde struct (`Reserved`, `MetaKeys`).
+//! rounds) are found in one serde pass when the params are made (`Found`), and read from there
+//! (`Reserved`, `MetaKeys`) by whichever layer asks.
 
 use super::rpc::RpcError;
 use serde::de::{self, MapAccess, Visitor};

@@ -114,28 +114,8 @@ fn listen_filter(server: &Server, params: &Value, scopes: Option<&[String]>) -> 
     };
     let on = server.registry().enabled(ProtocolVersion::V2026_07_28);
     let flag = |key: &str| asked.get(key).and_then(Value::as_bool).unwrap_or(false);
-    let uris = match asked.get("resourceSubscriptions") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(uris)) if uris.len() <= MAX_LISTEN_URIS => {
-            uris.iter().filter_map(Value::as_str).map(str::to_owned).collect()
-        }
-        Some(_) => {
-            return Err(RpcError::invalid_params(format!(
-                "subscriptions/listen: resourceSubscriptions must be an array of at most {MAX_LISTEN_URIS} URIs"
-            )))
-        }
-    };
-    let task_ids = match asked.get("taskIds") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(ids)) if ids.len() <= MAX_LISTEN_URIS => {
-            ids.iter().filter_map(Value::as_str).map(str::to_owned).collect()
-        }
-        Some(_) => {
-            return Err(RpcError::invalid_params(format!(
-                "subscriptions/listen: taskIds must be an array of at most {MAX_LISTEN_URIS} task ids"
-            )))
-        }
-    };
+    let uris = string_list(asked, "resourceSubscriptions", "URIs")?;
+    let task_ids = string_list(asked, "taskIds", "task ids")?;
     // SEP-2663: task notifications asked for without the extension are -32021.
     if !task_ids.is_empty() && !tasks_extension::declared_in(params) {
         return Err(tasks_extension::missing());
@@ -155,6 +135,20 @@ fn listen_filter(server: &Server, params: &Value, scopes: Option<&[String]>) -> 
         resource_subscriptions: if on.resources { uris } else { Vec::new() },
         task_ids,
     })
+}
+
+/// A listen filter's list of strings under `key` (absent or `null`: none), at most
+/// `MAX_LISTEN_URIS` long.
+fn string_list(asked: &serde_json::Map<String, Value>, key: &str, what: &str) -> Result<Vec<String>, RpcError> {
+    match asked.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) if items.len() <= MAX_LISTEN_URIS => {
+            Ok(items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        }
+        Some(_) => Err(RpcError::invalid_params(format!(
+            "subscriptions/listen: {key} must be an array of at most {MAX_LISTEN_URIS} {what}"
+        ))),
+    }
 }
 
 /// Resource URIs (and task ids) one listen stream may name.

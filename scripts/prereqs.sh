@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks what scripts/test.sh needs before it starts, and names everything missing with how to get
 # it (docs/testing.md lists the same): Rust 1.88+ with rustfmt and clippy, Node with npm,
-# Python 3 with venv, nginx for the scale test (optional: that step is skipped without it), and, until .cache/ is filled, network access to npm and PyPI and ~1.3 GB of disk.
+# Python 3 with venv, nginx for the scale test (optional: that step is skipped without it),
+# and about 2 GB of disk (3.3 GB, and network access to npm and PyPI, until .cache/ is filled).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RUST_MIN=1.88 # the rust-version in Cargo.toml (sha2 0.11 needs it; the jsonschema dev-dependency 1.85)
@@ -26,11 +27,17 @@ elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   missing+=("Python's venv module (with ensurepip): apt install python3-venv")
 fi
 
+# The builds need about 2 GB of disk in target/ (the test build is 0.5 GB with CARGO_INCREMENTAL=0,
+# as CI builds; incremental builds add about 4 GB), and the first run 1.3 GB more for .cache/. A
+# full disk fails mid-build with a message that is easy to misread, so it is named here.
+need_mib=2048
+[ -f .cache/npm/.stamp ] && [ -f .cache/venv/.stamp ] || need_mib=$((need_mib + 1300))
+free_kib=$({ df -Pk "${CARGO_TARGET_DIR:-.}" 2>/dev/null || df -Pk .; } | awk 'NR == 2 {print $4}')
+[ "${free_kib:-0}" -ge $((need_mib * 1024)) ] ||
+  missing+=("about $need_mib MiB of free disk for target/ and .cache/ (found $((${free_kib:-0} / 1024)) MiB here): free some, or set CARGO_TARGET_DIR to a roomier disk")
+
 # The first run downloads the pinned clients (scripts/deps.sh) into .cache/.
 if [ ! -f .cache/npm/.stamp ] || [ ! -f .cache/venv/.stamp ]; then
-  free_kib=$(df -Pk . | awk 'NR == 2 {print $4}')
-  [ "${free_kib:-0}" -ge $((1300 * 1024)) ] ||
-    missing+=("about 1.3 GB of free disk for .cache/ and target/ (found $((${free_kib:-0} / 1024)) MiB)")
   if command -v npm >/dev/null 2>&1 && ! timeout 30 npm ping >/dev/null 2>&1; then
     missing+=("network access to the npm registry ($(npm config get registry 2>/dev/null)): check the proxy (https_proxy) or npm's registry setting")
   fi

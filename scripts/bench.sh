@@ -93,6 +93,9 @@ cargo build --release --quiet --bin tinymcp
 # An embedder's build: the library alone (the protocol and the transports; the providers are the
 # binary's own modules) in a small HTTP server. Its own build too, like the driver's.
 cargo build --release --quiet --example http_server
+# The stdio-only embedder's (`--no-default-features`: no HTTP transport), in a target folder of its
+# own so the builds above keep their features.
+cargo build --release --quiet --no-default-features --example typed_tool --target-dir "${CARGO_TARGET_DIR:-target}/stdio-only"
 TARGET=${CARGO_TARGET_DIR:-target}
 DRIVER=$TARGET/release/examples/bench_stdio
 EMBEDDER=$TARGET/release/examples/http_server
@@ -219,6 +222,7 @@ for kind in "${KINDS[@]}"; do
   if [ "$kind" = glibc ]; then
     note "  the floor: /bin/echo (dynamic) answering" "$floor_best" "ms"
     note "  a Rust program (dynamic) answering from a thread" "$rust_floor_best" "ms"
+    aim "  first answer over that Rust program's" "$(calc "%.2f" "${!best} / $rust_floor_best")" "<=" 1.2 "x"
     note "  serving a folder of 10 000 files (no --everything)" "$folder_best" "ms"
   fi
   aim "$kind: echo/s over the yardstick's" "$(calc "%.1f" "${!echo_rate} / $yard_echo_per_s")" ">=" 3.5 "x"
@@ -266,6 +270,9 @@ note "static with --features oauth (the release build)" \
   "$(calc "%.3f" "$(stat -c %s "$TARGET/oauth/$MUSL/release/tinymcp") / 1048576")" "MiB stripped"
 note "embedder's binary (examples/http_server)" "$(calc "%.3f" "$(stat -c %s "$EMBEDDER") / 1048576")" \
   "MiB stripped, glibc (the library only: no provider)"
+note "stdio-only embedder's (examples/typed_tool)" \
+  "$(calc "%.3f" "$(stat -c %s "$TARGET/stdio-only/release/examples/typed_tool") / 1048576")" \
+  "MiB stripped, glibc (--no-default-features)"
 
 # Size by crate and by module, of the static build (symbols kept for the count, in target/bloat).
 if [ ! -x .cache/cargo-bloat/bin/cargo-bloat ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale test (issue 15): nginx in front of three replicas on loopback ports, with the config
+# The scale test: nginx in front of three replicas on loopback ports, with the config
 # docs/deploy.md describes (deploy/nginx.conf.template, filled in here), and THROUGH nginx:
 # the conformance requirement sets 2026-07-28 and 2025-11-25, the Python SDK clients on both wires,
 # then load runs (scripts/scale-load.py: many 2026-07-28 `echo` calls and a share of 2025-11-25

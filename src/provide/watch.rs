@@ -55,7 +55,7 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    // Issue 9: one panicking job used to end the watcher thread, and with it every change
+    // One panicking job used to end the watcher thread, and with it every change
     // notification for good.
     #[test]
     fn a_panicking_job_does_not_stop_the_others() {

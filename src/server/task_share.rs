@@ -1,4 +1,4 @@
-//! `TaskShare`: the handler threads background task work may hold at once (issue 11). A task's
+//! `TaskShare`: the handler threads background task work may hold at once. A task's
 //! work (a 2025-11-25 task-augmented call, a round of a tasks-extension task) runs after its
 //! request was answered, outside every session's in-flight share; all of it together gets a
 //! quarter of the workers (at least one; no more than a session's share), so one client's

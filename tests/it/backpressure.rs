@@ -1,4 +1,4 @@
-//! Issue 11: stdio back-pressure. A client that writes many requests and stops reading must not
+//! Stdio back-pressure. A client that writes many requests and stops reading must not
 //! make the server buffer every answer: once a bounded output queue is full the server stops
 //! reading, and resumes when the client reads again; nothing is lost. Before: every answer was
 //! queued (405 MiB after 2 M requests).

@@ -1,4 +1,4 @@
-//! Issue 11: every per-request cost is bounded and roughly linear. Over-long URIs, names and
+//! Every per-request cost is bounded and roughly linear. Over-long URIs, names and
 //! globs are refused at once with a clear error; what stays under the caps costs time linear in
 //! the input. Each answer must come within the client's 10 s (`support::TIMEOUT`), far below
 //! what the quadratic paths once cost (48 s, 55 s) and far above a debug build on a loaded

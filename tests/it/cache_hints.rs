@@ -1,4 +1,4 @@
-//! Cache hints per registration (issue 12, SEP-2549): a resource or template's own `ttlMs` and
+//! Cache hints per registration (SEP-2549): a resource or template's own `ttlMs` and
 //! `cacheScope` on its 2026-07-28 `resources/read`, over the server-wide default; the
 //! manifest's `cache` field; older revisions see no hint at all.
 

@@ -47,7 +47,7 @@ fn documented_flags() -> BTreeSet<String> {
         .collect()
 }
 
-// Issue 33 item 21: the help lists every flag the options page documents, and the page every
+// The help lists every flag the options page documents, and the page every
 // flag the help lists, so neither drifts from the other again.
 #[test]
 fn the_help_and_the_options_page_list_the_same_flags() {
@@ -65,7 +65,7 @@ fn the_help_and_the_options_page_list_the_same_flags() {
     }
 }
 
-// Issue 33 item 21: `install --help` said "config needs --host", `connect --help` "unknown
+// `install --help` said "config needs --host", `connect --help` "unknown
 // option": every subcommand prints its own usage, to stdout, and exits 0, whatever comes
 // before the `--help`; `tinymcp help COMMAND` prints the same.
 #[test]
@@ -108,7 +108,7 @@ fn help_alone_is_the_whole_help_and_an_unknown_topic_names_the_commands() {
     assert!(why.contains("nope") && why.contains("config, install, connect, proxy, health"), "{why}");
 }
 
-// Issue 33 item 21: the help says which of its flags this build lacks.
+// The help says which of its flags this build lacks.
 #[test]
 fn the_help_marks_the_oauth_flags_a_build_without_oauth_lacks() {
     let help = stdout(&run_binary(&["--help"]));
@@ -117,7 +117,7 @@ fn the_help_marks_the_oauth_flags_a_build_without_oauth_lacks() {
     assert_eq!(marked, !cfg!(feature = "oauth"), "{line}");
 }
 
-// Issue 33: the messages of argument errors say what to do.
+// The messages of argument errors say what to do.
 #[test]
 fn an_argument_of_another_command_or_a_folder_says_what_to_give_instead() {
     let out = run_binary(&["--host", "claude"]);
@@ -141,7 +141,7 @@ fn an_argument_of_another_command_or_a_folder_says_what_to_give_instead() {
     assert!(stderr(&out).contains("tinymcp connect --help"), "{out:?}");
 }
 
-// Issue 33 item 9: the OAuth client secret guards the issuer's introspection endpoint: a child
+// The OAuth client secret guards the issuer's introspection endpoint: a child
 // that could read it could call it as this server; refused like the bearer token's variable.
 #[test]
 fn proxy_refuses_to_pass_any_secret_variable_of_the_binary() {

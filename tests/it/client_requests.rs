@@ -56,7 +56,7 @@ fn elicitation_enum_shapes_of_sep_1330() {
     assert!(res["result"]["content"][0]["text"].as_str().unwrap().contains("action=decline"));
 }
 
-// Issue 9: a 2025-06-18 client's schema has single-select enums only (no titled `oneOf`, no
+// A 2025-06-18 client's schema has single-select enums only (no titled `oneOf`, no
 // multi-select arrays): the fixture sends it what its revision can describe (the support code
 // checks the request against the 2025-06-18 schema).
 #[test]

@@ -383,7 +383,7 @@ impl HostileLegacy {
     }
 }
 
-// Issue 33 item 4: a legacy `endpoint` on another origin would get every POST, the bearer token
+// A legacy `endpoint` on another origin would get every POST, the bearer token
 // with it. Both official SDKs refuse it; so does the bridge, naming both origins, whether the
 // legacy transport was asked for or reached by `auto` after a 405.
 #[test]
@@ -415,7 +415,7 @@ fn a_legacy_endpoint_on_another_origin_is_refused_and_gets_nothing() {
     }
 }
 
-// Issue 33 item 14: a host that pipes its requests and closes stdin gets every answer to the
+// A host that pipes its requests and closes stdin gets every answer to the
 // requests it sent before the end of input, not only the first.
 #[test]
 fn answers_in_flight_at_the_end_of_input_are_printed_before_exiting() {
@@ -454,7 +454,7 @@ fn modern(mut params: Value) -> Value {
     params
 }
 
-// Issue 33 item 15: a 2026-07-28 host is carried: each request POSTed with its
+// A 2026-07-28 host is carried: each request POSTed with its
 // `MCP-Protocol-Version` and the SEP-2243 headers (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`,
 // Base64 where the value needs it), no session; a listen stream stays open and its
 // cancellation closes it. The default `auto` does not turn it into a 2025-11-25 session.

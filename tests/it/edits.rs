@@ -416,7 +416,7 @@ fn config_makes_a_write_root_absolute_and_serves_nothing_else() {
     assert_eq!(value["mcpServers"]["tinymcp"]["args"].as_array().unwrap().len(), 2, "{value}");
 }
 
-// Issue 33, item 2: a read-only root inside a writable one was changed by moving it out, writing
+// A read-only root inside a writable one was changed by moving it out, writing
 // into it and moving it back. A move of a read-only root, or of a folder holding one, is refused.
 #[test]
 fn a_read_only_root_cannot_be_moved_out_written_and_moved_back() {
@@ -445,7 +445,7 @@ fn a_read_only_root_cannot_be_moved_out_written_and_moved_back() {
     assert_eq!(text_of(&moved), format!("moved {top}/outer/other to {top}/other"));
 }
 
-// Issue 33, item 8: hosts call tools in parallel; two edits of different lines of one file both
+// Hosts call tools in parallel; two edits of different lines of one file both
 // answered "edited" and one was gone. Many edits at once over one connection all land.
 #[test]
 fn parallel_edits_of_one_file_all_land() {
@@ -470,7 +470,7 @@ fn parallel_edits_of_one_file_all_land() {
     assert_eq!(read(&p.dir, "many.txt"), expected, "an edit answered \"edited\" was lost");
 }
 
-// Issue 33, item 8: a move over a file while it is edited is not undone by the edit's rename.
+// A move over a file while it is edited is not undone by the edit's rename.
 #[test]
 fn a_move_over_a_file_being_edited_is_never_undone() {
     let p = project();
@@ -489,7 +489,7 @@ fn a_move_over_a_file_being_edited_is_never_undone() {
     }
 }
 
-// Issue 33, item 9: a write replaces the file with a new one made by the server's user; a set-uid
+// A write replaces the file with a new one made by the server's user; a set-uid
 // or set-gid bit kept on it would give that user's rights to whoever runs the file.
 #[test]
 fn a_write_clears_set_uid_and_set_gid_and_keeps_the_owner_when_it_can() {
@@ -515,7 +515,7 @@ fn a_write_clears_set_uid_and_set_gid_and_keeps_the_owner_when_it_can() {
     assert!(text_of(&edited).starts_with("edited tool.sh"), "{edited}");
 }
 
-// Issue 33, item 9: the temporary name was the name plus a suffix, too long for a name of 230+ bytes.
+// The temporary name was the name plus a suffix, too long for a name of 230+ bytes.
 #[test]
 fn names_up_to_the_longest_the_system_takes_are_written() {
     let p = project();
@@ -529,7 +529,7 @@ fn names_up_to_the_longest_the_system_takes_are_written() {
     }
 }
 
-// Issue 33, item 9: edit_file's diff ignored --max-answer-bytes.
+// `edit_file`'s diff ignored --max-answer-bytes.
 #[test]
 fn an_edit_answer_is_cut_at_the_answer_cap_and_says_so() {
     let p = project();
@@ -546,7 +546,7 @@ fn an_edit_answer_is_cut_at_the_answer_cap_and_says_so() {
     assert_eq!(read(&p.dir, "big.txt"), lines.to_uppercase());
 }
 
-// Issue 33, item 19: a write that creates a file is told at once, not at the watcher's next look
+// A write that creates a file is told at once, not at the watcher's next look
 // (here an hour away).
 #[test]
 fn a_created_file_is_announced_at_once() {
@@ -568,7 +568,7 @@ fn a_created_file_is_announced_at_once() {
     assert!(listed.to_string().contains(&p.dir.uri("moved.txt")), "{listed}");
 }
 
-// Issue 33, item 20: an oldText written with \n was "not found" in a CRLF file.
+// An oldText written with \n was "not found" in a CRLF file.
 #[test]
 fn edits_match_across_line_endings_and_keep_the_files_own() {
     let p = project();
@@ -589,7 +589,7 @@ fn edits_match_across_line_endings_and_keep_the_files_own() {
     assert_eq!(read(&p.dir, "mixed.txt"), "1\r\n2\nthree\n");
 }
 
-// Issue 33, item 22: the answers that did not say what to do.
+// The answers that did not say what to do.
 #[test]
 fn a_missing_write_tool_and_a_folder_moved_into_itself_say_what_to_do() {
     let p = project();

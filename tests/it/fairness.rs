@@ -1,4 +1,4 @@
-//! Issue 11: one client's requests cannot take every handler thread. A session may run at most
+//! One client's requests cannot take every handler thread. A session may run at most
 //! half the pool's workers at once (the rest wait in its own queue), so another client's `ping`
 //! is answered while the first one's handlers block; `/healthz` answers 503 while every worker
 //! is busy. Before: ten blocking calls from one client took all four workers and the second

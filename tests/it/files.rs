@@ -516,7 +516,7 @@ fn special_files(dir: &TempDir) -> Vec<&'static str> {
     names
 }
 
-// Issue 11: a FIFO, a socket or a device inside the served folder is refused on every path,
+// A FIFO, a socket or a device inside the served folder is refused on every path,
 // at once: opening a FIFO used to block the handler forever, a device was read until memory ran out.
 over_both_transports!(fifos_sockets_and_devices_are_refused_on_every_path);
 
@@ -627,7 +627,7 @@ fn swapping_in_symbolic_links_never_leaks_outside_content() {
     assert!(leaks.is_empty(), "{} of {reads} reads returned outside content, e.g. {}", leaks.len(), leaks[0]);
 }
 
-// Issue 11: exact answers at the edges. A walk that stopped early says so; a long folder is
+// Exact answers at the edges. A walk that stopped early says so; a long folder is
 // read page by page; an offset past the end (however it is spelled) never reads the start.
 #[test]
 fn search_says_truncated_when_the_walk_stopped_early() {

@@ -64,7 +64,7 @@ fn check_checks_every_file_it_is_given_and_fails_if_any_is_broken() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("only manifest files"), "{out:?}");
 }
 
-// Issue 33 item 22: a manifest with errors had its warnings hidden, so fixing the errors showed
+// A manifest with errors had its warnings hidden, so fixing the errors showed
 // new problems on the next run: every problem is printed at once, and the errors fail the check.
 #[test]
 fn check_prints_the_warnings_of_a_manifest_that_also_has_errors() {

@@ -1,4 +1,4 @@
-//! The mutation fuzzer of issue 11 against the real binary: the seeds (a request of every
+//! The mutation fuzzer against the real binary: the seeds (a request of every
 //! method for every tool, prompt, resource and template `--everything` and a served folder
 //! list, on both eras) mutated and written to its stdin, and POSTed to `/mcp` (with, now and
 //! then, the request head mutated too). After each message a `ping` must be answered, and

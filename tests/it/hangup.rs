@@ -1,4 +1,4 @@
-//! A client that goes away cancels what it asked for (issue 12): over HTTP a 2026-07-28
+//! A client that goes away cancels what it asked for: over HTTP a 2026-07-28
 //! `tools/call` whose client closes the TCP connection mid-call has its handler cancelled (the
 //! command it runs is killed), whether it was waiting for a JSON answer or already streaming
 //! SSE; over stdio, end of input while a call runs ends the process promptly, the command

@@ -98,7 +98,7 @@ fn batches_work_only_in_2025_03_26() {
     check(&res, json!({"error": {"code": -32600}}));
 }
 
-/// Issue 33 (12): every id that is not a string or an integer is `-32600` with `id: null`,
+/// Every id that is not a string or an integer is `-32600` with `id: null`,
 /// `1e400` (out of range) and a lone surrogate included, never taken for a notification.
 #[test]
 fn every_invalid_id_is_invalid_request_with_null_id() {
@@ -112,7 +112,7 @@ fn every_invalid_id_is_invalid_request_with_null_id() {
     check(&client.request("ping", json!({})), json!({"result": {}}));
 }
 
-/// Issue 33 (12): a lone surrogate escape is named as what it is, wherever it is.
+/// A lone surrogate escape is named as what it is, wherever it is.
 #[test]
 fn a_lone_surrogate_is_named_in_the_error() {
     let mut client = Client::everything("2025-11-25");

@@ -1,4 +1,4 @@
-//! The server-wide cap on open 2026-07-28 `subscriptions/listen` streams (issue 12): every
+//! The server-wide cap on open 2026-07-28 `subscriptions/listen` streams: every
 //! client together holds at most `--max-listen-streams`; beyond, `-32603` (server busy; over
 //! HTTP `503` with `Retry-After` and the JSON-RPC error, id echoed), and a stream that ends
 //! gives its place back.

@@ -422,7 +422,7 @@ fn what_a_command_leaves_running_is_killed_when_it_exits() {
     eventually(&format!("the background process {pid} to be gone"), || process_gone(pid));
 }
 
-// Issue 11: command tools are safe by construction. A value that starts with `-` is refused
+// Command tools are safe by construction. A value that starts with `-` is refused
 // where the program would take it for an option, unless the tool declares the argument as an
 // option or the manifest puts it after `--`.
 over_both_transports!(values_starting_with_a_dash_are_refused_unless_declared_or_after_the_separator);
@@ -449,7 +449,7 @@ fn values_starting_with_a_dash_are_refused_unless_declared_or_after_the_separato
     assert_eq!(text_of(&client.call_tool("option", json!({"x": "-n"}))), "[-n]");
 }
 
-// Issue 11: an argument declared in pathArguments is a path inside the tool's folder: it is
+// An argument declared in pathArguments is a path inside the tool's folder: it is
 // resolved through the same sandbox as served folders, and the program gets the checked path.
 #[test]
 fn path_arguments_stay_inside_the_tools_folder() {
@@ -470,7 +470,7 @@ fn path_arguments_stay_inside_the_tools_folder() {
     }
 }
 
-// Issue 11: the shipped example manifest holds against the attacks the issue found.
+// The shipped example manifest holds against the attacks the issue found.
 #[test]
 fn the_example_manifest_is_safe_against_the_issues_attacks() {
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/manifest.json");
@@ -500,7 +500,7 @@ fn the_example_manifest_is_safe_against_the_issues_attacks() {
     assert!(out.status.success() && String::from_utf8_lossy(&out.stderr).is_empty(), "{out:?}");
 }
 
-// Issue 11: --check warns about code run by a shell or interpreter that holds a placeholder, and
+// --check warns about code run by a shell or interpreter that holds a placeholder, and
 // about tools marked read-only whose command writes; warnings do not fail the check.
 #[test]
 fn check_warns_about_shell_injection_and_read_only_tools_that_write() {
@@ -536,7 +536,7 @@ fn check_warns_about_shell_injection_and_read_only_tools_that_write() {
     assert!(!stderr.contains("tools[4]") && !stderr.contains("tools[8]"), "{stderr}");
 }
 
-// Issue 11: a child that leaves the process group (setsid) is found through the call's mark in
+// A child that leaves the process group (setsid) is found through the call's mark in
 // its environment and ended with the call; output is read to the cap even when a grandchild
 // holds the pipe. What survives: a process that clears its environment and leaves the group
 // (`env -i setsid ...`), shown here and documented in docs/manifest.md.

@@ -1,4 +1,4 @@
-//! Many replicas behind a load balancer (issue 15): `--node-id` prefixes every id a balancer
+//! Many replicas behind a load balancer: `--node-id` prefixes every id a balancer
 //! routes on, and a session id sealed with the shared `--state-key-file` key is served by any
 //! replica for plain POSTs; forged, tampered, expired or foreign ids stay `404`.
 

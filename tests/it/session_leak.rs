@@ -1,8 +1,8 @@
-//! Serving thousands of HTTP sessions leaks nothing (issue 11): sessions opened and ended with
+//! Serving thousands of HTTP sessions leaks nothing: sessions opened and ended with
 //! DELETE, and sessions abandoned after `initialize` (ended by the reaper), in a first round
 //! of N and a second of 9N more; the server's resident memory (`/proc/<pid>/status` of the
 //! spawned binary) may not grow between the two by more than a bound far below what a leak of
-//! a few hundred bytes per session adds up to (the leak issue 11 found: 340 bytes each).
+//! a few hundred bytes per session adds up to (the leak once found here: 340 bytes each).
 
 use crate::raw_http::{initialize, read_reply, write_request, Server, ACCEPT_BOTH, JSON};
 use crate::support::{logged, wait_until, Log, TIMEOUT};
@@ -15,7 +15,7 @@ const N: usize = 500;
 /// Sessions abandoned in each round, spread through it (the same number in both, so both
 /// rounds hold as many at their peak: the allocator keeps its high-water mark).
 const ABANDONED: usize = 100;
-/// Growth allowed between the rounds: a leak of 340 bytes a session is 1.5 MB over 9N sessions (with the Weak-entry leak of issue 11 put back: +2128 KiB, against +0 without).
+/// Growth allowed between the rounds: a leak of 340 bytes a session is 1.5 MB over 9N sessions (with the Weak-entry leak put back: +2128 KiB, against +0 without).
 const BOUND_KIB: u64 = 1024;
 
 struct Link {

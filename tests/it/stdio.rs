@@ -87,7 +87,7 @@ fn a_burst_beyond_the_in_flight_cap_is_answered_in_full() {
     }
 }
 
-/// Issue 33 (11): a line over the cap is refused with the id its start names, so the client
+/// A line over the cap is refused with the id its start names, so the client
 /// matches the refusal at once; an id the part read does not hold whole is `null`.
 #[test]
 fn an_oversized_message_is_refused_with_its_own_id() {

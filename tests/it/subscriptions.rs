@@ -1,4 +1,4 @@
-//! Issue 11: subscriptions are accepted only for URIs that resolve to a resource, and capped per
+//! Subscriptions are accepted only for URIs that resolve to a resource, and capped per
 //! client. Before: any URI, any number of times (200 000 short ones kept an idle server busy).
 
 use crate::support::{check, over_both_transports, Client, TempDir, Transport};

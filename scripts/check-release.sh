@@ -2,8 +2,8 @@
 # The release, checked as the test command's one step: the workflow files pass actionlint,
 # scripts/release.sh builds the x86_64 static binary, smoke-tests it over stdio and packs its
 # MCP bundle (validated by the MCPB CLI), server.json (and the release's copy) is valid against
-# the MCP registry's schema, and `cargo publish --dry-run` packages the crate and
-# builds it from the packaged files alone. (The aarch64 build runs in the release workflow,
+# the MCP registry's schema, and `cargo publish --dry-run --workspace` packages both crates (the
+# library tinymcp, the binary tinymcp-cli) and builds each from the packaged files alone. (The aarch64 build runs in the release workflow,
 # not here: minutes of cross compilation for nothing this step could see.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,5 +14,5 @@ bash scripts/release.sh --only x86_64
 .cache/venv/bin/python scripts/check-server-json.py \
   .cache/release/skillsaw/schemas/mcp_registry/v2025_12_11/server.schema.json server.json dist/server.json
 # --allow-dirty: a working copy with edits is checked as it stands.
-cargo publish --dry-run --allow-dirty --quiet
-echo "check-release: cargo publish --dry-run passed"
+cargo publish --dry-run --workspace --allow-dirty --quiet
+echo "check-release: cargo publish --dry-run --workspace passed"

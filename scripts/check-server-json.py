@@ -1,7 +1,7 @@
 """Checks server.json, the MCP registry's description of tinymcp, and the one release.sh writes
 into dist/ (with the bundle's real SHA-256): valid against the registry's published schema
 (2025-12-11, from scripts/deps.sh), its name the README's `mcp-name:` line, its versions and
-crate name Cargo.toml's. Run with a Python that has jsonschema (the interop venv).
+binary crate's name (crates/tinymcp-cli) Cargo.toml's. Run with a Python that has jsonschema (the interop venv).
 Usage: check-server-json.py SCHEMA FILE...
 """
 import json
@@ -13,9 +13,10 @@ import jsonschema
 
 ROOT = Path(__file__).resolve().parent.parent
 schema = json.loads(Path(sys.argv[1]).read_text())
-cargo = (ROOT / "Cargo.toml").read_text()
-crate = re.search(r'^name = "(.*)"', cargo, re.M).group(1)
-version = re.search(r'^version = "(.*)"', cargo, re.M).group(1)
+# The version is the workspace's (the top Cargo.toml); the cargo package installs the binary,
+# whose crate is crates/tinymcp-cli.
+version = re.search(r'^version = "(.*)"', (ROOT / "Cargo.toml").read_text(), re.M).group(1)
+crate = re.search(r'^name = "(.*)"', (ROOT / "crates/tinymcp-cli/Cargo.toml").read_text(), re.M).group(1)
 readme_name = re.search(r"mcp-name: (\S+)", (ROOT / "README.md").read_text())
 problems = []
 for file in sys.argv[2:]:

@@ -56,7 +56,7 @@ step "cargo fmt --check"
 cargo fmt --check
 step "cargo clippy"
 # Each feature set checks the crate anew. `oauth` is a superset of the default features, so its
-# run covers every target; the default set differs from it only in src/ (the few lines built
+# run covers every target; the default set differs from it only in the sources (the few lines built
 # without `oauth`, and imports only `oauth` uses), so the quick tier checks the default set's
 # library and binary, not its tests and examples again (the full run checks them all).
 cargo clippy --all-targets --features oauth --quiet -- -D warnings

@@ -68,7 +68,9 @@ pub use features::tools::{Tool, ToolAnnotations, ToolHandler};
 pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
 pub use server::registry::ExtensionMethod;
+// For the tinymcp binary (`tinymcp proxy`), not for embedders.
 #[cfg(feature = "http")]
+#[doc(hidden)]
 pub use server::relay;
 pub use server::sink::{Outgoing, Sink};
 pub use server::{Options, Server};
@@ -94,12 +96,16 @@ pub mod error_codes {
 
 /// Percent-encoding (RFC 3986 §2.1), the one the URI templates use: for `file://` URIs and
 /// other URIs a server mints from names, and for reading them back.
+// For the tinymcp binary (its served folders, the hosts' install links), not for embedders.
+#[doc(hidden)]
 pub mod percent {
     pub use crate::util::percent::{decode, encode, is_unreserved};
 }
 
-/// Base64 (RFC 4648, padded), the one the `blob` contents use: for embedders and the binary's
-/// own needs (the Cursor install link).
+/// Base64 (RFC 4648, padded), the one the `blob` contents use: for the binary's own needs (the
+/// Cursor install link, `Mcp-Param-*` values of `tinymcp connect`).
+// For the tinymcp binary, not for embedders.
+#[doc(hidden)]
 pub mod base64 {
     pub use crate::util::base64::encode;
 }
@@ -107,6 +113,8 @@ pub mod base64 {
 /// The request headers of revision 2026-07-28 (SEP-2243) from a client's side, for bridges
 /// such as `tinymcp connect`: which params member `Mcp-Name` mirrors, and the tool arguments
 /// `Mcp-Param-*` mirror (the same table and schema walk the server checks them with).
+// For the tinymcp binary (`tinymcp connect`), not for embedders.
+#[doc(hidden)]
 pub mod mcp_headers {
     pub use crate::wire::mcp_header::{annotations, check_annotations, name_member};
 }

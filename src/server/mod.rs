@@ -299,7 +299,9 @@ impl Server {
         Ok(())
     }
 
+    // For the tinymcp binary (`tinymcp proxy`), not for embedders.
     #[cfg(feature = "http")]
+    #[doc(hidden)]
     /// Makes this server a relay (`tinymcp proxy`): every connection opens its own other
     /// server with `open`, and every message goes there instead of to what is registered here.
     /// The transport, its limits and checks stay this server's.
@@ -312,7 +314,9 @@ impl Server {
         self.relay = Some(relay::Setup::new(Box::new(open), false));
     }
 
+    // For the tinymcp binary (`tinymcp proxy --shared`), not for embedders.
     #[cfg(feature = "http")]
+    #[doc(hidden)]
     /// Makes this server a relay to one other server that every session shares (`tinymcp
     /// proxy --shared`), opened with `open` on first use (and again if it ends): each client's
     /// request ids and progress tokens are remapped, what concerns every client (list changes,

@@ -150,6 +150,8 @@ impl OutputRoom {
 }
 
 /// What [`read_line`] found.
+// For the tinymcp binary (a proxied child's output), not for embedders.
+#[doc(hidden)]
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line {
     /// A line, in the buffer without its newline (the last one may end without one).
@@ -165,6 +167,8 @@ pub enum Line {
 /// than `cap + 1` bytes of it: a longer line is skipped to its end, its start kept. Line ends are found by
 /// std's `read_until` (a word-at-a-time search), a buffer at a time. Also the bridge's reader
 /// of a child server's output.
+// For the tinymcp binary (a proxied child's output), not for embedders.
+#[doc(hidden)]
 pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Line> {
     buf.clear();
     let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);

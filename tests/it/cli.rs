@@ -37,7 +37,7 @@ fn help_flags(help: &str) -> BTreeSet<String> {
 
 /// The flags docs/options.md's tables define: the first cell of each row (`| \`--root DIR\` |`).
 fn documented_flags() -> BTreeSet<String> {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/options.md")).unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/options.md")).unwrap();
     doc.lines()
         .filter_map(|line| line.strip_prefix("| `"))
         .filter_map(|cell| cell.split('|').next())

@@ -354,7 +354,7 @@ fn a_changed_manifest_is_reloaded_and_a_broken_one_keeps_the_old(t: Transport) {
 
 #[test]
 fn the_example_manifest_is_valid_and_its_tools_run() {
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/manifest.json");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/manifest.json");
     let out = run_binary(&["--check", example]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut client = Client::spawn(&["--manifest", example]);
@@ -473,7 +473,7 @@ fn path_arguments_stay_inside_the_tools_folder() {
 // The shipped example manifest holds against the attacks the issue found.
 #[test]
 fn the_example_manifest_is_safe_against_the_issues_attacks() {
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/manifest.json");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/manifest.json");
     let target = std::env::temp_dir().join(format!("tinymcp-it-written-{}", std::process::id()));
     let mut client = Client::spawn(&["--manifest", example]);
     client.initialize("2025-11-25", json!({}));

@@ -173,7 +173,7 @@ fn on_2025_11_25_output_lines_are_progress_and_a_task_is_one_when_asked(t: Trans
 
 #[test]
 fn the_example_manifest_runs_its_test_suite_as_an_optional_task() {
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/manifest.json");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/manifest.json");
     let mut client = Client::spawn(&["--manifest", example]);
     client.initialize("2025-11-25", json!({}));
     let tools = client.request("tools/list", json!({}));

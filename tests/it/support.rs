@@ -76,7 +76,7 @@ fn spec_dir() -> Option<PathBuf> {
     let explicit = std::env::var_os("TINYMCP_SPEC_DIR").filter(|d| !d.is_empty());
     let dir = match &explicit {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec"),
     };
     if dir.is_dir() {
         return Some(dir);

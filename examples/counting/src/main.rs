@@ -9,7 +9,7 @@ use tinymcp::{CallToolResult, Server, Tool};
 
 // The binary's own conformance fixture (it lives in the binary, not the library), built here from
 // the same files: it uses the library's public API only.
-#[path = "../../../src/provide/everything/mod.rs"]
+#[path = "../../../crates/tinymcp-cli/src/provide/everything/mod.rs"]
 mod everything;
 
 struct Counting;

@@ -3,9 +3,10 @@
 //! each is answered in time), every answer valid JSON-RPC. Manifests and globs get mutated input
 //! directly, each call under a time bound.
 
-// The mutator every fuzz test shares; this one uses no HTTP tokens.
+// The mutator every fuzz test shares; this one uses no HTTP tokens. `mutation.rs` is a symbolic
+// link to the library's src/util/fuzz.rs, so that the published crate holds the file too.
 #[allow(dead_code)]
-#[path = "../util/fuzz.rs"]
+#[path = "mutation.rs"]
 mod mutation;
 
 use super::files::{self, FilesOptions};
@@ -98,7 +99,7 @@ fn mutated_messages_to_every_method() {
 #[test]
 fn mutated_manifests_and_globs_parse_and_match_in_time() {
     let scratch = Scratch::new("parsers");
-    let manifest_seed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/manifest.json"))
+    let manifest_seed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/manifest.json"))
         .expect("examples/manifest.json");
     let globs = ["*.rs", "src/**/*.rs", "**", "?.txt", "a*b*c*d", "**/x/**/y"];
     let paths = ["main.rs", "src/a/b/main.rs", "a/b/c", "a.txt", "aXbXcXd", "q/x/r/y"];

@@ -1,0 +1,1 @@
+../../../../src/util/fuzz.rs

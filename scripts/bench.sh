@@ -95,7 +95,7 @@ cargo build --release --quiet --bin tinymcp
 cargo build --release --quiet --example http_server
 # The stdio-only embedder's (`--no-default-features`: no HTTP transport), in a target folder of its
 # own so the builds above keep their features.
-cargo build --release --quiet --no-default-features --example typed_tool --target-dir "${CARGO_TARGET_DIR:-target}/stdio-only"
+cargo build --release --quiet -p tinymcp --no-default-features --example typed_tool --target-dir "${CARGO_TARGET_DIR:-target}/stdio-only"
 TARGET=${CARGO_TARGET_DIR:-target}
 DRIVER=$TARGET/release/examples/bench_stdio
 EMBEDDER=$TARGET/release/examples/http_server

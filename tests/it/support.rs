@@ -64,8 +64,9 @@ fn matches(actual: &Value, expected: &Value, path: String) -> Result<(), String>
 }
 
 /// Validates messages against the spec's JSON schemas, `<revision>.schema.json` in
-/// `$TINYMCP_SPEC_DIR` or else `../shared/spec/`. A clone without them skips the checks and says
-/// so once on stderr; with `TINYMCP_REQUIRE_SPEC=1` (set by `.ci/run`) their absence fails.
+/// `$TINYMCP_SPEC_DIR` or else the repository's `tests/spec/` (kept there, see its README.md).
+/// Without them the checks are skipped, said once on stderr; with `TINYMCP_REQUIRE_SPEC=1` (set
+/// by `.ci/run`) their absence fails.
 pub struct SchemaBook {
     dir: Option<PathBuf>,
     roots: Mutex<HashMap<String, Arc<Value>>>,
@@ -76,7 +77,7 @@ fn spec_dir() -> Option<PathBuf> {
     let explicit = std::env::var_os("TINYMCP_SPEC_DIR").filter(|d| !d.is_empty());
     let dir = match &explicit {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/spec"),
     };
     if dir.is_dir() {
         return Some(dir);

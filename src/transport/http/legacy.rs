@@ -89,7 +89,7 @@ pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &
                         }
                     }
                     Err(RecvTimeoutError::Timeout) => {
-                        if let Err(stop) = pump.idle(http, !session.connection.session().is_closed(), true) {
+                        if let Err(stop) = pump.idle(http, !session.connection.is_closed(), true) {
                             break stop;
                         }
                     }

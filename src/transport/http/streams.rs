@@ -51,7 +51,7 @@ pub(super) fn get(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[
         ));
         return HttpResponse::rpc_error(429, &error).send(exchange, cors);
     }
-    let version = session.connection.session().protocol_version();
+    let version = session.connection.protocol_version();
     match resumed {
         Some((stream, seq)) => resume_stream(http, exchange, cors, &session, &stream, seq),
         None => {
@@ -106,7 +106,7 @@ fn resume_stream(
             return;
         }
         if idle {
-            if let Err(stop) = pump.idle(http, !session.connection.session().is_closed(), true) {
+            if let Err(stop) = pump.idle(http, !session.connection.is_closed(), true) {
                 break stop;
             }
         }
@@ -134,7 +134,7 @@ fn standalone(http: &Http, mut pump: Pump<'_>, session: &HttpSession, stream: &S
             }
             Some(Err(RecvTimeoutError::Disconnected)) => break Stop::Finish,
             Some(Err(RecvTimeoutError::Timeout)) | None => {
-                if let Err(stop) = pump.idle(http, !session.connection.session().is_closed(), true) {
+                if let Err(stop) = pump.idle(http, !session.connection.is_closed(), true) {
                     log::debug!("GET stream {} ended", stream.id);
                     break stop;
                 }
@@ -200,7 +200,7 @@ pub(super) fn answer(
         let message = match next.take().or_else(|| next_streamed(http, answers, &mut pump, &stream)) {
             Some(message) => message,
             // The request ended without a response: its session was deleted while it ran.
-            None if session.connection.session().is_closed() => Outgoing::Response(ended_with_session(id)),
+            None if session.connection.is_closed() => Outgoing::Response(ended_with_session(id)),
             None => break,
         };
         if matches!(message, Outgoing::CloseStream) {

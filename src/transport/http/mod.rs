@@ -609,7 +609,7 @@ fn read_message(at: &Mount, exchange: &mut Exchange<'_>) -> Result<Incoming, Htt
 /// sender gone). Between slices `between` says whether to wait on (`Ok`) or to stop, and why
 /// (the server stopping, the client gone; it may write a keep-alive meanwhile).
 fn wait_next<S>(
-    source: impl Fn(Duration) -> Result<Outgoing, RecvTimeoutError>,
+    mut source: impl FnMut(Duration) -> Result<Outgoing, RecvTimeoutError>,
     mut between: impl FnMut() -> Result<(), S>,
 ) -> Result<Option<Outgoing>, S> {
     loop {

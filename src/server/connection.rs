@@ -24,7 +24,6 @@ use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -295,7 +294,7 @@ impl Connection {
             // No session: its one request runs now, cancelled through the connection's flag.
             let cancelled = Arc::clone(&self.alone.cancelled);
             let cx = RequestCx::new(Arc::clone(&self.server), None, req.id.clone(), terms, cancelled, reply.clone());
-            return self.server.pool.spawn_job(Job { run, cx, req });
+            return self.server.pool.spawn_job(Job { cx, req });
         };
         let id = req.id.clone();
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
@@ -311,9 +310,9 @@ impl Connection {
                 cancelled,
                 reply.clone(),
             );
-            Job { run, cx, req }
+            Job { cx, req }
         };
-        let wait = |job: Job| Waiting::new(move || (job.run)(job.cx, job.req));
+        let wait = |job: Job| Waiting::new(move || job.answer());
         match session.admit(&id, max_in_flight, size, job, wait) {
             Ok(Some(job)) => self.server.pool.spawn_job(job),
             // It waits for a slot; the request that frees one runs it.
@@ -431,36 +430,6 @@ impl Sessionless {
             relayed.close();
         }
     }
-}
-
-/// Runs one request on a worker and answers it, unless it was cancelled; hands back the
-/// queued request that takes its slot.
-fn run(mut cx: RequestCx, req: Request) -> Option<Waiting> {
-    let server = Arc::clone(&cx.server);
-    if cx.is_cancelled() {
-        // Cancelled while it waited for a slot: it never runs.
-        log::debug!("request {} cancelled before it ran; no response", req.id);
-        return cx.session.as_ref().and_then(|s| s.finish(&req.id));
-    }
-    let outcome = catch_unwind(AssertUnwindSafe(|| dispatch::answer(&mut cx, &server, &req.method, &req.params)))
-        .unwrap_or_else(|_| {
-            log::error!("handler for {} panicked", req.method);
-            Err(RpcError::internal())
-        });
-    let next = cx.session.as_ref().and_then(|s| s.finish(&req.id));
-    if cx.is_cancelled() {
-        // Spec (cancellation): no response once cancelled.
-        log::debug!("request {} cancelled; no response", req.id);
-    } else {
-        if let Err(e) = &outcome {
-            if e.code == rpc::INTERNAL_ERROR {
-                log::error!("{} failed: {}", req.method, e.message);
-            }
-        }
-        cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));
-    }
-    cx.start_deferred();
-    next
 }
 
 #[cfg(test)]

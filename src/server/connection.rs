@@ -1,7 +1,9 @@
 //! The per-client message loop's core, fed by a transport: each message's era is decided
-//! (`meta::era`), requests go to the worker pool, responses complete our pending requests,
-//! cancellations set flags, listen streams (2026-07-28) are held open. Every answer leaves
-//! through a `Sink` the transport drains, so one writer owns each output stream.
+//! (`meta::era`, once: here, or by the transport that chose the connection with it), requests
+//! go to the worker pool, responses complete our pending requests, cancellations set flags,
+//! listen streams (2026-07-28) are held open. A 2026-07-28 request that comes with no session
+//! (a Streamable HTTP POST) is a connection of its own with none. Every answer leaves through a
+//! `Sink` the transport drains, so one writer owns each output stream.
 
 use crate::server::context::{RequestCx, Terms};
 use crate::server::dispatch::{self, Route};
@@ -9,10 +11,12 @@ use crate::server::listen::{Grant, ListenStream};
 use crate::server::pool::Job;
 #[cfg(feature = "http")]
 use crate::server::relay::{self, Relay};
-use crate::server::session::{Session, Waiting};
+use crate::server::session::{Negotiated, Session, Waiting};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::frame::{Answer, Reply};
+#[cfg(feature = "http")]
+use crate::wire::headers::{self, Header};
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
 use crate::wire::meta::{self, Arrival, Era, RequestMeta};
 use crate::wire::method::Id;
@@ -20,8 +24,6 @@ use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-#[cfg(feature = "http")]
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -31,10 +33,15 @@ const MAX_LISTEN_STREAMS: usize = 16;
 /// A client connection: a session plus the server it talks to. One connection serves both
 /// eras side by side, chosen per message (`meta::era`): the handshake era through the session
 /// `initialize` settled, the per-request era (2026-07-28) from each request's own `_meta`,
-/// using the session only to track requests in flight for cancellation.
+/// using the session only to track requests in flight for cancellation. A connection with no
+/// session (`Connection::sessionless`) serves one 2026-07-28 request the same way.
 pub struct Connection {
     server: Arc<Server>,
-    session: Arc<Session>,
+    /// `None`: a connection with no session (`Connection::sessionless`).
+    session: Option<Arc<Session>>,
+    /// What a connection with no session holds instead: its request's cancellation flag, where
+    /// a relaying server sent it.
+    alone: Sessionless,
     /// Open `subscriptions/listen` streams, by request id; the server holds them weakly.
     listens: Mutex<HashMap<RequestId, Arc<ListenStream>>>,
     /// Another server every message goes to instead of the method table (`Server::set_relay`).
@@ -54,16 +61,28 @@ impl Connection {
             if let Some(ending) = relay.listener() {
                 server.add_listener(ending);
             }
-            return Connection { server, session, listens: Mutex::default(), relay: Some(relay) };
+            let alone = Sessionless::default();
+            return Connection { server, session: Some(session), alone, listens: Mutex::default(), relay: Some(relay) };
         }
         server.add_listener(Arc::clone(&session) as _);
         Connection {
             server,
-            session,
+            session: Some(session),
+            alone: Sessionless::default(),
             listens: Mutex::default(),
             #[cfg(feature = "http")]
             relay: None,
         }
+    }
+
+    /// A connection with no session, for one 2026-07-28 request that came with none (a
+    /// Streamable HTTP POST): served through `handle` as on any connection, and `close`d when
+    /// its client has its answer or hangs up (a handler still running sees cancellation, a
+    /// listen stream ends, a relayed request is withdrawn). It hears no broadcast but on a
+    /// listen stream it opens.
+    #[cfg(feature = "http")]
+    pub(crate) fn sessionless(server: Arc<Server>) -> Self {
+        Connection { server, session: None, alone: Sessionless::default(), listens: Mutex::default(), relay: None }
     }
 
     /// Whether this connection is one of `server`'s (a listener may serve several).
@@ -72,9 +91,36 @@ impl Connection {
         Arc::ptr_eq(&self.server, server)
     }
 
-    /// The session.
-    pub(crate) fn session(&self) -> &Arc<Session> {
-        &self.session
+    /// The session; `None` on a connection with none (`Connection::sessionless`).
+    pub(crate) fn session(&self) -> Option<&Arc<Session>> {
+        self.session.as_ref()
+    }
+
+    /// What the session's `initialize` settled, if it has.
+    pub(crate) fn negotiated(&self) -> Option<Negotiated> {
+        self.session.as_ref().and_then(|s| s.negotiated())
+    }
+
+    /// The revision the session negotiated, if any.
+    pub(crate) fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.session.as_ref().and_then(|s| s.protocol_version())
+    }
+
+    /// Whether the connection has ended (`close`, or its session ended from within).
+    #[cfg(feature = "http")]
+    pub(crate) fn is_closed(&self) -> bool {
+        match &self.session {
+            Some(session) => session.is_closed(),
+            None => self.alone.cancelled.load(Ordering::SeqCst),
+        }
+    }
+
+    /// Whether a request was refused for its `_meta` or its headers before it ran (a
+    /// connection with no session serves one request: its transport answers such a refusal
+    /// with 400, whatever the code).
+    #[cfg(feature = "http")]
+    pub(crate) fn refused(&self) -> bool {
+        self.alone.refused.load(Ordering::Relaxed)
     }
 
     /// Handles one message (or batch) as text, with no transport facts (an embedder's own
@@ -83,10 +129,11 @@ impl Connection {
         self.handle(jsonrpc::parse(text), Arrival::Plain, reply);
     }
 
-    /// THE entry point of every transport: one parsed line or body, what its transport knows
-    /// besides it (`arrival`: headers, whether it came in a session), and where its answers
-    /// go. Each message's era is decided here once; never runs handler code on the caller's
-    /// thread, so the reader stays free to deliver the answers handlers wait for.
+    /// THE entry point of every transport and era: one parsed line or body, what its transport
+    /// knows besides it (`arrival`: headers, whether it came in a session, the era if the
+    /// transport decided it), and where its answers go. Each message's era is decided once;
+    /// never runs handler code on the caller's thread, so the reader stays free to deliver the
+    /// answers handlers wait for.
     pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, arrival: Arrival, reply: &Sink) {
         #[cfg(feature = "http")]
         let incoming = match (incoming, &self.relay) {
@@ -107,10 +154,15 @@ impl Connection {
                 if n.method.spec().is_some_and(|s| s.id == Id::Cancelled) {
                     self.end_listen(&n.params);
                 }
-                dispatch::on_notification(&self.session, n)
+                match &self.session {
+                    Some(session) => dispatch::on_notification(session, n),
+                    // No session holds anything a notification could change: a request is
+                    // cancelled by closing its POST.
+                    None => log::debug!("notification without a session ignored: {}", n.method),
+                }
             }
             Message::Response(res) => {
-                if !self.session.answer(&res.id, res.outcome) {
+                if !self.session.as_ref().is_some_and(|s| s.answer(&res.id, res.outcome)) {
                     log::warn!("answer to unknown or expired request {}", res.id);
                 }
             }
@@ -128,21 +180,71 @@ impl Connection {
         }
         let read = {
             let meta = req.params.read_meta();
-            match meta::era_of(&req.method, meta.as_ref(), arrival, revisions) {
+            let era = arrival.era().unwrap_or_else(|| meta::era_of(&req.method, meta.as_ref(), arrival, revisions));
+            match era {
                 Era::Handshake => Read::Handshake(meta::progress_token_of(meta.as_ref())),
+                // The contract's order (§2.5, §2.9): a method no served revision has (-32601),
+                // the `_meta` fields (-32602), the version header against `_meta` (-32020), the
+                // version (-32022), then the routing headers (-32020).
                 Era::PerRequest => Read::PerRequest(
                     meta::method_served(&req.method, revisions)
-                        .and_then(|()| RequestMeta::read(meta, arrival, revisions)),
+                        .and_then(|()| RequestMeta::read(meta, arrival, revisions))
+                        .and_then(|meta| self.check_headers(&req, &meta, arrival).map(|()| meta)),
                 ),
             }
         };
         match read {
             Read::Handshake(token) => {
-                let negotiated = self.session.negotiated();
+                let negotiated = self.negotiated();
                 self.serve(req, negotiated.map(|n| Terms::from(n).granting(scopes).with_progress(token)), reply);
             }
+            #[cfg(feature = "http")]
+            Read::PerRequest(Ok(meta)) if self.session.is_none() && self.server.relay().is_some() => {
+                self.relay_alone(req, &meta, reply);
+            }
             Read::PerRequest(Ok(meta)) => self.serve(req, Some(Terms::from(meta).granting(scopes)), reply),
-            Read::PerRequest(Err(e)) => reply.send(Outgoing::Response(Answer::error(Some(&req.id), e))),
+            Read::PerRequest(Err(e)) => {
+                self.alone.refused.store(e.code != rpc::METHOD_NOT_FOUND, Ordering::Relaxed);
+                reply.send(Outgoing::Response(Answer::error(Some(&req.id), e)));
+            }
+        }
+    }
+
+    /// A 2026-07-28 request's SEP-2243 headers against its body (HTTP), the arguments only
+    /// for a tool whose input schema (a registered tool's, not copied, or a relayed server's)
+    /// asks for headers: looked up here, where the tool is.
+    #[cfg(feature = "http")]
+    fn check_headers(&self, req: &Request, meta: &RequestMeta, arrival: Arrival) -> Result<(), RpcError> {
+        let Arrival::Http { headers, .. } = arrival else { return Ok(()) };
+        let pairs: Vec<Header> = headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
+        let check = |schema: Option<&serde_json::Value>| headers::validate(&pairs, &req.method, &req.params, schema);
+        let tool = req.method.spec().filter(|s| s.id == Id::ToolsCall).and_then(|_| req.params.string_member("name"));
+        match tool.as_deref().map(|name| (name, self.server.tool(name))) {
+            None => check(None),
+            Some((_, Some(entry))) => check(Some(&entry.tool.input_schema)),
+            Some((name, None)) => check(relay::tool_schema(&self.server, meta, name).as_ref()),
+        }
+    }
+
+    #[cfg(not(feature = "http"))]
+    fn check_headers(&self, _: &Request, _: &RequestMeta, _: Arrival) -> Result<(), RpcError> {
+        Ok(())
+    }
+
+    /// A relaying server's 2026-07-28 request with no session: the relay serves it, and what
+    /// it opens (the request in flight at the other server, a listen stream) ends with `close`.
+    #[cfg(feature = "http")]
+    fn relay_alone(&self, req: Request, meta: &RequestMeta, reply: &Sink) {
+        let Some(setup) = self.server.relay() else { return };
+        let id = req.id.clone();
+        match relay::serve_alone(setup, &self.server, req, meta, reply) {
+            relay::Served::Done => {}
+            relay::Served::Relayed(relayed) => {
+                *self.alone.relayed.lock().unwrap_or_else(PoisonError::into_inner) = Some(relayed);
+            }
+            relay::Served::Listening(stream) => {
+                self.listens.lock().unwrap_or_else(PoisonError::into_inner).insert(id, stream);
+            }
         }
     }
 
@@ -150,70 +252,10 @@ impl Connection {
     /// not happened yet): refused while draining, answered on the reader where the method table
     /// says so, else run on the pool.
     fn serve(&self, req: Request, terms: Option<Terms>, reply: &Sink) {
-        match route(&self.server, Some(&self.session), &req, terms, reply) {
+        match route(&self.server, self.session.as_deref(), &req, terms, reply) {
             Routed::Done => {}
             Routed::Listen(grant) => self.listen(req, grant, reply),
             Routed::Pool(terms) => self.admit(req, terms, reply),
-        }
-    }
-
-    /// Serves one 2026-07-28 request that comes with no connection of its own (a Streamable
-    /// HTTP POST without a session), its `_meta` read and checked by its transport already:
-    /// the same way as on a connection, with no session. What it gets instead is returned: its
-    /// cancellation flag and its listen stream, which its transport ends when the client hangs
-    /// up or has its answer. `scopes`: what its access token granted, when scopes are checked.
-    #[cfg(feature = "http")]
-    pub(crate) fn serve_alone(
-        server: &Arc<Server>,
-        req: Request,
-        meta: RequestMeta,
-        scopes: Option<&[String]>,
-        reply: &Sink,
-    ) -> Sessionless {
-        let mut alone = Sessionless::default();
-        if let Some(setup) = server.relay() {
-            match relay::serve_alone(setup, server, req, &meta, reply) {
-                relay::Served::Done => {}
-                relay::Served::Relayed(relayed) => alone.relayed = Some(relayed),
-                relay::Served::Listening(stream) => alone.listen = Some(stream),
-            }
-            return alone;
-        }
-        match route(server, None, &req, Some(Terms::from(meta).granting(scopes)), reply) {
-            Routed::Done => {}
-            Routed::Listen(grant) => {
-                let stream = Arc::new(ListenStream::open(req.id, grant, reply.clone()));
-                server.add_listener(Arc::clone(&stream) as _);
-                alone.listen = Some(stream);
-            }
-            Routed::Pool(terms) => {
-                let cx = RequestCx::new(
-                    Arc::clone(server),
-                    None,
-                    req.id.clone(),
-                    terms,
-                    Arc::clone(&alone.cancelled),
-                    reply.clone(),
-                );
-                server.pool.spawn_job(Job { run, cx, req });
-            }
-        }
-        alone
-    }
-
-    /// `f` of the input schema of tool `name` as a 2026-07-28 request with this `_meta` would
-    /// meet it: a registered tool's (not copied), or a relayed server's (SEP-2243's headers are
-    /// checked against it).
-    #[cfg(feature = "http")]
-    pub(crate) fn with_tool_input_schema<R>(
-        server: &Arc<Server>,
-        meta: &RequestMeta,
-        name: &str,
-        f: impl FnOnce(Option<&serde_json::Value>) -> R,
-    ) -> R {
-        match server.tool(name) {
-            Some(entry) => f(Some(&entry.tool.input_schema)),
-            None => f(relay::tool_schema(server, meta, name).as_ref()),
         }
     }
 
@@ -248,24 +290,30 @@ impl Connection {
 
     /// Runs a request on the pool under `terms`, or queues it for a slot.
     fn admit(&self, req: Request, terms: Terms, reply: &Sink) {
+        let Some(session) = &self.session else {
+            // No session: its one request runs now, cancelled through the connection's flag.
+            let cancelled = Arc::clone(&self.alone.cancelled);
+            let cx = RequestCx::new(Arc::clone(&self.server), None, req.id.clone(), terms, cancelled, reply.clone());
+            return self.server.pool.spawn_job(Job { cx, req });
+        };
         let id = req.id.clone();
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
         // measured when the session looks full, so the usual request pays nothing for it.
         let max_in_flight = self.server.options().session_share();
-        let size = if self.session.looks_full(max_in_flight) { req.params.len() } else { 0 };
+        let size = if session.looks_full(max_in_flight) { req.params.len() } else { 0 };
         let job = |cancelled| {
             let cx = RequestCx::new(
                 Arc::clone(&self.server),
-                Some(Arc::clone(&self.session)),
+                Some(Arc::clone(session)),
                 req.id.clone(),
                 terms,
                 cancelled,
                 reply.clone(),
             );
-            Job { run, cx, req }
+            Job { cx, req }
         };
-        let wait = |job: Job| Waiting::new(move || (job.run)(job.cx, job.req));
-        match self.session.admit(&id, max_in_flight, size, job, wait) {
+        let wait = |job: Job| Waiting::new(move || job.answer());
+        match session.admit(&id, max_in_flight, size, job, wait) {
             Ok(Some(job)) => self.server.pool.spawn_job(job),
             // It waits for a slot; the request that frees one runs it.
             Ok(None) => {}
@@ -281,7 +329,7 @@ impl Connection {
             reply.send(Outgoing::Response(Answer::error(None, meta::batch_refused())));
             return;
         }
-        let version = self.session.protocol_version();
+        let version = self.protocol_version();
         if !version.is_some_and(ProtocolVersion::allows_batches) {
             let why = match version {
                 Some(v) => format!("batches are not supported in protocol revision {v}"),
@@ -318,7 +366,10 @@ impl Connection {
         if let Some(relay) = &self.relay {
             relay.close();
         }
-        self.session.close();
+        match &self.session {
+            Some(session) => session.close(),
+            None => self.alone.close(),
+        }
         for (_, stream) in self.listens.lock().unwrap_or_else(PoisonError::into_inner).drain() {
             stream.end();
         }
@@ -356,57 +407,88 @@ fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Optio
     }
 }
 
-/// What a request served alone holds instead of a session (`Connection::serve_alone`).
-#[cfg(feature = "http")]
+/// What a connection with no session holds instead of one (`Connection::sessionless`); its
+/// listen stream, if it opens one, is among the connection's.
 #[derive(Default)]
-pub(crate) struct Sessionless {
+struct Sessionless {
+    /// Its request's cancellation flag.
     cancelled: Arc<AtomicBool>,
-    listen: Option<Arc<ListenStream>>,
+    /// Whether its request was refused before it ran (`Connection::refused`).
+    refused: AtomicBool,
     /// Where a relaying server sent it.
-    relayed: Option<relay::Forwarded>,
+    #[cfg(feature = "http")]
+    relayed: Mutex<Option<relay::Forwarded>>,
 }
 
-#[cfg(feature = "http")]
 impl Sessionless {
     /// The client has its answer or is gone: a handler still running sees cancellation, a
-    /// listen stream ends.
-    pub(crate) fn close(&self) {
+    /// relayed request is withdrawn.
+    fn close(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
-        if let Some(stream) = &self.listen {
-            stream.end();
-        }
-        if let Some(relayed) = &self.relayed {
+        #[cfg(feature = "http")]
+        if let Some(relayed) = &*self.relayed.lock().unwrap_or_else(PoisonError::into_inner) {
             relayed.close();
         }
     }
 }
 
-/// Runs one request on a worker and answers it, unless it was cancelled; hands back the
-/// queued request that takes its slot.
-fn run(mut cx: RequestCx, req: Request) -> Option<Waiting> {
-    let server = Arc::clone(&cx.server);
-    if cx.is_cancelled() {
-        // Cancelled while it waited for a slot: it never runs.
-        log::debug!("request {} cancelled before it ran; no response", req.id);
-        return cx.session.as_ref().and_then(|s| s.finish(&req.id));
+#[cfg(test)]
+#[cfg(feature = "http")]
+mod tests {
+    use super::*;
+    use crate::wire::call_result::CallToolResult;
+    use crate::wire::rpc::HEADER_MISMATCH;
+    use crate::Tool;
+    use serde_json::{json, Value};
+    use std::time::Duration;
+
+    fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect()
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| dispatch::answer(&mut cx, &server, &req.method, &req.params)))
-        .unwrap_or_else(|_| {
-            log::error!("handler for {} panicked", req.method);
-            Err(RpcError::internal())
+
+    /// What one 2026-07-28 `tools/call` over HTTP with these headers gets from a connection with
+    /// no session, and whether it was refused before it ran.
+    fn call_alone(server: &Arc<Server>, meta: Value, sent: &[(&str, &str)]) -> (Value, bool) {
+        let text = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "region", "arguments": {"region": "eu"}, "_meta": meta}});
+        let headers = headers(sent);
+        let arrival = Arrival::Http {
+            protocol_version: Some("2026-07-28"),
+            session: false,
+            scopes: None,
+            headers: &headers,
+            era: Some(Era::PerRequest),
+        };
+        let connection = Connection::sessionless(Arc::clone(server));
+        let (reply, answers) = Sink::channel();
+        connection.handle(jsonrpc::parse(&text.to_string()), arrival, &reply);
+        let answer = answers.recv_timeout(Duration::from_secs(10)).map(|m| m.to_text()).unwrap_or_default();
+        let refused = connection.refused();
+        connection.close();
+        (serde_json::from_str(&answer).unwrap_or_default(), refused)
+    }
+
+    /// A request with no session enters the one entry point, `handle`, as every other does: its
+    /// `_meta` is read there, and its SEP-2243 headers, passed down as data, are checked where its
+    /// tool is looked up (an `x-mcp-header` argument's header against the argument).
+    #[test]
+    fn a_request_without_a_session_is_served_by_handle_its_headers_checked_at_its_tool() {
+        let server = Arc::new(Server::new("t", "1.0"));
+        let schema = json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+        server.register_tool(Tool::new("region", "Echoes the region", schema), |_, args| {
+            Ok(CallToolResult::text(args["region"].as_str().unwrap_or_default()))
         });
-    let next = cx.session.as_ref().and_then(|s| s.finish(&req.id));
-    if cx.is_cancelled() {
-        // Spec (cancellation): no response once cancelled.
-        log::debug!("request {} cancelled; no response", req.id);
-    } else {
-        if let Err(e) = &outcome {
-            if e.code == rpc::INTERNAL_ERROR {
-                log::error!("{} failed: {}", req.method, e.message);
-            }
-        }
-        cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}});
+        let routing = [("Mcp-Method", "tools/call"), ("Mcp-Name", "region")];
+        let (ok, refused) = call_alone(&server, meta.clone(), &[routing[0], routing[1], ("Mcp-Param-Region", "eu")]);
+        assert_eq!(ok["result"]["content"][0]["text"], "eu", "{ok}");
+        assert!(!refused);
+        let (wrong, refused) = call_alone(&server, meta.clone(), &[routing[0], routing[1], ("Mcp-Param-Region", "us")]);
+        assert_eq!(wrong["error"]["code"], HEADER_MISMATCH, "{wrong}");
+        assert!(refused, "a header refusal is one before the request ran");
+        let (no_meta, refused) = call_alone(&server, json!({}), &routing);
+        assert_eq!(no_meta["error"]["code"], rpc::INVALID_PARAMS, "{no_meta}");
+        assert!(refused, "a `_meta` refusal is one before the request ran");
     }
-    cx.start_deferred();
-    next
 }

@@ -8,20 +8,23 @@
 //! interval, the measure of "no progress").
 
 use crate::server::context::RequestCx;
+use crate::server::dispatch;
 use crate::server::session::Waiting;
+use crate::server::sink::Outgoing;
+use crate::wire::frame::Answer;
 use crate::wire::jsonrpc::Request;
+use crate::wire::rpc::{self, RpcError};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// A request's work, run on the pool: the request, its context, and the function that runs
-/// them (the connection's), which hands back the queued request to run in its slot (the
-/// session decides which). Plain data rather than a boxed closure: a request that runs at once
-/// costs the pool no allocation.
+/// A request's work, run on the pool: the request and its context. It answers itself through
+/// the method table, then hands over the queued request that takes its slot (the session
+/// decides which). Plain data rather than a boxed closure: a request that runs at once costs
+/// the pool no allocation.
 pub(crate) struct Job {
-    pub(crate) run: fn(RequestCx, Request) -> Option<Waiting>,
     pub(crate) cx: RequestCx,
     pub(crate) req: Request,
 }
@@ -29,9 +32,40 @@ pub(crate) struct Job {
 impl Job {
     /// Runs the job, then each queued one it hands over, on this thread.
     pub(crate) fn run(self) {
-        if let Some(next) = (self.run)(self.cx, self.req) {
+        if let Some(next) = self.answer() {
             next.run();
         }
+    }
+
+    /// Answers the request (`dispatch::answer`), unless it was cancelled; hands back the
+    /// queued request that takes its slot.
+    pub(crate) fn answer(self) -> Option<Waiting> {
+        let Job { mut cx, req } = self;
+        let server = Arc::clone(&cx.server);
+        if cx.is_cancelled() {
+            // Cancelled while it waited for a slot: it never runs.
+            log::debug!("request {} cancelled before it ran; no response", req.id);
+            return cx.session.as_ref().and_then(|s| s.finish(&req.id));
+        }
+        let outcome = catch_unwind(AssertUnwindSafe(|| dispatch::answer(&mut cx, &server, &req.method, &req.params)))
+            .unwrap_or_else(|_| {
+                log::error!("handler for {} panicked", req.method);
+                Err(RpcError::internal())
+            });
+        let next = cx.session.as_ref().and_then(|s| s.finish(&req.id));
+        if cx.is_cancelled() {
+            // Spec (cancellation): no response once cancelled.
+            log::debug!("request {} cancelled; no response", req.id);
+        } else {
+            if let Err(e) = &outcome {
+                if e.code == rpc::INTERNAL_ERROR {
+                    log::error!("{} failed: {}", req.method, e.message);
+                }
+            }
+            cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));
+        }
+        cx.start_deferred();
+        next
     }
 }
 

@@ -91,7 +91,9 @@ pub fn serve_io(
         }
     };
     // Let running requests answer briefly, then cancel the rest.
-    connection.session().wait_settled(Instant::now() + DRAIN);
+    if let Some(session) = connection.session() {
+        session.wait_settled(Instant::now() + DRAIN);
+    }
     connection.close();
     drop(connection);
     drop(sink);

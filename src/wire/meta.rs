@@ -87,6 +87,12 @@ pub(crate) enum Arrival<'a> {
         /// The scopes the request's verified access token granted, when the transport checks
         /// scopes (OAuth); `None`: nothing is withheld for want of a scope.
         scopes: Option<&'a [String]>,
+        /// The request's headers, as data: a 2026-07-28 request's SEP-2243 headers are checked
+        /// against its body where its tool is looked up (`headers::validate`).
+        headers: &'a [(String, String)],
+        /// The message's era, when its transport decided it already (with [`era`], to choose
+        /// the connection that serves it): not decided again.
+        era: Option<Era>,
     },
     /// No facts but the scopes a verified access token granted: the legacy HTTP+SSE transport
     /// under OAuth.
@@ -100,6 +106,14 @@ impl<'a> Arrival<'a> {
             Arrival::Plain => None,
             Arrival::Http { scopes, .. } => scopes,
             Arrival::Scoped(scopes) => Some(scopes),
+        }
+    }
+
+    /// The era its transport decided already, if it did.
+    pub(crate) fn era(self) -> Option<Era> {
+        match self {
+            Arrival::Http { era, .. } => era,
+            Arrival::Plain | Arrival::Scoped(_) => None,
         }
     }
 }
@@ -245,13 +259,8 @@ impl RequestMeta {
     /// 3. the version is one this server serves per request, among `revisions`: otherwise
     ///    `-32022` with `data.supported` and `data.requested`;
     /// 4. the optional client info (an object) and log level (a level name): otherwise `-32602`.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn parse(params: &Params, arrival: Arrival, revisions: Revisions) -> Result<RequestMeta, RpcError> {
-        Self::read(params.read_meta(), arrival, revisions)
-    }
-
-    /// [`RequestMeta::parse`], for a message whose `_meta` was read already
-    /// (`Params::read_meta`).
+    ///
+    /// `meta`: the request's `_meta`, read once (`Params::read_meta`).
     pub(crate) fn read(meta: Option<Meta>, arrival: Arrival, revisions: Revisions) -> Result<RequestMeta, RpcError> {
         let progress_token = progress_token_of(meta.as_ref());
         let keys = match meta {
@@ -353,7 +362,7 @@ mod tests {
     use crate::wire::rpc::INVALID_PARAMS;
 
     fn parse_meta(params: &Params, arrival: Arrival, revisions: Revisions) -> Result<RequestMeta, RpcError> {
-        RequestMeta::parse(params, arrival, revisions)
+        RequestMeta::read(params.read_meta(), arrival, revisions)
     }
 
     #[test]
@@ -370,7 +379,8 @@ mod tests {
         assert_eq!(progress_token(&Params::from_value(&Value::Null)), None);
     }
 
-    const HTTP_2026: Arrival = Arrival::Http { protocol_version: Some("2026-07-28"), session: false, scopes: None };
+    const HTTP_2026: Arrival =
+        Arrival::Http { protocol_version: Some("2026-07-28"), session: false, scopes: None, headers: &[], era: None };
 
     /// The conformance suite's `validMeta` (server-stateless).
     fn valid_meta() -> Value {
@@ -424,8 +434,14 @@ mod tests {
     /// ids 101, 102, 104 (-32602), 301 (-32022), 302 (-32020).
     #[test]
     fn errors_come_in_the_contract_order() {
-        let header = |v: &'static str| Arrival::Http { protocol_version: Some(v), session: false, scopes: None };
-        let no_header = Arrival::Http { protocol_version: None, session: false, scopes: None };
+        let header = |v: &'static str| Arrival::Http {
+            protocol_version: Some(v),
+            session: false,
+            scopes: None,
+            headers: &[],
+            era: None,
+        };
+        let no_header = Arrival::Http { protocol_version: None, session: false, scopes: None, headers: &[], era: None };
         let v999 = with(PROTOCOL_VERSION, json!("v999.0.0"));
         let cases: Vec<(&str, Value, Arrival, i64)> = vec![
             // 1. required fields, before any header comparison (the probes still send the header).
@@ -471,7 +487,13 @@ mod tests {
             (
                 "the session flag does not matter here",
                 json!({"_meta": valid_meta()}),
-                Arrival::Http { protocol_version: Some("2026-07-28"), session: true, scopes: None },
+                Arrival::Http {
+                    protocol_version: Some("2026-07-28"),
+                    session: true,
+                    scopes: None,
+                    headers: &[],
+                    era: None,
+                },
                 0,
             ),
             ("clientInfo null", with(CLIENT_INFO, Value::Null), HTTP_2026, 0),
@@ -509,8 +531,13 @@ mod tests {
 
     #[test]
     fn the_era_is_chosen_per_message() {
-        let http =
-            |v: Option<&'static str>, session: bool| Arrival::Http { protocol_version: v, session, scopes: None };
+        let http = |v: Option<&'static str>, session: bool| Arrival::Http {
+            protocol_version: v,
+            session,
+            scopes: None,
+            headers: &[],
+            era: None,
+        };
         let meta = json!({"_meta": valid_meta()});
         let progress_only = json!({"name": "t", "_meta": {"progressToken": 1}});
         let cases: Vec<(&str, &str, Value, Arrival, Era)> = vec![

@@ -6,6 +6,8 @@ pub(crate) mod call_result;
 pub(crate) mod content;
 pub(crate) mod decoration;
 pub(crate) mod frame;
+#[cfg(feature = "http")]
+pub(crate) mod headers;
 pub mod jsonrpc;
 pub(crate) mod limits;
 pub(crate) mod mcp_header;

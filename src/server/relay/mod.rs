@@ -477,9 +477,10 @@ impl Forwarded {
     }
 }
 
-/// Serves one 2026-07-28 request that came without a session (its `_meta` checked already) on
-/// the shared other server: as it is to one that speaks 2026-07-28, translated to one that
-/// speaks a handshake revision.
+/// Serves one 2026-07-28 request that came without a session, for its connection with none
+/// (`Connection::sessionless`, its `_meta` and headers checked already) on the shared other
+/// server: as it is to one that speaks 2026-07-28, translated to one that speaks a handshake
+/// revision.
 pub(crate) fn serve_alone(
     setup: &Setup,
     server: &Arc<Server>,

@@ -6,14 +6,13 @@
 
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
-use super::{read_message, Http, HttpResponse, Mount, SLICE};
+use super::{read_message, wait_next, Http, HttpResponse, Mount};
 use crate::server::connection::Connection;
 use crate::server::sink::{Outgoing, Sink};
 use crate::util::random;
 use crate::wire::meta::Arrival;
 use crate::wire::rpc::RpcError;
 use std::collections::HashMap;
-use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Messages that may wait for a legacy session's stream.
@@ -81,19 +80,16 @@ pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &
         let stop = match pump.event(None, Some("endpoint"), None, &endpoint) {
             Err(_) => Stop::Abandon,
             Ok(()) => loop {
-                match messages.recv_timeout(SLICE) {
-                    Ok(Outgoing::CloseStream) => {}
-                    Ok(message) => {
+                let open = || !session.connection.is_closed();
+                match wait_next(|wait| messages.recv_timeout(wait), || pump.idle(http, open(), true)) {
+                    Ok(Some(Outgoing::CloseStream)) => {}
+                    Ok(Some(message)) => {
                         if pump.event(None, Some("message"), None, &message.to_text()).is_err() {
                             break Stop::Abandon;
                         }
                     }
-                    Err(RecvTimeoutError::Timeout) => {
-                        if let Err(stop) = pump.idle(http, !session.connection.session().is_closed(), true) {
-                            break stop;
-                        }
-                    }
-                    Err(RecvTimeoutError::Disconnected) => break Stop::Finish,
+                    Ok(None) => break Stop::Finish,
+                    Err(stop) => break stop,
                 }
             },
         };

@@ -1,5 +1,5 @@
 //! HTTP: Streamable HTTP at `/mcp` (every revision from 2025-03-26 on: with a session in the
-//! handshake era, with none from 2026-07-28, `stateless`) and the legacy
+//! handshake era, from 2026-07-28 each request a connection with no session) and the legacy
 //! HTTP+SSE transport of 2024-11-05 (`/sse` and `/messages`). Blocking, a thread per
 //! connection. `listener` owns the socket, `http1` speaks HTTP/1.1, this file routes and answers;
 //! `sessions` keeps the session table, `sse` the event framing and replay, `security` the checks.
@@ -8,7 +8,6 @@
 
 mod auth;
 mod chunked;
-mod headers;
 mod http1;
 #[cfg(feature = "oauth")]
 mod introspect;
@@ -24,7 +23,6 @@ mod pump;
 mod security;
 mod sessions;
 mod sse;
-mod stateless;
 mod streams;
 mod token;
 
@@ -40,18 +38,23 @@ pub use probe::probe;
 pub use security::{check_token, Access, MIN_TOKEN_LEN};
 
 use crate::error::Error;
+use crate::server::connection::Connection;
 use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
 use crate::server::Server;
 use crate::util::seal::StateKey;
 use crate::wire::frame;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message};
 use crate::wire::meta::{self, Arrival, Era};
-use crate::wire::params::Params;
-use crate::wire::rpc::{RequestId, RpcError, INSUFFICIENT_SCOPE};
+use crate::wire::method::Id;
+use crate::wire::rpc::{
+    RequestId, RpcError, HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, METHOD_NOT_FOUND,
+    MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+};
 use crate::wire::version::ProtocolVersion;
 use auth::Failure;
 use http1::{BodyError, Exchange};
 use mounts::Mount;
+use pump::{Pump, Stop};
 use security::Refusal;
 use sessions::{HttpSession, Missing, Refused, Sessions};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -601,16 +604,44 @@ fn read_message(at: &Mount, exchange: &mut Exchange<'_>) -> Result<Incoming, Htt
         .map_err(|bad: Malformed| HttpResponse::json(400, frame::error_response(bad.id.as_ref(), &bad.error)))
 }
 
-/// The next message of a request, waiting in slices so a shutdown is noticed; `None` once the
-/// request is over without one (cancelled, or its session closed).
-fn next_answer(http: &Http, answers: &BoundedReceiver) -> Option<Outgoing> {
+/// THE wait for the next outgoing message of a request or a stream, every transport's: the
+/// next message from `source`, a slice at a time; `Ok(None)` once nothing more can come (every
+/// sender gone). Between slices `between` says whether to wait on (`Ok`) or to stop, and why
+/// (the server stopping, the client gone; it may write a keep-alive meanwhile).
+fn wait_next<S>(
+    mut source: impl FnMut(Duration) -> Result<Outgoing, RecvTimeoutError>,
+    mut between: impl FnMut() -> Result<(), S>,
+) -> Result<Option<Outgoing>, S> {
     loop {
-        match answers.recv_timeout(SLICE) {
-            Ok(message) => return Some(message),
-            Err(RecvTimeoutError::Disconnected) => return None,
-            Err(RecvTimeoutError::Timeout) if http.stopping() => return None,
-            Err(RecvTimeoutError::Timeout) => {}
+        match source(SLICE) {
+            Ok(message) => return Ok(Some(message)),
+            Err(RecvTimeoutError::Disconnected) => return Ok(None),
+            Err(RecvTimeoutError::Timeout) => between()?,
         }
+    }
+}
+
+/// What waiting for a request's next message ended with (`next_answer`).
+enum Next {
+    Message(Outgoing),
+    /// Nothing more will come (cancelled, its session closed), or the server stops.
+    Ended,
+    /// The client hung up (watched only when `next_answer` is given its exchange).
+    ClientGone,
+}
+
+/// The next message of a request: `wait_next`, stopping when the server does and, given its
+/// exchange, when the client hangs up.
+fn next_answer(http: &Http, answers: &BoundedReceiver, client: Option<&Exchange<'_>>) -> Next {
+    let between = || match () {
+        () if http.stopping() => Err(false),
+        () if client.is_some_and(|c| c.client_gone()) => Err(true),
+        () => Ok(()),
+    };
+    match wait_next(|wait| answers.recv_timeout(wait), between) {
+        Ok(Some(message)) => Next::Message(message),
+        Ok(None) | Err(false) => Next::Ended,
+        Err(true) => Next::ClientGone,
     }
 }
 
@@ -647,31 +678,43 @@ fn post(
     if has_requests && http.draining() {
         return draining(exchange, request_id.as_ref(), cors, "");
     }
-    // The era is decided per message (contract §2.1): 2026-07-28 requests need no session. A
-    // server that speaks one era only reads every message in it (`Options::revisions`).
+    // The era is decided per message (contract §2.1), once, here: it chooses the connection
+    // (2026-07-28 requests need no session) and travels with the message. A server that speaks
+    // one era only reads every message in it (`Options::revisions`).
     let revisions = at.server.options().revisions;
     let has_session = exchange.header("Mcp-Session-Id").is_some();
-    let arrival = Arrival::Http {
+    let mut arrival = Arrival::Http {
         protocol_version: exchange.header("MCP-Protocol-Version").map(str::trim),
         session: has_session,
         scopes,
+        headers: &exchange.head.headers,
+        era: None,
     };
-    if let Incoming::Batch(items) = &incoming {
-        if meta::batch_is_per_request(items, arrival, revisions) {
+    let era = match &incoming {
+        Incoming::Batch(items) if meta::batch_is_per_request(items, arrival, revisions) => {
             return HttpResponse::rpc_error(400, &meta::batch_refused()).send(exchange, cors);
         }
+        Incoming::Batch(_) | Incoming::Single(Message::Response(_)) => Era::Handshake,
+        Incoming::Single(Message::Request(r)) => meta::era(&r.method, &r.params, arrival, revisions),
+        Incoming::Single(Message::Notification(n)) => meta::era(&n.method, &n.params, arrival, revisions),
+    };
+    if let Arrival::Http { era: decided, .. } = &mut arrival {
+        *decided = Some(era);
     }
-    if let Incoming::Single(message) = &incoming {
-        let none = Params::default();
-        let (method, params) = match message {
-            Message::Request(r) => (Some(&r.method), &r.params),
-            Message::Notification(n) => (Some(&n.method), &n.params),
-            Message::Response(_) => (None, &none),
-        };
-        if method.is_some_and(|method| meta::era(method, params, arrival, revisions) == Era::PerRequest) {
-            let Incoming::Single(message) = incoming else { return };
-            return stateless::post(http, at, exchange, cors, message, scopes);
+    if era == Era::PerRequest {
+        let listen = matches!(&incoming, Incoming::Single(Message::Request(r))
+            if r.method.spec().is_some_and(|s| s.id == Id::SubscriptionsListen));
+        // No session: the request is a connection of its own, ended when the client has its
+        // answer or hangs up.
+        let connection = Connection::sessionless(Arc::clone(&at.server));
+        let (reply, answers) = Sink::bounded(WAITING_FOR_REQUEST, WAITING_BYTES);
+        connection.handle(Ok(incoming), arrival, &reply);
+        drop(reply);
+        if !has_requests {
+            return HttpResponse::new(202).send(exchange, cors);
         }
+        answer_alone(http, at, exchange, cors, &connection, (request_id.as_ref(), listen), &answers);
+        return connection.close();
     }
     let initialize = matches!(&incoming, Incoming::Single(Message::Request(r)) if r.method == "initialize");
     // Without a session (only a server pinned to the handshake revisions keeps a 2026-07-28
@@ -713,7 +756,7 @@ fn post(
     if initialize {
         // The id says what `initialize` settled, so it is minted now; a failed one leaves
         // no session behind.
-        match session.connection.session().negotiated().map(|n| http.sessions.establish(&session, n, place)) {
+        match session.connection.negotiated().map(|n| http.sessions.establish(&session, n, place)) {
             None => session.connection.close(),
             Some(Ok(id)) => headers.push(("Mcp-Session-Id", id)),
             Some(Err(refused)) => {
@@ -725,30 +768,109 @@ fn post(
     }
     // The first thing the request produces decides the answer's form: its response alone is
     // JSON; anything before it (progress, logs, requests to the client) makes it a stream.
-    let first = match next_answer(http, &answers) {
-        Some(Outgoing::Response(answer)) => {
+    let first = match next_answer(http, &answers, None) {
+        Next::Message(Outgoing::Response(answer)) => {
             drop(busy);
             return HttpResponse::of(http, at, &answer).send(exchange, &headers);
         }
-        Some(Outgoing::Batch(answers)) => {
+        Next::Message(Outgoing::Batch(answers)) => {
             drop(busy);
             let body = frame::text_of(|out| frame::write_batch(out, &answers));
             return HttpResponse::json(200, body).send(exchange, &headers);
         }
-        None => {
+        Next::Ended | Next::ClientGone => {
             drop(busy);
-            if session.connection.session().is_closed() {
+            if session.connection.is_closed() {
                 return HttpResponse::json(200, ended_with_session(request_id.as_ref()).to_text())
                     .send(exchange, &headers);
             }
             // Cancelled: nothing will come.
             return streams::unanswered(exchange, &headers);
         }
-        Some(first) => first,
+        Next::Message(first) => first,
     };
-    let version = session.connection.session().protocol_version();
+    let version = session.connection.protocol_version();
     let request = streams::Streamed { session: &session, first, answers: &answers, version, id: request_id.as_ref() };
     streams::answer(http, exchange, &headers, request);
+}
+
+/// The answer to a 2026-07-28 request served by a connection with no session: its response
+/// alone as JSON, with the status its error code says (contract §2.9); an SSE stream when
+/// something comes before it (progress, log messages) and for `subscriptions/listen`, whose
+/// stream lasts until the client hangs up. Closing the POST cancels the request.
+fn answer_alone(
+    http: &Http,
+    at: &Mount,
+    exchange: &mut Exchange<'_>,
+    cors: &[(&'static str, String)],
+    connection: &Connection,
+    (id, listen): (Option<&RequestId>, bool),
+    answers: &BoundedReceiver,
+) {
+    let first = match next_answer(http, answers, Some(exchange)) {
+        Next::Message(message) => message,
+        // Spec (2026-07-28 cancellation over HTTP): closing the POST cancels the request.
+        Next::ClientGone => return log::debug!("client hung up; request cancelled"),
+        // Cancelled by a drain that ran out of time: the client is still owed an answer.
+        Next::Ended if http.draining() => {
+            let error = RpcError::invalid_request("the server stopped before this request finished");
+            return HttpResponse::json(200, frame::error_response(id, &error)).send(exchange, cors);
+        }
+        // Ended with nothing written (cancelled): never answered, yet the POST gets a stream.
+        Next::Ended => return streams::unanswered(exchange, cors),
+    };
+    let Outgoing::Response(answer) = first else { return stream_alone(http, exchange, cors, first, answers) };
+    let response = match answer.code() {
+        // Refused for its `_meta` or its headers before it ran.
+        Some(code) if connection.refused() && code != METHOD_NOT_FOUND => HttpResponse::json(400, answer.to_text()),
+        // A listen stream refused at the server-wide cap (-32603): capacity, not the request,
+        // so 503 with `Retry-After`, as at the other caps.
+        Some(INTERNAL_ERROR) if listen => HttpResponse::json(503, answer.to_text()).with("Retry-After", "5"),
+        Some(INSUFFICIENT_SCOPE) => HttpResponse::of(http, at, &answer),
+        // Header, capability and version errors are 400, an unknown or removed method 404,
+        // anything else (a result, a handler's error) 200.
+        Some(HEADER_MISMATCH | MISSING_CLIENT_CAPABILITY | UNSUPPORTED_PROTOCOL_VERSION) => {
+            HttpResponse::json(400, answer.to_text())
+        }
+        Some(METHOD_NOT_FOUND) => HttpResponse::json(404, answer.to_text()),
+        _ => HttpResponse::json(200, answer.to_text()),
+    };
+    response.send(exchange, cors);
+}
+
+/// Writes a 2026-07-28 request's messages as SSE, one JSON per `data:` line (no event ids: no
+/// resumption), until its response (or, for a listen stream, until the client hangs up or the
+/// server stops or drains).
+fn stream_alone(
+    http: &Http,
+    exchange: &mut Exchange<'_>,
+    cors: &[(&'static str, String)],
+    first: Outgoing,
+    answers: &BoundedReceiver,
+) {
+    let Ok(mut pump) = Pump::start(exchange, cors) else { return };
+    let mut next = Some(first);
+    let stop = loop {
+        let message = match next
+            .take()
+            .map_or_else(|| wait_next(|w| answers.recv_timeout(w), || pump.idle(http, true, true)), |m| Ok(Some(m)))
+        {
+            Ok(Some(message)) => message,
+            Ok(None) => break Stop::Finish,
+            Err(stop) => break stop,
+        };
+        if matches!(message, Outgoing::CloseStream) {
+            continue;
+        }
+        if let Err(e) = pump.event(None, None, None, &message.to_text()) {
+            log::debug!("per-request stream lost: {e}");
+            break Stop::Abandon;
+        }
+        if message.is_response() {
+            break Stop::Finish;
+        }
+    };
+    pump.end(http, stop);
 }
 
 fn retry_ms(options: &HttpOptions) -> u64 {
@@ -775,7 +897,7 @@ fn find_session(http: &Http, at: &Mount, exchange: &Exchange<'_>) -> Result<Arc<
     // Spec (2025-06-18 transports): the header carries the negotiated revision; another one is
     // a client confused about its own session.
     if let (Some(sent), Some(negotiated)) =
-        (exchange.header("MCP-Protocol-Version"), session.connection.session().protocol_version())
+        (exchange.header("MCP-Protocol-Version"), session.connection.protocol_version())
     {
         if ProtocolVersion::parse(sent) != Some(negotiated) {
             let error = RpcError::invalid_request(format!(

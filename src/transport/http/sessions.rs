@@ -18,6 +18,7 @@ use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
 use crate::server::Server;
 use crate::util::random;
 use crate::util::seal::StateKey;
+use crate::wire::meta::LogLevel;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
@@ -237,7 +238,7 @@ impl Sessions {
         let terms = SessionClaims {
             version: negotiated.version,
             capabilities: (*negotiated.client_capabilities).clone(),
-            log_level: session.connection.session().log_level(),
+            log_level: session.connection.session().map_or(LogLevel::DEFAULT, |s| s.log_level()),
             expires: SystemTime::now() + self.ttl,
             instance: self.instance,
         };
@@ -303,7 +304,7 @@ impl Sessions {
                 return Err(Missing::Unknown);
             }
             // Ended from within (a relayed server exited): its client starts a new one.
-            if session.connection.session().is_closed() {
+            if session.connection.is_closed() {
                 log::info!("session {id} ended");
                 self.remove(id);
                 return Err(Missing::Unknown);
@@ -315,9 +316,13 @@ impl Sessions {
         let session = new_session(server, true);
         let _ = session.id.set(id.to_owned());
         let _ = session.expires.set(terms.expires);
-        let state = session.connection.session();
-        state.set_negotiated(Negotiated { version: terms.version, client_capabilities: Arc::new(terms.capabilities) });
-        state.set_log_level(terms.log_level);
+        if let Some(state) = session.connection.session() {
+            state.set_negotiated(Negotiated {
+                version: terms.version,
+                client_capabilities: Arc::new(terms.capabilities),
+            });
+            state.set_log_level(terms.log_level);
+        }
         session.mark_used();
         log::info!("session {id} rebuilt from its id (minted by another process)");
         let session = Arc::new(session);

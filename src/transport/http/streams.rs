@@ -7,7 +7,7 @@ use super::http1::Exchange;
 use super::pump::{Pump, Stop};
 use super::sessions::HttpSession;
 use super::sse::{self, Stream};
-use super::{accepts, ended_with_session, find_session, retry_ms, Http, HttpResponse, Mount, SLICE};
+use super::{accepts, ended_with_session, find_session, retry_ms, wait_next, Http, HttpResponse, Mount, SLICE};
 use crate::server::sink::{BoundedReceiver, Outgoing};
 use crate::wire::rpc::{RequestId, RpcError};
 use crate::wire::version::ProtocolVersion;
@@ -51,7 +51,7 @@ pub(super) fn get(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[
         ));
         return HttpResponse::rpc_error(429, &error).send(exchange, cors);
     }
-    let version = session.connection.session().protocol_version();
+    let version = session.connection.protocol_version();
     match resumed {
         Some((stream, seq)) => resume_stream(http, exchange, cors, &session, &stream, seq),
         None => {
@@ -106,7 +106,7 @@ fn resume_stream(
             return;
         }
         if idle {
-            if let Err(stop) = pump.idle(http, !session.connection.session().is_closed(), true) {
+            if let Err(stop) = pump.idle(http, !session.connection.is_closed(), true) {
                 break stop;
             }
         }
@@ -121,24 +121,29 @@ fn resume_stream(
 fn standalone(http: &Http, mut pump: Pump<'_>, session: &HttpSession, stream: &Stream) {
     let mut notices = None;
     let stop = loop {
-        if notices.is_none() {
-            notices = session.hold_notices(SLICE);
-        }
-        let next = notices.as_ref().map(|n| n.recv_timeout(SLICE));
+        let next = wait_next(
+            |wait| {
+                if notices.is_none() {
+                    notices = session.hold_notices(wait);
+                }
+                notices.as_ref().map_or(Err(RecvTimeoutError::Timeout), |n| n.recv_timeout(wait))
+            },
+            || {
+                session.touch();
+                pump.idle(http, !session.connection.is_closed(), true)
+            },
+        );
         let written = match next {
-            Some(Ok(Outgoing::CloseStream)) => Ok(()),
-            Some(Ok(message)) => {
+            Ok(Some(Outgoing::CloseStream)) => Ok(()),
+            Ok(Some(message)) => {
                 let json = message.to_text();
                 let seq = stream.push(json.clone(), false);
                 pump.event(Some(&stream.event_id(seq)), None, None, &json)
             }
-            Some(Err(RecvTimeoutError::Disconnected)) => break Stop::Finish,
-            Some(Err(RecvTimeoutError::Timeout)) | None => {
-                if let Err(stop) = pump.idle(http, !session.connection.session().is_closed(), true) {
-                    log::debug!("GET stream {} ended", stream.id);
-                    break stop;
-                }
-                Ok(())
+            Ok(None) => break Stop::Finish,
+            Err(stop) => {
+                log::debug!("GET stream {} ended", stream.id);
+                break stop;
             }
         };
         session.touch();
@@ -200,7 +205,7 @@ pub(super) fn answer(
         let message = match next.take().or_else(|| next_streamed(http, answers, &mut pump, &stream)) {
             Some(message) => message,
             // The request ended without a response: its session was deleted while it ran.
-            None if session.connection.session().is_closed() => Outgoing::Response(ended_with_session(id)),
+            None if session.connection.is_closed() => Outgoing::Response(ended_with_session(id)),
             None => break,
         };
         if matches!(message, Outgoing::CloseStream) {
@@ -243,18 +248,16 @@ fn next_streamed(
     pump: &mut Option<Pump<'_>>,
     stream: &Stream,
 ) -> Option<Outgoing> {
-    loop {
-        match answers.recv_timeout(SLICE) {
-            Ok(message) => return Some(message),
-            Err(RecvTimeoutError::Disconnected) => return None,
-            Err(RecvTimeoutError::Timeout) if http.stopping() => return None,
-            Err(RecvTimeoutError::Timeout) => {
-                if pump.as_mut().is_some_and(|p| p.idle(http, true, false).is_err()) {
-                    log::debug!("stream {} lost; its messages are kept for resumption", stream.id);
-                    *pump = None;
-                    stream.detach();
-                }
-            }
+    let between = || {
+        if http.stopping() {
+            return Err(());
         }
-    }
+        if pump.as_mut().is_some_and(|p| p.idle(http, true, false).is_err()) {
+            log::debug!("stream {} lost; its messages are kept for resumption", stream.id);
+            *pump = None;
+            stream.detach();
+        }
+        Ok(())
+    };
+    wait_next(|wait| answers.recv_timeout(wait), between).ok().flatten()
 }

@@ -1,7 +1,8 @@
 //! Streamable HTTP request headers of revision 2026-07-28 (SEP-2243), checked against the body:
 //! `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` mirrored from tool arguments marked `x-mcp-header`.
-//! A pure function over header pairs, the body and the tool's input schema, which `post` calls
-//! on per-request-era POSTs. Imports only the wire and the shared base64 codec; no socket.
+//! A pure function over header pairs, the body and the tool's input schema, which the connection
+//! calls on a 2026-07-28 request that came over HTTP (the headers travel in `Arrival::Http`), where
+//! it looks the tool up. Imports only the wire and the shared base64 codec; no socket.
 
 use crate::util::base64;
 use crate::wire::jsonrpc::Method;

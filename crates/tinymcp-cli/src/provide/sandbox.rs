@@ -426,7 +426,9 @@ pub fn uri_components(encoded: &str, include_hidden: bool) -> Result<Vec<String>
 /// Splits a plain relative path (as a tool's argument spells it: never percent-decoded, so
 /// `a%20b.txt` is a name of its own) into checked components, refusing every way to leave the
 /// root: NUL, backslashes, absolute paths, drive letters, `..`, empty components (`a//b`), and
-/// hidden names (unless `include_hidden`). `""` and `.` name the root.
+/// hidden names (unless `include_hidden`); on Windows also what Windows reads as something else
+/// than a plain name (devices, streams, trailing dots, short names: [`winpath`]). `""` and `.`
+/// name the root.
 pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, String> {
     if spelled.contains('\0') {
         return Err("contains a NUL character".into());

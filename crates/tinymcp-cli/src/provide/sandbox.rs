@@ -543,6 +543,15 @@ mod tests {
     }
 
     #[test]
+    fn windows_special_names_are_refused_on_windows_only() {
+        // On Unix these are ordinary names; on Windows a device, a stream, a trimmed name, a short name.
+        for name in ["CON", "src/nul.txt", "a.txt:x", "PROGRA~1/x", "a.txt.", "a.txt "] {
+            assert_eq!(components(name, false).is_err(), cfg!(windows), "{name:?}");
+            assert_eq!(uri_components(name, false).is_err(), cfg!(windows), "{name:?}");
+        }
+    }
+
+    #[test]
     fn components_accept_plain_relative_paths() {
         assert_eq!(components("", false), Ok(vec![]));
         assert_eq!(components(".", false), Ok(vec![]));

@@ -3,18 +3,23 @@ over stdio and checks real answers: initialize, the tools, the resources (their 
 Windows spells them, `file:///Z:/...`), reading a file as a tool and as a resource, searching,
 and the sandbox refusing what Windows reads as something else than a plain name in the folder
 (`..`, drives, UNC and `\\\\?\\` prefixes, devices such as `CON`, streams such as `a.txt:x`,
-trailing dots and spaces, 8.3 short names, a link out of the folder); then `--write` refused at
-start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
+trailing dots and spaces, 8.3 short names, a link out of the folder); with no folder given, a
+client's root spelled `file:///Z:/...` served; then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
 Usage: python_windows.py -- path/to/tinymcp.exe"""
 
 import os
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+
+
+# Roots are what a 2025-11-25 session uses; the SDK warns that 2026-07-28 deprecates them.
+warnings.filterwarnings("ignore", message="The roots capability is deprecated")
 
 
 def check(condition, message):
@@ -130,6 +135,23 @@ async def main(exe: str) -> None:
                     continue
                 raise SystemExit(f"FAIL: resources/read {suffix} answered")
             print("resources/read of a stream, a device and encoded escapes: refused")
+
+        # No folder given: a client offering a root as Windows spells it (`file:///Z:/...`) is
+        # served that root.
+        root_uri = f"file:///{drive}:/" + root.lstrip("/") + "/src"
+
+        async def list_roots(_context):
+            return types.ListRootsResult(roots=[types.Root(uri=root_uri, name="src")])
+
+        params = StdioServerParameters(command="wine", args=[exe, "--no-watch"], env=wine_env(), cwd=root)
+        async with stdio_client(params) as (read, write), \
+                ClientSession(read, write, list_roots_callback=list_roots) as session:
+            await session.initialize()
+            inside = await session.call_tool("read_file", {"path": "main.rs"})
+            check(not inside.is_error and "println!" in inside.content[0].text, f"client root: {inside}")
+            cwd = await session.call_tool("read_file", {"path": "notes.txt"})
+            check(cwd.is_error, f"client root: the working directory was served {cwd}")
+            print(f"a client's root {root_uri}: served (main.rs read), the working directory not")
 
         done = subprocess.run(["wine", exe, "--write-root", win_root], capture_output=True, text=True,
                               env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)

@@ -7,7 +7,8 @@
 //! `C:`), a name Windows trims to another (`a.txt.`, `a.txt `), or an 8.3 short name
 //! (`PROGRA~1`) that may stand for a long name the other checks never saw (`.git`). Drive
 //! letters, UNC and `\\?\` / `\\.\` prefixes need a `:` or a backslash, which are refused here
-//! and by [`super::sandbox::components`].
+//! and by [`super::sandbox::components`]. Also the two spellings of a path Windows has: as a
+//! `file://` URI and back.
 
 /// The device names Windows reserves in every folder, with or without an extension.
 const RESERVED: [&str; 6] = ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"];
@@ -80,6 +81,23 @@ pub fn file_uri(path: &str, encode: impl Fn(&str) -> String) -> Option<String> {
     Some(format!("file:///{}:{}", &path[..1], encode(&path[2..].replace('\\', "/"))))
 }
 
+/// The Windows path a `file://` URI's percent-decoded path names (`/C:/dir` is `C:\dir`), or
+/// `None` when it names no drive (`/dir`, which Windows would read on the current drive) or
+/// holds a backslash. A host (UNC) is refused before this, by whoever reads the URI.
+pub fn path_of_uri(decoded: &str) -> Option<String> {
+    let rest = decoded.strip_prefix('/')?;
+    let bytes = rest.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if !drive || rest.contains('\\') || bytes.get(2).is_some_and(|b| *b != b'/') {
+        return None;
+    }
+    let mut path = rest.replace('/', "\\");
+    if path.len() == 2 {
+        path.push('\\');
+    }
+    Some(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +165,16 @@ mod tests {
             ".env",
         ] {
             assert_eq!(refused_component(good), None, "{good:?} was refused");
+        }
+    }
+
+    #[test]
+    fn file_uri_paths_become_windows_paths() {
+        assert_eq!(path_of_uri("/C:/Users/me/project").as_deref(), Some(r"C:\Users\me\project"));
+        assert_eq!(path_of_uri("/d:/").as_deref(), Some(r"d:\"));
+        assert_eq!(path_of_uri("/Z:").as_deref(), Some(r"Z:\"));
+        for bad in ["/home/me", "C:/x", "/C:x", "/C:/a\\b", "//server/share", "/"] {
+            assert_eq!(path_of_uri(bad), None, "{bad:?}");
         }
     }
 

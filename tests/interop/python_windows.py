@@ -4,10 +4,11 @@ Windows spells them, `file:///Z:/...`), reading a file as a tool and as a resour
 and the sandbox refusing what Windows reads as something else than a plain name in the folder
 (`..`, drives, UNC and `\\\\?\\` prefixes, devices such as `CON`, streams such as `a.txt:x`,
 trailing dots and spaces, 8.3 short names, a link out of the folder); with no folder given, a
-client's root spelled `file:///Z:/...` served; then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
+client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
 Usage: python_windows.py -- path/to/tinymcp.exe"""
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -152,6 +153,30 @@ async def main(exe: str) -> None:
             cwd = await session.call_tool("read_file", {"path": "notes.txt"})
             check(cwd.is_error, f"client root: the working directory was served {cwd}")
             print(f"a client's root {root_uri}: served (main.rs read), the working directory not")
+
+        # Streamable HTTP on loopback: the same folder, read through the SDK's HTTP client.
+        from mcp.client.streamable_http import streamable_http_client
+        server = subprocess.Popen(["wine", exe, "--root", win_root, "--no-watch", "--http", "127.0.0.1:0"],
+                                  env=wine_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            url = None
+            for line in server.stderr:
+                found = re.search(r"listening on (http://\S+/mcp)", line)
+                if found:
+                    url = found.group(1)
+                    break
+            check(url is not None, "the HTTP server never said where it listens")
+            async with streamable_http_client(url) as streams, ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                result = await session.call_tool("read_file", {"path": "notes.txt"})
+                check(not result.is_error and result.content[0].text == "hello from windows\n", f"http: {result}")
+                refused = await session.call_tool("read_file", {"path": "CON"})
+                check(refused.is_error and "device" in refused.content[0].text, f"http: CON {refused}")
+            print(f"Streamable HTTP at {url}: read_file answered, CON refused")
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
 
         done = subprocess.run(["wine", exe, "--write-root", win_root], capture_output=True, text=True,
                               env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)

@@ -4,9 +4,10 @@ Windows spells them, `file:///Z:/...`), reading a file as a tool and as a resour
 and the sandbox refusing what Windows reads as something else than a plain name in the folder
 (`..`, drives, UNC and `\\\\?\\` prefixes, devices such as `CON`, streams such as `a.txt:x`,
 trailing dots and spaces, 8.3 short names, a link out of the folder); with no folder given, a
-client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
+client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; `install --host claude-desktop`; then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
 Usage: python_windows.py -- path/to/tinymcp.exe"""
 
+import json
 import os
 import re
 import subprocess
@@ -177,6 +178,25 @@ async def main(exe: str) -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
+
+        # `tinymcp install --host claude-desktop` writes %APPDATA%\Claude\claude_desktop_config.json
+        # (the prefix's; Wine sets APPDATA itself), the root spelled plainly (Z:\..., not the
+        # verbatim \\?\Z:\... of canonicalize).
+        said = subprocess.run(["wine", "cmd", "/c", "echo %APPDATA%"], capture_output=True, text=True,
+                              env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)
+        appdata = subprocess.run(["winepath", "-u", said.stdout.strip()], capture_output=True, text=True,
+                                 env=wine_env(), check=True).stdout.strip()
+        config = os.path.join(appdata, "Claude", "claude_desktop_config.json")
+        if os.path.exists(config):
+            os.remove(config)
+        done = subprocess.run(["wine", exe, "install", "--host", "claude-desktop", "--root", win_root],
+                              capture_output=True, text=True, env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)
+        check(done.returncode == 0, f"install: {done}")
+        with open(config) as f:
+            entry = json.load(f)["mcpServers"]["tinymcp"]
+        os.remove(config)
+        check(entry["command"].lower().endswith("tinymcp.exe") and entry["args"] == ["--root", win_root], f"install: {entry}")
+        print(f"install --host claude-desktop: {said.stdout.strip()}\\Claude\\claude_desktop_config.json holds {json.dumps(entry)}")
 
         done = subprocess.run(["wine", exe, "--write-root", win_root], capture_output=True, text=True,
                               env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)

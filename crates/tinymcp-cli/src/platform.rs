@@ -5,13 +5,25 @@
 
 use std::fs::{File, Metadata, OpenOptions};
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 
 /// What the Windows build refuses to start rather than serve without the guarantees it has on
 /// Unix (docs/security.md, "Windows"): `Some(why)` there, `None` elsewhere.
 pub fn not_yet_on_windows(what: &str) -> Option<String> {
     cfg!(windows).then(|| format!("not yet supported on Windows: {what} (see docs/security.md, \"Windows\")"))
+}
+
+/// `std::fs::canonicalize`, spelled for a person and a host's config: on Windows the plain
+/// `C:\dir` rather than the verbatim `\\?\C:\dir` std gives, where both name the same folder.
+pub fn canonicalize(path: &Path) -> io::Result<PathBuf> {
+    let canonical = std::fs::canonicalize(path)?;
+    if cfg!(windows) {
+        if let Some(plain) = canonical.to_str().and_then(crate::provide::winpath::plain) {
+            return Ok(PathBuf::from(plain));
+        }
+    }
+    Ok(canonical)
 }
 
 /// `O_NONBLOCK`, so opening a FIFO never waits for a writer. std does not name it and its value

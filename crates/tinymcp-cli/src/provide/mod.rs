@@ -20,7 +20,7 @@ pub mod skills;
 mod tool_parts;
 pub(crate) mod tracker;
 pub mod watch;
-mod winpath;
+pub(crate) mod winpath;
 pub(crate) mod write;
 
 use std::path::PathBuf;

@@ -98,6 +98,28 @@ pub fn path_of_uri(decoded: &str) -> Option<String> {
     Some(path)
 }
 
+/// The plain spelling of a verbatim path `std::fs::canonicalize` gives on Windows, for a
+/// person and a host's config to read: `\\?\C:\dir` is `C:\dir`, `\\?\UNC\server\share` is
+/// `\\server\share`. `None` (keep the verbatim one) when the plain one would name something else:
+/// a component Windows would read otherwise ([`refused_component`]), or past `MAX_PATH`.
+pub fn plain(verbatim: &str) -> Option<String> {
+    let rest = verbatim.strip_prefix(r"\\?\")?;
+    let (plain, tail) = match rest.strip_prefix(r"UNC\") {
+        Some(unc) => (format!(r"\\{unc}"), unc),
+        None => {
+            let bytes = rest.as_bytes();
+            let drive = bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'\\';
+            if !drive {
+                return None;
+            }
+            (rest.to_owned(), &rest[3..])
+        }
+    };
+    let plain_names =
+        tail.split('\\').filter(|p| !p.is_empty()).all(|p| refused_component(p).is_none() && p != "." && p != "..");
+    (plain_names && plain.len() < 260).then_some(plain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +188,17 @@ mod tests {
         ] {
             assert_eq!(refused_component(good), None, "{good:?} was refused");
         }
+    }
+
+    #[test]
+    fn verbatim_paths_become_plain_when_nothing_changes() {
+        assert_eq!(plain(r"\\?\C:\Users\me").as_deref(), Some(r"C:\Users\me"));
+        assert_eq!(plain(r"\\?\Z:\").as_deref(), Some(r"Z:\"));
+        assert_eq!(plain(r"\\?\UNC\server\share\x").as_deref(), Some(r"\\server\share\x"));
+        for kept in [r"\\?\C:\dir\CON", r"\\?\C:\a.", r"\\?\C:\a ", r"C:\plain", r"\\?\Volume{x}\a"] {
+            assert_eq!(plain(kept), None, "{kept:?}");
+        }
+        assert_eq!(plain(&format!(r"\\?\C:\{}", "a".repeat(300))), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@ Windows spells them, `file:///Z:/...`), reading a file as a tool and as a resour
 and the sandbox refusing what Windows reads as something else than a plain name in the folder
 (`..`, drives, UNC and `\\\\?\\` prefixes, devices such as `CON`, streams such as `a.txt:x`,
 trailing dots and spaces, 8.3 short names, a link out of the folder); with no folder given, a
-client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; `install --host claude-desktop`; then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
+client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; `proxy` in front of a child tinymcp.exe; `install --host claude-desktop`; then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
 Usage: python_windows.py -- path/to/tinymcp.exe"""
 
 import json
@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 
 import anyio
@@ -178,6 +179,36 @@ async def main(exe: str) -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
+
+        # The proxy: Streamable HTTP in front of a child tinymcp.exe over stdio, ended with its
+        # session (taskkill /T by the proxy, or its stdin closed).
+        win_exe = windows_path(exe)
+        proxy = subprocess.Popen(["wine", exe, "proxy", "--http", "127.0.0.1:0", "--", win_exe, "--root", win_root],
+                                 env=wine_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True)
+        child = lambda: [l for l in subprocess.run(["pgrep", "-af", "tinymcp.exe"], capture_output=True,
+                                                    text=True).stdout.splitlines() if win_root in l and " proxy " not in l]
+        try:
+            url = None
+            for line in proxy.stderr:
+                found = re.search(r"listening on (http://\S+/mcp)", line)
+                if found:
+                    url = found.group(1)
+                    break
+            check(url is not None, "the proxy never said where it listens")
+            async with streamable_http_client(url) as streams, ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                result = await session.call_tool("read_file", {"path": "notes.txt"})
+                check(not result.is_error and result.content[0].text == "hello from windows\n", f"proxy: {result}")
+                check(len(child()) == 1, f"proxy: the child {child()}")
+            deadline = time.monotonic() + 30
+            while child() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            check(not child(), f"proxy: the child outlived its session: {child()}")
+            print("proxy --http -- tinymcp.exe --root: read through the child; the child ended with its session")
+        finally:
+            proxy.terminate()
+            proxy.wait(timeout=30)
 
         # `tinymcp install --host claude-desktop` writes %APPDATA%\Claude\claude_desktop_config.json
         # (the prefix's; Wine sets APPDATA itself), the root spelled plainly (Z:\..., not the

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 mod cli;
+mod platform;
 mod provide;
 
 use cli::config::{install_entry, parse_config, Config};
@@ -166,12 +167,22 @@ fn server_options(args: &Args) -> tinymcp::Options {
 
 /// Registers what the flags ask for and serves it, over HTTP or stdio.
 fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
+    if args.write_all || !args.write_roots.is_empty() {
+        if let Some(why) = platform::not_yet_on_windows("--write (the edit tools)") {
+            return Err(tinymcp::Error::Config(why));
+        }
+    }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);
     }
     if let Some(file) = &args.manifest {
         let manifest = manifest::load(file).map_err(|e| tinymcp::Error::Config(format!("\n{e}")))?;
+        if manifest.has_command_tools() {
+            if let Some(why) = platform::not_yet_on_windows("a manifest's command tools") {
+                return Err(tinymcp::Error::Config(why));
+            }
+        }
         log::info!("{}: {}", manifest.file().display(), manifest.summary());
         for warning in manifest.warnings() {
             log::warn!("{}: {warning}", manifest.file().display());

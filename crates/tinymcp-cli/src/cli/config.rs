@@ -72,8 +72,10 @@ pub fn parse_config(args: impl IntoIterator<Item = String>, installing: bool) ->
             flag if cli::install::PATH_FLAGS.contains(&flag) => {
                 let flag = flag.to_owned();
                 let value = args.value_named(&flag, "a path")?;
-                let absolute =
-                    std::fs::canonicalize(&value).map_err(|e| format!("{flag} {value}: {e}"))?.display().to_string();
+                let absolute = crate::platform::canonicalize(value.as_ref())
+                    .map_err(|e| format!("{flag} {value}: {e}"))?
+                    .display()
+                    .to_string();
                 flags.push(flag);
                 flags.push(absolute);
             }
@@ -114,7 +116,7 @@ pub fn install_entry(
     let launch = match url {
         Some(url) => hosts::Launch::Url(url),
         None if install.scope == Scope::Project => {
-            let project = std::fs::canonicalize(&cwd).unwrap_or(cwd.clone());
+            let project = crate::platform::canonicalize(&cwd).unwrap_or(cwd.clone());
             let said;
             (portable, said) = cli::install::portable(host, exe, flags, &project);
             notes.extend(said);

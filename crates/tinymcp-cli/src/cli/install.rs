@@ -366,7 +366,7 @@ pub fn portable(host: Host, exe: &str, args: &[String], project: &Path) -> (Vec<
 /// Warnings for a `--root` or `--write-root` that serves a whole tree: the filesystem root, or
 /// the home folder (installing from `~` with no `--root` serves it).
 pub fn wide_roots(args: &[String], home: Option<&Path>) -> Vec<String> {
-    let home = home.and_then(|home| std::fs::canonicalize(home).ok());
+    let home = home.and_then(|home| crate::platform::canonicalize(home).ok());
     let mut warnings = Vec::new();
     for pair in args.windows(2) {
         if pair[0] != "--root" && pair[0] != "--write-root" {

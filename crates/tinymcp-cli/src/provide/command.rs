@@ -7,7 +7,6 @@
 use crate::provide::sandbox::Sandbox;
 use serde_json::{Map, Value};
 use std::io::{Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -409,9 +408,9 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
         .env_clear()
         .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // A group of its own, so a timeout or a cancellation can kill all it started.
-        .process_group(0);
+        .stderr(Stdio::piped());
+    // A group of its own, so a timeout or a cancellation can kill all it started.
+    crate::platform::own_group(&mut command);
     for key in PASSED_ENV {
         if let Some(value) = std::env::var_os(key) {
             command.env(key, value);
@@ -588,12 +587,7 @@ fn outcome(
         Ended::Lost(e) => return CallToolResult::error(format!("lost track of {program}: {e}")),
     };
     if !status.success() {
-        let how = match (status.code(), status.signal()) {
-            (Some(code), _) => format!("exited with status {code}"),
-            (None, Some(signal)) => format!("was killed by signal {signal}"),
-            (None, None) => "failed".to_owned(),
-        };
-        return with_output(format!("{program} {how}"));
+        return with_output(format!("{program} {}", crate::platform::how_it_failed(&status)));
     }
     match spec.output {
         Output::Text => CallToolResult::success(vec![Content::text(out)]),

@@ -641,6 +641,8 @@ pub(crate) fn local_folder(uri: &str) -> Option<PathBuf> {
         return None;
     }
     let path = percent::decode(rest)?;
+    // Windows: `file:///C:/dir` names `C:\dir`.
+    let path = if cfg!(windows) { super::winpath::path_of_uri(&path)? } else { path };
     let canonical = std::fs::canonicalize(path).ok()?;
     canonical.is_dir().then_some(canonical)
 }

@@ -20,6 +20,7 @@ pub mod skills;
 mod tool_parts;
 pub(crate) mod tracker;
 pub mod watch;
+pub(crate) mod winpath;
 pub(crate) mod write;
 
 use std::path::PathBuf;

@@ -3,32 +3,14 @@
 //! what it opened is what it checked; walks a root's files; and spells files as `file://` URIs.
 //! Pure std (no libc, no `unsafe`); knows nothing of MCP.
 
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::fs::{self, File, Metadata};
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::ignore::{ignored, IgnoreFile, IGNORE_FILES};
+use super::winpath;
+use crate::platform;
 use tinymcp::percent;
-
-/// `O_NONBLOCK`, so opening a FIFO never waits for a writer. std does not name it and its value
-/// differs by platform.
-const O_NONBLOCK: i32 = if cfg!(any(
-    target_os = "macos",
-    target_os = "ios",
-    target_os = "freebsd",
-    target_os = "openbsd",
-    target_os = "netbsd",
-    target_os = "dragonfly"
-)) {
-    0x4
-} else if cfg!(any(target_arch = "mips", target_arch = "mips64")) {
-    0x80
-} else if cfg!(any(target_arch = "sparc", target_arch = "sparc64")) {
-    0x4000
-} else {
-    0o4000
-};
 
 /// How deep a walk descends before it stops (a guard against pathological trees).
 const MAX_DEPTH: usize = 64;
@@ -121,11 +103,7 @@ impl Sandbox {
     /// under the root; the returned path lists it through the open descriptor (on Linux), so a
     /// swap after the check changes nothing.
     pub(crate) fn open_dir(&self, path: &Path) -> Result<(File, PathBuf), String> {
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(O_NONBLOCK)
-            .open(path)
-            .map_err(|e| format!("cannot open: {e}"))?;
+        let file = platform::read_options().open(path).map_err(|e| format!("cannot open: {e}"))?;
         let meta = file.metadata().map_err(|e| format!("cannot inspect: {e}"))?;
         if !meta.is_dir() {
             return Err("is not a folder".into());
@@ -140,7 +118,10 @@ impl Sandbox {
     pub fn relative(&self, canonical: &Path) -> Option<String> {
         let rest = canonical.strip_prefix(&self.root).ok()?;
         // A walk's paths are plain already (`a/b`): taken as they are, without splitting.
-        if let Some(plain) = rest.to_str().filter(|s| s.split('/').all(|part| !part.is_empty() && part != ".")) {
+        // (Not on Windows, where `\\` separates too.)
+        let plain =
+            rest.to_str().filter(|s| !cfg!(windows) && s.split('/').all(|part| !part.is_empty() && part != "."));
+        if let Some(plain) = plain {
             return Some(plain.to_owned());
         }
         let parts: Option<Vec<&str>> = rest.components().map(|c| c.as_os_str().to_str()).collect();
@@ -304,8 +285,12 @@ impl Sandbox {
     }
 
     /// Follows a symbolic link when its target stays inside the root, is shown, and is a
-    /// folder or a regular file (never a FIFO, socket or device).
+    /// folder or a regular file (never a FIFO, socket or device). Never on Windows, where a link
+    /// or junction on the way is refused at open ([`real_path`]): a walk leaves links out there.
     pub fn follow(&self, link: &Path) -> Option<(PathBuf, Metadata)> {
+        if cfg!(windows) {
+            return None;
+        }
         let target = fs::canonicalize(link).ok()?;
         let rel = self.relative(&target)?;
         if !self.include_hidden && rel.split('/').any(|c| c.starts_with('.')) {
@@ -349,8 +334,7 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata), String> {
     if let Some(why) = not_regular(&before) {
         return Err(why);
     }
-    let file =
-        OpenOptions::new().read(true).custom_flags(O_NONBLOCK).open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let file = platform::read_options().open(path).map_err(|e| format!("cannot read: {e}"))?;
     let meta = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
     match not_regular(&meta) {
         Some(why) => Err(why),
@@ -372,29 +356,58 @@ pub fn read_all(file: File, meta: &Metadata, max_bytes: u64) -> Result<Vec<u8>, 
     Ok(bytes)
 }
 
-/// The path that names an open descriptor's file through `/proc` (Linux only).
+/// The path that names an open descriptor's file (Linux: through `/proc`).
 fn via_descriptor(file: &File) -> Option<PathBuf> {
-    use std::os::unix::io::AsRawFd;
-    cfg!(target_os = "linux").then(|| PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd())))
+    platform::via_descriptor(file)
 }
 
 /// The real path of the opened `file` (opened from `path`). On Linux the kernel names it
-/// (`/proc/self/fd/N`), and without `/proc` nothing is served. Elsewhere `path` is
+/// (`/proc/self/fd/N`), and without `/proc` nothing is served. Elsewhere on Unix `path` is
 /// canonicalized and must still be the same device and inode as the descriptor (a swap in
-/// between is refused).
+/// between is refused). On Windows, where stable std tells no file's identity, no component
+/// of `path` may be a symbolic link or junction (checked after the open), and the canonical
+/// path, as Windows names the file it opens, must be the same size and times as what was
+/// opened; docs/security.md says what race remains.
 pub(crate) fn real_path(file: &File, meta: &Metadata, path: &Path) -> Result<PathBuf, String> {
-    use std::os::unix::fs::MetadataExt;
     if let Some(proc_path) = via_descriptor(file) {
         return fs::read_link(proc_path).map_err(|e| format!("cannot check what was opened (is /proc mounted?): {e}"));
     }
     let changed = || "changed while it was opened (a symbolic link swapped in on the way?)".to_owned();
+    if cfg!(windows) {
+        no_link_on_the_way(path)?;
+    }
     let canonical = fs::canonicalize(path).map_err(|_| changed())?;
     let now = fs::metadata(&canonical).map_err(|_| changed())?;
-    if now.dev() == meta.dev() && now.ino() == meta.ino() {
+    let same = match (platform::identity(&now), platform::identity(meta)) {
+        (Some(now), Some(opened)) => now == opened,
+        (None, None) => {
+            now.len() == meta.len()
+                && now.modified().ok() == meta.modified().ok()
+                && now.created().ok() == meta.created().ok()
+                && now.is_dir() == meta.is_dir()
+        }
+        _ => false,
+    };
+    if same {
         Ok(canonical)
     } else {
         Err(changed())
     }
+}
+
+/// Refuses `path` when any of its components is a symbolic link, a junction or another
+/// reparse point that std reports as a link (Windows: a link is never followed at open).
+fn no_link_on_the_way(path: &Path) -> Result<(), String> {
+    let mut at = PathBuf::new();
+    for part in path.components() {
+        at.push(part);
+        if matches!(part, std::path::Component::Normal(_))
+            && fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Err("a symbolic link or junction is on the way (not followed on Windows)".into());
+        }
+    }
+    Ok(())
 }
 
 /// Splits the path part of a `file://` URI (relative to a root) into checked components:
@@ -417,7 +430,9 @@ pub fn uri_components(encoded: &str, include_hidden: bool) -> Result<Vec<String>
 /// Splits a plain relative path (as a tool's argument spells it: never percent-decoded, so
 /// `a%20b.txt` is a name of its own) into checked components, refusing every way to leave the
 /// root: NUL, backslashes, absolute paths, drive letters, `..`, empty components (`a//b`), and
-/// hidden names (unless `include_hidden`). `""` and `.` name the root.
+/// hidden names (unless `include_hidden`); on Windows also what Windows reads as something else
+/// than a plain name (devices, streams, trailing dots, short names: [`winpath`]). `""` and `.`
+/// name the root.
 pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, String> {
     if spelled.contains('\0') {
         return Err("contains a NUL character".into());
@@ -434,6 +449,10 @@ pub fn components(spelled: &str, include_hidden: bool) -> Result<Vec<String>, St
     }
     let mut parts = Vec::new();
     for (i, part) in trimmed.split('/').enumerate() {
+        // Windows reads some names as devices, streams or other names: refused there.
+        if let Some(why) = winpath::refused_component(part).filter(|_| cfg!(windows)) {
+            return Err(why.into());
+        }
         match part {
             "" => return Err("contains an empty component (a doubled /)".into()),
             "." => continue,
@@ -456,9 +475,14 @@ pub fn percent_encode_path(path: &str) -> String {
     percent::encode(path, |_, _, c| percent::is_unreserved(c) || c == '/')
 }
 
-/// The `file://` URI of a canonical absolute path (`None` when it is not UTF-8).
+/// The `file://` URI of a canonical absolute path (`None` when it is not UTF-8). On Windows
+/// spelled as Windows expects (`file:///C:/dir/a.txt`, `file://server/share/a.txt`).
 pub fn file_uri(path: &Path) -> Option<String> {
-    Some(format!("file://{}", percent_encode_path(path.to_str()?)))
+    let path = path.to_str()?;
+    if cfg!(windows) {
+        return winpath::file_uri(path, percent_encode_path);
+    }
+    Some(format!("file://{}", percent_encode_path(path)))
 }
 
 #[cfg(test)]
@@ -520,6 +544,15 @@ mod tests {
         assert_eq!(components("%2e%2e/x", false), Ok(vec!["%2e%2e".to_string(), "x".to_string()]));
         assert_eq!(components("a%2fb", false), Ok(vec!["a%2fb".to_string()]));
         assert_eq!(components("a%20b", false), Ok(vec!["a%20b".to_string()]));
+    }
+
+    #[test]
+    fn windows_special_names_are_refused_on_windows_only() {
+        // On Unix these are ordinary names; on Windows a device, a stream, a trimmed name, a short name.
+        for name in ["CON", "src/nul.txt", "a.txt:x", "PROGRA~1/x", "a.txt.", "a.txt "] {
+            assert_eq!(components(name, false).is_err(), cfg!(windows), "{name:?}");
+            assert_eq!(uri_components(name, false).is_err(), cfg!(windows), "{name:?}");
+        }
     }
 
     #[test]

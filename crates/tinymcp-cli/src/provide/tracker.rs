@@ -4,18 +4,19 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
-/// Modification time, size and inode of a file (following links), or `None` when it is gone.
+/// Modification time, size and inode of a file (following links; no inode on Windows, where
+/// stable std tells none: 0), or `None` when it is gone.
 pub type Stamp = Option<(SystemTime, u64, u64)>;
 
 /// The stamp of the file at `path` now.
 pub fn stamp(path: &Path) -> Stamp {
     let meta = fs::metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len(), meta.ino()))
+    let inode = crate::platform::identity(&meta).map_or(0, |(_, inode)| inode);
+    Some((meta.modified().ok()?, meta.len(), inode))
 }
 
 /// URI -> the file's stamp when a client last read it, subscribed to it, or the watcher looked.

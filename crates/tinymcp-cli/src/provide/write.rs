@@ -16,7 +16,6 @@
 use super::sandbox::{self, real_path, Sandbox};
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -124,7 +123,9 @@ impl<'s> Folder<'s> {
     /// What holds the file `name` of this folder.
     fn key(&self, name: &str) -> Result<HeldKey, String> {
         let meta = self.held.metadata().map_err(|e| format!("cannot inspect the folder: {e}"))?;
-        Ok((meta.dev(), meta.ino(), name.to_owned()))
+        // Without an identity (Windows), writes are refused at start: nothing may hold by path.
+        let (device, inode) = crate::platform::identity(&meta).ok_or("cannot identify the folder on this platform")?;
+        Ok((device, inode, name.to_owned()))
     }
 
     /// Reads the regular file `name` whole (at most `max_bytes`), opened through the held
@@ -217,10 +218,7 @@ impl<'s> Folder<'s> {
     /// is set, and a bit kept would lend whoever runs it that user's rights.
     fn fill(&self, mut file: File, existing: Option<&Metadata>, bytes: &[u8]) -> Result<(), String> {
         if let Some(meta) = existing {
-            // Not allowed unless root (or the same owner): the file then stays the server's user's.
-            let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
-            let mode = meta.permissions().mode() & !SET_ID_BITS;
-            file.set_permissions(fs::Permissions::from_mode(mode))
+            crate::platform::keep_owner_and_mode(&file, meta, SET_ID_BITS)
                 .map_err(|e| format!("cannot keep the permissions: {e}"))?;
         }
         file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| format!("cannot write: {e}"))

@@ -7,9 +7,8 @@
 //! behind. Its exit is waited for by a thread of its own, never after the end of its stdout,
 //! which a grandchild may hold open.
 
-use crate::cli::signal::kill_group;
+use crate::platform::end_tree;
 use std::io::{BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
@@ -65,7 +64,7 @@ impl Life {
             state.closing = true;
             // Also after the child was reaped: a group keeps its id while any member lives
             // (a grandchild), and a signal to an empty one finds nothing.
-            if let Err(e) = kill_group(self.pgid, false) {
+            if let Err(e) = end_tree(self.pgid, false) {
                 log::debug!("cannot signal process group {}: {e}", self.pgid);
             }
         }
@@ -88,7 +87,7 @@ impl Life {
     /// SIGTERM): the group's id is not reused while anything of the group lives.
     fn finish(self: &Arc<Life>) {
         self.wait_reaped(Instant::now() + GRACE);
-        if let Err(e) = kill_group(self.pgid, true) {
+        if let Err(e) = end_tree(self.pgid, true) {
             log::debug!("cannot kill process group {}: {e}", self.pgid);
         }
         LIVE.lock().unwrap_or_else(PoisonError::into_inner).retain(|l| !Arc::ptr_eq(l, self));
@@ -145,9 +144,9 @@ impl Child {
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // A group of its own, ended whole: what it forks ends with it.
-            .process_group(0);
+            .stderr(Stdio::piped());
+        // A group of its own, ended whole: what it forks ends with it.
+        crate::platform::own_group(&mut command);
         if let Some(dir) = &spec.cwd {
             command.current_dir(dir);
         }

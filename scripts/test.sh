@@ -113,6 +113,8 @@ else
   echo "static build skipped: the Rust target x86_64-unknown-linux-musl is not installed and cannot be added here"
   part_status=skipped
 fi
+step "windows: clippy for x86_64-pc-windows-gnu; the binary's unit tests and the Python SDK client serving a folder under Wine (skipped without wine)"
+may_skip bash scripts/windows-test.sh
 step "release: actionlint on the workflow, the static binary with its checksums and MCP bundle (mcpb validate, pack), server.json against the registry schema, cargo publish --dry-run"
 bash scripts/check-release.sh
 step "container: the FROM scratch image built and run with podman (skipped with a line where it cannot run)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by the Windows test (`. scripts/wine.sh` from the repository root): a Wine prefix of
-# our own under the git-ignored .cache/ (never ~/.wine), in which the Windows build runs.
+# our own under target/ (never ~/.wine), in which the Windows build runs.
 #
 # Wine 8.0 (Debian 12) lacks bcryptprimitives.dll, whose ProcessPrng Rust's std (1.78 and
 # later) calls for random bytes: without it every Rust program ends at start. The stub built
@@ -8,10 +8,16 @@
 # prefix's system32. (A newer Wine has the DLL; the stub then is not used.)
 
 # wine_ready: skips the caller (scripts/lib.sh `skip`) when wine or mingw-w64 is missing.
+# With TINYMCP_INSTALL_PACKAGES=1 (CI) it installs them first (scripts/syspkg.sh), and the Rust
+# target with rustup.
 wine_ready() {
-  command -v wine >/dev/null || skip "windows (wine)" "wine is not installed (apt-get install wine)"
-  command -v x86_64-w64-mingw32-gcc >/dev/null ||
+  . scripts/syspkg.sh
+  need_command wine wine >/dev/null 2>&1 || skip "windows (wine)" "wine is not installed (apt-get install wine)"
+  need_command x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64 >/dev/null 2>&1 ||
     skip "windows (wine)" "mingw-w64 is not installed (apt-get install gcc-mingw-w64-x86-64)"
+  if [ "${TINYMCP_INSTALL_PACKAGES:-0}" = 1 ] && ! rustup target list --installed 2>/dev/null | grep -qx x86_64-pc-windows-gnu; then
+    rustup target add x86_64-pc-windows-gnu >&2 || true
+  fi
   rustup target list --installed 2>/dev/null | grep -qx x86_64-pc-windows-gnu ||
     skip "windows (wine)" "the Rust target x86_64-pc-windows-gnu is not installed (rustup target add x86_64-pc-windows-gnu)"
 }

@@ -33,9 +33,15 @@ pub use introspect::{Introspection, JwtOrIntrospection, CACHE_FOR};
 pub use issuer::{IssuerKeys, JwtVerifier};
 #[cfg(feature = "oauth")]
 pub use jwt::{Expect, KeySet, Rejection};
+pub use security::Access;
+// For the tinymcp binary (its proxy's mount names, `tinymcp health`, the bearer token files):
+// public because it is another crate, hidden because embedders have no use for them.
+#[doc(hidden)]
 pub use mounts::is_mount_name;
+#[doc(hidden)]
 pub use probe::probe;
-pub use security::{check_token, Access, MIN_TOKEN_LEN};
+#[doc(hidden)]
+pub use security::check_token;
 
 use crate::error::Error;
 use crate::server::connection::Connection;

@@ -11,7 +11,7 @@ use super::http1::is_host_syntax;
 use std::net::IpAddr;
 
 /// The shortest bearer token accepted, in bytes.
-pub const MIN_TOKEN_LEN: usize = 16;
+pub(crate) const MIN_TOKEN_LEN: usize = 16;
 
 /// The access policy, fixed at start-up: start from `Access::default()` and set fields.
 #[derive(Debug, Clone, Default)]
@@ -61,7 +61,7 @@ fn last_entry(value: &str) -> &str {
     value.rsplit(',').next().unwrap_or(value).trim()
 }
 
-/// Why a bearer token cannot be used: it is empty, shorter than [`MIN_TOKEN_LEN`] bytes, or
+/// Why a bearer token cannot be used: it is empty, shorter than 16 bytes (`MIN_TOKEN_LEN`), or
 /// holds whitespace or a control character (say a second line), so no header could match it.
 pub fn check_token(token: &str) -> Result<(), String> {
     if token.trim().is_empty() {

@@ -65,8 +65,10 @@ if [ "$tier" = quick ]; then
 else
   cargo clippy --all-targets --quiet -- -D warnings
 fi
-# The stdio-only library (`--no-default-features`, for embedders) must build clean too.
+# The stdio-only library (`--no-default-features`, for embedders) must build clean too, and so
+# the binary without HTTP.
 cargo clippy --lib --no-default-features --quiet -- -D warnings
+cargo clippy -p tinymcp-cli --bins --no-default-features --quiet -- -D warnings
 if [ "$tier" = quick ]; then
   # Only what runs in this process: tests/it's other modules spawn the real binary, and the
   # interop parts need clients nobody here wrote; those are the full run's.

@@ -1,8 +1,9 @@
 //! Tools backed by local commands: argv templates expanded without a shell, values that could
 //! pass for options refused, path arguments kept inside the tool's folder, a minimal
 //! environment, output caps, and everything the command started ended with the call (its
-//! process group, and whatever carries the call's mark in its environment). Std only (no libc):
-//! processes are killed with the system's `kill` program.
+//! process group, and whatever carries the call's mark in its environment). The group is ended
+//! through `platform::end_tree` (one signal to it); the marked strays that left it, by the
+//! system's `kill` program.
 
 use crate::provide::sandbox::Sandbox;
 use serde_json::{Map, Value};
@@ -307,15 +308,8 @@ fn capture_tail(mut stream: impl Read, cap: usize) -> Captured {
 
 /// Kills every process of the group `pgid` (the command and all it started).
 fn kill_group(pgid: u32) {
-    let kill = ["/bin/kill", "/usr/bin/kill"].into_iter().find(|p| Path::new(p).exists()).unwrap_or("kill");
-    let status = Command::new(kill)
-        .args(["-KILL", "--", &format!("-{pgid}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    if let Err(e) = status {
-        log::error!("cannot run {kill} to stop process group {pgid}: {e}");
+    if let Err(e) = crate::platform::end_tree(pgid, true) {
+        log::error!("cannot stop process group {pgid}: {e}");
     }
 }
 

@@ -1,7 +1,7 @@
 //! `tinymcp config --host ...`: the snippet each host needs, filled in with this binary's
 //! absolute path and the given options (paths made absolute).
 
-use crate::support::{binary, run_binary, TempDir};
+use crate::support::{binary, run_binary, run_binary_in, TempDir};
 use serde_json::{json, Value};
 
 fn config(args: &[&str]) -> (bool, String, String) {
@@ -150,4 +150,70 @@ fn claude_desktop_has_no_url_form_and_says_what_to_do() {
         assert!(!ok && stdout.is_empty(), "{args:?}: {stdout}");
         assert!(stderr.contains("Claude Desktop") && stderr.contains("without --http"), "{args:?}: {stderr}");
     }
+}
+
+/// `--launcher npx|uvx|binary`: the host runs `npx -y tinymcp`, `uvx tinymcp` or this binary,
+/// with the same options; a wrong name is refused, saying the names.
+#[test]
+fn a_launcher_makes_the_host_run_npx_uvx_or_the_binary() {
+    let cases = [
+        ("npx", json!({"command": "npx", "args": ["-y", "tinymcp", "--everything"]})),
+        ("uvx", json!({"command": "uvx", "args": ["tinymcp", "--everything"]})),
+        ("binary", json!({"command": exe(), "args": ["--everything"]})),
+    ];
+    for (launcher, entry) in cases {
+        let (ok, stdout, stderr) = config(&["config", "--host", "cursor", "--launcher", launcher, "--everything"]);
+        assert!(ok, "{launcher}: {stderr}");
+        let value: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(value, json!({"mcpServers": {"tinymcp": entry}}), "{launcher}");
+    }
+    let (ok, stdout, _) = config(&["config", "--host", "claude-code", "--launcher", "npx", "--everything"]);
+    assert!(ok);
+    assert_eq!(stdout, "claude mcp add tinymcp -- npx -y tinymcp --everything\n");
+    let (ok, stdout, _) = config(&["config", "--host", "codex", "--launcher", "uvx", "--everything"]);
+    assert!(ok);
+    assert_eq!(stdout, "[mcp_servers.tinymcp]\ncommand = \"uvx\"\nargs = [\"tinymcp\", \"--everything\"]\n");
+    let (ok, stdout, stderr) = config(&["config", "--host", "cursor", "--launcher", "brew", "--everything"]);
+    assert!(!ok && stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("--launcher") && stderr.contains("npx, uvx, binary"), "{stderr}");
+}
+
+/// By default the snippet runs tinymcp the way it was started: the npm package's command sets
+/// TINYMCP_LAUNCHER=npx; a wheel's binary lies in a Python environment's bin/ beside its
+/// pyvenv.cfg (uvx, pipx); otherwise the binary by its path.
+#[test]
+fn the_default_launcher_is_how_tinymcp_was_started() {
+    let snippet_of = |exe: &str, env: &[(&str, Option<&str>)]| -> Value {
+        let mut command = std::process::Command::new(exe);
+        command.args(["config", "--host", "cursor", "--everything"]).env_remove("TINYMCP_LAUNCHER");
+        for (name, value) in env {
+            match value {
+                Some(value) => command.env(name, value),
+                None => command.env_remove(name),
+            };
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["mcpServers"]["tinymcp"].clone()
+    };
+    assert_eq!(snippet_of(&exe(), &[]), json!({"command": exe(), "args": ["--everything"]}));
+    assert_eq!(
+        snippet_of(&exe(), &[("TINYMCP_LAUNCHER", Some("npx"))]),
+        json!({"command": "npx", "args": ["-y", "tinymcp", "--everything"]})
+    );
+    // The layout a wheel installs: ENV/pyvenv.cfg and ENV/bin/tinymcp.
+    let env = TempDir::new("config wheel");
+    std::fs::create_dir_all(env.path().join("bin")).unwrap();
+    std::fs::write(env.path().join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+    let copy = env.path().join("bin/tinymcp");
+    std::fs::copy(exe(), &copy).unwrap();
+    assert_eq!(snippet_of(copy.to_str().unwrap(), &[]), json!({"command": "uvx", "args": ["tinymcp", "--everything"]}));
+    // --launcher says otherwise.
+    let out = run_binary_in(
+        &["config", "--host", "cursor", "--launcher", "binary", "--everything"],
+        None,
+        &[("TINYMCP_LAUNCHER", Some("npx"))],
+    );
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["mcpServers"]["tinymcp"]["command"], exe());
 }

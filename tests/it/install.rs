@@ -327,3 +327,24 @@ fn a_config_with_a_byte_order_mark_is_merged_and_keeps_it() {
     let value: Value = serde_json::from_str(body).unwrap();
     assert_eq!((value["theme"].clone(), value["mcpServers"]["tinymcp"].clone()), (json!("dark"), our_entry("cursor")));
 }
+
+/// With a launcher, a project's file runs `npx -y tinymcp` (or `uvx tinymcp`) with the same
+/// portable arguments, and install says nothing of PATH; the user's file gets it too.
+#[test]
+fn a_launcher_is_written_into_project_and_user_files() {
+    let home = TempDir::new("install launcher home");
+    let project = TempDir::new("install launcher project");
+    let (ok, _, stderr) = install(home.path(), project.path(), "vscode", &["--scope", "project", "--launcher", "npx"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        read(&project.path().join(".vscode/mcp.json"))["servers"]["tinymcp"],
+        json!({"type": "stdio", "command": "npx", "args": ["-y", "tinymcp", "--root", "${workspaceFolder}"]})
+    );
+    assert!(!stderr.contains("PATH"), "{stderr}");
+    let (ok, _, stderr) = install(home.path(), project.path(), "gemini", &["--launcher", "uvx", "--everything"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        read(&home.path().join(".gemini/settings.json"))["mcpServers"]["tinymcp"],
+        json!({"command": "uvx", "args": ["tinymcp", "--everything"]})
+    );
+}

@@ -9,7 +9,7 @@ mod cli;
 mod platform;
 mod provide;
 
-use cli::config::{install_entry, parse_config, Config};
+use cli::config::{install_entry, parse_config, started_by, Config};
 use cli::help::help_asked;
 use cli::hosts;
 use cli::options::{parse_args, Args, Parsed};
@@ -407,16 +407,19 @@ fn main() -> ExitCode {
     };
     let args = match parsed {
         Ok(Parsed::Run(args)) => *args,
-        Ok(Parsed::Config(Config { host, flags, url, install })) => {
+        Ok(Parsed::Config(Config { host, flags, url, launcher, install })) => {
             let exe = match std::env::current_exe() {
-                Ok(exe) => exe.display().to_string(),
+                Ok(exe) => exe,
                 Err(e) => {
                     eprintln!("tinymcp: cannot find this binary's path: {e}");
                     return ExitCode::FAILURE;
                 }
             };
+            let launcher =
+                launcher.unwrap_or_else(|| started_by(std::env::var("TINYMCP_LAUNCHER").ok().as_deref(), &exe));
+            let exe = exe.display().to_string();
             if let Some(install) = install {
-                return match install_entry(host, &exe, &flags, url.as_deref(), &install) {
+                return match install_entry(host, &exe, launcher, &flags, url.as_deref(), &install) {
                     Ok((stdout, message)) => {
                         if let Some(text) = stdout {
                             print!("{text}");
@@ -430,9 +433,10 @@ fn main() -> ExitCode {
                     }
                 };
             }
+            let (command, args) = launcher.command(&exe, &flags);
             let launch = match &url {
                 Some(url) => hosts::Launch::Url(url),
-                None => hosts::Launch::Stdio { command: &exe, args: &flags },
+                None => hosts::Launch::Stdio { command: &command, args: &args },
             };
             match hosts::snippet(host, "tinymcp", launch) {
                 Ok(snippet) => {
@@ -442,7 +446,7 @@ fn main() -> ExitCode {
                     }
                     if let (Some(url), true) = (&url, flags.iter().any(|f| f == "--http")) {
                         let words: Vec<String> =
-                            std::iter::once(&exe).chain(&flags).map(|w| hosts::shell_quote(w)).collect();
+                            std::iter::once(&command).chain(&args).map(|w| hosts::shell_quote(w)).collect();
                         eprintln!(
                             "# the host connects to {url}; start the server yourself first:\n#   {}",
                             words.join(" ")

@@ -44,6 +44,44 @@ pub enum Launch<'a> {
     Url(&'a str),
 }
 
+/// What starts the server in a host's entry: the npm package (`npx -y tinymcp`), the PyPI one
+/// (`uvx tinymcp`), or this binary by its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launcher {
+    /// `npx -y tinymcp ARGS`: npm fetches the package (and its platform's binary) when needed.
+    Npx,
+    /// `uvx tinymcp ARGS`: uv fetches the wheel carrying the binary when needed.
+    Uvx,
+    /// The binary's own path.
+    Binary,
+}
+
+/// The names `--launcher` accepts.
+pub const LAUNCHER_NAMES: &str = "npx, uvx, binary";
+
+impl Launcher {
+    /// The launcher named on the command line.
+    pub fn from_name(name: &str) -> Option<Launcher> {
+        match name {
+            "npx" | "npm" => Some(Launcher::Npx),
+            "uvx" | "uv" | "pypi" => Some(Launcher::Uvx),
+            "binary" => Some(Launcher::Binary),
+            _ => None,
+        }
+    }
+
+    /// The command and arguments a host runs for a server started with `args`; `exe` is the
+    /// binary's path, used by `Binary` alone.
+    pub fn command(self, exe: &str, args: &[String]) -> (String, Vec<String>) {
+        let (command, first): (&str, &[&str]) = match self {
+            Launcher::Npx => ("npx", &["-y", "tinymcp"]),
+            Launcher::Uvx => ("uvx", &["tinymcp"]),
+            Launcher::Binary => (exe, &[]),
+        };
+        (command.to_owned(), first.iter().map(|s| s.to_string()).chain(args.iter().cloned()).collect())
+    }
+}
+
 impl Host {
     /// Every host, in the order `--help` lists them.
     pub const ALL: [Host; 8] = [

@@ -27,42 +27,93 @@ pub enum Change {
     Unchanged,
 }
 
-/// Where the host keeps its configuration, for `scope`, from the home folder, the current
-/// folder and the platform's conventions (`APPDATA` on Windows, `CODEX_HOME` for Codex).
-pub fn config_path(host: Host, scope: Scope, home: &Path, cwd: &Path) -> Result<PathBuf, String> {
-    let app_support = |app: &str| -> PathBuf {
-        if cfg!(target_os = "macos") {
-            home.join("Library/Application Support").join(app)
-        } else if cfg!(windows) {
-            std::env::var_os("APPDATA").map_or_else(|| home.join("AppData/Roaming"), PathBuf::from).join(app)
-        } else {
-            std::env::var_os("XDG_CONFIG_HOME").map_or_else(|| home.join(".config"), PathBuf::from).join(app)
-        }
+/// The operating system whose conventions place a host's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    /// Linux and the other Unixes: `XDG_CONFIG_HOME`, else `~/.config`.
+    Linux,
+    /// macOS: `~/Library/Application Support`.
+    MacOs,
+    /// Windows: `%APPDATA%`, else `~\AppData\Roaming`.
+    Windows,
+}
+
+impl Platform {
+    /// The platform this binary was built for.
+    pub const CURRENT: Platform = if cfg!(target_os = "macos") {
+        Platform::MacOs
+    } else if cfg!(windows) {
+        Platform::Windows
+    } else {
+        Platform::Linux
     };
+}
+
+/// What places a host's files: the platform, the home and current folders, and the variables
+/// that move them (`APPDATA` on Windows, `XDG_CONFIG_HOME` elsewhere, `CODEX_HOME` for Codex).
+/// Plain values, so a test gives another platform's layout under a fake home.
+pub struct Places {
+    pub platform: Platform,
+    pub home: PathBuf,
+    pub cwd: PathBuf,
+    pub appdata: Option<PathBuf>,
+    pub xdg_config_home: Option<PathBuf>,
+    pub codex_home: Option<PathBuf>,
+}
+
+impl Places {
+    /// This machine's, from its environment.
+    pub fn here(home: &Path, cwd: &Path) -> Places {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        Places {
+            platform: Platform::CURRENT,
+            home: home.to_owned(),
+            cwd: cwd.to_owned(),
+            appdata: var("APPDATA"),
+            xdg_config_home: var("XDG_CONFIG_HOME"),
+            codex_home: var("CODEX_HOME"),
+        }
+    }
+
+    /// The folder applications keep their settings in, `app`'s inside it.
+    fn app_support(&self, app: &str) -> PathBuf {
+        match self.platform {
+            Platform::MacOs => self.home.join("Library/Application Support").join(app),
+            Platform::Windows => self.appdata.clone().unwrap_or_else(|| self.home.join("AppData/Roaming")).join(app),
+            Platform::Linux => self.xdg_config().join(app),
+        }
+    }
+
+    fn xdg_config(&self) -> PathBuf {
+        self.xdg_config_home.clone().unwrap_or_else(|| self.home.join(".config"))
+    }
+}
+
+/// Where the host keeps its configuration, for `scope`, by the conventions of `places`.
+pub fn config_path(host: Host, scope: Scope, places: &Places) -> Result<PathBuf, String> {
+    let (home, cwd) = (&places.home, &places.cwd);
     let project_only = |what: &str| format!("{host} keeps {what}: use --scope user");
     Ok(match (host, scope) {
-        (Host::ClaudeDesktop, Scope::User) => app_support("Claude").join("claude_desktop_config.json"),
+        (Host::ClaudeDesktop, Scope::User) => places.app_support("Claude").join("claude_desktop_config.json"),
         (Host::ClaudeDesktop, Scope::Project) => return Err(project_only("one file for the user alone")),
         (Host::ClaudeCode, Scope::User) => home.join(".claude.json"),
         (Host::ClaudeCode, Scope::Project) => cwd.join(".mcp.json"),
-        (Host::VsCode, Scope::User) => app_support("Code").join("User/mcp.json"),
+        (Host::VsCode, Scope::User) => places.app_support("Code").join("User/mcp.json"),
         (Host::VsCode, Scope::Project) => cwd.join(".vscode/mcp.json"),
         (Host::Cursor, Scope::User) => home.join(".cursor/mcp.json"),
         (Host::Cursor, Scope::Project) => cwd.join(".cursor/mcp.json"),
         (Host::Windsurf, Scope::User) => home.join(".codeium/windsurf/mcp_config.json"),
         (Host::Windsurf, Scope::Project) => return Err(project_only("its servers in the user's file only")),
-        (Host::Zed, Scope::User) => {
-            if cfg!(windows) {
-                app_support("Zed").join("settings.json")
-            } else {
-                std::env::var_os("XDG_CONFIG_HOME")
-                    .map_or_else(|| home.join(".config"), PathBuf::from)
-                    .join("zed/settings.json")
-            }
-        }
+        // Zed keeps ~/.config/zed on macOS too (not Application Support), and reads
+        // XDG_CONFIG_HOME on Linux only.
+        (Host::Zed, Scope::User) => match places.platform {
+            Platform::Windows => places.app_support("Zed").join("settings.json"),
+            Platform::MacOs => home.join(".config/zed/settings.json"),
+            Platform::Linux => places.xdg_config().join("zed/settings.json"),
+        },
         (Host::Zed, Scope::Project) => cwd.join(".zed/settings.json"),
         (Host::Codex, Scope::User) => {
-            std::env::var_os("CODEX_HOME").map_or_else(|| home.join(".codex"), PathBuf::from).join("config.toml")
+            places.codex_home.clone().unwrap_or_else(|| home.join(".codex")).join("config.toml")
         }
         (Host::Codex, Scope::Project) => cwd.join(".codex/config.toml"),
         (Host::Gemini, Scope::User) => home.join(".gemini/settings.json"),
@@ -314,23 +365,29 @@ fn parse_key_path(text: &str) -> Option<Vec<String>> {
 /// The flags whose value is a path: `config` makes them absolute, a project's file relative.
 pub const PATH_FLAGS: [&str; 5] = ["--root", "--write-root", "--manifest", "--state-key-file", "--skills"];
 
-/// The arguments to write into a project's file, which is committed and read on other
-/// machines, and lines saying what was written. The command is `tinymcp` from PATH (the
-/// caller writes it); a path inside `project` becomes relative to it: through
-/// `${workspaceFolder}` for VS Code and Cursor, which fill it in, and as it is for the others,
-/// which start the server in the project folder. A path outside the project stays absolute,
-/// said so. `args` holds absolute paths, and `project` is the canonical project folder.
-pub fn portable(host: Host, exe: &str, args: &[String], project: &Path) -> (Vec<String>, Vec<String>) {
+/// What `install` says of the command `tinymcp` written into a project's file: found on PATH
+/// when the host starts it, and whether this PATH has it.
+pub fn on_path_note(exe: &str) -> String {
     let on_path = std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|folder| folder.join("tinymcp").is_file()));
-    let mut said = vec![if on_path {
+    if on_path {
         "the command is `tinymcp`, found on PATH when the host starts it".to_owned()
     } else {
         format!(
             "the command is `tinymcp`, found on PATH when the host starts it, but this PATH has none: put this \
              binary ({exe}) in a folder on PATH"
         )
-    }];
+    }
+}
+
+/// The arguments to write into a project's file, which is committed and read on other
+/// machines, and lines saying what was written. The command (the caller writes it) is
+/// `tinymcp` from PATH or a launcher (`npx`, `uvx`); a path inside `project` becomes relative to it: through
+/// `${workspaceFolder}` for VS Code and Cursor, which fill it in, and as it is for the others,
+/// which start the server in the project folder. A path outside the project stays absolute,
+/// said so. `args` holds absolute paths, and `project` is the canonical project folder.
+pub fn portable(host: Host, args: &[String], project: &Path) -> (Vec<String>, Vec<String>) {
+    let mut said = Vec::new();
     let mut out = Vec::with_capacity(args.len());
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -649,6 +706,83 @@ mod tests {
         let found: Vec<&String> = doc["mcpServers"].as_object().unwrap().keys().collect();
         assert_eq!(found.len(), names.len(), "{found:?}");
         let _ = std::fs::remove_dir_all(&folder);
+    }
+
+    /// The user's file of each host on macOS and Windows, under a fake home, as each host's
+    /// documentation places it; then written there by `install`, folders created.
+    #[test]
+    fn macos_and_windows_layouts_under_a_fake_home() {
+        let home = std::env::temp_dir().join(format!("tinymcp-install-layouts-{}", std::process::id()));
+        let places = |platform, appdata: Option<PathBuf>| Places {
+            platform,
+            home: home.clone(),
+            cwd: home.join("project"),
+            appdata,
+            xdg_config_home: Some(PathBuf::from("/elsewhere")), // read on Linux alone
+            codex_home: None,
+        };
+        let roaming = home.join("AppData/Roaming");
+        let layouts = [
+            (
+                Platform::MacOs,
+                None,
+                [
+                    "Library/Application Support/Claude/claude_desktop_config.json",
+                    ".claude.json",
+                    "Library/Application Support/Code/User/mcp.json",
+                    ".cursor/mcp.json",
+                    ".codeium/windsurf/mcp_config.json",
+                    ".config/zed/settings.json",
+                    ".codex/config.toml",
+                    ".gemini/settings.json",
+                ],
+            ),
+            (
+                Platform::Windows,
+                Some(roaming.clone()),
+                [
+                    "AppData/Roaming/Claude/claude_desktop_config.json",
+                    ".claude.json",
+                    "AppData/Roaming/Code/User/mcp.json",
+                    ".cursor/mcp.json",
+                    ".codeium/windsurf/mcp_config.json",
+                    "AppData/Roaming/Zed/settings.json",
+                    ".codex/config.toml",
+                    ".gemini/settings.json",
+                ],
+            ),
+            // Without APPDATA, Windows' default place for it.
+            (
+                Platform::Windows,
+                None,
+                [
+                    "AppData/Roaming/Claude/claude_desktop_config.json",
+                    ".claude.json",
+                    "AppData/Roaming/Code/User/mcp.json",
+                    ".cursor/mcp.json",
+                    ".codeium/windsurf/mcp_config.json",
+                    "AppData/Roaming/Zed/settings.json",
+                    ".codex/config.toml",
+                    ".gemini/settings.json",
+                ],
+            ),
+        ];
+        for (platform, appdata, files) in layouts {
+            let places = places(platform, appdata);
+            for (host, file) in Host::ALL.into_iter().zip(files) {
+                let path = config_path(host, Scope::User, &places).unwrap();
+                assert_eq!(path, home.join(file), "{platform:?} {host}");
+                install(host, &path, "t", &entry(), false).unwrap();
+                assert!(std::fs::read_to_string(&path).unwrap().contains("/bin/t"), "{platform:?} {host}");
+            }
+        }
+        let linux = places(Platform::Linux, None);
+        assert_eq!(
+            config_path(Host::ClaudeDesktop, Scope::User, &linux).unwrap(),
+            Path::new("/elsewhere/Claude/claude_desktop_config.json")
+        );
+        assert_eq!(config_path(Host::Zed, Scope::Project, &linux).unwrap(), home.join("project/.zed/settings.json"));
+        let _ = std::fs::remove_dir_all(&home);
     }
 
     #[test]

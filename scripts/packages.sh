@@ -4,12 +4,13 @@
 # - npm, into DIST/npm/: one package per platform, @tinymcp/OS-CPU (`os` and `cpu` set, the binary
 #   in bin/), and the `tinymcp` package, whose command (packaging/npm/tinymcp.js) runs the binary
 #   of the platform package npm installed as its optional dependency (the esbuild/biome pattern).
-#   Then the check: the tarballs installed into an empty folder with no registry (--offline), and
-#   `npx tinymcp --everything` answers `initialize` over stdio.
-# - PyPI, into DIST/pypi/: the wheel of the Linux x86_64 static binary, by maturin's
-#   `bindings = "bin"` (pyproject.toml), for `uvx tinymcp` and `pipx run tinymcp`; checked in a
-#   fresh virtualenv (`tinymcp` on its PATH answers `initialize`) and by `uvx --from WHEEL`.
-#   maturin runs cargo with release.sh's target, profile and features, so the build is fresh.
+#   Then the check: the tarballs installed into an empty folder with no registry (--offline),
+#   `npx tinymcp --everything` answers `initialize` over stdio and `npx tinymcp config` writes
+#   the npx form; the launcher names the package missing on an unknown platform or when npm left
+#   the optional dependency out.
+# - PyPI, into DIST/pypi/: the wheels (`bindings = "bin"`, pyproject.toml) for `uvx tinymcp` and
+#   `pipx run tinymcp`: the Linux x86_64 one by maturin, the others from it (below); checked in
+#   a fresh virtualenv (`tinymcp` on its PATH answers `initialize`) and by `uvx --from WHEEL`.
 #   Skipped, said so, when DIST has no Linux x86_64 binary; TINYMCP_NO_WHEEL=1 skips it too.
 # The version is the workspace's (the binary crate's). Usage: scripts/packages.sh DIST
 set -euo pipefail
@@ -103,8 +104,8 @@ here=$(node -p 'process.platform + "-" + process.arch')
 (cd "$check" && npm install --offline --no-audit --no-fund --loglevel=error \
   "$npm_out/tinymcp-$version.tgz" "$npm_out/tinymcp-$here-$version.tgz" >/dev/null)
 initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"packages.sh","version":"0"}}}'
-answer_of() { # COMMAND...: what the command answers to `initialize` (stdin then ends)
-  echo "$initialize" | "$@" --everything 2>/dev/null
+answer_of() { # COMMAND...: what the command answers to `initialize` (stdin then ends; 60 s at most)
+  echo "$initialize" | timeout 60 "$@" --everything 2>/dev/null || true
 }
 answer=$(cd "$check" && answer_of npx --offline --no-install tinymcp)
 grep -q '"serverInfo":{"name":"tinymcp"' <<<"$answer" || {
@@ -116,7 +117,20 @@ grep -q '"command": "npx"' <<<"$snippet" || {
   echo "packages: tinymcp started by npx does not write the npx form" >&2
   exit 1
 }
-echo "packages: npm: installed offline from the tarballs, \`npx tinymcp\` answers initialize, in $(took "$start")"
+# The launcher's two refusals: a platform with no package, and the platform package left out.
+said=$(node -e 'Object.defineProperty(process, "platform", {value: "aix"}); require(process.argv[1])' \
+  "$check/node_modules/tinymcp/bin/tinymcp.js" 2>&1) && { echo "packages: npm on aix: started: $said" >&2; exit 1; }
+grep -q "no binary is published for aix" <<<"$said" || { echo "packages: npm on aix: $said" >&2; exit 1; }
+mkdir -p "$stage/bare" && echo '{"name":"bare","private":true}' >"$stage/bare/package.json"
+(cd "$stage/bare" && npm install --offline --omit=optional --no-audit --no-fund --loglevel=error \
+  "$npm_out/tinymcp-$version.tgz" >/dev/null)
+said=$("$stage/bare/node_modules/.bin/tinymcp" --version 2>&1) && { echo "packages: npm without @tinymcp/$here: started" >&2; exit 1; }
+grep -q "the package @tinymcp/$here, which carries this platform's binary, is not installed" <<<"$said" || {
+  echo "packages: npm without the platform package: $said" >&2
+  exit 1
+}
+echo "packages: npm: installed offline from the tarballs, \`npx tinymcp\` answers initialize, writes the npx form," \
+  "names a missing platform package, in $(took "$start")"
 
 # PyPI. The Linux x86_64 wheel is maturin's (pyproject.toml), from the release build cargo finds
 # fresh: its binary must be the very one in DIST. The other targets' wheels are that wheel with

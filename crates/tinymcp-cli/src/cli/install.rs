@@ -368,8 +368,10 @@ pub const PATH_FLAGS: [&str; 5] = ["--root", "--write-root", "--manifest", "--st
 /// What `install` says of the command `tinymcp` written into a project's file: found on PATH
 /// when the host starts it, and whether this PATH has it.
 pub fn on_path_note(exe: &str) -> String {
-    let on_path = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|folder| folder.join("tinymcp").is_file()));
+    let on_path = std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths)
+            .any(|folder| folder.join(format!("tinymcp{}", std::env::consts::EXE_SUFFIX)).is_file())
+    });
     if on_path {
         "the command is `tinymcp`, found on PATH when the host starts it".to_owned()
     } else {

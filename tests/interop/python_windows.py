@@ -4,7 +4,7 @@ Windows spells them, `file:///Z:/...`), reading a file as a tool and as a resour
 and the sandbox refusing what Windows reads as something else than a plain name in the folder
 (`..`, drives, UNC and `\\\\?\\` prefixes, devices such as `CON`, streams such as `a.txt:x`,
 trailing dots and spaces, 8.3 short names, a link out of the folder); with no folder given, a
-client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; `proxy` in front of a child tinymcp.exe; `install --host claude-desktop`; then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
+client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; `proxy` in front of a child tinymcp.exe; `install --host claude-desktop`; a manifest's command tools (arguments through CreateProcess's quoting intact, a timed-out tree ended by its job object, a `.bat` refused); then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
 Usage: python_windows.py -- path/to/tinymcp.exe"""
 
 import json
@@ -229,11 +229,69 @@ async def main(exe: str) -> None:
         check(entry["command"].lower().endswith("tinymcp.exe") and entry["args"] == ["--root", win_root], f"install: {entry}")
         print(f"install --host claude-desktop: {said.stdout.strip()}\\Claude\\claude_desktop_config.json holds {json.dumps(entry)}")
 
+        await command_tools(exe, tmp)
+
         done = subprocess.run(["wine", exe, "--write-root", win_root], capture_output=True, text=True,
                               env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)
         check(done.returncode != 0 and "not yet supported on Windows" in done.stderr, f"--write: {done}")
         print("--write-root: " + next(l for l in done.stderr.splitlines() if "not yet supported" in l).strip())
     print("windows (wine): ok")
+
+
+# Arguments CreateProcess's quoting must carry intact: spaces, quotes, backslashes before a
+# quote and at the end (the classic injection: `C:\dir\" & calc`), cmd's metacharacters, an
+# empty one.
+HARD_ARGUMENTS = ["a b", 'say "hi"', "C:\\dir\\", 'x\\"y', "\\\\server\\share\\", "& calc", "%PATH%", "", "tab\there"]
+
+
+async def command_tools(exe: str, tmp: str) -> None:
+    """A manifest's command tools under Windows: argv reaches a program intact (a helper built
+    here with mingw-w64 prints what its C runtime split), a timed-out command's whole tree (it
+    started a child) ended by the job object, and a `.bat` program refused at start."""
+    helper = os.path.join(tmp, "argv.exe")
+    subprocess.run(["x86_64-w64-mingw32-gcc", "-O2", "-o", helper, "scripts/wine/argv.c"], check=True)
+    mark = f"tinymcp-tree-{os.getpid()}"
+    manifest = os.path.join(tmp, "manifest.json")
+    with open(manifest, "w") as f:
+        json.dump({"tools": [
+            {"name": "echo_args", "command": [windows_path(helper), "--", "{{words}}"],
+             "inputSchema": {"type": "object", "properties": {"words": {"type": "array", "items": {"type": "string"}}}}},
+            {"name": "tree", "command": [windows_path(helper), "tree", mark], "timeoutMs": 3000},
+        ]}, f)
+    marked = lambda: [l for l in subprocess.run(["pgrep", "-af", mark], capture_output=True,
+                                                 text=True).stdout.splitlines() if "pgrep" not in l]
+    params = StdioServerParameters(command="wine", args=[exe, "--manifest", windows_path(manifest), "--no-watch"],
+                                   env=wine_env())
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("echo_args", {"words": HARD_ARGUMENTS})
+        check(not result.is_error, f"echo_args: {result}")
+        said = result.content[0].text
+        expected = "".join(f"[{a}]\n" for a in ["--"] + HARD_ARGUMENTS)
+        check(said.replace("\r\n", "\n") == expected, f"echo_args: {said!r}, not {expected!r}")
+        print(f"command tool: {len(HARD_ARGUMENTS)} arguments with spaces, quotes, backslashes reached the program intact")
+
+        result = await session.call_tool("tree", {})
+        check(result.is_error and "timed out" in result.content[0].text.lower(), f"tree: {result}")
+        # The command and the child it started end with the call (the job object), while the
+        # server still runs; Wine takes a moment to reap them.
+        deadline = time.monotonic() + 30
+        while marked() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(not marked(), f"tree: left running after its timeout: {marked()}")
+        print("command tool timed out: the command and the child it started ended with the call (job object)")
+
+    batch = os.path.join(tmp, "run.bat")
+    with open(batch, "w") as f:
+        f.write("@echo %*\r\n")
+    for spelled in [windows_path(batch), windows_path(batch).upper() + ". "]:
+        with open(manifest, "w") as f:
+            json.dump({"tools": [{"name": "bat", "command": [spelled, "{{x}}"],
+                                  "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}]}, f)
+        done = subprocess.run(["wine", exe, "--manifest", windows_path(manifest)], capture_output=True, text=True,
+                              env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)
+        check(done.returncode != 0 and "batch script" in done.stderr and "cmd.exe" in done.stderr, f"bat: {done}")
+    print("a .bat program: refused at start (" + next(l for l in done.stderr.splitlines() if "batch" in l).strip() + ")")
 
 
 if __name__ == "__main__":

@@ -167,10 +167,10 @@ fn server_options(args: &Args) -> tinymcp::Options {
 
 /// Registers what the flags ask for and serves it, over HTTP or stdio.
 fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
-    if args.write_all || !args.write_roots.is_empty() {
-        if let Some(why) = platform::not_yet_on_windows("--write (the edit tools)") {
-            return Err(tinymcp::Error::Config(why));
-        }
+    if cfg!(windows) && (args.write_all || !args.write_roots.is_empty()) {
+        return Err(tinymcp::Error::Config(
+            "not yet supported on Windows: --write (the edit tools) (see docs/security.md, \"Windows\")".into(),
+        ));
     }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
@@ -178,11 +178,6 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
     }
     if let Some(file) = &args.manifest {
         let manifest = manifest::load(file).map_err(|e| tinymcp::Error::Config(format!("\n{e}")))?;
-        if manifest.has_command_tools() {
-            if let Some(why) = platform::not_yet_on_windows("a manifest's command tools") {
-                return Err(tinymcp::Error::Config(why));
-            }
-        }
         log::info!("{}: {}", manifest.file().display(), manifest.summary());
         for warning in manifest.warnings() {
             log::warn!("{}: {warning}", manifest.file().display());

@@ -362,36 +362,27 @@ fn via_descriptor(file: &File) -> Option<PathBuf> {
 }
 
 /// The real path of the opened `file` (opened from `path`). On Linux the kernel names it
-/// (`/proc/self/fd/N`), and without `/proc` nothing is served. Elsewhere on Unix `path` is
-/// canonicalized and must still be the same device and inode as the descriptor (a swap in
-/// between is refused). On Windows, where stable std tells no file's identity, no component
-/// of `path` may be a symbolic link or junction (checked after the open), and the canonical
-/// path, as Windows names the file it opens, must be the same size and times as what was
-/// opened; docs/security.md says what race remains.
+/// (`/proc/self/fd/N`), and without `/proc` nothing is served; on Windows the system does
+/// (`GetFinalPathNameByHandleW`), after refusing a path with a symbolic link or junction on the
+/// way (Windows: a link is never followed). Either way it is what was opened, so a swap after
+/// the open changes nothing. Elsewhere on Unix `path` is canonicalized and must still be the
+/// same device and inode as the descriptor (a swap in between is refused).
 pub(crate) fn real_path(file: &File, meta: &Metadata, path: &Path) -> Result<PathBuf, String> {
     if let Some(proc_path) = via_descriptor(file) {
         return fs::read_link(proc_path).map_err(|e| format!("cannot check what was opened (is /proc mounted?): {e}"));
     }
-    let changed = || "changed while it was opened (a symbolic link swapped in on the way?)".to_owned();
     if cfg!(windows) {
         no_link_on_the_way(path)?;
     }
+    if let Some(named) = platform::path_of_open(file) {
+        return named.map_err(|e| format!("cannot check what was opened: {e}"));
+    }
+    let changed = || "changed while it was opened (a symbolic link swapped in on the way?)".to_owned();
     let canonical = fs::canonicalize(path).map_err(|_| changed())?;
     let now = fs::metadata(&canonical).map_err(|_| changed())?;
-    let same = match (platform::identity(&now), platform::identity(meta)) {
-        (Some(now), Some(opened)) => now == opened,
-        (None, None) => {
-            now.len() == meta.len()
-                && now.modified().ok() == meta.modified().ok()
-                && now.created().ok() == meta.created().ok()
-                && now.is_dir() == meta.is_dir()
-        }
-        _ => false,
-    };
-    if same {
-        Ok(canonical)
-    } else {
-        Err(changed())
+    match (platform::identity(&now), platform::identity(meta)) {
+        (Some(now), Some(opened)) if now == opened => Ok(canonical),
+        _ => Err(changed()),
     }
 }
 

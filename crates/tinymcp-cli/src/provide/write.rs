@@ -122,9 +122,10 @@ impl<'s> Folder<'s> {
 
     /// What holds the file `name` of this folder.
     fn key(&self, name: &str) -> Result<HeldKey, String> {
-        let meta = self.held.metadata().map_err(|e| format!("cannot inspect the folder: {e}"))?;
-        // Without an identity (Windows), writes are refused at start: nothing may hold by path.
-        let (device, inode) = crate::platform::identity(&meta).ok_or("cannot identify the folder on this platform")?;
+        // The open folder's identity (Windows: volume serial and file index), never its path:
+        // two spellings of one folder share the hold.
+        let (device, inode) =
+            crate::platform::file_identity(&self.held).map_err(|e| format!("cannot identify the folder: {e}"))?;
         Ok((device, inode, name.to_owned()))
     }
 

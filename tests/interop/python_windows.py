@@ -4,7 +4,7 @@ Windows spells them, `file:///Z:/...`), reading a file as a tool and as a resour
 and the sandbox refusing what Windows reads as something else than a plain name in the folder
 (`..`, drives, UNC and `\\\\?\\` prefixes, devices such as `CON`, streams such as `a.txt:x`,
 trailing dots and spaces, 8.3 short names, a link out of the folder); with no folder given, a
-client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; `proxy` in front of a child tinymcp.exe; `install --host claude-desktop`; a manifest's command tools (arguments through CreateProcess's quoting intact, a timed-out tree ended by its job object, a `.bat` refused); then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
+client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; `proxy` in front of a child tinymcp.exe; `install --host claude-desktop`; a manifest's command tools (arguments through CreateProcess's quoting intact, a timed-out tree ended by its job object, a `.bat` refused); then `--write-root`: the edit tools, and the escapes refused to them too. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
 Usage: python_windows.py -- path/to/tinymcp.exe"""
 
 import json
@@ -231,11 +231,54 @@ async def main(exe: str) -> None:
 
         await command_tools(exe, tmp)
 
-        done = subprocess.run(["wine", exe, "--write-root", win_root], capture_output=True, text=True,
-                              env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)
-        check(done.returncode != 0 and "not yet supported on Windows" in done.stderr, f"--write: {done}")
-        print("--write-root: " + next(l for l in done.stderr.splitlines() if "not yet supported" in l).strip())
+        await writes(exe, root)
     print("windows (wine): ok")
+
+
+async def writes(exe: str, root: str) -> None:
+    """`--write-root` under Windows: list, read, search and find, then the edit tools (a new file,
+    an edit, a folder, a move), each answer checked on the host's disk; every escape of
+    ESCAPES refused by `write_file` too (nothing written), and writes through a link out of the
+    folder refused."""
+    params = StdioServerParameters(command="wine", args=[exe, "--write-root", windows_path(root), "--no-watch"],
+                                   env=wine_env())
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {t.name for t in (await session.list_tools()).tools}
+        check({"write_file", "edit_file", "create_directory", "move_file"} <= tools, f"--write tools {tools}")
+        listed = await session.call_tool("list_directory", {"path": "."})
+        check(not listed.is_error and "notes.txt" in listed.content[0].text, f"list {listed}")
+        found = await session.call_tool("find_files", {"pattern": "**/*.rs"})
+        check(not found.is_error and "src/main.rs" in found.content[0].text, f"find {found}")
+
+        made = await session.call_tool("write_file", {"path": "src/new.txt", "content": "one\ntwo\n"})
+        check(not made.is_error, f"write_file {made}")
+        with open(os.path.join(root, "src", "new.txt")) as f:
+            check(f.read() == "one\ntwo\n", "write_file: the file on disk")
+        edited = await session.call_tool("edit_file", {"path": "src/main.rs",
+                                                       "edits": [{"oldText": "Hello", "newText": "Hello, Windows"}]})
+        check(not edited.is_error, f"edit_file {edited}")
+        with open(os.path.join(root, "src", "main.rs")) as f:
+            check('println!("Hello, Windows");' in f.read(), "edit_file: the file on disk")
+        again = await session.call_tool("read_file", {"path": "src/main.rs"})
+        check("Hello, Windows" in again.content[0].text, f"read after edit {again}")
+        searched = await session.call_tool("search_files", {"query": "Hello, Windows"})
+        check("src/main.rs:2:" in searched.content[0].text, f"search after edit {searched}")
+        folder = await session.call_tool("create_directory", {"path": "docs/deep"})
+        check(not folder.is_error and os.path.isdir(os.path.join(root, "docs", "deep")), f"create_directory {folder}")
+        moved = await session.call_tool("move_file", {"source": "src/new.txt", "destination": "docs/deep/new.txt"})
+        check(not moved.is_error and os.path.isfile(os.path.join(root, "docs", "deep", "new.txt"))
+              and not os.path.exists(os.path.join(root, "src", "new.txt")), f"move_file {moved}")
+        print("--write-root: list, find, write_file, edit_file (read and searched back), create_directory, move_file")
+
+        before = sorted(os.listdir(root)), sorted(os.listdir(os.path.dirname(root)))
+        for spelled, why in ESCAPES + [("out/tinymcp-written", "link")]:
+            result = await session.call_tool("write_file", {"path": spelled, "content": "x"})
+            said = result.content[0].text
+            check(result.is_error and why in said, f"write_file {spelled!r}: {said}")
+        after = sorted(os.listdir(root)), sorted(os.listdir(os.path.dirname(root)))
+        check(before == after and not os.path.exists("/etc/tinymcp-written"), f"an escape wrote: {before} {after}")
+        print(f"write_file: {len(ESCAPES) + 1} escapes refused with their reasons, nothing written")
 
 
 # Arguments CreateProcess's quoting must carry intact: spaces, quotes, backslashes before a

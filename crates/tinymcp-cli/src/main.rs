@@ -167,11 +167,6 @@ fn server_options(args: &Args) -> tinymcp::Options {
 
 /// Registers what the flags ask for and serves it, over HTTP or stdio.
 fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
-    if cfg!(windows) && (args.write_all || !args.write_roots.is_empty()) {
-        return Err(tinymcp::Error::Config(
-            "not yet supported on Windows: --write (the edit tools) (see docs/security.md, \"Windows\")".into(),
-        ));
-    }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);

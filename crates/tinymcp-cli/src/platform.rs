@@ -469,6 +469,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_open_file_is_known_by_its_identity_and_final_path() {
+        let dir = std::env::temp_dir().join(format!("tinymcp-identity-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+        std::fs::write(&a, "a").unwrap();
+        std::fs::write(&b, "b").unwrap();
+        let open = |p: &Path| read_options().open(p).unwrap();
+        let first = file_identity(&open(&a)).unwrap();
+        assert_eq!(first, file_identity(&open(&a)).unwrap(), "two handles of one file");
+        assert_ne!(first, file_identity(&open(&b)).unwrap(), "two files");
+        assert_eq!(file_identity(&open(&dir)).unwrap(), file_identity(&open(&dir.join("."))).unwrap(), "a folder");
+        let held = open(&a);
+        if let Some(named) = path_of_open(&held) {
+            assert_eq!(named.unwrap(), std::fs::canonicalize(&a).unwrap());
+        }
+        // Renamed after the open: the handle's name follows the file, not the old path, and its
+        // identity stays. (Not under Wine, which answers the name it was opened by, and no volume
+        // serial once that name is gone: docs/testing.md.)
+        std::fs::rename(&a, dir.join("c.txt")).unwrap();
+        if std::env::var_os("WINEPREFIX").is_none() {
+            if let Some(named) = path_of_open(&held) {
+                assert_eq!(named.unwrap(), std::fs::canonicalize(dir.join("c.txt")).unwrap());
+            }
+            assert_eq!(file_identity(&held).unwrap(), first, "the same file after its rename");
+        }
+        drop(held);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn batch_scripts_are_known_however_spelled() {
         for program in ["run.bat", "RUN.CMD", r"C:\tools\x.Bat", "dir/x.cmd. ", "x.bat...", r"\\server\share\y.cmd"] {
             assert!(is_batch_script(program), "{program}");

@@ -11,7 +11,9 @@
 //! component, never follows it. What remains: a folder held may be moved out of the root by
 //! someone who can write both, after the check; the folder is checked again after the change,
 //! and the change undone when it left. Without `/proc` (not Linux) names are reached by their
-//! canonical path, and the checks of the created file and of the folder afterwards are the guard.
+//! canonical path, and the checks of the created file (on Windows, the final name of its handle)
+//! and of the folder afterwards are the guard; a folder's identity for the holds is its volume
+//! serial and file index there (`platform::file_identity`).
 
 use super::sandbox::{self, real_path, Sandbox};
 use std::fs::{self, File, Metadata, OpenOptions};

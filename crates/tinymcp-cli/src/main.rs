@@ -256,20 +256,21 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
     }
 }
 
-/// SIGTERM and SIGINT handled from now on; without (not Unix, or it failed) they end the
-/// process at once, as by default.
-#[cfg(unix)]
+/// SIGTERM and SIGINT (Windows: Ctrl-C, Ctrl-Break, console close) handled from now on;
+/// without (another platform, or it failed) they end the process at once, as by default.
+#[cfg(any(unix, windows))]
 fn signals() -> Option<cli::signal::Signals> {
-    cli::signal::install().map_err(|e| log::warn!("SIGTERM ends the process at once: {e}")).ok()
+    cli::signal::install().map_err(|e| log::warn!("SIGTERM or Ctrl-C ends the process at once: {e}")).ok()
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 fn signals() -> Option<std::convert::Infallible> {
     None
 }
 
-/// Blocks until SIGTERM or SIGINT; from then on a second one ends the process at once.
-#[cfg(unix)]
+/// Blocks until SIGTERM or SIGINT (or a console event); from then on a second one ends the
+/// process at once.
+#[cfg(any(unix, windows))]
 fn wait_for_signal(mut signals: cli::signal::Signals, drain: Duration) {
     let Ok(first) = signals.wait() else { return };
     log::info!("{first}: draining for at most {} s (a second signal ends the process now)", drain.as_secs());
@@ -281,7 +282,7 @@ fn wait_for_signal(mut signals: cli::signal::Signals, drain: Duration) {
     });
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 fn wait_for_signal(never: std::convert::Infallible, _: Duration) {
     match never {}
 }

@@ -128,9 +128,10 @@ impl Sandbox {
         Some(parts?.join("/"))
     }
 
-    /// Whether a directory entry is shown: hidden names only with `--include-hidden`.
+    /// Whether a directory entry is shown: hidden names only with `--include-hidden`; on macOS
+    /// the Finder's files never ([`shown`]).
     pub fn shows(&self, name: &str) -> bool {
-        self.include_hidden || !name.starts_with('.')
+        shown(name, self.include_hidden, cfg!(target_os = "macos"))
     }
 
     /// Visits every regular file under `dir` (canonical, inside the root) in a stable order,
@@ -401,6 +402,19 @@ fn no_link_on_the_way(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether a directory entry named `name` is listed: a dot file only with `include_hidden`; on
+/// macOS (`macos`) never the Finder's own files, `.DS_Store` (any case: APFS tells none) and
+/// `._name` (a resource fork or extended attributes kept apart on a volume without them), which
+/// are metadata, not content, even with `--include-hidden`. A plain function of the platform,
+/// so both ways are tested everywhere.
+pub(crate) fn shown(name: &str, include_hidden: bool, macos: bool) -> bool {
+    let finder = name.eq_ignore_ascii_case(".DS_Store") || name.starts_with("._");
+    if macos && finder {
+        return false;
+    }
+    include_hidden || !name.starts_with('.')
+}
+
 /// Splits the path part of a `file://` URI (relative to a root) into checked components:
 /// percent-encoded separators are refused, the text is percent-decoded exactly once, a
 /// separator or dot that was encoded twice is refused, then [`components`] checks the rest.
@@ -479,6 +493,38 @@ pub fn file_uri(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finder_files_are_hidden_even_with_include_hidden_on_macos() {
+        for name in [".DS_Store", ".ds_store", "._notes.txt", "._"] {
+            assert!(!shown(name, false, false) && !shown(name, true, true), "{name}");
+            assert!(shown(name, true, false), "{name}: elsewhere a dot file like any other");
+        }
+        for name in ["notes.txt", "DS_Store", "_x"] {
+            assert!(shown(name, false, true) && shown(name, true, true), "{name}");
+        }
+        assert!(shown(".env", true, true) && !shown(".env", false, true));
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_root_reached_through_a_symbolic_link_is_served_by_its_real_path() {
+        // As macOS's /tmp and /var lead to /private/tmp and /private/var.
+        let base = std::env::temp_dir().canonicalize().unwrap().join(format!("tinymcp-private-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        fs::create_dir_all(base.join("private/tmp/served")).unwrap();
+        fs::write(base.join("private/tmp/served/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink("private/tmp", base.join("tmp")).unwrap();
+        let sandbox = Sandbox::new(&base.join("tmp/served"), false).unwrap();
+        assert_eq!(sandbox.root(), base.join("private/tmp/served"));
+        let resolved = sandbox.resolve("a.txt").unwrap();
+        assert_eq!(resolved, base.join("private/tmp/served/a.txt"));
+        assert!(sandbox.open(&resolved).is_ok());
+        // A client's root spelled through the link names the same folder.
+        let through_link = format!("file://{}", base.join("tmp/served").display());
+        assert_eq!(crate::provide::files::local_folder(&through_link), Some(base.join("private/tmp/served")));
+        fs::remove_dir_all(&base).unwrap();
+    }
 
     #[test]
     fn relative_paths_are_the_components_below_the_root() {

@@ -181,7 +181,7 @@ async def main(exe: str) -> None:
             server.wait(timeout=30)
 
         # The proxy: Streamable HTTP in front of a child tinymcp.exe over stdio, ended with its
-        # session (taskkill /T by the proxy, or its stdin closed).
+        # session (its stdin closed, then its job object terminated by the proxy).
         win_exe = windows_path(exe)
         proxy = subprocess.Popen(["wine", exe, "proxy", "--http", "127.0.0.1:0", "--", win_exe, "--root", win_root],
                                  env=wine_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -48,4 +48,7 @@ library=$(tree tinymcp --features oauth)
 for dep in env_logger env_filter lexopt; do
   case " $library " in *" $dep "*) say "the library depends on $dep, the binary's";; esac
 done
+# No symbolic link in the repository: a Windows checkout (core.symlinks off, the default) makes
+# each one a text file holding its target, which then fails to build.
+git ls-files -s | grep '^120000' && say "symbolic links in the repository (a Windows checkout breaks on them)"
 exit $fail

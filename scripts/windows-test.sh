@@ -3,7 +3,7 @@
 # (Debian's mingw-w64 links it), makes a Wine prefix of our own (scripts/wine.sh), and has the
 # official Python SDK client serve a folder through `wine tinymcp.exe --root FOLDER` over stdio
 # (tests/interop/python_windows.py: initialize, tools, resources, reads, search, the sandbox's
-# Windows refusals, --write refused). Skipped, with one line, without wine, mingw-w64, the
+# Windows refusals, command tools, the edit tools with --write-root). Skipped, with one line, without wine, mingw-w64, the
 # Rust target or the pinned venv (scripts/deps.sh). What Wine cannot show: docs/testing.md.
 # Usage: scripts/windows-test.sh [path/to/tinymcp.exe]
 set -euo pipefail

@@ -5,12 +5,11 @@
 pub mod base64;
 pub(crate) mod condition;
 pub(crate) mod crypto;
-// The one mutator of every fuzz test, test-only; the binary's unit tests and tests/it include
-// the same file. Here only the mutator and the time bound are used (the seed corpus is for
-// fuzzing the binary).
+// The one mutator of every fuzz test, test-only (crates/fuzz-mutation, a dev-dependency the
+// binary's tests share). Here only the mutator and the time bound are used (the seed corpus is
+// for fuzzing the binary).
 #[cfg(test)]
-#[allow(dead_code)]
-pub(crate) mod fuzz;
+pub(crate) use fuzz_mutation as fuzz;
 pub mod percent;
 pub mod random;
 pub mod schema;

@@ -4,7 +4,7 @@ Windows spells them, `file:///Z:/...`), reading a file as a tool and as a resour
 and the sandbox refusing what Windows reads as something else than a plain name in the folder
 (`..`, drives, UNC and `\\\\?\\` prefixes, devices such as `CON`, streams such as `a.txt:x`,
 trailing dots and spaces, 8.3 short names, a link out of the folder); with no folder given, a
-client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; `proxy` in front of a child tinymcp.exe; `install --host claude-desktop`; then `--write` refused at start with its reason. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
+client's root spelled `file:///Z:/...` served; Streamable HTTP on loopback; `proxy` in front of a child tinymcp.exe; `install --host claude-desktop`; a manifest's command tools (arguments through CreateProcess's quoting intact, a timed-out tree ended by its job object, a `.bat` refused); then `--write-root`: the edit tools, and the escapes refused to them too. WINEPREFIX and WINEDEBUG come from the environment (scripts/wine.sh).
 Usage: python_windows.py -- path/to/tinymcp.exe"""
 
 import json
@@ -181,7 +181,7 @@ async def main(exe: str) -> None:
             server.wait(timeout=30)
 
         # The proxy: Streamable HTTP in front of a child tinymcp.exe over stdio, ended with its
-        # session (taskkill /T by the proxy, or its stdin closed).
+        # session (its stdin closed, then its job object terminated by the proxy).
         win_exe = windows_path(exe)
         proxy = subprocess.Popen(["wine", exe, "proxy", "--http", "127.0.0.1:0", "--", win_exe, "--root", win_root],
                                  env=wine_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -229,11 +229,112 @@ async def main(exe: str) -> None:
         check(entry["command"].lower().endswith("tinymcp.exe") and entry["args"] == ["--root", win_root], f"install: {entry}")
         print(f"install --host claude-desktop: {said.stdout.strip()}\\Claude\\claude_desktop_config.json holds {json.dumps(entry)}")
 
-        done = subprocess.run(["wine", exe, "--write-root", win_root], capture_output=True, text=True,
-                              env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)
-        check(done.returncode != 0 and "not yet supported on Windows" in done.stderr, f"--write: {done}")
-        print("--write-root: " + next(l for l in done.stderr.splitlines() if "not yet supported" in l).strip())
+        await command_tools(exe, tmp)
+
+        await writes(exe, root)
     print("windows (wine): ok")
+
+
+async def writes(exe: str, root: str) -> None:
+    """`--write-root` under Windows: list, read, search and find, then the edit tools (a new file,
+    an edit, a folder, a move), each answer checked on the host's disk; every escape of
+    ESCAPES refused by `write_file` too (nothing written), and writes through a link out of the
+    folder refused."""
+    params = StdioServerParameters(command="wine", args=[exe, "--write-root", windows_path(root), "--no-watch"],
+                                   env=wine_env())
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {t.name for t in (await session.list_tools()).tools}
+        check({"write_file", "edit_file", "create_directory", "move_file"} <= tools, f"--write tools {tools}")
+        listed = await session.call_tool("list_directory", {"path": "."})
+        check(not listed.is_error and "notes.txt" in listed.content[0].text, f"list {listed}")
+        found = await session.call_tool("find_files", {"pattern": "**/*.rs"})
+        check(not found.is_error and "src/main.rs" in found.content[0].text, f"find {found}")
+
+        made = await session.call_tool("write_file", {"path": "src/new.txt", "content": "one\ntwo\n"})
+        check(not made.is_error, f"write_file {made}")
+        with open(os.path.join(root, "src", "new.txt")) as f:
+            check(f.read() == "one\ntwo\n", "write_file: the file on disk")
+        edited = await session.call_tool("edit_file", {"path": "src/main.rs",
+                                                       "edits": [{"oldText": "Hello", "newText": "Hello, Windows"}]})
+        check(not edited.is_error, f"edit_file {edited}")
+        with open(os.path.join(root, "src", "main.rs")) as f:
+            check('println!("Hello, Windows");' in f.read(), "edit_file: the file on disk")
+        again = await session.call_tool("read_file", {"path": "src/main.rs"})
+        check("Hello, Windows" in again.content[0].text, f"read after edit {again}")
+        searched = await session.call_tool("search_files", {"query": "Hello, Windows"})
+        check("src/main.rs:2:" in searched.content[0].text, f"search after edit {searched}")
+        folder = await session.call_tool("create_directory", {"path": "docs/deep"})
+        check(not folder.is_error and os.path.isdir(os.path.join(root, "docs", "deep")), f"create_directory {folder}")
+        moved = await session.call_tool("move_file", {"source": "src/new.txt", "destination": "docs/deep/new.txt"})
+        check(not moved.is_error and os.path.isfile(os.path.join(root, "docs", "deep", "new.txt"))
+              and not os.path.exists(os.path.join(root, "src", "new.txt")), f"move_file {moved}")
+        print("--write-root: list, find, write_file, edit_file (read and searched back), create_directory, move_file")
+
+        before = sorted(os.listdir(root)), sorted(os.listdir(os.path.dirname(root)))
+        for spelled, why in ESCAPES + [("out/tinymcp-written", "link")]:
+            result = await session.call_tool("write_file", {"path": spelled, "content": "x"})
+            said = result.content[0].text
+            check(result.is_error and why in said, f"write_file {spelled!r}: {said}")
+        after = sorted(os.listdir(root)), sorted(os.listdir(os.path.dirname(root)))
+        check(before == after and not os.path.exists("/etc/tinymcp-written"), f"an escape wrote: {before} {after}")
+        print(f"write_file: {len(ESCAPES) + 1} escapes refused with their reasons, nothing written")
+
+
+# Arguments CreateProcess's quoting must carry intact: spaces, quotes, backslashes before a
+# quote and at the end (the classic injection: `C:\dir\" & calc`), cmd's metacharacters, an
+# empty one.
+HARD_ARGUMENTS = ["a b", 'say "hi"', "C:\\dir\\", 'x\\"y', "\\\\server\\share\\", "& calc", "%PATH%", "", "tab\there"]
+
+
+async def command_tools(exe: str, tmp: str) -> None:
+    """A manifest's command tools under Windows: argv reaches a program intact (a helper built
+    here with mingw-w64 prints what its C runtime split), a timed-out command's whole tree (it
+    started a child) ended by the job object, and a `.bat` program refused at start."""
+    helper = os.path.join(tmp, "argv.exe")
+    subprocess.run(["x86_64-w64-mingw32-gcc", "-O2", "-o", helper, "scripts/wine/argv.c"], check=True)
+    mark = f"tinymcp-tree-{os.getpid()}"
+    manifest = os.path.join(tmp, "manifest.json")
+    with open(manifest, "w") as f:
+        json.dump({"tools": [
+            {"name": "echo_args", "command": [windows_path(helper), "--", "{{words}}"],
+             "inputSchema": {"type": "object", "properties": {"words": {"type": "array", "items": {"type": "string"}}}}},
+            {"name": "tree", "command": [windows_path(helper), "tree", mark], "timeoutMs": 3000},
+        ]}, f)
+    marked = lambda: [l for l in subprocess.run(["pgrep", "-af", mark], capture_output=True,
+                                                 text=True).stdout.splitlines() if "pgrep" not in l]
+    params = StdioServerParameters(command="wine", args=[exe, "--manifest", windows_path(manifest), "--no-watch"],
+                                   env=wine_env())
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("echo_args", {"words": HARD_ARGUMENTS})
+        check(not result.is_error, f"echo_args: {result}")
+        said = result.content[0].text
+        expected = "".join(f"[{a}]\n" for a in ["--"] + HARD_ARGUMENTS)
+        check(said.replace("\r\n", "\n") == expected, f"echo_args: {said!r}, not {expected!r}")
+        print(f"command tool: {len(HARD_ARGUMENTS)} arguments with spaces, quotes, backslashes reached the program intact")
+
+        result = await session.call_tool("tree", {})
+        check(result.is_error and "timed out" in result.content[0].text.lower(), f"tree: {result}")
+        # The command and the child it started end with the call (the job object), while the
+        # server still runs; Wine takes a moment to reap them.
+        deadline = time.monotonic() + 30
+        while marked() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(not marked(), f"tree: left running after its timeout: {marked()}")
+        print("command tool timed out: the command and the child it started ended with the call (job object)")
+
+    batch = os.path.join(tmp, "run.bat")
+    with open(batch, "w") as f:
+        f.write("@echo %*\r\n")
+    for spelled in [windows_path(batch), windows_path(batch).upper() + ". "]:
+        with open(manifest, "w") as f:
+            json.dump({"tools": [{"name": "bat", "command": [spelled, "{{x}}"],
+                                  "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}]}, f)
+        done = subprocess.run(["wine", exe, "--manifest", windows_path(manifest)], capture_output=True, text=True,
+                              env=wine_env(), stdin=subprocess.DEVNULL, timeout=120)
+        check(done.returncode != 0 and "batch script" in done.stderr and "cmd.exe" in done.stderr, f"bat: {done}")
+    print("a .bat program: refused at start (" + next(l for l in done.stderr.splitlines() if "batch" in l).strip() + ")")
 
 
 if __name__ == "__main__":

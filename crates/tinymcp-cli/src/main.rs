@@ -167,22 +167,12 @@ fn server_options(args: &Args) -> tinymcp::Options {
 
 /// Registers what the flags ask for and serves it, over HTTP or stdio.
 fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
-    if args.write_all || !args.write_roots.is_empty() {
-        if let Some(why) = platform::not_yet_on_windows("--write (the edit tools)") {
-            return Err(tinymcp::Error::Config(why));
-        }
-    }
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);
     }
     if let Some(file) = &args.manifest {
         let manifest = manifest::load(file).map_err(|e| tinymcp::Error::Config(format!("\n{e}")))?;
-        if manifest.has_command_tools() {
-            if let Some(why) = platform::not_yet_on_windows("a manifest's command tools") {
-                return Err(tinymcp::Error::Config(why));
-            }
-        }
         log::info!("{}: {}", manifest.file().display(), manifest.summary());
         for warning in manifest.warnings() {
             log::warn!("{}: {warning}", manifest.file().display());
@@ -266,20 +256,21 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
     }
 }
 
-/// SIGTERM and SIGINT handled from now on; without (not Unix, or it failed) they end the
-/// process at once, as by default.
-#[cfg(unix)]
+/// SIGTERM and SIGINT (Windows: Ctrl-C, Ctrl-Break, console close) handled from now on;
+/// without (another platform, or it failed) they end the process at once, as by default.
+#[cfg(any(unix, windows))]
 fn signals() -> Option<cli::signal::Signals> {
-    cli::signal::install().map_err(|e| log::warn!("SIGTERM ends the process at once: {e}")).ok()
+    cli::signal::install().map_err(|e| log::warn!("SIGTERM or Ctrl-C ends the process at once: {e}")).ok()
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 fn signals() -> Option<std::convert::Infallible> {
     None
 }
 
-/// Blocks until SIGTERM or SIGINT; from then on a second one ends the process at once.
-#[cfg(unix)]
+/// Blocks until SIGTERM or SIGINT (or a console event); from then on a second one ends the
+/// process at once.
+#[cfg(any(unix, windows))]
 fn wait_for_signal(mut signals: cli::signal::Signals, drain: Duration) {
     let Ok(first) = signals.wait() else { return };
     log::info!("{first}: draining for at most {} s (a second signal ends the process now)", drain.as_secs());
@@ -291,7 +282,7 @@ fn wait_for_signal(mut signals: cli::signal::Signals, drain: Duration) {
     });
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 fn wait_for_signal(never: std::convert::Infallible, _: Duration) {
     match never {}
 }

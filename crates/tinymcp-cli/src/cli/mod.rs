@@ -16,7 +16,7 @@ pub mod options;
 #[cfg(feature = "http")]
 pub mod proxy;
 pub mod secret;
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 pub mod signal;
 
 /// Whether `args` (a command's, or the server's) ask for help: `-h` or `--help` anywhere before

@@ -1,10 +1,13 @@
 //! Tools backed by local commands: argv templates expanded without a shell, values that could
 //! pass for options refused, path arguments kept inside the tool's folder, a minimal
 //! environment, output caps, and everything the command started ended with the call (its
-//! process group, and whatever carries the call's mark in its environment). The group is ended
-//! through `platform::end_tree` (one signal to it); the marked strays that left it, by the
-//! system's `kill` program.
+//! process tree, and whatever carries the call's mark in its environment). The tree is ended
+//! through `platform::Tree` (one signal to its process group on Unix; its job object on
+//! Windows, which nothing leaves); the marked strays that left a group, by the system's `kill`
+//! program. On Windows the program gets its arguments quoted by `CreateProcess`'s rules
+//! (std's), and a `.bat`/`.cmd` script, which `cmd.exe` would read by its own rules, is refused.
 
+use crate::platform::Tree;
 use crate::provide::sandbox::Sandbox;
 use serde_json::{Map, Value};
 use std::io::{Read, Write};
@@ -306,22 +309,11 @@ fn capture_tail(mut stream: impl Read, cap: usize) -> Captured {
     captured
 }
 
-/// Kills every process of the group `pgid` (the command and all it started).
-fn kill_group(pgid: u32) {
-    if let Err(e) = crate::platform::end_tree(pgid, true) {
-        log::error!("cannot stop process group {pgid}: {e}");
+/// Kills every process of the tree (the command and all it started).
+fn kill_tree(tree: &Tree) {
+    if let Err(e) = tree.end(true) {
+        log::error!("cannot stop {}: {e}", tree.id());
     }
-}
-
-/// Whether any process belongs to the group `pgid` (from `/proc`; without it, assume so).
-fn group_has_members(pgid: u32) -> bool {
-    let Ok(procs) = std::fs::read_dir("/proc") else { return true };
-    procs.filter_map(Result::ok).any(|entry| {
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        // `pid (comm) state ppid pgrp ...`: the name may hold spaces, so split after its `)`.
-        let fields = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
-        fields.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
-    })
 }
 
 /// A token no other call's processes carry: this process's id and start time (ids are reused)
@@ -347,11 +339,11 @@ fn marked_processes(mark: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Ends everything the call started: its process group, then every process that still carries
+/// Ends everything the call started: its process tree, then every process that still carries
 /// the call's mark (children that left the group with `setsid`), a few rounds in case they fork.
-fn end_everything(pgid: u32, mark: &str) {
-    if group_has_members(pgid) {
-        kill_group(pgid);
+fn end_everything(tree: &Tree, mark: &str) {
+    if tree.has_members() {
+        kill_tree(tree);
     }
     for _ in 0..5 {
         let marked = marked_processes(mark);
@@ -368,6 +360,14 @@ fn end_everything(pgid: u32, mark: &str) {
             .status();
         thread::sleep(POLL);
     }
+}
+
+/// Why a `.bat` or `.cmd` program is not run (Windows).
+pub fn batch_refusal(program: &str) -> String {
+    format!(
+        "{program} is a batch script, which Windows runs through cmd.exe with cmd's own reading of the \
+         arguments (where an argument can run commands): name a program (.exe) instead"
+    )
 }
 
 /// How a run ended.
@@ -396,6 +396,9 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     let Some((program, rest)) = argv.split_first() else {
         return CallToolResult::error("the command is empty");
     };
+    if cfg!(windows) && crate::platform::is_batch_script(program) {
+        return CallToolResult::error(batch_refusal(program));
+    }
     let mut command = Command::new(program);
     command
         .args(rest)
@@ -403,9 +406,7 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
         .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // A group of its own, so a timeout or a cancellation can kill all it started.
-    crate::platform::own_group(&mut command);
-    for key in PASSED_ENV {
+    for key in PASSED_ENV.iter().chain(crate::platform::PLATFORM_ENV) {
         if let Some(value) = std::env::var_os(key) {
             command.env(key, value);
         }
@@ -423,17 +424,18 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
         command.current_dir(dir);
     }
     log::debug!("running {argv:?}");
-    let mut child = match command.spawn() {
-        Ok(child) => child,
+    // A tree of its own, so a timeout or a cancellation can kill all it started.
+    let (mut child, tree) = match Tree::spawn(&mut command) {
+        Ok(spawned) => spawned,
         Err(e) => return CallToolResult::error(format!("cannot run {program}: {e}")),
     };
     let lines = cx.wants_progress().then(|| Arc::new(Mutex::new(Lines::default())));
     let (stdout, stderr) = start_readers(&mut child, spec, args, lines.clone());
-    let ended = wait(cx, &mut child, spec.timeout, lines.as_deref());
-    // Whatever the command left running goes too: its group and whatever carries the call's
+    let ended = wait(cx, &mut child, &tree, spec.timeout, lines.as_deref());
+    // Whatever the command left running goes too: its tree and whatever carries the call's
     // mark. The leader is reaped by now; while any member lives, no new process can take its
     // id, so the group is still ours exactly when it has members.
-    end_everything(child.id(), &mark);
+    end_everything(&tree, &mark);
     // A process that escaped (it cleared its environment and left the group) may hold the
     // pipes open: after the drain time, what was read so far is the output.
     let deadline = Instant::now() + DRAIN;
@@ -499,7 +501,7 @@ fn start_readers(
 /// Waits for exit, the timeout or cancellation. When progress is wanted, each check with new
 /// stdout lines reports the number of lines so far with the latest line as the message (lines
 /// printed faster than the checks are summed up by the latest).
-fn wait(cx: &RequestCx, child: &mut Child, timeout: Duration, lines: Option<&Mutex<Lines>>) -> Ended {
+fn wait(cx: &RequestCx, child: &mut Child, tree: &Tree, timeout: Duration, lines: Option<&Mutex<Lines>>) -> Ended {
     let started = Instant::now();
     let mut reported = 0;
     loop {
@@ -526,7 +528,7 @@ fn wait(cx: &RequestCx, child: &mut Child, timeout: Duration, lines: Option<&Mut
             None
         };
         if let Some(ended) = stop {
-            kill_group(child.id());
+            kill_tree(tree);
             let _ = child.wait();
             return ended;
         }

@@ -3,11 +3,8 @@
 //! each is answered in time), every answer valid JSON-RPC. Manifests and globs get mutated input
 //! directly, each call under a time bound.
 
-// The mutator every fuzz test shares; this one uses no HTTP tokens. `mutation.rs` is a symbolic
-// link to the library's src/util/fuzz.rs, so that the published crate holds the file too.
-#[allow(dead_code)]
-#[path = "mutation.rs"]
-mod mutation;
+// The mutator every fuzz test shares (crates/fuzz-mutation); this one uses no HTTP tokens.
+use fuzz_mutation as mutation;
 
 use super::files::{self, FilesOptions};
 use super::glob::GlobPattern;

@@ -1,13 +1,19 @@
 //! `.gitignore` and `.ignore` patterns as git reads them: comments, escapes, negation (`!`),
 //! anchoring (a `/` at the start or in the middle), directory-only patterns (a trailing `/`),
 //! and nested files (the deepest file with a matching pattern decides, its last match wins).
-//! Pure code: the sandbox reads the files.
+//! Where the default volumes do not tell case apart (Windows, macOS), patterns match names in
+//! any case, as git does there (`core.ignorecase`): `target/` ignores `Target`, which is the same
+//! folder. Pure code: the sandbox reads the files.
 
 use super::glob::GlobPattern;
 
 /// The names of the ignore files, in the order they are read in a folder: a `.ignore` pattern
 /// overrides a `.gitignore` one of the same folder (as in ripgrep).
 pub(crate) const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+
+/// Whether patterns match names in any case: where the platform's default volumes are
+/// case-insensitive (NTFS, APFS), so that a name ignored in one case is ignored in all.
+pub(crate) const FOLD_CASE: bool = cfg!(any(windows, target_os = "macos"));
 
 /// One pattern line.
 struct Rule {
@@ -23,15 +29,28 @@ struct Rule {
 
 /// The patterns of the ignore files of one folder.
 pub(crate) struct IgnoreFile {
-    /// The folder, relative to the root (`""` for the root).
+    /// The folder, relative to the root (`""` for the root); lowercase when `fold`.
     base: String,
     rules: Vec<Rule>,
+    /// Patterns and paths compared in lowercase (`FOLD_CASE`).
+    fold: bool,
 }
 
 impl IgnoreFile {
     /// The patterns in `text`, an ignore file of the folder `base` (relative to the root).
     pub(crate) fn parse(base: &str, text: &str) -> IgnoreFile {
-        IgnoreFile { base: base.to_owned(), rules: text.lines().filter_map(rule).collect() }
+        IgnoreFile::parse_folding(base, text, FOLD_CASE)
+    }
+
+    /// As [`IgnoreFile::parse`], matching in any case when `fold` (a plain function of it, so
+    /// both ways are tested on every platform).
+    pub(crate) fn parse_folding(base: &str, text: &str, fold: bool) -> IgnoreFile {
+        if fold {
+            let rules = text.to_lowercase().lines().filter_map(rule).collect();
+            IgnoreFile { base: base.to_lowercase(), rules, fold }
+        } else {
+            IgnoreFile { base: base.to_owned(), rules: text.lines().filter_map(rule).collect(), fold }
+        }
     }
 
     /// Whether the file has no patterns (nothing to keep).
@@ -42,6 +61,13 @@ impl IgnoreFile {
     /// What this file says of `rel` (relative to the root): `Some(true)` ignored, `Some(false)`
     /// re-included, `None` when no pattern matches or the path is not under its folder.
     fn decide(&self, rel: &str, is_dir: bool) -> Option<bool> {
+        let folded;
+        let rel = if self.fold {
+            folded = rel.to_lowercase();
+            folded.as_str()
+        } else {
+            rel
+        };
         let below = if self.base.is_empty() { rel } else { rel.strip_prefix(&self.base)?.strip_prefix('/')? };
         let name = below.rsplit('/').next().unwrap_or(below);
         self.rules.iter().rev().find_map(|rule| {
@@ -110,6 +136,26 @@ mod tests {
         assert!(is_ignored(&root, "doc/a.md", false) && !is_ignored(&root, "doc/x/a.md", false));
         assert!(is_ignored(&root, "#hash", false) && !is_ignored(&root, "# comment", false));
         assert!(is_ignored(&root, "space ", false) && !is_ignored(&root, "space", false));
+    }
+
+    #[test]
+    fn on_a_case_insensitive_volume_patterns_match_any_case() {
+        let files: Vec<IgnoreFile> = [("", "target/\n*.LOG\n!Keep.log\n/Build.txt\n"), ("Sub", "[A-C]*.tmp\n")]
+            .iter()
+            .map(|(base, text)| IgnoreFile::parse_folding(base, text, true))
+            .collect();
+        assert!(
+            ignored(&files, "Target", true) && ignored(&files, "TARGET", true) && ignored(&files, "x/target", true)
+        );
+        assert!(ignored(&files, "a.log", false) && ignored(&files, "A.Log", false));
+        assert!(!ignored(&files, "KEEP.LOG", false) && !ignored(&files, "keep.log", false));
+        assert!(ignored(&files, "build.TXT", false) && !ignored(&files, "x/build.txt", false));
+        assert!(ignored(&files, "sub/b.TMP", false) && ignored(&files, "SUB/B.tmp", false));
+        assert!(!ignored(&files, "sub/d.tmp", false));
+        // Where volumes tell case apart (Linux), git's own default: case counts.
+        let exact = [IgnoreFile::parse_folding("", "target/\n", false)];
+        assert!(ignored(&exact, "target", true) && !ignored(&exact, "Target", true));
+        assert_eq!(FOLD_CASE, cfg!(any(windows, target_os = "macos")));
     }
 
     #[test]

@@ -204,11 +204,6 @@ impl Manifest {
         )
     }
 
-    /// Whether it declares tools (each runs a command).
-    pub fn has_command_tools(&self) -> bool {
-        !self.tools.is_empty()
-    }
-
     /// Registers everything it declares (replacing what has the same name).
     pub fn register(&self, server: &Server) {
         for def in &self.tools {

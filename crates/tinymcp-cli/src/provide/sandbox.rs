@@ -128,9 +128,10 @@ impl Sandbox {
         Some(parts?.join("/"))
     }
 
-    /// Whether a directory entry is shown: hidden names only with `--include-hidden`.
+    /// Whether a directory entry is shown: hidden names only with `--include-hidden`; on macOS
+    /// the Finder's files never ([`shown`]).
     pub fn shows(&self, name: &str) -> bool {
-        self.include_hidden || !name.starts_with('.')
+        shown(name, self.include_hidden, cfg!(target_os = "macos"))
     }
 
     /// Visits every regular file under `dir` (canonical, inside the root) in a stable order,
@@ -362,36 +363,27 @@ fn via_descriptor(file: &File) -> Option<PathBuf> {
 }
 
 /// The real path of the opened `file` (opened from `path`). On Linux the kernel names it
-/// (`/proc/self/fd/N`), and without `/proc` nothing is served. Elsewhere on Unix `path` is
-/// canonicalized and must still be the same device and inode as the descriptor (a swap in
-/// between is refused). On Windows, where stable std tells no file's identity, no component
-/// of `path` may be a symbolic link or junction (checked after the open), and the canonical
-/// path, as Windows names the file it opens, must be the same size and times as what was
-/// opened; docs/security.md says what race remains.
+/// (`/proc/self/fd/N`), and without `/proc` nothing is served; on Windows the system does
+/// (`GetFinalPathNameByHandleW`), after refusing a path with a symbolic link or junction on the
+/// way (Windows: a link is never followed). Either way it is what was opened, so a swap after
+/// the open changes nothing. Elsewhere on Unix `path` is canonicalized and must still be the
+/// same device and inode as the descriptor (a swap in between is refused).
 pub(crate) fn real_path(file: &File, meta: &Metadata, path: &Path) -> Result<PathBuf, String> {
     if let Some(proc_path) = via_descriptor(file) {
         return fs::read_link(proc_path).map_err(|e| format!("cannot check what was opened (is /proc mounted?): {e}"));
     }
-    let changed = || "changed while it was opened (a symbolic link swapped in on the way?)".to_owned();
     if cfg!(windows) {
         no_link_on_the_way(path)?;
     }
+    if let Some(named) = platform::path_of_open(file) {
+        return named.map_err(|e| format!("cannot check what was opened: {e}"));
+    }
+    let changed = || "changed while it was opened (a symbolic link swapped in on the way?)".to_owned();
     let canonical = fs::canonicalize(path).map_err(|_| changed())?;
     let now = fs::metadata(&canonical).map_err(|_| changed())?;
-    let same = match (platform::identity(&now), platform::identity(meta)) {
-        (Some(now), Some(opened)) => now == opened,
-        (None, None) => {
-            now.len() == meta.len()
-                && now.modified().ok() == meta.modified().ok()
-                && now.created().ok() == meta.created().ok()
-                && now.is_dir() == meta.is_dir()
-        }
-        _ => false,
-    };
-    if same {
-        Ok(canonical)
-    } else {
-        Err(changed())
+    match (platform::identity(&now), platform::identity(meta)) {
+        (Some(now), Some(opened)) if now == opened => Ok(canonical),
+        _ => Err(changed()),
     }
 }
 
@@ -408,6 +400,19 @@ fn no_link_on_the_way(path: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether a directory entry named `name` is listed: a dot file only with `include_hidden`; on
+/// macOS (`macos`) never the Finder's own files, `.DS_Store` (any case: APFS tells none) and
+/// `._name` (a resource fork or extended attributes kept apart on a volume without them), which
+/// are metadata, not content, even with `--include-hidden`. A plain function of the platform,
+/// so both ways are tested everywhere.
+pub(crate) fn shown(name: &str, include_hidden: bool, macos: bool) -> bool {
+    let finder = name.eq_ignore_ascii_case(".DS_Store") || name.starts_with("._");
+    if macos && finder {
+        return false;
+    }
+    include_hidden || !name.starts_with('.')
 }
 
 /// Splits the path part of a `file://` URI (relative to a root) into checked components:
@@ -488,6 +493,38 @@ pub fn file_uri(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finder_files_are_hidden_even_with_include_hidden_on_macos() {
+        for name in [".DS_Store", ".ds_store", "._notes.txt", "._"] {
+            assert!(!shown(name, false, false) && !shown(name, true, true), "{name}");
+            assert!(shown(name, true, false), "{name}: elsewhere a dot file like any other");
+        }
+        for name in ["notes.txt", "DS_Store", "_x"] {
+            assert!(shown(name, false, true) && shown(name, true, true), "{name}");
+        }
+        assert!(shown(".env", true, true) && !shown(".env", false, true));
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_root_reached_through_a_symbolic_link_is_served_by_its_real_path() {
+        // As macOS's /tmp and /var lead to /private/tmp and /private/var.
+        let base = std::env::temp_dir().canonicalize().unwrap().join(format!("tinymcp-private-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        fs::create_dir_all(base.join("private/tmp/served")).unwrap();
+        fs::write(base.join("private/tmp/served/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink("private/tmp", base.join("tmp")).unwrap();
+        let sandbox = Sandbox::new(&base.join("tmp/served"), false).unwrap();
+        assert_eq!(sandbox.root(), base.join("private/tmp/served"));
+        let resolved = sandbox.resolve("a.txt").unwrap();
+        assert_eq!(resolved, base.join("private/tmp/served/a.txt"));
+        assert!(sandbox.open(&resolved).is_ok());
+        // A client's root spelled through the link names the same folder.
+        let through_link = format!("file://{}", base.join("tmp/served").display());
+        assert_eq!(crate::provide::files::local_folder(&through_link), Some(base.join("private/tmp/served")));
+        fs::remove_dir_all(&base).unwrap();
+    }
 
     #[test]
     fn relative_paths_are_the_components_below_the_root() {

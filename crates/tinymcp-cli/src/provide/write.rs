@@ -11,7 +11,9 @@
 //! component, never follows it. What remains: a folder held may be moved out of the root by
 //! someone who can write both, after the check; the folder is checked again after the change,
 //! and the change undone when it left. Without `/proc` (not Linux) names are reached by their
-//! canonical path, and the checks of the created file and of the folder afterwards are the guard.
+//! canonical path, and the checks of the created file (on Windows, the final name of its handle)
+//! and of the folder afterwards are the guard; a folder's identity for the holds is its volume
+//! serial and file index there (`platform::file_identity`).
 
 use super::sandbox::{self, real_path, Sandbox};
 use std::fs::{self, File, Metadata, OpenOptions};
@@ -122,9 +124,10 @@ impl<'s> Folder<'s> {
 
     /// What holds the file `name` of this folder.
     fn key(&self, name: &str) -> Result<HeldKey, String> {
-        let meta = self.held.metadata().map_err(|e| format!("cannot inspect the folder: {e}"))?;
-        // Without an identity (Windows), writes are refused at start: nothing may hold by path.
-        let (device, inode) = crate::platform::identity(&meta).ok_or("cannot identify the folder on this platform")?;
+        // The open folder's identity (Windows: volume serial and file index), never its path:
+        // two spellings of one folder share the hold.
+        let (device, inode) =
+            crate::platform::file_identity(&self.held).map_err(|e| format!("cannot identify the folder: {e}"))?;
         Ok((device, inode, name.to_owned()))
     }
 

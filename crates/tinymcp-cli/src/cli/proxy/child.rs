@@ -2,12 +2,13 @@
 //! stdin fed by a bounded queue, its stdout lines handed to the relay, its stderr to our log
 //! with its session named, ended when its session ends or it stops answering.
 //!
-//! It runs in a process group of its own, and ending it ends the group (SIGTERM, then SIGKILL
-//! after `GRACE`): a server that forks (a language server, an `npx` wrapper) leaves nothing
-//! behind. Its exit is waited for by a thread of its own, never after the end of its stdout,
+//! It runs in a process tree of its own (`platform::Tree`: a process group on Unix, a job
+//! object on Windows), and ending it ends the tree (SIGTERM, then SIGKILL after `GRACE`;
+//! Windows: its stdin closed, then the job terminated): a server that forks (a language
+//! server, an `npx` wrapper) leaves nothing behind. Its exit is waited for by a thread of its own, never after the end of its stdout,
 //! which a grandchild may hold open.
 
-use crate::platform::end_tree;
+use crate::platform::Tree;
 use std::io::{BufReader, Read, Write};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,10 +36,9 @@ const GRACE: Duration = Duration::from_secs(2);
 /// Every child not yet ended for good, for `end_all` when the proxy exits.
 static LIVE: Mutex<Vec<Arc<Life>>> = Mutex::new(Vec::new());
 
-/// One child's process group and where its end stands.
+/// One child's process tree and where its end stands.
 struct Life {
-    /// The child's pid, its group's id.
-    pgid: u32,
+    tree: Tree,
     state: Mutex<LifeState>,
     changed: Condvar,
 }
@@ -64,8 +64,8 @@ impl Life {
             state.closing = true;
             // Also after the child was reaped: a group keeps its id while any member lives
             // (a grandchild), and a signal to an empty one finds nothing.
-            if let Err(e) = end_tree(self.pgid, false) {
-                log::debug!("cannot signal process group {}: {e}", self.pgid);
+            if let Err(e) = self.tree.end(false) {
+                log::debug!("cannot signal {}: {e}", self.tree.id());
             }
         }
         self.changed.notify_all();
@@ -87,8 +87,8 @@ impl Life {
     /// SIGTERM): the group's id is not reused while anything of the group lives.
     fn finish(self: &Arc<Life>) {
         self.wait_reaped(Instant::now() + GRACE);
-        if let Err(e) = end_tree(self.pgid, true) {
-            log::debug!("cannot kill process group {}: {e}", self.pgid);
+        if let Err(e) = self.tree.end(true) {
+            log::debug!("cannot kill {}: {e}", self.tree.id());
         }
         LIVE.lock().unwrap_or_else(PoisonError::into_inner).retain(|l| !Arc::ptr_eq(l, self));
     }
@@ -145,12 +145,12 @@ impl Child {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        // A group of its own, ended whole: what it forks ends with it.
-        crate::platform::own_group(&mut command);
         if let Some(dir) = &spec.cwd {
             command.current_dir(dir);
         }
-        let mut process = command.spawn().map_err(|e| format!("cannot run {:?}: {e}", spec.command))?;
+        // A tree of its own, ended whole: what it forks ends with it.
+        let (mut process, tree) =
+            Tree::spawn(&mut command).map_err(|e| format!("cannot run {:?}: {e}", spec.command))?;
         log::info!(target: "tinymcp::child", "{name}: started {:?} (pid {})", spec.command, process.id());
         let (stdin, stdout, stderr) = match (process.stdin.take(), process.stdout.take(), process.stderr.take()) {
             (Some(i), Some(o), Some(e)) => (i, o, e),
@@ -160,7 +160,7 @@ impl Child {
                 return Err("the child's pipes were not set up".into());
             }
         };
-        let life = Arc::new(Life { pgid: process.id(), state: Mutex::default(), changed: Condvar::new() });
+        let life = Arc::new(Life { tree, state: Mutex::default(), changed: Condvar::new() });
         LIVE.lock().unwrap_or_else(PoisonError::into_inner).push(Arc::clone(&life));
         let (input, lines) = mpsc::sync_channel(QUEUED_LINES);
         let queued = Arc::new(AtomicUsize::new(0));

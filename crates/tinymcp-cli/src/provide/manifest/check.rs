@@ -287,6 +287,11 @@ impl Checker<'_> {
                     if argv.first().is_some_and(|p| p.is_empty()) {
                         self.fail(&index(&at, 0), "expected the program to run, got an empty string");
                     }
+                    // Windows would run it through cmd.exe: refused at load, not at each call.
+                    if let Some(program) = argv.first().filter(|p| cfg!(windows) && crate::platform::is_batch_script(p))
+                    {
+                        self.fail(&index(&at, 0), crate::provide::command::batch_refusal(program));
+                    }
                 }
                 _ => self.fail(&at, format!("expected {argv_what}")),
             }

@@ -1,14 +1,15 @@
 //! The one seeded mutator of every fuzz test (xorshift: a failure replays), the seed corpus and
 //! the JSON-RPC check; `TINYMCP_FUZZ_ROUNDS` runs longer. The library's unit tests
 //! (HTTP heads, chunked bodies, JSON-RPC, URI templates, schemas) use it as `util::fuzz`; the
-//! binary's (providers, manifests, globs) and tests/it/fuzz_binary.rs (the real binary) include
-//! this file by `#[path]`. It lives under src/ so the published crate's tests find it.
+//! binary's (providers, manifests, globs) and tests/it/fuzz_binary.rs (the real binary) as
+//! `fuzz_mutation`. A workspace crate never published, a path dev-dependency of both: the
+//! published library's unit tests do not build without it (docs/testing.md).
 
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 /// Tokens that tend to reach corners of an HTTP parser.
-pub(crate) const HTTP_TOKENS: &[&[u8]] = &[
+pub const HTTP_TOKENS: &[&[u8]] = &[
     b"\r\n",
     b"\n",
     b"\r\n\r\n",
@@ -28,7 +29,7 @@ pub(crate) const HTTP_TOKENS: &[&[u8]] = &[
 ];
 
 /// Tokens that tend to reach corners of JSON, JSON-RPC and our parameter decoders.
-pub(crate) const JSON_TOKENS: &[&[u8]] = &[
+pub const JSON_TOKENS: &[&[u8]] = &[
     b"null",
     b"{}",
     b"[]",
@@ -58,19 +59,19 @@ pub(crate) const JSON_TOKENS: &[&[u8]] = &[
 ];
 
 /// A seeded byte mutator.
-pub(crate) struct Mutator {
+pub struct Mutator {
     state: u64,
     tokens: &'static [&'static [u8]],
 }
 
 impl Mutator {
     /// A mutator splicing in HTTP tokens.
-    pub(crate) fn new(seed: u64) -> Self {
+    pub fn new(seed: u64) -> Self {
         Mutator::with_tokens(seed, HTTP_TOKENS)
     }
 
     /// A mutator splicing in `tokens`.
-    pub(crate) fn with_tokens(seed: u64, tokens: &'static [&'static [u8]]) -> Self {
+    pub fn with_tokens(seed: u64, tokens: &'static [&'static [u8]]) -> Self {
         Mutator { state: seed | 1, tokens }
     }
 
@@ -83,7 +84,7 @@ impl Mutator {
     }
 
     /// A number in `0..n` (0 when `n` is 0).
-    pub(crate) fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             0
         } else {
@@ -92,19 +93,19 @@ impl Mutator {
     }
 
     /// `seed` with one to four random edits, as text (bytes that are not UTF-8 replaced).
-    pub(crate) fn mutate_text(&mut self, seed: &str) -> String {
+    pub fn mutate_text(&mut self, seed: &str) -> String {
         String::from_utf8_lossy(&self.mutate(seed.as_bytes())).into_owned()
     }
 
     /// One of `seeds`, picked at random, mutated.
-    pub(crate) fn pick(&mut self, seeds: &[&str]) -> String {
+    pub fn pick(&mut self, seeds: &[&str]) -> String {
         let seed = seeds[self.below(seeds.len())];
         self.mutate_text(seed)
     }
 
     /// The message of round `round`: seed `round % seeds.len()`, as is one round in eight (so
     /// the handlers past the decoders run too), else mutated.
-    pub(crate) fn round_text(&mut self, seeds: &[String], round: usize) -> String {
+    pub fn round_text(&mut self, seeds: &[String], round: usize) -> String {
         let seed = &seeds[round % seeds.len()];
         if round.is_multiple_of(8) {
             seed.clone()
@@ -114,7 +115,7 @@ impl Mutator {
     }
 
     /// `seed` with one to four random edits.
-    pub(crate) fn mutate(&mut self, seed: &[u8]) -> Vec<u8> {
+    pub fn mutate(&mut self, seed: &[u8]) -> Vec<u8> {
         let mut data = seed.to_vec();
         for _ in 0..1 + self.below(4) {
             let at = self.below(data.len() + 1);
@@ -143,15 +144,15 @@ impl Mutator {
 }
 
 /// Rounds to run: `default`, or `TINYMCP_FUZZ_ROUNDS` for a longer run.
-pub(crate) fn rounds(default: usize) -> usize {
+pub fn rounds(default: usize) -> usize {
     std::env::var("TINYMCP_FUZZ_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(default)
 }
 
 /// Longest a single direct call may take before it counts as a hang.
-pub(crate) const CALL_BOUND: Duration = Duration::from_secs(2);
+pub const CALL_BOUND: Duration = Duration::from_secs(2);
 
 /// Runs `f` (`what` on `input` in round `round`), failing when it took longer than `CALL_BOUND`.
-pub(crate) fn bounded<T>(what: &str, round: usize, input: &str, f: impl FnOnce() -> T) -> T {
+pub fn bounded<T>(what: &str, round: usize, input: &str, f: impl FnOnce() -> T) -> T {
     let started = Instant::now();
     let out = f();
     let took = started.elapsed();
@@ -162,7 +163,7 @@ pub(crate) fn bounded<T>(what: &str, round: usize, input: &str, f: impl FnOnce()
 /// Whether `message` is a valid JSON-RPC message from a server: a request or notification
 /// (a string method), or a response with an id and exactly one of `result` (an object) and
 /// `error` (an integer code and a string message); a batch answer holds only responses.
-pub(crate) fn valid_jsonrpc(message: &Value) -> Result<(), String> {
+pub fn valid_jsonrpc(message: &Value) -> Result<(), String> {
     if let Some(items) = message.as_array() {
         if items.is_empty() {
             return Err("an empty batch answer".into());
@@ -193,7 +194,7 @@ pub(crate) fn valid_jsonrpc(message: &Value) -> Result<(), String> {
 /// One request of every method, for every tool, prompt, resource and template the server lists
 /// (`listed(method, key)`: the items under `key` of the `method` list answer), over a served
 /// folder at `root` holding `a.txt` and `sub/b.md`.
-pub(crate) fn corpus(root: &str, mut listed: impl FnMut(&str, &str) -> Vec<Value>) -> Vec<String> {
+pub fn corpus(root: &str, mut listed: impl FnMut(&str, &str) -> Vec<Value>) -> Vec<String> {
     let mut params: Vec<(&str, Value)> = vec![
         ("ping", json!({})),
         ("tools/list", json!({"cursor": "AAAA"})),

@@ -1,1 +1,0 @@
-../../../../src/util/fuzz.rs

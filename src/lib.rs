@@ -78,6 +78,10 @@ pub use server::{Options, Server};
 pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 pub use util::time::rfc3339;
+// Test support for the binary's fuzz tests (feature `fuzz-mutator`), not for embedders.
+#[cfg(feature = "fuzz-mutator")]
+#[doc(hidden)]
+pub use util::fuzz as fuzz_support;
 pub use util::uri_template::UriTemplate;
 pub use wire::call_result::CallToolResult;
 pub use wire::content::Resource;

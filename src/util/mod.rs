@@ -5,11 +5,10 @@
 pub mod base64;
 pub(crate) mod condition;
 pub(crate) mod crypto;
-// The one mutator of every fuzz test, test-only (crates/fuzz-mutation, a dev-dependency the
-// binary's tests share). Here only the mutator and the time bound are used (the seed corpus is
-// for fuzzing the binary).
-#[cfg(test)]
-pub(crate) use fuzz_mutation as fuzz;
+// The one mutator of every fuzz test: the library's unit tests, and through the `fuzz-mutator`
+// feature (`tinymcp::fuzz_support`) the binary's.
+#[cfg(any(test, feature = "fuzz-mutator"))]
+pub mod fuzz;
 pub mod percent;
 pub mod random;
 pub mod schema;

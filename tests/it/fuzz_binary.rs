@@ -3,11 +3,11 @@
 //! list, on both eras) mutated and written to its stdin, and POSTed to `/mcp` (with, now and
 //! then, the request head mutated too). After each message a `ping` must be answered, and
 //! every message the server sends must be valid JSON-RPC. The mutator, corpus and check are
-//! the in-process fuzzers' own (crates/fuzz-mutation, which the library's and the binary's unit
+//! the in-process fuzzers' own (the library's `util/fuzz.rs`, which its and the binary's unit
 //! tests use too); `TINYMCP_FUZZ_ROUNDS` runs longer (`scripts/fuzz.sh`), and a failure
 //! names its round, which replays.
 
-use fuzz_mutation as mutation;
+use tinymcp::fuzz_support as mutation;
 
 use crate::raw_http::{read_reply, sse_events, write_request, Server, ACCEPT_BOTH, JSON};
 use crate::stateless::{meta, REV};

@@ -3,8 +3,8 @@
 //! each is answered in time), every answer valid JSON-RPC. Manifests and globs get mutated input
 //! directly, each call under a time bound.
 
-// The mutator every fuzz test shares (crates/fuzz-mutation); this one uses no HTTP tokens.
-use fuzz_mutation as mutation;
+// The mutator every fuzz test shares (the library's `util/fuzz.rs`); this one uses no HTTP tokens.
+use tinymcp::fuzz_support as mutation;
 
 use super::files::{self, FilesOptions};
 use super::glob::GlobPattern;

@@ -2,8 +2,8 @@
 //! the JSON-RPC check; `TINYMCP_FUZZ_ROUNDS` runs longer. The library's unit tests
 //! (HTTP heads, chunked bodies, JSON-RPC, URI templates, schemas) use it as `util::fuzz`; the
 //! binary's (providers, manifests, globs) and tests/it/fuzz_binary.rs (the real binary) as
-//! `fuzz_mutation`. A workspace crate never published, a path dev-dependency of both: the
-//! published library's unit tests do not build without it (docs/testing.md).
+//! `tinymcp::fuzz_support` (the library's `fuzz-mutator` feature, turned on only by the binary's
+//! dev-dependency). It lives in the library's package, so the published crate's tests build.
 
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

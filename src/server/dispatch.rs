@@ -268,7 +268,8 @@ pub(crate) fn dispatch(
         return Err(RpcError::method_not_found(method));
     }
     let per_request = version.is_some_and(|v| !v.is_stateful());
-    let on_ = version.map(|v| r.enabled(v));
+    // Decided when the registry last changed (`Registry::settle`), read here as data.
+    let on_ = version.map(|v| r.enabled[v as usize]);
     let open = match (spec.gate, on_) {
         (Gate::None, _) => true,
         (_, None) => false,
@@ -302,7 +303,7 @@ pub(crate) fn dispatch(
         // Invariant: the pool runs requests under a settled revision only.
         (On::Pool(_), None) => return Err(RpcError::internal()),
     };
-    let on = r.enabled(version);
+    let on = r.enabled[version as usize];
     let catalog = Catalog { resources: &r.resources, listers: &r.listers, templates: &r.templates };
     let value = match spec.id {
         Id::ToolsList => tools::list(cx, &r.tools, parse(params)?),

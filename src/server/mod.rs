@@ -389,7 +389,7 @@ impl Server {
         tool: Tool,
         handler: impl Fn(&RequestCx, Value) -> Result<CallToolResult, RpcError> + Send + Sync + 'static,
     ) {
-        self.insert_tool(Arc::new(ToolEntry { tool, handler: Box::new(handler) }));
+        self.insert_tool(Arc::new(ToolEntry::new(tool, Box::new(handler))));
     }
 
     /// Says why the tool `name` is not registered, and what would make it so: a call of it is
@@ -685,7 +685,9 @@ impl Server {
     /// handler holding a snapshot keeps reading the registry it started with.
     fn update(&self, change: impl FnOnce(&mut Registry)) {
         let mut current = self.registry.write().unwrap_or_else(PoisonError::into_inner);
-        change(Arc::make_mut(&mut current));
+        let registry = Arc::make_mut(&mut current);
+        change(registry);
+        registry.settle();
     }
 
     /// The registered tool `name` (for transports that check request headers against its

@@ -190,7 +190,7 @@ impl Tool {
 /// Params of `tools/call`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct CallParams<'a> {
-    #[serde(borrow, deserialize_with = "crate::wire::limits::name_borrowed")]
+    #[serde(borrow, deserialize_with = "crate::wire::params::name_borrowed")]
     pub name: std::borrow::Cow<'a, str>,
     #[serde(default)]
     pub arguments: Option<Value>,

@@ -9,7 +9,6 @@ pub(crate) mod frame;
 #[cfg(feature = "http")]
 pub(crate) mod headers;
 pub mod jsonrpc;
-pub(crate) mod limits;
 pub(crate) mod mcp_header;
 pub mod meta;
 pub(crate) mod method;

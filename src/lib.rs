@@ -79,7 +79,7 @@ pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 pub use util::time::rfc3339;
 pub use util::uri_template::UriTemplate;
-pub use wire::call_result::CallToolResult;
+pub use wire::content::CallToolResult;
 pub use wire::content::Resource;
 pub use wire::content::{Annotations, Content, Icon, ResourceContents, Role};
 pub use wire::meta::LogLevel;

@@ -436,7 +436,7 @@ impl Sessionless {
 #[cfg(feature = "http")]
 mod tests {
     use super::*;
-    use crate::wire::call_result::CallToolResult;
+    use crate::wire::content::CallToolResult;
     use crate::wire::rpc::HEADER_MISMATCH;
     use crate::Tool;
     use serde_json::{json, Value};

@@ -16,7 +16,7 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::decoration::Hint;
+use crate::wire::frame::Hint;
 use crate::wire::frame::{self, Reply};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
@@ -231,7 +231,7 @@ pub(crate) fn decorate_with(
     hint: Option<CacheHint>,
     result: Reply,
 ) -> Reply {
-    let decoration = crate::wire::decoration::Decoration::new(info, hint.map(Hint::from));
+    let decoration = crate::wire::frame::Decoration::new(info, hint.map(Hint::from));
     frame::decorate(std::sync::Arc::new(decoration), result)
 }
 
@@ -395,11 +395,11 @@ mod tests {
     use super::*;
     use crate::features::cache::CacheScope;
     use crate::server::registry::ExtensionMethod;
-    use crate::wire::call_result::{CallToolResult, ToolReply};
-    use crate::wire::decoration::{Decoration, SERVER_INFO};
     use crate::wire::frame::text_of;
+    use crate::wire::frame::{Decoration, SERVER_INFO};
     use crate::wire::jsonrpc::{self, Incoming, Message};
     use crate::wire::method::METHODS;
+    use crate::wire::{content::CallToolResult, frame::ToolReply};
     use std::sync::Arc;
     use std::time::Duration;
 

@@ -177,7 +177,7 @@ impl Registry {
 mod tests {
     use crate::features::tasks_handshake::TaskSupport;
     use crate::features::tools::Tool;
-    use crate::wire::call_result::CallToolResult;
+    use crate::wire::content::CallToolResult;
     use crate::wire::version::ProtocolVersion;
     use crate::Server;
     use serde_json::json;

@@ -2,9 +2,7 @@
 //! caps on what a request names.
 //! Imports of the crate only util's leaves (base64); every other layer may import it.
 
-pub(crate) mod call_result;
 pub(crate) mod content;
-pub(crate) mod decoration;
 pub(crate) mod frame;
 #[cfg(feature = "http")]
 pub(crate) mod headers;
@@ -14,5 +12,4 @@ pub mod meta;
 pub(crate) mod method;
 pub mod params;
 pub(crate) mod rpc;
-pub(crate) mod typed;
 pub mod version;

@@ -4,8 +4,6 @@
 
 pub(crate) mod content;
 pub(crate) mod frame;
-#[cfg(feature = "http")]
-pub(crate) mod headers;
 pub mod jsonrpc;
 pub(crate) mod mcp_header;
 pub mod meta;

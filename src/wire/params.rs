@@ -53,6 +53,7 @@ enum MetaFound {
 impl Params {
     /// Params read from a message: `text` must be a valid JSON object or `null` (the caller
     /// checked it, and refuses the rest with `-32602`).
+    #[cfg(test)]
     pub(crate) fn from_text(text: &str) -> Params {
         if text == "null" {
             return Params::default();
@@ -159,6 +160,131 @@ impl Params {
     /// The length of the params' text, for the bound on what a queued request holds.
     pub(crate) fn len(&self) -> usize {
         self.text().len()
+    }
+}
+
+/// The `params` member as the envelope's own pass reads it: each member passed over as its
+/// text, the ones other layers read kept (`_meta`, `inputResponses`, `requestState`), and where
+/// the object begins and ends (its first key, its last value), so that the params need no pass
+/// of their own before the method's (`Params::from_members`).
+#[derive(Default)]
+pub(crate) struct Members<'a> {
+    /// An object (anything else is refused as params).
+    pub object: bool,
+    /// Whether a member came (the first key is `None` also when serde_json could not lend it).
+    any: bool,
+    first_key: Option<&'a str>,
+    last: Option<&'a RawValue>,
+    meta: Option<&'a RawValue>,
+    input_responses: Option<&'a RawValue>,
+    request_state: Option<&'a RawValue>,
+    /// One of those given twice.
+    twice: bool,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Members<'a>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("params")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+                let mut m = Members { object: true, ..Members::default() };
+                while let Some(Str(key)) = map.next_key::<Str>()? {
+                    if !m.any {
+                        m.any = true;
+                        m.first_key = match key {
+                            Cow::Borrowed(key) => Some(key),
+                            Cow::Owned(_) => None,
+                        };
+                    }
+                    let value = map.next_value::<&RawValue>()?;
+                    let slot = match &*key {
+                        "_meta" => Some(&mut m.meta),
+                        "inputResponses" => Some(&mut m.input_responses),
+                        "requestState" => Some(&mut m.request_state),
+                        _ => None,
+                    };
+                    if let Some(slot) = slot {
+                        m.twice |= slot.replace(value).is_some();
+                    }
+                    m.last = Some(value);
+                }
+                Ok(m)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Members<'de>, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(Members::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Params {
+    /// The params an envelope's pass read as `members` of `message` (an object): their text,
+    /// found in the message from the first key and the last value, and the members other
+    /// layers read, where they sit in it, as `found` finds them. `None` when the text cannot
+    /// be found so (a first key written with escapes): the caller reads the message otherwise.
+    pub(crate) fn from_members(message: &str, m: Members<'_>) -> Option<Params> {
+        let Some(first) = m.first_key else {
+            return (!m.any).then(|| Params::found("{}".into()));
+        };
+        let bytes = message.as_bytes();
+        let offset = |s: &str| (s.as_ptr() as usize).checked_sub(message.as_ptr() as usize);
+        let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        // Before the first key: its quote, then only whitespace back to the brace.
+        let mut start = offset(first)?.checked_sub(1).filter(|q| bytes.get(*q) == Some(&b'"'))?;
+        while start > 0 && space(bytes[start - 1]) {
+            start -= 1;
+        }
+        start = start.checked_sub(1).filter(|b| bytes.get(*b) == Some(&b'{'))?;
+        let last = m.last?.get();
+        let mut end = offset(last)? + last.len();
+        while bytes.get(end).copied().is_some_and(space) {
+            end += 1;
+        }
+        let text = message.get(start..end + 1).filter(|_| bytes.get(end) == Some(&b'}'))?;
+        let span = |raw: &RawValue| {
+            let start = (raw.get().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+            (start, start.wrapping_add(raw.get().len()))
+        };
+        // As `found` reads them: a reserved member given twice finds none; a `_meta` that is
+        // not an object of distinct keys is found where it sits.
+        let found = if m.twice {
+            Found::default()
+        } else {
+            let meta = match m.meta {
+                None => MetaFound::Absent,
+                Some(raw) if raw.get() == "null" => MetaFound::Absent,
+                Some(raw) => match serde_json::from_str::<MetaRead>(raw.get()) {
+                    Ok(read) => MetaFound::Keys(read.spans(span)),
+                    Err(_) => MetaFound::Unreadable(span(raw)),
+                },
+            };
+            Found { meta, input_responses: m.input_responses.map(span), request_state: m.request_state.map(span) }
+        };
+        Some(Params { text: Some(text.into()), found })
     }
 }
 
@@ -284,6 +410,13 @@ impl MetaRead<'_> {
 pub(crate) fn string_value(value: &str) -> Option<Cow<'_, str>> {
     if !value.starts_with('"') {
         return None;
+    }
+    // A string written with no escape, quote or control character inside is exactly its
+    // text between the quotes (what a method name or a revision always is): no parser needed.
+    if let Some(inner) = value.get(1..value.len() - 1).filter(|_| value.len() >= 2 && value.ends_with('"')) {
+        if !inner.bytes().any(|b| b == b'\\' || b == b'"' || b < 0x20) {
+            return Some(Cow::Borrowed(inner));
+        }
     }
     serde_json::from_str::<Str>(value).ok().map(|s| s.0)
 }
@@ -449,6 +582,74 @@ mod tests {
         assert_eq!(p.meta_text(), Some("null"));
         assert!(p.read_meta().is_none());
         assert!(!raw(r#"{"_meta":{"progressToken":1}}"#).meta_keys().unwrap().per_request());
+    }
+
+    /// The params an envelope's own pass reads are the params read alone: the same text, the
+    /// same reserved members found where they sit, whatever the spelling.
+    #[test]
+    fn params_read_with_their_envelope_are_params_read_alone() {
+        let cases = [
+            r#"{"name":"echo","arguments":{"message":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{ "_meta" : { "progressToken" : 7 } , "z" : [1] }"#,
+            "{\n\t\"a\" :1\r\n}",
+            r#"{}"#,
+            r#"{ }"#,
+            r#"{"\u005fmeta":{"progressToken":1},"x":2}"#,
+            r#"{"x":2,"\u005fmeta":{"progressToken":1}}"#,
+            r#"{"_meta":{"progressToken":1,"progressToken":2},"inputResponses":{"a":1}}"#,
+            r#"{"_meta":{},"_meta":{"progressToken":2}}"#,
+            r#"{"_meta":"text","requestState":"s"}"#,
+            r#"{"_meta":null,"inputResponses":null}"#,
+            r#"{"inputResponses":{"q":{"action":"accept"}},"requestState":"abc","inputResponses":1}"#,
+            r#"{"a":{"b":"}"},"c":"{"}"#,
+        ];
+        let seen = |p: &Params| {
+            let meta = p.read_meta().map(|m| m.keys.map(|k| format!("{k:?}")).map_err(|(text, _)| text.to_owned()));
+            (p.text().to_owned(), format!("{:?}", p.reserved()), meta, p.meta_text().map(str::to_owned))
+        };
+        for params in cases {
+            let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params": {params} }}"#);
+            let read = match crate::wire::jsonrpc::parse(&message) {
+                Ok(crate::wire::jsonrpc::Incoming::Single(crate::wire::jsonrpc::Message::Request(r))) => r.params,
+                other => panic!("{params}: {other:?}"),
+            };
+            let alone = Params::from_text(params);
+            let (text, reserved, meta, meta_text) = seen(&read);
+            let expected = seen(&alone);
+            assert_eq!(
+                serde_json::from_str::<Value>(&text).ok(),
+                serde_json::from_str::<Value>(&expected.0).ok(),
+                "{params}"
+            );
+            assert_eq!((reserved, meta, meta_text), (expected.1, expected.2, expected.3), "{params}");
+        }
+    }
+
+    /// A string's value is what serde_json reads, whether it takes the path with no escape or
+    /// the parser's; anything else is no string.
+    #[test]
+    fn a_string_value_is_what_serde_json_reads() {
+        let cases = [
+            r#""tools/call""#,
+            r#""""#,
+            r#""2026-07-28""#,
+            r#""a\"b""#,
+            r#""\u00e9t\u00e9""#,
+            "\"caf\u{e9}\"",
+            r#""a\\""#,
+            "\"tab\there\"",
+            r#"""#,
+            r#""unterminated"#,
+            r#"1"#,
+            r#"null"#,
+            r#""a"b""#,
+            r#"" x ""#,
+        ];
+        for text in cases {
+            let expected = serde_json::from_str::<String>(text).ok();
+            assert_eq!(string_value(text).map(Cow::into_owned), expected, "{text}");
+        }
+        assert!(matches!(string_value(r#""tools/call""#), Some(Cow::Borrowed("tools/call"))));
     }
 
     #[test]

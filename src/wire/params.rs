@@ -76,7 +76,7 @@ impl Params {
         #[derive(Deserialize)]
         struct Keys<'a> {
             #[serde(rename = "_meta", borrow, default)]
-            meta: Option<MetaRead<'a>>,
+            meta: Option<MetaFields<'a>>,
             #[serde(rename = "inputResponses", borrow, default, deserialize_with = "present")]
             input_responses: Option<&'a RawValue>,
             #[serde(rename = "requestState", borrow, default, deserialize_with = "present")]
@@ -174,8 +174,9 @@ pub(crate) struct Members<'a> {
     /// Whether a member came (the first key is `None` also when serde_json could not lend it).
     any: bool,
     first_key: Option<&'a str>,
-    last: Option<&'a RawValue>,
-    meta: Option<&'a RawValue>,
+    /// The last member's value (`_meta`: its own last member's, its closing brace after it).
+    last: Option<Last<'a>>,
+    meta: Option<MetaMembers<'a>>,
     input_responses: Option<&'a RawValue>,
     request_state: Option<&'a RawValue>,
     /// One of those given twice.
@@ -200,9 +201,15 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
                             Cow::Owned(_) => None,
                         };
                     }
+                    if key == "_meta" {
+                        // Its keys read in this pass too: `_meta` is read once.
+                        let meta = map.next_value::<MetaMembers>()?;
+                        m.last = Some(meta.last.map_or(Last::Unknown, Last::InMeta));
+                        m.twice |= m.meta.replace(meta).is_some();
+                        continue;
+                    }
                     let value = map.next_value::<&RawValue>()?;
                     let slot = match &*key {
-                        "_meta" => Some(&mut m.meta),
                         "inputResponses" => Some(&mut m.input_responses),
                         "requestState" => Some(&mut m.request_state),
                         _ => None,
@@ -210,7 +217,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
                     if let Some(slot) = slot {
                         m.twice |= slot.replace(value).is_some();
                     }
-                    m.last = Some(value);
+                    m.last = Some(Last::Value(value));
                 }
                 Ok(m)
             }
@@ -241,6 +248,84 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
     }
 }
 
+/// Where the last member of params ends: after its value, or after `_meta`'s closing brace,
+/// which follows its own last value (`Unknown`: a `_meta` with none).
+#[derive(Clone, Copy)]
+enum Last<'a> {
+    Value(&'a RawValue),
+    InMeta(&'a RawValue),
+    Unknown,
+}
+
+/// `_meta` as the envelope's pass reads it: its reserved keys (those of [`MetaKeys`], in its
+/// order), or what else it is.
+struct MetaMembers<'a> {
+    read: MetaRead<'a>,
+    /// Its last member's value.
+    last: Option<&'a RawValue>,
+}
+
+enum MetaRead<'a> {
+    Null,
+    Keys([Option<&'a RawValue>; 5]),
+    /// Not an object, or a reserved key given twice.
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MetaMembers<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MetaMembers<'a>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MetaMembers<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("_meta")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaMembers<'de>, A::Error> {
+                let (mut keys, mut twice, mut last) = ([None; 5], false, None);
+                while let Some(Str(key)) = map.next_key::<Str>()? {
+                    let value = map.next_value::<&RawValue>()?;
+                    let slot = match &*key {
+                        "io.modelcontextprotocol/protocolVersion" => Some(0),
+                        "io.modelcontextprotocol/clientCapabilities" => Some(1),
+                        "io.modelcontextprotocol/clientInfo" => Some(2),
+                        "io.modelcontextprotocol/logLevel" => Some(3),
+                        "progressToken" => Some(4),
+                        _ => None,
+                    };
+                    if let Some(slot) = slot {
+                        twice |= keys[slot].replace(value).is_some();
+                    }
+                    last = Some(value);
+                }
+                Ok(MetaMembers { read: if twice { MetaRead::Other } else { MetaRead::Keys(keys) }, last })
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<MetaMembers<'de>, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Null, last: None })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 impl Params {
     /// The params an envelope's pass read as `members` of `message` (an object): their text,
     /// found in the message from the first key and the last value, and the members other
@@ -259,11 +344,26 @@ impl Params {
             start -= 1;
         }
         start = start.checked_sub(1).filter(|b| bytes.get(*b) == Some(&b'{'))?;
-        let last = m.last?.get();
-        let mut end = offset(last)? + last.len();
-        while bytes.get(end).copied().is_some_and(space) {
-            end += 1;
-        }
+        let after = |raw: &RawValue| {
+            let mut end = offset(raw.get())? + raw.get().len();
+            while bytes.get(end).copied().is_some_and(space) {
+                end += 1;
+            }
+            Some(end)
+        };
+        let end = match m.last? {
+            Last::Value(raw) => after(raw)?,
+            // `_meta` came last: its closing brace follows its own last value.
+            Last::InMeta(raw) => {
+                let brace = after(raw).filter(|b| bytes.get(*b) == Some(&b'}'))?;
+                let mut end = brace + 1;
+                while bytes.get(end).copied().is_some_and(space) {
+                    end += 1;
+                }
+                end
+            }
+            Last::Unknown => return None,
+        };
         let text = message.get(start..end + 1).filter(|_| bytes.get(end) == Some(&b'}'))?;
         let span = |raw: &RawValue| {
             let start = (raw.get().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
@@ -275,12 +375,10 @@ impl Params {
             Found::default()
         } else {
             let meta = match m.meta {
-                None => MetaFound::Absent,
-                Some(raw) if raw.get() == "null" => MetaFound::Absent,
-                Some(raw) => match serde_json::from_str::<MetaRead>(raw.get()) {
-                    Ok(read) => MetaFound::Keys(read.spans(span)),
-                    Err(_) => MetaFound::Unreadable(span(raw)),
-                },
+                None | Some(MetaMembers { read: MetaRead::Null, .. }) => MetaFound::Absent,
+                Some(MetaMembers { read: MetaRead::Keys(keys), .. }) => MetaFound::Keys(keys.map(|raw| raw.map(span))),
+                // Not an object of distinct keys: the params read again on their own, to say why.
+                Some(_) => return Some(Params::found(text.into())),
             };
             Found { meta, input_responses: m.input_responses.map(span), request_state: m.request_state.map(span) }
         };
@@ -336,7 +434,7 @@ impl Params {
             }
             MetaFound::Unreadable(span) => {
                 let meta = self.at(span);
-                Some(Meta { keys: Err((meta, serde_json::from_str::<MetaRead>(meta).err())) })
+                Some(Meta { keys: Err((meta, serde_json::from_str::<MetaFields>(meta).err())) })
             }
         }
     }
@@ -384,7 +482,7 @@ impl MetaKeys<'_> {
 
 /// [`MetaKeys`] as serde_json reads them.
 #[derive(Deserialize)]
-struct MetaRead<'a> {
+struct MetaFields<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default, deserialize_with = "present")]
     protocol_version: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default, deserialize_with = "present")]
@@ -397,7 +495,7 @@ struct MetaRead<'a> {
     progress_token: Option<&'a RawValue>,
 }
 
-impl MetaRead<'_> {
+impl MetaFields<'_> {
     /// Where each key sits, in the order of [`MetaKeys`]' fields.
     fn spans(&self, span: impl Fn(&RawValue) -> Span) -> [Option<Span>; 5] {
         [self.protocol_version, self.client_capabilities, self.client_info, self.log_level, self.progress_token]
@@ -602,6 +700,13 @@ mod tests {
             r#"{"_meta":null,"inputResponses":null}"#,
             r#"{"inputResponses":{"q":{"action":"accept"}},"requestState":"abc","inputResponses":1}"#,
             r#"{"a":{"b":"}"},"c":"{"}"#,
+            r#"{"name":"x","_meta":{"progressToken":"t","other":[1,{"a":"}"}]} }"#,
+            r#"{"name":"x","_meta":{}}"#,
+            r#"{"name":"x","_meta":null}"#,
+            r#"{"_meta":{"progressToken":1},"name":"x"}"#,
+            r#"{"_meta":[1,2],"name":"x"}"#,
+            r#"{"name":"x","_meta":{"io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/logLevel":"debug"}}"#,
+            r#"{"name":"x","_meta":{"\u0070rogressToken":3}}"#,
         ];
         let seen = |p: &Params| {
             let meta = p.read_meta().map(|m| m.keys.map(|k| format!("{k:?}")).map_err(|(text, _)| text.to_owned()));

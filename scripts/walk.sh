@@ -6,23 +6,37 @@
 # own instructions grow by at least one per call. The binary's own files (the `--everything`
 # fixture's echo tool, in the tinymcp-cli crate) are listed apart. Needs valgrind.
 #
-# `scripts/walk.sh [N]` prints, per road, the files with their instructions per call.
+# `scripts/walk.sh [N]` prints, per road, the files with their instructions per call, and the
+# instructions per call of the whole process (std, dependencies and the kernel's entry code
+# included). `WALK_FUNCTIONS=1` lists each file's functions under it.
+# `scripts/walk.sh --release [N]`: the release build instead, totals only (its inlining moves
+# code across files, so only the total means anything): the CPU figure of one call, counted,
+# not timed, so two trees compare on a busy machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+PROFILE=debug
+if [ "${1:-}" = --release ]; then
+  PROFILE=release
+  shift
+fi
 N=${1:-200}
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v callgrind_annotate >/dev/null 2>&1; then
   skip "valgrind (callgrind) is not installed: apt install valgrind"
 fi
-cargo build --quiet --bin tinymcp
-BIN=${CARGO_TARGET_DIR:-target}/debug/tinymcp
+if [ "$PROFILE" = release ]; then
+  cargo build --quiet --release --bin tinymcp
+else
+  cargo build --quiet --bin tinymcp
+fi
+BIN=${CARGO_TARGET_DIR:-target}/$PROFILE/tinymcp
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 - "$BIN" "$N" "$work" "$PWD" <<'PY'
+python3 - "$BIN" "$N" "$work" "$PWD" "$PROFILE" "${WALK_FUNCTIONS:-0}" <<'PY'
 import collections, json, os, re, signal, socket, subprocess, sys, time
 
-binary, n, work, root = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+binary, n, work, root, profile, functions = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] == "1"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 INIT = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "walk", "version": "1"}}}
@@ -94,15 +108,20 @@ def http(out, calls, meta):
 
 
 def own_instructions(out):
+    """The instructions of each of our files, of each of its functions, and of the whole run."""
     text = subprocess.run(["callgrind_annotate", "--threshold=100", out], capture_output=True, text=True).stdout
-    files = collections.Counter()
+    files, funcs, total = collections.Counter(), collections.Counter(), 0
     for line in text.splitlines():
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+PROGRAM TOTALS", line)
+        if m:
+            total = int(m.group(1).replace(",", ""))
         # Our files are named from the repository's root, or relative to it; std's and the
         # dependencies' are elsewhere.
-        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+(?:" + re.escape(root) + r"/)?((?:src|crates/[^/]+/src)/[^:]+):", line)
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+(?:" + re.escape(root) + r"/)?((?:src|crates/[^/]+/src)/[^:]+):(.*?)(?: \[[^]]*\])?$", line)
         if m:
             files[m.group(2)] += int(m.group(1).replace(",", ""))
-    return files
+            funcs[(m.group(2), m.group(3))] += int(m.group(1).replace(",", ""))
+    return files, funcs, total
 
 
 for name, run, meta in [("stdio, 2025-11-25 session", stdio, False), ("stdio, 2026-07-28", stdio, True),
@@ -110,13 +129,23 @@ for name, run, meta in [("stdio, 2025-11-25 session", stdio, False), ("stdio, 20
     base, full = f"{work}/base", f"{work}/full"
     run(base, 0, meta)
     run(full, n, meta)
-    before, after = own_instructions(base), own_instructions(full)
+    (before, before_funcs, before_total), (after, after_funcs, after_total) = own_instructions(base), own_instructions(full)
+    per_call = (after_total - before_total) / n
+    if profile == "release":
+        print(f"{name}: {per_call:.0f} instructions per tools/call (release build, whole process)")
+        continue
     grown = {f: (after[f] - before.get(f, 0)) / n for f in after if after[f] - before.get(f, 0) >= n}
     # src/lib.rs holds no code (re-exports): what debug info names there is inlined std code.
     library = {f: v for f, v in grown.items() if f != "src/lib.rs" and not f.startswith("crates/tinymcp-cli/")}
-    print(f"{name}: a tools/call runs code in {len(library)} library files (instructions per call)")
+    print(f"{name}: a tools/call runs code in {len(library)} library files (instructions per call;"
+          f" {per_call:.0f} in all, debug build)")
     for f, v in sorted(library.items(), key=lambda kv: -kv[1]):
         print(f"  {v:8.0f}  {f}")
+        if functions:
+            grown_funcs = {fn: (c - before_funcs.get((g, fn), 0)) / n for (g, fn), c in after_funcs.items() if g == f}
+            for fn, c in sorted(grown_funcs.items(), key=lambda kv: -kv[1]):
+                if c >= 1:
+                    print(f"            {c:8.0f}  {fn}")
     others = sorted(f for f in grown if f.startswith("crates/tinymcp-cli/"))
     if others:
         print(f"  and the binary's: {', '.join(others)}")

@@ -83,7 +83,7 @@ pub use util::time::rfc3339;
 #[doc(hidden)]
 pub use util::fuzz as fuzz_support;
 pub use util::uri_template::UriTemplate;
-pub use wire::call_result::CallToolResult;
+pub use wire::content::CallToolResult;
 pub use wire::content::Resource;
 pub use wire::content::{Annotations, Content, Icon, ResourceContents, Role};
 pub use wire::meta::LogLevel;

@@ -16,19 +16,19 @@ use std::sync::Arc;
 pub(crate) enum Reference {
     #[serde(rename = "ref/prompt")]
     Prompt {
-        #[serde(deserialize_with = "crate::wire::limits::name")]
+        #[serde(deserialize_with = "crate::wire::params::name")]
         name: String,
     },
     #[serde(rename = "ref/resource")]
     Resource {
-        #[serde(deserialize_with = "crate::wire::limits::uri")]
+        #[serde(deserialize_with = "crate::wire::params::uri")]
         uri: String,
     },
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Argument {
-    #[serde(deserialize_with = "crate::wire::limits::name")]
+    #[serde(deserialize_with = "crate::wire::params::name")]
     name: String,
     value: String,
 }

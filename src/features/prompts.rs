@@ -165,7 +165,7 @@ pub type PromptArguments = HashMap<String, String>;
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct GetParams {
-    #[serde(deserialize_with = "crate::wire::limits::name")]
+    #[serde(deserialize_with = "crate::wire::params::name")]
     pub name: String,
     #[serde(default)]
     pub arguments: Option<HashMap<String, Value>>,

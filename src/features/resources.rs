@@ -119,7 +119,7 @@ impl ResourceTemplate {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct UriParams {
-    #[serde(deserialize_with = "crate::wire::limits::uri")]
+    #[serde(deserialize_with = "crate::wire::params::uri")]
     pub uri: String,
 }
 

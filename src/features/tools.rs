@@ -7,11 +7,11 @@ use crate::features::tasks_extension;
 use crate::features::tasks_handshake::{self, TaskParams, TaskSupport};
 use crate::server::context::RequestCx;
 use crate::util::schema;
-use crate::wire::call_result::{CallToolResult, ToolReply};
 use crate::wire::content::{to_map, Icon};
 use crate::wire::frame::Reply;
 use crate::wire::rpc::RpcError;
 use crate::wire::version::ProtocolVersion;
+use crate::wire::{content::CallToolResult, frame::ToolReply};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -23,6 +23,22 @@ pub type ToolHandler = dyn Fn(&RequestCx, Value) -> Result<CallToolResult, RpcEr
 pub(crate) struct ToolEntry {
     pub tool: Tool,
     pub handler: Box<ToolHandler>,
+    /// Decided at registration: only a client that declared MCP Apps is offered the tool (its
+    /// view says `visibility` without `model`), so a call of any other asks nothing of the client.
+    pub app_only: bool,
+}
+
+impl ToolEntry {
+    pub fn new(tool: Tool, handler: Box<ToolHandler>) -> Self {
+        let app_only = tool.ui.as_ref().is_some_and(ToolUi::is_app_only);
+        ToolEntry { tool, handler, app_only }
+    }
+
+    /// Whether a client is offered the tool (`apps`: whether it declared MCP Apps, asked only
+    /// for an app-only tool).
+    fn offered(&self, apps: impl FnOnce() -> bool) -> bool {
+        !self.app_only || apps()
+    }
 }
 
 /// Behaviour hints about a tool (2025-03-26 and later).
@@ -174,7 +190,7 @@ impl Tool {
 /// Params of `tools/call`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct CallParams<'a> {
-    #[serde(borrow, deserialize_with = "crate::wire::limits::name_borrowed")]
+    #[serde(borrow, deserialize_with = "crate::wire::params::name_borrowed")]
     pub name: std::borrow::Cow<'a, str>,
     #[serde(default)]
     pub arguments: Option<Value>,
@@ -193,7 +209,7 @@ pub(crate) fn list(cx: &RequestCx, tools: &[Arc<ToolEntry>], params: ListParams)
         return pagination::list_result("tools", tools, cursor, size, |t| t.tool.to_wire(cx.version()));
     }
     let apps = apps::client_supports(cx);
-    let offered: Vec<Arc<ToolEntry>> = tools.iter().filter(|t| offered(&t.tool, apps) && scoped(t)).cloned().collect();
+    let offered: Vec<Arc<ToolEntry>> = tools.iter().filter(|t| t.offered(|| apps) && scoped(t)).cloned().collect();
     pagination::list_result("tools", &offered, cursor, size, |t| {
         let mut descriptor = t.tool.to_wire(cx.version());
         if let (Some(ui), true) = (&t.tool.ui, apps) {
@@ -201,11 +217,6 @@ pub(crate) fn list(cx: &RequestCx, tools: &[Arc<ToolEntry>], params: ListParams)
         }
         descriptor
     })
-}
-
-/// Whether a client is offered the tool: an app-only tool only to one with views.
-fn offered(tool: &Tool, apps: bool) -> bool {
-    apps || !tool.ui.as_ref().is_some_and(ToolUi::is_app_only)
 }
 
 /// `tools/call`: runs the tool now, or as a task when the client asks and the tool allows it.
@@ -224,7 +235,7 @@ pub(crate) fn call(
     let entry = Arc::clone(
         tools
             .iter()
-            .find(|t| t.tool.name == params.name && offered(&t.tool, apps::client_supports(cx)))
+            .find(|t| t.tool.name == params.name && t.offered(|| apps::client_supports(cx)))
             .ok_or_else(unknown)?,
     );
     if !cx.grants(&entry.tool.required_scopes) {
@@ -235,7 +246,7 @@ pub(crate) fn call(
         Some(v @ Value::Object(_)) => v,
         Some(_) => return Err(RpcError::invalid_params("arguments must be an object")),
     };
-    if !cx.version().is_stateful() && entry.tool.task_support != TaskSupport::Forbidden {
+    if !cx.version().is_stateful() && !matches!(entry.tool.task_support, TaskSupport::Forbidden) {
         return call_per_request(cx, ext_tasks, entry, arguments).map(Reply::Value);
     }
     // Spec (tasks): a server that does not declare task support runs every call normally.

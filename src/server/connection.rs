@@ -15,9 +15,9 @@ use crate::server::session::{Negotiated, Session, Waiting};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::frame::{Answer, Reply};
-#[cfg(feature = "http")]
-use crate::wire::headers::{self, Header};
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
+#[cfg(feature = "http")]
+use crate::wire::mcp_header::{self, Header};
 use crate::wire::meta::{self, Arrival, Era, RequestMeta};
 use crate::wire::method::Id;
 use crate::wire::params::Params;
@@ -217,7 +217,7 @@ impl Connection {
     fn check_headers(&self, req: &Request, meta: &RequestMeta, arrival: Arrival) -> Result<(), RpcError> {
         let Arrival::Http { headers, .. } = arrival else { return Ok(()) };
         let pairs: Vec<Header> = headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
-        let check = |schema: Option<&serde_json::Value>| headers::validate(&pairs, &req.method, &req.params, schema);
+        let check = |schema: Option<&serde_json::Value>| mcp_header::validate(&pairs, &req.method, &req.params, schema);
         let tool = req.method.spec().filter(|s| s.id == Id::ToolsCall).and_then(|_| req.params.string_member("name"));
         match tool.as_deref().map(|name| (name, self.server.tool(name))) {
             None => check(None),
@@ -436,7 +436,7 @@ impl Sessionless {
 #[cfg(feature = "http")]
 mod tests {
     use super::*;
-    use crate::wire::call_result::CallToolResult;
+    use crate::wire::content::CallToolResult;
     use crate::wire::rpc::HEADER_MISMATCH;
     use crate::Tool;
     use serde_json::{json, Value};

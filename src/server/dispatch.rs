@@ -16,7 +16,7 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
-use crate::wire::decoration::Hint;
+use crate::wire::frame::Hint;
 use crate::wire::frame::{self, Reply};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
@@ -231,7 +231,7 @@ pub(crate) fn decorate_with(
     hint: Option<CacheHint>,
     result: Reply,
 ) -> Reply {
-    let decoration = crate::wire::decoration::Decoration::new(info, hint.map(Hint::from));
+    let decoration = crate::wire::frame::Decoration::new(info, hint.map(Hint::from));
     frame::decorate(std::sync::Arc::new(decoration), result)
 }
 
@@ -268,7 +268,8 @@ pub(crate) fn dispatch(
         return Err(RpcError::method_not_found(method));
     }
     let per_request = version.is_some_and(|v| !v.is_stateful());
-    let on_ = version.map(|v| r.enabled(v));
+    // Decided when the registry last changed (`Registry::settle`), read here as data.
+    let on_ = version.map(|v| r.enabled[v as usize]);
     let open = match (spec.gate, on_) {
         (Gate::None, _) => true,
         (_, None) => false,
@@ -302,7 +303,7 @@ pub(crate) fn dispatch(
         // Invariant: the pool runs requests under a settled revision only.
         (On::Pool(_), None) => return Err(RpcError::internal()),
     };
-    let on = r.enabled(version);
+    let on = r.enabled[version as usize];
     let catalog = Catalog { resources: &r.resources, listers: &r.listers, templates: &r.templates };
     let value = match spec.id {
         Id::ToolsList => tools::list(cx, &r.tools, parse(params)?),
@@ -394,11 +395,11 @@ mod tests {
     use super::*;
     use crate::features::cache::CacheScope;
     use crate::server::registry::ExtensionMethod;
-    use crate::wire::call_result::{CallToolResult, ToolReply};
-    use crate::wire::decoration::{Decoration, SERVER_INFO};
     use crate::wire::frame::text_of;
+    use crate::wire::frame::{Decoration, SERVER_INFO};
     use crate::wire::jsonrpc::{self, Incoming, Message};
     use crate::wire::method::METHODS;
+    use crate::wire::{content::CallToolResult, frame::ToolReply};
     use std::sync::Arc;
     use std::time::Duration;
 

@@ -29,10 +29,10 @@ use crate::server::registry::{ExtensionEntry, ExtensionMethod, Registry};
 use crate::util::condition::InFlight;
 use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
-use crate::wire::call_result::CallToolResult;
+use crate::wire::content::CallToolResult;
 use crate::wire::content::Resource;
 use crate::wire::content::{Icon, ResourceContents};
-use crate::wire::decoration::Decoration;
+use crate::wire::frame::Decoration;
 use crate::wire::mcp_header;
 use crate::wire::rpc::RpcError;
 use crate::wire::version::{ProtocolVersion, Revisions};
@@ -389,7 +389,7 @@ impl Server {
         tool: Tool,
         handler: impl Fn(&RequestCx, Value) -> Result<CallToolResult, RpcError> + Send + Sync + 'static,
     ) {
-        self.insert_tool(Arc::new(ToolEntry { tool, handler: Box::new(handler) }));
+        self.insert_tool(Arc::new(ToolEntry::new(tool, Box::new(handler))));
     }
 
     /// Says why the tool `name` is not registered, and what would make it so: a call of it is
@@ -685,7 +685,9 @@ impl Server {
     /// handler holding a snapshot keeps reading the registry it started with.
     fn update(&self, change: impl FnOnce(&mut Registry)) {
         let mut current = self.registry.write().unwrap_or_else(PoisonError::into_inner);
-        change(Arc::make_mut(&mut current));
+        let registry = Arc::make_mut(&mut current);
+        change(registry);
+        registry.settle();
     }
 
     /// The registered tool `name` (for transports that check request headers against its

@@ -26,6 +26,9 @@ pub(crate) struct Registry {
     /// Tools not registered, each with what would make it so (`Server::explain_absent_tool`),
     /// read only to answer a call of one.
     pub absent_tools: Vec<(String, String)>,
+    /// What is enabled at each revision (`ProtocolVersion as usize`): decided by `settle` when
+    /// the registry changes, read by every request's gate.
+    pub enabled: [Enabled; ProtocolVersion::ALL.len()],
 }
 
 /// Answers the methods of one extension.
@@ -89,7 +92,7 @@ impl ExtensionMethod {
 }
 
 /// Which method groups a revision may call, given what is registered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Enabled {
     pub tools: bool,
     pub resources: bool,
@@ -104,8 +107,20 @@ impl Registry {
         self.extensions.iter().find_map(|e| e.methods.iter().find(|m| m.name == method).map(|m| (&**e, m)))
     }
 
-    /// What is enabled at `version`: a feature is on when something is registered for it.
+    /// Decides again what is enabled at each revision (`enabled`): called after every change.
+    pub fn settle(&mut self) {
+        for version in ProtocolVersion::ALL {
+            self.enabled[version as usize] = self.decide(version);
+        }
+    }
+
+    /// What is enabled at `version`, as `settle` decided it.
     pub fn enabled(&self, version: ProtocolVersion) -> Enabled {
+        self.enabled[version as usize]
+    }
+
+    /// What is enabled at `version`: a feature is on when something is registered for it.
+    fn decide(&self, version: ProtocolVersion) -> Enabled {
         let resources = !self.resources.is_empty() || !self.listers.is_empty() || !self.templates.is_empty();
         let prompts = !self.prompts.is_empty();
         Enabled {
@@ -155,5 +170,33 @@ impl Registry {
             extensions[extension.name.as_str()] = extension.settings.clone();
         }
         Value::Object(caps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::features::tasks_handshake::TaskSupport;
+    use crate::features::tools::Tool;
+    use crate::wire::content::CallToolResult;
+    use crate::wire::version::ProtocolVersion;
+    use crate::Server;
+    use serde_json::json;
+
+    /// What is enabled is decided again on every change, registration and removal alike, and
+    /// is what a fresh decision says.
+    #[test]
+    fn enabled_follows_every_change() {
+        let server = Server::new("t", "1.0");
+        let tasks = |v| server.registry().enabled(v).tasks;
+        assert!(!server.registry().enabled(ProtocolVersion::V2025_11_25).tools);
+        let tool = Tool::new("slow", "d", json!({"type": "object"})).with_task_support(TaskSupport::Optional);
+        server.register_tool(tool, |_, _| Ok(CallToolResult::text("done")));
+        assert!(server.registry().enabled(ProtocolVersion::V2025_11_25).tools);
+        assert!(tasks(ProtocolVersion::V2025_11_25) && !tasks(ProtocolVersion::V2025_06_18));
+        for v in ProtocolVersion::ALL {
+            assert_eq!(server.registry().enabled(v), server.registry().decide(v), "{v}");
+        }
+        assert!(server.remove_tool("slow"));
+        assert!(!tasks(ProtocolVersion::V2025_11_25) && !server.registry().enabled(ProtocolVersion::V2025_11_25).tools);
     }
 }

@@ -6,7 +6,6 @@
 
 use crate::server::listen::Listener;
 use crate::server::sink::{Outgoing, Sink};
-use crate::util::condition::Condition;
 use crate::wire::frame;
 use crate::wire::meta::LogLevel;
 use crate::wire::rpc::{RequestId, RpcError};
@@ -16,7 +15,7 @@ use std::any::Any;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
 /// Requests that may wait for a slot when a session is at its in-flight cap, and the bytes of
@@ -40,6 +39,8 @@ struct Flights {
     /// Flags of finished requests, oldest first, for new requests to reuse once nothing else
     /// holds them: the usual request then allocates no flag (and frees none on another thread).
     spare: VecDeque<Arc<AtomicBool>>,
+    /// Threads in `wait_settled`: only then does the last request's end signal `settled`.
+    settle_waiters: usize,
 }
 
 /// A request waiting for a slot: the work that runs it in the slot of a request that ended,
@@ -98,8 +99,9 @@ pub struct Session {
     next_id: AtomicI64,
     notifier: Sink,
     closed: AtomicBool,
-    /// Signalled when the last request in flight ends (`wait_settled`).
-    settled: Condition,
+    /// Signalled, under the `flights` lock, when the last request in flight ends while someone
+    /// waits for it (`wait_settled`).
+    settled: Condvar,
     /// Per-session state of the features, one value per type.
     extensions: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
 }
@@ -119,7 +121,7 @@ impl Session {
             next_id: AtomicI64::new(1),
             notifier,
             closed: AtomicBool::new(false),
-            settled: Condition::default(),
+            settled: Condvar::new(),
             extensions: Mutex::default(),
         }
     }
@@ -245,11 +247,9 @@ impl Session {
                 None
             }
         };
-        let settled = flights.flags.is_empty();
-        // Notified with the lock released: a waiter checks under the signal's lock, then this one.
-        drop(flights);
-        if settled {
-            self.settled.notify();
+        // Whoever waits checks `flags` under this lock, so the wake-up cannot slip past it.
+        if flights.flags.is_empty() && flights.settle_waiters > 0 {
+            self.settled.notify_all();
         }
         next
     }
@@ -299,15 +299,20 @@ impl Session {
         self.closed.load(Ordering::SeqCst)
     }
 
-    /// How many requests are running or waiting for a slot.
-    pub fn in_flight(&self) -> usize {
-        lock(&self.flights).flags.len()
-    }
-
     /// Waits until no request is running or waiting for a slot, or `deadline`; says whether
     /// none is.
     pub(crate) fn wait_settled(&self, deadline: Instant) -> bool {
-        self.settled.wait_until(|| self.in_flight() == 0, Some(deadline))
+        let mut flights = lock(&self.flights);
+        flights.settle_waiters += 1;
+        while !flights.flags.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            flights = self.settled.wait_timeout(flights, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+        flights.settle_waiters -= 1;
+        flights.flags.is_empty()
     }
 }
 
@@ -331,5 +336,34 @@ impl Listener for Session {
 
     fn close(&self) {
         Session::close(self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// `wait_settled` returns once the last request in flight ends on another thread, and
+    /// says `false` at its deadline while one is still running.
+    #[test]
+    fn waiting_for_settled_wakes_when_the_last_request_ends() {
+        let session = Arc::new(Session::new(Sink::channel().0));
+        let id = RequestId::String("r".into());
+        let admitted = session.admit(&id, 4, 0, |_| (), |()| Waiting::new(|| None));
+        assert!(matches!(admitted, Ok(Some(()))));
+        assert!(!session.wait_settled(Instant::now() + Duration::from_millis(20)));
+        let finisher = {
+            let session = Arc::clone(&session);
+            std::thread::spawn(move || {
+                // Ends the request only once the waiter is waiting (or about to check again).
+                while lock(&session.flights).settle_waiters == 0 {
+                    std::thread::yield_now();
+                }
+                assert!(session.finish(&RequestId::String("r".into())).is_none());
+            })
+        };
+        assert!(session.wait_settled(Instant::now() + Duration::from_secs(30)));
+        assert!(finisher.join().is_ok());
     }
 }

@@ -1,5 +1,6 @@
 //! Content blocks shared by tools, prompts and resources (text, image, audio, embedded resource,
-//! resource link), their builders, and their shape for each protocol revision.
+//! resource link), their builders, and their shape for each protocol revision; a tool's result
+//! made of them (`CallToolResult`).
 //! Also the `Resource` descriptor (a resource link carries one), so `resources` builds on content
 //! and not the other way round. Uses only the wire and util; no transport, no threads.
 
@@ -389,6 +390,60 @@ pub(crate) fn descriptor_to_wire(
         None => map.remove("annotations"),
     };
     Value::Object(map)
+}
+
+// A tool's result, made of content blocks.
+
+/// The result of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallToolResult {
+    /// The content blocks.
+    pub content: Vec<Content>,
+    /// Structured output, checked against the tool's `outputSchema` (2025-06-18 and later).
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed (the model reads why in `content`).
+    pub is_error: bool,
+    /// Extra metadata.
+    pub meta: Option<Value>,
+}
+
+impl CallToolResult {
+    /// A successful result with these blocks.
+    pub fn success(content: Vec<Content>) -> Self {
+        CallToolResult { content, ..Default::default() }
+    }
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::success(vec![Content::text(text)])
+    }
+    /// A failed result whose text says why.
+    pub fn error(text: impl Into<String>) -> Self {
+        CallToolResult { content: vec![Content::text(text)], is_error: true, ..Default::default() }
+    }
+    /// A structured result; its JSON is also given as a text block for older clients.
+    pub fn structured(value: Value) -> Self {
+        CallToolResult {
+            content: vec![Content::text(value.to_string())],
+            structured_content: Some(value),
+            ..Default::default()
+        }
+    }
+
+    /// The result as the given revision knows it.
+    pub fn to_wire(&self, version: ProtocolVersion) -> Value {
+        let mut map = Map::new();
+        map.insert("content".into(), list_to_wire(&self.content, version));
+        if let (Some(s), true) = (&self.structured_content, version.has_structured_output()) {
+            map.insert("structuredContent".into(), s.clone());
+        }
+        if self.is_error {
+            map.insert("isError".into(), true.into());
+        }
+        if let Some(meta) = &self.meta {
+            map.insert("_meta".into(), meta.clone());
+        }
+        Value::Object(map)
+    }
 }
 
 #[cfg(test)]

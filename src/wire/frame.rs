@@ -1,15 +1,19 @@
 //! Writing JSON-RPC frames: a response travels as an `Answer` (its id and its `Reply` or error)
 //! to the one writer of its stream, which serialises it once, straight into its output; errors,
 //! requests and notifications written as text; the length of any frame counted without writing it.
-//! Knows of MCP only the tool's result a `Reply` holds without a box, and the 2026-07-28
-//! decoration (`decorate`) written around a result.
+//! A result kept typed on its way (`Typed`: written member by member, no map, no text of its
+//! own), a tool's among them (`ToolReply`, held without a box); and what every 2026-07-28 result
+//! has written around its own members (`Decoration`: `resultType`, the server's identity in
+//! `_meta`, the method's cache hint), computed by the server as data before the result leaves.
 
-use super::call_result::ToolReply;
-use super::decoration::Decoration;
+use super::content::{CallToolResult, Content, WireBlock};
 use super::rpc::{RequestId, RpcError};
-use super::typed::{encoded_len, Members, Typed};
+use super::version::ProtocolVersion;
+use serde::ser::SerializeMap;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
+use std::fmt;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -242,10 +246,248 @@ pub fn notification<P: Serialize + ?Sized>(method: &str, params: &P) -> String {
     to_json(&NotificationFrame { jsonrpc: "2.0", method, params })
 }
 
+// A result kept typed for its writer.
+
+/// A writer that counts what passes through it to `inner`.
+struct CountingWriter<W> {
+    inner: W,
+    bytes: usize,
+}
+
+impl<W: Write> Write for CountingWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(bytes)?;
+        self.bytes += n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The length of `write`'s output, counted as it is written out instead of built as text (no
+/// allocation: this runs for every request and, on a metered stream, every answer).
+pub(crate) fn counted(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> usize {
+    let mut count = CountingWriter { inner: io::sink(), bytes: 0 };
+    // Counting never fails, and what writers write always serializes.
+    let _ = write(&mut count);
+    count.bytes
+}
+
+/// The length of `value` as compact JSON.
+pub fn encoded_len(value: &Value) -> usize {
+    counted(|out| Ok(serde_json::to_writer(out, value)?))
+}
+
+/// The members of a JSON object being written, between its braces: what `Typed::write_members`
+/// writes into. Each member brings its comma.
+pub struct Members<'w> {
+    out: &'w mut dyn Write,
+    first: bool,
+}
+
+impl<'w> Members<'w> {
+    /// The members of an object whose `{` is written already, written into `out`.
+    pub(crate) fn new(out: &'w mut dyn Write) -> Members<'w> {
+        Members { out, first: true }
+    }
+
+    /// One member.
+    pub fn entry<V: Serialize + ?Sized>(&mut self, key: &str, value: &V) -> serde_json::Result<()> {
+        self.comma()?;
+        serde_json::to_writer(&mut *self.out, key)?;
+        self.out.write_all(b":").map_err(serde_json::Error::io)?;
+        serde_json::to_writer(&mut *self.out, value)
+    }
+
+    /// Members already written as JSON (`"a":1,"b":2`), as they are: what is the same in many
+    /// results is serialised once.
+    pub(crate) fn raw(&mut self, members: &str) -> serde_json::Result<()> {
+        self.comma()?;
+        self.out.write_all(members.as_bytes()).map_err(serde_json::Error::io)
+    }
+
+    fn comma(&mut self) -> serde_json::Result<()> {
+        if !std::mem::replace(&mut self.first, false) {
+            self.out.write_all(b",").map_err(serde_json::Error::io)?;
+        }
+        Ok(())
+    }
+}
+
+/// A result its handler kept typed: the writer of its stream serialises it, member by member,
+/// straight into its output (no `Value` map, no text of its own).
+pub trait Typed: Send + fmt::Debug {
+    /// Writes every member but `_meta` into the object `members` is writing.
+    fn write_members(&self, members: &mut Members<'_>) -> serde_json::Result<()>;
+    /// The result's own `_meta`, if any: written first, or merged into by a wrapper.
+    fn meta(&self) -> Option<&Value>;
+    /// About how many bytes the members but `_meta` take as JSON, without writing them (what a
+    /// metered stream counts while the result waits for its writer): the length of the data
+    /// they carry plus a little for each member.
+    fn size_hint(&self) -> usize;
+}
+
+// A tool's result as its writer writes it.
+
+/// A result as `to_wire` shapes it, kept typed for the writer of its stream, which serialises
+/// it straight into its output: the same members in the order a `Value` (a sorted map) writes
+/// them. A `Reply` holds it without a box (the usual answer: one allocation less per call).
+#[derive(Debug)]
+pub struct ToolReply(pub(crate) CallToolResult, pub(crate) ProtocolVersion, pub(crate) Option<Arc<Decoration>>);
+
+/// With its decoration around it, the result writes its `_meta` itself, merged.
+impl Typed for ToolReply {
+    fn write_members(&self, members: &mut Members<'_>) -> serde_json::Result<()> {
+        let ToolReply(result, version, around) = self;
+        if let Some(around) = around {
+            around.write_around(result.meta.as_ref(), members)?;
+        }
+        members.entry("content", &WireBlocks(&result.content, *version))?;
+        if result.is_error {
+            members.entry("isError", &true)?;
+        }
+        if let (Some(s), true) = (&result.structured_content, version.has_structured_output()) {
+            members.entry("structuredContent", s)?;
+        }
+        Ok(())
+    }
+
+    fn meta(&self) -> Option<&Value> {
+        self.0.meta.as_ref().filter(|_| self.2.is_none())
+    }
+
+    fn size_hint(&self) -> usize {
+        let ToolReply(result, _, around) = self;
+        let structured = result.structured_content.as_ref().map_or(0, encoded_len);
+        let around = around.as_ref().map_or(0, |a| a.size_hint() + result.meta.as_ref().map_or(0, encoded_len));
+        result.content.iter().map(Content::size_hint).sum::<usize>() + structured + around + 40
+    }
+}
+
+struct WireBlocks<'a>(&'a [Content], ProtocolVersion);
+
+impl Serialize for WireBlocks<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|block| WireBlock(block, self.1)))
+    }
+}
+
+// What a 2026-07-28 result has written around it.
+
+/// A cache hint (SEP-2549) as the wire writes it: `ttlMs` and `cacheScope`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Hint {
+    pub ttl_ms: u64,
+    /// `public` or `private`.
+    pub scope: &'static str,
+}
+
+/// `_meta` key of the server's identity on every 2026-07-28 result.
+pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// What `decorate` adds to a 2026-07-28 result, as data the server computed before the result
+/// left for its writer: the identity of the server that made it and the method's cache hint.
+/// Members the result has already win (an `input_required` round's `resultType`, a
+/// registration's own cache hint), and the server's identity joins the result's own `_meta`.
+#[derive(Debug)]
+pub(crate) struct Decoration {
+    /// The server's identity, serialised once (`Server::latest_info`).
+    info: Arc<Box<RawValue>>,
+    hint: Option<Hint>,
+    /// `_meta` for a result with none of its own, serialised once.
+    meta_alone: Box<RawValue>,
+    /// Every member it adds to a result that has none of them and no `_meta` (the usual
+    /// result), serialised once: `"_meta":{..},"resultType":"complete",..`.
+    alone: Box<str>,
+}
+
+impl Decoration {
+    /// The decoration of results made by the server `info` names, with `hint`.
+    pub(crate) fn new(info: Arc<Box<RawValue>>, hint: Option<Hint>) -> Decoration {
+        // Invariant: `info` is JSON, so this is too.
+        let meta_alone = RawValue::from_string(format!("{{\"{SERVER_INFO}\":{}}}", info.get())).unwrap_or_default();
+        let mut decoration = Decoration { info, hint, meta_alone, alone: Box::default() };
+        let mut alone = Vec::with_capacity(256);
+        // Writing into memory never fails, and these members always serialize.
+        let _ = decoration.write(None, None, &mut Members::new(&mut alone));
+        // serde_json writes UTF-8 only.
+        decoration.alone = String::from_utf8(alone).unwrap_or_default().into();
+        decoration
+    }
+
+    /// Writes `_meta` and the members a result whose own members are `object` (`None`: a typed
+    /// result, which has none of these) lacks.
+    pub(crate) fn write(
+        &self,
+        object: Option<&serde_json::Map<String, Value>>,
+        own_meta: Option<&Value>,
+        members: &mut Members<'_>,
+    ) -> serde_json::Result<()> {
+        let has = |key: &str| object.is_some_and(|map| map.contains_key(key));
+        match own_meta {
+            None => members.entry("_meta", &*self.meta_alone)?,
+            own => members.entry("_meta", &WithInfo { own, info: &self.info })?,
+        }
+        let result_type = object.and_then(|map| map.get("resultType"));
+        if result_type.is_none() {
+            members.entry("resultType", "complete")?;
+        }
+        if let (Some(hint), true) = (self.hint, result_type.is_none_or(|t| t == "complete")) {
+            if !has("ttlMs") {
+                members.entry("ttlMs", &hint.ttl_ms)?;
+            }
+            if !has("cacheScope") {
+                members.entry("cacheScope", hint.scope)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Decoration {
+    /// Writes `_meta` (a tool's result's own, `own`, with the server's identity added) and the
+    /// members it adds, none of which a tool's result has.
+    pub(crate) fn write_around(&self, own: Option<&Value>, members: &mut Members<'_>) -> serde_json::Result<()> {
+        match own {
+            None => members.raw(&self.alone),
+            own => self.write(None, own, members),
+        }
+    }
+
+    /// About how many bytes it adds: its server identity and about 100 bytes of members.
+    pub(crate) fn size_hint(&self) -> usize {
+        self.meta_alone.get().len() + 100
+    }
+}
+
+/// A result's own `_meta` with the server's identity added (a `_meta` that is not an object
+/// is left as it is).
+struct WithInfo<'a> {
+    own: Option<&'a Value>,
+    info: &'a RawValue,
+}
+
+impl Serialize for WithInfo<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let own = match self.own {
+            Some(Value::Object(own)) => Some(own),
+            Some(other) => return other.serialize(serializer),
+            None => None,
+        };
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in own.into_iter().flatten().filter(|(key, _)| *key != SERVER_INFO) {
+            map.serialize_entry(key, value)?;
+        }
+        map.serialize_entry(SERVER_INFO, self.info)?;
+        map.end()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::typed::counted;
+    use crate::wire::frame::counted;
     use serde_json::json;
 
     /// A typed result as a handler might keep it: one member and an optional `_meta`.
@@ -295,6 +537,36 @@ mod tests {
             [json!({}), json!({"name": "echo", "arguments": {"message": "h\u{e9}\"llo\n", "n": [1, 2.5, null]}})]
         {
             assert_eq!(encoded_len(&value), value.to_string().len(), "{value}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tool_reply_tests {
+    use super::*;
+    use crate::wire::content::Annotations;
+    use serde_json::json;
+
+    #[test]
+    fn a_typed_result_written_out_is_its_value_written_out() {
+        let annotated = Content::text("b").with_annotations(Annotations { priority: Some(0.5), ..Default::default() });
+        let results = [
+            CallToolResult::text("Echo: h\u{e9}llo \"x\"\n"),
+            CallToolResult::error("no such thing"),
+            CallToolResult::structured(json!({"n": 1, "list": [true, null]})),
+            CallToolResult {
+                content: vec![annotated, Content::image("aGk=", "image/png"), Content::text("c")],
+                meta: Some(json!({"k": "v"})),
+                ..Default::default()
+            },
+            CallToolResult::default(),
+        ];
+        for version in ProtocolVersion::ALL {
+            for result in &results {
+                let typed = crate::wire::frame::Reply::Tool(ToolReply(result.clone(), version, None));
+                let text = crate::wire::frame::text_of(|out| typed.write_to(out));
+                assert_eq!(text, result.to_wire(version).to_string(), "{version} {result:?}");
+            }
         }
     }
 }

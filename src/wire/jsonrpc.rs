@@ -4,7 +4,7 @@
 //! Knows nothing of MCP but the table of method names (`method`, pure data), whose row a known
 //! name is kept as: every other module may use it, it uses no other.
 
-use super::params::{present, string_value, Params, Str};
+use super::params::{present, string_value, Members, Params, Str};
 use super::rpc::{json_error, RequestId, RpcError};
 use crate::wire::method::{self, Spec};
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
@@ -181,8 +181,9 @@ struct Envelope<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
     method: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
+    /// Read in this pass (`null`: none), so the params need no pass of their own.
+    #[serde(borrow, default)]
+    params: Option<Members<'a>>,
     #[serde(borrow, default, deserialize_with = "present")]
     result: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
@@ -192,7 +193,7 @@ struct Envelope<'a> {
 /// One message object read by serde_json into an [`Envelope`]. `None` sends it down the
 /// general path: not one valid object, a member JSON-RPC reads given twice, a method name or a
 /// `jsonrpc` that serde_json cannot read as a string (a lone surrogate: it says why).
-fn envelope(text: &str) -> Option<Fields<'_>> {
+fn envelope(text: &str) -> Option<Fields> {
     // A derived struct reads an array too, as its members in order: only an object is one.
     if !text.trim_start().starts_with('{') {
         return None;
@@ -228,7 +229,11 @@ fn envelope(text: &str) -> Option<Fields<'_>> {
         id,
         jsonrpc_is_2_0,
         method,
-        params: envelope.params.map(|raw| ParamsField::Text(raw.get())),
+        params: match envelope.params {
+            None => None,
+            Some(members) if members.object => Some(ParamsField::Read(Params::from_members(text, members)?)),
+            Some(_) => Some(ParamsField::NotObject),
+        },
         result: json(envelope.result),
         error: json(envelope.error),
     })
@@ -317,20 +322,21 @@ pub fn parse_value(value: Value) -> Result<Incoming, Malformed> {
 
 /// The members of a message that JSON-RPC reads (the rest is ignored), each `Some` when present,
 /// even as `null`.
-struct Fields<'a> {
+struct Fields {
     /// The id, or why its value could not be read.
     id: Option<Result<Value, String>>,
     jsonrpc_is_2_0: bool,
     method: Option<MethodField>,
-    params: Option<ParamsField<'a>>,
+    params: Option<ParamsField>,
     result: Option<Value>,
     error: Option<Value>,
 }
 
-/// A `params` member: its text as sent (one message read into an [`Envelope`]), or its value
-/// (the general path).
-enum ParamsField<'a> {
-    Text(&'a str),
+/// A `params` member: read with its message (into an [`Envelope`]: an object, or anything
+/// else), or its value (the general path).
+enum ParamsField {
+    Read(Params),
+    NotObject,
     Value(Value),
 }
 
@@ -389,7 +395,7 @@ fn from_fields(fields: Fields) -> Result<Message, Malformed> {
         let params = match params {
             None | Some(ParamsField::Value(Value::Null)) => Params::default(),
             Some(ParamsField::Value(p @ Value::Object(_))) => Params::from_value(&p),
-            Some(ParamsField::Text(text)) if text == "null" || text.starts_with('{') => Params::from_text(text),
+            Some(ParamsField::Read(params)) => params,
             Some(_) => {
                 return Err(Malformed {
                     id,

@@ -88,7 +88,7 @@ pub(crate) enum Arrival<'a> {
         /// scopes (OAuth); `None`: nothing is withheld for want of a scope.
         scopes: Option<&'a [String]>,
         /// The request's headers, as data: a 2026-07-28 request's SEP-2243 headers are checked
-        /// against its body where its tool is looked up (`headers::validate`).
+        /// against its body where its tool is looked up (`mcp_header::validate`).
         headers: &'a [(String, String)],
         /// The message's era, when its transport decided it already (with [`era`], to choose
         /// the connection that serves it): not decided again.

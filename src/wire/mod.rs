@@ -2,18 +2,12 @@
 //! caps on what a request names.
 //! Imports of the crate only util's leaves (base64); every other layer may import it.
 
-pub(crate) mod call_result;
 pub(crate) mod content;
-pub(crate) mod decoration;
 pub(crate) mod frame;
-#[cfg(feature = "http")]
-pub(crate) mod headers;
 pub mod jsonrpc;
-pub(crate) mod limits;
 pub(crate) mod mcp_header;
 pub mod meta;
 pub(crate) mod method;
 pub mod params;
 pub(crate) mod rpc;
-pub(crate) mod typed;
 pub mod version;

@@ -2,7 +2,10 @@
 //! own typed struct (`Params::parse`, serde_json from the text, borrowing from it). The few
 //! members other layers read (`_meta`'s reserved keys, the progress token, the input-required
 //! rounds) are found in one serde pass when the params are made (`Found`), and read from there
-//! (`Reserved`, `MetaKeys`) by whichever layer asks.
+//! (`Reserved`, `MetaKeys`) by whichever layer asks. What a peer names in a request (URIs,
+//! tool and prompt names) is capped while the params decode (`uri`, `name`), so no lookup,
+//! template match or error message ever works on more than a bounded input: over the cap,
+//! decoding fails and the request gets `-32602` saying so.
 
 use super::rpc::RpcError;
 use serde::de::{self, MapAccess, Visitor};
@@ -50,6 +53,7 @@ enum MetaFound {
 impl Params {
     /// Params read from a message: `text` must be a valid JSON object or `null` (the caller
     /// checked it, and refuses the rest with `-32602`).
+    #[cfg(test)]
     pub(crate) fn from_text(text: &str) -> Params {
         if text == "null" {
             return Params::default();
@@ -72,7 +76,7 @@ impl Params {
         #[derive(Deserialize)]
         struct Keys<'a> {
             #[serde(rename = "_meta", borrow, default)]
-            meta: Option<MetaRead<'a>>,
+            meta: Option<MetaFields<'a>>,
             #[serde(rename = "inputResponses", borrow, default, deserialize_with = "present")]
             input_responses: Option<&'a RawValue>,
             #[serde(rename = "requestState", borrow, default, deserialize_with = "present")]
@@ -159,6 +163,229 @@ impl Params {
     }
 }
 
+/// The `params` member as the envelope's own pass reads it: each member passed over as its
+/// text, the ones other layers read kept (`_meta`, `inputResponses`, `requestState`), and where
+/// the object begins and ends (its first key, its last value), so that the params need no pass
+/// of their own before the method's (`Params::from_members`).
+#[derive(Default)]
+pub(crate) struct Members<'a> {
+    /// An object (anything else is refused as params).
+    pub object: bool,
+    /// Whether a member came (the first key is `None` also when serde_json could not lend it).
+    any: bool,
+    first_key: Option<&'a str>,
+    /// The last member's value (`_meta`: its own last member's, its closing brace after it).
+    last: Option<Last<'a>>,
+    meta: Option<MetaMembers<'a>>,
+    input_responses: Option<&'a RawValue>,
+    request_state: Option<&'a RawValue>,
+    /// One of those given twice.
+    twice: bool,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Members<'a>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("params")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+                let mut m = Members { object: true, ..Members::default() };
+                while let Some(Str(key)) = map.next_key::<Str>()? {
+                    if !m.any {
+                        m.any = true;
+                        m.first_key = match key {
+                            Cow::Borrowed(key) => Some(key),
+                            Cow::Owned(_) => None,
+                        };
+                    }
+                    if key == "_meta" {
+                        // Its keys read in this pass too: `_meta` is read once.
+                        let meta = map.next_value::<MetaMembers>()?;
+                        m.last = Some(meta.last.map_or(Last::Unknown, Last::InMeta));
+                        m.twice |= m.meta.replace(meta).is_some();
+                        continue;
+                    }
+                    let value = map.next_value::<&RawValue>()?;
+                    let slot = match &*key {
+                        "inputResponses" => Some(&mut m.input_responses),
+                        "requestState" => Some(&mut m.request_state),
+                        _ => None,
+                    };
+                    if let Some(slot) = slot {
+                        m.twice |= slot.replace(value).is_some();
+                    }
+                    m.last = Some(Last::Value(value));
+                }
+                Ok(m)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Members<'de>, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(Members::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Members<'de>, E> {
+                Ok(Members::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Where the last member of params ends: after its value, or after `_meta`'s closing brace,
+/// which follows its own last value (`Unknown`: a `_meta` with none).
+#[derive(Clone, Copy)]
+enum Last<'a> {
+    Value(&'a RawValue),
+    InMeta(&'a RawValue),
+    Unknown,
+}
+
+/// `_meta` as the envelope's pass reads it: its reserved keys (those of [`MetaKeys`], in its
+/// order), or what else it is.
+struct MetaMembers<'a> {
+    read: MetaRead<'a>,
+    /// Its last member's value.
+    last: Option<&'a RawValue>,
+}
+
+enum MetaRead<'a> {
+    Null,
+    Keys([Option<&'a RawValue>; 5]),
+    /// Not an object, or a reserved key given twice.
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MetaMembers<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MetaMembers<'a>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MetaMembers<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("_meta")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaMembers<'de>, A::Error> {
+                let (mut keys, mut twice, mut last) = ([None; 5], false, None);
+                while let Some(Str(key)) = map.next_key::<Str>()? {
+                    let value = map.next_value::<&RawValue>()?;
+                    let slot = match &*key {
+                        "io.modelcontextprotocol/protocolVersion" => Some(0),
+                        "io.modelcontextprotocol/clientCapabilities" => Some(1),
+                        "io.modelcontextprotocol/clientInfo" => Some(2),
+                        "io.modelcontextprotocol/logLevel" => Some(3),
+                        "progressToken" => Some(4),
+                        _ => None,
+                    };
+                    if let Some(slot) = slot {
+                        twice |= keys[slot].replace(value).is_some();
+                    }
+                    last = Some(value);
+                }
+                Ok(MetaMembers { read: if twice { MetaRead::Other } else { MetaRead::Keys(keys) }, last })
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<MetaMembers<'de>, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Other, last: None })
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<MetaMembers<'de>, E> {
+                Ok(MetaMembers { read: MetaRead::Null, last: None })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Params {
+    /// The params an envelope's pass read as `members` of `message` (an object): their text,
+    /// found in the message from the first key and the last value, and the members other
+    /// layers read, where they sit in it, as `found` finds them. `None` when the text cannot
+    /// be found so (a first key written with escapes): the caller reads the message otherwise.
+    pub(crate) fn from_members(message: &str, m: Members<'_>) -> Option<Params> {
+        let Some(first) = m.first_key else {
+            return (!m.any).then(|| Params::found("{}".into()));
+        };
+        let bytes = message.as_bytes();
+        let offset = |s: &str| (s.as_ptr() as usize).checked_sub(message.as_ptr() as usize);
+        let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        // Before the first key: its quote, then only whitespace back to the brace.
+        let mut start = offset(first)?.checked_sub(1).filter(|q| bytes.get(*q) == Some(&b'"'))?;
+        while start > 0 && space(bytes[start - 1]) {
+            start -= 1;
+        }
+        start = start.checked_sub(1).filter(|b| bytes.get(*b) == Some(&b'{'))?;
+        let after = |raw: &RawValue| {
+            let mut end = offset(raw.get())? + raw.get().len();
+            while bytes.get(end).copied().is_some_and(space) {
+                end += 1;
+            }
+            Some(end)
+        };
+        let end = match m.last? {
+            Last::Value(raw) => after(raw)?,
+            // `_meta` came last: its closing brace follows its own last value.
+            Last::InMeta(raw) => {
+                let brace = after(raw).filter(|b| bytes.get(*b) == Some(&b'}'))?;
+                let mut end = brace + 1;
+                while bytes.get(end).copied().is_some_and(space) {
+                    end += 1;
+                }
+                end
+            }
+            Last::Unknown => return None,
+        };
+        let text = message.get(start..end + 1).filter(|_| bytes.get(end) == Some(&b'}'))?;
+        let span = |raw: &RawValue| {
+            let start = (raw.get().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+            (start, start.wrapping_add(raw.get().len()))
+        };
+        // As `found` reads them: a reserved member given twice finds none; a `_meta` that is
+        // not an object of distinct keys is found where it sits.
+        let found = if m.twice {
+            Found::default()
+        } else {
+            let meta = match m.meta {
+                None | Some(MetaMembers { read: MetaRead::Null, .. }) => MetaFound::Absent,
+                Some(MetaMembers { read: MetaRead::Keys(keys), .. }) => MetaFound::Keys(keys.map(|raw| raw.map(span))),
+                // Not an object of distinct keys: the params read again on their own, to say why.
+                Some(_) => return Some(Params::found(text.into())),
+            };
+            Found { meta, input_responses: m.input_responses.map(span), request_state: m.request_state.map(span) }
+        };
+        Some(Params { text: Some(text.into()), found })
+    }
+}
+
 /// A member present with any value, `null` included (serde reads `null` as an absent `Option`).
 pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(d).map(Some)
@@ -207,7 +434,7 @@ impl Params {
             }
             MetaFound::Unreadable(span) => {
                 let meta = self.at(span);
-                Some(Meta { keys: Err((meta, serde_json::from_str::<MetaRead>(meta).err())) })
+                Some(Meta { keys: Err((meta, serde_json::from_str::<MetaFields>(meta).err())) })
             }
         }
     }
@@ -255,7 +482,7 @@ impl MetaKeys<'_> {
 
 /// [`MetaKeys`] as serde_json reads them.
 #[derive(Deserialize)]
-struct MetaRead<'a> {
+struct MetaFields<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default, deserialize_with = "present")]
     protocol_version: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default, deserialize_with = "present")]
@@ -268,7 +495,7 @@ struct MetaRead<'a> {
     progress_token: Option<&'a RawValue>,
 }
 
-impl MetaRead<'_> {
+impl MetaFields<'_> {
     /// Where each key sits, in the order of [`MetaKeys`]' fields.
     fn spans(&self, span: impl Fn(&RawValue) -> Span) -> [Option<Span>; 5] {
         [self.protocol_version, self.client_capabilities, self.client_info, self.log_level, self.progress_token]
@@ -281,6 +508,13 @@ impl MetaRead<'_> {
 pub(crate) fn string_value(value: &str) -> Option<Cow<'_, str>> {
     if !value.starts_with('"') {
         return None;
+    }
+    // A string written with no escape, quote or control character inside is exactly its
+    // text between the quotes (what a method name or a revision always is): no parser needed.
+    if let Some(inner) = value.get(1..value.len() - 1).filter(|_| value.len() >= 2 && value.ends_with('"')) {
+        if !inner.bytes().any(|b| b == b'\\' || b == b'"' || b < 0x20) {
+            return Some(Cow::Borrowed(inner));
+        }
     }
     serde_json::from_str::<Str>(value).ok().map(|s| s.0)
 }
@@ -361,6 +595,60 @@ impl fmt::Debug for Params {
     }
 }
 
+// Length caps on what a peer names, applied as the params decode.
+
+/// The longest URI accepted in `resources/*` and `completion/complete` (a 4 096-byte path,
+/// every byte percent-encoded, still fits).
+pub const MAX_URI_BYTES: usize = 16 * 1024;
+/// The longest tool, prompt or argument name accepted in a request (names we register are at
+/// most 128 characters).
+pub const MAX_NAME_BYTES: usize = 1024;
+
+fn capped<'de, D: Deserializer<'de>>(deserializer: D, what: &str, max: usize) -> Result<String, D::Error> {
+    let value = String::deserialize(deserializer)?;
+    if value.len() > max {
+        return Err(serde::de::Error::custom(format!("{what} is longer than {max} bytes ({} bytes)", value.len())));
+    }
+    Ok(value)
+}
+
+/// Decodes a URI of at most [`MAX_URI_BYTES`].
+pub(crate) fn uri<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    capped(deserializer, "uri", MAX_URI_BYTES)
+}
+
+/// Decodes a name of at most [`MAX_NAME_BYTES`].
+pub(crate) fn name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    capped(deserializer, "name", MAX_NAME_BYTES)
+}
+
+/// Decodes a name of at most [`MAX_NAME_BYTES`], borrowed from the params' text when it holds
+/// no escapes (the usual tool name), so reading it allocates nothing.
+pub(crate) fn name_borrowed<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Cow<'de, str>, D::Error> {
+    struct Visit;
+    impl<'de> serde::de::Visitor<'de> for Visit {
+        type Value = Cow<'de, str>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_borrowed_str<E: serde::de::Error>(self, name: &'de str) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(name))
+        }
+        fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(name.to_owned()))
+        }
+        fn visit_string<E: serde::de::Error>(self, name: String) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(name))
+        }
+    }
+    let value = deserializer.deserialize_str(Visit)?;
+    if value.len() > MAX_NAME_BYTES {
+        let why = format!("name is longer than {MAX_NAME_BYTES} bytes ({} bytes)", value.len());
+        return Err(serde::de::Error::custom(why));
+    }
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,6 +680,81 @@ mod tests {
         assert_eq!(p.meta_text(), Some("null"));
         assert!(p.read_meta().is_none());
         assert!(!raw(r#"{"_meta":{"progressToken":1}}"#).meta_keys().unwrap().per_request());
+    }
+
+    /// The params an envelope's own pass reads are the params read alone: the same text, the
+    /// same reserved members found where they sit, whatever the spelling.
+    #[test]
+    fn params_read_with_their_envelope_are_params_read_alone() {
+        let cases = [
+            r#"{"name":"echo","arguments":{"message":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{ "_meta" : { "progressToken" : 7 } , "z" : [1] }"#,
+            "{\n\t\"a\" :1\r\n}",
+            r#"{}"#,
+            r#"{ }"#,
+            r#"{"\u005fmeta":{"progressToken":1},"x":2}"#,
+            r#"{"x":2,"\u005fmeta":{"progressToken":1}}"#,
+            r#"{"_meta":{"progressToken":1,"progressToken":2},"inputResponses":{"a":1}}"#,
+            r#"{"_meta":{},"_meta":{"progressToken":2}}"#,
+            r#"{"_meta":"text","requestState":"s"}"#,
+            r#"{"_meta":null,"inputResponses":null}"#,
+            r#"{"inputResponses":{"q":{"action":"accept"}},"requestState":"abc","inputResponses":1}"#,
+            r#"{"a":{"b":"}"},"c":"{"}"#,
+            r#"{"name":"x","_meta":{"progressToken":"t","other":[1,{"a":"}"}]} }"#,
+            r#"{"name":"x","_meta":{}}"#,
+            r#"{"name":"x","_meta":null}"#,
+            r#"{"_meta":{"progressToken":1},"name":"x"}"#,
+            r#"{"_meta":[1,2],"name":"x"}"#,
+            r#"{"name":"x","_meta":{"io.modelcontextprotocol/logLevel":"info","io.modelcontextprotocol/logLevel":"debug"}}"#,
+            r#"{"name":"x","_meta":{"\u0070rogressToken":3}}"#,
+        ];
+        let seen = |p: &Params| {
+            let meta = p.read_meta().map(|m| m.keys.map(|k| format!("{k:?}")).map_err(|(text, _)| text.to_owned()));
+            (p.text().to_owned(), format!("{:?}", p.reserved()), meta, p.meta_text().map(str::to_owned))
+        };
+        for params in cases {
+            let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params": {params} }}"#);
+            let read = match crate::wire::jsonrpc::parse(&message) {
+                Ok(crate::wire::jsonrpc::Incoming::Single(crate::wire::jsonrpc::Message::Request(r))) => r.params,
+                other => panic!("{params}: {other:?}"),
+            };
+            let alone = Params::from_text(params);
+            let (text, reserved, meta, meta_text) = seen(&read);
+            let expected = seen(&alone);
+            assert_eq!(
+                serde_json::from_str::<Value>(&text).ok(),
+                serde_json::from_str::<Value>(&expected.0).ok(),
+                "{params}"
+            );
+            assert_eq!((reserved, meta, meta_text), (expected.1, expected.2, expected.3), "{params}");
+        }
+    }
+
+    /// A string's value is what serde_json reads, whether it takes the path with no escape or
+    /// the parser's; anything else is no string.
+    #[test]
+    fn a_string_value_is_what_serde_json_reads() {
+        let cases = [
+            r#""tools/call""#,
+            r#""""#,
+            r#""2026-07-28""#,
+            r#""a\"b""#,
+            r#""\u00e9t\u00e9""#,
+            "\"caf\u{e9}\"",
+            r#""a\\""#,
+            "\"tab\there\"",
+            r#"""#,
+            r#""unterminated"#,
+            r#"1"#,
+            r#"null"#,
+            r#""a"b""#,
+            r#"" x ""#,
+        ];
+        for text in cases {
+            let expected = serde_json::from_str::<String>(text).ok();
+            assert_eq!(string_value(text).map(Cow::into_owned), expected, "{text}");
+        }
+        assert!(matches!(string_value(r#""tools/call""#), Some(Cow::Borrowed("tools/call"))));
     }
 
     #[test]

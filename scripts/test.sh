@@ -54,6 +54,24 @@ if [ "$tier" = full ]; then
 fi
 step "cargo fmt --check"
 cargo fmt --check
+# The quick tier on a Windows host (Git Bash, as the CI workflow's windows job runs it): tests/it
+# is Unix-only (it makes FIFOs and symlinks and signals the binary), so the lints and unit tests
+# that build on Windows, the set scripts/windows-test.sh checks from Linux, and no tests/it.
+case "$(uname -s)" in
+  MINGW* | MSYS* | CYGWIN*)
+    if [ "$tier" = quick ]; then
+      step "cargo clippy (Windows host: the library's targets, the binary and its unit tests)"
+      cargo clippy --quiet -p tinymcp --all-targets --features oauth -- -D warnings
+      cargo clippy --quiet -p tinymcp-cli --bins --features oauth -- -D warnings
+      cargo clippy --quiet -p tinymcp-cli --bin tinymcp --profile test --features oauth -- -D warnings
+      cargo clippy --quiet --lib --no-default-features -- -D warnings
+      cargo clippy --quiet -p tinymcp-cli --bins --no-default-features -- -D warnings
+      step "unit tests (beside the code, in the library and the binary)"
+      cargo test --quiet --features oauth --lib --bins
+      exit 0
+    fi
+    ;;
+esac
 step "cargo clippy"
 # Each feature set checks the crate anew. `oauth` is a superset of the default features, so its
 # run covers every target; the default set differs from it only in the sources (the few lines built
@@ -117,6 +135,8 @@ else
 fi
 step "windows: clippy for x86_64-pc-windows-gnu; the binary's unit tests and the Python SDK client serving a folder under Wine (skipped without wine)"
 may_skip bash scripts/windows-test.sh
+step "macos: clippy for x86_64-apple-darwin and aarch64-apple-darwin, every target, check only (no macOS linker here; skipped without the Rust targets)"
+may_skip bash scripts/macos-check.sh
 step "release: actionlint on the workflow, the static binary with its checksums and MCP bundle (mcpb validate, pack), server.json against the registry schema, cargo publish --dry-run"
 bash scripts/check-release.sh
 step "container: the FROM scratch image built and run with podman (skipped with a line where it cannot run)"

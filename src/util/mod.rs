@@ -8,6 +8,8 @@ pub(crate) mod crypto;
 // The one mutator of every fuzz test: the library's unit tests, and through the `fuzz-mutator`
 // feature (`tinymcp::fuzz_support`) the binary's.
 #[cfg(any(test, feature = "fuzz-mutator"))]
+// The seed corpus and the JSON-RPC check are the binary's; the library's own tests use the rest.
+#[cfg_attr(not(feature = "fuzz-mutator"), allow(dead_code))]
 pub mod fuzz;
 pub mod percent;
 pub mod random;

@@ -53,6 +53,7 @@ mod error;
 mod features;
 mod server;
 pub mod transport;
+mod typed;
 mod util;
 mod wire;
 
@@ -77,6 +78,9 @@ pub use server::{Options, Server};
 #[cfg(feature = "http")]
 pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
+#[cfg(feature = "schemars")]
+pub use typed::OutputSchema;
+pub use typed::{AsContent, AsJson, Elicit, Elicited, PromptOutput, ResourceOutput, ToolError, ToolOutput};
 pub use util::time::rfc3339;
 pub use util::uri_template::UriTemplate;
 pub use wire::call_result::CallToolResult;

@@ -82,6 +82,7 @@ step "cargo test"
 cargo test --quiet --features oauth 2>&1 | tee .test-output.log
 step "examples"
 for example in typed_tool resource_template http_server; do cargo run --quiet --example "$example" >/dev/null; done
+cargo run --quiet --features schemars --example temperature >/dev/null
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 step "layering and dependency checks"
 bash scripts/check-layers.sh

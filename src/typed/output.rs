@@ -8,7 +8,7 @@ use crate::wire::content::{Content, ResourceContents};
 use serde::Serialize;
 use serde_json::Value;
 
-/// How a value is answered, the parameter of [`ToolOutput`] and [`OutputSchema`] that keeps
+/// How a value is answered, the parameter of [`ToolOutput`] and `OutputSchema` (feature `schemars`) that keeps
 /// their impls apart (a `Vec<Content>` is not `Serialize`, but the compiler cannot rule out that
 /// it may become so): a `Serialize` value is answered as JSON. Inferred, never written.
 #[derive(Debug)]

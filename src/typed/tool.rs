@@ -55,7 +55,7 @@ impl Server {
     /// `inputSchema`, and `outputSchema` if it returns structured content): the path without
     /// the feature `schemars`. The arguments, checked against the input schema, are read into
     /// `A`; a field serde cannot read is a tool error naming it. What the handler returns is
-    /// answered as for [`Server::tool`].
+    /// answered as for `Server::tool` (feature `schemars`).
     pub fn typed_tool<A, R, M, E, F>(&self, tool: Tool, handler: F)
     where
         A: DeserializeOwned + 'static,

@@ -91,6 +91,8 @@ bash scripts/deps.sh
 cargo build --release --quiet --features oauth
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TARGET/release/tinymcp" --everything
+step "interop: Python SDK client against the typed API's example (schemas derived from types)"
+.cache/venv/bin/python tests/interop/python_typed.py "$TARGET/debug/examples/temperature"
 step "interop: Python SDK client at 2026-07-28 (pinned and auto; a task, a skill) over stdio"
 for mode in 2026-07-28 auto; do
   .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- "$TARGET/release/tinymcp" --everything --skills examples/skills

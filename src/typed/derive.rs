@@ -114,6 +114,11 @@ mod tests {
         crate::util::schema::check_schema(&schema).expect("a schema the validator takes");
         assert!(crate::util::schema::validate(&schema, &json!({"inner": {"n": 3}})).is_ok());
         assert!(crate::util::schema::validate(&schema, &json!({"inner": {"n": 300}})).is_err());
+        // An `Option` field: `["string", "null"]`, so absent, null and a string all pass.
+        for maybe in [json!(null), json!("x")] {
+            assert!(crate::util::schema::validate(&schema, &json!({"inner": {"n": 3}, "maybe": maybe})).is_ok());
+        }
+        assert!(crate::util::schema::validate(&schema, &json!({"inner": {"n": 3}, "maybe": 1})).is_err());
     }
 
     #[test]

@@ -340,3 +340,25 @@ fn typed_elicitation_refuses_a_nested_form_before_asking() {
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("inner") && message.contains("flat object"), "{message}");
 }
+
+#[test]
+fn typed_elicitation_at_2026_07_28_is_an_input_required_result_read_on_retry() {
+    // No handshake: each request carries its revision and capabilities in `_meta`, and the
+    // question comes back as the result; the handler runs again on the retry with the answer.
+    let client = MemoryClient::connect(elicit_server());
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let params = json!({"name": "delete", "arguments": {"text": "b.txt"}, "_meta": meta});
+    let round1 = client.call("tools/call", params.clone(), WAIT).expect("an answer");
+    check(&round1, json!({"result": {"resultType": "input_required"}}));
+    let requests = round1["result"]["inputRequests"].as_object().expect("input requests");
+    let (key, ask) = requests.iter().next().expect("one question");
+    check(
+        ask,
+        json!({"method": "elicitation/create", "params": {"message": "Delete b.txt?", "requestedSchema": {"required": ["confirm"]}}}),
+    );
+    let mut retry = params;
+    retry["inputResponses"] = json!({ key.as_str(): {"action": "accept", "content": {"confirm": false}} });
+    retry["requestState"] = round1["result"]["requestState"].clone();
+    let round2 = client.call("tools/call", retry, WAIT).expect("an answer");
+    check(&round2, json!({"result": {"resultType": "complete", "content": [{"text": "kept"}]}}));
+}

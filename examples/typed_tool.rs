@@ -1,15 +1,17 @@
-//! A tool with typed arguments: serde reads the checked arguments into a struct, and the tool
-//! answers with structured content that its output schema describes.
+//! A tool with typed arguments and the schemas written by hand (`Server::typed_tool`, the path
+//! without the feature `schemars`; `examples/temperature.rs` derives them): serde reads the
+//! checked arguments into a struct, and the tool's `Reading` is answered as structured content
+//! that its output schema describes.
 //!
 //! `cargo run --example typed_tool` calls it twice through an in-memory client and prints the
 //! answers; `cargo run --example typed_tool -- --stdio` serves it to an MCP host over stdio.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
-use tinymcp::{CallToolResult, MemoryClient, Server, Tool};
+use tinymcp::{MemoryClient, Server, Tool, ToolError};
 
 /// The arguments of `to_fahrenheit`, as the input schema declares them.
 #[derive(Deserialize)]
@@ -17,6 +19,12 @@ struct Convert {
     celsius: f64,
     #[serde(default)]
     round: bool,
+}
+
+/// What `to_fahrenheit` answers, as the output schema declares it.
+#[derive(Serialize)]
+struct Reading {
+    fahrenheit: f64,
 }
 
 fn server() -> Server {
@@ -34,19 +42,11 @@ fn server() -> Server {
         "properties": {"fahrenheit": {"type": "number"}},
         "required": ["fahrenheit"]
     });
-    server.register_tool(
-        Tool::new("to_fahrenheit", "Converts degrees Celsius to Fahrenheit", input).with_output_schema(output),
-        |_cx, args| {
-            // The server checked the arguments against the input schema; serde gives them types.
-            let args: Convert = match serde_json::from_value(args) {
-                Ok(args) => args,
-                Err(e) => return Ok(CallToolResult::error(format!("expected celsius as a number: {e}"))),
-            };
-            let fahrenheit = args.celsius * 9.0 / 5.0 + 32.0;
-            let fahrenheit = if args.round { fahrenheit.round() } else { fahrenheit };
-            Ok(CallToolResult::structured(json!({ "fahrenheit": fahrenheit })))
-        },
-    );
+    let tool = Tool::new("to_fahrenheit", "Converts degrees Celsius to Fahrenheit", input).with_output_schema(output);
+    server.typed_tool(tool, |_cx, args: Convert| -> Result<Reading, ToolError> {
+        let fahrenheit = args.celsius * 9.0 / 5.0 + 32.0;
+        Ok(Reading { fahrenheit: if args.round { fahrenheit.round() } else { fahrenheit } })
+    });
     server
 }
 

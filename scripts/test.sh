@@ -100,6 +100,7 @@ step "cargo test"
 cargo test --quiet --features oauth 2>&1 | tee .test-output.log
 step "examples"
 for example in typed_tool resource_template http_server; do cargo run --quiet --example "$example" >/dev/null; done
+cargo run --quiet --features schemars --example temperature >/dev/null
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 step "layering and dependency checks"
 bash scripts/check-layers.sh
@@ -108,6 +109,8 @@ bash scripts/deps.sh
 cargo build --release --quiet --features oauth
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TARGET/release/tinymcp" --everything
+step "interop: Python SDK client against the typed API's example (schemas derived from types)"
+.cache/venv/bin/python tests/interop/python_typed.py "$TARGET/debug/examples/temperature"
 step "interop: Python SDK client at 2026-07-28 (pinned and auto; a task, a skill) over stdio"
 for mode in 2026-07-28 auto; do
   .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- "$TARGET/release/tinymcp" --everything --skills examples/skills

@@ -53,6 +53,7 @@ mod error;
 mod features;
 mod server;
 pub mod transport;
+mod typed;
 mod util;
 mod wire;
 
@@ -77,6 +78,9 @@ pub use server::{Options, Server};
 #[cfg(feature = "http")]
 pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
+#[cfg(feature = "schemars")]
+pub use typed::OutputSchema;
+pub use typed::{AsContent, AsJson, Elicit, Elicited, PromptOutput, ResourceOutput, ToolError, ToolOutput};
 pub use util::time::rfc3339;
 // Test support for the binary's fuzz tests (feature `fuzz-mutator`), not for embedders.
 #[cfg(feature = "fuzz-mutator")]

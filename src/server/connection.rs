@@ -219,7 +219,7 @@ impl Connection {
         let pairs: Vec<Header> = headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
         let check = |schema: Option<&serde_json::Value>| mcp_header::validate(&pairs, &req.method, &req.params, schema);
         let tool = req.method.spec().filter(|s| s.id == Id::ToolsCall).and_then(|_| req.params.string_member("name"));
-        match tool.as_deref().map(|name| (name, self.server.tool(name))) {
+        match tool.as_deref().map(|name| (name, self.server.registered_tool(name))) {
             None => check(None),
             Some((_, Some(entry))) => check(Some(&entry.tool.input_schema)),
             Some((name, None)) => check(relay::tool_schema(&self.server, meta, name).as_ref()),

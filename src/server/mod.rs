@@ -693,7 +693,7 @@ impl Server {
     /// The registered tool `name` (for transports that check request headers against its
     /// arguments, SEP-2243).
     #[cfg(feature = "http")]
-    pub(crate) fn tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
+    pub(crate) fn registered_tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
         self.registry().tools.iter().find(|t| t.tool.name == name).cloned()
     }
 

@@ -56,3 +56,4 @@ mod subscriptions;
 mod tasks;
 mod tasks_ext;
 mod tools;
+mod typed;

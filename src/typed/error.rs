@@ -2,7 +2,7 @@
 //! failure the model reads (`isError: true` and the message); an `RpcError` stays a protocol
 //! error, answered as such.
 
-use crate::wire::call_result::CallToolResult;
+use crate::wire::content::CallToolResult;
 use crate::wire::rpc::{RpcError, INTERNAL_ERROR};
 use std::fmt;
 

@@ -3,7 +3,7 @@
 //! text in `content`); a string is text; content blocks and whole results pass as they are.
 
 use crate::features::prompts::{GetPromptResult, PromptMessage};
-use crate::wire::call_result::CallToolResult;
+use crate::wire::content::CallToolResult;
 use crate::wire::content::{Content, ResourceContents};
 use serde::Serialize;
 use serde_json::Value;

@@ -8,7 +8,7 @@ use super::output::ToolOutput;
 use crate::features::tools::Tool;
 use crate::server::context::RequestCx;
 use crate::server::Server;
-use crate::wire::call_result::CallToolResult;
+use crate::wire::content::CallToolResult;
 use serde::de::DeserializeOwned;
 
 impl Server {

@@ -47,12 +47,13 @@ impl Ca {
     }
 }
 
-/// A server configuration with a self-signed certificate for `names` (no CA vouches for it).
-fn self_signed(names: &[&str]) -> Arc<ServerConfig> {
+/// A server configuration with a self-signed certificate for `names` (no CA vouches for it),
+/// and that certificate as PEM.
+fn self_signed(names: &[&str]) -> (Arc<ServerConfig>, String) {
     let params = CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("params");
     let key = KeyPair::generate().expect("key");
     let cert = params.self_signed(&key).expect("certificate");
-    server_config(cert.der().clone(), &key)
+    (server_config(cert.der().clone(), &key), cert.pem())
 }
 
 fn server_config(cert: CertificateDer<'static>, key: &KeyPair) -> Arc<ServerConfig> {
@@ -229,14 +230,23 @@ fn a_certificate_for_another_name_is_refused_saying_so() {
 }
 
 // A self-signed certificate is refused when no --ca-file vouches for it (verification is
-// always on: there is no flag to turn it off); the error says what to do.
+// always on: there is no flag to turn it off); the error says what to do, and doing it works.
 #[test]
 fn a_self_signed_certificate_without_ca_file_is_refused() {
-    let (_remote, base) = behind_tls(self_signed(&["127.0.0.1"]));
-    let (answer, log) = refused_initialize(&[&format!("{base}/mcp")]);
+    let (config, pem) = self_signed(&["127.0.0.1"]);
+    let (_remote, base) = behind_tls(config);
+    let url = format!("{base}/mcp");
+    let (answer, log) = refused_initialize(&[&url]);
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("certificate did not verify") && message.contains("--ca-file"), "{message}");
     assert!(log.contains("UnknownIssuer"), "{log}");
+
+    let dir = TempDir::new("tls-self-signed");
+    let own = dir.write("server.pem", pem);
+    let mut host = Client::spawn(&["connect", "--ca-file", own.to_str().expect("UTF-8 path"), &url]);
+    host.initialize("2025-11-25", json!({}));
+    assert_eq!(tool_text(&host.call_tool("echo", json!({"message": "pinned"}))), "Echo: pinned");
+    assert!(host.close().success());
 }
 
 // A server that takes the connection and never answers the ClientHello: the handshake's

@@ -33,11 +33,13 @@ pub fn config(ca_file: Option<&str>) -> Result<Arc<ClientConfig>, String> {
         log::debug!("--ca-file {path}: {added} certificate(s) added to the roots");
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = ClientConfig::builder_with_provider(provider)
+    let mut config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS: {e}"))?
         .with_root_certificates(roots)
         .with_no_client_auth();
+    // Said in the handshake, so a server that also speaks HTTP/2 does not pick it for us.
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
 

@@ -49,8 +49,12 @@ impl Ca {
 
 /// A server configuration with a self-signed certificate for `names` (no CA vouches for it),
 /// and that certificate as PEM.
-fn self_signed(names: &[&str]) -> (Arc<ServerConfig>, String) {
-    let params = CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("params");
+/// With `ca`, the certificate says it is a CA's (what `openssl req -x509` makes).
+fn self_signed(names: &[&str], ca: bool) -> (Arc<ServerConfig>, String) {
+    let mut params = CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("params");
+    if ca {
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    }
     let key = KeyPair::generate().expect("key");
     let cert = params.self_signed(&key).expect("certificate");
     (server_config(cert.der().clone(), &key), cert.pem())
@@ -233,7 +237,7 @@ fn a_certificate_for_another_name_is_refused_saying_so() {
 // always on: there is no flag to turn it off); the error says what to do, and doing it works.
 #[test]
 fn a_self_signed_certificate_without_ca_file_is_refused() {
-    let (config, pem) = self_signed(&["127.0.0.1"]);
+    let (config, pem) = self_signed(&["127.0.0.1"], false);
     let (_remote, base) = behind_tls(config);
     let url = format!("{base}/mcp");
     let (answer, log) = refused_initialize(&[&url]);
@@ -247,6 +251,15 @@ fn a_self_signed_certificate_without_ca_file_is_refused() {
     host.initialize("2025-11-25", json!({}));
     assert_eq!(tool_text(&host.call_tool("echo", json!({"message": "pinned"}))), "Echo: pinned");
     assert!(host.close().success());
+
+    // A self-signed CA certificate served as the server's own is refused even when given
+    // (webpki's rule), and the error says what to do instead.
+    let (config, pem) = self_signed(&["127.0.0.1"], true);
+    let (_remote, base) = behind_tls(config);
+    let own = dir.write("ca-as-server.pem", pem);
+    let (answer, _) = refused_initialize(&["--ca-file", own.to_str().expect("UTF-8 path"), &format!("{base}/mcp")]);
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("presents a CA certificate") && message.contains("signed by that CA"), "{message}");
 }
 
 // A server that takes the connection and never answers the ClientHello: the handshake's

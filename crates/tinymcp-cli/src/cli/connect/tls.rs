@@ -102,6 +102,12 @@ fn refused(host: &str, e: rustls::Error) -> io::Error {
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
                     "; connect with the name the certificate was issued for"
                 }
+                // webpki's own error, only in words: a self-signed CA certificate (what
+                // `openssl req -x509` makes) served as the server's own.
+                CertificateError::Other(other) if format!("{other:?}").contains("CaUsedAsEndEntity") => {
+                    "; the server presents a CA certificate (CA:TRUE, as `openssl req -x509` makes) as its own: \
+                     give it a certificate signed by that CA, and pass the CA with --ca-file PEM"
+                }
                 _ => "",
             };
             format!("the server's certificate did not verify for {host}: {e}{hint}")

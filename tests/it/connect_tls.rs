@@ -187,13 +187,22 @@ fn https_carries_a_session_a_streamed_answer_and_2026_07_28_calls() {
     assert_eq!(tool_text(&host.response(&call)), "Progress reported");
     assert!(host.close().success(), "connect exits 0 at end of input");
 
-    let mut host = Client::spawn(&["connect", "--ca-file", &ca.pem(), &url]);
+    let mut host = Client::spawn_keeping_stderr(&["connect", "--ca-file", &ca.pem(), &url]);
     host.revision = Some("2026-07-28".into());
     let echo = host.request("tools/call", modern(json!({"name": "echo", "arguments": {"message": "modern TLS"}})));
     assert_eq!((tool_text(&echo).as_str(), &echo["result"]["resultType"]), ("Echo: modern TLS", &json!("complete")));
     let custom = json!({"name": "test_custom_header", "arguments": {"value": "Hello, 世界"}});
     assert_eq!(tool_text(&host.request("tools/call", modern(custom))), "Hello, 世界");
-    assert!(host.close().success());
+    // A listen stream held open over TLS, then cancelled: its connection is closed under the
+    // TLS session, and the bridge carries on.
+    let listen =
+        host.send_request("subscriptions/listen", modern(json!({"notifications": {"toolsListChanged": true}})));
+    host.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    host.notify("notifications/cancelled", json!({"requestId": listen, "_meta": crate::stateless::meta(json!({}))}));
+    let echo = host.request("tools/call", modern(json!({"name": "echo", "arguments": {"message": "after"}})));
+    assert_eq!(tool_text(&echo), "Echo: after");
+    let log = host.close_keeping_stderr();
+    assert!(log.contains(&format!("request {listen} cancelled: its connection closed")), "{log}");
 }
 
 // The legacy transport shares the client: its stream and its POSTs go over TLS, the endpoint

@@ -13,7 +13,6 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::{Duration, Instant};
 
 /// A local CA: its certificate in `ca.pem` of a folder of its own, and what signs with it.
 struct Ca {
@@ -272,7 +271,8 @@ fn a_self_signed_certificate_without_ca_file_is_refused() {
 }
 
 // A server that takes the connection and never answers the ClientHello: the handshake's
-// deadline (--connect-secs) ends it, and the host hears why instead of hanging.
+// deadline (--connect-secs 1) ends it, and the host hears why instead of hanging (without it,
+// the answer would not come within the test client's wait).
 #[test]
 fn a_server_that_stalls_mid_handshake_meets_the_deadline() {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -284,15 +284,12 @@ fn a_server_that_stalls_mid_handshake_meets_the_deadline() {
             holding.lock().unwrap().push(stream);
         }
     });
-    let started = Instant::now();
     let url = format!("https://127.0.0.1:{port}/mcp");
     let (answer, log) = refused_initialize(&["--connect-secs", "1", &url]);
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("TLS handshake with 127.0.0.1 did not finish in time"), "{message}");
     assert!(log.contains("did not finish in time"), "{log}");
     assert!(!held.lock().unwrap().is_empty(), "the bridge did connect");
-    // Generous: the deadline is 1 s; the bound only tells a hang from the deadline.
-    assert!(started.elapsed() < Duration::from_secs(8), "{:?}", started.elapsed());
 }
 
 #[test]

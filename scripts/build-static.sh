@@ -36,7 +36,8 @@ if ! has_target "$X86"; then
   echo "the Rust target $X86 is missing: adding it (rustup target add $X86)"
   rustup target add "$X86"
 fi
-# Some of ring, the TLS backend of the release binary's OAuth (`--features oauth`), is C:
+# Some of ring, the TLS backend of the release binary's OAuth and of `connect https://`
+# (`--features oauth`, which turns on `https`), is C:
 # musl-gcc compiles it (scripts/syspkg.sh).
 . scripts/syspkg.sh
 . scripts/lib.sh

@@ -53,7 +53,7 @@ expect_file() {
   grep -Eq "$2" <<<"$what" || { echo "release: $1 is \"$what\", not /$2/" >&2; return 1; }
   echo "release: $1: $what"
 }
-# The features of every release binary.
+# The features of every release binary (`oauth` turns on `https`: `tinymcp connect https://…`).
 BUILD=(--release --locked --quiet --features oauth -p tinymcp-cli --bin tinymcp)
 
 X86=x86_64-unknown-linux-musl

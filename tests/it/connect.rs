@@ -12,15 +12,15 @@ use std::thread;
 use std::time::Duration;
 
 /// A `tinymcp --everything --http` server on a free port, killed when dropped.
-struct Remote {
+pub(crate) struct Remote {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
     /// What it logs (`RUST_LOG=info` unless `env` says otherwise).
     log: Log,
 }
 
 impl Remote {
-    fn start(args: &[&str]) -> Remote {
+    pub(crate) fn start(args: &[&str]) -> Remote {
         Self::start_with_env(args, &[])
     }
 
@@ -284,12 +284,15 @@ fn a_missing_token_variable_is_refused_before_connecting() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("TINYMCP_IT_UNSET_VAR"));
 }
 
+// A build without the `https` feature refuses https:// saying which build has it (with the
+// feature: tests/it/connect_tls.rs).
+#[cfg(not(feature = "https"))]
 #[test]
 fn https_is_refused_saying_what_to_do() {
     let out = crate::support::run_binary(&["connect", "https://example.com/mcp"]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("TLS-terminating proxy"), "{stderr}");
+    assert!(stderr.contains("the cargo feature `https`") && stderr.contains("release binary"), "{stderr}");
 }
 
 /// Runs `tinymcp connect ARGS` with `input` on stdin, then stdin closed, to its exit (bounded):
@@ -449,7 +452,7 @@ fn host_saw_no_answer_to(log: &str, id: &Value) -> bool {
 }
 
 /// A 2026-07-28 request's params: `params` with the request's `_meta`.
-fn modern(mut params: Value) -> Value {
+pub(crate) fn modern(mut params: Value) -> Value {
     params["_meta"] = crate::stateless::meta(json!({}));
     params
 }

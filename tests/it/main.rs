@@ -17,6 +17,8 @@ mod client_roots;
 mod completion;
 mod config;
 mod connect;
+#[cfg(feature = "https")]
+mod connect_tls;
 mod drain;
 mod edits;
 mod embedding;

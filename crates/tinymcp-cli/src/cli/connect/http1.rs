@@ -1,58 +1,140 @@
 //! The client side of HTTP/1.1 for `tinymcp connect`: one request per connection
 //! (`Connection: close`), the answer's head parsed by hand and its body read by length, by
-//! chunks or to the end of the connection. Plain TCP only: TLS is left to a local proxy.
+//! chunks or to the end of the connection. `https://` URLs go through TLS (rustls, feature
+//! `https`) under the same code: the stream is plain TCP or a TLS session over it, and every
+//! deadline is set on the TCP socket either way.
 
+#[cfg(feature = "https")]
+use super::tls;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::Duration;
+#[cfg(feature = "https")]
+use std::time::Instant;
 
 /// The longest line of a response head or chunk size; longer is refused.
 const HEAD_LINE_CAP: usize = 16 * 1024;
 /// Header lines in one response head.
 const HEADERS_CAP: usize = 100;
-/// How long connecting may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long connecting may take, the TLS handshake included, unless `--connect-secs` says.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one write may block (a server that stopped reading).
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Where requests go: `http://HOST[:PORT]/PATH`.
-#[derive(Clone, Debug)]
+/// How connections are made: the deadline of connecting (and of the TLS handshake), and for
+/// `https://` the roots the server's certificate must chain to. One per remote server, shared
+/// by its URLs (a gateway's upstreams each have their own).
+pub struct Connector {
+    within: Duration,
+    #[cfg(feature = "https")]
+    tls: Arc<tls::ClientConfig>,
+}
+
+impl Connector {
+    /// Connections made within `within`; `ca_file` (PEM) adds a private CA's certificates to
+    /// Mozilla's roots. A file that cannot be read or holds no certificate is an error here,
+    /// before anything is sent.
+    pub fn new(within: Duration, ca_file: Option<&str>) -> Result<Arc<Connector>, String> {
+        #[cfg(feature = "https")]
+        return Ok(Arc::new(Connector { within, tls: tls::config(ca_file)? }));
+        #[cfg(not(feature = "https"))]
+        match ca_file {
+            Some(_) => Err(format!("--ca-file: {}", no_https())),
+            None => Ok(Arc::new(Connector { within })),
+        }
+    }
+}
+
+/// Why an `https://` URL is refused by a build without TLS, and what to do.
+#[cfg(not(feature = "https"))]
+fn no_https() -> String {
+    "this tinymcp was built without HTTPS (the cargo feature `https`): use a release binary \
+     (https://github.com/tinymcp/tinymcp/releases, or the Docker image), or build with \
+     `--features https` (or `--features oauth`, which includes it); or run a local TLS-terminating \
+     proxy (e.g. stunnel) and connect to it with http://127.0.0.1:PORT/PATH"
+        .to_owned()
+}
+
+/// Where requests go: `http://HOST[:PORT]/PATH` or `https://…`.
+#[derive(Clone)]
 pub struct Url {
+    /// Whether this is `https`.
+    secure: bool,
+    /// The host without port or brackets: the TLS server name.
+    #[cfg_attr(not(feature = "https"), allow(dead_code))]
+    host: String,
     /// `HOST:PORT`, for connecting.
     addr: String,
     /// `HOST[:PORT]` as given, for the `Host` header.
     authority: String,
     /// The path and query, starting with `/`.
     pub path: String,
+    connector: Arc<Connector>,
+}
+
+impl std::fmt::Debug for Url {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")
+    }
 }
 
 impl Url {
-    /// Parses an `http://` URL; `https://` is refused with what to do instead.
-    pub fn parse(url: &str) -> Result<Url, String> {
-        if url.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://")) {
-            return Err(format!(
-                "{url}: https is not supported (no TLS in tinymcp); run a local TLS-terminating proxy \
-                 (e.g. stunnel, or `socat TCP-LISTEN:8443,fork,bind=127.0.0.1 OPENSSL:HOST:443`) and connect \
-                 to it with http://127.0.0.1:PORT/PATH"
-            ));
+    /// Parses an `http://` or `https://` URL, reached through `connector` (a build without
+    /// the `https` feature refuses `https://`, saying what to do instead).
+    pub fn parse(url: &str, connector: &Arc<Connector>) -> Result<Url, String> {
+        let expected = || format!("{url}: expected http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH");
+        let scheme_end = url.find("://").ok_or_else(expected)?;
+        let secure = match &url[..scheme_end] {
+            s if s.eq_ignore_ascii_case("http") => false,
+            s if s.eq_ignore_ascii_case("https") => true,
+            _ => return Err(expected()),
+        };
+        #[cfg(not(feature = "https"))]
+        if secure {
+            return Err(format!("{url}: {}", no_https()));
         }
-        let expected = || format!("{url}: expected http://HOST[:PORT]/PATH");
-        let rest = url.strip_prefix("http://").ok_or_else(expected)?;
+        let rest = &url[scheme_end + 3..];
         let (authority, path) = rest.split_once('/').map_or((rest, "/".to_owned()), |(a, p)| (a, format!("/{p}")));
         if authority.is_empty() || authority.contains('@') || authority.contains(['?', '#']) {
             return Err(expected());
         }
-        let has_port =
-            authority.rsplit_once(':').is_some_and(|(h, p)| !h.ends_with(':') && p.bytes().all(|b| b.is_ascii_digit()));
-        let addr = if has_port { authority.to_owned() } else { format!("{authority}:80") };
+        let port = authority
+            .rsplit_once(':')
+            .filter(|(h, p)| !h.ends_with(':') && p.bytes().all(|b| b.is_ascii_digit()))
+            .map(|(h, _)| h);
+        let host = port.unwrap_or(authority);
+        let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+        if host.is_empty() {
+            return Err(expected());
+        }
+        let addr = match port {
+            Some(_) => authority.to_owned(),
+            None => format!("{authority}:{}", if secure { 443 } else { 80 }),
+        };
         let path = path.split('#').next().unwrap_or("/").to_owned();
-        Ok(Url { addr, authority: authority.to_owned(), path })
+        Ok(Url {
+            secure,
+            host: host.to_owned(),
+            addr,
+            authority: authority.to_owned(),
+            path,
+            connector: Arc::clone(connector),
+        })
     }
 
-    /// `http://HOST:PORT`, the port always written: two URLs are same-origin when these are
+    fn scheme(&self) -> &'static str {
+        if self.secure {
+            "https"
+        } else {
+            "http"
+        }
+    }
+
+    /// `SCHEME://HOST:PORT`, the port always written: two URLs are same-origin when these are
     /// equal (host names compared ignoring case).
     pub fn origin(&self) -> String {
-        format!("http://{}", self.addr.to_ascii_lowercase())
+        format!("{}://{}", self.scheme(), self.addr.to_ascii_lowercase())
     }
 
     /// The legacy transport's `endpoint` reference resolved against this URL. It must be on
@@ -66,13 +148,15 @@ impl Url {
                 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
         });
         let joined = match scheme {
-            Some(scheme) if scheme.eq_ignore_ascii_case("http") => Url::parse(&format!("http{}", &reference[4..]))?,
+            Some(scheme) if scheme.eq_ignore_ascii_case(self.scheme()) => Url::parse(reference, &self.connector)?,
             Some(_) => {
                 let elsewhere = reference.split(['/', '?', '#']).take(3).collect::<Vec<_>>().join("/");
                 return Err(self.cross_origin(reference, &elsewhere.to_ascii_lowercase()));
             }
             // A network-path reference names another host with this scheme.
-            None if reference.starts_with("//") => Url::parse(&format!("http:{reference}"))?,
+            None if reference.starts_with("//") => {
+                Url::parse(&format!("{}:{reference}", self.scheme()), &self.connector)?
+            }
             None if reference.starts_with('/') => Url { path: reference.to_owned(), ..self.clone() },
             None => {
                 let base = self.path.rsplit_once('/').map_or("", |(dir, _)| dir);
@@ -98,13 +182,90 @@ impl Url {
 
 impl std::fmt::Display for Url {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "http://{}{}", self.authority, self.path)
+        write!(f, "{}://{}{}", self.scheme(), self.authority, self.path)
     }
+}
+
+/// One request's connection: plain TCP, or a TLS session over it.
+enum Stream {
+    Plain(TcpStream),
+    #[cfg(feature = "https")]
+    Tls(Box<tls::Stream<TcpStream>>),
+}
+
+impl Stream {
+    /// The socket under it, where deadlines are set and from which a closer is cloned.
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Stream::Plain(tcp) => tcp,
+            #[cfg(feature = "https")]
+            Stream::Tls(tls) => tls.get_ref(),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(tcp) => tcp.read(buf),
+            #[cfg(feature = "https")]
+            Stream::Tls(tls) => tls.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(tcp) => tcp.write(buf),
+            #[cfg(feature = "https")]
+            Stream::Tls(tls) => tls.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Plain(tcp) => tcp.flush(),
+            #[cfg(feature = "https")]
+            Stream::Tls(tls) => tls.flush(),
+        }
+    }
+}
+
+/// Connects to `url`'s address within its connector's deadline; for `https`, the TLS
+/// handshake too, within the same deadline (a server that stalls mid-handshake cannot hold
+/// the bridge), the certificate verified for the URL's host.
+fn connect(url: &Url) -> io::Result<Stream> {
+    let within = url.connector.within;
+    #[cfg(feature = "https")]
+    let deadline = Instant::now() + within;
+    let mut last = io::Error::new(io::ErrorKind::NotFound, format!("{}: no address", url.addr));
+    let mut stream = None;
+    for addr in url.addr.to_socket_addrs()? {
+        match TcpStream::connect_timeout(&addr, within) {
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) => last = e,
+        }
+    }
+    let tcp = stream.ok_or(last)?;
+    tcp.set_write_timeout(Some(WRITE_TIMEOUT))?;
+    let _ = tcp.set_nodelay(true);
+    if !url.secure {
+        return Ok(Stream::Plain(tcp));
+    }
+    #[cfg(feature = "https")]
+    return tls::handshake(&url.connector.tls, &url.host, tcp, deadline, |tcp, left| tcp.set_read_timeout(Some(left)))
+        .map(|tls| Stream::Tls(Box::new(tls)));
+    #[cfg(not(feature = "https"))]
+    Err(io::Error::other(no_https()))
 }
 
 /// A request written, its answer not yet read.
 pub struct Sent {
-    reader: BufReader<TcpStream>,
+    reader: BufReader<Stream>,
 }
 
 /// Ends one request's connection, both ways: its reader sees the end at once, the server a
@@ -125,20 +286,7 @@ pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) 
     if let Some((name, _)) = headers.iter().find(|(name, value)| broken(name) || broken(value)) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the {name:?} header holds a line break")));
     }
-    let mut last = io::Error::new(io::ErrorKind::NotFound, format!("{}: no address", url.addr));
-    let mut stream = None;
-    for addr in url.addr.to_socket_addrs()? {
-        match TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
-            Err(e) => last = e,
-        }
-    }
-    let mut stream = stream.ok_or(last)?;
-    stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
-    let _ = stream.set_nodelay(true);
+    let mut stream = connect(url)?;
     let mut head = format!("{method} {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n", url.path, url.authority);
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -150,19 +298,21 @@ pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) 
     let mut message = head.into_bytes();
     message.extend_from_slice(body);
     stream.write_all(&message)?;
+    // TLS buffers what is written: flushing sends it.
+    stream.flush()?;
     Ok(Sent { reader: BufReader::new(stream) })
 }
 
 impl Sent {
     /// A handle that ends this connection from another thread (a cancellation).
     pub fn closer(&self) -> io::Result<Closer> {
-        self.reader.get_ref().try_clone().map(Closer)
+        self.reader.get_ref().tcp().try_clone().map(Closer)
     }
 
     /// Reads the answer's head; `within` bounds every read of head and body (`None`: the
     /// caller is a thread of its own that may wait as long as the server keeps the stream).
     pub fn response(mut self, within: Option<Duration>) -> io::Result<Response> {
-        self.reader.get_ref().set_read_timeout(within)?;
+        self.reader.get_ref().tcp().set_read_timeout(within)?;
         let status_line = read_line(&mut self.reader, HEAD_LINE_CAP)?.ok_or_else(|| bad("no answer"))?;
         let status_line = String::from_utf8_lossy(&status_line).into_owned();
         let status = status_line
@@ -214,7 +364,7 @@ impl Response {
 
     /// Lifts the read deadline, for a stream read on a thread of its own.
     pub fn wait_forever(&mut self) -> io::Result<()> {
-        self.body.get_ref().inner.get_ref().set_read_timeout(None)
+        self.body.get_ref().inner.get_ref().tcp().set_read_timeout(None)
     }
 
     /// Whether the body is a stream of server-sent events.
@@ -241,7 +391,7 @@ enum Framing {
 
 /// A response body with its framing taken off.
 pub struct Body {
-    inner: BufReader<TcpStream>,
+    inner: BufReader<Stream>,
     framing: Framing,
 }
 
@@ -319,12 +469,64 @@ fn bad(why: &str) -> io::Error {
 
 #[cfg(test)]
 mod tests {
-    use super::{read_line, Url};
+    use super::{read_line, Connector, CONNECT_TIMEOUT};
+    use std::sync::Arc;
 
+    fn connector() -> Arc<Connector> {
+        Connector::new(CONNECT_TIMEOUT, None).unwrap()
+    }
+
+    /// `Url::parse` with the default connector.
+    struct Url;
+    impl Url {
+        fn parse(url: &str) -> Result<super::Url, String> {
+            super::Url::parse(url, &connector())
+        }
+    }
+
+    #[cfg(not(feature = "https"))]
     #[test]
-    fn https_is_refused_with_what_to_do() {
+    fn https_is_refused_naming_the_feature() {
         let why = Url::parse("https://example.com/mcp").unwrap_err();
-        assert!(why.contains("TLS-terminating proxy"), "{why}");
+        assert!(why.contains("`https`") && why.contains("release binary"), "{why}");
+        let why = Connector::new(CONNECT_TIMEOUT, Some("ca.pem")).err().unwrap();
+        assert!(why.contains("--ca-file") && why.contains("`https`"), "{why}");
+    }
+
+    #[cfg(feature = "https")]
+    #[test]
+    fn https_urls_name_their_host_and_port_443() {
+        let url = Url::parse("https://Example.com/mcp").unwrap();
+        assert_eq!((url.host.as_str(), url.addr.as_str()), ("Example.com", "Example.com:443"));
+        assert_eq!(url.to_string(), "https://Example.com/mcp");
+        let url = Url::parse("HTTPS://[::1]:8443/mcp").unwrap();
+        assert_eq!((url.host.as_str(), url.addr.as_str()), ("::1", "[::1]:8443"));
+        let sse = Url::parse("https://h/sse").unwrap();
+        assert_eq!(sse.join("https://h:443/m").unwrap().path, "/m");
+        assert_eq!(sse.join("//h/m").unwrap().path, "/m");
+        for elsewhere in ["http://h/m", "http://h:443/m", "https://other/m"] {
+            let why = sse.join(elsewhere).unwrap_err();
+            assert!(why.contains("not on the server's origin https://h:443"), "{elsewhere}: {why}");
+        }
+    }
+
+    #[cfg(feature = "https")]
+    #[test]
+    fn a_ca_file_that_is_not_pem_certificates_is_refused_naming_it() {
+        let dir = std::env::temp_dir().join(format!("tinymcp-ca-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = dir.join("missing.pem");
+        let why = Connector::new(CONNECT_TIMEOUT, missing.to_str()).err().unwrap();
+        assert!(why.starts_with("--ca-file") && why.contains("missing.pem"), "{why}");
+        let empty = dir.join("empty.pem");
+        std::fs::write(&empty, "not a certificate\n").unwrap();
+        let why = Connector::new(CONNECT_TIMEOUT, empty.to_str()).err().unwrap();
+        assert!(why.contains("no certificate in it"), "{why}");
+        let broken = dir.join("broken.pem");
+        std::fs::write(&broken, "-----BEGIN CERTIFICATE-----\nAAAA\n").unwrap();
+        let why = Connector::new(CONNECT_TIMEOUT, broken.to_str()).err().unwrap();
+        assert!(why.contains("not a PEM file"), "{why}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -7,6 +7,8 @@ mod legacy;
 mod modern;
 mod sse;
 mod streamable;
+#[cfg(feature = "https")]
+mod tls;
 
 use crate::cli::flags::{Arg, Flags};
 use serde::de::IgnoredAny;
@@ -55,13 +57,16 @@ impl Bridge {
 }
 
 /// `tinymcp connect`'s usage (`--help`).
-pub const USAGE: &str =
-    "    tinymcp connect [--transport auto|http|sse] [--header 'Name: value']... [--token-env VAR] URL
-        a remote server (http:// only) spoken to over stdio, for hosts that only start stdio
-        servers: JSON-RPC lines on stdin are forwarded, the server's messages written to stdout;
-        at end of input the session is closed. --transport: Streamable HTTP, legacy SSE, or
-        auto (the first, then the second, as clients do); --header values may name ${VAR};
-        --token-env VAR sends `Authorization: Bearer` with the token in VAR";
+pub const USAGE: &str = "    tinymcp connect [--transport auto|http|sse] [--header 'Name: value']... [--token-env VAR]
+                    [--ca-file PEM] [--connect-secs N] URL
+        a remote server (http:// or https://) spoken to over stdio, for hosts that only start
+        stdio servers: JSON-RPC lines on stdin are forwarded, the server's messages written to
+        stdout; at end of input the session is closed. --transport: Streamable HTTP, legacy SSE,
+        or auto (the first, then the second, as clients do); --header values may name ${VAR};
+        --token-env VAR sends `Authorization: Bearer` with the token in VAR. https: the
+        server's certificate is always verified (Mozilla's roots, built in); --ca-file adds a
+        private CA's certificates (PEM). --connect-secs: connecting and the TLS handshake
+        (default 10)";
 
 /// Parses the options and forwards until the end of stdin; `Err` says why it could not.
 pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
@@ -69,6 +74,8 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
     let mut url = None;
     let mut transport = Transport::Auto;
     let mut headers = Vec::new();
+    let mut ca_file = None;
+    let mut connect_within = http1::CONNECT_TIMEOUT;
     while let Some(arg) = args.next()? {
         match arg {
             Arg::Flag(flag) => match flag.as_str() {
@@ -88,6 +95,13 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
                         token.ok_or_else(|| format!("--token-env {var}: the environment variable is not set"))?;
                     headers.push(("Authorization".to_owned(), format!("Bearer {}", token.trim())));
                 }
+                "--ca-file" => ca_file = Some(args.value_named(&flag, "a PEM file")?),
+                "--connect-secs" => {
+                    let value = args.value(&flag)?;
+                    let secs = value.parse::<u64>().ok().filter(|s| (1..=3600).contains(s));
+                    let secs = secs.ok_or_else(|| format!("--connect-secs: expected 1 to 3600, got {value:?}"))?;
+                    connect_within = Duration::from_secs(secs);
+                }
                 _ => return Err(format!("unknown option {flag} (see tinymcp connect --help)")),
             },
             Arg::Word(word) if url.is_none() => url = Some(word),
@@ -95,7 +109,8 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
         }
     }
     let url = url.ok_or("expected a URL, e.g. tinymcp connect http://127.0.0.1:8080/mcp")?;
-    let url = http1::Url::parse(&url)?;
+    let connector = http1::Connector::new(connect_within, ca_file.as_deref())?;
+    let url = http1::Url::parse(&url, &connector)?;
     let output = Output::default();
     let mut bridge = match transport {
         Transport::Sse => Bridge::Sse(legacy::Session::open(&url, headers.clone(), output.clone())?),

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
-use tinymcp::{CallToolResult, Content, Elicit, Elicited, MemoryClient, ResourceTemplate, RpcError, Server, ToolError};
+use tinymcp::{CallToolResult, Content, Elicited, MemoryClient, ResourceTemplate, RpcError, Server, ToolError};
 
 const WAIT: Duration = Duration::from_secs(10);
 const REVISION: &str = "2025-11-25";
@@ -299,14 +299,14 @@ struct Nested {
 fn elicit_server() -> Arc<Server> {
     let server = Server::new("typed", "1.0.0");
     server.tool("delete", "Deletes after asking", |cx, t: Text| -> Result<String, ToolError> {
-        Ok(match cx.elicit_typed::<Confirm>(&format!("Delete {}?", t.text))? {
+        Ok(match cx.elicit::<Confirm>(&format!("Delete {}?", t.text))? {
             Elicited::Accept(c) if c.confirm => format!("deleted {} ({})", t.text, c.reason.unwrap_or_default()),
             Elicited::Accept(_) => "kept".into(),
             Elicited::Decline | Elicited::Cancel => "not asked".into(),
         })
     });
     server.tool("nested", "Asks a nested form", |cx, _t: Text| -> Result<String, ToolError> {
-        cx.elicit_typed::<Nested>("which?")?;
+        cx.elicit::<Nested>("which?")?;
         Ok("asked".into())
     });
     Arc::new(server)
@@ -330,6 +330,38 @@ fn typed_elicitation_asks_the_derived_flat_schema_and_reads_the_answer() {
     client.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer}).to_string());
     let done = client.recv(WAIT).expect("the tool's answer");
     check(&done, json!({"id": 7, "result": {"content": [{"text": "deleted a.txt (old)"}]}}));
+}
+
+#[test]
+fn typed_elicitation_reads_decline_and_cancel_and_refuses_an_answer_that_does_not_fit() {
+    let client = client(elicit_server(), json!({"elicitation": {}}));
+    for (id, answer, expected) in [
+        (8, json!({"action": "decline"}), json!({"result": {"content": [{"text": "not asked"}]}})),
+        (9, json!({"action": "cancel"}), json!({"result": {"content": [{"text": "not asked"}]}})),
+        (
+            10,
+            json!({"action": "accept", "content": {"confirm": false}}),
+            json!({"result": {"content": [{"text": "kept"}]}}),
+        ),
+        // `confirm` is a boolean: "yes" does not read as a Confirm.
+        (11, json!({"action": "accept", "content": {"confirm": "yes"}}), json!({"error": {"code": -32602}})),
+    ] {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "delete", "arguments": {"text": "c.txt"}}});
+        client.send(&call.to_string());
+        let ask = client.recv(WAIT).expect("the elicitation");
+        SchemaBook::get().validate(REVISION, "ElicitRequest", &ask);
+        SchemaBook::get().validate(REVISION, "ElicitResult", &answer);
+        client.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer}).to_string());
+        let done = client.recv(WAIT).expect("the tool's answer");
+        check(&done, expected.clone());
+        check(&done, json!({"id": id}));
+        if let Some(result) = done.get("result") {
+            SchemaBook::get().validate(REVISION, "CallToolResult", result);
+        } else {
+            let message = done["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("Confirm") && message.contains("boolean"), "{done}");
+        }
+    }
 }
 
 #[test]

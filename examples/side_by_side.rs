@@ -3,7 +3,8 @@
 //! structured output, a file reader that reports progress, a confirmation asked of the user), a
 //! prompt and a resource template, over stdio.
 //!
-//! `cargo run --example side_by_side --features schemars` serves it to an MCP host.
+//! `cargo run --example side_by_side --features schemars` serves it to an MCP host;
+//! tests/it/typed.rs drives `server()` with the spec's schemas at hand.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -66,7 +67,7 @@ struct Note {
 const CHUNK: usize = 4096;
 const MAX: u64 = 1 << 20;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn server() -> Result<Server, String> {
     let server = Server::new("side-by-side", "1.0.0");
     server.tool("divide", "Divides two numbers", |_cx, d: Division| -> Result<Quotient, ToolError> {
         if d.divisor == 0.0 {
@@ -103,5 +104,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     server.resource_template(notes, |_cx, _uri, n: Note| -> Result<String, ToolError> {
         Ok(format!("A note called {}", n.name))
     })?;
-    Ok(tinymcp::transport::stdio::serve(Arc::new(server))?)
+    Ok(server)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    Ok(tinymcp::transport::stdio::serve(Arc::new(server()?))?)
 }

@@ -67,7 +67,8 @@ struct Note {
 const CHUNK: usize = 4096;
 const MAX: u64 = 1 << 20;
 
-fn server() -> Result<Server, String> {
+/// The server with its three tools, prompt and template registered.
+pub fn server() -> Result<Server, String> {
     let server = Server::new("side-by-side", "1.0.0");
     server.tool("divide", "Divides two numbers", |_cx, d: Division| -> Result<Quotient, ToolError> {
         if d.divisor == 0.0 {

@@ -2,7 +2,7 @@
 //! schemas are derived from Rust types. What a client sees is checked against the spec's schema
 //! of 2025-11-25, and the derived schemas against the spec's `Tool` definition.
 
-use crate::support::{check, SchemaBook};
+use crate::support::{check, SchemaBook, TempDir};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -393,4 +393,124 @@ fn typed_elicitation_at_2026_07_28_is_an_input_required_result_read_on_retry() {
     retry["requestState"] = round1["result"]["requestState"].clone();
     let round2 = client.call("tools/call", retry, WAIT).expect("an answer");
     check(&round2, json!({"result": {"resultType": "complete", "content": [{"text": "kept"}]}}));
+}
+
+// The server of docs/embedding.md's side by side with rmcp, as the example registers it.
+#[allow(dead_code)]
+#[path = "../../examples/side_by_side.rs"]
+mod side_by_side;
+
+/// Sends `request` (method, params) as id `id` and reads until its answer, answering an
+/// elicitation with `elicited`; every message on the way is checked against the spec's schema.
+/// Returns the notifications and requests seen before the answer, and the answer.
+fn exchange(client: &MemoryClient, id: u64, method: &str, params: Value, elicited: &Value) -> (Vec<Value>, Value) {
+    let book = SchemaBook::get();
+    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+    let mut before = Vec::new();
+    loop {
+        let message = client.recv(WAIT).expect("a message before the answer");
+        let answered = (message.get("id") == Some(&json!(id))).then_some(method);
+        let definition = SchemaBook::definition_for(&message, answered).expect("a message the spec names");
+        book.validate(REVISION, definition, if answered.is_some() { &message["result"] } else { &message });
+        if answered.is_some() {
+            return (before, message);
+        }
+        if message["method"] == "elicitation/create" {
+            book.validate(REVISION, "ElicitResult", elicited);
+            client.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": elicited}).to_string());
+        }
+        before.push(message);
+    }
+}
+
+#[test]
+fn the_side_by_side_example_answers_every_call_as_the_spec_says() {
+    let client = client(Arc::new(side_by_side::server().expect("the example registers")), json!({"elicitation": {}}));
+    let none = json!({});
+    let (_, listed) = exchange(&client, 1, "tools/list", json!({}), &none);
+    let tools = listed["result"]["tools"].as_array().expect("tools").clone();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["divide", "read_file", "confirm"]);
+    for tool in &tools {
+        let mut found = Vec::new();
+        refs(tool, &mut found);
+        assert!(found.is_empty(), "{tool}");
+    }
+    check(
+        &tools[0],
+        json!({"inputSchema": {"required": ["dividend", "divisor"]}, "outputSchema": {"properties": {"quotient": {"type": "number"}}}}),
+    );
+
+    let (_, divided) = exchange(
+        &client,
+        2,
+        "tools/call",
+        json!({"name": "divide", "arguments": {"dividend": 3, "divisor": 4}}),
+        &none,
+    );
+    check(
+        &divided,
+        json!({"result": {"structuredContent": {"quotient": 0.75}, "content": [{"text": "{\"quotient\":0.75}"}]}}),
+    );
+    let (_, by_zero) = exchange(
+        &client,
+        3,
+        "tools/call",
+        json!({"name": "divide", "arguments": {"dividend": 1, "divisor": 0}}),
+        &none,
+    );
+    check(&by_zero, json!({"result": {"isError": true, "content": [{"text": "division by zero"}]}}));
+
+    // 8893 bytes: three chunks, a progress notification after each.
+    let dir = TempDir::new("side-by-side");
+    let text: String = (1..=2000).map(|n| format!("{n}\n")).collect();
+    let path = dir.write("numbers.txt", &text);
+    let params = json!({"name": "read_file", "arguments": {"path": path}, "_meta": {"progressToken": "p"}});
+    let (progress, read) = exchange(&client, 4, "tools/call", params, &none);
+    check(&read, json!({"result": {"content": [{"type": "text", "text": text}]}}));
+    let seen: Vec<(f64, f64)> = progress
+        .iter()
+        .map(|p| (p["params"]["progress"].as_f64().unwrap_or(-1.0), p["params"]["total"].as_f64().unwrap_or(-1.0)))
+        .collect();
+    assert_eq!(seen, [(4096.0, 8893.0), (8192.0, 8893.0), (8893.0, 8893.0)], "{progress:?}");
+    let params = json!({"name": "read_file", "arguments": {"path": dir.path().join("none")}});
+    check(&exchange(&client, 5, "tools/call", params, &none).1, json!({"result": {"isError": true}}));
+
+    let accept = json!({"action": "accept", "content": {"confirm": true}});
+    let (asked, confirmed) =
+        exchange(&client, 6, "tools/call", json!({"name": "confirm", "arguments": {"action": "deploy"}}), &accept);
+    check(
+        &json!(asked),
+        json!([{"method": "elicitation/create", "params": {"message": "Really deploy?", "requestedSchema": {
+            "type": "object", "properties": {"confirm": {"type": "boolean", "description": "Go ahead?"}}, "required": ["confirm"]
+        }}}]),
+    );
+    check(&confirmed, json!({"result": {"content": [{"text": "confirmed: deploy"}]}}));
+    let decline = json!({"action": "decline"});
+    let (_, declined) =
+        exchange(&client, 7, "tools/call", json!({"name": "confirm", "arguments": {"action": "delete"}}), &decline);
+    check(&declined, json!({"result": {"content": [{"text": "declined"}]}}));
+
+    let (_, prompts) = exchange(&client, 8, "prompts/list", json!({}), &none);
+    check(
+        &prompts,
+        json!({"result": {"prompts": [{"name": "review", "arguments": [{"name": "code", "required": true}, {"name": "focus"}]}]}}),
+    );
+    let params = json!({"name": "review", "arguments": {"code": "x = 1", "focus": "names"}});
+    let (_, review) = exchange(&client, 9, "prompts/get", params, &none);
+    check(
+        &review,
+        json!({"result": {"messages": [{"role": "user", "content": {"type": "text", "text": "Review this code, focusing on names:\nx = 1"}}]}}),
+    );
+
+    let (_, templates) = exchange(&client, 10, "resources/templates/list", json!({}), &none);
+    check(
+        &templates,
+        json!({"result": {"resourceTemplates": [{"uriTemplate": "note:///{name}", "name": "note", "mimeType": "text/plain"}]}}),
+    );
+    let (_, note) = exchange(&client, 11, "resources/read", json!({"uri": "note:///groceries"}), &none);
+    check(
+        &note,
+        json!({"result": {"contents": [{"uri": "note:///groceries", "mimeType": "text/plain", "text": "A note called groceries"}]}}),
+    );
 }

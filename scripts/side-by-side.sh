@@ -14,8 +14,9 @@
 # comments, `//`, `///` and `//!` alike), compile time from clean (dependencies downloaded
 # first, not counted; wall and CPU time; the two builds alternate, ROUNDS times each, so they
 # share whatever load the machine has, and the fastest of each is printed), the load average,
-# the stripped binary's size, and the first answer (spawn to `initialize` answer, median and
-# p90 of 30, by examples/bench_stdio as in scripts/bench.sh). Figures, not tests.
+# the stripped binary's size, and the first answer (spawn to `initialize` answer, by
+# examples/bench_stdio as in scripts/bench.sh: STARTS batches of 30 each, default 5, the two
+# alternating; the median of the batches' medians and of their p90s). Figures, not tests.
 #
 # Usage: scripts/side-by-side.sh (SIDE_BY_SIDE_DIR: where the crates go, default
 # $TMPDIR/tinymcp-side-by-side; RMCP_VERSION: default 3.11.0, the one measured in
@@ -85,10 +86,25 @@ if ! cmp -s "$work/tinymcp.session.json" "$work/rmcp.session.json"; then
 fi
 echo "same session, same answers ($(grep -c . "$work/tinymcp.session.json") lines of what the client saw)" >&2
 
+# The first answer: batches of 30 starts, alternating between the two, STARTS times each; the
+# median of the batches' medians (and of their p90s), which a load that comes and goes skews less.
+declare -A medians p90s
+for batch in $(seq "${STARTS:-5}"); do
+  for name in tinymcp rmcp; do
+    while IFS='=' read -r key value; do printf -v "m_$key" '%s' "$value"; done \
+      < <("$driver" startup 30 -- "$work/$name/target/release/$name-side-by-side")
+    medians[$name]+="$m_startup_median_ms "
+    p90s[$name]+="$m_startup_p90_ms "
+  done
+done
+middle() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
 printf '%-8s %6s %20s %10s %24s\n' "" lines "build, s (CPU, s)" "size, MiB" "first answer, ms (p90)"
 for name in tinymcp rmcp; do
   bin=$work/$name/target/release/$name-side-by-side
-  while IFS='=' read -r key value; do printf -v "m_$key" '%s' "$value"; done < <("$driver" startup 30 -- "$bin")
+  echo "first answers of $name, medians of each batch: ${medians[$name]}" >&2
+  m_startup_median_ms=$(middle <<<"${medians[$name]}")
+  m_startup_p90_ms=$(middle <<<"${p90s[$name]}")
   lines=$(rustfmt --edition 2021 --config-path rustfmt.toml --emit stdout "${source[$name]}" 2>/dev/null |
     tail -n +2 | grep -cvE '^\s*(//.*)?$')
   printf '%-8s %6s %20s %10s %24s\n' "$name" "$lines" "${wall[$name]} (${cpu[$name]})" \

@@ -84,7 +84,7 @@ impl SideBySide {
         let (mut file, mut text, mut chunk) = (file.take(MAX), Vec::new(), [0; CHUNK]);
         loop {
             let n = file.read(&mut chunk).await.map_err(|e| e.to_string())?;
-            if n == 0 {
+            if n == 0 || cx.ct.is_cancelled() {
                 return String::from_utf8(text).map_err(|e| e.to_string());
             }
             text.extend_from_slice(&chunk[..n]);

@@ -365,6 +365,32 @@ fn typed_elicitation_reads_decline_and_cancel_and_refuses_an_answer_that_does_no
 }
 
 #[test]
+fn elicitation_with_a_hand_written_schema_reads_the_answer_into_the_struct() {
+    // The form without the feature's derive: the schema as the embedder wrote it goes out as is.
+    let form = json!({"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Sure?"}}, "required": ["confirm"]});
+    let server = Server::new("typed", "1.0.0");
+    let asked = form.clone();
+    server.tool("sure", "Asks with a form written by hand", move |cx, _t: Text| -> Result<String, ToolError> {
+        Ok(match cx.elicit_with::<Confirm>("Sure?", asked.clone())? {
+            Elicited::Accept(c) => format!("confirm={}", c.confirm),
+            Elicited::Decline | Elicited::Cancel => "no answer".into(),
+        })
+    });
+    let client = client(Arc::new(server), json!({"elicitation": {}}));
+    client.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "sure", "arguments": {"text": "x"}}}).to_string());
+    let ask = client.recv(WAIT).expect("the elicitation");
+    SchemaBook::get().validate(REVISION, "ElicitRequest", &ask);
+    assert_eq!(ask["params"]["requestedSchema"], form, "{ask}");
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"confirm": true}}})
+            .to_string(),
+    );
+    let done = client.recv(WAIT).expect("the tool's answer");
+    SchemaBook::get().validate(REVISION, "CallToolResult", &done["result"]);
+    check(&done, json!({"id": 3, "result": {"content": [{"text": "confirm=true"}]}}));
+}
+
+#[test]
 fn typed_elicitation_refuses_a_nested_form_before_asking() {
     let client = client(elicit_server(), json!({"elicitation": {}}));
     let answer = call(&client, "nested", json!({"text": "x"}));

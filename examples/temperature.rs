@@ -32,17 +32,13 @@ struct Reading {
 
 fn server() -> Server {
     let server = Server::new("temperature", "1.0.0");
-    server.tool(
-        "to_fahrenheit",
-        "Converts degrees Celsius to Fahrenheit",
-        |_cx, c: Convert| -> Result<Reading, ToolError> {
-            if c.celsius < -273.15 {
-                return Err(ToolError::new("below absolute zero"));
-            }
-            let fahrenheit = c.celsius * 9.0 / 5.0 + 32.0;
-            Ok(Reading { fahrenheit: if c.round { fahrenheit.round() } else { fahrenheit } })
-        },
-    );
+    server.tool("to_fahrenheit", "Converts Celsius to Fahrenheit", |_cx, c: Convert| -> Result<Reading, ToolError> {
+        if c.celsius < -273.15 {
+            return Err(ToolError::new("below absolute zero"));
+        }
+        let fahrenheit = c.celsius * 9.0 / 5.0 + 32.0;
+        Ok(Reading { fahrenheit: if c.round { fahrenheit.round() } else { fahrenheit } })
+    });
     server
 }
 

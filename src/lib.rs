@@ -80,7 +80,7 @@ pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 #[cfg(feature = "schemars")]
 pub use typed::OutputSchema;
-pub use typed::{AsContent, AsJson, Elicit, Elicited, PromptOutput, ResourceOutput, ToolError, ToolOutput};
+pub use typed::{AsContent, AsJson, Elicited, PromptOutput, ResourceOutput, ToolError, ToolOutput};
 pub use util::time::rfc3339;
 // Test support for the binary's fuzz tests (feature `fuzz-mutator`), not for embedders.
 #[cfg(feature = "fuzz-mutator")]

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 /// The input-required bookkeeping of one 2026-07-28 request (`tools/call`, `prompts/get`,
 /// `resources/read`): the answers the client gave, and the requests this round still needs.
-/// A handler's `elicit`, `sample`, `list_roots` and `ask` read answers here instead of sending
-/// a request to the client; a missing one is recorded and the handler is stopped with
-/// [`input_required`], so one handler serves both eras.
+/// A handler's `elicit_raw` (and the typed forms over it), `sample`, `list_roots` and `ask`
+/// read answers here instead of sending a request to the client; a missing one is recorded
+/// and the handler is stopped with [`input_required`], so one handler serves both eras.
 #[derive(Debug, Default)]
 pub(crate) struct Inputs {
     /// The client's answers, by key (from the sealed state and this retry's `inputResponses`).
@@ -433,14 +433,16 @@ impl RequestCx {
         self.ask_one(InputRequest::sample(key, params))
     }
 
-    /// Asks the user for input (`elicitation/create`, form or URL mode) and waits for the answer.
-    /// On 2026-07-28 the answer comes from the client's retry (key `elicitation-N`).
-    pub fn elicit(&self, params: Value) -> Result<Value, RpcError> {
-        self.elicit_as(&self.default_key("elicitation"), params)
+    /// Asks the user for input (`elicitation/create`, form or URL mode, the params as they go
+    /// out) and waits for the answer, as it came. On 2026-07-28 the answer comes from the
+    /// client's retry (key `elicitation-N`). The typed forms are `elicit::<T>(message)`
+    /// (feature `schemars`) and `elicit_with::<T>(message, schema)`.
+    pub fn elicit_raw(&self, params: Value) -> Result<Value, RpcError> {
+        self.elicit_raw_as(&self.default_key("elicitation"), params)
     }
 
-    /// [`RequestCx::elicit`] under an explicit `inputRequests` key (2026-07-28).
-    pub fn elicit_as(&self, key: &str, params: Value) -> Result<Value, RpcError> {
+    /// [`RequestCx::elicit_raw`] under an explicit `inputRequests` key (2026-07-28).
+    pub fn elicit_raw_as(&self, key: &str, params: Value) -> Result<Value, RpcError> {
         self.ask_one(InputRequest::elicit(key, params))
     }
 

@@ -1,8 +1,9 @@
-//! Typed elicitation: `cx.elicit_typed::<Confirm>("…")` asks the user for a form derived from a
+//! Typed elicitation: `cx.elicit::<Confirm>("…")` asks the user for a form derived from a
 //! struct (feature `schemars`) and reads the answer into it; `cx.elicit_with::<T>(message,
-//! schema)` does the same with the schema written by hand. Elicitation forms are flat objects
-//! of primitives (strings, numbers, integers, booleans, enums of strings): a struct that is not
-//! one is refused before anything is asked, naming the field.
+//! schema)` does the same with the schema written by hand. Both are inherent methods of
+//! `RequestCx` (nothing to import); the untyped form is `RequestCx::elicit_raw`. Elicitation
+//! forms are flat objects of primitives (strings, numbers, integers, booleans, enums of
+//! strings): a struct that is not one is refused before anything is asked, naming the field.
 
 use crate::server::context::RequestCx;
 use crate::wire::rpc::RpcError;
@@ -20,30 +21,17 @@ pub enum Elicited<T> {
     Cancel,
 }
 
-/// Typed elicitation on a handler's context (`use tinymcp::Elicit`).
-pub trait Elicit {
+/// Typed elicitation on a handler's context.
+impl RequestCx {
     /// Asks the user (`elicitation/create`, form mode) to fill in the form `requested_schema`
     /// describes, with `message`, and reads an accepted answer into `T`. The client must have
     /// declared elicitation (else `-32021`); an answer that does not read as `T` is `-32602`.
-    fn elicit_with<T: DeserializeOwned>(&self, message: &str, requested_schema: Value)
-        -> Result<Elicited<T>, RpcError>;
-
-    /// Asks the user for a `T` (feature `schemars`): the form's schema is derived from the
-    /// struct, each field a primitive (an `Option` is a field the user may leave empty; doc
-    /// comments are the fields' descriptions). A struct with a nested object, a list of
-    /// anything but enum strings or a map is refused with `-32603` naming the field, before
-    /// the client is asked.
-    #[cfg(feature = "schemars")]
-    fn elicit_typed<T: DeserializeOwned + schemars::JsonSchema>(&self, message: &str) -> Result<Elicited<T>, RpcError>;
-}
-
-impl Elicit for RequestCx {
-    fn elicit_with<T: DeserializeOwned>(
+    pub fn elicit_with<T: DeserializeOwned>(
         &self,
         message: &str,
         requested_schema: Value,
     ) -> Result<Elicited<T>, RpcError> {
-        let answer = self.elicit(json!({ "message": message, "requestedSchema": requested_schema }))?;
+        let answer = self.elicit_raw(json!({ "message": message, "requestedSchema": requested_schema }))?;
         match answer.get("action").and_then(Value::as_str) {
             Some("accept") => {
                 let content = answer.get("content").cloned().unwrap_or_else(|| json!({}));
@@ -62,8 +50,14 @@ impl Elicit for RequestCx {
         }
     }
 
+    /// Asks the user for a `T` (feature `schemars`): the form's schema is derived from the
+    /// struct, each field a primitive (an `Option` is a field the user may leave empty; doc
+    /// comments are the fields' descriptions), and an accepted answer is read into `T`. A
+    /// struct with a nested object, a list of anything but enum strings or a map is refused
+    /// with `-32603` naming the field, before the client is asked. On 2026-07-28 the question
+    /// is an input-required result and the answer comes from the retry, as for `elicit_raw`.
     #[cfg(feature = "schemars")]
-    fn elicit_typed<T: DeserializeOwned + schemars::JsonSchema>(&self, message: &str) -> Result<Elicited<T>, RpcError> {
+    pub fn elicit<T: DeserializeOwned + schemars::JsonSchema>(&self, message: &str) -> Result<Elicited<T>, RpcError> {
         let schema = form::<T>().map_err(|why| {
             log::error!("{why}");
             RpcError::new(crate::wire::rpc::INTERNAL_ERROR, why)

@@ -149,7 +149,7 @@ fn a_task_asks_the_client_only_after_the_result_that_names_the_task() {
     server.register_tool(
         Tool::new("ask", "Asks at once", json!({"type": "object"})).with_task_support(TaskSupport::Required),
         |cx, _| {
-            let _ = cx.elicit(json!({"message": "?", "requestedSchema": {"type": "object", "properties": {}}}));
+            let _ = cx.elicit_raw(json!({"message": "?", "requestedSchema": {"type": "object", "properties": {}}}));
             Ok(CallToolResult::text("done"))
         },
     );

@@ -2,13 +2,13 @@
 //! schemas are derived from Rust types. What a client sees is checked against the spec's schema
 //! of 2025-11-25, and the derived schemas against the spec's `Tool` definition.
 
-use crate::support::{check, SchemaBook};
+use crate::support::{check, SchemaBook, TempDir};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
-use tinymcp::{CallToolResult, Content, Elicit, Elicited, MemoryClient, ResourceTemplate, RpcError, Server, ToolError};
+use tinymcp::{CallToolResult, Content, Elicited, MemoryClient, ResourceTemplate, RpcError, Server, ToolError};
 
 const WAIT: Duration = Duration::from_secs(10);
 const REVISION: &str = "2025-11-25";
@@ -299,14 +299,14 @@ struct Nested {
 fn elicit_server() -> Arc<Server> {
     let server = Server::new("typed", "1.0.0");
     server.tool("delete", "Deletes after asking", |cx, t: Text| -> Result<String, ToolError> {
-        Ok(match cx.elicit_typed::<Confirm>(&format!("Delete {}?", t.text))? {
+        Ok(match cx.elicit::<Confirm>(&format!("Delete {}?", t.text))? {
             Elicited::Accept(c) if c.confirm => format!("deleted {} ({})", t.text, c.reason.unwrap_or_default()),
             Elicited::Accept(_) => "kept".into(),
             Elicited::Decline | Elicited::Cancel => "not asked".into(),
         })
     });
     server.tool("nested", "Asks a nested form", |cx, _t: Text| -> Result<String, ToolError> {
-        cx.elicit_typed::<Nested>("which?")?;
+        cx.elicit::<Nested>("which?")?;
         Ok("asked".into())
     });
     Arc::new(server)
@@ -330,6 +330,64 @@ fn typed_elicitation_asks_the_derived_flat_schema_and_reads_the_answer() {
     client.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer}).to_string());
     let done = client.recv(WAIT).expect("the tool's answer");
     check(&done, json!({"id": 7, "result": {"content": [{"text": "deleted a.txt (old)"}]}}));
+}
+
+#[test]
+fn typed_elicitation_reads_decline_and_cancel_and_refuses_an_answer_that_does_not_fit() {
+    let client = client(elicit_server(), json!({"elicitation": {}}));
+    for (id, answer, expected) in [
+        (8, json!({"action": "decline"}), json!({"result": {"content": [{"text": "not asked"}]}})),
+        (9, json!({"action": "cancel"}), json!({"result": {"content": [{"text": "not asked"}]}})),
+        (
+            10,
+            json!({"action": "accept", "content": {"confirm": false}}),
+            json!({"result": {"content": [{"text": "kept"}]}}),
+        ),
+        // `confirm` is a boolean: "yes" does not read as a Confirm.
+        (11, json!({"action": "accept", "content": {"confirm": "yes"}}), json!({"error": {"code": -32602}})),
+    ] {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "delete", "arguments": {"text": "c.txt"}}});
+        client.send(&call.to_string());
+        let ask = client.recv(WAIT).expect("the elicitation");
+        SchemaBook::get().validate(REVISION, "ElicitRequest", &ask);
+        SchemaBook::get().validate(REVISION, "ElicitResult", &answer);
+        client.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": answer}).to_string());
+        let done = client.recv(WAIT).expect("the tool's answer");
+        check(&done, expected.clone());
+        check(&done, json!({"id": id}));
+        if let Some(result) = done.get("result") {
+            SchemaBook::get().validate(REVISION, "CallToolResult", result);
+        } else {
+            let message = done["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("Confirm") && message.contains("boolean"), "{done}");
+        }
+    }
+}
+
+#[test]
+fn elicitation_with_a_hand_written_schema_reads_the_answer_into_the_struct() {
+    // The form without the feature's derive: the schema as the embedder wrote it goes out as is.
+    let form = json!({"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Sure?"}}, "required": ["confirm"]});
+    let server = Server::new("typed", "1.0.0");
+    let asked = form.clone();
+    server.tool("sure", "Asks with a form written by hand", move |cx, _t: Text| -> Result<String, ToolError> {
+        Ok(match cx.elicit_with::<Confirm>("Sure?", asked.clone())? {
+            Elicited::Accept(c) => format!("confirm={}", c.confirm),
+            Elicited::Decline | Elicited::Cancel => "no answer".into(),
+        })
+    });
+    let client = client(Arc::new(server), json!({"elicitation": {}}));
+    client.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "sure", "arguments": {"text": "x"}}}).to_string());
+    let ask = client.recv(WAIT).expect("the elicitation");
+    SchemaBook::get().validate(REVISION, "ElicitRequest", &ask);
+    assert_eq!(ask["params"]["requestedSchema"], form, "{ask}");
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"confirm": true}}})
+            .to_string(),
+    );
+    let done = client.recv(WAIT).expect("the tool's answer");
+    SchemaBook::get().validate(REVISION, "CallToolResult", &done["result"]);
+    check(&done, json!({"id": 3, "result": {"content": [{"text": "confirm=true"}]}}));
 }
 
 #[test]
@@ -361,4 +419,124 @@ fn typed_elicitation_at_2026_07_28_is_an_input_required_result_read_on_retry() {
     retry["requestState"] = round1["result"]["requestState"].clone();
     let round2 = client.call("tools/call", retry, WAIT).expect("an answer");
     check(&round2, json!({"result": {"resultType": "complete", "content": [{"text": "kept"}]}}));
+}
+
+// The server of docs/embedding.md's side by side with rmcp, as the example registers it.
+#[allow(dead_code)]
+#[path = "../../examples/side_by_side.rs"]
+mod side_by_side;
+
+/// Sends `request` (method, params) as id `id` and reads until its answer, answering an
+/// elicitation with `elicited`; every message on the way is checked against the spec's schema.
+/// Returns the notifications and requests seen before the answer, and the answer.
+fn exchange(client: &MemoryClient, id: u64, method: &str, params: Value, elicited: &Value) -> (Vec<Value>, Value) {
+    let book = SchemaBook::get();
+    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+    let mut before = Vec::new();
+    loop {
+        let message = client.recv(WAIT).expect("a message before the answer");
+        let answered = (message.get("id") == Some(&json!(id))).then_some(method);
+        let definition = SchemaBook::definition_for(&message, answered).expect("a message the spec names");
+        book.validate(REVISION, definition, if answered.is_some() { &message["result"] } else { &message });
+        if answered.is_some() {
+            return (before, message);
+        }
+        if message["method"] == "elicitation/create" {
+            book.validate(REVISION, "ElicitResult", elicited);
+            client.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": elicited}).to_string());
+        }
+        before.push(message);
+    }
+}
+
+#[test]
+fn the_side_by_side_example_answers_every_call_as_the_spec_says() {
+    let client = client(Arc::new(side_by_side::server().expect("the example registers")), json!({"elicitation": {}}));
+    let none = json!({});
+    let (_, listed) = exchange(&client, 1, "tools/list", json!({}), &none);
+    let tools = listed["result"]["tools"].as_array().expect("tools").clone();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["divide", "read_file", "confirm"]);
+    for tool in &tools {
+        let mut found = Vec::new();
+        refs(tool, &mut found);
+        assert!(found.is_empty(), "{tool}");
+    }
+    check(
+        &tools[0],
+        json!({"inputSchema": {"required": ["dividend", "divisor"]}, "outputSchema": {"properties": {"quotient": {"type": "number"}}}}),
+    );
+
+    let (_, divided) = exchange(
+        &client,
+        2,
+        "tools/call",
+        json!({"name": "divide", "arguments": {"dividend": 3, "divisor": 4}}),
+        &none,
+    );
+    check(
+        &divided,
+        json!({"result": {"structuredContent": {"quotient": 0.75}, "content": [{"text": "{\"quotient\":0.75}"}]}}),
+    );
+    let (_, by_zero) = exchange(
+        &client,
+        3,
+        "tools/call",
+        json!({"name": "divide", "arguments": {"dividend": 1, "divisor": 0}}),
+        &none,
+    );
+    check(&by_zero, json!({"result": {"isError": true, "content": [{"text": "division by zero"}]}}));
+
+    // 8893 bytes: three chunks, a progress notification after each.
+    let dir = TempDir::new("side-by-side");
+    let text: String = (1..=2000).map(|n| format!("{n}\n")).collect();
+    let path = dir.write("numbers.txt", &text);
+    let params = json!({"name": "read_file", "arguments": {"path": path}, "_meta": {"progressToken": "p"}});
+    let (progress, read) = exchange(&client, 4, "tools/call", params, &none);
+    check(&read, json!({"result": {"content": [{"type": "text", "text": text}]}}));
+    let seen: Vec<(f64, f64)> = progress
+        .iter()
+        .map(|p| (p["params"]["progress"].as_f64().unwrap_or(-1.0), p["params"]["total"].as_f64().unwrap_or(-1.0)))
+        .collect();
+    assert_eq!(seen, [(4096.0, 8893.0), (8192.0, 8893.0), (8893.0, 8893.0)], "{progress:?}");
+    let params = json!({"name": "read_file", "arguments": {"path": dir.path().join("none")}});
+    check(&exchange(&client, 5, "tools/call", params, &none).1, json!({"result": {"isError": true}}));
+
+    let accept = json!({"action": "accept", "content": {"confirm": true}});
+    let (asked, confirmed) =
+        exchange(&client, 6, "tools/call", json!({"name": "confirm", "arguments": {"action": "deploy"}}), &accept);
+    check(
+        &json!(asked),
+        json!([{"method": "elicitation/create", "params": {"message": "Really deploy?", "requestedSchema": {
+            "type": "object", "properties": {"confirm": {"type": "boolean", "description": "Go ahead?"}}, "required": ["confirm"]
+        }}}]),
+    );
+    check(&confirmed, json!({"result": {"content": [{"text": "confirmed: deploy"}]}}));
+    let decline = json!({"action": "decline"});
+    let (_, declined) =
+        exchange(&client, 7, "tools/call", json!({"name": "confirm", "arguments": {"action": "delete"}}), &decline);
+    check(&declined, json!({"result": {"content": [{"text": "declined"}]}}));
+
+    let (_, prompts) = exchange(&client, 8, "prompts/list", json!({}), &none);
+    check(
+        &prompts,
+        json!({"result": {"prompts": [{"name": "review", "arguments": [{"name": "code", "required": true}, {"name": "focus"}]}]}}),
+    );
+    let params = json!({"name": "review", "arguments": {"code": "x = 1", "focus": "names"}});
+    let (_, review) = exchange(&client, 9, "prompts/get", params, &none);
+    check(
+        &review,
+        json!({"result": {"messages": [{"role": "user", "content": {"type": "text", "text": "Review this code, focusing on names:\nx = 1"}}]}}),
+    );
+
+    let (_, templates) = exchange(&client, 10, "resources/templates/list", json!({}), &none);
+    check(
+        &templates,
+        json!({"result": {"resourceTemplates": [{"uriTemplate": "note:///{name}", "name": "note", "mimeType": "text/plain"}]}}),
+    );
+    let (_, note) = exchange(&client, 11, "resources/read", json!({"uri": "note:///groceries"}), &none);
+    check(
+        &note,
+        json!({"result": {"contents": [{"uri": "note:///groceries", "mimeType": "text/plain", "text": "A note called groceries"}]}}),
+    );
 }

@@ -177,14 +177,14 @@ fn register_interactive_tools(server: &Server) {
                     "email":{"type":"string","description":"User's email address","format":"email"}},
                     "required":["username","email"]}}"#);
             params["message"] = args["message"].clone();
-            let answer = cx.elicit(params)?;
+            let answer = cx.elicit_raw(params)?;
             Ok(CallToolResult::text(elicitation_summary("User response", &answer)))
         },
     );
     server.register_tool(
         Tool::new("test_elicitation_sep1034_defaults", "Tests elicitation with default values per SEP-1034", no_args()),
         |cx, _| {
-            let answer = cx.elicit(lit(r#"{"message":"Please review and update the form fields with defaults","requestedSchema":{"type":"object","properties":{"name":{"type":"string","description":"User name","default":"John Doe"},"age":{"type":"integer","description":"User age","default":30},"score":{"type":"number","description":"User score","default":95.5},"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","description":"Verification status","default":true}},"required":[]}}"#))?;
+            let answer = cx.elicit_raw(lit(r#"{"message":"Please review and update the form fields with defaults","requestedSchema":{"type":"object","properties":{"name":{"type":"string","description":"User name","default":"John Doe"},"age":{"type":"integer","description":"User age","default":30},"score":{"type":"number","description":"User score","default":95.5},"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","description":"Verification status","default":true}},"required":[]}}"#))?;
             Ok(CallToolResult::text(elicitation_summary("Elicitation completed", &answer)))
         },
     );
@@ -197,7 +197,7 @@ fn register_interactive_tools(server: &Server) {
         |cx, _| {
             let mut params = lit(r#"{"message":"Please select options from the enum fields"}"#);
             params["requestedSchema"] = sep1330_schema(cx.version());
-            let answer = cx.elicit(params)?;
+            let answer = cx.elicit_raw(params)?;
             Ok(CallToolResult::text(elicitation_summary("Elicitation completed", &answer)))
         },
     );
@@ -219,7 +219,7 @@ fn register_extra_tools(server: &Server) {
     server.register_tool(
         Tool::new("test_url_elicitation", "Asks the user to visit a URL (URL-mode elicitation)", no_args()),
         |cx, _| {
-            let answer = cx.elicit(lit(r#"{"mode":"url","message":"Please authorize at the example page","url":"https://example.com/authorize","elicitationId":"everything-url-1"}"#))?;
+            let answer = cx.elicit_raw(lit(r#"{"mode":"url","message":"Please authorize at the example page","url":"https://example.com/authorize","elicitationId":"everything-url-1"}"#))?;
             cx.elicitation_complete("everything-url-1");
             Ok(CallToolResult::text(elicitation_summary("URL elicitation", &answer)))
         },

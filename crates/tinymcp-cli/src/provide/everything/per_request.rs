@@ -51,7 +51,7 @@ pub(super) fn register_per_request_fixtures(server: &Server) {
     server.register_tool(
         Tool::new("test_input_required_result_elicitation", "Asks the user's name, then greets them", no_args()),
         |cx, _| {
-            let answer = cx.elicit_as("user_name", ask_name("What is your name?", "name"))?;
+            let answer = cx.elicit_raw_as("user_name", ask_name("What is your name?", "name"))?;
             Ok(CallToolResult::text(format!("Hello, {}!", answer["content"]["name"].as_str().unwrap_or("stranger"))))
         },
     );
@@ -109,8 +109,8 @@ pub(super) fn register_per_request_fixtures(server: &Server) {
             no_args(),
         ),
         |cx, _| {
-            let first = cx.elicit_as("step1", ask_name("Step 1: What is your name?", "name"))?;
-            let second = cx.elicit_as("step2", ask_name("Step 2: What is your favorite color?", "color"))?;
+            let first = cx.elicit_raw_as("step1", ask_name("Step 1: What is your name?", "name"))?;
+            let second = cx.elicit_raw_as("step2", ask_name("Step 2: What is your favorite color?", "color"))?;
             let name = first["content"]["name"].as_str().unwrap_or("stranger");
             let color = second["content"]["color"].as_str().unwrap_or("no colour");
             Ok(CallToolResult::text(format!("Multi-round complete for {name} who likes {color}")))
@@ -141,7 +141,8 @@ pub(super) fn register_per_request_fixtures(server: &Server) {
     server.register_prompt(
         Prompt::new("test_input_required_result_prompt", "Asks the user for context, then builds the prompt", vec![]),
         |cx, _| {
-            let answer = cx.elicit_as("user_context", ask_name("What context should the prompt use?", "context"))?;
+            let answer =
+                cx.elicit_raw_as("user_context", ask_name("What context should the prompt use?", "context"))?;
             let context = answer["content"]["context"].as_str().unwrap_or("");
             Ok(GetPromptResult::new(vec![PromptMessage::user(Content::text(format!(
                 "Prompt with context: {context}"
@@ -177,7 +178,7 @@ fn confirm(cx: &RequestCx) -> Result<CallToolResult, RpcError> {
     let params = lit(
         r#"{"message":"Please confirm","requestedSchema":{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}}"#,
     );
-    let answer = cx.elicit_as("confirm", params)?;
+    let answer = cx.elicit_raw_as("confirm", params)?;
     let ok = answer["action"] == "accept" && answer["content"]["ok"] == true;
     Ok(CallToolResult::text(if ok { "state-ok: confirmed" } else { "state-ok: not confirmed" }))
 }
@@ -228,7 +229,7 @@ pub(super) fn register_task_tools(server: &Server) {
                 r#"{"requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}}"#,
             );
             params["message"] = format!("Delete {filename}?").into();
-            let answer = cx.elicit(params)?;
+            let answer = cx.elicit_raw(params)?;
             let confirmed = answer["action"] == "accept" && answer["content"]["confirm"] == true;
             Ok(CallToolResult::text(if confirmed { format!("Deleted {filename}") } else { format!("Kept {filename}") }))
         },
@@ -258,7 +259,7 @@ pub(super) fn register_task_tools(server: &Server) {
             let params = lit(
                 r#"{"message":"What is your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}"#,
             );
-            let answer = cx.elicit_as("name", params)?;
+            let answer = cx.elicit_raw_as("name", params)?;
             let name = answer["content"]["name"].as_str().unwrap_or("stranger");
             Ok(CallToolResult::text(format!("Hello, {name}! (from a task)")))
         },

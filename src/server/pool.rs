@@ -9,6 +9,7 @@
 
 use crate::server::context::RequestCx;
 use crate::server::dispatch;
+use crate::server::scope;
 use crate::server::session::Waiting;
 use crate::server::sink::Outgoing;
 use crate::wire::frame::Answer;
@@ -42,6 +43,9 @@ impl Job {
     pub(crate) fn answer(self) -> Option<Waiting> {
         let Job { mut cx, req } = self;
         let server = Arc::clone(&cx.server);
+        // Whatever is logged while the request runs on this thread names it.
+        let scope = cx.scope.clone();
+        let _in = scope::enter(scope.as_ref());
         if cx.is_cancelled() {
             // Cancelled while it waited for a slot: it never runs.
             log::debug!("request {} cancelled before it ran; no response", req.id);
@@ -60,6 +64,13 @@ impl Job {
             if let Err(e) = &outcome {
                 if e.code == rpc::INTERNAL_ERROR {
                     log::error!("{} failed: {}", req.method, e.message);
+                }
+            }
+            if let Some(scope) = &scope {
+                let took = scope.finish();
+                match &outcome {
+                    Ok(_) => log::info!(target: "tinymcp::request", "answered in {took:.1?}"),
+                    Err(e) => log::info!(target: "tinymcp::request", "answered with error {} in {took:.1?}", e.code),
                 }
             }
             cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));

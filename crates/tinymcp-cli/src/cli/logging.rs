@@ -79,7 +79,8 @@ pub fn json_line(out: &mut dyn Write, record: &log::Record) -> io::Result<()> {
             line.insert("trace_id".into(), trace.trace_id().into());
         }
         if let Some(took) = scope.took() {
-            line.insert("duration_ms".into(), (took.as_secs_f64() * 1000.0).into());
+            // To the microsecond.
+            line.insert("duration_ms".into(), ((took.as_secs_f64() * 1e6).round() / 1e3).into());
         }
     });
     // One line: serde_json escapes every newline inside a value.

@@ -720,14 +720,12 @@ impl Server {
             return Cow::Borrowed(text);
         }
         let Ok(mut value) = serde_json::from_str::<Value>(text) else { return Cow::Borrowed(text) };
+        let registry = self.registry();
         let mut redacted = false;
         let mut redact = |message: &mut Value| {
             let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else { return };
-            let sensitive = params
-                .get("name")
-                .and_then(Value::as_str)
-                .and_then(|name| self.registered_tool(name))
-                .is_some_and(|entry| entry.tool.sensitive);
+            let name = params.get("name").and_then(Value::as_str);
+            let sensitive = registry.tools.iter().any(|t| t.tool.sensitive && Some(t.tool.name.as_str()) == name);
             if sensitive && params.contains_key("arguments") {
                 params.insert("arguments".into(), Value::String("[redacted]".into()));
                 redacted = true;

@@ -87,7 +87,7 @@ pub fn json_line(out: &mut dyn Write, record: &log::Record) -> io::Result<()> {
     writeln!(out, "{}", Value::Object(line))
 }
 
-/// The text line (`--trace` without JSON): env_logger's own form, with the request's trace id,
+/// The text line (`--trace` without JSON): the logger's own form, with the request's trace id,
 /// method and id after the message.
 pub fn text_line(out: &mut dyn Write, record: &log::Record) -> io::Result<()> {
     write!(out, "[{} {:<5} {}] {}", now(), record.level(), record.target(), record.args())?;

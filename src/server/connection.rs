@@ -143,7 +143,7 @@ impl Connection {
                 // Relayed as it came, but for its trace context: the one it carries, or the
                 // one its headers or tracing gave it, in the `_meta` the other server reads.
                 let scope = self.scope_of(&req, arrival);
-                let _in = scope::enter(scope.as_ref());
+                let _in = scope.as_ref().map(scope::enter);
                 let req = carry_trace(req, scope.as_deref());
                 if scope.is_some() {
                     log::info!(target: "tinymcp::request", "relayed to the proxied server");
@@ -191,8 +191,16 @@ impl Connection {
             Arrival::Http { headers, .. } => headers,
             Arrival::Plain | Arrival::Scoped(_) => &[],
         };
+        // The usual request, with no context and tracing off, reads no further (and runs no
+        // code of the trace module).
+        let carried = meta.as_ref().is_some_and(|m| m.keys.as_ref().is_ok_and(|keys| keys.traceparent.is_some()))
+            || headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("traceparent"));
+        let tracing = self.server.options().trace;
+        if !carried && !tracing {
+            return None;
+        }
         let trace = trace::of_meta(meta.as_ref()).or_else(|| trace::of_headers(headers));
-        if trace.is_none() && !self.server.options().trace {
+        if trace.is_none() && !tracing {
             return None;
         }
         let trace = trace.or_else(TraceContext::fresh);
@@ -208,7 +216,7 @@ impl Connection {
 
     fn on_request(&self, req: Request, reply: &Sink, arrival: Arrival) {
         let scope = self.scope_of(&req, arrival);
-        let _in = scope::enter(scope.as_ref());
+        let _in = scope.as_ref().map(scope::enter);
         let scopes = arrival.scopes();
         let revisions = self.server.options().revisions;
         // `_meta` read once, for the era and the 2026-07-28 terms.

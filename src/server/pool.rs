@@ -45,7 +45,7 @@ impl Job {
         let server = Arc::clone(&cx.server);
         // Whatever is logged while the request runs on this thread names it.
         let scope = cx.scope.clone();
-        let _in = scope::enter(scope.as_ref());
+        let _in = scope.as_ref().map(scope::enter);
         if cx.is_cancelled() {
             // Cancelled while it waited for a slot: it never runs.
             log::debug!("request {} cancelled before it ran; no response", req.id);

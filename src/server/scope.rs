@@ -123,18 +123,17 @@ fn capped(text: &str) -> String {
 }
 
 /// This thread serves `scope` until the guard drops; then what it served before again.
-pub(crate) fn enter(scope: Option<&Arc<RequestScope>>) -> Entered {
-    Entered(scope.map(|scope| CURRENT.with(|current| current.replace(Some(Arc::clone(scope))))))
+pub(crate) fn enter(scope: &Arc<RequestScope>) -> Entered {
+    Entered(CURRENT.with(|current| current.replace(Some(Arc::clone(scope)))))
 }
 
 /// Restores the scope a thread served before (`enter`).
-pub(crate) struct Entered(Option<Option<Arc<RequestScope>>>);
+pub(crate) struct Entered(Option<Arc<RequestScope>>);
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        if let Some(before) = self.0.take() {
-            CURRENT.with(|current| *current.borrow_mut() = before);
-        }
+        let before = self.0.take();
+        CURRENT.with(|current| *current.borrow_mut() = before);
     }
 }
 
@@ -156,7 +155,7 @@ mod tests {
         let scope = Arc::new(RequestScope::of(&req, TraceContext::fresh(), Some("secret-session"), None));
         assert!(RequestScope::with_current(|s| s.is_none()));
         {
-            let _in = enter(Some(&scope));
+            let _in = enter(&scope);
             RequestScope::with_current(|s| {
                 let s = s.unwrap();
                 assert_eq!((s.method(), s.id(), s.tool()), ("tools/call", "\"a\"", Some("echo")));
@@ -164,8 +163,12 @@ mod tests {
                 assert!(session.len() == 12 && !session.contains("secret"), "{session}");
             });
             std::thread::spawn(|| assert!(RequestScope::with_current(|s| s.is_none()))).join().unwrap();
-            let _none = enter(None);
-            assert!(RequestScope::with_current(|s| s.is_some()), "entering nothing leaves the scope");
+            let other = Arc::new(RequestScope::of(&req, None, None, None));
+            {
+                let _nested = enter(&other);
+                assert!(RequestScope::with_current(|s| s.unwrap().trace().is_none()));
+            }
+            assert!(RequestScope::with_current(|s| s.unwrap().trace().is_some()), "the outer scope again");
         }
         assert!(RequestScope::with_current(|s| s.is_none()));
         assert!(scope.took().is_none());

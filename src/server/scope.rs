@@ -122,6 +122,13 @@ fn capped(text: &str) -> String {
     }
 }
 
+/// The scope of the request this thread serves, to keep for what ends it on another thread (a
+/// relayed request's answer).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn current() -> Option<Arc<RequestScope>> {
+    CURRENT.with(|current| current.borrow().clone())
+}
+
 /// This thread serves `scope` until the guard drops; then what it served before again.
 pub(crate) fn enter(scope: &Arc<RequestScope>) -> Entered {
     Entered(CURRENT.with(|current| current.replace(Some(Arc::clone(scope)))))

@@ -188,9 +188,14 @@ fn a_proxied_server_gets_the_trace_context_in_its_meta() {
     let headers = [("traceparent", HEADER_PARENT)];
     let reply = post(&server, &body(2, "tools/call", call.clone(), json!({})), &headers);
     assert_eq!(tool_text(&reply.json()), format!("{HEADER_PARENT}|"), "{}", reply.body);
-    // The proxy's own line for it names the trace too.
-    eventually("the proxy's line", || {
-        json_lines(&kept(&log)).iter().any(|l| l["id"] == 2 && l["trace_id"] == HEADER_TRACE_ID)
+    // The proxy's own lines for it name the trace too: relayed, then answered, how long after.
+    eventually("the proxy's end line", || {
+        json_lines(&kept(&log)).iter().any(|l| {
+            l["id"] == 2
+                && l["trace_id"] == HEADER_TRACE_ID
+                && l["message"].as_str().is_some_and(|m| m.starts_with("answered by the proxied server"))
+                && l["duration_ms"].is_number()
+        })
     });
 
     let session = server.session(json!({}));

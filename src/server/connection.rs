@@ -21,7 +21,7 @@ use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
 use crate::wire::mcp_header::{self, Header};
 use crate::wire::meta::{self, Arrival, Era, RequestMeta};
 use crate::wire::method::Id;
-use crate::wire::params::Params;
+use crate::wire::params::{Meta, Params};
 use crate::wire::rpc::{self, RequestId, RpcError};
 use crate::wire::trace::{self, TraceContext};
 use crate::wire::version::ProtocolVersion;
@@ -199,6 +199,20 @@ impl Connection {
         if !carried && !tracing {
             return None;
         }
+        self.build_scope(req, meta, headers, tracing)
+    }
+
+    /// `scope_of` past its first check: kept out of line, so the usual request's path stays
+    /// as it was.
+    #[cold]
+    #[inline(never)]
+    fn build_scope(
+        &self,
+        req: &Request,
+        meta: Option<Meta>,
+        headers: &[(String, String)],
+        tracing: bool,
+    ) -> Option<Arc<RequestScope>> {
         let trace = trace::of_meta(meta.as_ref()).or_else(|| trace::of_headers(headers));
         if trace.is_none() && !tracing {
             return None;

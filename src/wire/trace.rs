@@ -128,7 +128,7 @@ pub(crate) fn of_headers(headers: &[(String, String)]) -> Option<TraceContext> {
     TraceContext::parse(&traceparent.1, tracestate.as_deref())
 }
 
-/// Shows the trace id only: the rest is not what a reader follows.
+/// Shows the `traceparent` (the `tracestate` is vendors' data, not what a reader follows).
 impl fmt::Debug for TraceContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "TraceContext({})", self.traceparent())

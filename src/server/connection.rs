@@ -224,7 +224,8 @@ impl Connection {
             .as_ref()
             .and_then(|m| m.keys.as_ref().ok()?.client_info)
             .and_then(|info| serde_json::from_str::<serde_json::Value>(info).ok())
-            .and_then(|info| info.get("name")?.as_str().map(str::to_owned));
+            .and_then(|info| info.get("name")?.as_str().map(str::to_owned))
+            .or_else(|| self.session.as_ref()?.client().map(str::to_owned));
         Some(Arc::new(RequestScope::of(req, trace, session, client)))
     }
 

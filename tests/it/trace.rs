@@ -94,6 +94,25 @@ fn a_stdio_request_at_2026_is_followed_through_the_json_log_into_a_command_tools
     assert!(done["duration_ms"].as_f64().is_some_and(|ms| ms >= 0.0), "{done}");
 }
 
+// In a handshake session the context comes in `_meta` too (SEP-414 is not tied to a
+// revision), and the log names the client `initialize` named.
+#[test]
+fn a_session_request_is_followed_too_and_its_lines_name_the_client() {
+    let dir = TempDir::new("trace-session");
+    let file = manifest(&dir);
+    let mut client = Client::spawn_keeping_stderr(&["--manifest", &file, "--log-format", "json"]);
+    client.initialize("2025-11-25", json!({}));
+    let params = json!({"name": "trace", "arguments": {}, "_meta": {"traceparent": PARENT}});
+    let answer = client.request("tools/call", params);
+    assert_eq!(tool_text(&answer), format!("{PARENT}|"), "{answer}");
+    let id = answer["id"].clone();
+    let log = client.close_keeping_stderr();
+    let lines = json_lines(&log);
+    let ours = lines_of(&lines, id);
+    assert!(ours.len() >= 2, "{log}");
+    assert!(ours.iter().all(|l| l["trace_id"] == TRACE_ID && l["client"] == "it"), "{log}");
+}
+
 #[test]
 fn an_http_request_at_2026_carries_its_trace_id_into_the_log_and_the_command() {
     let dir = TempDir::new("trace-http");

@@ -272,6 +272,9 @@ impl Connection {
                 self.serve(req, Some(Terms::from(meta).granting(scopes).scoped(scope)), reply)
             }
             Read::PerRequest(Err(e)) => {
+                if let Some(scope) = &scope {
+                    scope::answered(scope, Some(e.code), "");
+                }
                 self.alone.refused.store(e.code != rpc::METHOD_NOT_FOUND, Ordering::Relaxed);
                 reply.send(Outgoing::Response(Answer::error(Some(&req.id), e)));
             }
@@ -474,6 +477,12 @@ enum Routed {
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
     let answer = |outcome: Result<Reply, RpcError>| {
+        // Answered on the reader (`initialize`, `ping`, a refusal): its end line here.
+        RequestScope::with_current(|scope| {
+            if let Some(scope) = scope {
+                scope::answered(scope, outcome.as_ref().err().map(|e| e.code), "");
+            }
+        });
         reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome)));
         Routed::Done
     };

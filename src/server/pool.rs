@@ -9,7 +9,7 @@
 
 use crate::server::context::RequestCx;
 use crate::server::dispatch;
-use crate::server::scope::{self, RequestScope};
+use crate::server::scope;
 use crate::server::session::Waiting;
 use crate::server::sink::Outgoing;
 use crate::wire::frame::Answer;
@@ -67,24 +67,12 @@ impl Job {
                 }
             }
             if let Some(scope) = &scope {
-                answered(scope, outcome.as_ref().err());
+                scope::answered(scope, outcome.as_ref().err().map(|e| e.code), "");
             }
             cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));
         }
         cx.start_deferred();
         next
-    }
-}
-
-/// Ends a traced request's scope with the line that says it was answered (out of line: the
-/// usual request has no scope).
-#[cold]
-#[inline(never)]
-fn answered(scope: &RequestScope, error: Option<&RpcError>) {
-    let took = scope.finish();
-    match error {
-        None => log::info!(target: "tinymcp::request", "answered in {took:.1?}"),
-        Some(e) => log::info!(target: "tinymcp::request", "answered with error {} in {took:.1?}", e.code),
     }
 }
 

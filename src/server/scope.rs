@@ -115,6 +115,19 @@ impl RequestScope {
     }
 }
 
+/// Ends `scope` with the line that says its request was answered (`by` whom, when not this
+/// server's handlers), with `error`'s code when it failed: target `tinymcp::request`, at info.
+/// Out of line: the usual request has no scope.
+#[cold]
+#[inline(never)]
+pub(crate) fn answered(scope: &RequestScope, error: Option<i64>, by: &str) {
+    let took = scope.finish();
+    match error {
+        None => log::info!(target: "tinymcp::request", "answered{by} in {took:.1?}"),
+        Some(code) => log::info!(target: "tinymcp::request", "answered{by} with error {code} in {took:.1?}"),
+    }
+}
+
 fn capped(text: &str) -> String {
     match text.char_indices().nth(MAX_NAME) {
         Some((end, _)) => format!("{}…", &text[..end]),

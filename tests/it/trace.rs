@@ -102,6 +102,8 @@ fn a_session_request_is_followed_too_and_its_lines_name_the_client() {
     let file = manifest(&dir);
     let mut client = Client::spawn_keeping_stderr(&["--manifest", &file, "--log-format", "json"]);
     client.initialize("2025-11-25", json!({}));
+    // Answered on the reader, before the session named its client: its end line still comes.
+    client.request("ping", json!({"_meta": {"traceparent": HEADER_PARENT}}));
     let params = json!({"name": "trace", "arguments": {}, "_meta": {"traceparent": PARENT}});
     let answer = client.request("tools/call", params);
     assert_eq!(tool_text(&answer), format!("{PARENT}|"), "{answer}");
@@ -111,6 +113,11 @@ fn a_session_request_is_followed_too_and_its_lines_name_the_client() {
     let ours = lines_of(&lines, id);
     assert!(ours.len() >= 2, "{log}");
     assert!(ours.iter().all(|l| l["trace_id"] == TRACE_ID && l["client"] == "it"), "{log}");
+    let ping = lines.iter().find(|l| l["method"] == "ping" && l["target"] == "tinymcp::request");
+    assert!(ping.is_some_and(|l| l["trace_id"] == HEADER_TRACE_ID && l["duration_ms"].is_number()), "{log}");
+    // Every request has one (initialize too, with a fresh context: tracing is on).
+    let ends = lines.iter().filter(|l| l["target"] == "tinymcp::request").count();
+    assert_eq!(ends, 3, "initialize, ping, the call: {log}");
 }
 
 #[test]

@@ -862,15 +862,7 @@ impl Upstream {
         };
         if let Some(scope) = &waiting.scope {
             let _in = scope::enter(scope);
-            let took = scope.finish();
-            match &outcome {
-                Ok(_) => log::info!(target: "tinymcp::request", "answered by the proxied server in {took:.1?}"),
-                Err(e) => log::info!(
-                    target: "tinymcp::request",
-                    "answered by the proxied server with error {} in {took:.1?}",
-                    e.code
-                ),
-            }
+            scope::answered(scope, outcome.as_ref().err().map(|e| e.code), " by the proxied server");
         }
         waiting.reply.send(Outgoing::Response(Answer::new(waiting.client_id, outcome)));
     }

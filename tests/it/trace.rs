@@ -274,3 +274,20 @@ fn tokens_authorization_and_sensitive_arguments_are_never_logged() {
     assert!(!log.to_ascii_lowercase().contains("authorization:"), "{log}");
     assert!(log.contains("[redacted]"), "the sensitive call's frame, its arguments redacted: {log}");
 }
+
+// `--trace` without JSON: the text lines name the request too, after the message.
+#[test]
+fn trace_in_text_adds_the_request_to_its_lines() {
+    let dir = TempDir::new("trace-text");
+    let file = manifest(&dir);
+    let mut client = Client::spawn_keeping_stderr(&["--manifest", &file, "--trace"]);
+    client.revision = Some(REV.into());
+    let params = json!({"name": "trace", "arguments": {}, "_meta": meta_with(json!({"traceparent": PARENT}))});
+    let answer = client.request("tools/call", params);
+    assert_eq!(tool_text(&answer), format!("{PARENT}|"), "{answer}");
+    let log = client.close_keeping_stderr();
+    let ours = format!("(trace_id={TRACE_ID} method=tools/call id={} tool=trace", answer["id"]);
+    let end = log.lines().find(|l| l.contains("tinymcp::request] answered in")).unwrap_or_else(|| panic!("{log}"));
+    assert!(end.contains(&ours) && end.contains("duration_ms="), "{end}");
+    assert!(log.lines().any(|l| l.contains("running") && l.contains(&ours)), "{log}");
+}

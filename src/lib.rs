@@ -73,6 +73,7 @@ pub use server::registry::ExtensionMethod;
 #[cfg(feature = "http")]
 #[doc(hidden)]
 pub use server::relay;
+pub use server::scope::RequestScope;
 pub use server::sink::{Outgoing, Sink};
 pub use server::{Options, Server};
 #[cfg(feature = "http")]
@@ -92,6 +93,7 @@ pub use wire::content::Resource;
 pub use wire::content::{Annotations, Content, Icon, ResourceContents, Role};
 pub use wire::meta::LogLevel;
 pub use wire::rpc::{RequestId, RpcError};
+pub use wire::trace::TraceContext;
 pub use wire::version::{ProtocolVersion, Revisions};
 
 /// JSON-RPC and MCP error codes, for [`RpcError::new`] and for reading [`RpcError::code`].

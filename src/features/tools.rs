@@ -103,6 +103,10 @@ pub struct Tool {
     /// the tool, and a call is refused with `INSUFFICIENT_SCOPE` (HTTP 403).
     #[serde(skip)]
     pub required_scopes: Vec<String>,
+    /// Its arguments are secret (a password, a key): a logged message that calls it shows
+    /// `"arguments": "[redacted]"` instead of them.
+    #[serde(skip)]
+    pub sensitive: bool,
 }
 
 impl Tool {
@@ -121,7 +125,13 @@ impl Tool {
             input_before_task: false,
             ui: None,
             required_scopes: Vec::new(),
+            sensitive: false,
         }
+    }
+    /// Marks its arguments as secret: never logged (see `sensitive`).
+    pub fn with_sensitive(mut self, sensitive: bool) -> Self {
+        self.sensitive = sensitive;
+        self
     }
     /// Sets the scopes a token must grant to list and call the tool (see `required_scopes`).
     pub fn with_required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {

@@ -11,6 +11,7 @@ use crate::server::listen::{Grant, ListenStream};
 use crate::server::pool::Job;
 #[cfg(feature = "http")]
 use crate::server::relay::{self, Relay};
+use crate::server::scope::{self, RequestScope};
 use crate::server::session::{Negotiated, Session, Waiting};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
@@ -20,8 +21,9 @@ use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
 use crate::wire::mcp_header::{self, Header};
 use crate::wire::meta::{self, Arrival, Era, RequestMeta};
 use crate::wire::method::Id;
-use crate::wire::params::Params;
+use crate::wire::params::{Meta, Params};
 use crate::wire::rpc::{self, RequestId, RpcError};
+use crate::wire::trace::{self, TraceContext};
 use crate::wire::version::ProtocolVersion;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -137,6 +139,17 @@ impl Connection {
     pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, arrival: Arrival, reply: &Sink) {
         #[cfg(feature = "http")]
         let incoming = match (incoming, &self.relay) {
+            (Ok(Incoming::Single(Message::Request(req))), Some(relay)) => {
+                // Relayed as it came, but for its trace context: the one it carries, or the
+                // one its headers or tracing gave it, in the `_meta` the other server reads.
+                let scope = self.scope_of(&req, arrival);
+                let _in = scope.as_ref().map(scope::enter);
+                let req = carry_trace(req, scope.as_deref());
+                if scope.is_some() {
+                    log::info!(target: "tinymcp::request", "relayed to the proxied server");
+                }
+                return relay.handle(Incoming::Single(Message::Request(req)), reply);
+            }
             (Ok(incoming), Some(relay)) => return relay.handle(incoming, reply),
             (incoming, _) => incoming,
         };
@@ -169,7 +182,56 @@ impl Connection {
         }
     }
 
+    /// What the log lines of `req` say of it, with its trace context: the valid one its
+    /// `_meta` carries, else its HTTP `traceparent` header's, else (tracing on) a fresh one.
+    /// `None`, building nothing, for a request with neither while tracing is off.
+    fn scope_of(&self, req: &Request, arrival: Arrival) -> Option<Arc<RequestScope>> {
+        let meta = req.params.read_meta();
+        let headers = match arrival {
+            Arrival::Http { headers, .. } => headers,
+            Arrival::Plain | Arrival::Scoped(_) => &[],
+        };
+        // The usual request, with no context and tracing off, reads no further (and runs no
+        // code of the trace module).
+        let carried = meta.as_ref().is_some_and(|m| m.keys.as_ref().is_ok_and(|keys| keys.traceparent.is_some()))
+            || headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("traceparent"));
+        let tracing = self.server.options().trace;
+        if !carried && !tracing {
+            return None;
+        }
+        self.build_scope(req, meta, headers, tracing)
+    }
+
+    /// `scope_of` past its first check: kept out of line, so the usual request's path stays
+    /// as it was.
+    #[cold]
+    #[inline(never)]
+    fn build_scope(
+        &self,
+        req: &Request,
+        meta: Option<Meta>,
+        headers: &[(String, String)],
+        tracing: bool,
+    ) -> Option<Arc<RequestScope>> {
+        let trace = trace::of_meta(meta.as_ref()).or_else(|| trace::of_headers(headers));
+        if trace.is_none() && !tracing {
+            return None;
+        }
+        let trace = trace.or_else(TraceContext::fresh);
+        let session = headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id")).map(|(_, v)| v.as_str());
+        // A 2026-07-28 request names its client; a session's `initialize` did, once.
+        let client = meta
+            .as_ref()
+            .and_then(|m| m.keys.as_ref().ok()?.client_info)
+            .and_then(|info| serde_json::from_str::<serde_json::Value>(info).ok())
+            .and_then(|info| info.get("name")?.as_str().map(str::to_owned))
+            .or_else(|| self.session.as_ref()?.client().map(str::to_owned));
+        Some(Arc::new(RequestScope::of(req, trace, session, client)))
+    }
+
     fn on_request(&self, req: Request, reply: &Sink, arrival: Arrival) {
+        let scope = self.scope_of(&req, arrival);
+        let _in = scope.as_ref().map(scope::enter);
         let scopes = arrival.scopes();
         let revisions = self.server.options().revisions;
         // `_meta` read once, for the era and the 2026-07-28 terms.
@@ -196,14 +258,23 @@ impl Connection {
         match read {
             Read::Handshake(token) => {
                 let negotiated = self.negotiated();
-                self.serve(req, negotiated.map(|n| Terms::from(n).granting(scopes).with_progress(token)), reply);
+                let terms = negotiated.map(|n| Terms::from(n).granting(scopes).with_progress(token).scoped(scope));
+                self.serve(req, terms, reply);
             }
             #[cfg(feature = "http")]
             Read::PerRequest(Ok(meta)) if self.session.is_none() && self.server.relay().is_some() => {
-                self.relay_alone(req, &meta, reply);
+                if scope.is_some() {
+                    log::info!(target: "tinymcp::request", "relayed to the proxied server");
+                }
+                self.relay_alone(carry_trace(req, scope.as_deref()), &meta, reply);
             }
-            Read::PerRequest(Ok(meta)) => self.serve(req, Some(Terms::from(meta).granting(scopes)), reply),
+            Read::PerRequest(Ok(meta)) => {
+                self.serve(req, Some(Terms::from(meta).granting(scopes).scoped(scope)), reply)
+            }
             Read::PerRequest(Err(e)) => {
+                if let Some(scope) = &scope {
+                    scope::answered(scope, Some(e.code), "");
+                }
                 self.alone.refused.store(e.code != rpc::METHOD_NOT_FOUND, Ordering::Relaxed);
                 reply.send(Outgoing::Response(Answer::error(Some(&req.id), e)));
             }
@@ -376,6 +447,22 @@ impl Connection {
     }
 }
 
+/// `req` with the trace context of `scope` in its `_meta` (`traceparent`, `tracestate`), where
+/// it does not carry that one already: what a relay passes on (SEP-414).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+fn carry_trace(mut req: Request, scope: Option<&RequestScope>) -> Request {
+    let Some(trace) = scope.and_then(RequestScope::trace) else { return req };
+    if trace::of_meta(req.params.read_meta().as_ref()).as_ref() == Some(trace) {
+        return req;
+    }
+    let mut members = vec![("traceparent", serde_json::Value::String(trace.traceparent()))];
+    if let Some(state) = trace.tracestate() {
+        members.push(("tracestate", serde_json::Value::String(state.to_owned())));
+    }
+    req.params = req.params.with_meta(&members);
+    req
+}
+
 /// Where a request goes once its terms are settled.
 enum Routed {
     /// Answered (or refused) already.
@@ -390,6 +477,12 @@ enum Routed {
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
     let answer = |outcome: Result<Reply, RpcError>| {
+        // Answered on the reader (`initialize`, `ping`, a refusal): its end line here.
+        RequestScope::with_current(|scope| {
+            if let Some(scope) = scope {
+                scope::answered(scope, outcome.as_ref().err().map(|e| e.code), "");
+            }
+        });
         reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome)));
         Routed::Done
     };

@@ -4,6 +4,7 @@
 //! Knows no feature type; it holds the `Server` that runs the request, and a feature reads
 //! what it needs of it through the narrow accessors here, never `Server` itself.
 
+use crate::server::scope::RequestScope;
 use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::task_share::{TaskShare, TaskTicket};
@@ -11,6 +12,7 @@ use crate::server::Server;
 use crate::wire::frame;
 use crate::wire::meta::{LogLevel, RequestMeta, RELATED_TASK};
 use crate::wire::rpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
+use crate::wire::trace::TraceContext;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -94,9 +96,17 @@ pub(crate) struct Terms {
     pub scopes: Option<Arc<[String]>>,
     /// The request's `_meta.progressToken`, read with the rest of its `_meta`.
     pub progress_token: Option<Value>,
+    /// What its log lines say of it, with its trace context (`None`: no trace context and
+    /// tracing off).
+    pub scope: Option<Arc<RequestScope>>,
 }
 
 impl Terms {
+    /// These terms for a request logged and traced under `scope`.
+    pub(crate) fn scoped(self, scope: Option<Arc<RequestScope>>) -> Terms {
+        Terms { scope, ..self }
+    }
+
     /// These terms for a request that asked for progress with `token`.
     pub(crate) fn with_progress(self, progress_token: Option<Value>) -> Terms {
         Terms { progress_token, ..self }
@@ -122,6 +132,7 @@ impl From<RequestMeta> for Terms {
             log_level: meta.log_level,
             scopes: None,
             progress_token: meta.progress_token,
+            scope: None,
         }
     }
 }
@@ -134,6 +145,7 @@ impl From<Negotiated> for Terms {
             log_level: None,
             scopes: None,
             progress_token: None,
+            scope: None,
         }
     }
 }
@@ -152,6 +164,7 @@ pub(crate) struct Detached {
     log_level: Option<LogLevel>,
     scopes: Option<Arc<[String]>>,
     progress_token: Option<Value>,
+    scope: Option<Arc<RequestScope>>,
 }
 
 impl Detached {
@@ -173,6 +186,7 @@ impl Detached {
             log_level: self.log_level,
             scopes: self.scopes.clone(),
             progress_token: self.progress_token.clone(),
+            scope: self.scope.clone(),
             cancelled,
             sink,
             last_progress: Mutex::new(None),
@@ -197,6 +211,8 @@ pub struct RequestCx {
     /// What the request's access token granted (`Terms::scopes`).
     pub(crate) scopes: Option<Arc<[String]>>,
     pub(crate) progress_token: Option<Value>,
+    /// What its log lines say of it, and its trace context (`Terms::scope`).
+    pub(crate) scope: Option<Arc<RequestScope>>,
     pub(crate) cancelled: Arc<AtomicBool>,
     pub(crate) sink: Sink,
     pub(crate) last_progress: Mutex<Option<f64>>,
@@ -220,6 +236,13 @@ impl RequestCx {
     /// Whether the client declared the capability `name` (e.g. `sampling`).
     pub fn client_supports(&self, name: &str) -> bool {
         self.client_capabilities.get(name).is_some_and(|v| !v.is_null())
+    }
+
+    /// The request's W3C trace context: the one it came with (`_meta.traceparent`, or the HTTP
+    /// `traceparent` header), or a fresh one when tracing is on (`Options::trace`). What it
+    /// starts should carry it on (a command's `TRACEPARENT`, another server's `_meta`).
+    pub fn trace(&self) -> Option<&TraceContext> {
+        self.scope.as_ref().and_then(|scope| scope.trace())
     }
 
     /// The id of the request, if this is one.
@@ -250,7 +273,7 @@ impl RequestCx {
         cancelled: Arc<AtomicBool>,
         sink: Sink,
     ) -> RequestCx {
-        let Terms { version, client_capabilities, log_level, scopes, progress_token } = terms;
+        let Terms { version, client_capabilities, log_level, scopes, progress_token, scope } = terms;
         RequestCx {
             server,
             session,
@@ -260,6 +283,7 @@ impl RequestCx {
             log_level,
             scopes,
             progress_token,
+            scope,
             cancelled,
             sink,
             last_progress: Mutex::new(None),
@@ -285,6 +309,7 @@ impl RequestCx {
             log_level: self.log_level,
             scopes: self.scopes.clone(),
             progress_token: self.progress_token.clone(),
+            scope: self.scope.clone(),
         }
     }
 

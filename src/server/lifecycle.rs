@@ -43,6 +43,9 @@ pub(crate) fn initialize(server: &Server, session: &Session, params: Value) -> R
         client_info.get("name").and_then(Value::as_str).unwrap_or("(unnamed)")
     );
     session.set_negotiated(Negotiated { version, client_capabilities: Arc::new(capabilities) });
+    if let Some(name) = client_info.get("name").and_then(Value::as_str) {
+        session.set_client(name);
+    }
     let mut result = json!({
         "protocolVersion": version.as_str(),
         "capabilities": server.capabilities(version),

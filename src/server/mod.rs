@@ -11,6 +11,7 @@ pub(crate) mod pool;
 pub(crate) mod registry;
 #[cfg(feature = "http")]
 pub mod relay;
+pub mod scope;
 pub mod session;
 pub(crate) mod sink;
 pub(crate) mod task_share;
@@ -74,6 +75,10 @@ pub struct Options {
     /// The protocol revisions served (default [`Revisions::ALL`]); see
     /// [`Options::with_revisions`].
     pub revisions: Revisions,
+    /// Tracing on (default off): a request that came without a trace context gets a fresh
+    /// one, and every request has a log scope ([`RequestScope`](crate::RequestScope)), whose
+    /// end is logged (target `tinymcp::request`) with how long it took.
+    pub trace: bool,
 }
 
 impl Default for Options {
@@ -91,6 +96,7 @@ impl Default for Options {
             max_listen_streams: 1024,
             task_ttl: Duration::from_secs(5 * 60),
             revisions: Revisions::ALL,
+            trace: false,
         }
     }
 }
@@ -185,6 +191,13 @@ impl Options {
     /// ```
     pub fn with_revisions(mut self, revisions: Revisions) -> Self {
         self.revisions = revisions;
+        self
+    }
+
+    /// Turns tracing on or off (see [`Options::trace`]). A request's own trace context
+    /// (`_meta.traceparent`, or the HTTP `traceparent` header) is passed on either way.
+    pub fn with_trace(mut self, trace: bool) -> Self {
+        self.trace = trace;
         self
     }
 
@@ -695,6 +708,38 @@ impl Server {
     #[cfg(feature = "http")]
     pub(crate) fn registered_tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
         self.registry().tools.iter().find(|t| t.tool.name == name).cloned()
+    }
+
+    /// A message as a log line may show it: a `tools/call` of a tool marked sensitive
+    /// (`Tool::sensitive`) with its arguments replaced. Only called when the line is logged
+    /// (the transports' frame lines, at debug).
+    pub(crate) fn loggable<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        use std::borrow::Cow;
+        // Without a sensitive tool, or a call in the text, nothing to read.
+        if !text.contains("tools/call") || !self.registry().tools.iter().any(|t| t.tool.sensitive) {
+            return Cow::Borrowed(text);
+        }
+        let Ok(mut value) = serde_json::from_str::<Value>(text) else { return Cow::Borrowed(text) };
+        let registry = self.registry();
+        let mut redacted = false;
+        let mut redact = |message: &mut Value| {
+            let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) else { return };
+            let name = params.get("name").and_then(Value::as_str);
+            let sensitive = registry.tools.iter().any(|t| t.tool.sensitive && Some(t.tool.name.as_str()) == name);
+            if sensitive && params.contains_key("arguments") {
+                params.insert("arguments".into(), Value::String("[redacted]".into()));
+                redacted = true;
+            }
+        };
+        match &mut value {
+            Value::Array(batch) => batch.iter_mut().for_each(&mut redact),
+            message => redact(message),
+        }
+        if redacted {
+            Cow::Owned(value.to_string())
+        } else {
+            Cow::Borrowed(text)
+        }
     }
 
     /// The registry as it is now.

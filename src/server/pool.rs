@@ -9,6 +9,7 @@
 
 use crate::server::context::RequestCx;
 use crate::server::dispatch;
+use crate::server::scope;
 use crate::server::session::Waiting;
 use crate::server::sink::Outgoing;
 use crate::wire::frame::Answer;
@@ -42,6 +43,9 @@ impl Job {
     pub(crate) fn answer(self) -> Option<Waiting> {
         let Job { mut cx, req } = self;
         let server = Arc::clone(&cx.server);
+        // Whatever is logged while the request runs on this thread names it.
+        let scope = cx.scope.clone();
+        let _in = scope.as_ref().map(scope::enter);
         if cx.is_cancelled() {
             // Cancelled while it waited for a slot: it never runs.
             log::debug!("request {} cancelled before it ran; no response", req.id);
@@ -61,6 +65,9 @@ impl Job {
                 if e.code == rpc::INTERNAL_ERROR {
                     log::error!("{} failed: {}", req.method, e.message);
                 }
+            }
+            if let Some(scope) = &scope {
+                scope::answered(scope, outcome.as_ref().err().map(|e| e.code), "");
             }
             cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));
         }

@@ -104,6 +104,8 @@ pub struct Session {
     settled: Condvar,
     /// Per-session state of the features, one value per type.
     extensions: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
+    /// The client's name, as its `initialize` gave it: what a log line names it by.
+    client: std::sync::OnceLock<Box<str>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -123,7 +125,18 @@ impl Session {
             closed: AtomicBool::new(false),
             settled: Condvar::new(),
             extensions: Mutex::default(),
+            client: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The client's name, when its `initialize` gave one.
+    pub(crate) fn client(&self) -> Option<&str> {
+        self.client.get().map(|name| &**name)
+    }
+
+    /// Records the client's name (the first `initialize` only).
+    pub(crate) fn set_client(&self, name: &str) {
+        let _ = self.client.set(name.into());
     }
 
     /// The session's value of type `T`, made on first use: how a feature keeps state per

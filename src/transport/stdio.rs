@@ -84,7 +84,7 @@ pub fn serve_io(
                 if text.is_empty() {
                     continue;
                 }
-                log::debug!("<- {text}");
+                log::debug!("<- {}", server.loggable(text));
                 connection.handle(jsonrpc::parse(text), Arrival::Plain, &sink);
             }
             Err(e) => break Err(Error::Io(e)),

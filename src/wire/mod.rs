@@ -10,4 +10,5 @@ pub mod meta;
 pub(crate) mod method;
 pub mod params;
 pub(crate) mod rpc;
+pub(crate) mod trace;
 pub mod version;

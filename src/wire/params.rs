@@ -45,7 +45,7 @@ enum MetaFound {
     #[default]
     Absent,
     /// An object of distinct reserved keys, each found where it sits.
-    Keys([Option<Span>; 5]),
+    Keys([Option<Span>; 7]),
     /// Anything else, where it sits: its reading (and why it failed) is done again on demand.
     Unreadable(Span),
 }
@@ -124,6 +124,25 @@ impl Params {
     pub fn parse<'a, T: Deserialize<'a>>(&'a self) -> Result<T, RpcError> {
         serde_json::from_str(self.text())
             .map_err(|e| RpcError::invalid_params(format!("invalid params: {}", super::rpc::json_error(&e))))
+    }
+
+    /// These params with `members` set in their `_meta` (made when absent): what a relay adds
+    /// to a request it passes on (the trace context). Params whose `_meta` is not an object
+    /// are left as they are. Forwarding only: the params are read and written again.
+    pub(crate) fn with_meta(&self, members: &[(&str, Value)]) -> Params {
+        let mut value = self.to_value();
+        if let Some(object) = value.as_object_mut() {
+            let meta = object.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
+            if meta.is_null() {
+                *meta = Value::Object(Default::default());
+            }
+            if let Some(meta) = meta.as_object_mut() {
+                for (key, member) in members {
+                    meta.insert((*key).to_owned(), member.clone());
+                }
+            }
+        }
+        Params::from_value(&value)
     }
 
     /// The params as a JSON value (an object), for code that wants the whole map.
@@ -267,7 +286,7 @@ struct MetaMembers<'a> {
 
 enum MetaRead<'a> {
     Null,
-    Keys([Option<&'a RawValue>; 5]),
+    Keys([Option<&'a RawValue>; 7]),
     /// Not an object, or a reserved key given twice.
     Other,
 }
@@ -281,7 +300,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MetaMembers<'a> {
                 f.write_str("_meta")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaMembers<'de>, A::Error> {
-                let (mut keys, mut twice, mut last) = ([None; 5], false, None);
+                let (mut keys, mut twice, mut last) = ([None; 7], false, None);
                 while let Some(Str(key)) = map.next_key::<Str>()? {
                     let value = map.next_value::<&RawValue>()?;
                     let slot = match &*key {
@@ -290,6 +309,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for MetaMembers<'a> {
                         "io.modelcontextprotocol/clientInfo" => Some(2),
                         "io.modelcontextprotocol/logLevel" => Some(3),
                         "progressToken" => Some(4),
+                        "traceparent" => Some(5),
+                        "tracestate" => Some(6),
                         _ => None,
                     };
                     if let Some(slot) = slot {
@@ -420,7 +441,7 @@ impl Params {
         match self.found.meta {
             MetaFound::Absent => None,
             MetaFound::Keys(spans) => {
-                let [protocol_version, client_capabilities, client_info, log_level, progress_token] =
+                let [protocol_version, client_capabilities, client_info, log_level, progress_token, traceparent, tracestate] =
                     spans.map(|span| span.map(|span| self.at(span)));
                 Some(Meta {
                     keys: Ok(MetaKeys {
@@ -429,6 +450,8 @@ impl Params {
                         client_info,
                         log_level,
                         progress_token,
+                        traceparent,
+                        tracestate,
                     }),
                 })
             }
@@ -467,6 +490,10 @@ pub(crate) struct MetaKeys<'a> {
     pub log_level: Option<&'a str>,
     /// `progressToken`.
     pub progress_token: Option<&'a str>,
+    /// `traceparent` (SEP-414: W3C Trace Context, unprefixed).
+    pub traceparent: Option<&'a str>,
+    /// `tracestate` (SEP-414).
+    pub tracestate: Option<&'a str>,
 }
 
 impl MetaKeys<'_> {
@@ -493,13 +520,25 @@ struct MetaFields<'a> {
     log_level: Option<&'a RawValue>,
     #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
     progress_token: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    traceparent: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    tracestate: Option<&'a RawValue>,
 }
 
 impl MetaFields<'_> {
     /// Where each key sits, in the order of [`MetaKeys`]' fields.
-    fn spans(&self, span: impl Fn(&RawValue) -> Span) -> [Option<Span>; 5] {
-        [self.protocol_version, self.client_capabilities, self.client_info, self.log_level, self.progress_token]
-            .map(|raw| raw.map(&span))
+    fn spans(&self, span: impl Fn(&RawValue) -> Span) -> [Option<Span>; 7] {
+        [
+            self.protocol_version,
+            self.client_capabilities,
+            self.client_info,
+            self.log_level,
+            self.progress_token,
+            self.traceparent,
+            self.tracestate,
+        ]
+        .map(|raw| raw.map(&span))
     }
 }
 

@@ -58,4 +58,5 @@ mod subscriptions;
 mod tasks;
 mod tasks_ext;
 mod tools;
+mod trace;
 mod typed;

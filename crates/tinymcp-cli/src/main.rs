@@ -162,7 +162,7 @@ fn server_options(args: &Args) -> tinymcp::Options {
         log::info!("speaking protocol revisions {revisions} only");
         options = options.with_revisions(revisions);
     }
-    options
+    options.with_trace(args.trace)
 }
 
 /// Registers what the flags ask for and serves it, over HTTP or stdio.
@@ -332,15 +332,6 @@ fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions,
 
 #[allow(clippy::print_stdout, clippy::print_stderr)]
 fn main() -> ExitCode {
-    env_logger::Builder::new()
-        .filter_level(log::LevelFilter::Warn)
-        // The HTTP transport's one "listening on URL" line shows by default.
-        .filter_module("tinymcp::listening", log::LevelFilter::Info)
-        // A proxied server's stderr and lifecycle (`tinymcp proxy`) show by default too.
-        .filter_module("tinymcp::child", log::LevelFilter::Info)
-        .parse_env("RUST_LOG")
-        .target(env_logger::Target::Stderr)
-        .init();
     // Arguments are text (paths included): one that is not UTF-8 is refused, by name.
     let raw: Vec<String> = match std::env::args_os().skip(1).map(std::ffi::OsString::into_string).collect() {
         Ok(raw) => raw,
@@ -349,6 +340,26 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The logger starts first: its flags are read ahead of the rest (`--log-format`, `--trace`).
+    let logging = cli::logging::Logging::scan(&raw);
+    let mut logger = env_logger::Builder::new();
+    logger
+        .filter_level(log::LevelFilter::Warn)
+        // The HTTP transport's one "listening on URL" line shows by default.
+        .filter_module("tinymcp::listening", log::LevelFilter::Info)
+        // A proxied server's stderr and lifecycle (`tinymcp proxy`) show by default too.
+        .filter_module("tinymcp::child", log::LevelFilter::Info);
+    if logging.trace {
+        // Tracing on: a line per answered (or relayed) request, with its trace id.
+        logger.filter_module("tinymcp::request", log::LevelFilter::Info);
+    }
+    logger.parse_env("RUST_LOG").target(env_logger::Target::Stderr);
+    if logging.json {
+        logger.format(|out, record| cli::logging::json_line(out, record));
+    } else if logging.trace {
+        logger.format(|out, record| cli::logging::text_line(out, record));
+    }
+    logger.init();
     // Help is the one thing printed before a transport starts (stdout, exit 0).
     match help_asked(&raw) {
         Some(Ok(text)) => {

@@ -401,6 +401,9 @@ impl Relay {
             return Err(failed("the proxied server settled no handshake revision".to_owned()));
         };
         let capabilities = Arc::new(terms.capabilities.clone());
+        if let Some(name) = terms.info.get("name").and_then(Value::as_str) {
+            self.session.set_client(name);
+        }
         *self.terms.lock().unwrap_or_else(PoisonError::into_inner) = terms;
         self.session.set_negotiated(Negotiated { version, client_capabilities: capabilities });
         if let Some((Speaks::PerRequest { .. }, _)) = up.speaks() {

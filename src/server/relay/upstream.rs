@@ -7,6 +7,7 @@ use super::translate::{self, Speaks};
 use super::Peer;
 use crate::features::cache::CacheHint;
 use crate::server::listen::SUBSCRIPTION_ID;
+use crate::server::scope::{self, RequestScope};
 use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
@@ -180,6 +181,8 @@ struct Waiting {
     /// Counted in the server's `in_flight` while a client waits for it (not the relay's own
     /// requests, listen streams, or a parked call).
     held: Option<Held>,
+    /// The request's log scope (traced), for the line its answer ends it with.
+    scope: Option<Arc<RequestScope>>,
 }
 
 /// How the other server's answer reaches the client.
@@ -459,6 +462,7 @@ impl Upstream {
                         logs: out.logs,
                         parked: false,
                         held,
+                        scope: scope::current(),
                     },
                 );
                 Ok((sent_as, order))
@@ -856,6 +860,10 @@ impl Upstream {
             },
             Shape::Listen => return log::debug!("relay: a subscriptions/listen stream ended"),
         };
+        if let Some(scope) = &waiting.scope {
+            let _in = scope::enter(scope);
+            scope::answered(scope, outcome.as_ref().err().map(|e| e.code), " by the proxied server");
+        }
         waiting.reply.send(Outgoing::Response(Answer::new(waiting.client_id, outcome)));
     }
 

@@ -605,7 +605,7 @@ fn read_message(at: &Mount, exchange: &mut Exchange<'_>) -> Result<Incoming, Htt
         let error = RpcError::parse_error(format!("parse error: invalid UTF-8 ({})", e.utf8_error()));
         HttpResponse::json(400, frame::error_response(None, &error))
     })?;
-    log::debug!("<- {text}");
+    log::debug!("<- {}", at.server.loggable(&text));
     jsonrpc::parse(&text)
         .map_err(|bad: Malformed| HttpResponse::json(400, frame::error_response(bad.id.as_ref(), &bad.error)))
 }

@@ -73,7 +73,13 @@ PROTOCOL OPTIONS:
                             (default: a random key per process)
     --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
                             and task id it hands out starts with `ID.`, for a load balancer
-                            to route on (see docs/deploy.md)";
+                            to route on (see docs/deploy.md)
+    --log-format FORMAT     text (default) or json: one JSON object per log line, with the
+                            request's method, id, tool and trace id in its lines (implies
+                            --trace; see docs/operations.md)
+    --trace                 give a request without a W3C trace context a fresh one (passed to
+                            command tools and proxied servers), and log each answered request
+                            with its trace id and duration";
 
 /// The HTTP transport's options.
 pub const HTTP_OPTIONS: &str =

@@ -46,6 +46,10 @@ pub struct Args {
     pub revisions: Option<tinymcp::Revisions>,
     pub drain_secs: usize,
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// `--log-format json` (the logger read it already; kept for `--trace`, which it implies).
+    pub log_json: bool,
+    /// `--trace`, or `--log-format json`: fresh trace ids and request scopes.
+    pub trace: bool,
     #[cfg(feature = "http")]
     pub oauth: crate::cli::oauth::Flags,
 }
@@ -99,6 +103,8 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
         revisions: None,
         drain_secs: 10,
         trusted_proxies: Vec::new(),
+        log_json: false,
+        trace: false,
         #[cfg(feature = "http")]
         oauth: crate::cli::oauth::Flags::default(),
     };
@@ -152,6 +158,10 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
             "--page-size" => parsed.page_size = Some(flags.number(&arg)?),
             "--max-in-flight" => parsed.max_in_flight = Some(flags.number(&arg)?),
             "--drain-secs" => parsed.drain_secs = flags.number(&arg)?,
+            "--log-format" => {
+                parsed.log_json = crate::cli::logging::format_value(&flags.value(&arg)?)?;
+            }
+            "--trace" => parsed.trace = true,
             "--trusted-proxy" => {
                 let value = flags.value(&arg)?;
                 let ip = value.trim_matches(|c| c == '[' || c == ']').parse().map_err(|_| {
@@ -194,6 +204,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
             other => return Err(unknown(other)),
         }
     }
+    parsed.trace |= parsed.log_json;
     if version {
         return Ok(Parsed::Version);
     }

@@ -63,6 +63,9 @@ pub struct CommandSpec {
     /// Arguments that are paths inside the working folder: checked through the sandbox and
     /// passed as the canonical path.
     pub paths: Vec<String>,
+    /// The tool's arguments are secret (`"sensitive": true`): the command line it runs is
+    /// never logged, its program alone is.
+    pub sensitive: bool,
 }
 
 impl CommandSpec {
@@ -78,6 +81,7 @@ impl CommandSpec {
             output: Output::Text,
             options: Vec::new(),
             paths: Vec::new(),
+            sensitive: false,
         }
     }
 }
@@ -420,10 +424,23 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     let token = call_token();
     let mark = format!("{MARK_VAR}={token}");
     command.env(MARK_VAR, &token);
+    // The request's trace context, as OpenTelemetry's environment carrier names it: the
+    // command's own spans join the caller's trace. Set last, so a manifest's `env` cannot
+    // pass a stale one.
+    if let Some(trace) = cx.trace() {
+        command.env("TRACEPARENT", trace.traceparent());
+        if let Some(state) = trace.tracestate() {
+            command.env("TRACESTATE", state);
+        }
+    }
     if let Some(dir) = &spec.cwd {
         command.current_dir(dir);
     }
-    log::debug!("running {argv:?}");
+    if spec.sensitive {
+        log::debug!("running {program:?} (its arguments are sensitive: not logged)");
+    } else {
+        log::debug!("running {argv:?}");
+    }
     // A tree of its own, so a timeout or a cancellation can kill all it started.
     let (mut child, tree) = match Tree::spawn(&mut command) {
         Ok(spawned) => spawned,

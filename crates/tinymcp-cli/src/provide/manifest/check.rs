@@ -34,6 +34,7 @@ const TOOL_KEYS: &[&str] = &[
     "task",
     "ui",
     "scopes",
+    "sensitive",
 ];
 const ANNOTATION_KEYS: &[&str] = &["title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "arguments", "messages", "scopes"];
@@ -363,6 +364,9 @@ impl Checker<'_> {
         };
         let ui = self.view(map, path, spec.output);
         tool.required_scopes = self.scopes(map, path);
+        // Secret arguments: kept out of every log line (the frame lines, the command line run).
+        tool.sensitive = self.bool(map, path, "sensitive").unwrap_or(false);
+        spec.sensitive = tool.sensitive;
         spec.options = self.argument_names(map, path, "optionArguments", &properties);
         spec.paths = self.argument_names(map, path, "pathArguments", &properties);
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);

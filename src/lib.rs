@@ -70,7 +70,6 @@ pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
 pub use server::registry::ExtensionMethod;
 // For the tinymcp binary (`tinymcp proxy`), not for embedders.
-#[cfg(feature = "http")]
 #[doc(hidden)]
 pub use server::relay;
 pub use server::sink::{Outgoing, Sink};
@@ -97,8 +96,8 @@ pub use wire::version::{ProtocolVersion, Revisions};
 /// JSON-RPC and MCP error codes, for [`RpcError::new`] and for reading [`RpcError::code`].
 pub mod error_codes {
     pub use crate::wire::rpc::{
-        HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
-        PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
+        HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+        MISSING_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
     };
 }
 

@@ -9,7 +9,6 @@ pub mod lifecycle;
 pub(crate) mod listen;
 pub(crate) mod pool;
 pub(crate) mod registry;
-#[cfg(feature = "http")]
 pub mod relay;
 pub mod session;
 pub(crate) mod sink;
@@ -231,7 +230,6 @@ pub struct Server {
     /// What `drain` waits for once handlers are done: a transport's answers written out.
     flushes: Mutex<Vec<Flush>>,
     /// Another server each connection's messages go to instead of the method table.
-    #[cfg(feature = "http")]
     relay: Option<relay::Setup>,
     /// Requests its relays handed on and not yet answered: `drain` waits for them too.
     relayed: Arc<InFlight>,
@@ -272,7 +270,6 @@ impl Server {
             draining: AtomicBool::new(false),
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
-            #[cfg(feature = "http")]
             relay: None,
             relayed: Arc::default(),
         }
@@ -300,7 +297,6 @@ impl Server {
     }
 
     // For the tinymcp binary (`tinymcp proxy`), not for embedders.
-    #[cfg(feature = "http")]
     #[doc(hidden)]
     /// Makes this server a relay (`tinymcp proxy`): every connection opens its own other
     /// server with `open`, and every message goes there instead of to what is registered here.
@@ -315,7 +311,6 @@ impl Server {
     }
 
     // For the tinymcp binary (`tinymcp proxy --shared`), not for embedders.
-    #[cfg(feature = "http")]
     #[doc(hidden)]
     /// Makes this server a relay to one other server that every session shares (`tinymcp
     /// proxy --shared`), opened with `open` on first use (and again if it ends): each client's
@@ -329,13 +324,17 @@ impl Server {
         self.relay = Some(relay::Setup::new(Box::new(open), true));
     }
 
-    #[cfg(feature = "http")]
+    /// Whether this server relays to another (`Server::set_relay`): a transport makes
+    /// room for the session before `initialize` reaches the other server.
+    pub fn is_relay(&self) -> bool {
+        self.relay.is_some()
+    }
+
     pub(crate) fn relay(&self) -> Option<&relay::Setup> {
         self.relay.as_ref()
     }
 
     /// The count of relayed requests not yet answered, which `drain` waits for.
-    #[cfg(feature = "http")]
     pub(crate) fn relayed(&self) -> &Arc<InFlight> {
         &self.relayed
     }
@@ -348,7 +347,7 @@ impl Server {
     /// The key that seals session ids and `requestState`: the key file's, else random per
     /// process; `None` if the OS gave no randomness and no key file was set (then
     /// input-required results are refused).
-    pub(crate) fn sealing_key(&self) -> Option<&StateKey> {
+    pub fn sealing_key(&self) -> Option<&StateKey> {
         self.state_key
             .get_or_init(|| {
                 StateKey::random()
@@ -630,7 +629,6 @@ impl Server {
 
     /// Sends to every listener that hears it (a session once initialized; later a listen stream).
     /// A relayed server's list change or resource update, to the listen streams that asked.
-    #[cfg(feature = "http")]
     pub(crate) fn relay_broadcast(&self, method: &str, params: &Value) {
         match params.get("uri").and_then(Value::as_str) {
             Some(uri) if method == resources::UPDATED => self.notify_resource_updated(uri),
@@ -692,7 +690,6 @@ impl Server {
 
     /// The registered tool `name` (for transports that check request headers against its
     /// arguments, SEP-2243).
-    #[cfg(feature = "http")]
     pub(crate) fn registered_tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
         self.registry().tools.iter().find(|t| t.tool.name == name).cloned()
     }
@@ -851,7 +848,7 @@ impl Drop for Server {
 
 /// The error a request gets while the server drains: it did no work, so another server (or
 /// this one, restarted) may take it.
-pub(crate) fn shutting_down() -> RpcError {
+pub fn shutting_down() -> RpcError {
     RpcError::new(crate::wire::rpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
 }
 

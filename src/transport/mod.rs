@@ -3,5 +3,6 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+pub mod kit;
 pub mod memory;
 pub mod stdio;

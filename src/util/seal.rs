@@ -99,7 +99,6 @@ impl std::error::Error for StateError {}
 /// The label of the key derived for `requestState` tags.
 const REQUEST_STATE_LABEL: &str = "tinymcp requestState v1";
 /// The label of the key derived for HTTP session id tags.
-#[cfg(feature = "http")]
 const SESSION_ID_LABEL: &str = "tinymcp session-id v1";
 
 /// The secret that seals and opens states and session ids: random per process, or shared by
@@ -107,15 +106,14 @@ const SESSION_ID_LABEL: &str = "tinymcp session-id v1";
 /// derived from this master key under a fixed label, so a tag made for one use never passes
 /// for another, whatever the bytes tagged.
 #[derive(Clone, Debug)]
-pub(crate) struct StateKey {
+pub struct StateKey {
     request_states: TagKey,
-    #[cfg(feature = "http")]
     session_ids: TagKey,
 }
 
 impl StateKey {
     /// A fresh random key from the OS; states do not survive a restart.
-    pub(crate) fn random() -> std::io::Result<StateKey> {
+    pub fn random() -> std::io::Result<StateKey> {
         Ok(StateKey::from_master(&random::bytes(MIN_KEY_LEN)?))
     }
 
@@ -123,14 +121,12 @@ impl StateKey {
     fn from_master(master: &[u8]) -> StateKey {
         StateKey {
             request_states: TagKey::derive(master, REQUEST_STATE_LABEL),
-            #[cfg(feature = "http")]
             session_ids: TagKey::derive(master, SESSION_ID_LABEL),
         }
     }
 
     /// The key that tags HTTP session ids (see `transport/http/token.rs`).
-    #[cfg(feature = "http")]
-    pub(crate) fn session_ids(&self) -> &TagKey {
+    pub fn session_ids(&self) -> &TagKey {
         &self.session_ids
     }
 
@@ -143,7 +139,7 @@ impl StateKey {
     /// Reads a key file: the key as hexadecimal text, at least 64 hex digits (32 bytes),
     /// surrounding whitespace ignored, e.g. made by `openssl rand -hex 32 > state.key`. The
     /// error names the file and says what is wrong (the binary wraps it in `Error::Config`).
-    pub(crate) fn from_file(path: &Path) -> Result<StateKey, String> {
+    pub fn from_file(path: &Path) -> Result<StateKey, String> {
         let refuse = |why: String| format!("state key file {}: {why}", path.display());
         let file = std::fs::File::open(path).map_err(|e| refuse(e.to_string()))?;
         let mut text = String::new();
@@ -155,7 +151,7 @@ impl StateKey {
     }
 
     /// Reads a key written as hexadecimal text (see [`StateKey::from_file`]).
-    pub(crate) fn from_hex(text: &str) -> Result<StateKey, String> {
+    pub fn from_hex(text: &str) -> Result<StateKey, String> {
         let digits = text.trim().as_bytes();
         if !digits.len().is_multiple_of(2) {
             return Err(format!("odd number of hex digits ({}): expected whole bytes", digits.len()));
@@ -339,7 +335,7 @@ fn arguments_digest(value: &Value) -> [u8; DIGEST_LEN] {
 
 /// Standard base64 to the URL-safe alphabet without padding (RFC 4648 §5), which survives
 /// URLs, headers and JSON without escaping.
-pub(crate) fn to_url_safe(standard: &str) -> String {
+pub fn to_url_safe(standard: &str) -> String {
     standard
         .trim_end_matches('=')
         .chars()
@@ -353,7 +349,7 @@ pub(crate) fn to_url_safe(standard: &str) -> String {
 
 /// The inverse of [`to_url_safe`], strict: only the URL-safe alphabet, no padding, and the
 /// canonical encoding (the shared decoder refuses non-zero trailing bits).
-pub(crate) fn from_url_safe(token: &str) -> Option<Vec<u8>> {
+pub fn from_url_safe(token: &str) -> Option<Vec<u8>> {
     if token.len() % 4 == 1 || token.bytes().any(|b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_')) {
         return None;
     }
@@ -591,7 +587,6 @@ mod tests {
 
     /// The two derived keys are apart: a state's tag does not verify as a session id's over the
     /// same bytes, and a token tagged with the session id key is refused as tampered.
-    #[cfg(feature = "http")]
     #[test]
     fn a_request_state_tag_never_verifies_as_a_session_id_tag_nor_back() {
         let args = json!({});

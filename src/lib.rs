@@ -74,8 +74,6 @@ pub use server::registry::ExtensionMethod;
 pub use server::relay;
 pub use server::sink::{Outgoing, Sink};
 pub use server::{Options, Server};
-#[cfg(feature = "http")]
-pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 #[cfg(feature = "schemars")]
 pub use typed::OutputSchema;

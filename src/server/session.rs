@@ -166,7 +166,9 @@ impl Session {
         lock(&self.state).log_level.unwrap_or(LogLevel::DEFAULT)
     }
 
-    pub(crate) fn set_log_level(&self, level: LogLevel) {
+    /// Sets the level as `logging/setLevel` would: for a transport that carries a session
+    /// across processes, as [`Session::set_negotiated`].
+    pub fn set_log_level(&self, level: LogLevel) {
         lock(&self.state).log_level = Some(level);
     }
 

@@ -1,8 +1,6 @@
 //! Transports: they move JSON-RPC text between a peer and a `Connection`, and read only the
 //! envelope and what their own headers must agree with (HTTP's SEP-2243 headers).
 
-#[cfg(feature = "http")]
-pub mod http;
 pub mod kit;
 pub mod memory;
 pub mod stdio;

@@ -130,9 +130,11 @@ impl StateKey {
         &self.session_ids
     }
 
-    /// The key that tags `requestState`s, for tests that cross the two uses.
-    #[cfg(test)]
-    pub(crate) fn request_states(&self) -> &TagKey {
+    /// The key that tags `requestState`s, for tests that cross the two uses (here and
+    /// tinymcp-http's, through the test-support feature `fuzz-mutator`).
+    #[cfg(any(test, feature = "fuzz-mutator"))]
+    #[doc(hidden)]
+    pub fn request_states(&self) -> &TagKey {
         &self.request_states
     }
 
@@ -368,9 +370,10 @@ pub fn from_url_safe(token: &str) -> Option<Vec<u8>> {
 }
 
 /// Test-only: the median over `rounds` runs of the time per call of `f`, in nanoseconds, each
-/// run `calls` calls (the cost measurements `scripts/bench.sh` reads).
-#[cfg(test)]
-pub(crate) fn median_ns_per_call(rounds: usize, calls: u128, f: &dyn Fn()) -> u128 {
+/// run `calls` calls (the cost measurements `scripts/bench.sh` reads; `tinymcp-http`'s too,
+/// through `fuzz_support`).
+#[cfg(any(test, feature = "fuzz-mutator"))]
+pub fn median_ns_per_call(rounds: usize, calls: u128, f: &dyn Fn()) -> u128 {
     let mut runs: Vec<u128> = (0..rounds)
         .map(|_| {
             let start = std::time::Instant::now();

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
-use tinymcp::transport::http::{HttpOptions, HttpServer};
+use tinymcp_http::{HttpOptions, HttpServer};
 use tinymcp::{CallToolResult, MemoryClient, Options, Server, TaskSupport, Tool};
 
 /// A server of at most `workers` handler threads with a `block` tool (callable as a task) that

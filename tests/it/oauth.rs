@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::BufReader;
 use std::sync::Arc;
-use tinymcp::transport::http::{Grant, HttpOptions, HttpServer, OAuth};
+use tinymcp_http::{Grant, HttpOptions, HttpServer, OAuth};
 use tinymcp::{
     CallToolResult, GetPromptResult, Prompt, PromptArgument, Resource, ResourceContents, ResourceTemplate, Tool,
 };

@@ -7,11 +7,11 @@
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
 use super::{read_message, wait_next, Http, HttpResponse, Mount};
-use crate::server::connection::Connection;
-use crate::server::sink::{Outgoing, Sink};
-use crate::util::random;
-use crate::wire::meta::Arrival;
-use crate::wire::rpc::RpcError;
+use tinymcp::transport::kit::Connection;
+use tinymcp::transport::kit::{Outgoing, Sink};
+use tinymcp::transport::kit::random;
+use tinymcp::transport::kit::Arrival;
+use tinymcp::RpcError;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -3,7 +3,7 @@
 //! something to hand requests to.
 
 use super::auth::{self, OAuth};
-use crate::server::Server;
+use tinymcp::Server;
 use std::sync::Arc;
 
 /// One server of the listener and the path prefix it answers under (`""` or `/NAME`).

@@ -12,13 +12,13 @@
 
 use super::sse::Stream;
 use super::token::{self, SessionClaims, INSTANCE_LEN};
-use crate::server::connection::Connection;
-use crate::server::session::Negotiated;
-use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
-use crate::server::Server;
-use crate::util::random;
-use crate::util::seal::StateKey;
-use crate::wire::meta::LogLevel;
+use tinymcp::transport::kit::Connection;
+use tinymcp::transport::kit::Negotiated;
+use tinymcp::transport::kit::{BoundedReceiver, Outgoing, Sink};
+use tinymcp::Server;
+use tinymcp::transport::kit::random;
+use tinymcp::transport::kit::StateKey;
+use tinymcp::LogLevel;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;

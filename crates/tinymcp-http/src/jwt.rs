@@ -4,7 +4,7 @@
 //! The signature arithmetic is RustCrypto's (`rsa`, `p256`, `ed25519-dalek`).
 
 use super::auth::Grant;
-use crate::util::seal::from_url_safe;
+use tinymcp::transport::kit::from_url_safe;
 use rsa::signature::Verifier;
 use rsa::traits::PublicKeyParts;
 use serde_json::{Map, Value};
@@ -321,8 +321,8 @@ fn scopes(claims: &Map<String, Value>) -> Vec<String> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::util::base64;
-    use crate::util::seal::to_url_safe;
+    use tinymcp::transport::kit::base64;
+    use tinymcp::transport::kit::to_url_safe;
     use rsa::signature::{SignatureEncoding, Signer};
     use serde_json::json;
     use std::sync::OnceLock;

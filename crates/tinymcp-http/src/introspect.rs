@@ -8,8 +8,8 @@
 use super::auth::{Grant, TokenVerifier};
 use super::issuer::{self, JwtVerifier};
 use super::jwt::{self, Expect};
-use crate::util::base64;
-use crate::util::percent;
+use tinymcp::transport::kit::base64;
+use tinymcp::transport::kit::percent;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;

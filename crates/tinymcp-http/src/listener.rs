@@ -8,7 +8,7 @@
 
 use super::http1::{Conn, Exchange};
 use super::Http;
-use crate::util::condition::Condition;
+use tinymcp::transport::kit::Condition;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};

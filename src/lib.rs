@@ -1,9 +1,11 @@
 //! tinymcp: a complete Model Context Protocol server, synchronous and small.
 //!
 //! Register tools, resources and prompts on a [`Server`], then serve it on a transport:
-//! [`transport::stdio`], [`transport::http`] (Streamable HTTP and the legacy HTTP+SSE), or
-//! [`MemoryClient`] in the same process. [`Server::shutdown`] (or dropping the last
-//! `Arc<Server>`) stops the server's threads; each transport says how it stops.
+//! [`transport::stdio`], [`MemoryClient`] in the same process, or HTTP (Streamable HTTP and the
+//! legacy HTTP+SSE) with the crate `tinymcp-http`: `tinymcp_http::HttpServer::start(server,
+//! addr, HttpOptions::default())`. A transport of your own is built from
+//! [`transport::kit`]. [`Server::shutdown`] (or dropping the last `Arc<Server>`) stops the
+//! server's threads; each transport says how it stops.
 //!
 //! Handlers get a [`RequestCx`]: the request's protocol revision and client capabilities,
 //! cancellation, progress, logging, and requests to the client (sampling, elicitation, roots).

@@ -125,7 +125,7 @@ impl StateKey {
         }
     }
 
-    /// The key that tags HTTP session ids (see `transport/http/token.rs`).
+    /// The key that tags HTTP session ids (see tinymcp-http's `token.rs`).
     pub fn session_ids(&self) -> &TagKey {
         &self.session_ids
     }

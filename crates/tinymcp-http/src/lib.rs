@@ -58,20 +58,6 @@ pub use probe::probe;
 #[doc(hidden)]
 pub use security::check_token;
 
-use tinymcp::Error;
-use tinymcp::transport::kit::Connection;
-use tinymcp::transport::kit::{BoundedReceiver, Outgoing, Sink};
-use tinymcp::Server;
-use tinymcp::transport::kit::StateKey;
-use tinymcp::transport::kit as frame;
-use tinymcp::transport::kit::{self as jsonrpc, Incoming, Malformed, Message};
-use tinymcp::transport::kit::{self as meta, Arrival, Era};
-use tinymcp::error_codes::{
-    HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
-    UNSUPPORTED_PROTOCOL_VERSION,
-};
-use tinymcp::{RequestId, RpcError};
-use tinymcp::ProtocolVersion;
 use auth::Failure;
 use http1::{BodyError, Exchange};
 use mounts::Mount;
@@ -84,6 +70,20 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+use tinymcp::error_codes::{
+    HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+};
+use tinymcp::transport::kit as frame;
+use tinymcp::transport::kit::Connection;
+use tinymcp::transport::kit::StateKey;
+use tinymcp::transport::kit::{self as meta, Arrival, Era};
+use tinymcp::transport::kit::{self as jsonrpc, Incoming, Malformed, Message};
+use tinymcp::transport::kit::{BoundedReceiver, Outgoing, Sink};
+use tinymcp::Error;
+use tinymcp::ProtocolVersion;
+use tinymcp::Server;
+use tinymcp::{RequestId, RpcError};
 
 /// Settings of the HTTP transport: start from `HttpOptions::default()` and set fields
 /// (`#[non_exhaustive]`, so a new setting breaks no embedder).

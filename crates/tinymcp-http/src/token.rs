@@ -7,14 +7,14 @@
 //! another key or a past expiry is refused, and no `requestState` tag passes for one.
 //! Authenticated, not encrypted: the client can read its capabilities back.
 
+use serde_json::{Map, Value};
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tinymcp::transport::kit::base64;
 use tinymcp::transport::kit::random;
 use tinymcp::transport::kit::{from_url_safe, to_url_safe, StateKey};
 use tinymcp::LogLevel;
 use tinymcp::ProtocolVersion;
-use serde_json::{Map, Value};
-use std::fmt;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The longest id read; a longer one is refused before decoding (ours are about 120).
 pub(super) const MAX_ID_LEN: usize = 512;

@@ -29,15 +29,15 @@ pub use crate::wire::params::Params;
 
 /// Random bytes and ids from the OS (session ids, stream ids).
 pub mod random {
-    pub use crate::util::random::{bytes, hex_token, routed_token};
+    pub use crate::util::random::{bytes, routed_token};
 }
 
 /// Base64 (RFC 4648, padded), the one `blob` contents use.
 pub mod base64 {
-    pub use crate::util::base64::{decode, encode};
+    pub use crate::util::base64::encode;
 }
 
 /// Percent-encoding (RFC 3986 §2.1), as URIs and form bodies need it.
 pub mod percent {
-    pub use crate::util::percent::{decode, encode, is_unreserved};
+    pub use crate::util::percent::{encode, is_unreserved};
 }

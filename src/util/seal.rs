@@ -141,7 +141,7 @@ impl StateKey {
     /// Reads a key file: the key as hexadecimal text, at least 64 hex digits (32 bytes),
     /// surrounding whitespace ignored, e.g. made by `openssl rand -hex 32 > state.key`. The
     /// error names the file and says what is wrong (the binary wraps it in `Error::Config`).
-    pub fn from_file(path: &Path) -> Result<StateKey, String> {
+    pub(crate) fn from_file(path: &Path) -> Result<StateKey, String> {
         let refuse = |why: String| format!("state key file {}: {why}", path.display());
         let file = std::fs::File::open(path).map_err(|e| refuse(e.to_string()))?;
         let mut text = String::new();
@@ -152,7 +152,8 @@ impl StateKey {
         StateKey::from_hex(&text).map_err(refuse)
     }
 
-    /// Reads a key written as hexadecimal text (see [`StateKey::from_file`]).
+    /// Reads a key written as hexadecimal text: at least 64 hex digits (32 bytes), surrounding
+    /// whitespace ignored, as in the file of `Server::set_state_key_file`.
     pub fn from_hex(text: &str) -> Result<StateKey, String> {
         let digits = text.trim().as_bytes();
         if !digits.len().is_multiple_of(2) {

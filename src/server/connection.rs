@@ -9,7 +9,7 @@ use crate::server::context::{RequestCx, Terms};
 use crate::server::dispatch::{self, Route};
 use crate::server::listen::{Grant, ListenStream};
 use crate::server::pool::Job;
-use crate::server::relay::{self, Relay};
+use crate::server::relay::{self, ConnectionRelay};
 use crate::server::session::{Negotiated, Session, Waiting};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
@@ -43,14 +43,14 @@ pub struct Connection {
     /// Open `subscriptions/listen` streams, by request id; the server holds them weakly.
     listens: Mutex<HashMap<RequestId, Arc<ListenStream>>>,
     /// Another server every message goes to instead of the method table (`Server::set_relay`).
-    relay: Option<Relay>,
+    relay: Option<Box<dyn ConnectionRelay>>,
 }
 
 impl Connection {
     /// A new connection; messages not tied to a request go to `notifier`.
     pub fn new(server: Arc<Server>, notifier: Sink) -> Self {
         let session = Arc::new(Session::new(notifier));
-        let relay = server.relay().map(|setup| Relay::open(setup, &server, Arc::clone(&session)));
+        let relay = server.relay().map(|setup| setup.open(&server, Arc::clone(&session)));
         if let Some(relay) = relay {
             // A relay hears no broadcast; it is ended with the server.
             if let Some(ending) = relay.listener() {
@@ -209,7 +209,9 @@ impl Connection {
         match tool.as_deref().map(|name| (name, self.server.registered_tool(name))) {
             None => check(None),
             Some((_, Some(entry))) => check(Some(&entry.tool.input_schema)),
-            Some((name, None)) => check(relay::tool_schema(&self.server, meta, name).as_ref()),
+            Some((name, None)) => {
+                check(self.server.relay().and_then(|r| r.tool_schema(&self.server, meta, name)).as_ref())
+            }
         }
     }
 
@@ -218,10 +220,10 @@ impl Connection {
     fn relay_alone(&self, req: Request, meta: &RequestMeta, reply: &Sink) {
         let Some(setup) = self.server.relay() else { return };
         let id = req.id.clone();
-        match relay::serve_alone(setup, &self.server, req, meta, reply) {
+        match setup.serve_alone(&self.server, req, meta, reply) {
             relay::Served::Done => {}
-            relay::Served::Relayed(relayed) => {
-                *self.alone.relayed.lock().unwrap_or_else(PoisonError::into_inner) = Some(relayed);
+            relay::Served::Relayed(withdraw) => {
+                *self.alone.relayed.lock().unwrap_or_else(PoisonError::into_inner) = Some(withdraw);
             }
             relay::Served::Listening(stream) => {
                 self.listens.lock().unwrap_or_else(PoisonError::into_inner).insert(id, stream);
@@ -396,7 +398,7 @@ struct Sessionless {
     /// Whether its request was refused before it ran (`Connection::refused`).
     refused: AtomicBool,
     /// Where a relaying server sent it.
-    relayed: Mutex<Option<relay::Forwarded>>,
+    relayed: Mutex<Option<relay::Withdraw>>,
 }
 
 impl Sessionless {
@@ -404,8 +406,8 @@ impl Sessionless {
     /// relayed request is withdrawn.
     fn close(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
-        if let Some(relayed) = &*self.relayed.lock().unwrap_or_else(PoisonError::into_inner) {
-            relayed.close();
+        if let Some(withdraw) = &*self.relayed.lock().unwrap_or_else(PoisonError::into_inner) {
+            withdraw();
         }
     }
 }

@@ -230,7 +230,7 @@ pub struct Server {
     /// What `drain` waits for once handlers are done: a transport's answers written out.
     flushes: Mutex<Vec<Flush>>,
     /// Another server each connection's messages go to instead of the method table.
-    relay: Option<relay::Setup>,
+    relay: Option<Box<dyn relay::Relaying>>,
     /// Requests its relays handed on and not yet answered: `drain` waits for them too.
     relayed: Arc<InFlight>,
 }
@@ -307,7 +307,7 @@ impl Server {
         &mut self,
         open: impl Fn(relay::Relayed) -> Result<Box<dyn relay::Peer>, String> + Send + Sync + 'static,
     ) {
-        self.relay = Some(relay::Setup::new(Box::new(open), false));
+        self.relay = Some(Box::new(relay::Setup::new(Box::new(open), false)));
     }
 
     // For the tinymcp binary (`tinymcp proxy --shared`), not for embedders.
@@ -321,7 +321,7 @@ impl Server {
         &mut self,
         open: impl Fn(relay::Relayed) -> Result<Box<dyn relay::Peer>, String> + Send + Sync + 'static,
     ) {
-        self.relay = Some(relay::Setup::new(Box::new(open), true));
+        self.relay = Some(Box::new(relay::Setup::new(Box::new(open), true)));
     }
 
     /// Whether this server relays to another (`Server::set_relay`): a transport makes
@@ -330,8 +330,8 @@ impl Server {
         self.relay.is_some()
     }
 
-    pub(crate) fn relay(&self) -> Option<&relay::Setup> {
-        self.relay.as_ref()
+    pub(crate) fn relay(&self) -> Option<&dyn relay::Relaying> {
+        self.relay.as_deref()
     }
 
     /// The count of relayed requests not yet answered, which `drain` waits for.

@@ -2,8 +2,8 @@
 # The release, checked as the test command's one step: the workflow files pass actionlint,
 # scripts/release.sh builds the x86_64 static binary, smoke-tests it over stdio and packs its
 # MCP bundle (validated by the MCPB CLI), server.json (and the release's copy) is valid against
-# the MCP registry's schema, and `cargo publish --dry-run --workspace` packages both crates (the
-# library tinymcp, the binary tinymcp-cli) and builds each from the packaged files alone. (The
+# the MCP registry's schema, and `cargo publish --dry-run --workspace` packages every crate (the
+# core tinymcp, the HTTP transport tinymcp-http, the binary tinymcp-cli) and builds each from the packaged files alone. (The
 # five cross builds, macOS, Windows and Linux aarch64, run in the release workflow and in
 # `scripts/release.sh` without arguments, not here: minutes of cross compilation per binary.)
 set -euo pipefail

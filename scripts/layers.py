@@ -1,12 +1,13 @@
-"""The import graph of src/ (the library): which file uses which, the layer rules, and no circle.
+"""The import graph of src/ (the protocol core): which file uses which, the layer rules, and no circle.
 
-Run by scripts/check-layers.sh. The binary (crates/tinymcp-cli) is a crate of its own, which
-reaches the library through its public API only (the compiler checks that). An edge goes from a file to the file that defines what it
+Run by scripts/check-layers.sh. The HTTP transport (crates/tinymcp-http) and the binary
+(crates/tinymcp-cli) are crates of their own, which reach the core through its public API only
+(the compiler checks that; a transport's through `transport::kit`). An edge goes from a file to the file that defines what it
 names through `crate::...` or `super::...`; names re-exported at the crate root resolve through
 src/lib.rs's `pub use` lines. The server core (`src/server/*.rs`) may name `Server`
 (`src/server/mod.rs`): a request's context holds the server that runs it. Those edges are left
 out of the circle search, since `Server` sits above the features that the core sits below. Tests (`#[cfg(test)]` onwards) are left out, and so is a parent naming its own child module
-(`legacy::serve` in `http/mod.rs`), which is how Rust nests modules, not an import.
+(`relay::Setup` in `server/mod.rs`), which is how Rust nests modules, not an import.
 """
 import os
 import re

@@ -60,13 +60,14 @@ cargo fmt --check
 case "$(uname -s)" in
   MINGW* | MSYS* | CYGWIN*)
     if [ "$tier" = quick ]; then
-      step "cargo clippy (Windows host: the library's targets, the binary and its unit tests)"
-      cargo clippy --quiet -p tinymcp --all-targets --features oauth -- -D warnings
+      step "cargo clippy (Windows host: the libraries' targets, the binary and its unit tests)"
+      cargo clippy --quiet -p tinymcp --all-targets -- -D warnings
+      cargo clippy --quiet -p tinymcp-http --all-targets --features oauth -- -D warnings
       cargo clippy --quiet -p tinymcp-cli --bins --features oauth -- -D warnings
       cargo clippy --quiet -p tinymcp-cli --bin tinymcp --profile test --features oauth -- -D warnings
       cargo clippy --quiet --lib --no-default-features -- -D warnings
       cargo clippy --quiet -p tinymcp-cli --bins --no-default-features -- -D warnings
-      step "unit tests (beside the code, in the library and the binary)"
+      step "unit tests (beside the code, in the libraries and the binary)"
       cargo test --quiet --features oauth --lib --bins
       exit 0
     fi
@@ -83,14 +84,14 @@ if [ "$tier" = quick ]; then
 else
   cargo clippy --all-targets --quiet -- -D warnings
 fi
-# The stdio-only library (`--no-default-features`, for embedders) must build clean too, and so
-# the binary without HTTP.
+# The libraries without their optional features (the core as `cargo add tinymcp` builds it, the
+# HTTP crate without OAuth) must build clean too, and so the binary without HTTP.
 cargo clippy --lib --no-default-features --quiet -- -D warnings
 cargo clippy -p tinymcp-cli --bins --no-default-features --quiet -- -D warnings
 if [ "$tier" = quick ]; then
   # Only what runs in this process: tests/it's other modules spawn the real binary, and the
   # interop parts need clients nobody here wrote; those are the full run's.
-  step "unit tests (beside the code, in the library and the binary)"
+  step "unit tests (beside the code, in the libraries and the binary)"
   cargo test --quiet --features oauth --lib --bins
   step "in-process protocol tests (tests/it/embedding.rs: the library served to its in-memory client, no process)"
   cargo test --quiet --features oauth --test it embedding::

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The road of one `tools/call`: which library files run code for it, from the byte read to the
+# The road of one `tools/call`: which library files (the core's, src/, and tinymcp-http's,
+# crates/tinymcp-http/src/) run code for it, from the byte read to the
 # byte written, on stdio and on Streamable HTTP, with the handshake (2025-11-25) and at
 # 2026-07-28. Counted, not read: a debug build (no inlining, so code is where its file is) runs
 # under callgrind twice, with none and with N calls after the same start; a file counts when its
@@ -136,6 +137,7 @@ for name, run, meta in [("stdio, 2025-11-25 session", stdio, False), ("stdio, 20
         continue
     grown = {f: (after[f] - before.get(f, 0)) / n for f in after if after[f] - before.get(f, 0) >= n}
     # src/lib.rs holds no code (re-exports): what debug info names there is inlined std code.
+    # (tinymcp-http's lib.rs is code, the HTTP routing: counted.)
     library = {f: v for f, v in grown.items() if f != "src/lib.rs" and not f.startswith("crates/tinymcp-cli/")}
     print(f"{name}: a tools/call runs code in {len(library)} library files (instructions per call;"
           f" {per_call:.0f} in all, debug build)")

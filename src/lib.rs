@@ -1,9 +1,11 @@
 //! tinymcp: a complete Model Context Protocol server, synchronous and small.
 //!
 //! Register tools, resources and prompts on a [`Server`], then serve it on a transport:
-//! [`transport::stdio`], [`transport::http`] (Streamable HTTP and the legacy HTTP+SSE), or
-//! [`MemoryClient`] in the same process. [`Server::shutdown`] (or dropping the last
-//! `Arc<Server>`) stops the server's threads; each transport says how it stops.
+//! [`transport::stdio`], [`MemoryClient`] in the same process, or HTTP (Streamable HTTP and the
+//! legacy HTTP+SSE) with the crate `tinymcp-http`: `tinymcp_http::HttpServer::start(server,
+//! addr, HttpOptions::default())`. A transport of your own is built from
+//! [`transport::kit`]. [`Server::shutdown`] (or dropping the last `Arc<Server>`) stops the
+//! server's threads; each transport says how it stops.
 //!
 //! Handlers get a [`RequestCx`]: the request's protocol revision and client capabilities,
 //! cancellation, progress, logging, and requests to the client (sampling, elicitation, roots).
@@ -70,14 +72,11 @@ pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
 pub use server::registry::ExtensionMethod;
 // For the tinymcp binary (`tinymcp proxy`), not for embedders.
-#[cfg(feature = "http")]
 #[doc(hidden)]
 pub use server::relay;
 pub use server::scope::RequestScope;
 pub use server::sink::{Outgoing, Sink};
 pub use server::{Options, Server};
-#[cfg(feature = "http")]
-pub use transport::http::{Access, HttpOptions, HttpServer};
 pub use transport::memory::MemoryClient;
 #[cfg(feature = "schemars")]
 pub use typed::OutputSchema;
@@ -99,8 +98,8 @@ pub use wire::version::{ProtocolVersion, Revisions};
 /// JSON-RPC and MCP error codes, for [`RpcError::new`] and for reading [`RpcError::code`].
 pub mod error_codes {
     pub use crate::wire::rpc::{
-        HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
-        PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
+        HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+        MISSING_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
     };
 }
 

@@ -9,15 +9,13 @@ use crate::server::context::{RequestCx, Terms};
 use crate::server::dispatch::{self, Route};
 use crate::server::listen::{Grant, ListenStream};
 use crate::server::pool::Job;
-#[cfg(feature = "http")]
-use crate::server::relay::{self, Relay};
+use crate::server::relay::{self, ConnectionRelay};
 use crate::server::scope::{self, RequestScope};
 use crate::server::session::{Negotiated, Session, Waiting};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::wire::frame::{Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
-#[cfg(feature = "http")]
 use crate::wire::mcp_header::{self, Header};
 use crate::wire::meta::{self, Arrival, Era, RequestMeta};
 use crate::wire::method::Id;
@@ -47,17 +45,14 @@ pub struct Connection {
     /// Open `subscriptions/listen` streams, by request id; the server holds them weakly.
     listens: Mutex<HashMap<RequestId, Arc<ListenStream>>>,
     /// Another server every message goes to instead of the method table (`Server::set_relay`).
-    #[cfg(feature = "http")]
-    relay: Option<Relay>,
+    relay: Option<Box<dyn ConnectionRelay>>,
 }
 
 impl Connection {
     /// A new connection; messages not tied to a request go to `notifier`.
     pub fn new(server: Arc<Server>, notifier: Sink) -> Self {
         let session = Arc::new(Session::new(notifier));
-        #[cfg(feature = "http")]
-        let relay = server.relay().map(|setup| Relay::open(setup, &server, Arc::clone(&session)));
-        #[cfg(feature = "http")]
+        let relay = server.relay().map(|setup| setup.open(&server, Arc::clone(&session)));
         if let Some(relay) = relay {
             // A relay hears no broadcast; it is ended with the server.
             if let Some(ending) = relay.listener() {
@@ -72,7 +67,6 @@ impl Connection {
             session: Some(session),
             alone: Sessionless::default(),
             listens: Mutex::default(),
-            #[cfg(feature = "http")]
             relay: None,
         }
     }
@@ -82,35 +76,32 @@ impl Connection {
     /// its client has its answer or hangs up (a handler still running sees cancellation, a
     /// listen stream ends, a relayed request is withdrawn). It hears no broadcast but on a
     /// listen stream it opens.
-    #[cfg(feature = "http")]
-    pub(crate) fn sessionless(server: Arc<Server>) -> Self {
+    pub fn sessionless(server: Arc<Server>) -> Self {
         Connection { server, session: None, alone: Sessionless::default(), listens: Mutex::default(), relay: None }
     }
 
     /// Whether this connection is one of `server`'s (a listener may serve several).
-    #[cfg(feature = "http")]
-    pub(crate) fn serves(&self, server: &Arc<Server>) -> bool {
+    pub fn serves(&self, server: &Arc<Server>) -> bool {
         Arc::ptr_eq(&self.server, server)
     }
 
     /// The session; `None` on a connection with none (`Connection::sessionless`).
-    pub(crate) fn session(&self) -> Option<&Arc<Session>> {
+    pub fn session(&self) -> Option<&Arc<Session>> {
         self.session.as_ref()
     }
 
     /// What the session's `initialize` settled, if it has.
-    pub(crate) fn negotiated(&self) -> Option<Negotiated> {
+    pub fn negotiated(&self) -> Option<Negotiated> {
         self.session.as_ref().and_then(|s| s.negotiated())
     }
 
     /// The revision the session negotiated, if any.
-    pub(crate) fn protocol_version(&self) -> Option<ProtocolVersion> {
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.session.as_ref().and_then(|s| s.protocol_version())
     }
 
     /// Whether the connection has ended (`close`, or its session ended from within).
-    #[cfg(feature = "http")]
-    pub(crate) fn is_closed(&self) -> bool {
+    pub fn is_closed(&self) -> bool {
         match &self.session {
             Some(session) => session.is_closed(),
             None => self.alone.cancelled.load(Ordering::SeqCst),
@@ -120,8 +111,7 @@ impl Connection {
     /// Whether a request was refused for its `_meta` or its headers before it ran (a
     /// connection with no session serves one request: its transport answers such a refusal
     /// with 400, whatever the code).
-    #[cfg(feature = "http")]
-    pub(crate) fn refused(&self) -> bool {
+    pub fn refused(&self) -> bool {
         self.alone.refused.load(Ordering::Relaxed)
     }
 
@@ -136,8 +126,7 @@ impl Connection {
     /// transport decided it), and where its answers go. Each message's era is decided once;
     /// never runs handler code on the caller's thread, so the reader stays free to deliver the
     /// answers handlers wait for.
-    pub(crate) fn handle(&self, incoming: Result<Incoming, Malformed>, arrival: Arrival, reply: &Sink) {
-        #[cfg(feature = "http")]
+    pub fn handle(&self, incoming: Result<Incoming, Malformed>, arrival: Arrival, reply: &Sink) {
         let incoming = match (incoming, &self.relay) {
             (Ok(Incoming::Single(Message::Request(req))), Some(relay)) => {
                 // Relayed as it came, but for its trace context: the one it carries, or the
@@ -261,7 +250,6 @@ impl Connection {
                 let terms = negotiated.map(|n| Terms::from(n).granting(scopes).with_progress(token).scoped(scope));
                 self.serve(req, terms, reply);
             }
-            #[cfg(feature = "http")]
             Read::PerRequest(Ok(meta)) if self.session.is_none() && self.server.relay().is_some() => {
                 if scope.is_some() {
                     log::info!(target: "tinymcp::request", "relayed to the proxied server");
@@ -284,7 +272,6 @@ impl Connection {
     /// A 2026-07-28 request's SEP-2243 headers against its body (HTTP), the arguments only
     /// for a tool whose input schema (a registered tool's, not copied, or a relayed server's)
     /// asks for headers: looked up here, where the tool is.
-    #[cfg(feature = "http")]
     fn check_headers(&self, req: &Request, meta: &RequestMeta, arrival: Arrival) -> Result<(), RpcError> {
         let Arrival::Http { headers, .. } = arrival else { return Ok(()) };
         let pairs: Vec<Header> = headers.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
@@ -293,25 +280,21 @@ impl Connection {
         match tool.as_deref().map(|name| (name, self.server.registered_tool(name))) {
             None => check(None),
             Some((_, Some(entry))) => check(Some(&entry.tool.input_schema)),
-            Some((name, None)) => check(relay::tool_schema(&self.server, meta, name).as_ref()),
+            Some((name, None)) => {
+                check(self.server.relay().and_then(|r| r.tool_schema(&self.server, meta, name)).as_ref())
+            }
         }
-    }
-
-    #[cfg(not(feature = "http"))]
-    fn check_headers(&self, _: &Request, _: &RequestMeta, _: Arrival) -> Result<(), RpcError> {
-        Ok(())
     }
 
     /// A relaying server's 2026-07-28 request with no session: the relay serves it, and what
     /// it opens (the request in flight at the other server, a listen stream) ends with `close`.
-    #[cfg(feature = "http")]
     fn relay_alone(&self, req: Request, meta: &RequestMeta, reply: &Sink) {
         let Some(setup) = self.server.relay() else { return };
         let id = req.id.clone();
-        match relay::serve_alone(setup, &self.server, req, meta, reply) {
+        match setup.serve_alone(&self.server, req, meta, reply) {
             relay::Served::Done => {}
-            relay::Served::Relayed(relayed) => {
-                *self.alone.relayed.lock().unwrap_or_else(PoisonError::into_inner) = Some(relayed);
+            relay::Served::Relayed(withdraw) => {
+                *self.alone.relayed.lock().unwrap_or_else(PoisonError::into_inner) = Some(withdraw);
             }
             relay::Served::Listening(stream) => {
                 self.listens.lock().unwrap_or_else(PoisonError::into_inner).insert(id, stream);
@@ -433,7 +416,6 @@ impl Connection {
     /// Ends the connection: running handlers see cancellation, pending client requests fail,
     /// listen streams end.
     pub fn close(&self) {
-        #[cfg(feature = "http")]
         if let Some(relay) = &self.relay {
             relay.close();
         }
@@ -449,7 +431,6 @@ impl Connection {
 
 /// `req` with the trace context of `scope` in its `_meta` (`traceparent`, `tracestate`), where
 /// it does not carry that one already: what a relay passes on (SEP-414).
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 fn carry_trace(mut req: Request, scope: Option<&RequestScope>) -> Request {
     let Some(trace) = scope.and_then(RequestScope::trace) else { return req };
     if trace::of_meta(req.params.read_meta().as_ref()).as_ref() == Some(trace) {
@@ -509,8 +490,7 @@ struct Sessionless {
     /// Whether its request was refused before it ran (`Connection::refused`).
     refused: AtomicBool,
     /// Where a relaying server sent it.
-    #[cfg(feature = "http")]
-    relayed: Mutex<Option<relay::Forwarded>>,
+    relayed: Mutex<Option<relay::Withdraw>>,
 }
 
 impl Sessionless {
@@ -518,15 +498,13 @@ impl Sessionless {
     /// relayed request is withdrawn.
     fn close(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
-        #[cfg(feature = "http")]
-        if let Some(relayed) = &*self.relayed.lock().unwrap_or_else(PoisonError::into_inner) {
-            relayed.close();
+        if let Some(withdraw) = &*self.relayed.lock().unwrap_or_else(PoisonError::into_inner) {
+            withdraw();
         }
     }
 }
 
 #[cfg(test)]
-#[cfg(feature = "http")]
 mod tests {
     use super::*;
     use crate::wire::content::CallToolResult;

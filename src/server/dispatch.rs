@@ -225,7 +225,6 @@ fn decorate(server: &Server, cache: Cache, result: Reply) -> Reply {
 
 /// A 2026-07-28 result decorated with the identity `info` of the server that made it (a
 /// relayed server's own) and `hint`: what `decorate` does for this server's results.
-#[cfg(feature = "http")]
 pub(crate) fn decorate_with(
     info: std::sync::Arc<Box<serde_json::value::RawValue>>,
     hint: Option<CacheHint>,

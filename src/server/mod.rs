@@ -9,7 +9,6 @@ pub mod lifecycle;
 pub(crate) mod listen;
 pub(crate) mod pool;
 pub(crate) mod registry;
-#[cfg(feature = "http")]
 pub mod relay;
 pub mod scope;
 pub mod session;
@@ -244,8 +243,7 @@ pub struct Server {
     /// What `drain` waits for once handlers are done: a transport's answers written out.
     flushes: Mutex<Vec<Flush>>,
     /// Another server each connection's messages go to instead of the method table.
-    #[cfg(feature = "http")]
-    relay: Option<relay::Setup>,
+    relay: Option<Box<dyn relay::Relaying>>,
     /// Requests its relays handed on and not yet answered: `drain` waits for them too.
     relayed: Arc<InFlight>,
 }
@@ -285,7 +283,6 @@ impl Server {
             draining: AtomicBool::new(false),
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
-            #[cfg(feature = "http")]
             relay: None,
             relayed: Arc::default(),
         }
@@ -313,7 +310,6 @@ impl Server {
     }
 
     // For the tinymcp binary (`tinymcp proxy`), not for embedders.
-    #[cfg(feature = "http")]
     #[doc(hidden)]
     /// Makes this server a relay (`tinymcp proxy`): every connection opens its own other
     /// server with `open`, and every message goes there instead of to what is registered here.
@@ -324,11 +320,10 @@ impl Server {
         &mut self,
         open: impl Fn(relay::Relayed) -> Result<Box<dyn relay::Peer>, String> + Send + Sync + 'static,
     ) {
-        self.relay = Some(relay::Setup::new(Box::new(open), false));
+        self.relay = Some(Box::new(relay::Setup::new(Box::new(open), false)));
     }
 
     // For the tinymcp binary (`tinymcp proxy --shared`), not for embedders.
-    #[cfg(feature = "http")]
     #[doc(hidden)]
     /// Makes this server a relay to one other server that every session shares (`tinymcp
     /// proxy --shared`), opened with `open` on first use (and again if it ends): each client's
@@ -339,16 +334,20 @@ impl Server {
         &mut self,
         open: impl Fn(relay::Relayed) -> Result<Box<dyn relay::Peer>, String> + Send + Sync + 'static,
     ) {
-        self.relay = Some(relay::Setup::new(Box::new(open), true));
+        self.relay = Some(Box::new(relay::Setup::new(Box::new(open), true)));
     }
 
-    #[cfg(feature = "http")]
-    pub(crate) fn relay(&self) -> Option<&relay::Setup> {
-        self.relay.as_ref()
+    /// Whether this server relays to another (`Server::set_relay`): a transport makes
+    /// room for the session before `initialize` reaches the other server.
+    pub fn is_relay(&self) -> bool {
+        self.relay.is_some()
+    }
+
+    pub(crate) fn relay(&self) -> Option<&dyn relay::Relaying> {
+        self.relay.as_deref()
     }
 
     /// The count of relayed requests not yet answered, which `drain` waits for.
-    #[cfg(feature = "http")]
     pub(crate) fn relayed(&self) -> &Arc<InFlight> {
         &self.relayed
     }
@@ -361,7 +360,7 @@ impl Server {
     /// The key that seals session ids and `requestState`: the key file's, else random per
     /// process; `None` if the OS gave no randomness and no key file was set (then
     /// input-required results are refused).
-    pub(crate) fn sealing_key(&self) -> Option<&StateKey> {
+    pub fn sealing_key(&self) -> Option<&StateKey> {
         self.state_key
             .get_or_init(|| {
                 StateKey::random()
@@ -643,7 +642,6 @@ impl Server {
 
     /// Sends to every listener that hears it (a session once initialized; later a listen stream).
     /// A relayed server's list change or resource update, to the listen streams that asked.
-    #[cfg(feature = "http")]
     pub(crate) fn relay_broadcast(&self, method: &str, params: &Value) {
         match params.get("uri").and_then(Value::as_str) {
             Some(uri) if method == resources::UPDATED => self.notify_resource_updated(uri),
@@ -705,15 +703,14 @@ impl Server {
 
     /// The registered tool `name` (for transports that check request headers against its
     /// arguments, SEP-2243).
-    #[cfg(feature = "http")]
     pub(crate) fn registered_tool(&self, name: &str) -> Option<Arc<ToolEntry>> {
         self.registry().tools.iter().find(|t| t.tool.name == name).cloned()
     }
 
     /// A message as a log line may show it: a `tools/call` of a tool marked sensitive
     /// (`Tool::sensitive`) with its arguments replaced. Only called when the line is logged
-    /// (the transports' frame lines, at debug).
-    pub(crate) fn loggable<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+    /// (the transports' frame lines, at debug): what a transport logs of a frame it read.
+    pub fn loggable<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         use std::borrow::Cow;
         // Without a sensitive tool, or a call in the text, nothing to read.
         if !text.contains("tools/call") || !self.registry().tools.iter().any(|t| t.tool.sensitive) {
@@ -896,7 +893,7 @@ impl Drop for Server {
 
 /// The error a request gets while the server drains: it did no work, so another server (or
 /// this one, restarted) may take it.
-pub(crate) fn shutting_down() -> RpcError {
+pub fn shutting_down() -> RpcError {
     RpcError::new(crate::wire::rpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
 }
 

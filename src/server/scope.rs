@@ -137,7 +137,6 @@ fn capped(text: &str) -> String {
 
 /// The scope of the request this thread serves, to keep for what ends it on another thread (a
 /// relayed request's answer).
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn current() -> Option<Arc<RequestScope>> {
     CURRENT.with(|current| current.borrow().clone())
 }

@@ -77,8 +77,10 @@ impl Flights {
 
 /// What `initialize` settled.
 #[derive(Debug, Clone)]
-pub(crate) struct Negotiated {
+pub struct Negotiated {
+    /// The revision `initialize` chose.
     pub version: ProtocolVersion,
+    /// The `capabilities` the client declared in its `initialize`.
     pub client_capabilities: Arc<Value>,
 }
 
@@ -151,11 +153,14 @@ impl Session {
         made
     }
 
-    pub(crate) fn negotiated(&self) -> Option<Negotiated> {
+    /// What `initialize` settled, if it ran.
+    pub fn negotiated(&self) -> Option<Negotiated> {
         lock(&self.state).negotiated.clone()
     }
 
-    pub(crate) fn set_negotiated(&self, negotiated: Negotiated) {
+    /// Settles the session as `initialize` would have: for a transport that carries a session
+    /// across processes (an HTTP session id minted by a replica that holds no state for it).
+    pub fn set_negotiated(&self, negotiated: Negotiated) {
         lock(&self.state).negotiated = Some(negotiated);
     }
 
@@ -169,11 +174,14 @@ impl Session {
         lock(&self.state).negotiated.is_some()
     }
 
-    pub(crate) fn log_level(&self) -> LogLevel {
+    /// The level `logging/setLevel` set, else the default.
+    pub fn log_level(&self) -> LogLevel {
         lock(&self.state).log_level.unwrap_or(LogLevel::DEFAULT)
     }
 
-    pub(crate) fn set_log_level(&self, level: LogLevel) {
+    /// Sets the level as `logging/setLevel` would: for a transport that carries a session
+    /// across processes, as [`Session::set_negotiated`].
+    pub fn set_log_level(&self, level: LogLevel) {
         lock(&self.state).log_level = Some(level);
     }
 

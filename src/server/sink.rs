@@ -7,7 +7,6 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
-#[cfg(feature = "http")]
 use std::time::Duration;
 
 /// One message on its way to the client: a response as a value (its writer serialises it), the
@@ -98,20 +97,17 @@ impl Sink {
     /// client opens a stream, which it may never do, or reads it, which it may do slowly, while
     /// a handler (or a relayed server) writes as fast as it can. A message waiting alone passes
     /// whatever its size, and responses always pass: a request's answer is never dropped.
-    #[cfg(feature = "http")]
-    pub(crate) fn bounded(max_messages: usize, max_bytes: usize) -> (Sink, BoundedReceiver) {
+    pub fn bounded(max_messages: usize, max_bytes: usize) -> (Sink, BoundedReceiver) {
         Sink::bounded_as(max_messages, max_bytes, false)
     }
 
     /// `Sink::bounded` for a stream that carries the answers of every request of a session (the
     /// legacy transport's): answers count and are dropped too, since a client that does not
     /// read its stream would otherwise hold every answer it asks for until the write timeout.
-    #[cfg(feature = "http")]
-    pub(crate) fn bounded_with_answers(max_messages: usize, max_bytes: usize) -> (Sink, BoundedReceiver) {
+    pub fn bounded_with_answers(max_messages: usize, max_bytes: usize) -> (Sink, BoundedReceiver) {
         Sink::bounded_as(max_messages, max_bytes, true)
     }
 
-    #[cfg(feature = "http")]
     fn bounded_as(max_messages: usize, max_bytes: usize, answers: bool) -> (Sink, BoundedReceiver) {
         let (tx, rx) = mpsc::channel();
         let bound = Arc::new(Bound {
@@ -305,23 +301,21 @@ fn waiting_len(message: &Outgoing) -> usize {
 }
 
 /// The reading end of `Sink::bounded`.
-#[cfg(feature = "http")]
-pub(crate) struct BoundedReceiver {
+pub struct BoundedReceiver {
     rx: mpsc::Receiver<Outgoing>,
     bound: Arc<Bound>,
 }
 
-#[cfg(feature = "http")]
 impl BoundedReceiver {
     /// The next message, waiting up to `timeout`.
-    pub(crate) fn recv_timeout(&self, timeout: Duration) -> Result<Outgoing, mpsc::RecvTimeoutError> {
+    pub fn recv_timeout(&self, timeout: Duration) -> Result<Outgoing, mpsc::RecvTimeoutError> {
         let message = self.rx.recv_timeout(timeout)?;
         self.bound.release(self.bound.len(&message));
         Ok(message)
     }
 }
 
-#[cfg(all(test, feature = "http"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::wire::frame::Reply;

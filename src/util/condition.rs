@@ -10,7 +10,7 @@ use std::time::Instant;
 /// after each change; that costs one atomic load unless someone waits, so a hot path may
 /// call it for every message.
 #[derive(Default)]
-pub(crate) struct Condition {
+pub struct Condition {
     waiting: AtomicUsize,
     lock: Mutex<()>,
     changed: Condvar,
@@ -20,7 +20,7 @@ impl Condition {
     /// Waits until `done()` holds (checked now and after each change), or `deadline` passes;
     /// says whether it holds. What `done` reads must be changed with `SeqCst` (or under a lock
     /// `done` takes too) before `notify`, so no change slips between the check and the wait.
-    pub(crate) fn wait_until(&self, done: impl Fn() -> bool, deadline: Option<Instant>) -> bool {
+    pub fn wait_until(&self, done: impl Fn() -> bool, deadline: Option<Instant>) -> bool {
         if done() {
             return true;
         }
@@ -46,7 +46,7 @@ impl Condition {
     }
 
     /// Wakes every waiter to check its condition again: call after a change it may wait for.
-    pub(crate) fn notify(&self) {
+    pub fn notify(&self) {
         if self.waiting.load(Ordering::SeqCst) > 0 {
             // Taking the lock orders this wake-up after a waiter's check: it is either waiting
             // already or has yet to check, and then sees the change.
@@ -66,8 +66,6 @@ pub(crate) struct InFlight {
 
 impl InFlight {
     /// Counts one more until the guard is dropped.
-    // Only relays (HTTP builds) hold; the count is waited for in every build.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn hold(self: &Arc<Self>) -> Held {
         self.count.fetch_add(1, Ordering::SeqCst);
         Held(Arc::clone(self))
@@ -80,7 +78,6 @@ impl InFlight {
 }
 
 /// One thing counted by a [`InFlight`], until dropped.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Held(Arc<InFlight>);
 
 impl Drop for Held {

@@ -11,7 +11,7 @@ pub(crate) const DIGEST_LEN: usize = 32;
 /// An HMAC-SHA-256 key for one use. Its pads are hashed once, here, so each tag costs only
 /// the message's blocks and the outer block.
 #[derive(Clone)]
-pub(crate) struct TagKey {
+pub struct TagKey {
     mac: Hmac<Sha256>,
 }
 
@@ -30,13 +30,13 @@ impl TagKey {
     }
 
     /// The 32-byte tag of `data`.
-    pub(crate) fn tag(&self, data: &[u8]) -> [u8; DIGEST_LEN] {
+    pub fn tag(&self, data: &[u8]) -> [u8; DIGEST_LEN] {
         self.mac.clone().chain_update(data).finalize().into_bytes().into()
     }
 
     /// Whether `tag` is the tag of `data`, compared in constant time (a check must not tell an
     /// attacker how many leading bytes were right). A tag of another length never verifies.
-    pub(crate) fn verify(&self, data: &[u8], tag: &[u8]) -> bool {
+    pub fn verify(&self, data: &[u8], tag: &[u8]) -> bool {
         self.mac.clone().chain_update(data).verify_slice(tag).is_ok()
     }
 }

@@ -1,10 +1,12 @@
 //! The one seeded mutator of every fuzz test (xorshift: a failure replays), the seed corpus and
 //! the JSON-RPC check; `TINYMCP_FUZZ_ROUNDS` runs longer. The library's unit tests
-//! (HTTP heads, chunked bodies, JSON-RPC, URI templates, schemas) use it as `util::fuzz`; the
-//! binary's (providers, manifests, globs) and tests/it/fuzz_binary.rs (the real binary) as
-//! `tinymcp::fuzz_support` (the library's `fuzz-mutator` feature, turned on only by the binary's
-//! dev-dependency). It lives in the library's package, so the published crate's tests build.
+//! (JSON-RPC, URI templates, schemas) use it as `util::fuzz`; tinymcp-http's (HTTP heads,
+//! chunked bodies), the binary's (providers, manifests, globs) and tests/it/fuzz_binary.rs (the
+//! real binary) as `tinymcp::fuzz_support` (the library's `fuzz-mutator` feature, turned on only
+//! by their dev-dependencies). It lives in the library's package, so the published crate's tests
+//! build.
 
+pub use crate::util::seal::median_ns_per_call;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 

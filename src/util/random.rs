@@ -17,8 +17,8 @@ pub fn hex_token(n: usize) -> io::Result<String> {
     Ok(bytes(n)?.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// A token of `n` random bytes as [`hex_token`], after `node.` when a node id is given: the
-/// form of every id a load balancer may route on (session and task ids).
+/// A token of `n` random bytes as lowercase hex (2n characters), after `node.` when a node id
+/// is given: the form of every id a load balancer may route on (session and task ids).
 pub fn routed_token(node: Option<&str>, n: usize) -> io::Result<String> {
     let token = hex_token(n)?;
     Ok(match node {

@@ -99,7 +99,6 @@ impl std::error::Error for StateError {}
 /// The label of the key derived for `requestState` tags.
 const REQUEST_STATE_LABEL: &str = "tinymcp requestState v1";
 /// The label of the key derived for HTTP session id tags.
-#[cfg(feature = "http")]
 const SESSION_ID_LABEL: &str = "tinymcp session-id v1";
 
 /// The secret that seals and opens states and session ids: random per process, or shared by
@@ -107,15 +106,14 @@ const SESSION_ID_LABEL: &str = "tinymcp session-id v1";
 /// derived from this master key under a fixed label, so a tag made for one use never passes
 /// for another, whatever the bytes tagged.
 #[derive(Clone, Debug)]
-pub(crate) struct StateKey {
+pub struct StateKey {
     request_states: TagKey,
-    #[cfg(feature = "http")]
     session_ids: TagKey,
 }
 
 impl StateKey {
     /// A fresh random key from the OS; states do not survive a restart.
-    pub(crate) fn random() -> std::io::Result<StateKey> {
+    pub fn random() -> std::io::Result<StateKey> {
         Ok(StateKey::from_master(&random::bytes(MIN_KEY_LEN)?))
     }
 
@@ -123,20 +121,20 @@ impl StateKey {
     fn from_master(master: &[u8]) -> StateKey {
         StateKey {
             request_states: TagKey::derive(master, REQUEST_STATE_LABEL),
-            #[cfg(feature = "http")]
             session_ids: TagKey::derive(master, SESSION_ID_LABEL),
         }
     }
 
-    /// The key that tags HTTP session ids (see `transport/http/token.rs`).
-    #[cfg(feature = "http")]
-    pub(crate) fn session_ids(&self) -> &TagKey {
+    /// The key that tags HTTP session ids (see tinymcp-http's `token.rs`).
+    pub fn session_ids(&self) -> &TagKey {
         &self.session_ids
     }
 
-    /// The key that tags `requestState`s, for tests that cross the two uses.
-    #[cfg(test)]
-    pub(crate) fn request_states(&self) -> &TagKey {
+    /// The key that tags `requestState`s, for tests that cross the two uses (here and
+    /// tinymcp-http's, through the test-support feature `fuzz-mutator`).
+    #[cfg(any(test, feature = "fuzz-mutator"))]
+    #[doc(hidden)]
+    pub fn request_states(&self) -> &TagKey {
         &self.request_states
     }
 
@@ -154,8 +152,9 @@ impl StateKey {
         StateKey::from_hex(&text).map_err(refuse)
     }
 
-    /// Reads a key written as hexadecimal text (see [`StateKey::from_file`]).
-    pub(crate) fn from_hex(text: &str) -> Result<StateKey, String> {
+    /// Reads a key written as hexadecimal text: at least 64 hex digits (32 bytes), surrounding
+    /// whitespace ignored, as in the file of `Server::set_state_key_file`.
+    pub fn from_hex(text: &str) -> Result<StateKey, String> {
         let digits = text.trim().as_bytes();
         if !digits.len().is_multiple_of(2) {
             return Err(format!("odd number of hex digits ({}): expected whole bytes", digits.len()));
@@ -339,7 +338,7 @@ fn arguments_digest(value: &Value) -> [u8; DIGEST_LEN] {
 
 /// Standard base64 to the URL-safe alphabet without padding (RFC 4648 §5), which survives
 /// URLs, headers and JSON without escaping.
-pub(crate) fn to_url_safe(standard: &str) -> String {
+pub fn to_url_safe(standard: &str) -> String {
     standard
         .trim_end_matches('=')
         .chars()
@@ -353,7 +352,7 @@ pub(crate) fn to_url_safe(standard: &str) -> String {
 
 /// The inverse of [`to_url_safe`], strict: only the URL-safe alphabet, no padding, and the
 /// canonical encoding (the shared decoder refuses non-zero trailing bits).
-pub(crate) fn from_url_safe(token: &str) -> Option<Vec<u8>> {
+pub fn from_url_safe(token: &str) -> Option<Vec<u8>> {
     if token.len() % 4 == 1 || token.bytes().any(|b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_')) {
         return None;
     }
@@ -372,9 +371,10 @@ pub(crate) fn from_url_safe(token: &str) -> Option<Vec<u8>> {
 }
 
 /// Test-only: the median over `rounds` runs of the time per call of `f`, in nanoseconds, each
-/// run `calls` calls (the cost measurements `scripts/bench.sh` reads).
-#[cfg(test)]
-pub(crate) fn median_ns_per_call(rounds: usize, calls: u128, f: &dyn Fn()) -> u128 {
+/// run `calls` calls (the cost measurements `scripts/bench.sh` reads; `tinymcp-http`'s too,
+/// through `fuzz_support`).
+#[cfg(any(test, feature = "fuzz-mutator"))]
+pub fn median_ns_per_call(rounds: usize, calls: u128, f: &dyn Fn()) -> u128 {
     let mut runs: Vec<u128> = (0..rounds)
         .map(|_| {
             let start = std::time::Instant::now();
@@ -591,7 +591,6 @@ mod tests {
 
     /// The two derived keys are apart: a state's tag does not verify as a session id's over the
     /// same bytes, and a token tagged with the session id key is refused as tampered.
-    #[cfg(feature = "http")]
     #[test]
     fn a_request_state_tag_never_verifies_as_a_session_id_tag_nor_back() {
         let args = json!({});

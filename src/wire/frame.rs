@@ -231,7 +231,6 @@ fn write_error(out: &mut dyn Write, id: Option<&RequestId>, error: &RpcError) ->
 
 /// An error response frame, as text: the HTTP transport's refusals, written before any request
 /// runs.
-#[cfg(any(test, feature = "http"))]
 pub fn error_response(id: Option<&RequestId>, error: &RpcError) -> String {
     to_json(&ErrorFrame { jsonrpc: "2.0", id, error })
 }

@@ -6,8 +6,6 @@
 //! up; the headers travel in `Arrival::Http`). Pure functions over the schema, header pairs and
 //! the body, in the wire so that the registry, the HTTP transport's check and the binary's
 //! client share them; no socket.
-// Without HTTP nothing checks headers: the check is compiled, unused, and left out at link.
-#![cfg_attr(not(feature = "http"), allow(dead_code))]
 
 use crate::util::base64;
 use crate::wire::jsonrpc::Method;

@@ -17,7 +17,6 @@ use std::sync::Arc;
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// The `_meta.progressToken` of a request's params, if it asked for progress.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub fn progress_token(params: &Params) -> Option<Value> {
     progress_token_of(params.read_meta().as_ref())
 }
@@ -72,9 +71,8 @@ pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 /// What the transport knows about a message besides its body.
 // Only the HTTP transport builds the variants beyond `Plain`.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Arrival<'a> {
+pub enum Arrival<'a> {
     /// No facts besides the message: stdio, an in-memory connection, the legacy HTTP+SSE
     /// transport (2024-11-05 has no protocol headers).
     Plain,
@@ -101,7 +99,7 @@ pub(crate) enum Arrival<'a> {
 
 impl<'a> Arrival<'a> {
     /// The scopes granted, when the transport checks them (see `Arrival::Http::scopes`).
-    pub(crate) fn scopes(self) -> Option<&'a [String]> {
+    pub fn scopes(self) -> Option<&'a [String]> {
         match self {
             Arrival::Plain => None,
             Arrival::Http { scopes, .. } => scopes,
@@ -110,7 +108,7 @@ impl<'a> Arrival<'a> {
     }
 
     /// The era its transport decided already, if it did.
-    pub(crate) fn era(self) -> Option<Era> {
+    pub fn era(self) -> Option<Era> {
         match self {
             Arrival::Http { era, .. } => era,
             Arrival::Plain | Arrival::Scoped(_) => None,
@@ -120,7 +118,7 @@ impl<'a> Arrival<'a> {
 
 /// Which protocol era a message belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Era {
+pub enum Era {
     /// 2024-11-05 … 2025-11-25: the `initialize` handshake, then a session.
     Handshake,
     /// 2026-07-28 and later: every request carries its version and capabilities in `_meta`.
@@ -146,7 +144,7 @@ pub(crate) enum Era {
 /// in it, as a server that knows no other would: pinned to the handshake revisions, a
 /// 2026-07-28 request is a request before (or inside) a session; pinned to 2026-07-28, every
 /// request must carry its `_meta`. One comparison, on the branch taken.
-pub(crate) fn era(method: &Method, params: &Params, arrival: Arrival, revisions: Revisions) -> Era {
+pub fn era(method: &Method, params: &Params, arrival: Arrival, revisions: Revisions) -> Era {
     era_of(method, params.read_meta().as_ref(), arrival, revisions)
 }
 
@@ -206,11 +204,7 @@ pub(crate) fn method_served(method: &Method, revisions: Revisions) -> Result<(),
 /// Whether a JSON-RPC batch speaks 2026-07-28: any member that would be per-request on its own
 /// makes it so. Such a batch is refused with [`batch_refused`], since that revision has no
 /// batches, rather than with a handshake-era error ("before initialize", "session required").
-pub(crate) fn batch_is_per_request(
-    items: &[Result<Message, Malformed>],
-    arrival: Arrival,
-    revisions: Revisions,
-) -> bool {
+pub fn batch_is_per_request(items: &[Result<Message, Malformed>], arrival: Arrival, revisions: Revisions) -> bool {
     items.iter().any(|item| match item {
         Ok(Message::Request(r)) => era(&r.method, &r.params, arrival, revisions) == Era::PerRequest,
         Ok(Message::Notification(n)) => era(&n.method, &n.params, arrival, revisions) == Era::PerRequest,
@@ -219,7 +213,7 @@ pub(crate) fn batch_is_per_request(
 }
 
 /// The `-32600` a 2026-07-28 batch gets.
-pub(crate) fn batch_refused() -> RpcError {
+pub fn batch_refused() -> RpcError {
     RpcError::invalid_request("batches are not part of 2026-07-28: send each request as a message of its own")
 }
 

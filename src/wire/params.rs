@@ -151,7 +151,6 @@ impl Params {
     }
 
     /// The text of `_meta`'s value, when there is one (`null` included).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub fn meta_text(&self) -> Option<&str> {
         // Not kept when found (only a relay reads it whole): read again.
         serde_json::from_str::<ReservedRead>(self.text.as_deref()?).ok()?.meta.map(RawValue::get)
@@ -169,7 +168,6 @@ impl Params {
     /// The string member `key` of the params holds (the last, when given twice, as a map reads
     /// it), the others passed over unread: `None` when absent or not a string. (What the
     /// HTTP transport checks its headers against.)
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn string_member(&self, key: &str) -> Option<Cow<'_, str>> {
         let text = self.text.as_deref()?;
         let value = member(text, key)?;
@@ -464,7 +462,6 @@ impl Params {
 
     /// `_meta`'s reserved keys: `None` when `_meta` is absent, `null`, not an object, or gives
     /// one of them twice.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn meta_keys(&self) -> Option<MetaKeys<'_>> {
         self.read_meta()?.keys.ok()
     }

@@ -228,9 +228,10 @@ fn forwarded_host_counts_from_the_trusted_proxy_only() {
 
 /// An embedded server with a very short keep-alive (10 ms) and a tool that reports progress,
 /// then works quietly until the flag it returns is set.
-fn embedded_with_quiet_tool() -> (tinymcp::HttpServer, std::sync::Arc<std::sync::atomic::AtomicBool>) {
+fn embedded_with_quiet_tool() -> (tinymcp_http::HttpServer, std::sync::Arc<std::sync::atomic::AtomicBool>) {
     use std::sync::atomic::{AtomicBool, Ordering};
-    use tinymcp::{CallToolResult, HttpOptions, HttpServer, Tool};
+    use tinymcp::{CallToolResult, Tool};
+    use tinymcp_http::{HttpOptions, HttpServer};
     let server = tinymcp::Server::new("embedded", "1.0.0");
     let release = std::sync::Arc::new(AtomicBool::new(false));
     let released = std::sync::Arc::clone(&release);

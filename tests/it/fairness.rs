@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
-use tinymcp::transport::http::{HttpOptions, HttpServer};
 use tinymcp::{CallToolResult, MemoryClient, Options, Server, TaskSupport, Tool};
+use tinymcp_http::{HttpOptions, HttpServer};
 
 /// A server of at most `workers` handler threads with a `block` tool (callable as a task) that
 /// waits until `release` is set; `running` counts the calls that wait.

@@ -455,7 +455,7 @@ fn the_url_shows_at_the_default_log_level_and_debug_shows_every_frame() {
 #[test]
 fn an_embedded_server_shuts_down_and_joins_its_threads() {
     use std::io::Read;
-    use tinymcp::transport::http::{HttpOptions, HttpServer};
+    use tinymcp_http::{HttpOptions, HttpServer};
     let server = std::sync::Arc::new(tinymcp::Server::new("embedded", "1.0.0"));
     let http = HttpServer::start(server, "127.0.0.1:0", HttpOptions::default()).expect("start");
     let port = http.local_addr().port();

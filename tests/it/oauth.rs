@@ -7,10 +7,10 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::BufReader;
 use std::sync::Arc;
-use tinymcp::transport::http::{Grant, HttpOptions, HttpServer, OAuth};
 use tinymcp::{
     CallToolResult, GetPromptResult, Prompt, PromptArgument, Resource, ResourceContents, ResourceTemplate, Tool,
 };
+use tinymcp_http::{Grant, HttpOptions, HttpServer, OAuth};
 
 const RESOURCE: &str = "https://mcp.example.com/mcp";
 const METADATA: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";

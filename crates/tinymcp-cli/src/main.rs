@@ -121,7 +121,7 @@ fn serve_http_mounted(
     let options = http_options(args, addr).map_err(tinymcp::Error::Config)?;
     // Handled before the server says it listens: a signal sent from then on drains.
     let signals = signals();
-    let http = transport::http::HttpServer::start_mounted(servers, &cli::options::listen_addr(addr), options)?;
+    let http = tinymcp_http::HttpServer::start_mounted(servers, &cli::options::listen_addr(addr), options)?;
     // This thread waits for SIGTERM; the server runs on its own threads.
     match signals {
         Some(signals) => {
@@ -288,8 +288,8 @@ fn wait_for_signal(never: std::convert::Infallible, _: Duration) {
 }
 
 #[cfg(feature = "http")]
-fn http_options(args: &Args, addr: &str) -> Result<transport::http::HttpOptions, String> {
-    let mut options = transport::http::HttpOptions::default();
+fn http_options(args: &Args, addr: &str) -> Result<tinymcp_http::HttpOptions, String> {
+    let mut options = tinymcp_http::HttpOptions::default();
     let host = cli::options::listen_addr(addr);
     let host = host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h).trim_matches(|c| c == '[' || c == ']');
     options.access.loopback_only =

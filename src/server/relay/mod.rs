@@ -118,6 +118,56 @@ impl Setup {
     }
 }
 
+/// What a connection asks of a relaying server (`Server::set_relay`). The server holds its
+/// `Setup` as this trait object, made only by `set_relay`, so a program that never relays (an
+/// embedder's) links none of the relay's code.
+pub(crate) trait Relaying: Send + Sync {
+    /// The relay of a new connection with a session, to the other server it speaks to.
+    fn open(&self, server: &Arc<Server>, session: Arc<Session>) -> Box<dyn ConnectionRelay>;
+    /// A 2026-07-28 request with no session, served by the shared other server (`serve_alone`).
+    fn serve_alone(&self, server: &Arc<Server>, req: Request, meta: &RequestMeta, reply: &Sink) -> Served;
+    /// The input schema of the relayed server's tool `name` (`tool_schema`).
+    fn tool_schema(&self, server: &Arc<Server>, meta: &RequestMeta, name: &str) -> Option<Value>;
+}
+
+/// A connection's relay as the connection sees it (`Relay`).
+pub(crate) trait ConnectionRelay: Send + Sync {
+    /// What the server closes to end this relay with it (`Relay::listener`).
+    fn listener(&self) -> Option<Arc<dyn Listener>>;
+    /// Hands one parsed message (or batch) to the other server (`Relay::handle`).
+    fn handle(&self, incoming: Incoming, reply: &Sink);
+    /// The connection closed (`Relay::close`).
+    fn close(&self);
+}
+
+impl Relaying for Setup {
+    fn open(&self, server: &Arc<Server>, session: Arc<Session>) -> Box<dyn ConnectionRelay> {
+        Box::new(Relay::open(self, server, session))
+    }
+
+    fn serve_alone(&self, server: &Arc<Server>, req: Request, meta: &RequestMeta, reply: &Sink) -> Served {
+        serve_alone(self, server, req, meta, reply)
+    }
+
+    fn tool_schema(&self, server: &Arc<Server>, meta: &RequestMeta, name: &str) -> Option<Value> {
+        tool_schema(self, server, meta, name)
+    }
+}
+
+impl ConnectionRelay for Relay {
+    fn listener(&self) -> Option<Arc<dyn Listener>> {
+        Relay::listener(self)
+    }
+
+    fn handle(&self, incoming: Incoming, reply: &Sink) {
+        Relay::handle(self, incoming, reply)
+    }
+
+    fn close(&self) {
+        Relay::close(self)
+    }
+}
+
 impl Drop for Setup {
     fn drop(&mut self) {
         for hub in self.hubs.get_mut().unwrap_or_else(PoisonError::into_inner).drain(..) {
@@ -465,32 +515,16 @@ fn ok(id: RequestId, result: Value) -> Outgoing {
     Outgoing::Response(Answer::new(id, Ok(Reply::Value(result))))
 }
 
-/// What a 2026-07-28 request served without a session holds in a relay: the other server it
-/// went to, so closing its POST cancels it there.
-pub(crate) struct Forwarded {
-    up: Arc<Upstream>,
-    client: u64,
-    id: RequestId,
-}
-
-impl Forwarded {
-    /// The client has its answer or is gone: a request still in flight is cancelled.
-    pub(crate) fn close(&self) {
-        self.up.cancel(self.client, &self.id);
-    }
-}
+/// What a 2026-07-28 request served without a session holds in a relay: called when the
+/// client has its answer or is gone, it cancels the request at the other server if it is still
+/// in flight there.
+pub(crate) type Withdraw = Box<dyn Fn() + Send + Sync>;
 
 /// Serves one 2026-07-28 request that came without a session, for its connection with none
 /// (`Connection::sessionless`, its `_meta` and headers checked already) on the shared other
 /// server: as it is to one that speaks 2026-07-28, translated to one that speaks a handshake
 /// revision.
-pub(crate) fn serve_alone(
-    setup: &Setup,
-    server: &Arc<Server>,
-    req: Request,
-    meta: &RequestMeta,
-    reply: &Sink,
-) -> Served {
+fn serve_alone(setup: &Setup, server: &Arc<Server>, req: Request, meta: &RequestMeta, reply: &Sink) -> Served {
     let options = server.options();
     let refuse = |error: RpcError| reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
     let up = match setup.hub(server, Declared::of(&meta.client_capabilities)) {
@@ -555,7 +589,10 @@ pub(crate) fn serve_alone(
         None => up.request(out),
     };
     match sent {
-        Ok(()) => Served::Relayed(Forwarded { up, client, id: req.id }),
+        Ok(()) => {
+            let id = req.id;
+            Served::Relayed(Box::new(move || up.cancel(client, &id)))
+        }
         Err(error) => {
             refuse(error);
             Served::Done
@@ -565,9 +602,8 @@ pub(crate) fn serve_alone(
 
 /// The input schema of the relayed server's tool `name`, for the headers of a 2026-07-28
 /// request that mirror its arguments (SEP-2243), from the shared server such a request goes
-/// to (`None` when `server` is no relay or the tool is unknown).
-pub(crate) fn tool_schema(server: &Arc<Server>, meta: &RequestMeta, name: &str) -> Option<Value> {
-    let setup = server.relay()?;
+/// to (`None` when the tool is unknown).
+fn tool_schema(setup: &Setup, server: &Arc<Server>, meta: &RequestMeta, name: &str) -> Option<Value> {
     let up = setup.hub(server, Declared::of(&meta.client_capabilities)).ok()?;
     up.tool_schema(name)
 }
@@ -576,8 +612,8 @@ pub(crate) fn tool_schema(server: &Arc<Server>, meta: &RequestMeta, name: &str) 
 pub(crate) enum Served {
     /// Answered (or refused) already.
     Done,
-    /// In flight at the other server.
-    Relayed(Forwarded),
+    /// In flight at the other server, withdrawn with this.
+    Relayed(Withdraw),
     /// A listen stream, open until its client hangs up.
     Listening(Arc<ListenStream>),
 }

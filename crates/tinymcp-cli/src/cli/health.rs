@@ -30,7 +30,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
 
 #[cfg(feature = "http")]
 fn probe(url: &str) -> Result<(), String> {
-    tinymcp::transport::http::probe(url, WITHIN)
+    tinymcp_http::probe(url, WITHIN)
 }
 
 #[cfg(not(feature = "http"))]

@@ -3,7 +3,7 @@
 //! issuer's published keys, or opaque ones introspected with this server's client credentials.
 
 use std::time::Duration;
-use tinymcp::transport::http::OAuth;
+use tinymcp_http::OAuth;
 
 #[cfg(feature = "oauth")]
 use super::secret::CLIENT_SECRET_VARIABLE as SECRET_VARIABLE;
@@ -70,7 +70,7 @@ fn client_secret(file: Option<&str>) -> Result<String, String> {
 #[cfg(feature = "oauth")]
 pub fn settings(flags: &Flags) -> Result<Option<OAuth>, String> {
     use std::sync::Arc;
-    use tinymcp::transport::http::{Expect, Introspection, IssuerKeys, JwtOrIntrospection, JwtVerifier};
+    use tinymcp_http::{Expect, Introspection, IssuerKeys, JwtOrIntrospection, JwtVerifier};
     let Some(issuer) = &flags.issuer else {
         return match flags.any() {
             true => Err("--public-url, --oauth-scope and --oauth-introspection need --oauth-issuer".into()),
@@ -89,7 +89,7 @@ pub fn settings(flags: &Flags) -> Result<Option<OAuth>, String> {
         None => IssuerKeys::discover(issuer),
     }?;
     let jwt = JwtVerifier::from_issuer(keys, expect.clone());
-    let verifier: Arc<dyn tinymcp::transport::http::TokenVerifier> = match &flags.introspection {
+    let verifier: Arc<dyn tinymcp_http::TokenVerifier> = match &flags.introspection {
         None if flags.client_id.is_some() || flags.client_secret_file.is_some() => {
             return Err("--oauth-client-id and --oauth-client-secret-file go with --oauth-introspection".into())
         }

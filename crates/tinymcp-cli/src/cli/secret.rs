@@ -53,7 +53,7 @@ pub fn warn_if_exposed(_: &Path, _: &str) {}
 
 /// The bearer token: from `file` when given, else from `TINYMCP_TOKEN`, else none. Surrounding
 /// whitespace (the newline `echo` writes) is not part of it; what is left must pass
-/// [`tinymcp::transport::http::check_token`].
+/// [`tinymcp_http::check_token`].
 #[cfg(feature = "http")]
 pub fn token(file: Option<&str>) -> Result<Option<String>, String> {
     let (text, source) = match file {
@@ -69,7 +69,7 @@ pub fn token(file: Option<&str>) -> Result<Option<String>, String> {
         },
     };
     let token = text.trim();
-    tinymcp::transport::http::check_token(token).map_err(|why| format!("{source}: {why}"))?;
+    tinymcp_http::check_token(token).map_err(|why| format!("{source}: {why}"))?;
     Ok(Some(token.to_owned()))
 }
 

@@ -33,7 +33,7 @@ fn parse(text: &str, base: &Spec) -> Result<Vec<(String, Spec)>, String> {
 
 fn server(name: &str, entry: &Value, base: &Spec) -> Result<Spec, String> {
     let at = format!("mcpServers.{name}");
-    if !tinymcp::transport::http::is_mount_name(name) {
+    if !tinymcp_http::is_mount_name(name) {
         return Err(format!(
             "{at}: the name is a path segment (/{name}/mcp): expected letters, digits, '-', '_' or '.'"
         ));

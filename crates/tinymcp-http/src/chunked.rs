@@ -169,7 +169,7 @@ impl Chunked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::util::fuzz::{rounds, Mutator};
+    use tinymcp::fuzz_support::{rounds, Mutator};
 
     fn decode(input: &[u8], cap: usize) -> Result<(Vec<u8>, usize), ChunkError> {
         let mut decoder = Chunked::new(cap);

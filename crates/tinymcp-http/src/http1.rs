@@ -652,7 +652,7 @@ pub(super) fn reason(status: u16) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::util::fuzz::{rounds, Mutator};
+    use tinymcp::fuzz_support::{rounds, Mutator};
 
     fn parsed(text: &str) -> Head {
         parse_head(text.as_bytes()).unwrap().unwrap().0

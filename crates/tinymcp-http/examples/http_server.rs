@@ -9,7 +9,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::Duration;
-use tinymcp::{CallToolResult, HttpOptions, HttpServer, Server, Tool};
+use tinymcp::{CallToolResult, Server, Tool};
+use tinymcp_http::{HttpOptions, HttpServer};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::new("clock", "1.0.0");

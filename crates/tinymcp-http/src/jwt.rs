@@ -4,11 +4,11 @@
 //! The signature arithmetic is RustCrypto's (`rsa`, `p256`, `ed25519-dalek`).
 
 use super::auth::Grant;
-use crate::util::seal::from_url_safe;
 use rsa::signature::Verifier;
 use rsa::traits::PublicKeyParts;
 use serde_json::{Map, Value};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tinymcp::transport::kit::from_url_safe;
 
 /// The longest token read, in bytes (a request head holds at most 16 KiB anyway).
 pub(super) const MAX_TOKEN_LEN: usize = 12 * 1024;
@@ -321,11 +321,11 @@ fn scopes(claims: &Map<String, Value>) -> Vec<String> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::util::base64;
-    use crate::util::seal::to_url_safe;
     use rsa::signature::{SignatureEncoding, Signer};
     use serde_json::json;
     use std::sync::OnceLock;
+    use tinymcp::transport::kit::base64;
+    use tinymcp::transport::kit::to_url_safe;
 
     pub(crate) const ISSUER: &str = "https://auth.example.com";
     pub(crate) const AUDIENCE: &str = "https://mcp.example.com/mcp";

@@ -8,7 +8,6 @@
 
 use super::http1::{Conn, Exchange};
 use super::Http;
-use crate::util::condition::Condition;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
@@ -16,6 +15,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
+use tinymcp::transport::kit::Condition;
 
 /// A connection thread only moves bytes and parses envelopes (serde_json's depth limit keeps
 /// that shallow); stacks are reserved, not touched, so this costs address space, not memory.

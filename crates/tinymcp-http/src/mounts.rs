@@ -3,8 +3,8 @@
 //! something to hand requests to.
 
 use super::auth::{self, OAuth};
-use crate::server::Server;
 use std::sync::Arc;
+use tinymcp::Server;
 
 /// One server of the listener and the path prefix it answers under (`""` or `/NAME`).
 pub(super) struct Mount {

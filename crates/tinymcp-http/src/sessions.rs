@@ -12,18 +12,18 @@
 
 use super::sse::Stream;
 use super::token::{self, SessionClaims, INSTANCE_LEN};
-use crate::server::connection::Connection;
-use crate::server::session::Negotiated;
-use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
-use crate::server::Server;
-use crate::util::random;
-use crate::util::seal::StateKey;
-use crate::wire::meta::LogLevel;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
+use tinymcp::transport::kit::random;
+use tinymcp::transport::kit::Connection;
+use tinymcp::transport::kit::Negotiated;
+use tinymcp::transport::kit::StateKey;
+use tinymcp::transport::kit::{BoundedReceiver, Outgoing, Sink};
+use tinymcp::LogLevel;
+use tinymcp::Server;
 
 /// Streams a session keeps for resumption; the oldest finished go first.
 const KEPT_STREAMS: usize = 32;

@@ -5,6 +5,21 @@
 //! `sessions` keeps the session table, `sse` the event framing and replay, `security` the checks.
 //! It stops with `HttpServer::shutdown` (or dropping the `HttpServer`), which ends every session
 //! and connection and joins every thread it started; `serve` never returns.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use tinymcp::{CallToolResult, Server, Tool};
+//! use tinymcp_http::{HttpOptions, HttpServer};
+//!
+//! let server = Server::new("demo", "1.0.0");
+//! server.register_tool(Tool::new("hello", "Says hello", serde_json::json!({"type": "object"})), |_cx, _args| {
+//!     Ok(CallToolResult::text("hello"))
+//! });
+//! // Only loopback clients by default; see `HttpOptions::access` for tokens, hosts and origins.
+//! HttpServer::start(Arc::new(server), "127.0.0.1:8080", HttpOptions::default())?.wait();
+//! # Ok::<(), tinymcp::Error>(())
+//! ```
+#![forbid(unsafe_code)]
 
 mod auth;
 mod chunked;
@@ -43,20 +58,6 @@ pub use probe::probe;
 #[doc(hidden)]
 pub use security::check_token;
 
-use crate::error::Error;
-use crate::server::connection::Connection;
-use crate::server::sink::{BoundedReceiver, Outgoing, Sink};
-use crate::server::Server;
-use crate::util::seal::StateKey;
-use crate::wire::frame;
-use crate::wire::jsonrpc::{self, Incoming, Malformed, Message};
-use crate::wire::meta::{self, Arrival, Era};
-use crate::wire::method::Id;
-use crate::wire::rpc::{
-    RequestId, RpcError, HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, METHOD_NOT_FOUND,
-    MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
-};
-use crate::wire::version::ProtocolVersion;
 use auth::Failure;
 use http1::{BodyError, Exchange};
 use mounts::Mount;
@@ -69,6 +70,20 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+use tinymcp::error_codes::{
+    HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+};
+use tinymcp::transport::kit as frame;
+use tinymcp::transport::kit::Connection;
+use tinymcp::transport::kit::StateKey;
+use tinymcp::transport::kit::{self as meta, Arrival, Era};
+use tinymcp::transport::kit::{self as jsonrpc, Incoming, Malformed, Message};
+use tinymcp::transport::kit::{BoundedReceiver, Outgoing, Sink};
+use tinymcp::Error;
+use tinymcp::ProtocolVersion;
+use tinymcp::Server;
+use tinymcp::{RequestId, RpcError};
 
 /// Settings of the HTTP transport: start from `HttpOptions::default()` and set fields
 /// (`#[non_exhaustive]`, so a new setting breaks no embedder).
@@ -538,7 +553,7 @@ fn resource_metadata(exchange: &mut Exchange<'_>, metadata: &str, place: Result<
 fn draining(exchange: &mut Exchange<'_>, id: Option<&RequestId>, cors: &[(&'static str, String)], text: &str) {
     exchange.close_after();
     let answer = if text.is_empty() {
-        HttpResponse::json(503, frame::error_response(id, &crate::server::shutting_down()))
+        HttpResponse::json(503, frame::error_response(id, &tinymcp::transport::kit::shutting_down()))
     } else {
         HttpResponse::text(503, text)
     };
@@ -709,7 +724,7 @@ fn post(
     }
     if era == Era::PerRequest {
         let listen = matches!(&incoming, Incoming::Single(Message::Request(r))
-            if r.method.spec().is_some_and(|s| s.id == Id::SubscriptionsListen));
+            if r.method.as_str() == "subscriptions/listen");
         // No session: the request is a connection of its own, ended when the client has its
         // answer or hangs up.
         let connection = Connection::sessionless(Arc::clone(&at.server));
@@ -733,7 +748,7 @@ fn post(
     }
     // A relaying server's `initialize` starts a process: it takes its place under the cap first,
     // so initializes sent at once cannot start more processes than there are places.
-    let place = match (initialize && at.server.relay().is_some()).then(|| http.sessions.reserve()).transpose() {
+    let place = match (initialize && at.server.is_relay()).then(|| http.sessions.reserve()).transpose() {
         Ok(place) => place,
         Err(refused) => return too_many(refused).send(exchange, cors),
     };

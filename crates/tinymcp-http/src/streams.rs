@@ -8,13 +8,13 @@ use super::pump::{Pump, Stop};
 use super::sessions::HttpSession;
 use super::sse::{self, Stream};
 use super::{accepts, ended_with_session, find_session, retry_ms, wait_next, Http, HttpResponse, Mount, SLICE};
-use crate::server::sink::{BoundedReceiver, Outgoing};
-use crate::wire::rpc::{RequestId, RpcError};
-use crate::wire::version::ProtocolVersion;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
+use tinymcp::transport::kit::{BoundedReceiver, Outgoing};
+use tinymcp::ProtocolVersion;
+use tinymcp::{RequestId, RpcError};
 
 /// GET opens a standalone stream for messages not tied to a request, or resumes a stream after
 /// the `Last-Event-ID` the client saw.

@@ -8,14 +8,14 @@
 use super::auth::{Grant, TokenVerifier};
 use super::issuer::{self, JwtVerifier};
 use super::jwt::{self, Expect};
-use crate::util::base64;
-use crate::util::percent;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
+use tinymcp::transport::kit::base64;
+use tinymcp::transport::kit::percent;
 
 /// The largest introspection answer read.
 const MAX_ANSWER: u64 = 64 * 1024;

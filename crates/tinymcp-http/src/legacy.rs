@@ -7,13 +7,13 @@
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
 use super::{read_message, wait_next, Http, HttpResponse, Mount};
-use crate::server::connection::Connection;
-use crate::server::sink::{Outgoing, Sink};
-use crate::util::random;
-use crate::wire::meta::Arrival;
-use crate::wire::rpc::RpcError;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use tinymcp::transport::kit::random;
+use tinymcp::transport::kit::Arrival;
+use tinymcp::transport::kit::Connection;
+use tinymcp::transport::kit::{Outgoing, Sink};
+use tinymcp::RpcError;
 
 /// Messages that may wait for a legacy session's stream.
 const WAITING: usize = 256;

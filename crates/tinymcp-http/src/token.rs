@@ -7,14 +7,14 @@
 //! another key or a past expiry is refused, and no `requestState` tag passes for one.
 //! Authenticated, not encrypted: the client can read its capabilities back.
 
-use crate::util::base64;
-use crate::util::random;
-use crate::util::seal::{from_url_safe, to_url_safe, StateKey};
-use crate::wire::meta::LogLevel;
-use crate::wire::version::ProtocolVersion;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tinymcp::transport::kit::base64;
+use tinymcp::transport::kit::random;
+use tinymcp::transport::kit::{from_url_safe, to_url_safe, StateKey};
+use tinymcp::LogLevel;
+use tinymcp::ProtocolVersion;
 
 /// The longest id read; a longer one is refused before decoding (ours are about 120).
 pub(super) const MAX_ID_LEN: usize = 512;
@@ -277,7 +277,7 @@ mod tests {
         let id = mint(&key, Some("replica-1"), &terms).unwrap();
         let out = std::env::var_os("TINYMCP_SESSION_ID_COST");
         let (rounds, calls) = if out.is_some() { (9, 2000) } else { (1, 10) };
-        let per_call = |f: &dyn Fn()| crate::util::seal::median_ns_per_call(rounds, calls, f);
+        let per_call = |f: &dyn Fn()| tinymcp::fuzz_support::median_ns_per_call(rounds, calls, f);
         let minted = per_call(&|| {
             std::hint::black_box(mint(&key, Some("replica-1"), &terms).unwrap());
         });

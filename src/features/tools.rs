@@ -6,6 +6,7 @@ use crate::features::pagination::{self, ListParams};
 use crate::features::tasks_extension;
 use crate::features::tasks_handshake::{self, TaskParams, TaskSupport};
 use crate::server::context::RequestCx;
+use crate::util::metrics::ToolStats;
 use crate::util::schema;
 use crate::wire::content::{to_map, Icon};
 use crate::wire::frame::Reply;
@@ -26,12 +27,14 @@ pub(crate) struct ToolEntry {
     /// Decided at registration: only a client that declared MCP Apps is offered the tool (its
     /// view says `visibility` without `model`), so a call of any other asks nothing of the client.
     pub app_only: bool,
+    /// Where its calls are counted, when the server keeps metrics (found at registration).
+    pub stats: Option<Arc<ToolStats>>,
 }
 
 impl ToolEntry {
     pub fn new(tool: Tool, handler: Box<ToolHandler>) -> Self {
         let app_only = tool.ui.as_ref().is_some_and(ToolUi::is_app_only);
-        ToolEntry { tool, handler, app_only }
+        ToolEntry { tool, handler, app_only, stats: None }
     }
 
     /// Whether a client is offered the tool (`apps`: whether it declared MCP Apps, asked only
@@ -295,7 +298,12 @@ fn call_per_request(
 
 /// Runs the tool (`outcome`) and shapes its result for the request's revision.
 fn run(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<Value, RpcError> {
-    outcome(cx, entry, arguments).map(|result| result.to_wire(cx.version()))
+    let done = ToolStats::time(
+        entry.stats.as_deref(),
+        || outcome(cx, entry, arguments),
+        |o| o.as_ref().map(|r| r.is_error).map_err(|_| ()),
+    );
+    done.map(|result| result.to_wire(cx.version()))
 }
 
 /// Validates the arguments, runs the handler, validates structured output.

@@ -141,7 +141,10 @@ impl Connection {
             (incoming, _) => incoming,
         };
         match incoming {
-            Err(bad) => reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error))),
+            Err(bad) => {
+                self.server.count_unparsed(bad.error.code);
+                reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error)));
+            }
             Ok(Incoming::Single(message)) => self.on_message(message, arrival, reply),
             Ok(Incoming::Batch(items)) => self.on_batch(items, arrival, reply),
         }
@@ -205,7 +208,9 @@ impl Connection {
             Read::PerRequest(Ok(meta)) => self.serve(req, Some(Terms::from(meta).granting(scopes)), reply),
             Read::PerRequest(Err(e)) => {
                 self.alone.refused.store(e.code != rpc::METHOD_NOT_FOUND, Ordering::Relaxed);
-                reply.send(Outgoing::Response(Answer::error(Some(&req.id), e)));
+                let answer = Answer::error(Some(&req.id), e);
+                self.server.count_request(&req.method, self.server.clock(), Some(&answer.outcome));
+                reply.send(Outgoing::Response(answer));
             }
         }
     }
@@ -296,7 +301,7 @@ impl Connection {
             let cx = RequestCx::new(Arc::clone(&self.server), None, req.id.clone(), terms, cancelled, reply.clone());
             return self.server.pool.spawn_job(Job { cx, req });
         };
-        let id = req.id.clone();
+        let (id, spec) = (req.id.clone(), req.method.spec());
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
         // measured when the session looks full, so the usual request pays nothing for it.
         let max_in_flight = self.server.options().session_share();
@@ -318,8 +323,9 @@ impl Connection {
             // It waits for a slot; the request that frees one runs it.
             Ok(None) => {}
             Err(why) => {
-                let error = RpcError::invalid_request(why);
-                reply.send(Outgoing::Response(Answer::error(Some(&id), error)));
+                let answer = Answer::error(Some(&id), RpcError::invalid_request(why));
+                self.server.count_queue_full(spec, &answer.outcome);
+                reply.send(Outgoing::Response(answer));
             }
         }
     }
@@ -389,7 +395,9 @@ enum Routed {
 /// The one way every request takes, on a connection or alone: refused while the server
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
+    let started = server.clock();
     let answer = |outcome: Result<Reply, RpcError>| {
+        server.count_request(&req.method, started, Some(&outcome));
         reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome)));
         Routed::Done
     };

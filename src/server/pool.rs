@@ -47,6 +47,7 @@ impl Job {
             log::debug!("request {} cancelled before it ran; no response", req.id);
             return cx.session.as_ref().and_then(|s| s.finish(&req.id));
         }
+        let (started, running) = (server.clock(), server.metrics().map(|m| m.in_flight()));
         let outcome = catch_unwind(AssertUnwindSafe(|| dispatch::answer(&mut cx, &server, &req.method, &req.params)))
             .unwrap_or_else(|_| {
                 log::error!("handler for {} panicked", req.method);
@@ -56,14 +57,17 @@ impl Job {
         if cx.is_cancelled() {
             // Spec (cancellation): no response once cancelled.
             log::debug!("request {} cancelled; no response", req.id);
+            server.count_request::<()>(&req.method, started, None);
         } else {
             if let Err(e) = &outcome {
                 if e.code == rpc::INTERNAL_ERROR {
                     log::error!("{} failed: {}", req.method, e.message);
                 }
             }
+            server.count_request(&req.method, started, Some(&outcome));
             cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));
         }
+        drop(running);
         cx.start_deferred();
         next
     }
@@ -230,6 +234,18 @@ impl Pool {
                 drop(state);
                 shared.stalled.notify_one();
             }
+        }
+    }
+
+    /// For a metrics scrape: the jobs queued and the worker threads, read under the lock a
+    /// scrape takes (never a request); `(0, 0)` once the pool is gone.
+    pub(crate) fn sizes(&self) -> impl Fn() -> (usize, usize) + Send + Sync + 'static {
+        let shared = Arc::downgrade(&self.shared);
+        move || {
+            shared.upgrade().map_or((0, 0), |shared| {
+                let state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+                (state.queue.len(), state.threads)
+            })
         }
     }
 

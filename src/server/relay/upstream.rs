@@ -11,6 +11,7 @@ use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::util::condition::{Held, InFlight};
+use crate::util::metrics::Metrics;
 use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Message, Notification, Request};
 use crate::wire::meta::LogLevel;
@@ -55,6 +56,8 @@ pub(crate) struct Upstream {
     /// The relaying server whose listen streams hear what concerns every client (a shared
     /// server's), held weakly: the server holds this.
     listeners: OnceLock<Weak<Server>>,
+    /// Where its answers' latency is counted (the relaying server's metrics).
+    metrics: Option<Arc<Metrics>>,
     /// The relaying server's count of client requests in flight (`Server::drain` waits for it).
     in_flight: Arc<InFlight>,
     /// Its tools' input schemas, by name: read on first need, again after it says its list
@@ -287,6 +290,7 @@ impl Upstream {
         max_in_flight: usize,
         shared: bool,
         in_flight: Arc<InFlight>,
+        metrics: Option<Arc<Metrics>>,
     ) -> Result<Arc<Upstream>, String> {
         let up = Arc::new(Upstream {
             state: Mutex::default(),
@@ -298,6 +302,7 @@ impl Upstream {
             in_flight,
             tools: Mutex::new(None),
             tools_stale: std::sync::atomic::AtomicBool::new(false),
+            metrics,
         });
         let peer = open(Relayed(Arc::clone(&up)))?;
         *up.peer.lock().unwrap_or_else(PoisonError::into_inner) = Some(peer);
@@ -834,6 +839,7 @@ impl Upstream {
         let Some(waiting) = self.forget(&id) else {
             return log::debug!("relay: answer to {id} that no one waits for (cancelled); dropped");
         };
+        self.metrics.as_ref().inspect(|m| m.upstream(waiting.since.elapsed()));
         let outcome = match waiting.shape {
             Shape::Own(tx) => {
                 let _ = tx.try_send(outcome);
@@ -1177,8 +1183,8 @@ mod tests {
     fn a_servers_request_goes_to_the_client_that_caused_it_or_is_refused() {
         let sent = Arc::new(Mutex::new(Vec::new()));
         let lines = Arc::clone(&sent);
-        let up =
-            Upstream::open(&move |_| Ok(Box::new(Lines(Arc::clone(&lines))) as _), 8, true, Arc::default()).unwrap();
+        let up = Upstream::open(&move |_| Ok(Box::new(Lines(Arc::clone(&lines))) as _), 8, true, Arc::default(), None)
+            .unwrap();
         let (a, b) = (up.new_client(), up.new_client());
         let (heard_a, heard_b) = (call(&up, a, "same"), call(&up, b, "same"));
         // What the server knows of each call: its id and its token, remapped.

@@ -10,6 +10,7 @@ pub mod help;
 pub mod hosts;
 pub mod install;
 pub mod jsondoc;
+pub mod metrics;
 #[cfg(feature = "http")]
 pub mod oauth;
 pub mod options;

@@ -46,6 +46,9 @@ pub struct Args {
     pub revisions: Option<tinymcp::Revisions>,
     pub drain_secs: usize,
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// `--metrics [ADDR]`: `Some(None)` on the `--http` listener, `Some(Some(ADDR))` on one of
+    /// its own.
+    pub metrics: Option<Option<String>>,
     #[cfg(feature = "http")]
     pub oauth: crate::cli::oauth::Flags,
 }
@@ -99,6 +102,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
         revisions: None,
         drain_secs: 10,
         trusted_proxies: Vec::new(),
+        metrics: None,
         #[cfg(feature = "http")]
         oauth: crate::cli::oauth::Flags::default(),
     };
@@ -151,6 +155,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
             "--max-message-bytes" => parsed.max_message_bytes = Some(flags.number(&arg)?),
             "--page-size" => parsed.page_size = Some(flags.number(&arg)?),
             "--max-in-flight" => parsed.max_in_flight = Some(flags.number(&arg)?),
+            "--metrics" => parsed.metrics = Some(flags.optional_value(&arg)?),
             "--drain-secs" => parsed.drain_secs = flags.number(&arg)?,
             "--trusted-proxy" => {
                 let value = flags.value(&arg)?;

@@ -298,16 +298,18 @@ fn call_per_request(
 
 /// Runs the tool (`outcome`) and shapes its result for the request's revision.
 fn run(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<Value, RpcError> {
-    let done = ToolStats::time(
-        entry.stats.as_deref(),
-        || outcome(cx, entry, arguments),
-        |o| o.as_ref().map(|r| r.is_error).map_err(|_| ()),
-    );
-    done.map(|result| result.to_wire(cx.version()))
+    outcome(cx, entry, arguments).map(|result| result.to_wire(cx.version()))
+}
+
+/// `checked`, counted in the tool's stats (its outcome, its latency) when the server keeps
+/// metrics: every way a tool is called ends here.
+fn outcome(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<CallToolResult, RpcError> {
+    let is_error = |o: &Result<CallToolResult, RpcError>| o.as_ref().map(|r| r.is_error).map_err(|_| ());
+    ToolStats::time(entry.stats.as_deref(), || checked(cx, entry, arguments), is_error)
 }
 
 /// Validates the arguments, runs the handler, validates structured output.
-fn outcome(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<CallToolResult, RpcError> {
+fn checked(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<CallToolResult, RpcError> {
     let name = &entry.tool.name;
     if let Err(e) = schema::validate(&entry.tool.input_schema, &arguments) {
         return Ok(CallToolResult::error(format!("invalid arguments for tool {name}: {e}")));

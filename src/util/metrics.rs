@@ -430,7 +430,9 @@ impl Metrics {
             "histogram",
             "Time a tool's call took (its arguments checked, its handler run), by tool.",
         );
-        for tool in &tools {
+        // A tool never called has no histogram yet (its counters say 0): a server with many
+        // tools would otherwise send twenty lines of zeros for each.
+        for tool in tools.iter().filter(|t| t.latency.count() > 0) {
             tool.latency.render(
                 &mut out,
                 "tinymcp_tool_duration_seconds",

@@ -11,8 +11,9 @@ CLI=crates/tinymcp-cli/src
 # the binary's main.rs's help, printed before any transport starts); only that main.rs prints.
 grep -rn 'io::stdout()\|std::io::stdout' src $CLI --include=*.rs | grep -v "^src/transport/stdio.rs:\|^$CLI/cli/connect/mod.rs:\|^$CLI/main.rs:" && say "stdout used outside src/transport/stdio.rs"
 grep -rn 'println!\|print!(' src $CLI --include=*.rs | grep -v "^$CLI/main.rs:" && say "print outside $CLI/main.rs"
-# Sockets and the HTTP parser only under transport/ (and the `connect` bridge's HTTP client, binary-only).
-grep -rln 'httparse\|TcpListener\|TcpStream' src $CLI --include=*.rs | grep -v "^src/transport/\|^$CLI/cli/connect/http1.rs$" && say "httparse or sockets used outside src/transport/"
+# Sockets and the HTTP parser only under transport/ (and the `connect` bridge's HTTP client and the
+# `--metrics ADDR` listener, binary-only).
+grep -rln 'httparse\|TcpListener\|TcpStream' src $CLI --include=*.rs | grep -v "^src/transport/\|^$CLI/cli/connect/http1.rs$\|^$CLI/cli/metrics.rs$" && say "httparse or sockets used outside src/transport/"
 # The library's import graph: wire -> server core -> features -> transports, no circle. (The binary
 # reaches the library through its public API only: a crate of its own, the compiler checks that.)
 python3 scripts/layers.py || fail=1

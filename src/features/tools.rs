@@ -304,8 +304,8 @@ fn run(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<Value, Rpc
 /// `checked`, counted in the tool's stats (its outcome, its latency) when the server keeps
 /// metrics: every way a tool is called ends here.
 fn outcome(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<CallToolResult, RpcError> {
-    let is_error = |o: &Result<CallToolResult, RpcError>| o.as_ref().map(|r| r.is_error).map_err(|_| ());
-    ToolStats::time(entry.stats.as_deref(), || checked(cx, entry, arguments), is_error)
+    let Some(stats) = &entry.stats else { return checked(cx, entry, arguments) };
+    stats.time(|| checked(cx, entry, arguments), |o| o.as_ref().map(|r| r.is_error).map_err(|_| ()))
 }
 
 /// Validates the arguments, runs the handler, validates structured output.

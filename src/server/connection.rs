@@ -299,7 +299,7 @@ impl Connection {
             // No session: its one request runs now, cancelled through the connection's flag.
             let cancelled = Arc::clone(&self.alone.cancelled);
             let cx = RequestCx::new(Arc::clone(&self.server), None, req.id.clone(), terms, cancelled, reply.clone());
-            return self.server.pool.spawn_job(Job { cx, req });
+            return self.server.pool.spawn_job(Job { cx, req, started: self.server.clock() });
         };
         let (id, spec) = (req.id.clone(), req.method.spec());
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
@@ -315,7 +315,7 @@ impl Connection {
                 cancelled,
                 reply.clone(),
             );
-            Job { cx, req }
+            Job { cx, req, started: self.server.clock() }
         };
         let wait = |job: Job| Waiting::new(move || job.answer());
         match session.admit(&id, max_in_flight, size, job, wait) {

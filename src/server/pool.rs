@@ -27,6 +27,8 @@ use std::time::{Duration, Instant};
 pub(crate) struct Job {
     pub(crate) cx: RequestCx,
     pub(crate) req: Request,
+    /// When it arrived, when the server keeps metrics: its latency includes its wait.
+    pub(crate) started: Option<Instant>,
 }
 
 impl Job {
@@ -40,14 +42,14 @@ impl Job {
     /// Answers the request (`dispatch::answer`), unless it was cancelled; hands back the
     /// queued request that takes its slot.
     pub(crate) fn answer(self) -> Option<Waiting> {
-        let Job { mut cx, req } = self;
+        let Job { mut cx, req, started } = self;
         let server = Arc::clone(&cx.server);
         if cx.is_cancelled() {
             // Cancelled while it waited for a slot: it never runs.
             log::debug!("request {} cancelled before it ran; no response", req.id);
             return cx.session.as_ref().and_then(|s| s.finish(&req.id));
         }
-        let (started, running) = (server.clock(), server.metrics().map(|m| m.in_flight()));
+        let running = server.metrics().map(|m| m.in_flight());
         let outcome = catch_unwind(AssertUnwindSafe(|| dispatch::answer(&mut cx, &server, &req.method, &req.params)))
             .unwrap_or_else(|_| {
                 log::error!("handler for {} panicked", req.method);

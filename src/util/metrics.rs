@@ -170,13 +170,9 @@ impl ToolStats {
     }
 
     /// Runs `call`, counting its outcome (`is_error`: `Ok(isError)`, or `Err` for a JSON-RPC
-    /// error) and its latency; without stats it only runs it.
-    pub(crate) fn time<T>(
-        stats: Option<&ToolStats>,
-        call: impl FnOnce() -> T,
-        is_error: impl Fn(&T) -> Result<bool, ()>,
-    ) -> T {
-        let Some(stats) = stats else { return call() };
+    /// error) and its latency.
+    pub(crate) fn time<T>(&self, call: impl FnOnce() -> T, is_error: impl Fn(&T) -> Result<bool, ()>) -> T {
+        let stats = self;
         let started = Instant::now();
         let outcome = call();
         stats.latency.observe(started.elapsed());
@@ -392,7 +388,7 @@ impl Metrics {
             &mut out,
             "tinymcp_request_duration_seconds",
             "histogram",
-            "Time from a request's arrival to its answer, by method.",
+            "Time from a request's arrival to its answer (its wait for a worker included), by method.",
         );
         for (slot, histogram) in self.latency.iter().enumerate() {
             if histogram.count() > 0 {
@@ -537,7 +533,7 @@ mod tests {
         assert_eq!(escape("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
         let metrics = Metrics::new();
         let stats = metrics.tool("say \"hi\"\\\n");
-        ToolStats::time(Some(&stats), || (), |()| Ok(false));
+        stats.time(|| (), |()| Ok(false));
         let text = metrics.render();
         assert!(text.contains("tinymcp_tool_calls_total{tool=\"say \\\"hi\\\"\\\\\\n\",outcome=\"ok\"} 1"), "{text}");
     }
@@ -581,7 +577,7 @@ mod tests {
         let late = metrics.tool("late");
         assert_eq!(late.name, "other");
         assert_eq!(metrics.tool("t1").name, "t1", "a tool registered again keeps its stats");
-        ToolStats::time(Some(&late), || (), |()| Err(()));
+        late.time(|| (), |()| Err(()));
         let text = metrics.render();
         assert_eq!(line(&text, "tinymcp_tool_calls_total{tool=\"other\",outcome=\"error\"}"), Some("1"));
         assert!(!text.contains("tool=\"late\""));

@@ -73,7 +73,12 @@ PROTOCOL OPTIONS:
                             (default: a random key per process)
     --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
                             and task id it hands out starts with `ID.`, for a load balancer
-                            to route on (see docs/deploy.md)";
+                            to route on (see docs/deploy.md)
+    --metrics [ADDR]        count requests, tool calls, sessions, refusals and more, served in
+                            the Prometheus text format: alone, at /metrics on the --http
+                            listener behind its checks; with ADDR (a loopback PORT or
+                            HOST:PORT), on a listener of its own, over stdio too
+                            (see docs/operations.md; default off)";
 
 /// The HTTP transport's options.
 pub const HTTP_OPTIONS: &str =

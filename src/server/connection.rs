@@ -209,7 +209,7 @@ impl Connection {
             Read::PerRequest(Err(e)) => {
                 self.alone.refused.store(e.code != rpc::METHOD_NOT_FOUND, Ordering::Relaxed);
                 let answer = Answer::error(Some(&req.id), e);
-                self.server.count_request(&req.method, self.server.clock(), Some(&answer.outcome));
+                self.server.count_request(&req.method, None, Some(&answer.outcome));
                 reply.send(Outgoing::Response(answer));
             }
         }
@@ -299,7 +299,7 @@ impl Connection {
             // No session: its one request runs now, cancelled through the connection's flag.
             let cancelled = Arc::clone(&self.alone.cancelled);
             let cx = RequestCx::new(Arc::clone(&self.server), None, req.id.clone(), terms, cancelled, reply.clone());
-            return self.server.pool.spawn_job(Job { cx, req, started: self.server.clock() });
+            return self.server.pool.spawn_job(Job { started: self.server.clock(&req.method), cx, req });
         };
         let (id, spec) = (req.id.clone(), req.method.spec());
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
@@ -315,7 +315,7 @@ impl Connection {
                 cancelled,
                 reply.clone(),
             );
-            Job { cx, req, started: self.server.clock() }
+            Job { started: self.server.clock(&req.method), cx, req }
         };
         let wait = |job: Job| Waiting::new(move || job.answer());
         match session.admit(&id, max_in_flight, size, job, wait) {
@@ -395,7 +395,7 @@ enum Routed {
 /// The one way every request takes, on a connection or alone: refused while the server
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
-    let started = server.clock();
+    let started = server.clock(&req.method);
     let answer = |outcome: Result<Reply, RpcError>| {
         server.count_request(&req.method, started, Some(&outcome));
         reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome)));

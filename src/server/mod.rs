@@ -408,9 +408,9 @@ impl Server {
         self.options.metrics.as_ref()
     }
 
-    /// When a request's latency starts: read only when metrics are kept.
-    pub(crate) fn clock(&self) -> Option<Instant> {
-        self.options.metrics.as_ref().map(|_| Instant::now())
+    /// When a request of `method` begins, when metrics are kept and its latency is sampled.
+    pub(crate) fn clock(&self, method: &Method) -> Option<Instant> {
+        self.options.metrics.as_ref()?.start(method.spec().map(|s| s.id as usize))
     }
 
     /// Counts a request's answer since `started` (`outcome` `None`: cancelled, not answered).
@@ -420,7 +420,7 @@ impl Server {
         started: Option<Instant>,
         outcome: Option<&Result<T, RpcError>>,
     ) {
-        if let (Some(metrics), Some(started)) = (&self.options.metrics, started) {
+        if let Some(metrics) = &self.options.metrics {
             let outcome = outcome.map(|o| o.as_ref().map(|_| ()).map_err(|e| e.code));
             metrics.request(method.spec().map(|s| s.id as usize), started, outcome);
         }
@@ -431,14 +431,14 @@ impl Server {
         if let Some(metrics) = &self.options.metrics {
             metrics.refused(Refusal::Queue);
             let outcome = outcome.as_ref().map(|_| ()).map_err(|e| e.code);
-            metrics.request(spec.map(|s| s.id as usize), Instant::now(), Some(outcome));
+            metrics.request(spec.map(|s| s.id as usize), None, Some(outcome));
         }
     }
 
     /// Counts a message that could not be read as one (`code`: -32700, -32600), method `other`.
     pub(crate) fn count_unparsed(&self, code: i64) {
         if let Some(metrics) = &self.options.metrics {
-            metrics.request(None, Instant::now(), Some(Err(code)));
+            metrics.request(None, None, Some(Err(code)));
         }
     }
 

@@ -114,6 +114,11 @@ const WATCHED: [(Watched, &str, &str); 4] = [
 /// A source of a watched gauge.
 type Source = Box<dyn Fn() -> i64 + Send + Sync>;
 
+/// A value alone on its cache line, so that threads adding to their neighbours do not slow it.
+#[derive(Default)]
+#[repr(align(64))]
+struct Line<T>(T);
+
 /// A latency histogram with fixed buckets.
 pub struct Histogram {
     /// Per bucket (not cumulative); the last is above every bound.
@@ -202,17 +207,20 @@ pub struct Metrics {
     methods: OnceLock<Vec<Option<&'static str>>>,
     requests: [[AtomicU64; OUTCOMES]; METHOD_SLOTS + 1],
     latency: [Histogram; METHOD_SLOTS + 1],
-    /// Requests begun, by method slot, for `sampled`.
-    seen: [AtomicU64; METHOD_SLOTS + 1],
+    /// Requests begun, by method slot, for `sampled` (counted on the reader, apart from what the
+    /// workers count).
+    seen: Line<[AtomicU64; METHOD_SLOTS + 1]>,
     /// Registration only (`tool`): never taken by a call.
     tools: Mutex<Vec<Arc<ToolStats>>>,
     other_tool: Arc<ToolStats>,
-    in_flight: AtomicI64,
+    in_flight: Line<AtomicI64>,
     streams: AtomicI64,
     http: [AtomicU64; STATUSES.len() + 1],
     refusals: [AtomicU64; REFUSALS.len()],
-    bytes_in: AtomicU64,
-    bytes_out: AtomicU64,
+    /// The reader's and the writer's, each on a cache line of its own: threads on other cores
+    /// add to them at once.
+    bytes_in: Line<AtomicU64>,
+    bytes_out: Line<AtomicU64>,
     children: AtomicI64,
     restarts: AtomicU64,
     upstream: Histogram,
@@ -232,15 +240,15 @@ impl Default for Metrics {
             methods: OnceLock::new(),
             requests: std::array::from_fn(|_| std::array::from_fn(|_| AtomicU64::new(0))),
             latency: std::array::from_fn(|_| Histogram::default()),
-            seen: std::array::from_fn(|_| AtomicU64::new(0)),
+            seen: Line(std::array::from_fn(|_| AtomicU64::new(0))),
             tools: Mutex::new(Vec::new()),
             other_tool: Arc::new(ToolStats::new("other")),
-            in_flight: AtomicI64::new(0),
+            in_flight: Line::default(),
             streams: AtomicI64::new(0),
             http: std::array::from_fn(|_| AtomicU64::new(0)),
             refusals: std::array::from_fn(|_| AtomicU64::new(0)),
-            bytes_in: AtomicU64::new(0),
-            bytes_out: AtomicU64::new(0),
+            bytes_in: Line::default(),
+            bytes_out: Line::default(),
             children: AtomicI64::new(0),
             restarts: AtomicU64::new(0),
             upstream: Histogram::default(),
@@ -288,7 +296,7 @@ impl Metrics {
 
     /// When a request of the method in `slot` begins: the time, when its latency is sampled.
     pub(crate) fn start(&self, slot: Option<usize>) -> Option<Instant> {
-        sampled(&self.seen[slot_of(slot)]).then(Instant::now)
+        sampled(&self.seen.0[slot_of(slot)]).then(Instant::now)
     }
 
     /// The stats of the tool `name`, made on its first registration; past `MAX_TOOL_LABELS`
@@ -308,8 +316,8 @@ impl Metrics {
 
     /// A request running on a worker, counted while the guard lives.
     pub(crate) fn in_flight(&self) -> Open<'_> {
-        self.in_flight.fetch_add(1, Relaxed);
-        Open(&self.in_flight)
+        self.in_flight.0.fetch_add(1, Relaxed);
+        Open(&self.in_flight.0)
     }
 
     /// A streamed (SSE) answer open, counted while the guard lives.
@@ -337,13 +345,13 @@ impl Metrics {
     /// Bytes read from clients.
     #[doc(hidden)]
     pub fn bytes_in(&self, n: usize) {
-        self.bytes_in.fetch_add(n as u64, Relaxed);
+        self.bytes_in.0.fetch_add(n as u64, Relaxed);
     }
 
     /// Bytes written to clients.
     #[doc(hidden)]
     pub fn bytes_out(&self, n: usize) {
-        self.bytes_out.fetch_add(n as u64, Relaxed);
+        self.bytes_out.0.fetch_add(n as u64, Relaxed);
     }
 
     /// A proxied child started.
@@ -454,7 +462,7 @@ impl Metrics {
                 &format!("tool=\"{}\",", escape(&tool.name)),
             );
         }
-        gauge(&mut out, "tinymcp_requests_in_flight", "Requests running on a worker.", self.in_flight.load(Relaxed));
+        gauge(&mut out, "tinymcp_requests_in_flight", "Requests running on a worker.", self.in_flight.0.load(Relaxed));
         gauge(&mut out, "tinymcp_streams_open", "Streamed (SSE) HTTP answers open.", self.streams.load(Relaxed));
         {
             let watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
@@ -489,9 +497,9 @@ impl Metrics {
             &mut out,
             "tinymcp_received_bytes_total",
             "Bytes read from clients (HTTP: heads and bodies; stdio: lines).",
-            self.bytes_in.load(Relaxed),
+            self.bytes_in.0.load(Relaxed),
         );
-        counter(&mut out, "tinymcp_sent_bytes_total", "Bytes written to clients.", self.bytes_out.load(Relaxed));
+        counter(&mut out, "tinymcp_sent_bytes_total", "Bytes written to clients.", self.bytes_out.0.load(Relaxed));
         gauge(
             &mut out,
             "tinymcp_proxy_children_running",

@@ -553,9 +553,6 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     }
 }
 
-/// The protected resource metadata (RFC 9728), served without a token since it is how a
-/// client learns where to get one; `Host` is still checked. A public document, so any page
-/// may read it (CORS `*`).
 /// `/metrics`: every metric in the Prometheus text format (version 0.0.4), or 404 when the
 /// server keeps none.
 fn metrics_page(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
@@ -571,6 +568,9 @@ fn metrics_page(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str,
     }
 }
 
+/// The protected resource metadata (RFC 9728), served without a token since it is how a
+/// client learns where to get one; `Host` is still checked. A public document, so any page
+/// may read it (CORS `*`).
 fn resource_metadata(exchange: &mut Exchange<'_>, metadata: &str, place: Result<(), String>) {
     let cors = [("Access-Control-Allow-Origin", "*".to_owned())];
     if let Err(why) = place {

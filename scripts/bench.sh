@@ -54,6 +54,26 @@ if [ "${1:-}" = metrics ]; then
     printf '  %-34s %8s %8s %7s\n' "echo ($([ "$mode" = http ] && echo 'HTTP, 16 connections' || echo stdio))" \
       "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3fx", b / a }')"
   done
+  # Counted, not timed (a busy machine moves the figures above by more than the difference):
+  # the instructions of 2000 echo calls over stdio under callgrind, less those of none.
+  if command -v valgrind >/dev/null; then
+    calls() {
+      python3 -c 'import json, sys
+print(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}))
+print(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+for i in range(int(sys.argv[1])):
+    print(json.dumps({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}}))' "$1"
+    }
+    refs() { # refs CALLS FLAGS...: instructions of the whole process
+      local n=$1
+      shift
+      calls "$n" | valgrind --tool=callgrind --callgrind-out-file=/dev/null "$TARGET/release/tinymcp" --everything "$@" 2>&1 >/dev/null |
+        sed -n 's/.*refs: *//p' | tr -d ,
+    }
+    off=$(($(refs 2000) - $(refs 0))) on=$(($(refs 2000 --metrics 127.0.0.1:0) - $(refs 0 --metrics 127.0.0.1:0)))
+    printf '  %-34s %8s %8s %7s\n' "instructions per echo call (stdio)" $((off / 2000)) $((on / 2000)) \
+      "$(awk -v a="$off" -v b="$on" 'BEGIN { printf "%.3fx", b / a }')"
+  fi
   exit 0
 fi
 if [ "${1:-}" = ab ]; then

@@ -539,7 +539,7 @@ const EVERY: u64 = 16;
 fn sampled(seen: &AtomicU64) -> bool {
     let n = seen.load(Relaxed);
     seen.store(n.wrapping_add(1), Relaxed);
-    n < EXACT || n % EVERY == 0
+    n < EXACT || n.is_multiple_of(EVERY)
 }
 
 fn header(out: &mut String, name: &str, kind: &str, help: &str) {

@@ -4,7 +4,7 @@
 //! on a loopback listener of its own for a stdio server.
 
 use crate::raw_http::{initialize, Server, ACCEPT_BOTH, JSON};
-use crate::support::binary;
+use crate::support::{binary, eventually};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -154,4 +154,31 @@ fn metrics_with_no_address_needs_the_http_listener() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--metrics with no address serves /metrics on the --http listener"), "{stderr}");
+}
+
+/// `tinymcp proxy --metrics`: a session's child counted while it runs, the relayed requests'
+/// latency, and the child gone once the session is closed.
+#[test]
+fn the_proxy_counts_its_children_and_their_latency() {
+    let server = Server::proxy(&["--metrics", "--", binary(), "--everything"]);
+    let scrape = || {
+        let reply = server.send("GET", "/metrics", &[], "");
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.body
+    };
+    assert_eq!(value(&scrape(), "tinymcp_proxy_children_running"), 0.0);
+    let opened = server.post(&[], &initialize(json!({})));
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    let id = opened.header("mcp-session-id").expect("Mcp-Session-Id").to_owned();
+    let session = ("Mcp-Session-Id", id.as_str());
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "x"}}});
+    assert_eq!(server.post(&[session], &call).json()["result"]["content"][0]["text"], "Echo: x");
+    let during = scrape();
+    assert_eq!(value(&during, "tinymcp_proxy_children_running"), 1.0);
+    assert_eq!(value(&during, "tinymcp_sessions_open"), 1.0);
+    // The relay's initialize and the call, at least, were answered by the child.
+    assert!(value(&during, "tinymcp_upstream_duration_seconds_count") >= 2.0, "{during}");
+    assert_eq!(value(&during, "tinymcp_proxy_child_restarts_total"), 0.0);
+    assert_eq!(server.send("DELETE", "/mcp", &[session], "").status, 200);
+    eventually("the session's child to be reaped", || sample(&scrape(), "tinymcp_proxy_children_running") == Some(0.0));
 }

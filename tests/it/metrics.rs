@@ -179,6 +179,9 @@ fn the_proxy_counts_its_children_and_their_latency() {
     // The relay's initialize and the call, at least, were answered by the child.
     assert!(value(&during, "tinymcp_upstream_duration_seconds_count") >= 2.0, "{during}");
     assert_eq!(value(&during, "tinymcp_proxy_child_restarts_total"), 0.0);
+    // A relayed request is one served, by its method, timed from its sending to the answer.
+    assert_eq!(value(&during, "tinymcp_requests_total{method=\"tools/call\",outcome=\"result\"}"), 1.0);
+    assert_eq!(value(&during, "tinymcp_request_duration_seconds_count{method=\"tools/call\"}"), 1.0);
     assert_eq!(server.send("DELETE", "/mcp", &[session], "").status, 200);
     eventually("the session's child to be reaped", || sample(&scrape(), "tinymcp_proxy_children_running") == Some(0.0));
 }

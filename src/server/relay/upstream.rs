@@ -15,7 +15,7 @@ use crate::util::metrics::Metrics;
 use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Message, Notification, Request};
 use crate::wire::meta::LogLevel;
-use crate::wire::method::Id;
+use crate::wire::method::{self, Id};
 use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError};
 use serde::Serialize;
@@ -183,6 +183,8 @@ struct Waiting {
     /// Counted in the server's `in_flight` while a client waits for it (not the relay's own
     /// requests, listen streams, or a parked call).
     held: Option<Held>,
+    /// Its method's metrics slot, when the relaying server keeps metrics.
+    slot: Option<usize>,
 }
 
 /// How the other server's answer reaches the client.
@@ -464,6 +466,7 @@ impl Upstream {
                         logs: out.logs,
                         parked: false,
                         held,
+                        slot: self.metrics.as_ref().and_then(|_| method::spec(out.method)).map(|s| s.id as usize),
                     },
                 );
                 Ok((sent_as, order))
@@ -839,7 +842,14 @@ impl Upstream {
         let Some(waiting) = self.forget(&id) else {
             return log::debug!("relay: answer to {id} that no one waits for (cancelled); dropped");
         };
-        self.metrics.as_ref().inspect(|m| m.upstream(waiting.since.elapsed()));
+        if let Some(metrics) = &self.metrics {
+            metrics.upstream(waiting.since.elapsed());
+            // A client's request (not the relay's own, not a listen stream) counts as one served.
+            if !matches!(waiting.shape, Shape::Own(_) | Shape::Listen) {
+                let code = outcome.as_ref().map(|_| ()).map_err(|e| e.code);
+                metrics.request(waiting.slot, Some(waiting.since), Some(code));
+            }
+        }
         let outcome = match waiting.shape {
             Shape::Own(tx) => {
                 let _ = tx.try_send(outcome);

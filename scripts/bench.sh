@@ -14,8 +14,68 @@
 # connections, with the handshake and at 2026-07-28, rounds alternating the two builds): how a
 # hand-written path earns its place (more than 10% of CPU per call) or a change shows it costs
 # none (within 1.10x).
+# `scripts/bench.sh metrics [SECONDS]`: only the same-run figure of this tree's server without
+# and with `--metrics` (over stdio `--metrics 127.0.0.1:0`, a listener of its own; over HTTP on
+# the same listener), CPU per echo call measured as the A/B above: the hot-path cost of the
+# counters, aimed at 3% or less. The whole run prints it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = metrics ]; then
+  seconds=${2:-5}
+  rounds=${BENCH_ROUNDS:-5}
+  . scripts/lib.sh
+  TARGET=${CARGO_TARGET_DIR:-target}
+  cargo build --release --quiet --example bench_stdio
+  cargo build --release --quiet --bin tinymcp
+  driver=$TARGET/release/examples/bench_stdio
+  declare -A stdio_flags=([off]="" [on]="--metrics 127.0.0.1:0") http_flags=([off]="" [on]="--metrics")
+  declare -A cpu
+  for _ in $(seq "$rounds"); do
+    for build in off on; do
+      # shellcheck disable=SC2086 # the flags are words on purpose
+      cpu[$build.stdio]+="$("$driver" echo "$seconds" 64 -- "$TARGET/release/tinymcp" --everything ${stdio_flags[$build]} |
+        sed -n 's/^cpu_us_per_call=//p') "
+      port=$(free_port)
+      # shellcheck disable=SC2086
+      "$TARGET/release/tinymcp" --everything --http "127.0.0.1:$port" ${http_flags[$build]} 2>/dev/null &
+      server=$!
+      wait_port "$port"
+      cpu[$build.http]+="$("$driver" http-echo "$seconds" 16 -- "http://127.0.0.1:$port/mcp" "$server" |
+        sed -n 's/^http_cpu_us_per_call=//p') "
+      kill "$server"
+      wait "$server" 2>/dev/null || true
+    done
+  done
+  median() { printf '%s\n' $1 | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  echo "metrics' cost: server CPU per echo call, µs, median of $rounds alternated rounds of $seconds s"
+  printf '  %-34s %8s %8s %7s\n' "" off on "on/off"
+  for mode in stdio http; do
+    a=$(median "${cpu[off.$mode]}") b=$(median "${cpu[on.$mode]}")
+    printf '  %-34s %8s %8s %7s\n' "echo ($([ "$mode" = http ] && echo 'HTTP, 16 connections' || echo stdio))" \
+      "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3fx", b / a }')"
+  done
+  # Counted, not timed (a busy machine moves the figures above by more than the difference):
+  # the instructions of 2000 echo calls over stdio under callgrind, less those of none.
+  if command -v valgrind >/dev/null; then
+    calls() {
+      python3 -c 'import json, sys
+print(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}))
+print(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+for i in range(int(sys.argv[1])):
+    print(json.dumps({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}}))' "$1"
+    }
+    refs() { # refs CALLS FLAGS...: instructions of the whole process
+      local n=$1
+      shift
+      calls "$n" | valgrind --tool=callgrind --callgrind-out-file=/dev/null "$TARGET/release/tinymcp" --everything "$@" 2>&1 >/dev/null |
+        sed -n 's/.*refs: *//p' | tr -d ,
+    }
+    off=$(($(refs 2000) - $(refs 0))) on=$(($(refs 2000 --metrics 127.0.0.1:0) - $(refs 0 --metrics 127.0.0.1:0)))
+    printf '  %-34s %8s %8s %7s\n' "instructions per echo call (stdio)" $((off / 2000)) $((on / 2000)) \
+      "$(awk -v a="$off" -v b="$on" 'BEGIN { printf "%.3fx", b / a }')"
+  fi
+  exit 0
+fi
 if [ "${1:-}" = ab ]; then
   rev=${2:?usage: scripts/bench.sh ab REV [SECONDS]}
   seconds=${3:-5}
@@ -355,5 +415,8 @@ note "1000 GET streams held open: opened in" "$streams_streams_open_s" "s, ${str
 note "  one list_changed reaching all of them" "$streams_broadcast_ms" "ms (${streams_broadcast_reached} reached)"
 note "  the static build's, KiB each" "$sstreams_stream_rss_kib_each" "KiB"
 aim "  static over glibc, memory per stream" "$(calc "%.2f" "$sstreams_stream_rss_kib_each / $streams_stream_rss_kib_each")" "<=" 1.5 "x"
+# The hot-path cost of `--metrics` (aim: 3% or less of CPU per call), same run, alternated.
+echo
+BENCH_ROUNDS=$ROUNDS bash "$0" metrics "$SECONDS_PER_RUN"
 # The proxy beside supergateway: 10 s runs, since each session starts its own Node child.
 bash scripts/bench-proxy.sh

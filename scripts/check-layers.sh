@@ -13,8 +13,9 @@ CLI=crates/tinymcp-cli/src
 # the binary's main.rs's help, printed before any transport starts); only that main.rs prints.
 grep -rn 'io::stdout()\|std::io::stdout' src $HTTP $CLI --include=*.rs | grep -v "^src/transport/stdio.rs:\|^$CLI/cli/connect/mod.rs:\|^$CLI/main.rs:" && say "stdout used outside src/transport/stdio.rs"
 grep -rn 'println!\|print!(' src $HTTP $CLI --include=*.rs | grep -v "^$CLI/main.rs:" && say "print outside $CLI/main.rs"
-# Sockets and the HTTP parser only in the HTTP crate (and the `connect` bridge's HTTP client, binary-only).
-grep -rln 'httparse\|TcpListener\|TcpStream' src $HTTP $CLI --include=*.rs | grep -v "^$HTTP/\|^$CLI/cli/connect/http1.rs$" && say "httparse or sockets used outside $HTTP"
+# Sockets and the HTTP parser only in the HTTP crate (and the `connect` bridge's HTTP client and the
+# `--metrics ADDR` listener, binary-only).
+grep -rln 'httparse\|TcpListener\|TcpStream' src $HTTP $CLI --include=*.rs | grep -v "^$HTTP/\|^$CLI/cli/connect/http1.rs$\|^$CLI/cli/metrics.rs$" && say "httparse or sockets used outside $HTTP"
 # No feature threads through the core: HTTP and OAuth are the HTTP crate's (the core's features
 # are only `schemars` and the test support `fuzz-mutator`).
 grep -rn 'feature = "\(http\|oauth\)"' src --include=*.rs && say "the core (src/) names the http or oauth feature: they belong to $HTTP"

@@ -178,3 +178,5 @@ step "interop: tinymcp proxy between revisions: the conformance suite's 2026-07-
 bash scripts/proxy-revisions.sh
 step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"
 may_skip bash scripts/scale-test.sh
+step "metrics: a scripted session scraped by a real Prometheus and read back through its query API, promtool check metrics (skipped when prometheus cannot be installed)"
+may_skip bash scripts/prometheus-test.sh "$TARGET/release/tinymcp"

@@ -81,6 +81,7 @@ pub use transport::memory::MemoryClient;
 #[cfg(feature = "schemars")]
 pub use typed::OutputSchema;
 pub use typed::{AsContent, AsJson, Elicited, PromptOutput, ResourceOutput, ToolError, ToolOutput};
+pub use util::metrics::Metrics;
 pub use util::time::rfc3339;
 // Test support for the binary's fuzz tests (feature `fuzz-mutator`), not for embedders.
 #[cfg(feature = "fuzz-mutator")]
@@ -101,6 +102,14 @@ pub mod error_codes {
         HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
         MISSING_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
     };
+}
+
+/// What the transports count into [`Metrics`]: refusal reasons, gauges read when scraped, the
+/// guard of a counted stream.
+// For the HTTP transport and the binary (its proxy's children), not for embedders.
+#[doc(hidden)]
+pub mod metrics {
+    pub use crate::util::metrics::{Open, Refusal, Watched, MAX_TOOL_LABELS};
 }
 
 /// Percent-encoding (RFC 3986 §2.1), the one the URI templates use: for `file://` URIs and

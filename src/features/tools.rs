@@ -6,6 +6,7 @@ use crate::features::pagination::{self, ListParams};
 use crate::features::tasks_extension;
 use crate::features::tasks_handshake::{self, TaskParams, TaskSupport};
 use crate::server::context::RequestCx;
+use crate::util::metrics::ToolStats;
 use crate::util::schema;
 use crate::wire::content::{to_map, Icon};
 use crate::wire::frame::Reply;
@@ -26,12 +27,14 @@ pub(crate) struct ToolEntry {
     /// Decided at registration: only a client that declared MCP Apps is offered the tool (its
     /// view says `visibility` without `model`), so a call of any other asks nothing of the client.
     pub app_only: bool,
+    /// Where its calls are counted, when the server keeps metrics (found at registration).
+    pub stats: Option<Arc<ToolStats>>,
 }
 
 impl ToolEntry {
     pub fn new(tool: Tool, handler: Box<ToolHandler>) -> Self {
         let app_only = tool.ui.as_ref().is_some_and(ToolUi::is_app_only);
-        ToolEntry { tool, handler, app_only }
+        ToolEntry { tool, handler, app_only, stats: None }
     }
 
     /// Whether a client is offered the tool (`apps`: whether it declared MCP Apps, asked only
@@ -308,8 +311,15 @@ fn run(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<Value, Rpc
     outcome(cx, entry, arguments).map(|result| result.to_wire(cx.version()))
 }
 
-/// Validates the arguments, runs the handler, validates structured output.
+/// `checked`, counted in the tool's stats (its outcome, its latency) when the server keeps
+/// metrics: every way a tool is called ends here.
 fn outcome(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<CallToolResult, RpcError> {
+    let Some(stats) = &entry.stats else { return checked(cx, entry, arguments) };
+    stats.time(|| checked(cx, entry, arguments), |o| o.as_ref().map(|r| r.is_error).map_err(|_| ()))
+}
+
+/// Validates the arguments, runs the handler, validates structured output.
+fn checked(cx: &RequestCx, entry: &ToolEntry, arguments: Value) -> Result<CallToolResult, RpcError> {
     let name = &entry.tool.name;
     if let Err(e) = schema::validate(&entry.tool.input_schema, &arguments) {
         return Ok(CallToolResult::error(format!("invalid arguments for tool {name}: {e}")));

@@ -143,7 +143,10 @@ impl Connection {
             (incoming, _) => incoming,
         };
         match incoming {
-            Err(bad) => reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error))),
+            Err(bad) => {
+                self.server.count_unparsed(bad.error.code);
+                reply.send(Outgoing::Response(Answer::error(bad.id.as_ref(), bad.error)));
+            }
             Ok(Incoming::Single(message)) => self.on_message(message, arrival, reply),
             Ok(Incoming::Batch(items)) => self.on_batch(items, arrival, reply),
         }
@@ -264,7 +267,9 @@ impl Connection {
                     scope::answered(scope, Some(e.code), "");
                 }
                 self.alone.refused.store(e.code != rpc::METHOD_NOT_FOUND, Ordering::Relaxed);
-                reply.send(Outgoing::Response(Answer::error(Some(&req.id), e)));
+                let answer = Answer::error(Some(&req.id), e);
+                self.server.count_request(&req.method, None, Some(&answer.outcome));
+                reply.send(Outgoing::Response(answer));
             }
         }
     }
@@ -348,9 +353,9 @@ impl Connection {
             // No session: its one request runs now, cancelled through the connection's flag.
             let cancelled = Arc::clone(&self.alone.cancelled);
             let cx = RequestCx::new(Arc::clone(&self.server), None, req.id.clone(), terms, cancelled, reply.clone());
-            return self.server.pool.spawn_job(Job { cx, req });
+            return self.server.pool.spawn_job(Job { started: self.server.clock(&req.method), cx, req });
         };
-        let id = req.id.clone();
+        let (id, spec) = (req.id.clone(), req.method.spec());
         // What a queued request holds until a slot frees, counted so the queue has a bound; only
         // measured when the session looks full, so the usual request pays nothing for it.
         let max_in_flight = self.server.options().session_share();
@@ -364,7 +369,7 @@ impl Connection {
                 cancelled,
                 reply.clone(),
             );
-            Job { cx, req }
+            Job { started: self.server.clock(&req.method), cx, req }
         };
         let wait = |job: Job| Waiting::new(move || job.answer());
         match session.admit(&id, max_in_flight, size, job, wait) {
@@ -372,8 +377,9 @@ impl Connection {
             // It waits for a slot; the request that frees one runs it.
             Ok(None) => {}
             Err(why) => {
-                let error = RpcError::invalid_request(why);
-                reply.send(Outgoing::Response(Answer::error(Some(&id), error)));
+                let answer = Answer::error(Some(&id), RpcError::invalid_request(why));
+                self.server.count_queue_full(spec, &answer.outcome);
+                reply.send(Outgoing::Response(answer));
             }
         }
     }
@@ -457,6 +463,7 @@ enum Routed {
 /// The one way every request takes, on a connection or alone: refused while the server
 /// drains, answered on the reader where the method table says so, else bound for the pool.
 fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Option<Terms>, reply: &Sink) -> Routed {
+    let started = server.clock(&req.method);
     let answer = |outcome: Result<Reply, RpcError>| {
         // Answered on the reader (`initialize`, `ping`, a refusal): its end line here.
         RequestScope::with_current(|scope| {
@@ -464,6 +471,7 @@ fn route(server: &Server, session: Option<&Session>, req: &Request, terms: Optio
                 scope::answered(scope, outcome.as_ref().err().map(|e| e.code), "");
             }
         });
+        server.count_request(&req.method, started, Some(&outcome));
         reply.send(Outgoing::Response(Answer::new(req.id.clone(), outcome)));
         Routed::Done
     };

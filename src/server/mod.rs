@@ -27,13 +27,16 @@ use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
 use crate::server::registry::{ExtensionEntry, ExtensionMethod, Registry};
 use crate::util::condition::InFlight;
+use crate::util::metrics::{Metrics, Refusal, Watched};
 use crate::util::seal::StateKey;
 use crate::util::uri_template::UriTemplate;
 use crate::wire::content::CallToolResult;
 use crate::wire::content::Resource;
 use crate::wire::content::{Icon, ResourceContents};
 use crate::wire::frame::Decoration;
+use crate::wire::jsonrpc::Method;
 use crate::wire::mcp_header;
+use crate::wire::method::{Runs, Spec, METHODS};
 use crate::wire::rpc::RpcError;
 use crate::wire::version::{ProtocolVersion, Revisions};
 use serde_json::{json, Map, Value};
@@ -78,6 +81,9 @@ pub struct Options {
     /// one, and every request has a log scope ([`RequestScope`](crate::RequestScope)), whose
     /// end is logged (target `tinymcp::request`) with how long it took.
     pub trace: bool,
+    /// Where requests, tool calls and the transport's events are counted (default: nowhere);
+    /// see [`Options::with_metrics`].
+    pub metrics: Option<Arc<Metrics>>,
 }
 
 impl Default for Options {
@@ -96,6 +102,7 @@ impl Default for Options {
             task_ttl: Duration::from_secs(5 * 60),
             revisions: Revisions::ALL,
             trace: false,
+            metrics: None,
         }
     }
 }
@@ -200,6 +207,15 @@ impl Options {
         self
     }
 
+    /// Counts requests (by method and outcome, with latency), tool calls, and the transport's
+    /// sessions, streams, statuses, bytes and refusals into `metrics`, which
+    /// [`Metrics::render`] writes in the Prometheus text format (the HTTP transport serves it at
+    /// `/metrics` when `HttpOptions::serve_metrics` is set). Several servers may share one.
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
     /// Requests one session may have running at once: `max_in_flight`, and never more than
     /// half the workers, so one client cannot take the whole pool (the rest wait in its queue).
     pub(crate) fn session_share(&self) -> usize {
@@ -262,6 +278,13 @@ impl Server {
 
     /// A server with non-default limits.
     pub fn with_options(name: impl Into<String>, version: impl Into<String>, options: Options) -> Self {
+        let pool = Pool::new(options.resident_workers, options.max_workers);
+        if let Some(metrics) = &options.metrics {
+            metrics.name_methods(method_labels());
+            let (queued, workers) = (pool.sizes(), pool.sizes());
+            metrics.watch(Watched::QueueDepth, Box::new(move || queued().0 as i64));
+            metrics.watch(Watched::Workers, Box::new(move || workers().1 as i64));
+        }
         Server {
             name: name.into(),
             version: version.into(),
@@ -270,7 +293,7 @@ impl Server {
             instructions: None,
             latest_info: std::sync::OnceLock::new(),
             decorations: Default::default(),
-            pool: Pool::new(options.resident_workers, options.max_workers),
+            pool,
             task_share: task_share::TaskShare::new(options.session_share().min(options.max_workers / 4)),
             options,
             registry: RwLock::new(Arc::new(Registry::default())),
@@ -392,6 +415,45 @@ impl Server {
         &self.options
     }
 
+    /// The metrics this server counts into (`Options::with_metrics`), if any.
+    pub fn metrics(&self) -> Option<&Arc<Metrics>> {
+        self.options.metrics.as_ref()
+    }
+
+    /// When a request of `method` begins, when metrics are kept and its latency is sampled.
+    pub(crate) fn clock(&self, method: &Method) -> Option<Instant> {
+        self.options.metrics.as_ref()?.start(method.spec().map(|s| s.id as usize))
+    }
+
+    /// Counts a request's answer since `started` (`outcome` `None`: cancelled, not answered).
+    pub(crate) fn count_request<T>(
+        &self,
+        method: &Method,
+        started: Option<Instant>,
+        outcome: Option<&Result<T, RpcError>>,
+    ) {
+        if let Some(metrics) = &self.options.metrics {
+            let outcome = outcome.map(|o| o.as_ref().map(|_| ()).map_err(|e| e.code));
+            metrics.request(method.spec().map(|s| s.id as usize), started, outcome);
+        }
+    }
+
+    /// Counts a request refused because its session's queue is full: a request and a refusal.
+    pub(crate) fn count_queue_full<T>(&self, spec: Option<&'static Spec>, outcome: &Result<T, RpcError>) {
+        if let Some(metrics) = &self.options.metrics {
+            metrics.refused(Refusal::Queue);
+            let outcome = outcome.as_ref().map(|_| ()).map_err(|e| e.code);
+            metrics.request(spec.map(|s| s.id as usize), None, Some(outcome));
+        }
+    }
+
+    /// Counts a message that could not be read as one (`code`: -32700, -32600), method `other`.
+    pub(crate) fn count_unparsed(&self, code: i64) {
+        if let Some(metrics) = &self.options.metrics {
+            metrics.request(None, None, Some(Err(code)));
+        }
+    }
+
     /// Registers a tool, replacing one of the same name (its place in the list is kept). A tool
     /// whose `x-mcp-header` annotations are invalid (not an HTTP token, used twice, on a property
     /// that is not a string, integer or boolean, or not reachable through `properties`) is not
@@ -401,7 +463,9 @@ impl Server {
         tool: Tool,
         handler: impl Fn(&RequestCx, Value) -> Result<CallToolResult, RpcError> + Send + Sync + 'static,
     ) {
-        self.insert_tool(Arc::new(ToolEntry::new(tool, Box::new(handler))));
+        let mut entry = ToolEntry::new(tool, Box::new(handler));
+        entry.stats = self.options.metrics.as_ref().map(|m| m.tool(&entry.tool.name));
+        self.insert_tool(Arc::new(entry));
     }
 
     /// Says why the tool `name` is not registered, and what would make it so: a call of it is
@@ -889,6 +953,18 @@ impl Drop for Server {
         self.cancel_tasks();
         self.pool.shutdown(SHUTDOWN_GRACE);
     }
+}
+
+/// The metrics' method labels, by the slot `Server::count_request` counts each in (its `Id`):
+/// the requests of the method table; notifications are never answered.
+fn method_labels() -> Vec<Option<&'static str>> {
+    let mut names = vec![None; 32];
+    for spec in METHODS.iter().filter(|s| s.runs != Runs::Nowhere) {
+        if let Some(slot) = names.get_mut(spec.id as usize) {
+            *slot = Some(spec.name);
+        }
+    }
+    names
 }
 
 /// The error a request gets while the server drains: it did no work, so another server (or

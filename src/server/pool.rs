@@ -28,6 +28,8 @@ use std::time::{Duration, Instant};
 pub(crate) struct Job {
     pub(crate) cx: RequestCx,
     pub(crate) req: Request,
+    /// When it arrived, when the server keeps metrics: its latency includes its wait.
+    pub(crate) started: Option<Instant>,
 }
 
 impl Job {
@@ -41,7 +43,7 @@ impl Job {
     /// Answers the request (`dispatch::answer`), unless it was cancelled; hands back the
     /// queued request that takes its slot.
     pub(crate) fn answer(self) -> Option<Waiting> {
-        let Job { mut cx, req } = self;
+        let Job { mut cx, req, started } = self;
         let server = Arc::clone(&cx.server);
         // Whatever is logged while the request runs on this thread names it.
         let scope = cx.scope.clone();
@@ -51,6 +53,7 @@ impl Job {
             log::debug!("request {} cancelled before it ran; no response", req.id);
             return cx.session.as_ref().and_then(|s| s.finish(&req.id));
         }
+        let running = server.metrics().map(|m| m.in_flight());
         let outcome = catch_unwind(AssertUnwindSafe(|| dispatch::answer(&mut cx, &server, &req.method, &req.params)))
             .unwrap_or_else(|_| {
                 log::error!("handler for {} panicked", req.method);
@@ -60,6 +63,7 @@ impl Job {
         if cx.is_cancelled() {
             // Spec (cancellation): no response once cancelled.
             log::debug!("request {} cancelled; no response", req.id);
+            server.count_request::<()>(&req.method, started, None);
         } else {
             if let Err(e) = &outcome {
                 if e.code == rpc::INTERNAL_ERROR {
@@ -69,8 +73,10 @@ impl Job {
             if let Some(scope) = &scope {
                 scope::answered(scope, outcome.as_ref().err().map(|e| e.code), "");
             }
+            server.count_request(&req.method, started, Some(&outcome));
             cx.sink.send(Outgoing::Response(Answer::new(req.id, outcome)));
         }
+        drop(running);
         cx.start_deferred();
         next
     }
@@ -237,6 +243,18 @@ impl Pool {
                 drop(state);
                 shared.stalled.notify_one();
             }
+        }
+    }
+
+    /// For a metrics scrape: the jobs queued and the worker threads, read under the lock a
+    /// scrape takes (never a request); `(0, 0)` once the pool is gone.
+    pub(crate) fn sizes(&self) -> impl Fn() -> (usize, usize) + Send + Sync + 'static {
+        let shared = Arc::downgrade(&self.shared);
+        move || {
+            shared.upgrade().map_or((0, 0), |shared| {
+                let state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+                (state.queue.len(), state.threads)
+            })
         }
     }
 

@@ -6,6 +6,7 @@ use crate::server::connection::Connection;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::util::condition::Condition;
+use crate::util::metrics::{Metrics, Refusal};
 use crate::wire::jsonrpc::{self, Malformed};
 use crate::wire::meta::Arrival;
 use crate::wire::rpc::RpcError;
@@ -41,6 +42,8 @@ pub fn serve_io(
     let output_room = OutputRoom { queued, shared: Arc::new(Room::default()) };
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let writer_room = output_room.clone();
+    let metrics = server.metrics().cloned();
+    let output = Counting { output, metrics: metrics.clone() };
     thread::Builder::new().name("mcp-stdout".into()).spawn(move || {
         write_loop(outbox, output, &writer_room);
         let _ = done_tx.send(());
@@ -60,6 +63,7 @@ pub fn serve_io(
         match read_line(&mut input, &mut line, cap) {
             Ok(Line::Eof) => break Ok(()),
             Ok(Line::TooLong) => {
+                metrics.as_ref().inspect(|m| m.refused(Refusal::Size));
                 // Answered with the request's id when its start names one, so the client can
                 // match the refusal instead of waiting for its own timeout.
                 let id = jsonrpc::leading_id(&line);
@@ -73,6 +77,7 @@ pub fn serve_io(
                 connection.handle(Err(Malformed { id, error }), Arrival::Plain, &sink);
             }
             Ok(Line::Text) => {
+                metrics.as_ref().inspect(|m| m.bytes_in(line.len()));
                 let text = match std::str::from_utf8(&line) {
                     Ok(t) => t.trim(),
                     Err(e) => {
@@ -101,6 +106,24 @@ pub fn serve_io(
     // one, so wait only briefly (everything queued so far is flushed batch by batch).
     let _ = done_rx.recv_timeout(Duration::from_millis(500));
     result
+}
+
+/// Stdout, its bytes counted when the server keeps metrics (after the buffer: once per write).
+struct Counting<W> {
+    output: W,
+    metrics: Option<Arc<Metrics>>,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.output.write(bytes)?;
+        self.metrics.as_ref().inspect(|m| m.bytes_out(n));
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.output.flush()
+    }
 }
 
 /// What the reader of requests knows of the output: bytes queued and not yet written, and

@@ -11,6 +11,7 @@ pub(crate) mod crypto;
 // The seed corpus and the JSON-RPC check are the binary's; the library's own tests use the rest.
 #[cfg_attr(not(feature = "fuzz-mutator"), allow(dead_code))]
 pub mod fuzz;
+pub mod metrics;
 pub mod percent;
 pub mod random;
 pub mod schema;

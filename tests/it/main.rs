@@ -38,6 +38,7 @@ mod listen_cap;
 mod logging;
 mod manifest;
 mod manifest_tasks;
+mod metrics;
 mod oauth;
 #[cfg(feature = "oauth")]
 mod oauth_issuer;

@@ -96,6 +96,7 @@ fn proxy(raw: impl Iterator<Item = String>) -> Result<(), String> {
         cli::proxy::relay(&mut server, &name, spec, parsed.shared);
         servers.push((name, Arc::new(server)));
     }
+    start_metrics(&args).map_err(|e| e.to_string())?;
     let drain = Duration::from_secs(args.drain_secs as u64);
     let served = serve_http_mounted(servers, &args, &addr, drain).map_err(|e| e.to_string());
     // What a session's end did not end yet (and what the children forked) ends with the proxy.
@@ -133,9 +134,33 @@ fn serve_http_mounted(
     Ok(())
 }
 
+/// The one registry every server of the process counts into, with `--metrics`.
+static METRICS: std::sync::OnceLock<Arc<tinymcp::Metrics>> = std::sync::OnceLock::new();
+
+/// `--metrics ADDR`: the metrics listener of its own, started before the server serves; plain
+/// `--metrics` needs `--http`, whose listener serves them.
+fn start_metrics(args: &Args) -> Result<(), tinymcp::Error> {
+    match &args.metrics {
+        Some(Some(addr)) => {
+            let metrics = Arc::clone(METRICS.get_or_init(tinymcp::Metrics::new));
+            let token = cli::secret::token(args.token_file.as_deref()).map_err(tinymcp::Error::Config)?;
+            cli::metrics::serve(addr, metrics, token).map(drop).map_err(tinymcp::Error::Config)
+        }
+        Some(None) if args.http.is_none() => Err(tinymcp::Error::Config(
+            "--metrics with no address serves /metrics on the --http listener: give --http ADDR, or --metrics ADDR \
+             (a loopback address or port) for a listener of its own"
+                .into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The protocol core's limits, from the flags.
 fn server_options(args: &Args) -> tinymcp::Options {
     let mut options = tinymcp::Options::default();
+    if args.metrics.is_some() {
+        options = options.with_metrics(Arc::clone(METRICS.get_or_init(tinymcp::Metrics::new)));
+    }
     if let Some(n) = args.max_message_bytes {
         options.max_message_bytes = n;
     }
@@ -226,6 +251,7 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
         log::info!("serving the skills in {}", dir.display());
         watcher.add(skills.watch_job());
     }
+    start_metrics(&args)?;
     let server = Arc::new(server);
     // Keep the handle: the watcher thread ends with the process.
     let _watching = if args.watch { watcher.spawn(&server)? } else { None };
@@ -300,6 +326,7 @@ fn http_options(args: &Args, addr: &str) -> Result<tinymcp_http::HttpOptions, St
     // Set but blank refuses to start rather than serve without one.
     options.access.token = cli::secret::token(args.token_file.as_deref())?;
     options.access.oauth = cli::oauth::settings(&args.oauth)?;
+    options.serve_metrics = matches!(args.metrics, Some(None));
     if let Some(n) = args.max_sessions {
         options.max_sessions = n;
     }

@@ -11,6 +11,8 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tinymcp::metrics::{Open, Refusal};
+use tinymcp::Metrics;
 
 /// The request line and headers together, at most (then 414 or 431, and close).
 pub(super) const MAX_HEAD: usize = 16 * 1024;
@@ -236,6 +238,8 @@ pub(super) struct Conn {
     /// A write that makes no progress this long ends the connection (a client that stopped
     /// reading).
     pub(super) write_within: Duration,
+    /// Where bytes, statuses and streams are counted, when the server keeps metrics.
+    metrics: Option<Arc<Metrics>>,
 }
 
 fn timed_out() -> io::Error {
@@ -243,9 +247,9 @@ fn timed_out() -> io::Error {
 }
 
 impl Conn {
-    pub(super) fn new(stream: Arc<TcpStream>, options: &super::HttpOptions) -> Conn {
+    pub(super) fn new(stream: Arc<TcpStream>, options: &super::HttpOptions, metrics: Option<Arc<Metrics>>) -> Conn {
         let (read_within, write_within) = (options.read_within, options.write_within);
-        Conn { stream, buf: Vec::new(), close: false, unread: false, read_within, write_within }
+        Conn { stream, buf: Vec::new(), close: false, unread: false, read_within, write_within, metrics }
     }
 
     /// Reads once more into the buffer, waiting until `deadline` at most; 0 means closed.
@@ -259,6 +263,7 @@ impl Conn {
         loop {
             match (&*self.stream).read(&mut chunk) {
                 Ok(n) => {
+                    self.metrics.as_ref().inspect(|m| m.bytes_in(n));
                     self.buf.extend_from_slice(&chunk[..n]);
                     return Ok(n);
                 }
@@ -303,6 +308,7 @@ impl Conn {
     /// Answers a refused head and marks the connection for closing.
     pub(super) fn refuse(&mut self, error: &HeadError) {
         log::debug!("refused a request: {}", error.reason());
+        self.metrics.as_ref().filter(|_| matches!(error.status(), 414 | 431)).inspect(|m| m.refused(Refusal::Size));
         self.close = true;
         // A client too slow to finish its head gets no more time.
         self.unread = *error != HeadError::Timeout;
@@ -325,6 +331,7 @@ impl Conn {
         }
         out.extend_from_slice(b"\r\n");
         out.extend_from_slice(body);
+        self.metrics.as_ref().inspect(|m| m.http_status(status)).inspect(|m| m.bytes_out(out.len()));
         let written = (&*self.stream).write_all(&out).and_then(|()| (&*self.stream).flush());
         if written.is_err() {
             self.close = true;
@@ -525,7 +532,16 @@ impl<'c> Exchange<'c> {
         }
         head.push_str("\r\n");
         let within = self.conn.write_within;
-        let mut out = RawOut { stream: &self.conn.stream, close: &mut self.conn.close, ended: false, within };
+        let metrics = self.conn.metrics.as_deref().inspect(|m| m.http_status(status));
+        let open = metrics.map(Metrics::stream);
+        let mut out = RawOut {
+            stream: &self.conn.stream,
+            close: &mut self.conn.close,
+            ended: false,
+            within,
+            metrics,
+            _open: open,
+        };
         out.write(head.as_bytes())?;
         Ok(out)
     }
@@ -574,12 +590,16 @@ pub(super) struct RawOut<'a> {
     ended: bool,
     /// `Conn::write_within`.
     within: Duration,
+    /// Where its bytes are counted, and its place among the streams open.
+    metrics: Option<&'a Metrics>,
+    _open: Option<Open<'a>>,
 }
 
 impl RawOut<'_> {
     /// Writes and flushes; a failure (including a write stuck for `Conn::write_within`) ends
     /// the connection after this answer.
     pub(super) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.metrics.inspect(|m| m.bytes_out(bytes.len()));
         let written = write_within(self.stream, bytes, self.within).and_then(|()| { self.stream }.flush());
         if written.is_err() {
             *self.close = true;

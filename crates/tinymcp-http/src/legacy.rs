@@ -71,7 +71,7 @@ pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &
     // One cap for every transport: held until the stream ends.
     let _place = match http.sessions.reserve() {
         Ok(place) => place,
-        Err(refused) => return super::too_many(refused).send(exchange, cors),
+        Err(refused) => return super::too_many(http, refused).send(exchange, cors),
     };
     http.legacy.table.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), Arc::clone(&session));
     log::info!("legacy SSE session {id} opened");

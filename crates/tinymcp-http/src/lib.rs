@@ -74,6 +74,7 @@ use tinymcp::error_codes::{
     HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
 };
+use tinymcp::metrics::{Refusal as Counted, Watched};
 use tinymcp::transport::kit as frame;
 use tinymcp::transport::kit::Connection;
 use tinymcp::transport::kit::StateKey;
@@ -81,6 +82,7 @@ use tinymcp::transport::kit::{self as meta, Arrival, Era};
 use tinymcp::transport::kit::{self as jsonrpc, Incoming, Malformed, Message};
 use tinymcp::transport::kit::{BoundedReceiver, Outgoing, Sink};
 use tinymcp::Error;
+use tinymcp::Metrics;
 use tinymcp::ProtocolVersion;
 use tinymcp::Server;
 use tinymcp::{RequestId, RpcError};
@@ -120,6 +122,9 @@ pub struct HttpOptions {
     /// A write to a client that makes no progress this long ends its connection, and a stream
     /// on it (a client that stopped reading).
     pub write_within: Duration,
+    /// Serves `/metrics` (the first server's `Options::metrics`, in the Prometheus text
+    /// format) behind the same `Host`/`Origin` and token checks as every path. Off by default.
+    pub serve_metrics: bool,
 }
 
 impl Default for HttpOptions {
@@ -137,6 +142,7 @@ impl Default for HttpOptions {
             handshake: Duration::from_secs(30),
             read_within: Duration::from_secs(5),
             write_within: Duration::from_secs(10),
+            serve_metrics: false,
         }
     }
 }
@@ -175,9 +181,16 @@ struct Http {
     streams_ending: AtomicBool,
     /// Wakes the reaper at shutdown.
     stop: (Mutex<bool>, Condvar),
+    /// The first server's metrics: what the transport counts goes there too.
+    metrics: Option<Arc<Metrics>>,
 }
 
 impl Http {
+    /// Counts a refusal, when the server keeps metrics.
+    fn refused(&self, why: Counted) {
+        self.metrics.as_ref().inspect(|m| m.refused(why));
+    }
+
     fn stopping(&self) -> bool {
         self.stopping.load(Ordering::Relaxed)
     }
@@ -246,9 +259,21 @@ impl HttpServer {
             draining: AtomicBool::new(false),
             streams_ending: AtomicBool::new(false),
             stop: (Mutex::new(false), Condvar::new()),
+            metrics: first.metrics().cloned(),
             mounts,
             options,
         });
+        if let Some(metrics) = &http.metrics {
+            let (sessions, connections) = (Arc::downgrade(&http), Arc::downgrade(&http));
+            metrics.watch(
+                Watched::Sessions,
+                Box::new(move || sessions.upgrade().map_or(0, |h| h.sessions.count() as i64)),
+            );
+            metrics.watch(
+                Watched::Connections,
+                Box::new(move || connections.upgrade().map_or(0, |h| h.connections.count() as i64)),
+            );
+        }
         let reaping = Arc::clone(&http);
         let every = reap_every(&http.options);
         let reaper = thread::Builder::new().name("mcp-http-reaper".into()).stack_size(128 * 1024).spawn(move || {
@@ -417,6 +442,11 @@ impl HttpResponse {
         HttpResponse { status: 403, ..json }.with("WWW-Authenticate", challenge)
     }
 
+    fn with_body(mut self, body: String) -> Self {
+        self.body = body;
+        self
+    }
+
     fn with(mut self, name: &'static str, value: impl Into<String>) -> Self {
         self.headers.push((name, value.into()));
         self
@@ -440,6 +470,7 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     // Invariant: `mounts::table` made at least one mount.
     let cap = mounted.map_or(&http.mounts[0], |(m, _)| m).server.options().max_message_bytes;
     if exchange.declares_over(cap) {
+        http.refused(Counted::Size);
         exchange.close_after();
         let error = RpcError::invalid_request(format!("body over the {cap}-byte limit"));
         return HttpResponse::rpc_error(413, &error).send(exchange, &[]);
@@ -484,10 +515,12 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     }
     let grant = match checked {
         Err(Refusal::Forbidden(why)) => {
+            http.refused(Counted::HostOrigin);
             log::warn!("refused {method} {path}: {why}");
             return HttpResponse::text(403, &format!("forbidden: {why}\n")).send(exchange, &cors);
         }
         Err(Refusal::Unauthorized(failure)) => {
+            http.refused(Counted::Auth);
             let challenge = http.options.access.challenge(&failure, resource);
             // Spec (authorization, scope challenges): a valid token short of a scope is a 403.
             let answer = match &failure {
@@ -502,6 +535,9 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         }
         Ok(grant) => grant,
     };
+    if path == "/metrics" && http.options.serve_metrics {
+        return metrics_page(http, exchange, &cors);
+    }
     let scopes = grant.as_ref().map(|g| g.scopes.as_slice());
     // While draining, only POSTs are read (they may carry answers a running handler waits for;
     // the requests among them are refused, a legacy one on its stream) and DELETEs (they end a
@@ -530,6 +566,21 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
             .with("Allow", "GET, POST, DELETE")
             .send(exchange, &cors),
         _ => HttpResponse::text(404, "not found: the MCP endpoint is /mcp\n").send(exchange, &cors),
+    }
+}
+
+/// `/metrics`: every metric in the Prometheus text format (version 0.0.4), or 404 when the
+/// server keeps none.
+fn metrics_page(http: &Http, exchange: &mut Exchange<'_>, cors: &[(&'static str, String)]) {
+    let Some(metrics) = &http.metrics else {
+        return HttpResponse::text(404, "not found: this server keeps no metrics\n").send(exchange, cors);
+    };
+    match exchange.head.method.as_str() {
+        "GET" => HttpResponse::new(200)
+            .with("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            .with_body(metrics.render())
+            .send(exchange, cors),
+        _ => HttpResponse::text(405, "use GET\n").with("Allow", "GET").send(exchange, cors),
     }
 }
 
@@ -603,10 +654,11 @@ fn read_message(at: &Mount, exchange: &mut Exchange<'_>) -> Result<Incoming, Htt
     let body = match exchange.read_body(cap) {
         Ok(body) => body,
         Err(BodyError::TooLarge) => {
+            at.server.metrics().inspect(|m| m.refused(Counted::Size));
             return Err(HttpResponse::rpc_error(
                 413,
                 &RpcError::invalid_request(format!("body over the {cap}-byte limit")),
-            ))
+            ));
         }
         Err(BodyError::Malformed(why)) => {
             return Err(HttpResponse::rpc_error(400, &RpcError::invalid_request(format!("bad chunked body: {why}"))))
@@ -750,7 +802,7 @@ fn post(
     // so initializes sent at once cannot start more processes than there are places.
     let place = match (initialize && at.server.is_relay()).then(|| http.sessions.reserve()).transpose() {
         Ok(place) => place,
-        Err(refused) => return too_many(refused).send(exchange, cors),
+        Err(refused) => return too_many(http, refused).send(exchange, cors),
     };
     let session = if initialize {
         http.sessions.create(&at.server)
@@ -783,7 +835,7 @@ fn post(
             Some(Err(refused)) => {
                 session.connection.close();
                 drop(busy);
-                return too_many(refused).send(exchange, cors);
+                return too_many(http, refused).send(exchange, cors);
             }
         }
     }
@@ -909,7 +961,7 @@ fn find_session(http: &Http, at: &Mount, exchange: &Exchange<'_>) -> Result<Arc<
         || HttpResponse::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"));
     let session = http.sessions.get(&at.server, id).map_err(|missing| match missing {
         Missing::Unknown => unknown(),
-        Missing::Full(max) => too_many(Refused::Full(max)),
+        Missing::Full(max) => too_many(http, Refused::Full(max)),
     })?;
     // A session is served under the name it began at only.
     if !session.connection.serves(&at.server) {
@@ -931,9 +983,10 @@ fn find_session(http: &Http, at: &Mount, exchange: &Exchange<'_>) -> Result<Arc<
 }
 
 /// The answer when no session can be made or rebuilt: `503` at the cap, `500` without randomness.
-fn too_many(refused: Refused) -> HttpResponse {
+fn too_many(http: &Http, refused: Refused) -> HttpResponse {
     match refused {
         Refused::Full(max) => {
+            http.refused(Counted::SessionCap);
             let error = RpcError::invalid_request(format!("too many sessions (the limit is {max}); try later"));
             HttpResponse::rpc_error(503, &error).with("Retry-After", "5")
         }

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
+use tinymcp::metrics::Refusal;
 use tinymcp::transport::kit::Condition;
 
 /// A connection thread only moves bytes and parses envelopes (serde_json's depth limit keeps
@@ -55,7 +56,7 @@ impl Drop for Answering<'_> {
 }
 
 impl Connections {
-    fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         self.open.lock().unwrap_or_else(PoisonError::into_inner).len()
     }
 
@@ -125,6 +126,7 @@ pub(super) fn accept_loop(http: &Arc<Http>, listener: &TcpListener) {
         let connections = &http.connections;
         if connections.count() >= http.options.max_connections {
             log::debug!("{} connections open: refusing one", http.options.max_connections);
+            http.metrics.as_ref().inspect(|m| m.refused(Refusal::ConnectionCap)).inspect(|m| m.http_status(503));
             refuse(stream);
             continue;
         }
@@ -172,7 +174,7 @@ fn serve_connection(http: &Http, stream: Arc<TcpStream>) {
     }
     // Accepted sockets inherit it from the listener on Linux, not everywhere.
     let _ = stream.set_nodelay(true);
-    let mut conn = Conn::new(stream, &http.options);
+    let mut conn = Conn::new(stream, &http.options, http.metrics.clone());
     serve_requests(http, &mut conn);
     conn.end();
 }

@@ -220,6 +220,11 @@ impl Sessions {
         })
     }
 
+    /// Sessions open (legacy SSE ones included), for a metrics scrape.
+    pub(super) fn count(&self) -> usize {
+        self.table.lock().unwrap_or_else(PoisonError::into_inner).len() + self.others.load(Ordering::Relaxed)
+    }
+
     /// A session for an `initialize`, not in the table until [`Sessions::establish`].
     pub(super) fn create(&self, server: &Arc<Server>) -> Arc<HttpSession> {
         self.expire();

@@ -102,7 +102,13 @@ impl Setup {
         if let Some(hub) = hubs.iter().find(|hub| hub.declared == declared || modern(&hub.up)) {
             return Ok(Arc::clone(&hub.up));
         }
-        let up = Upstream::open(&self.open, options.max_in_flight, true, Arc::clone(server.relayed()))?;
+        let up = Upstream::open(
+            &self.open,
+            options.max_in_flight,
+            true,
+            Arc::clone(server.relayed()),
+            server.metrics().cloned(),
+        )?;
         up.hear_with(Arc::downgrade(server));
         // Sessions speak the handshake: a server shared by them is initialized. One that only
         // 2026-07-28 requests share is asked `server/discover` first, so a server that speaks
@@ -289,7 +295,14 @@ impl Relay {
         let up = if setup.shared {
             setup.hub(server, Declared::ALL)
         } else {
-            Upstream::open(&setup.open, options.max_in_flight, false, Arc::clone(server.relayed())).map_err(|why| {
+            Upstream::open(
+                &setup.open,
+                options.max_in_flight,
+                false,
+                Arc::clone(server.relayed()),
+                server.metrics().cloned(),
+            )
+            .map_err(|why| {
                 log::error!("relay: cannot start the server: {why}");
                 why
             })

@@ -12,10 +12,11 @@ use crate::server::session::Session;
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::util::condition::{Held, InFlight};
+use crate::util::metrics::Metrics;
 use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Message, Notification, Request};
 use crate::wire::meta::LogLevel;
-use crate::wire::method::Id;
+use crate::wire::method::{self, Id};
 use crate::wire::params::Params;
 use crate::wire::rpc::{self, RequestId, RpcError};
 use serde::Serialize;
@@ -56,6 +57,8 @@ pub(crate) struct Upstream {
     /// The relaying server whose listen streams hear what concerns every client (a shared
     /// server's), held weakly: the server holds this.
     listeners: OnceLock<Weak<Server>>,
+    /// Where its answers' latency is counted (the relaying server's metrics).
+    metrics: Option<Arc<Metrics>>,
     /// The relaying server's count of client requests in flight (`Server::drain` waits for it).
     in_flight: Arc<InFlight>,
     /// Its tools' input schemas, by name: read on first need, again after it says its list
@@ -183,6 +186,8 @@ struct Waiting {
     held: Option<Held>,
     /// The request's log scope (traced), for the line its answer ends it with.
     scope: Option<Arc<RequestScope>>,
+    /// Its method's metrics slot, when the relaying server keeps metrics.
+    slot: Option<usize>,
 }
 
 /// How the other server's answer reaches the client.
@@ -290,6 +295,7 @@ impl Upstream {
         max_in_flight: usize,
         shared: bool,
         in_flight: Arc<InFlight>,
+        metrics: Option<Arc<Metrics>>,
     ) -> Result<Arc<Upstream>, String> {
         let up = Arc::new(Upstream {
             state: Mutex::default(),
@@ -301,6 +307,7 @@ impl Upstream {
             in_flight,
             tools: Mutex::new(None),
             tools_stale: std::sync::atomic::AtomicBool::new(false),
+            metrics,
         });
         let peer = open(Relayed(Arc::clone(&up)))?;
         *up.peer.lock().unwrap_or_else(PoisonError::into_inner) = Some(peer);
@@ -463,6 +470,7 @@ impl Upstream {
                         parked: false,
                         held,
                         scope: scope::current(),
+                        slot: self.metrics.as_ref().and_then(|_| method::spec(out.method)).map(|s| s.id as usize),
                     },
                 );
                 Ok((sent_as, order))
@@ -838,6 +846,14 @@ impl Upstream {
         let Some(waiting) = self.forget(&id) else {
             return log::debug!("relay: answer to {id} that no one waits for (cancelled); dropped");
         };
+        if let Some(metrics) = &self.metrics {
+            metrics.upstream(waiting.since.elapsed());
+            // A client's request (not the relay's own, not a listen stream) counts as one served.
+            if !matches!(waiting.shape, Shape::Own(_) | Shape::Listen) {
+                let code = outcome.as_ref().map(|_| ()).map_err(|e| e.code);
+                metrics.request(waiting.slot, Some(waiting.since), Some(code));
+            }
+        }
         let outcome = match waiting.shape {
             Shape::Own(tx) => {
                 let _ = tx.try_send(outcome);
@@ -1185,8 +1201,8 @@ mod tests {
     fn a_servers_request_goes_to_the_client_that_caused_it_or_is_refused() {
         let sent = Arc::new(Mutex::new(Vec::new()));
         let lines = Arc::clone(&sent);
-        let up =
-            Upstream::open(&move |_| Ok(Box::new(Lines(Arc::clone(&lines))) as _), 8, true, Arc::default()).unwrap();
+        let up = Upstream::open(&move |_| Ok(Box::new(Lines(Arc::clone(&lines))) as _), 8, true, Arc::default(), None)
+            .unwrap();
         let (a, b) = (up.new_client(), up.new_client());
         let (heard_a, heard_b) = (call(&up, a, "same"), call(&up, b, "same"));
         // What the server knows of each call: its id and its token, remapped.

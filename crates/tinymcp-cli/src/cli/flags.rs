@@ -64,6 +64,23 @@ impl Flags {
         Ok(value)
     }
 
+    /// The value of a flag that may go without one: attached (`--flag=value`), or the next
+    /// argument when that is no flag (`--flag value`); `None` when there is none.
+    pub fn optional_value(&mut self, flag: &str) -> Result<Option<String>, String> {
+        if let Some(value) = self.parser.optional_value() {
+            return utf8(flag, value).map(Some);
+        }
+        let mut raw = self.parser.raw_args().map_err(|e| e.to_string())?;
+        match raw.peek().and_then(|arg| arg.to_str()) {
+            Some(next) if !next.starts_with('-') => {
+                let value = next.to_owned();
+                raw.next();
+                Ok(Some(value))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// The value of `flag`, a whole number above zero.
     pub fn number(&mut self, flag: &str) -> Result<usize, String> {
         let value = self.value_named(flag, "a number")?;
@@ -144,6 +161,22 @@ mod tests {
         let arg = f.next().unwrap().unwrap();
         f.pass(arg, &mut out).unwrap();
         assert_eq!(out, ["--http", "127.0.0.1:0", "x"]);
+    }
+
+    #[test]
+    fn an_optional_value_is_attached_or_the_next_word() {
+        let mut f = flags(&["--metrics", "--http", "1", "--metrics", "9464", "--metrics=127.0.0.1:1", "--metrics"]);
+        f.next().unwrap();
+        assert_eq!(f.optional_value("--metrics").unwrap(), None);
+        assert_eq!(f.next().unwrap(), Some(Arg::Flag("--http".into())));
+        f.value("--http").unwrap();
+        f.next().unwrap();
+        assert_eq!(f.optional_value("--metrics").unwrap().as_deref(), Some("9464"));
+        f.next().unwrap();
+        assert_eq!(f.optional_value("--metrics").unwrap().as_deref(), Some("127.0.0.1:1"));
+        f.next().unwrap();
+        assert_eq!(f.optional_value("--metrics").unwrap(), None);
+        assert_eq!(f.next().unwrap(), None);
     }
 
     #[cfg(feature = "http")]

@@ -79,7 +79,12 @@ PROTOCOL OPTIONS:
                             --trace; see docs/operations.md)
     --trace                 give a request without a W3C trace context a fresh one (passed to
                             command tools and proxied servers), and log each answered request
-                            with its trace id and duration";
+                            with its trace id and duration
+    --metrics [ADDR]        count requests, tool calls, sessions, refusals and more, served in
+                            the Prometheus text format: alone, at /metrics on the --http
+                            listener behind its checks; with ADDR (a loopback PORT or
+                            HOST:PORT), on a listener of its own, over stdio too
+                            (see docs/operations.md; default off)";
 
 /// The HTTP transport's options.
 pub const HTTP_OPTIONS: &str =

@@ -11,6 +11,7 @@ pub mod hosts;
 pub mod install;
 pub mod jsondoc;
 pub mod logging;
+pub mod metrics;
 #[cfg(feature = "http")]
 pub mod oauth;
 pub mod options;

@@ -50,6 +50,9 @@ pub struct Args {
     pub log_json: bool,
     /// `--trace`, or `--log-format json`: fresh trace ids and request scopes.
     pub trace: bool,
+    /// `--metrics [ADDR]`: `Some(None)` on the `--http` listener, `Some(Some(ADDR))` on one of
+    /// its own.
+    pub metrics: Option<Option<String>>,
     #[cfg(feature = "http")]
     pub oauth: crate::cli::oauth::Flags,
 }
@@ -105,6 +108,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
         trusted_proxies: Vec::new(),
         log_json: false,
         trace: false,
+        metrics: None,
         #[cfg(feature = "http")]
         oauth: crate::cli::oauth::Flags::default(),
     };
@@ -157,6 +161,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
             "--max-message-bytes" => parsed.max_message_bytes = Some(flags.number(&arg)?),
             "--page-size" => parsed.page_size = Some(flags.number(&arg)?),
             "--max-in-flight" => parsed.max_in_flight = Some(flags.number(&arg)?),
+            "--metrics" => parsed.metrics = Some(flags.optional_value(&arg)?),
             "--drain-secs" => parsed.drain_secs = flags.number(&arg)?,
             "--log-format" => {
                 parsed.log_json = crate::cli::logging::format_value(&flags.value(&arg)?)?;

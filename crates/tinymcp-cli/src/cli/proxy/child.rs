@@ -18,6 +18,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 use tinymcp::relay::{Peer, Relayed};
 use tinymcp::transport::stdio::{read_line, Line};
+use tinymcp::Metrics;
 
 /// Messages waiting for the child to read them, and their bytes (one message of any size may
 /// wait alone); beyond, requests are refused.
@@ -135,8 +136,9 @@ pub struct Child {
 }
 
 impl Child {
-    /// Starts `spec` for the session `name`; its messages go to `relayed`.
-    pub fn spawn(spec: &Spec, name: String, relayed: Relayed) -> Result<Child, String> {
+    /// Starts `spec` for the session `name`; its messages go to `relayed`; counted running
+    /// in `metrics` until it exits.
+    pub fn spawn(spec: &Spec, name: String, relayed: Relayed, metrics: Option<Arc<Metrics>>) -> Result<Child, String> {
         let mut command = Command::new(&spec.command);
         command
             .args(&spec.args)
@@ -152,6 +154,7 @@ impl Child {
         let (mut process, tree) =
             Tree::spawn(&mut command).map_err(|e| format!("cannot run {:?}: {e}", spec.command))?;
         log::info!(target: "tinymcp::child", "{name}: started {:?} (pid {})", spec.command, process.id());
+        let running = metrics.map(Running::new);
         let (stdin, stdout, stderr) = match (process.stdin.take(), process.stdout.take(), process.stderr.take()) {
             (Some(i), Some(o), Some(e)) => (i, o, e),
             _ => {
@@ -182,6 +185,7 @@ impl Child {
                 let mut process = process;
                 // Reaped as soon as it exits, so no zombie outlives it.
                 let status = process.wait();
+                drop(running);
                 let status = status.map_or_else(|e| format!("status unknown: {e}"), |s| s.to_string());
                 let closing = {
                     let mut state = life.lock();
@@ -267,6 +271,22 @@ impl Peer for Child {
 impl Drop for Child {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+/// A child counted among those running while it lives (until it is reaped).
+struct Running(Arc<Metrics>);
+
+impl Running {
+    fn new(metrics: Arc<Metrics>) -> Running {
+        metrics.child_started();
+        Running(metrics)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.child_ended();
     }
 }
 

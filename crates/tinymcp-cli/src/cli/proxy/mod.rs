@@ -115,10 +115,13 @@ pub fn relay(server: &mut tinymcp::Server, name: &str, spec: Spec, shared: bool)
     let at = if name.is_empty() { String::new() } else { format!("{name} ") };
     let how = if shared { "one process for every session" } else { "one process per session" };
     log::info!("proxying {at}{:?} {:?}: {how}", spec.command, spec.args);
+    let metrics = server.metrics().cloned();
     let open = move |relayed| {
         let n = children.fetch_add(1, Ordering::Relaxed) + 1;
         let name = if shared { format!("{at}shared child #{n}") } else { format!("{at}session #{n}") };
-        Child::spawn(&spec, name, relayed).map(|child| Box::new(child) as Box<dyn Peer>)
+        // A shared child after the first is one started again: the one before it ended.
+        metrics.as_ref().filter(|_| shared && n > 1).inspect(|m| m.child_restarted());
+        Child::spawn(&spec, name, relayed, metrics.clone()).map(|child| Box::new(child) as Box<dyn Peer>)
     };
     if shared {
         server.set_shared_relay(open);

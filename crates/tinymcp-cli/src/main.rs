@@ -143,7 +143,11 @@ fn start_metrics(args: &Args) -> Result<(), tinymcp::Error> {
     match &args.metrics {
         Some(Some(addr)) => {
             let metrics = Arc::clone(METRICS.get_or_init(tinymcp::Metrics::new));
+            #[cfg(feature = "http")]
             let token = cli::secret::token(args.token_file.as_deref()).map_err(tinymcp::Error::Config)?;
+            // Without HTTP there are no bearer tokens (no `--token-file`): loopback and Host only.
+            #[cfg(not(feature = "http"))]
+            let token = None;
             cli::metrics::serve(addr, metrics, token).map(drop).map_err(tinymcp::Error::Config)
         }
         Some(None) if args.http.is_none() => Err(tinymcp::Error::Config(

@@ -15,9 +15,10 @@ wine_ready
 exe="${1:-}"
 unit_tests=
 if [ -z "$exe" ]; then
-  # Lints for Windows: the library, the binary with and without `oauth`, and the binary's unit
+  # Lints for Windows: the libraries (core and HTTP), the binary with and without `oauth`, and the binary's unit
   # tests (tests/it is Unix-only: it runs the Linux binary, makes FIFOs and symlinks).
   cargo clippy --quiet --target x86_64-pc-windows-gnu -p tinymcp --all-targets -- -D warnings
+  cargo clippy --quiet --target x86_64-pc-windows-gnu -p tinymcp-http --all-targets -- -D warnings
   cargo clippy --quiet --target x86_64-pc-windows-gnu -p tinymcp-cli --bins -- -D warnings
   cargo clippy --quiet --target x86_64-pc-windows-gnu -p tinymcp-cli --bins --features oauth -- -D warnings
   cargo clippy --quiet --target x86_64-pc-windows-gnu -p tinymcp-cli --bin tinymcp --profile test -- -D warnings

@@ -192,7 +192,18 @@ fn the_default_launcher_is_how_tinymcp_was_started() {
                 None => command.env_remove(name),
             };
         }
-        let out = command.output().unwrap();
+        // A copy just written may still be open for writing in a child another test forked
+        // before its exec (Linux then refuses to run it: ETXTBSY), so a few tries.
+        let mut tries = 0;
+        let out = loop {
+            match command.output() {
+                Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                out => break out.unwrap(),
+            }
+        };
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice::<Value>(&out.stdout).unwrap()["mcpServers"]["tinymcp"].clone()
     };

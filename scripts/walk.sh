@@ -12,7 +12,8 @@
 # included). `WALK_FUNCTIONS=1` lists each file's functions under it.
 # `scripts/walk.sh --release [N]`: the release build instead, totals only (its inlining moves
 # code across files, so only the total means anything): the CPU figure of one call, counted,
-# not timed, so two trees compare on a busy machine.
+# not timed, so two trees compare on a busy machine. `WALK_BIN=path` counts that binary (built
+# elsewhere, e.g. another tree's) instead of building this tree's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -25,12 +26,15 @@ N=${1:-200}
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v callgrind_annotate >/dev/null 2>&1; then
   skip "valgrind (callgrind) is not installed: apt install valgrind"
 fi
-if [ "$PROFILE" = release ]; then
+if [ -n "${WALK_BIN:-}" ]; then
+  BIN=$WALK_BIN
+elif [ "$PROFILE" = release ]; then
   cargo build --quiet --release --bin tinymcp
+  BIN=${CARGO_TARGET_DIR:-target}/release/tinymcp
 else
   cargo build --quiet --bin tinymcp
+  BIN=${CARGO_TARGET_DIR:-target}/debug/tinymcp
 fi
-BIN=${CARGO_TARGET_DIR:-target}/$PROFILE/tinymcp
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

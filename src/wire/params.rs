@@ -357,7 +357,7 @@ impl<'de> Deserialize<'de> for Str<'de> {
 
 /// The value of the top-level member `key` of the object `text` holds (the last, when given
 /// twice), the others passed over unread.
-fn member<'a>(text: &'a str, key: &str) -> Option<&'a RawValue> {
+pub(crate) fn member<'a>(text: &'a str, key: &str) -> Option<&'a RawValue> {
     struct Find<'k>(&'k str);
     impl<'de> Visitor<'de> for Find<'_> {
         type Value = Option<&'de RawValue>;

@@ -493,7 +493,7 @@ mod tests {
         assert!(!raw(r#"{"_meta":{"progressToken":1}}"#).meta_keys().unwrap().per_request());
     }
 
-    /// The params an envelope's own pass reads are the params read alone: the same text, the
+    /// The params read with their envelope are the params read alone: the same text, the
     /// same reserved members found where they sit, whatever the spelling.
     #[test]
     fn params_read_with_their_envelope_are_params_read_alone() {

@@ -12,7 +12,9 @@
 # included). `WALK_FUNCTIONS=1` lists each file's functions under it.
 # `scripts/walk.sh --release [N]`: the release build instead, totals only (its inlining moves
 # code across files, so only the total means anything): the CPU figure of one call, counted,
-# not timed, so two trees compare on a busy machine.
+# not timed, so two trees compare on a busy machine. `WALK_BIN=path` counts that binary (built
+# elsewhere, e.g. another tree's) instead of building this tree's. `WALK_CAPABILITIES=JSON`: the
+# client capabilities each 2026-07-28 call carries (`{}` unless set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -25,20 +27,23 @@ N=${1:-200}
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v callgrind_annotate >/dev/null 2>&1; then
   skip "valgrind (callgrind) is not installed: apt install valgrind"
 fi
-if [ "$PROFILE" = release ]; then
+if [ -n "${WALK_BIN:-}" ]; then
+  BIN=$WALK_BIN
+elif [ "$PROFILE" = release ]; then
   cargo build --quiet --release --bin tinymcp
+  BIN=${CARGO_TARGET_DIR:-target}/release/tinymcp
 else
   cargo build --quiet --bin tinymcp
+  BIN=${CARGO_TARGET_DIR:-target}/debug/tinymcp
 fi
-BIN=${CARGO_TARGET_DIR:-target}/$PROFILE/tinymcp
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 - "$BIN" "$N" "$work" "$PWD" "$PROFILE" "${WALK_FUNCTIONS:-0}" <<'PY'
+python3 - "$BIN" "$N" "$work" "$PWD" "$PROFILE" "${WALK_FUNCTIONS:-0}" "${WALK_CAPABILITIES:-{\}}" <<'PY'
 import collections, json, os, re, signal, socket, subprocess, sys, time
 
 binary, n, work, root, profile, functions = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] == "1"
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": json.loads(sys.argv[7])}
 INIT = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "walk", "version": "1"}}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}

@@ -10,14 +10,14 @@ use crate::server::sink::{Outgoing, Sink};
 use crate::server::task_share::{TaskShare, TaskTicket};
 use crate::server::Server;
 use crate::wire::frame;
-use crate::wire::meta::{LogLevel, RequestMeta, RELATED_TASK};
+use crate::wire::meta::{Capabilities, LogLevel, RequestMeta, RELATED_TASK};
 use crate::wire::rpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::wire::trace::TraceContext;
 use crate::wire::version::ProtocolVersion;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 /// The input-required bookkeeping of one 2026-07-28 request (`tools/call`, `prompts/get`,
@@ -88,7 +88,7 @@ pub(crate) trait TaskLink: Send + Sync {
 /// `_meta`, which that revision's handling fills in here, and nowhere else.
 pub(crate) struct Terms {
     pub version: ProtocolVersion,
-    pub client_capabilities: Arc<Value>,
+    pub client_capabilities: Capabilities,
     /// The level the request itself asked for; `None` reads the session's.
     pub log_level: Option<LogLevel>,
     /// The scopes the request's access token granted, when its transport checks scopes;
@@ -141,7 +141,7 @@ impl From<Negotiated> for Terms {
     fn from(negotiated: Negotiated) -> Terms {
         Terms {
             version: negotiated.version,
-            client_capabilities: negotiated.client_capabilities,
+            client_capabilities: Capabilities::Value(negotiated.client_capabilities),
             log_level: None,
             scopes: None,
             progress_token: None,
@@ -160,7 +160,7 @@ pub(crate) struct Detached {
     server: Weak<Server>,
     session: Option<Arc<Session>>,
     version: ProtocolVersion,
-    client_capabilities: Arc<Value>,
+    client_capabilities: Capabilities,
     log_level: Option<LogLevel>,
     scopes: Option<Arc<[String]>>,
     progress_token: Option<Value>,
@@ -182,7 +182,8 @@ impl Detached {
             session: self.session.clone(),
             id: None,
             version: self.version,
-            client_capabilities: Arc::clone(&self.client_capabilities),
+            client_capabilities: self.client_capabilities.clone(),
+            capabilities_read: OnceLock::new(),
             log_level: self.log_level,
             scopes: self.scopes.clone(),
             progress_token: self.progress_token.clone(),
@@ -205,7 +206,9 @@ pub struct RequestCx {
     pub(crate) session: Option<Arc<Session>>,
     pub(crate) id: Option<RequestId>,
     pub(crate) version: ProtocolVersion,
-    pub(crate) client_capabilities: Arc<Value>,
+    pub(crate) client_capabilities: Capabilities,
+    /// A 2026-07-28 request's capabilities read into a value, once a handler asks for them whole.
+    capabilities_read: OnceLock<Value>,
     /// The level the request itself asked for (2026-07-28); `None` reads the session's.
     pub(crate) log_level: Option<LogLevel>,
     /// What the request's access token granted (`Terms::scopes`).
@@ -230,12 +233,15 @@ impl RequestCx {
 
     /// The capabilities the client declared (for this request, on stateless revisions).
     pub fn client_capabilities(&self) -> &Value {
-        &self.client_capabilities
+        match &self.client_capabilities {
+            Capabilities::Value(value) => value,
+            Capabilities::Text(text) => self.capabilities_read.get_or_init(|| Capabilities::read(text)),
+        }
     }
 
     /// Whether the client declared the capability `name` (e.g. `sampling`).
     pub fn client_supports(&self, name: &str) -> bool {
-        self.client_capabilities.get(name).is_some_and(|v| !v.is_null())
+        self.client_capabilities.declares(name)
     }
 
     /// The request's W3C trace context: the one it came with (`_meta.traceparent`, or the HTTP
@@ -280,6 +286,7 @@ impl RequestCx {
             id: Some(id),
             version,
             client_capabilities,
+            capabilities_read: OnceLock::new(),
             log_level,
             scopes,
             progress_token,
@@ -305,7 +312,7 @@ impl RequestCx {
             server: Arc::downgrade(&self.server),
             session: self.session.clone(),
             version: self.version,
-            client_capabilities: Arc::clone(&self.client_capabilities),
+            client_capabilities: self.client_capabilities.clone(),
             log_level: self.log_level,
             scopes: self.scopes.clone(),
             progress_token: self.progress_token.clone(),
@@ -552,13 +559,13 @@ impl RequestCx {
         match method {
             SAMPLE
                 if params.get("tools").is_some()
-                    && !self.client_capabilities.pointer("/sampling/tools").is_some_and(Value::is_object) =>
+                    && !self.client_capabilities().pointer("/sampling/tools").is_some_and(Value::is_object) =>
             {
                 Err(missing_capability("sampling.tools", json!({"sampling": {"tools": {}}})))
             }
             ELICIT
                 if params.get("mode").and_then(Value::as_str) == Some("url")
-                    && !self.client_capabilities.pointer("/elicitation/url").is_some_and(Value::is_object) =>
+                    && !self.client_capabilities().pointer("/elicitation/url").is_some_and(Value::is_object) =>
             {
                 Err(missing_capability("elicitation.url", json!({"elicitation": {"url": {}}})))
             }

@@ -4,7 +4,7 @@
 //! Knows nothing of MCP but the table of method names (`method`, pure data), whose row a known
 //! name is kept as: every other module may use it, it uses no other.
 
-use super::params::{present, string_value, Members, Params, Str};
+use super::params::{present, string_value, Params, Str};
 use super::rpc::{json_error, RequestId, RpcError};
 use crate::wire::method::{self, Spec};
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
@@ -181,9 +181,8 @@ struct Envelope<'a> {
     id: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
     method: Option<&'a RawValue>,
-    /// Read in this pass (`null`: none), so the params need no pass of their own.
-    #[serde(borrow, default)]
-    params: Option<Members<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
     result: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
@@ -229,9 +228,9 @@ fn envelope(text: &str) -> Option<Fields> {
         id,
         jsonrpc_is_2_0,
         method,
-        params: match envelope.params {
-            None => None,
-            Some(members) if members.object => Some(ParamsField::Read(Params::from_members(text, members)?)),
+        params: match envelope.params.map(RawValue::get) {
+            None | Some("null") => None,
+            Some(params) if params.starts_with('{') => Some(ParamsField::Read(Params::found(params.into()))),
             Some(_) => Some(ParamsField::NotObject),
         },
         result: json(envelope.result),

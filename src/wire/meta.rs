@@ -6,7 +6,7 @@
 
 use crate::wire::jsonrpc::{Malformed, Message, Method};
 use crate::wire::method::Id;
-use crate::wire::params::{string_value, Meta, Params};
+use crate::wire::params::{member, string_value, Meta, Params};
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::version::{ProtocolVersion, Revisions};
 use serde::{Deserialize, Serialize};
@@ -230,13 +230,49 @@ pub(crate) fn supported_versions(revisions: Revisions) -> Vec<&'static str> {
         .collect()
 }
 
+/// The capabilities a client declared: a session's, read into a value by `initialize`, or a
+/// 2026-07-28 request's, kept as the text of its `_meta` (a JSON object) and read only as far
+/// as what is asked of them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Capabilities {
+    /// Read (a session's).
+    Value(Arc<Value>),
+    /// The text of a JSON object, as the request carried it.
+    Text(Arc<str>),
+}
+
+impl Capabilities {
+    /// Whether the client declared `name` (present and not `null`), read from the text without
+    /// making a value of it (the last of a name given twice, as a map reads it).
+    pub(crate) fn declares(&self, name: &str) -> bool {
+        match self {
+            Capabilities::Value(value) => value.get(name).is_some_and(|v| !v.is_null()),
+            Capabilities::Text(text) => member(text, name).is_some_and(|v| v.get() != "null"),
+        }
+    }
+
+    /// The capabilities as a value (read from the text each time: for who wants the whole).
+    pub(crate) fn to_value(&self) -> Arc<Value> {
+        match self {
+            Capabilities::Value(value) => Arc::clone(value),
+            Capabilities::Text(text) => Arc::new(Capabilities::read(text)),
+        }
+    }
+
+    /// The text read into a value; `{}` when serde_json cannot make one of it (a number out of
+    /// range, a lone surrogate), as if nothing were declared.
+    pub(crate) fn read(text: &str) -> Value {
+        serde_json::from_str(text).unwrap_or_else(|_| Value::Object(Default::default()))
+    }
+}
+
 /// A 2026-07-28 request's `_meta`, checked.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RequestMeta {
     /// The revision the request speaks; always a per-request one.
     pub(crate) protocol_version: ProtocolVersion,
-    /// The capabilities the client declared for this request (a JSON object).
-    pub(crate) client_capabilities: Arc<Value>,
+    /// The capabilities the client declared for this request (a JSON object), as their text.
+    pub(crate) client_capabilities: Capabilities,
     /// The least severe log level to send; `None`: send no `notifications/message` at all.
     pub(crate) log_level: Option<LogLevel>,
     /// `_meta.progressToken`, when the request asked for progress.
@@ -286,9 +322,10 @@ impl RequestMeta {
         if is_null(keys.client_capabilities) {
             return Err(RpcError::invalid_params(format!("missing params._meta[\"{CLIENT_CAPABILITIES}\"]")));
         }
-        let capabilities = keys.client_capabilities.and_then(|text| serde_json::from_str::<Value>(text).ok());
-        let client_capabilities = match capabilities {
-            Some(capabilities @ Value::Object(_)) => Arc::new(capabilities),
+        // Kept as their text (valid JSON: the message was read): a `Value` of a real client's
+        // capabilities costs about a fifth of a call, and most calls ask for none of them.
+        let client_capabilities = match keys.client_capabilities {
+            Some(text) if text.starts_with('{') => Capabilities::Text(text.into()),
             _ => {
                 return Err(RpcError::invalid_params(format!(
                     "params._meta[\"{CLIENT_CAPABILITIES}\"] must be an object"
@@ -401,6 +438,29 @@ mod tests {
         result.map_or_else(|e| e.code, |_| 0)
     }
 
+    /// A request's capabilities kept as text declare what their value declares, read alike.
+    #[test]
+    fn capabilities_as_text_declare_what_their_value_declares() {
+        let cases = [
+            r#"{}"#,
+            r#"{"sampling":{},"roots":{"listChanged":true},"elicitation":null}"#,
+            r#"{"s\u0061mpling":{"tools":{}},"x":[1,{"sampling":{}}]}"#,
+            r#"{"roots":{},"roots":null}"#,
+            r#"{"roots":null,"roots":{}}"#,
+            r#"{ "elicitation" : { "form" : {} } }"#,
+        ];
+        for text in cases {
+            let value = Capabilities::Value(Arc::new(serde_json::from_str(text).unwrap()));
+            let kept = Capabilities::Text(text.into());
+            for name in ["sampling", "roots", "elicitation", "tools", "x", "listChanged"] {
+                assert_eq!(kept.declares(name), value.declares(name), "{text}: {name}");
+            }
+            assert_eq!(kept.to_value(), value.to_value(), "{text}");
+        }
+        // What serde_json cannot make a value of declares nothing when read whole.
+        assert_eq!(*Capabilities::Text(r#"{"n":1e400}"#.into()).to_value(), json!({}));
+    }
+
     #[test]
     fn valid_meta_reads_into_the_typed_struct() {
         let params = json!({"name": "t", "_meta": {
@@ -412,7 +472,7 @@ mod tests {
         for arrival in [Arrival::Plain, HTTP_2026] {
             let meta = parse_meta(&Params::from_value(&params), arrival, Revisions::ALL).unwrap();
             assert_eq!(meta.protocol_version, ProtocolVersion::V2026_07_28);
-            assert_eq!(*meta.client_capabilities, json!({"sampling": {}, "roots": {"listChanged": true}}));
+            assert_eq!(*meta.client_capabilities.to_value(), json!({"sampling": {}, "roots": {"listChanged": true}}));
             assert_eq!(meta.log_level, Some(LogLevel::Warning));
         }
     }

@@ -71,7 +71,7 @@ impl Params {
 
     /// `text` (an object) with its reserved members found: one pass of serde_json when `_meta`
     /// is an object of distinct keys (the usual request), `_meta` read into its keys on the way.
-    fn found(text: Box<str>) -> Params {
+    pub(crate) fn found(text: Box<str>) -> Params {
         /// The reserved members, `_meta` read into its keys.
         #[derive(Deserialize)]
         struct Keys<'a> {
@@ -177,231 +177,6 @@ impl Params {
     /// The length of the params' text, for the bound on what a queued request holds.
     pub(crate) fn len(&self) -> usize {
         self.text().len()
-    }
-}
-
-/// The `params` member as the envelope's own pass reads it: each member passed over as its
-/// text, the ones other layers read kept (`_meta`, `inputResponses`, `requestState`), and where
-/// the object begins and ends (its first key, its last value), so that the params need no pass
-/// of their own before the method's (`Params::from_members`).
-#[derive(Default)]
-pub(crate) struct Members<'a> {
-    /// An object (anything else is refused as params).
-    pub object: bool,
-    /// Whether a member came (the first key is `None` also when serde_json could not lend it).
-    any: bool,
-    first_key: Option<&'a str>,
-    /// The last member's value (`_meta`: its own last member's, its closing brace after it).
-    last: Option<Last<'a>>,
-    meta: Option<MetaMembers<'a>>,
-    input_responses: Option<&'a RawValue>,
-    request_state: Option<&'a RawValue>,
-    /// One of those given twice.
-    twice: bool,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Members<'a>, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Members<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("params")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
-                let mut m = Members { object: true, ..Members::default() };
-                while let Some(Str(key)) = map.next_key::<Str>()? {
-                    if !m.any {
-                        m.any = true;
-                        m.first_key = match key {
-                            Cow::Borrowed(key) => Some(key),
-                            Cow::Owned(_) => None,
-                        };
-                    }
-                    if key == "_meta" {
-                        // Its keys read in this pass too: `_meta` is read once.
-                        let meta = map.next_value::<MetaMembers>()?;
-                        m.last = Some(meta.last.map_or(Last::Unknown, Last::InMeta));
-                        m.twice |= m.meta.replace(meta).is_some();
-                        continue;
-                    }
-                    let value = map.next_value::<&RawValue>()?;
-                    let slot = match &*key {
-                        "inputResponses" => Some(&mut m.input_responses),
-                        "requestState" => Some(&mut m.request_state),
-                        _ => None,
-                    };
-                    if let Some(slot) = slot {
-                        m.twice |= slot.replace(value).is_some();
-                    }
-                    m.last = Some(Last::Value(value));
-                }
-                Ok(m)
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Members<'de>, A::Error> {
-                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
-                Ok(Members::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Members<'de>, E> {
-                Ok(Members::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Members<'de>, E> {
-                Ok(Members::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Members<'de>, E> {
-                Ok(Members::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Members<'de>, E> {
-                Ok(Members::default())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Members<'de>, E> {
-                Ok(Members::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Members<'de>, E> {
-                Ok(Members::default())
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// Where the last member of params ends: after its value, or after `_meta`'s closing brace,
-/// which follows its own last value (`Unknown`: a `_meta` with none).
-#[derive(Clone, Copy)]
-enum Last<'a> {
-    Value(&'a RawValue),
-    InMeta(&'a RawValue),
-    Unknown,
-}
-
-/// `_meta` as the envelope's pass reads it: its reserved keys (those of [`MetaKeys`], in its
-/// order), or what else it is.
-struct MetaMembers<'a> {
-    read: MetaRead<'a>,
-    /// Its last member's value.
-    last: Option<&'a RawValue>,
-}
-
-enum MetaRead<'a> {
-    Null,
-    Keys([Option<&'a RawValue>; 7]),
-    /// Not an object, or a reserved key given twice.
-    Other,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for MetaMembers<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<MetaMembers<'a>, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = MetaMembers<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("_meta")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaMembers<'de>, A::Error> {
-                let (mut keys, mut twice, mut last) = ([None; 7], false, None);
-                while let Some(Str(key)) = map.next_key::<Str>()? {
-                    let value = map.next_value::<&RawValue>()?;
-                    let slot = match &*key {
-                        "io.modelcontextprotocol/protocolVersion" => Some(0),
-                        "io.modelcontextprotocol/clientCapabilities" => Some(1),
-                        "io.modelcontextprotocol/clientInfo" => Some(2),
-                        "io.modelcontextprotocol/logLevel" => Some(3),
-                        "progressToken" => Some(4),
-                        "traceparent" => Some(5),
-                        "tracestate" => Some(6),
-                        _ => None,
-                    };
-                    if let Some(slot) = slot {
-                        twice |= keys[slot].replace(value).is_some();
-                    }
-                    last = Some(value);
-                }
-                Ok(MetaMembers { read: if twice { MetaRead::Other } else { MetaRead::Keys(keys) }, last })
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<MetaMembers<'de>, A::Error> {
-                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
-                Ok(MetaMembers { read: MetaRead::Other, last: None })
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<MetaMembers<'de>, E> {
-                Ok(MetaMembers { read: MetaRead::Other, last: None })
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<MetaMembers<'de>, E> {
-                Ok(MetaMembers { read: MetaRead::Other, last: None })
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<MetaMembers<'de>, E> {
-                Ok(MetaMembers { read: MetaRead::Other, last: None })
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<MetaMembers<'de>, E> {
-                Ok(MetaMembers { read: MetaRead::Other, last: None })
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<MetaMembers<'de>, E> {
-                Ok(MetaMembers { read: MetaRead::Other, last: None })
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<MetaMembers<'de>, E> {
-                Ok(MetaMembers { read: MetaRead::Null, last: None })
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl Params {
-    /// The params an envelope's pass read as `members` of `message` (an object): their text,
-    /// found in the message from the first key and the last value, and the members other
-    /// layers read, where they sit in it, as `found` finds them. `None` when the text cannot
-    /// be found so (a first key written with escapes): the caller reads the message otherwise.
-    pub(crate) fn from_members(message: &str, m: Members<'_>) -> Option<Params> {
-        let Some(first) = m.first_key else {
-            return (!m.any).then(|| Params::found("{}".into()));
-        };
-        let bytes = message.as_bytes();
-        let offset = |s: &str| (s.as_ptr() as usize).checked_sub(message.as_ptr() as usize);
-        let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
-        // Before the first key: its quote, then only whitespace back to the brace.
-        let mut start = offset(first)?.checked_sub(1).filter(|q| bytes.get(*q) == Some(&b'"'))?;
-        while start > 0 && space(bytes[start - 1]) {
-            start -= 1;
-        }
-        start = start.checked_sub(1).filter(|b| bytes.get(*b) == Some(&b'{'))?;
-        let after = |raw: &RawValue| {
-            let mut end = offset(raw.get())? + raw.get().len();
-            while bytes.get(end).copied().is_some_and(space) {
-                end += 1;
-            }
-            Some(end)
-        };
-        let end = match m.last? {
-            Last::Value(raw) => after(raw)?,
-            // `_meta` came last: its closing brace follows its own last value.
-            Last::InMeta(raw) => {
-                let brace = after(raw).filter(|b| bytes.get(*b) == Some(&b'}'))?;
-                let mut end = brace + 1;
-                while bytes.get(end).copied().is_some_and(space) {
-                    end += 1;
-                }
-                end
-            }
-            Last::Unknown => return None,
-        };
-        let text = message.get(start..end + 1).filter(|_| bytes.get(end) == Some(&b'}'))?;
-        let span = |raw: &RawValue| {
-            let start = (raw.get().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-            (start, start.wrapping_add(raw.get().len()))
-        };
-        // As `found` reads them: a reserved member given twice finds none; a `_meta` that is
-        // not an object of distinct keys is found where it sits.
-        let found = if m.twice {
-            Found::default()
-        } else {
-            let meta = match m.meta {
-                None | Some(MetaMembers { read: MetaRead::Null, .. }) => MetaFound::Absent,
-                Some(MetaMembers { read: MetaRead::Keys(keys), .. }) => MetaFound::Keys(keys.map(|raw| raw.map(span))),
-                // Not an object of distinct keys: the params read again on their own, to say why.
-                Some(_) => return Some(Params::found(text.into())),
-            };
-            Found { meta, input_responses: m.input_responses.map(span), request_state: m.request_state.map(span) }
-        };
-        Some(Params { text: Some(text.into()), found })
     }
 }
 
@@ -582,7 +357,7 @@ impl<'de> Deserialize<'de> for Str<'de> {
 
 /// The value of the top-level member `key` of the object `text` holds (the last, when given
 /// twice), the others passed over unread.
-fn member<'a>(text: &'a str, key: &str) -> Option<&'a RawValue> {
+pub(crate) fn member<'a>(text: &'a str, key: &str) -> Option<&'a RawValue> {
     struct Find<'k>(&'k str);
     impl<'de> Visitor<'de> for Find<'_> {
         type Value = Option<&'de RawValue>;
@@ -718,7 +493,7 @@ mod tests {
         assert!(!raw(r#"{"_meta":{"progressToken":1}}"#).meta_keys().unwrap().per_request());
     }
 
-    /// The params an envelope's own pass reads are the params read alone: the same text, the
+    /// The params read with their envelope are the params read alone: the same text, the
     /// same reserved members found where they sit, whatever the spelling.
     #[test]
     fn params_read_with_their_envelope_are_params_read_alone() {

@@ -540,7 +540,7 @@ pub(crate) type Withdraw = Box<dyn Fn() + Send + Sync>;
 fn serve_alone(setup: &Setup, server: &Arc<Server>, req: Request, meta: &RequestMeta, reply: &Sink) -> Served {
     let options = server.options();
     let refuse = |error: RpcError| reply.send(Outgoing::Response(Answer::error(Some(&req.id), error)));
-    let up = match setup.hub(server, Declared::of(&meta.client_capabilities)) {
+    let up = match setup.hub(server, Declared::of(&meta.client_capabilities.to_value())) {
         Ok(up) => up,
         Err(why) => {
             refuse(failed(format!("the proxied server did not start: {why}")));
@@ -570,7 +570,7 @@ fn serve_alone(setup: &Setup, server: &Arc<Server>, req: Request, meta: &Request
                 _ => {}
             }
             let hint = spec.and_then(|s| hint(options, s.cache));
-            let shape = Shape::Modern(hint, meta.client_capabilities.clone(), spec.map(|s| s.id));
+            let shape = Shape::Modern(hint, meta.client_capabilities.to_value(), spec.map(|s| s.id));
             (shape, Body::Value(translate::strip_terms(req.params.to_value())))
         }
         _ => (Shape::AsIs, Body::Text(&req.params)),
@@ -617,7 +617,7 @@ fn serve_alone(setup: &Setup, server: &Arc<Server>, req: Request, meta: &Request
 /// request that mirror its arguments (SEP-2243), from the shared server such a request goes
 /// to (`None` when the tool is unknown).
 fn tool_schema(setup: &Setup, server: &Arc<Server>, meta: &RequestMeta, name: &str) -> Option<Value> {
-    let up = setup.hub(server, Declared::of(&meta.client_capabilities)).ok()?;
+    let up = setup.hub(server, Declared::of(&meta.client_capabilities.to_value())).ok()?;
     up.tool_schema(name)
 }
 

@@ -7,8 +7,10 @@
 //! tool's child span, whose id is the parent in the `TRACEPARENT` the command saw.
 
 use crate::manifest::write_manifest;
+use crate::raw_http::{proxy_command, Server};
 use crate::stateless::{meta, REV};
-use crate::support::{eventually, tool_text, wait_for, Client, TempDir};
+use crate::stateless_http::{body, post};
+use crate::support::{announced_port, binary, eventually, tool_text, wait_for, Client, TempDir};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -98,8 +100,13 @@ impl Receiver {
 
     /// Waits for a span named `name`.
     fn span(&self, name: &str) -> Value {
+        self.span_of_kind(name, None)
+    }
+
+    /// Waits for a span named `name`, of this kind when given.
+    fn span_of_kind(&self, name: &str, kind: Option<u64>) -> Value {
         wait_for(&format!("the span {name:?}"), crate::support::TIMEOUT, || {
-            self.spans().into_iter().find(|s| s["name"] == name)
+            self.spans().into_iter().find(|s| s["name"] == name && kind.is_none_or(|k| s["kind"] == k))
         })
     }
 
@@ -205,6 +212,34 @@ fn a_command_tools_call_is_a_span_of_the_callers_trace_with_the_commands_run_its
     assert!(failed.get("parentSpanId").is_none(), "a trace begun here: {failed}");
     assert_ne!(failed["traceId"], TRACE_ID);
     client.close();
+    receiver.check_format();
+}
+
+// The proxy records too: its span of the request, and a child span of the call it relays,
+// whose id is the parent in the `_meta` the proxied server reads (and gives its command).
+#[test]
+fn a_proxied_call_is_a_client_span_whose_id_the_proxied_server_sees() {
+    let receiver = Receiver::start();
+    let dir = TempDir::new("otlp-proxy");
+    let file = manifest(&dir);
+    let url = receiver.url();
+    let mut child = proxy_command(["--otlp", &url, "--", binary(), "--manifest", &file]).spawn().unwrap();
+    let port = announced_port(&mut child);
+    let server = Server { child, port };
+    let mut with_parent = meta(json!({}));
+    with_parent["traceparent"] = json!(PARENT);
+    let params = json!({"name": "trace", "arguments": {}, "_meta": with_parent});
+    let reply = post(&server, &body(1, "tools/call", params, json!({})), &[]);
+    let seen = tool_text(&reply.json());
+    let fields: Vec<&str> = seen.split('-').collect();
+    assert_eq!((fields.len(), fields[1]), (4, TRACE_ID), "{seen}");
+
+    let served = receiver.span_of_kind("tools/call trace", Some(2));
+    assert_eq!((&served["traceId"], &served["parentSpanId"]), (&json!(TRACE_ID), &json!(CALLER_SPAN)));
+    let relayed = receiver.span_of_kind("tools/call trace", Some(3));
+    assert_eq!(relayed["parentSpanId"], served["spanId"], "the relayed call is a child of the request");
+    assert_eq!(relayed["spanId"], fields[2], "the proxied server's parent is the relayed call's span");
+    assert_eq!(attribute(&relayed, "mcp.method.name"), "tools/call");
     receiver.check_format();
 }
 

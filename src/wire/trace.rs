@@ -23,7 +23,7 @@ const TRACEPARENT_LEN: usize = 55;
 
 /// One request's trace context: the trace it belongs to, its parent span, the flags, and the
 /// vendors' `tracestate`, checked.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, Eq)]
 pub struct TraceContext {
     trace_id: [u8; 16],
     parent_id: [u8; 8],
@@ -145,6 +145,14 @@ pub(crate) fn of_headers(headers: &[(String, String)]) -> Option<TraceContext> {
         headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case("tracestate")).map(|(_, v)| v.as_str()).collect();
     let tracestate = (!states.is_empty()).then(|| states.join(","));
     TraceContext::parse(&traceparent.1, tracestate.as_deref())
+}
+
+/// The same context whoever made it (`fresh` is where it came from, not what it is).
+impl PartialEq for TraceContext {
+    fn eq(&self, other: &TraceContext) -> bool {
+        (self.trace_id, self.parent_id, self.flags, &self.tracestate)
+            == (other.trace_id, other.parent_id, other.flags, &other.tracestate)
+    }
 }
 
 /// Shows the `traceparent` (the `tracestate` is vendors' data, not what a reader follows).

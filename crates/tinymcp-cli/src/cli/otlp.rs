@@ -54,6 +54,9 @@ fn export(url: &http1::Url, spans: &Receiver<Span>, dropped: &AtomicU64) {
     let mut warned: Option<Instant> = None;
     let (mut failed_posts, mut lost) = (0u64, 0u64);
     let mut last_error = String::new();
+    // A query may carry a collector's key: the warning names the URL without it.
+    let shown = url.to_string();
+    let shown = shown.split('?').next().unwrap_or_default();
     while let Ok(first) = spans.recv() {
         let mut batch = vec![first];
         let until = Instant::now() + LINGER;
@@ -72,7 +75,7 @@ fn export(url: &http1::Url, spans: &Receiver<Span>, dropped: &AtomicU64) {
         if (failed_posts > 0 || full > 0) && warned.is_none_or(|at| at.elapsed() >= WARN_EVERY) {
             if failed_posts > 0 {
                 log::warn!(
-                    "--otlp: {failed_posts} export(s) to {url} failed ({lost} spans lost), the last: {last_error} \
+                    "--otlp: {failed_posts} export(s) to {shown} failed ({lost} spans lost), the last: {last_error} \
                      (requests are served all the same; next warning in a minute at most)"
                 );
             }

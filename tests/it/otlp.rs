@@ -67,10 +67,11 @@ impl Receiver {
                 }
                 let mut body = vec![0; length];
                 reader.read_exact(&mut body).unwrap();
+                // Kept before it is answered: once the exporter has the answer, the test sees it.
+                kept.lock().unwrap().push(Post { path, content_type, body: String::from_utf8(body).unwrap() });
                 let mut stream = reader.into_inner();
                 let _ = stream
                     .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
-                kept.lock().unwrap().push(Post { path, content_type, body: String::from_utf8(body).unwrap() });
             }
         });
         Receiver { port, posts }
@@ -246,6 +247,19 @@ fn a_proxied_call_is_a_client_span_whose_id_the_proxied_server_sees() {
     assert_eq!(relayed["parentSpanId"], served["spanId"], "the relayed call is a child of the request");
     assert_eq!(relayed["spanId"], fields[2], "the proxied server's parent is the relayed call's span");
     assert_eq!(attribute(&relayed, "mcp.method.name"), "tools/call");
+    receiver.check_format();
+}
+
+// The spans of a session's last requests are sent before the process exits (stdin's end).
+#[test]
+fn the_last_spans_are_sent_before_the_process_exits() {
+    let receiver = Receiver::start();
+    let mut client = Client::spawn(&["--otlp", &receiver.url()]);
+    client.initialize("2025-11-25", json!({}));
+    client.request("ping", json!({}));
+    client.close();
+    let spans = receiver.spans();
+    assert!(spans.iter().any(|s| s["name"] == "ping"), "{spans:?}");
     receiver.check_format();
 }
 

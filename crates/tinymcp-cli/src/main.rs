@@ -135,6 +135,12 @@ fn serve_http_mounted(
     Ok(())
 }
 
+/// The spans still queued for `--otlp`, sent before the process ends (2 s at most).
+fn flush_spans() {
+    #[cfg(feature = "otlp")]
+    cli::otlp::flush(Duration::from_secs(2));
+}
+
 /// `--otlp URL`: spans exported from here on (a build without the feature `otlp` refuses it,
 /// saying what to do).
 fn start_otlp(args: &Args) -> Result<(), tinymcp::Error> {
@@ -431,7 +437,9 @@ fn main() -> ExitCode {
     }
     #[cfg(feature = "http")]
     if raw.peek().map(String::as_str) == Some("proxy") {
-        return match proxy(raw.skip(1)) {
+        let outcome = proxy(raw.skip(1));
+        flush_spans();
+        return match outcome {
             Ok(()) => ExitCode::SUCCESS,
             Err(why) => {
                 eprintln!("tinymcp proxy: {why}");
@@ -551,7 +559,9 @@ fn main() -> ExitCode {
     if args.http.is_none() && std::io::stdin().is_terminal() {
         eprintln!("{}", terminal_hint(&args));
     }
-    match run(args) {
+    let outcome = run(args);
+    flush_spans();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(tinymcp::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {

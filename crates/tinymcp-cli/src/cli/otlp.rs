@@ -4,19 +4,20 @@
 //! its own, through the binary's own HTTP/1.1 client. A request never waits for it: a span goes
 //! into a bounded queue (dropped and counted when full); the thread sends them in batches (by
 //! count or after a short wait), each POST within a timeout; what fails or is dropped is logged
-//! once a minute at most, with counts, never once per span.
+//! once a minute at most, with counts, never once per span. At exit, what is queued is sent
+//! first (`flush`, bounded).
 
 use super::connect::http1;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tinymcp::{Span, SpanKind};
 
 /// Spans waiting to be sent; more are dropped (and counted).
-const QUEUE: usize = 4096;
+const QUEUE_CAP: usize = 4096;
 /// The most spans in one POST.
 const BATCH: usize = 512;
 /// How long a batch waits for more spans after its first.
@@ -28,21 +29,41 @@ const WARN_EVERY: Duration = Duration::from_secs(60);
 /// The most of a collector's error answer a warning quotes.
 const ANSWER_CAP: usize = 64 * 1024;
 
+/// What the export thread is given: a span, or a request to send what it holds now.
+enum Item {
+    Span(Span),
+    Flush(mpsc::Sender<()>),
+}
+
+/// The export thread's queue, once started: `flush` uses it at exit.
+static QUEUE: OnceLock<SyncSender<Item>> = OnceLock::new();
+
+/// Sends the spans still queued, waiting `within` at most: the process's last step, so the
+/// requests of a short session are not lost. Does nothing when not exporting.
+pub fn flush(within: Duration) {
+    let Some(queue) = QUEUE.get() else { return };
+    let (done, sent) = mpsc::channel();
+    if queue.try_send(Item::Flush(done)).is_ok() {
+        let _ = sent.recv_timeout(within);
+    }
+}
+
 /// Starts exporting to `url` (`http://HOST[:PORT]/v1/traces`, or `https://` in a build with
 /// TLS): the export thread, then the library's recorder. Nothing is sent before a span ends.
 pub fn start(url: &str) -> Result<(), String> {
     let connector = http1::Connector::new(POST_TIMEOUT, None).map_err(|e| format!("--otlp: {e}"))?;
     let url = http1::Url::parse(url, &connector).map_err(|e| format!("--otlp: {e}"))?;
-    let (queue, spans) = mpsc::sync_channel::<Span>(QUEUE);
+    let (queue, spans) = mpsc::sync_channel::<Item>(QUEUE_CAP);
     let dropped = Arc::new(AtomicU64::new(0));
     let counted = Arc::clone(&dropped);
     thread::Builder::new()
         .name("otlp".into())
         .spawn(move || export(&url, &spans, &counted))
         .map_err(|e| format!("--otlp: cannot start the export thread: {e}"))?;
+    let _ = QUEUE.set(queue.clone());
     tinymcp::record_spans(move |span| {
         // Never blocks the request: a full queue drops the span.
-        if queue.try_send(span).is_err() {
+        if queue.try_send(Item::Span(span)).is_err() {
             dropped.fetch_add(1, Ordering::Relaxed);
         }
     });
@@ -50,23 +71,30 @@ pub fn start(url: &str) -> Result<(), String> {
 }
 
 /// The export thread: a batch at a time, until the process ends.
-fn export(url: &http1::Url, spans: &Receiver<Span>, dropped: &AtomicU64) {
+fn export(url: &http1::Url, items: &Receiver<Item>, dropped: &AtomicU64) {
     let mut warned: Option<Instant> = None;
     let (mut failed_posts, mut lost) = (0u64, 0u64);
     let mut last_error = String::new();
     // A query may carry a collector's key: the warning names the URL without it.
     let shown = url.to_string();
     let shown = shown.split('?').next().unwrap_or_default();
-    while let Ok(first) = spans.recv() {
-        let mut batch = vec![first];
+    while let Ok(first) = items.recv() {
+        let (mut batch, mut flushed) = (Vec::new(), None);
+        match first {
+            Item::Span(span) => batch.push(span),
+            Item::Flush(done) => flushed = Some(done),
+        }
         let until = Instant::now() + LINGER;
-        while batch.len() < BATCH {
-            match spans.recv_timeout(until.saturating_duration_since(Instant::now())) {
-                Ok(span) => batch.push(span),
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
+        while flushed.is_none() && batch.len() < BATCH {
+            match items.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(Item::Span(span)) => batch.push(span),
+                Ok(Item::Flush(done)) => flushed = Some(done),
+                Err(_) => break,
             }
         }
-        if let Err(why) = post(url, &encode(&batch)) {
+        if batch.is_empty() {
+            // A flush with nothing to send.
+        } else if let Err(why) = post(url, &encode(&batch)) {
             failed_posts += 1;
             lost += batch.len() as u64;
             last_error = why;
@@ -86,6 +114,9 @@ fn export(url: &http1::Url, spans: &Receiver<Span>, dropped: &AtomicU64) {
             (failed_posts, lost) = (0, 0);
         } else {
             dropped.fetch_add(full, Ordering::Relaxed);
+        }
+        if let Some(done) = flushed {
+            let _ = done.send(());
         }
     }
 }

@@ -55,6 +55,17 @@ if [ "$(cat "$CACHE/venv/.stamp" 2>/dev/null)" != "mcp=$PY_MCP_VERSION" ]; then
   echo "mcp=$PY_MCP_VERSION" > "$CACHE/venv/.stamp"
 fi
 
+# OpenTelemetry's protobuf definitions and their JSON parser, which the OTLP export test
+# (tests/it/otlp.rs) reads every exported body with (no OpenTelemetry Collector installs from
+# the registries). A virtualenv of its own, so pinning it reinstalls nothing else.
+OTEL_PROTO_VERSION=1.45.2
+if [ "$(cat "$CACHE/otlp/.stamp" 2>/dev/null)" != "opentelemetry-proto=$OTEL_PROTO_VERSION" ]; then
+  rm -rf "$CACHE/otlp"
+  python3 -m venv "$CACHE/otlp"
+  "$CACHE/otlp/bin/pip" install --quiet --disable-pip-version-check "opentelemetry-proto==$OTEL_PROTO_VERSION" >&2
+  echo "opentelemetry-proto=$OTEL_PROTO_VERSION" > "$CACHE/otlp/.stamp"
+fi
+
 # oidc-provider, a real OpenID provider for the OAuth interop (tests/interop/oidc_issuer.mjs); apart
 # from the npm tools above, so pinning it reinstalls nothing else. Run with the Node 22 above.
 OIDC_PROVIDER_VERSION=9.13.3

@@ -74,7 +74,7 @@ pub use server::registry::ExtensionMethod;
 // For the tinymcp binary (`tinymcp proxy`), not for embedders.
 #[doc(hidden)]
 pub use server::relay;
-pub use server::scope::RequestScope;
+pub use server::scope::{record_spans, ChildSpan, RequestScope, Span, SpanKind};
 pub use server::sink::{Outgoing, Sink};
 pub use server::{Options, Server};
 pub use transport::memory::MemoryClient;

@@ -438,8 +438,8 @@ impl Connection {
 /// `req` with the trace context of `scope` in its `_meta` (`traceparent`, `tracestate`), where
 /// it does not carry that one already: what a relay passes on (SEP-414).
 fn carry_trace(mut req: Request, scope: Option<&RequestScope>) -> Request {
-    let Some(trace) = scope.and_then(RequestScope::trace) else { return req };
-    if trace::of_meta(req.params.read_meta().as_ref()).as_ref() == Some(trace) {
+    let Some(trace) = scope.and_then(RequestScope::upstream) else { return req };
+    if trace::of_meta(req.params.read_meta().as_ref()).as_ref() == Some(&trace) {
         return req;
     }
     let mut members = vec![("traceparent", serde_json::Value::String(trace.traceparent()))];

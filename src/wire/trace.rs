@@ -4,9 +4,10 @@
 //! fresh for a request that came without one when tracing is on, and written out again for
 //! what the request starts (a command's environment, a proxied server's `_meta`).
 //!
-//! tinymcp records no spans of its own: it passes the context on as it came (a participant
-//! that does not record, in W3C terms), so the spans of a proxied server or a command tool
-//! are children of the caller's. A fresh context is one of its own making, sampled.
+//! Unless spans are recorded (`server::scope::record_spans`, the binary's `--otlp`), tinymcp
+//! passes the context on as it came (a participant that does not record, in W3C terms), so
+//! the spans of a proxied server or a command tool are children of the caller's; recording,
+//! it passes on its own span's id instead. A fresh context is one of its own making, sampled.
 
 use crate::util::random;
 use crate::wire::params::{string_value, Meta};
@@ -22,12 +23,14 @@ const TRACEPARENT_LEN: usize = 55;
 
 /// One request's trace context: the trace it belongs to, its parent span, the flags, and the
 /// vendors' `tracestate`, checked.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, Eq)]
 pub struct TraceContext {
     trace_id: [u8; 16],
     parent_id: [u8; 8],
     flags: u8,
     tracestate: Option<Box<str>>,
+    /// Made here (`fresh`): its parent id names no caller's span.
+    fresh: bool,
 }
 
 impl TraceContext {
@@ -65,7 +68,7 @@ impl TraceContext {
             return None;
         }
         let tracestate = tracestate.map(|s| s.trim_matches([' ', '\t'])).filter(|s| valid_tracestate(s));
-        Some(TraceContext { trace_id, parent_id, flags, tracestate: tracestate.map(Box::from) })
+        Some(TraceContext { trace_id, parent_id, flags, tracestate: tracestate.map(Box::from), fresh: false })
     }
 
     /// A context of our own for a request that came without one: a random trace id and span
@@ -79,7 +82,23 @@ impl TraceContext {
         // All zeros is invalid; one chance in 2^64 or 2^128, made impossible.
         trace_id[15] |= (trace_id == [0; 16]) as u8;
         parent_id[7] |= (parent_id == [0; 8]) as u8;
-        Some(TraceContext { trace_id, parent_id, flags: 0x01, tracestate: None })
+        Some(TraceContext { trace_id, parent_id, flags: 0x01, tracestate: None, fresh: true })
+    }
+
+    /// The same trace, flags and `tracestate` with a fresh random parent span id: the context a
+    /// span of our own passes on (its id the parent of what it starts). `None` only when the
+    /// OS gives no random bytes.
+    pub(crate) fn with_fresh_parent(&self) -> Option<TraceContext> {
+        let bytes = random::bytes(8).ok()?;
+        let mut parent_id = [0u8; 8];
+        parent_id.copy_from_slice(&bytes);
+        parent_id[7] |= (parent_id == [0; 8]) as u8;
+        Some(TraceContext { parent_id, fresh: false, ..self.clone() })
+    }
+
+    /// Whether this context was made here (`fresh`) rather than received.
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.fresh
     }
 
     /// The trace id, 32 lowercase hex digits: what a log line names.
@@ -126,6 +145,14 @@ pub(crate) fn of_headers(headers: &[(String, String)]) -> Option<TraceContext> {
         headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case("tracestate")).map(|(_, v)| v.as_str()).collect();
     let tracestate = (!states.is_empty()).then(|| states.join(","));
     TraceContext::parse(&traceparent.1, tracestate.as_deref())
+}
+
+/// The same context whoever made it (`fresh` is where it came from, not what it is).
+impl PartialEq for TraceContext {
+    fn eq(&self, other: &TraceContext) -> bool {
+        (self.trace_id, self.parent_id, self.flags, &self.tracestate)
+            == (other.trace_id, other.parent_id, other.flags, &other.tracestate)
+    }
 }
 
 /// Shows the `traceparent` (the `tracestate` is vendors' data, not what a reader follows).

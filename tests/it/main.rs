@@ -42,6 +42,8 @@ mod metrics;
 mod oauth;
 #[cfg(feature = "oauth")]
 mod oauth_issuer;
+#[cfg(feature = "otlp")]
+mod otlp;
 mod pagination;
 mod progress;
 mod prompts;

@@ -295,6 +295,12 @@ impl Client {
         client
     }
 
+    /// What the server wrote on stderr so far (spawned with [`Client::spawn_keeping_stderr`]).
+    #[cfg_attr(not(feature = "otlp"), allow(dead_code))]
+    pub fn stderr_text(&self) -> String {
+        self.stderr.as_ref().expect("spawned with spawn_keeping_stderr").lock().unwrap().clone()
+    }
+
     /// Ends the session like [`Client::close`] and returns all the server wrote on stderr
     /// (spawned with [`Client::spawn_keeping_stderr`]).
     pub fn close_keeping_stderr(mut self) -> String {

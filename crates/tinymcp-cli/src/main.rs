@@ -97,6 +97,7 @@ fn proxy(raw: impl Iterator<Item = String>) -> Result<(), String> {
         servers.push((name, Arc::new(server)));
     }
     start_metrics(&args).map_err(|e| e.to_string())?;
+    start_otlp(&args).map_err(|e| e.to_string())?;
     let drain = Duration::from_secs(args.drain_secs as u64);
     let served = serve_http_mounted(servers, &args, &addr, drain).map_err(|e| e.to_string());
     // What a session's end did not end yet (and what the children forked) ends with the proxy.
@@ -132,6 +133,25 @@ fn serve_http_mounted(
         None => http.wait(),
     }
     Ok(())
+}
+
+/// The spans still queued for `--otlp`, sent before the process ends (2 s at most).
+fn flush_spans() {
+    #[cfg(feature = "otlp")]
+    cli::otlp::flush(Duration::from_secs(2));
+}
+
+/// `--otlp URL`: spans exported from here on (a build without the feature `otlp` refuses it,
+/// saying what to do).
+fn start_otlp(args: &Args) -> Result<(), tinymcp::Error> {
+    let Some(url) = &args.otlp else { return Ok(()) };
+    #[cfg(feature = "otlp")]
+    return cli::otlp::start(url).map_err(tinymcp::Error::Config);
+    #[cfg(not(feature = "otlp"))]
+    Err(tinymcp::Error::Config(format!(
+        "--otlp {url}: this tinymcp was built without span export (the cargo feature `otlp`): use a release \
+         binary or the Docker image, or build with `--features otlp`"
+    )))
 }
 
 /// The one registry every server of the process counts into, with `--metrics`.
@@ -256,6 +276,7 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
         watcher.add(skills.watch_job());
     }
     start_metrics(&args)?;
+    start_otlp(&args)?;
     let server = Arc::new(server);
     // Keep the handle: the watcher thread ends with the process.
     let _watching = if args.watch { watcher.spawn(&server)? } else { None };
@@ -416,7 +437,9 @@ fn main() -> ExitCode {
     }
     #[cfg(feature = "http")]
     if raw.peek().map(String::as_str) == Some("proxy") {
-        return match proxy(raw.skip(1)) {
+        let outcome = proxy(raw.skip(1));
+        flush_spans();
+        return match outcome {
             Ok(()) => ExitCode::SUCCESS,
             Err(why) => {
                 eprintln!("tinymcp proxy: {why}");
@@ -536,7 +559,9 @@ fn main() -> ExitCode {
     if args.http.is_none() && std::io::stdin().is_terminal() {
         eprintln!("{}", terminal_hint(&args));
     }
-    match run(args) {
+    let outcome = run(args);
+    flush_spans();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(tinymcp::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {

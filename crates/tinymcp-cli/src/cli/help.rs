@@ -80,6 +80,9 @@ PROTOCOL OPTIONS:
     --trace                 give a request without a W3C trace context a fresh one (passed to
                             command tools and proxied servers), and log each answered request
                             with its trace id and duration
+    --otlp URL              export a span per request (and per command run or proxied call)
+                            over OTLP/HTTP JSON to URL, e.g. http://127.0.0.1:4318/v1/traces
+                            (implies --trace; cargo feature `otlp`; see docs/operations.md)
     --metrics [ADDR]        count requests, tool calls, sessions, refusals and more, served in
                             the Prometheus text format: alone, at /metrics on the --http
                             listener behind its checks; with ADDR (a loopback PORT or

@@ -15,6 +15,8 @@ pub mod metrics;
 #[cfg(feature = "http")]
 pub mod oauth;
 pub mod options;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 #[cfg(feature = "http")]
 pub mod proxy;
 pub mod secret;

@@ -53,6 +53,8 @@ pub struct Args {
     /// `--metrics [ADDR]`: `Some(None)` on the `--http` listener, `Some(Some(ADDR))` on one of
     /// its own.
     pub metrics: Option<Option<String>>,
+    /// `--otlp URL`: spans exported there (feature `otlp`; implies `--trace`).
+    pub otlp: Option<String>,
     #[cfg(feature = "http")]
     pub oauth: crate::cli::oauth::Flags,
 }
@@ -109,6 +111,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
         log_json: false,
         trace: false,
         metrics: None,
+        otlp: None,
         #[cfg(feature = "http")]
         oauth: crate::cli::oauth::Flags::default(),
     };
@@ -167,6 +170,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
                 parsed.log_json = crate::cli::logging::format_value(&flags.value(&arg)?)?;
             }
             "--trace" => parsed.trace = true,
+            "--otlp" => parsed.otlp = Some(flags.value_named(&arg, "a URL")?),
             "--trusted-proxy" => {
                 let value = flags.value(&arg)?;
                 let ip = value.trim_matches(|c| c == '[' || c == ']').parse().map_err(|_| {
@@ -209,7 +213,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
             other => return Err(unknown(other)),
         }
     }
-    parsed.trace |= parsed.log_json;
+    parsed.trace |= parsed.log_json || parsed.otlp.is_some();
     if version {
         return Ok(Parsed::Version);
     }

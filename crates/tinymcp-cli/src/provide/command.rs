@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use tinymcp::{CallToolResult, Content, RequestCx};
+use tinymcp::{CallToolResult, ChildSpan, Content, RequestCx, RequestScope, SpanKind};
 
 /// How often a running command is checked for exit, timeout and cancellation.
 const POLL: Duration = Duration::from_millis(10);
@@ -424,10 +424,17 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     let token = call_token();
     let mark = format!("{MARK_VAR}={token}");
     command.env(MARK_VAR, &token);
+    // Recording spans (`--otlp`): the run is a child span of the request's, whose id is the
+    // parent the command sees. Else the request's context as it came.
+    let name = Path::new(program).file_name().map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned());
+    let mut span = RequestScope::with_current(|scope| scope?.child(format!("run {name}"), SpanKind::Internal));
+    if let Some(span) = &mut span {
+        span.set("process.executable.name", name);
+    }
     // The request's trace context, as OpenTelemetry's environment carrier names it: the
     // command's own spans join the caller's trace. Set last, so a manifest's `env` cannot
     // pass a stale one.
-    if let Some(trace) = cx.trace() {
+    if let Some(trace) = span.as_ref().map(ChildSpan::context).or(cx.trace()) {
         command.env("TRACEPARENT", trace.traceparent());
         if let Some(state) = trace.tracestate() {
             command.env("TRACESTATE", state);
@@ -444,7 +451,12 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     // A tree of its own, so a timeout or a cancellation can kill all it started.
     let (mut child, tree) = match Tree::spawn(&mut command) {
         Ok(spawned) => spawned,
-        Err(e) => return CallToolResult::error(format!("cannot run {program}: {e}")),
+        Err(e) => {
+            if let Some(span) = &mut span {
+                span.fail("the command did not start".to_owned());
+            }
+            return CallToolResult::error(format!("cannot run {program}: {e}"));
+        }
     };
     let lines = cx.wants_progress().then(|| Arc::new(Mutex::new(Lines::default())));
     let (stdout, stderr) = start_readers(&mut child, spec, args, lines.clone());
@@ -458,7 +470,11 @@ pub fn run(cx: &RequestCx, spec: &CommandSpec, args: &Value) -> CallToolResult {
     let deadline = Instant::now() + DRAIN;
     let stdout = stdout.finish(deadline);
     let stderr = stderr.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok();
-    outcome(program, spec, ended, stdout, stderr)
+    let result = outcome(program, spec, ended, stdout, stderr);
+    if let (Some(span), true) = (&mut span, result.is_error) {
+        span.fail("the command failed".to_owned());
+    }
+    result
 }
 
 /// The stdout reader: what it read so far, and a signal when it reached the end.

@@ -2,7 +2,7 @@
 //! stdio servers. Each line read on stdin is forwarded to the server; everything the server
 //! sends is written to stdout, one JSON message per line. Logs go to stderr.
 
-mod http1;
+pub(crate) mod http1;
 mod legacy;
 mod modern;
 mod sse;

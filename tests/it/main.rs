@@ -17,7 +17,9 @@ mod client_roots;
 mod completion;
 mod config;
 mod connect;
+// Its TLS crates are not dev-dependencies for macOS targets (see the binary's Cargo.toml).
 #[cfg(feature = "https")]
+#[cfg(not(target_os = "macos"))]
 mod connect_tls;
 mod drain;
 mod edits;

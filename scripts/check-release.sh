@@ -15,5 +15,9 @@ bash scripts/release.sh --only x86_64
 .cache/venv/bin/python scripts/check-server-json.py \
   .cache/release/skillsaw/schemas/mcp_registry/v2025_12_11/server.schema.json server.json dist/server.json
 # --allow-dirty: a working copy with edits is checked as it stands.
+# `--workspace` verifies each crate against the others packaged into a local registry, which cargo
+# unpacks under $CARGO_HOME/registry/src/-HASH/ once per version and never again: a second run
+# from the same folder would build against the first run's sources. Ours go first.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/tinymcp-* "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/-*/tinymcp-*
 cargo publish --dry-run --workspace --allow-dirty --quiet
 echo "check-release: cargo publish --dry-run --workspace passed"

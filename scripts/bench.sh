@@ -20,6 +20,8 @@
 # counters, aimed at 3% or less. The whole run prints it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The median of the numbers given (each mode's rounds, the A/B figures).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 if [ "${1:-}" = metrics ]; then
   seconds=${2:-5}
   rounds=${BENCH_ROUNDS:-5}
@@ -46,11 +48,10 @@ if [ "${1:-}" = metrics ]; then
       wait "$server" 2>/dev/null || true
     done
   done
-  median() { printf '%s\n' $1 | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
   echo "metrics' cost: server CPU per echo call, µs, median of $rounds alternated rounds of $seconds s"
   printf '  %-34s %8s %8s %7s\n' "" off on "on/off"
   for mode in stdio http; do
-    a=$(median "${cpu[off.$mode]}") b=$(median "${cpu[on.$mode]}")
+    a=$(median ${cpu[off.$mode]}) b=$(median ${cpu[on.$mode]})
     printf '  %-34s %8s %8s %7s\n' "echo ($([ "$mode" = http ] && echo 'HTTP, 16 connections' || echo stdio))" \
       "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3fx", b / a }')"
   done
@@ -110,11 +111,10 @@ if [ "${1:-}" = ab ]; then
       wait "$server" 2>/dev/null || true
     done
   done
-  median() { printf '%s\n' $1 | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
   echo "server CPU per echo call, µs, median of $rounds alternated rounds of $seconds s: A = $rev, B = this tree"
   printf '  %-34s %8s %8s %7s\n' "" A B "B/A"
   for mode in echo echo-stateless http-echo http-echo-stateless; do
-    a=$(median "${cpu[A.$mode]}") b=$(median "${cpu[B.$mode]}")
+    a=$(median ${cpu[A.$mode]}) b=$(median ${cpu[B.$mode]})
     printf '  %-34s %8s %8s %7s\n' "$mode$([ "${mode#http}" != "$mode" ] && echo ' (16 connections)' || echo ' (stdio)')" \
       "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2fx", b / a }')"
   done
@@ -202,7 +202,6 @@ row() { printf '  %-40s %-20s %-20s %s\n' "$@"; }
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }
 mib() { calc "%.2f" "$1 / 1024"; }
 highest() { printf '%s\n' "$@" | sort -g | tail -1; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 measure yard startup 5 -- "${YARDSTICK[@]}"
 measure yard echo "$SECONDS_PER_RUN" 64 -- "${YARDSTICK[@]}"

@@ -80,7 +80,7 @@ fn respond(head: &str, metrics: &Metrics, token: Option<&str>) -> (u16, String) 
     }
     if let Some(token) = token {
         let sent = header("Authorization").and_then(|v| v.strip_prefix("Bearer ")).unwrap_or_default();
-        if !same(sent.as_bytes(), token.as_bytes()) {
+        if !same(sent, token) {
             return (401, "a valid bearer token is required\n".into());
         }
     }
@@ -100,9 +100,17 @@ fn names_loopback(host: &str) -> bool {
     name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-/// Compares in time that depends on the lengths only.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// Whether `sent` is `token`: tinymcp-http's static-token check, which compares in constant time.
+#[cfg(feature = "http")]
+fn same(sent: &str, token: &str) -> bool {
+    use tinymcp_http::TokenVerifier;
+    tinymcp_http::StaticToken::new(token).verify(sent).is_ok()
+}
+
+/// Without HTTP there are no bearer tokens: the binary passes none, so this is never asked.
+#[cfg(not(feature = "http"))]
+fn same(_: &str, _: &str) -> bool {
+    false
 }
 
 /// The request head, up to the blank line; `None` when it is too large, late or not text.

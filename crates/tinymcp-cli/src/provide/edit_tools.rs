@@ -4,12 +4,13 @@
 //! through `write::Folder` (checked folder descriptors, atomic replacement).
 
 use super::client_roots::gate;
+use super::described;
 use super::diff;
 use super::files::{Files, Root, Target};
 use super::sandbox;
 use super::tool_parts::refused;
 use super::write::Folder;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tinymcp::{CallToolResult, RequestCx, Server, Tool, ToolAnnotations};
@@ -54,10 +55,13 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                 "Create a file, or replace a file's whole content (atomically; its permissions are kept). \
                  The folder must exist. At most {max} bytes"
             ),
-            json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": format!("The file, {path_help}")},
-                "content": {"type": "string", "description": "The new content (UTF-8 text)"}
-            }, "required": ["path", "content"]}),
+            described(
+                r#"{"type": "object", "properties": {
+                    "path": {"type": "string"},
+                    "content": {"type": "string", "description": "The new content (UTF-8 text)"}
+                }, "required": ["path", "content"]}"#,
+                &[("path", format!("The file, {path_help}"))],
+            ),
         )
         .with_annotations(annotations("Write file", true, true)),
         move |cx, args| Ok(gate(&f, cx, &args, |f| write_file(f, cx, &args))),
@@ -68,14 +72,17 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "edit_file",
             "Replace exact text in a file: each oldText must occur exactly once (edits apply in order); \
              answers with a unified diff, and with dryRun changes nothing",
-            json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": format!("The file, {path_help}")},
-                "edits": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
-                    "oldText": {"type": "string", "minLength": 1, "description": "Text to find: it must occur exactly once"},
-                    "newText": {"type": "string", "description": "Text to put in its place"}
-                }, "required": ["oldText", "newText"]}},
-                "dryRun": {"type": "boolean", "default": false, "description": "Show the diff without changing the file"}
-            }, "required": ["path", "edits"]}),
+            described(
+                r#"{"type": "object", "properties": {
+                    "path": {"type": "string"},
+                    "edits": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
+                        "oldText": {"type": "string", "minLength": 1, "description": "Text to find: it must occur exactly once"},
+                        "newText": {"type": "string", "description": "Text to put in its place"}
+                    }, "required": ["oldText", "newText"]}},
+                    "dryRun": {"type": "boolean", "default": false, "description": "Show the diff without changing the file"}
+                }, "required": ["path", "edits"]}"#,
+                &[("path", format!("The file, {path_help}"))],
+            ),
         )
         .with_annotations(annotations("Edit file", true, false)),
         move |cx, args| Ok(gate(&f, cx, &args, |f| edit_file(f, cx, &args))),
@@ -85,9 +92,10 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         Tool::new(
             "create_directory",
             "Create a folder, and any missing folders on the way; a folder that exists is fine",
-            json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": format!("The folder, {path_help}")}
-            }, "required": ["path"]}),
+            described(
+                r#"{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}"#,
+                &[("path", format!("The folder, {path_help}"))],
+            ),
         )
         .with_annotations(annotations("Create directory", false, true)),
         move |cx, args| Ok(gate(&f, cx, &args, |f| create_directory(f, str_arg(&args, "path")))),
@@ -98,11 +106,14 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             "move_file",
             "Move or rename a file or folder within the served folders; an existing destination is \
              refused unless overwrite is true (a folder is never replaced)",
-            json!({"type": "object", "properties": {
-                "source": {"type": "string", "description": format!("What to move, {path_help}")},
-                "destination": {"type": "string", "description": format!("Its new path, {path_help}")},
-                "overwrite": {"type": "boolean", "default": false, "description": "Replace an existing file at the destination"}
-            }, "required": ["source", "destination"]}),
+            described(
+                r#"{"type": "object", "properties": {
+                    "source": {"type": "string"},
+                    "destination": {"type": "string"},
+                    "overwrite": {"type": "boolean", "default": false, "description": "Replace an existing file at the destination"}
+                }, "required": ["source", "destination"]}"#,
+                &[("source", format!("What to move, {path_help}")), ("destination", format!("Its new path, {path_help}"))],
+            ),
         )
         .with_annotations(annotations("Move file", true, false)),
         move |cx, args| Ok(gate(&f, cx, &args, |f| move_file(f, cx, &args))),

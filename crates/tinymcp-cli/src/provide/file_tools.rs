@@ -10,6 +10,7 @@ use super::tool_parts::{
     below, both, exclude_schema, excluded, excludes, merge, path_help, read_only, refused, str_arg, walk_pruned,
     MAX_GLOB_CHARS,
 };
+use super::{described, lit};
 use crate::provide::mime;
 use serde_json::{json, Value};
 use std::fs::{self, File};
@@ -38,12 +39,16 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         Tool::new(
             "list_directory",
             "List the entries of a folder, with their kind and size",
-            json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": format!("The folder, {path_help}; the top when omitted")},
-                "offset": {"type": "integer", "minimum": 0, "description": format!("The first entry to list (default 0); a page holds at most {MAX_ENTRIES}")}
-            }}),
+            described(
+                r#"{"type": "object", "properties": {"path": {"type": "string"}, "offset": {"type": "integer", "minimum": 0}}}"#,
+                &[
+                    ("path", format!("The folder, {path_help}; the top when omitted")),
+                    ("offset", format!("The first entry to list (default 0); a page holds at most {MAX_ENTRIES}")),
+                ],
+            ),
         )
-        .with_output_schema(json!({"type": "object", "properties": {
+        .with_output_schema(lit(
+            r#"{"type": "object", "properties": {
             "path": {"type": "string"},
             "entries": {"type": "array", "items": {"type": "object", "properties": {
                 "name": {"type": "string"},
@@ -52,7 +57,8 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["name", "kind"]}},
             "truncated": {"type": "boolean"},
             "nextOffset": {"type": "integer"}
-        }, "required": ["path", "entries", "truncated"]}))
+        }, "required": ["path", "entries", "truncated"]}"#,
+        ))
         .with_annotations(read_only("List directory")),
         move |cx, args| {
             let offset = args.get("offset").map_or(0, |o| o.as_u64().map_or(usize::MAX, |o| usize::try_from(o).unwrap_or(usize::MAX)));
@@ -73,13 +79,19 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                  an image; other binary files, and larger images, come back as an embedded base64 blob of \
                  the window (at most {binary_max} bytes, so the base64 fits the cap)"
             ),
-            json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": format!("The file, {path_help}")},
-                "offset": {"type": "integer", "minimum": 0, "description": "The first byte to read (default 0)"},
-                "length": {"type": "integer", "minimum": 1, "description": format!("How many bytes to read (default and most {max_read})")},
-                "head": {"type": "integer", "minimum": 1, "description": "Read only the first N lines of a text file (not with offset, length or tail)"},
-                "tail": {"type": "integer", "minimum": 1, "description": "Read only the last N lines of a text file (not with offset, length or head)"}
-            }, "required": ["path"]}),
+            described(
+                r#"{"type": "object", "properties": {
+                    "path": {"type": "string"},
+                    "offset": {"type": "integer", "minimum": 0, "description": "The first byte to read (default 0)"},
+                    "length": {"type": "integer", "minimum": 1},
+                    "head": {"type": "integer", "minimum": 1, "description": "Read only the first N lines of a text file (not with offset, length or tail)"},
+                    "tail": {"type": "integer", "minimum": 1, "description": "Read only the last N lines of a text file (not with offset, length or head)"}
+                }, "required": ["path"]}"#,
+                &[
+                    ("path", format!("The file, {path_help}")),
+                    ("length", format!("How many bytes to read (default and most {max_read})")),
+                ],
+            ),
         )
         .with_annotations(read_only("Read file")),
         move |cx, args| Ok(gate(&f, cx, &args, |f| read_file(f, &args))),
@@ -103,7 +115,8 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             ),
             json!({"type": "object", "properties": search_props, "required": ["query"]}),
         )
-        .with_output_schema(json!({"type": "object", "properties": {
+        .with_output_schema(lit(
+            r#"{"type": "object", "properties": {
             "matches": {"type": "array", "items": {"type": "object", "properties": {
                 "path": {"type": "string"}, "line": {"type": "integer"}, "text": {"type": "string"}
             }, "required": ["path", "line", "text"]}},
@@ -112,7 +125,8 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                 "path": {"type": "string"}, "size": {"type": "integer"}, "reason": {"type": "string"}
             }, "required": ["path", "reason"]}},
             "skippedCount": {"type": "integer", "description": "How many files were not searched (skipped names at most 20 of them)"}
-        }, "required": ["matches", "truncated"]}))
+        }, "required": ["matches", "truncated"]}"#,
+        ))
         .with_annotations(read_only("Search files")),
         move |cx, args| Ok(gate(&f, cx, &args, |f| search_files(cx, f, &args))),
     );
@@ -121,17 +135,18 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         Tool::new(
             "file_info",
             "Kind, size, modification time and MIME type of a file or folder",
-            json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": format!("The file or folder, {path_help}")}
-            }, "required": ["path"]}),
+            described(
+                r#"{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}"#,
+                &[("path", format!("The file or folder, {path_help}"))],
+            ),
         )
-        .with_output_schema(json!({"type": "object", "properties": {
+        .with_output_schema(lit(r#"{"type": "object", "properties": {
             "path": {"type": "string"},
             "kind": {"type": "string", "enum": ["file", "directory", "other"]},
             "size": {"type": "integer"},
             "modified": {"type": "string"},
             "mimeType": {"type": "string"}
-        }, "required": ["path", "kind", "size"]}))
+        }, "required": ["path", "kind", "size"]}"#))
         .with_annotations(read_only("File info")),
         move |cx, args| Ok(gate(&f, cx, &args, |f| file_info(f, str_arg(&args, "path").unwrap_or_default()))),
     );

@@ -7,6 +7,7 @@ use super::client_roots::gate;
 use super::file_tools::read_file;
 use super::files::{shown, Files, Root, Target};
 use super::glob::GlobPattern;
+use super::lit;
 use super::sandbox::EntryKind;
 use super::tool_parts::{
     below, both, exclude_schema, excluded, excludes, merge, path_help, read_only, refused, str_arg, walk_pruned,
@@ -53,7 +54,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             ),
             json!({"type": "object", "properties": tree_props}),
         )
-        .with_output_schema(json!({"type": "object", "properties": {
+        .with_output_schema(lit(r#"{"type": "object", "properties": {
             "path": {"type": "string"},
             "tree": {"type": "array", "items": {"type": "object", "properties": {
                 "name": {"type": "string"},
@@ -62,7 +63,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             }, "required": ["name", "type"]}},
             "truncated": {"type": "boolean"},
             "stoppedIn": {"type": "string"}
-        }, "required": ["path", "tree", "truncated"]}))
+        }, "required": ["path", "tree", "truncated"]}"#))
         .with_annotations(read_only("Directory tree")),
         move |cx, args| Ok(gate(&f, cx, &args, |f| directory_tree(cx, f, &args))),
     );
@@ -80,10 +81,10 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
              them; answers with their paths. To look for text inside files, use search_files",
             json!({"type": "object", "properties": find_props, "required": ["pattern"]}),
         )
-        .with_output_schema(json!({"type": "object", "properties": {
+        .with_output_schema(lit(r#"{"type": "object", "properties": {
             "paths": {"type": "array", "items": {"type": "string"}},
             "truncated": {"type": "boolean"}
-        }, "required": ["paths", "truncated"]}))
+        }, "required": ["paths", "truncated"]}"#))
         .with_annotations(read_only("Find files")),
         move |cx, args| Ok(gate(&f, cx, &args, |f| find_files(cx, f, &args))),
     );
@@ -100,7 +101,8 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                 "paths": {"type": "array", "minItems": 1, "maxItems": MAX_PATHS, "items": {"type": "string"}, "description": format!("The files, each {path_help}")}
             }, "required": ["paths"]}),
         )
-        .with_output_schema(json!({"type": "object", "properties": {
+        .with_output_schema(lit(
+            r#"{"type": "object", "properties": {
             "files": {"type": "array", "items": {"type": "object", "properties": {
                 "path": {"type": "string", "description": "The path as given"},
                 "content": {"type": "string", "description": "The text read (a binary file's contents are in the content blocks only)"},
@@ -108,7 +110,8 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                 "note": {"type": "string", "description": "Where the window read ends and how to read on"},
                 "error": {"type": "string", "description": "Why the file was not read"}
             }, "required": ["path"]}}
-        }, "required": ["files"]}))
+        }, "required": ["files"]}"#,
+        ))
         .with_annotations(read_only("Read multiple files")),
         // Each path is checked against the client's roots on its own: one outside fails only itself.
         move |cx, args| {

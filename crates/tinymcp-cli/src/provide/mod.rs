@@ -23,6 +23,7 @@ pub mod watch;
 pub(crate) mod winpath;
 pub(crate) mod write;
 
+use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tinymcp::{Error, Server};
@@ -41,4 +42,20 @@ pub fn serve_folders(
     find_tools::register(server, &served);
     edit_tools::register(server, &served);
     Ok(served)
+}
+
+/// Parses a JSON literal of a provider (a schema, a fixture's value): text parsed once at
+/// registration costs far less binary than `json!`, which expands every key and value into code.
+pub(crate) fn lit(text: &str) -> Value {
+    serde_json::from_str(text).expect("the providers' JSON literals are valid")
+}
+
+/// An object schema from its JSON text, with the descriptions only known at start-up (they name
+/// the served folders, or a limit) set on the named properties.
+pub(crate) fn described(text: &str, descriptions: &[(&str, String)]) -> Value {
+    let mut schema = lit(text);
+    for (property, description) in descriptions {
+        schema["properties"][*property]["description"] = Value::from(description.as_str());
+    }
+    schema
 }

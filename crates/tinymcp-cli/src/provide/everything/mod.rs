@@ -3,6 +3,7 @@
 //! roots, URL elicitation, structured output, resource links and list changes for interop tests.
 //! Uses only the public registration API.
 
+use crate::provide::lit;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -21,12 +22,6 @@ pub const TEST_IMAGE_BASE64: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 /// A minimal WAV file.
 pub const TEST_AUDIO_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
-
-/// Parses a JSON literal of the fixture: text parsed once at start-up costs far less binary than
-/// `json!`, which expands every key and value into code.
-fn lit(text: &str) -> Value {
-    serde_json::from_str(text).expect("the fixture's JSON literals are valid")
-}
 
 fn no_args() -> Value {
     lit(r#"{"type":"object","properties":{}}"#)

@@ -269,6 +269,7 @@ fn discover(url: &Url, refused: &Response, client: &ClientCredentials) -> Result
             format!("{base}{issuer_path}/.well-known/openid-configuration"),
         ]
     };
+    let metadata_at = where_;
     let (where_, server) = first_document(url, &candidates)
         .map_err(|why| format!("the metadata of the authorization server {issuer} could not be read: {why}"))?;
     let said = server.get("issuer").and_then(Value::as_str).unwrap_or_default();
@@ -307,7 +308,7 @@ fn discover(url: &Url, refused: &Response, client: &ClientCredentials) -> Result
         (!all.is_empty()).then(|| all.join(" "))
     };
     let scope = client.scope.clone().or_else(|| param("scope")).or_else(scopes_supported);
-    log::info!("{url}: tokens from {issuer} (protected-resource metadata at {where_})");
+    log::info!("{url}: tokens from {issuer} (protected-resource metadata at {metadata_at}, its metadata at {where_})");
     Ok(Found { issuer: issuer.to_owned(), token_endpoint, basic, resource: resource.to_owned(), scope })
 }
 
@@ -414,112 +415,7 @@ fn base64(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{base64, challenge_params, form_encode, ClientCredentials, Credentials, Secret};
-    use crate::cli::connect::http1::{self, Connector, Url, CONNECT_TIMEOUT};
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::TcpListener;
-    use std::sync::{Arc, Mutex};
-    use std::thread;
-
-    /// A resource server and its authorization server in one listener: `/mcp` always answers
-    /// 401 (no `resource_metadata`: the well-known path is used), `/other`'s metadata names a
-    /// resource elsewhere, `/token` hands out `tok-1`, `tok-2`… to `client_secret_post`. The
-    /// token requests' bodies are kept.
-    fn fake_servers() -> (u16, Arc<Mutex<Vec<String>>>) {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let origin = format!("http://127.0.0.1:{port}");
-        let bodies = Arc::new(Mutex::new(Vec::new()));
-        let kept = Arc::clone(&bodies);
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { return };
-                let mut reader = BufReader::new(stream);
-                let mut head = String::new();
-                while reader.read_line(&mut head).is_ok_and(|n| n > 2) {}
-                let length = head
-                    .lines()
-                    .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_owned()))
-                    .and_then(|v| v.parse::<usize>().ok())
-                    .unwrap_or(0);
-                let mut body = vec![0; length];
-                let _ = reader.read_exact(&mut body);
-                let target = head.split(' ').nth(1).unwrap_or_default().to_owned();
-                let (status, json) = match target.as_str() {
-                    "/.well-known/oauth-protected-resource/mcp" => {
-                        ("200 OK", format!(r#"{{"resource":"{origin}/mcp","authorization_servers":["{origin}"]}}"#))
-                    }
-                    "/.well-known/oauth-protected-resource/other" => (
-                        "200 OK",
-                        format!(
-                            r#"{{"resource":"http://elsewhere.example/mcp","authorization_servers":["{origin}"]}}"#
-                        ),
-                    ),
-                    "/.well-known/oauth-authorization-server" => (
-                        "200 OK",
-                        format!(
-                            r#"{{"issuer":"{origin}","token_endpoint":"{origin}/token","token_endpoint_auth_methods_supported":["client_secret_post"]}}"#
-                        ),
-                    ),
-                    "/token" => {
-                        let mut bodies = kept.lock().unwrap();
-                        bodies.push(String::from_utf8_lossy(&body).into_owned());
-                        let n = bodies.len();
-                        ("200 OK", format!(r#"{{"access_token":"tok-{n}","token_type":"Bearer","expires_in":3600}}"#))
-                    }
-                    _ => ("401 Unauthorized", String::new()),
-                };
-                let answer =
-                    format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}", json.len());
-                let _ = reader.get_mut().write_all(answer.as_bytes());
-            }
-        });
-        (port, bodies)
-    }
-
-    fn bearer(credentials: &Credentials) -> Option<String> {
-        credentials.headers().into_iter().find(|(n, _)| n == "Authorization").map(|(_, v)| v)
-    }
-
-    /// The first 401 discovers and gets a token; a 401 while a token is held (revoked, say) gets
-    /// another and the request is sent once more; metadata for another origin is refused.
-    #[test]
-    fn a_401_gets_a_new_token_and_the_request_is_sent_once_more() {
-        let (port, bodies) = fake_servers();
-        let connector = Connector::new(CONNECT_TIMEOUT, None).unwrap();
-        let url = Url::parse(&format!("http://127.0.0.1:{port}/mcp"), &connector).unwrap();
-        let client = |scope: Option<&str>| ClientCredentials {
-            client_id: "my client".into(),
-            secret: Secret::new("p&ss".into()),
-            secret_var: "VAR".into(),
-            scope: scope.map(str::to_owned),
-        };
-        let credentials = Credentials::new(Vec::new(), Some(client(Some("mcp:use"))));
-        let post = || http1::send(&url, "POST", &credentials.headers(), b"{}").and_then(|s| s.response(None));
-        assert_eq!(bearer(&credentials), None, "no token before the server asks");
-        for n in 1..=2 {
-            let mut resent = 0;
-            let answer = credentials.after(&url, post().unwrap(), || {
-                resent += 1;
-                post()
-            });
-            assert_eq!(answer.unwrap().status, 401, "the answer to the request sent again");
-            assert_eq!(resent, 1);
-            assert_eq!(bearer(&credentials).as_deref(), Some(format!("Bearer tok-{n}").as_str()));
-        }
-        let bodies = bodies.lock().unwrap().clone();
-        let resource = form_encode(&format!("http://127.0.0.1:{port}/mcp"));
-        assert_eq!(
-            bodies[0],
-            format!("grant_type=client_credentials&resource={resource}&scope=mcp%3Ause&client_id=my+client&client_secret=p%26ss")
-        );
-
-        let other = Url::parse(&format!("http://127.0.0.1:{port}/other"), &connector).unwrap();
-        let credentials = Credentials::new(Vec::new(), Some(client(None)));
-        let refused = http1::send(&other, "POST", &[], b"{}").and_then(|s| s.response(None)).unwrap();
-        let why = credentials.after(&other, refused, || unreachable!("not sent again")).err().unwrap();
-        assert!(why.contains("elsewhere.example") && why.contains("refused"), "{why}");
-    }
+    use super::{base64, challenge_params, form_encode};
 
     #[test]
     fn bearer_challenges_are_read_quoted_or_not() {

@@ -17,6 +17,7 @@ mod client_roots;
 mod completion;
 mod config;
 mod connect;
+mod connect_auth;
 // Its TLS crates are not dev-dependencies for macOS targets (see the binary's Cargo.toml).
 #[cfg(feature = "https")]
 #[cfg(not(target_os = "macos"))]

@@ -279,7 +279,12 @@ impl Client {
 
     /// Spawns over stdio and keeps what the server logs on stderr, for [`Client::stderr_text`].
     pub fn spawn_keeping_stderr(args: &[&str]) -> Client {
-        let mut client = Self::launch(args, None, Stdio::piped());
+        Self::spawn_keeping_stderr_with_env(args, &[])
+    }
+
+    /// [`Client::spawn_keeping_stderr`] with these environment variables set.
+    pub fn spawn_keeping_stderr_with_env(args: &[&str], env: &[(&str, &str)]) -> Client {
+        let mut client = Self::launch_with_env(args, None, Stdio::piped(), env);
         let stderr = client.child.stderr.take().expect("stderr piped");
         let kept = Arc::new(Mutex::new(String::new()));
         let sink = Arc::clone(&kept);

@@ -123,6 +123,12 @@ impl Url {
         })
     }
 
+    /// How connections to this URL are made (for other URLs of the same server's exchanges:
+    /// its authorization server's, under the same roots).
+    pub fn connector(&self) -> &Arc<Connector> {
+        &self.connector
+    }
+
     fn scheme(&self) -> &'static str {
         if self.secure {
             "https"
@@ -174,7 +180,7 @@ impl Url {
     fn cross_origin(&self, reference: &str, elsewhere: &str) -> String {
         format!(
             "the server's endpoint {reference:?} is on origin {elsewhere}, not on the server's origin {}: \
-             refused, as every message and the credentials (--header, --token-env) would be sent there",
+             refused, as every message and the credentials (--header, --token-env, a token) would be sent there",
             self.origin()
         )
     }

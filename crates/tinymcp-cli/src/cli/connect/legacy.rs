@@ -2,11 +2,12 @@
 //! `endpoint` event names where to POST; every message is POSTed there (answered 202) and
 //! everything the server says, answers included, comes on the stream.
 
+use super::auth::Credentials;
 use super::http1::{self, Url};
 use super::sse::Events;
 use super::{Output, MESSAGE_CAP};
 use serde_json::{json, Value};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::Duration;
 
@@ -17,19 +18,23 @@ const POST_WITHIN: Duration = Duration::from_secs(30);
 
 /// A legacy session: the stream is read on its own thread.
 pub struct Session {
+    /// The stream's URL, the server's credentials are for.
+    url: Url,
     endpoint: Url,
-    extra: Vec<(String, String)>,
+    auth: Arc<Credentials>,
     out: Output,
 }
 
 impl Session {
     /// Opens the stream at `url` and waits for the `endpoint` event.
-    pub fn open(url: &Url, extra: Vec<(String, String)>, out: Output) -> Result<Session, String> {
-        let mut headers = extra.clone();
-        headers.push(("Accept".into(), "text/event-stream".into()));
-        let mut response = http1::send(url, "GET", &headers, &[])
-            .and_then(|sent| sent.response(Some(ENDPOINT_WITHIN)))
-            .map_err(|e| format!("GET {url}: {e}"))?;
+    pub fn open(url: &Url, auth: Arc<Credentials>, out: Output) -> Result<Session, String> {
+        let get = || {
+            let mut headers = auth.headers();
+            headers.push(("Accept".into(), "text/event-stream".into()));
+            http1::send(url, "GET", &headers, &[]).and_then(|sent| sent.response(Some(ENDPOINT_WITHIN)))
+        };
+        let response = get().map_err(|e| format!("GET {url}: {e}"))?;
+        let mut response = auth.after(url, response, get).map_err(|why| format!("GET {url}: {why}"))?;
         if response.status != 200 || !response.is_event_stream() {
             return Err(format!("GET {url}: answered {} without an event stream", response.status));
         }
@@ -64,20 +69,24 @@ impl Session {
             .recv_timeout(ENDPOINT_WITHIN)
             .map_err(|_| format!("GET {url}: no `endpoint` event within {} s", ENDPOINT_WITHIN.as_secs()))??;
         log::info!("legacy SSE session at {url}, posting to {endpoint}");
-        Ok(Session { endpoint, extra, out })
+        Ok(Session { url: url.clone(), endpoint, auth, out })
     }
 
     /// POSTs one message; its answer comes on the stream.
     pub fn forward(&self, message: &Value, raw: &[u8]) {
-        let mut headers = self.extra.clone();
-        headers.push(("Content-Type".into(), "application/json".into()));
-        let status = http1::send(&self.endpoint, "POST", &headers, raw)
-            .and_then(|sent| sent.response(Some(POST_WITHIN)))
+        let post = || {
+            let mut headers = self.auth.headers();
+            headers.push(("Content-Type".into(), "application/json".into()));
+            http1::send(&self.endpoint, "POST", &headers, raw).and_then(|sent| sent.response(Some(POST_WITHIN)))
+        };
+        let status = post()
+            .map_err(|e| format!("POST {}: {e}", self.endpoint))
+            .and_then(|response| self.auth.after(&self.url, response, post))
             .map(|mut response| (response.status, response.text(4096).unwrap_or_default()));
         let why = match status {
             Ok((200..=299, _)) => return,
             Ok((status, text)) => format!("POST {} answered {status}: {}", self.endpoint, text.trim()),
-            Err(e) => format!("POST {}: {e}", self.endpoint),
+            Err(why) => why,
         };
         log::warn!("{why}");
         if let (Some(id), Some(_)) = (message.get("id"), message.get("method")) {

@@ -2,6 +2,7 @@
 //! stdio servers. Each line read on stdin is forwarded to the server; everything the server
 //! sends is written to stdout, one JSON message per line. Logs go to stderr.
 
+pub(crate) mod auth;
 pub(crate) mod http1;
 mod legacy;
 mod modern;
@@ -11,6 +12,7 @@ mod streamable;
 mod tls;
 
 use crate::cli::flags::{Arg, Flags};
+use auth::{ClientCredentials, Credentials, Secret};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -38,7 +40,7 @@ enum Transport {
 /// The session, over whichever transport.
 enum Bridge {
     Http(Arc<streamable::Session>),
-    Sse(legacy::Session),
+    Sse(Box<legacy::Session>),
 }
 
 impl Bridge {
@@ -57,13 +59,19 @@ impl Bridge {
 }
 
 /// `tinymcp connect`'s usage (`--help`).
-pub const USAGE: &str = "    tinymcp connect [--transport auto|http|sse] [--header 'Name: value']... [--token-env VAR]
-                    [--ca-file PEM] [--connect-secs N] URL
+pub const USAGE: &str = "    tinymcp connect [--transport auto|http|sse] [--header-env Name=VAR]... [--token-env VAR]
+                    [--header 'Name: value']... [--oauth-client-id ID --oauth-client-secret-env VAR
+                    [--oauth-scope SCOPES]] [--ca-file PEM] [--connect-secs N] URL
         a remote server (http:// or https://) spoken to over stdio, for hosts that only start
         stdio servers: JSON-RPC lines on stdin are forwarded, the server's messages written to
         stdout; at end of input the session is closed. --transport: Streamable HTTP, legacy SSE,
-        or auto (the first, then the second, as clients do); --header values may name ${VAR};
-        --token-env VAR sends `Authorization: Bearer` with the token in VAR. https: the
+        or auto (the first, then the second, as clients do). Credentials, from the environment
+        (never written on the command line, never logged): --header-env Name=VAR sends header
+        Name with the value of VAR; --token-env VAR sends `Authorization: Bearer` with the token
+        in VAR; --header values may name ${VAR}. --oauth-client-id with
+        --oauth-client-secret-env VAR: OAuth client credentials, the token got from the server's
+        authorization server (found from its 401 and metadata), renewed before it expires;
+        --oauth-scope: the scopes asked for (default: those the server names). https: the
         server's certificate is always verified (Mozilla's roots, built in); --ca-file adds a
         private CA's certificates (PEM). --connect-secs: connecting and the TLS handshake
         (default 10)";
@@ -74,6 +82,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
     let mut url = None;
     let mut transport = Transport::Auto;
     let mut headers = Vec::new();
+    let (mut client_id, mut secret_var, mut scope) = (None, None, None);
     let mut ca_file = None;
     let mut connect_within = http1::CONNECT_TIMEOUT;
     while let Some(arg) = args.next()? {
@@ -87,14 +96,19 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
                         other => return Err(format!("--transport: expected auto, http or sse, got {other:?}")),
                     }
                 }
-                "--header" => headers.push(header(&args.value(&flag)?, |name| std::env::var(name).ok())?),
+                "--header" => {
+                    let (name, value) = header(&args.value(&flag)?, |name| std::env::var(name).ok())?;
+                    headers.push((name, Secret::new(value)));
+                }
+                "--header-env" => headers.push(header_env(&args.value(&flag)?)?),
                 "--token-env" => {
                     let var = args.value(&flag)?;
-                    let token = std::env::var(&var).ok().filter(|t| !t.trim().is_empty());
-                    let token =
-                        token.ok_or_else(|| format!("--token-env {var}: the environment variable is not set"))?;
-                    headers.push(("Authorization".to_owned(), format!("Bearer {}", token.trim())));
+                    let token = Secret::from_env(&var, &format!("--token-env {var}"))?;
+                    headers.push(("Authorization".to_owned(), Secret::new(format!("Bearer {}", token.expose()))));
                 }
+                "--oauth-client-id" => client_id = Some(args.value(&flag)?),
+                "--oauth-client-secret-env" => secret_var = Some(args.value(&flag)?),
+                "--oauth-scope" => scope = Some(args.value(&flag)?),
                 "--ca-file" => ca_file = Some(args.value_named(&flag, "a PEM file")?),
                 "--connect-secs" => {
                     let value = args.value(&flag)?;
@@ -109,12 +123,25 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
         }
     }
     let url = url.ok_or("expected a URL, e.g. tinymcp connect http://127.0.0.1:8080/mcp")?;
+    let oauth = match (client_id, secret_var) {
+        (Some(client_id), Some(secret_var)) => {
+            let secret = Secret::from_env(&secret_var, &format!("--oauth-client-secret-env {secret_var}"))?;
+            Some(ClientCredentials { client_id, secret, secret_var, scope })
+        }
+        (None, None) if scope.is_some() => return Err("--oauth-scope needs --oauth-client-id".into()),
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err("--oauth-client-id needs --oauth-client-secret-env VAR (the secret's variable)".into())
+        }
+        (None, Some(_)) => return Err("--oauth-client-secret-env needs --oauth-client-id".into()),
+    };
+    let credentials = Credentials::new(headers, oauth);
     let connector = http1::Connector::new(connect_within, ca_file.as_deref())?;
     let url = http1::Url::parse(&url, &connector)?;
     let output = Output::default();
     let mut bridge = match transport {
-        Transport::Sse => Bridge::Sse(legacy::Session::open(&url, headers.clone(), output.clone())?),
-        _ => Bridge::Http(streamable::Session::new(url.clone(), headers.clone(), output.clone())),
+        Transport::Sse => Bridge::Sse(Box::new(legacy::Session::open(&url, Arc::clone(&credentials), output.clone())?)),
+        _ => Bridge::Http(streamable::Session::new(url.clone(), Arc::clone(&credentials), output.clone())),
     };
     let mut probing = transport == Transport::Auto;
     let mut input = io::stdin().lock();
@@ -154,12 +181,12 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
                 probing = false;
                 if let Err(status) = session.try_initialize(&line, message.get("id"), true) {
                     log::info!("{url} answered {status} to a Streamable HTTP initialize: trying legacy SSE there");
-                    let legacy = legacy::Session::open(&url, headers.clone(), output.clone()).inspect_err(|why| {
+                    let legacy = legacy::Session::open(&url, Arc::clone(&credentials), output.clone()).inspect_err(|why| {
                         // The host waits for its initialize: it hears why before the bridge ends.
                         let error = json!({"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32603, "message": why}});
                         output.line(&error.to_string());
                     })?;
-                    bridge = Bridge::Sse(legacy);
+                    bridge = Bridge::Sse(Box::new(legacy));
                     bridge.forward(&message, &line);
                 }
                 continue;
@@ -204,6 +231,21 @@ fn header(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<(String, S
         return Err(format!("--header {name}: a value cannot span lines"));
     }
     Ok((name.to_owned(), value))
+}
+
+/// `Name=VAR` from `--header-env`: header `Name` with the value of the environment variable
+/// `VAR`, read now (a variable not set is refused before anything is sent).
+fn header_env(text: &str) -> Result<(String, Secret), String> {
+    let expected =
+        || format!("--header-env {text:?}: expected 'Name=VAR' (the header's name, the variable holding its value)");
+    let (name, var) = text.split_once('=').ok_or_else(expected)?;
+    let (name, var) = (name.trim(), var.trim());
+    let token =
+        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_!#$%&'*+.^`|~".contains(&b));
+    if !token(name) || var.is_empty() {
+        return Err(expected());
+    }
+    Ok((name.to_owned(), Secret::from_env(var, &format!("--header-env {name}"))?))
 }
 
 /// Stdout, shared by the threads that read the server: one whole line per message (the lock

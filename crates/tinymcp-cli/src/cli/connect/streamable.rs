@@ -5,12 +5,14 @@
 //! (`modern`), cancelled by closing its POST. Everything the server sends goes to the
 //! [`Output`] as lines.
 
+use super::auth::Credentials;
 use super::http1::{self, Closer, Response, Sent, Url};
 use super::modern::{self, Tools};
 use super::sse::Events;
 use super::{Output, MESSAGE_CAP};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
+use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
@@ -64,7 +66,8 @@ struct State {
 /// A session with one server at one URL.
 pub struct Session {
     url: Url,
-    extra: Vec<(String, String)>,
+    /// What the server is sent to let the bridge in: static headers, an OAuth token.
+    auth: Arc<Credentials>,
     state: Mutex<State>,
     out: Output,
     get_opened: AtomicBool,
@@ -81,11 +84,11 @@ pub struct Session {
 }
 
 impl Session {
-    /// A session not yet initialized; `extra` headers go with every request.
-    pub fn new(url: Url, extra: Vec<(String, String)>, out: Output) -> Arc<Session> {
+    /// A session not yet initialized; `auth`'s headers go with every request.
+    pub fn new(url: Url, auth: Arc<Credentials>, out: Output) -> Arc<Session> {
         Arc::new(Session {
             url,
-            extra,
+            auth,
             state: Mutex::new(State::default()),
             out,
             get_opened: AtomicBool::new(false),
@@ -108,9 +111,9 @@ impl Session {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The headers of every request: the user's, then the session's.
+    /// The headers of every request: the credentials, then the session's.
     fn headers(&self, accept: &str) -> Vec<(String, String)> {
-        let mut all = self.extra.clone();
+        let mut all = self.auth.headers();
         all.push(("Accept".into(), accept.into()));
         let state = self.state();
         if let Some(id) = &state.session {
@@ -154,23 +157,41 @@ impl Session {
         if let Some(version) = modern::revision(message) {
             return self.forward_modern(message, raw, version);
         }
-        let mut headers = self.headers("application/json, text/event-stream");
-        headers.push(("Content-Type".into(), "application/json".into()));
-        let sent = match http1::send(&self.url, "POST", &headers, raw) {
+        let sent = match self.post(raw) {
             Ok(sent) => sent,
             Err(e) => return self.fail(request_id.as_ref(), &format!("cannot POST to {}: {e}", self.url)),
         };
         let me = Arc::clone(self);
-        let session = self.state().session.clone();
-        let again = session.map(|stale| (raw.to_vec(), stale));
+        let stale = self.state().session.clone();
+        let raw = raw.to_vec();
         thread::Builder::new()
             .name("connect-answer".into())
-            .spawn(move || me.answer(sent, request_id.as_ref(), again))
+            .spawn(move || me.answer(sent, request_id.as_ref(), &raw, stale))
             .map(drop)
             .unwrap_or_else(|e| log::error!("cannot start a thread: {e}"));
         if method == Some("notifications/initialized") {
             self.open_get();
         }
+    }
+
+    /// POSTs one message in the session.
+    fn post(&self, raw: &[u8]) -> io::Result<Sent> {
+        let mut headers = self.headers("application/json, text/event-stream");
+        headers.push(("Content-Type".into(), "application/json".into()));
+        http1::send(&self.url, "POST", &headers, raw)
+    }
+
+    /// POSTs an `initialize` (no session yet) and reads its answer's head; a 401 gets a new
+    /// token and the POST once more.
+    fn post_initialize(&self, raw: &[u8]) -> Result<Response, String> {
+        let send = || {
+            let mut headers = self.auth.headers();
+            headers.push(("Accept".to_owned(), "application/json, text/event-stream".to_owned()));
+            headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
+            http1::send(&self.url, "POST", &headers, raw).and_then(|sent| sent.response(Some(INITIALIZE_WITHIN)))
+        };
+        let response = send().map_err(|e| format!("no answer from {}: {e}", self.url))?;
+        self.auth.after(&self.url, response, send)
     }
 
     /// `initialize`, waited for: its answer carries the session id every later request needs.
@@ -182,15 +203,8 @@ impl Session {
     /// server that does not speak Streamable HTTP at this URL) is not told to the host: `Err`
     /// carries the status instead.
     pub fn try_initialize(&self, raw: &[u8], id: Option<&Value>, probing: bool) -> Result<(), u16> {
-        let headers = vec![
-            ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
-            ("Content-Type".to_owned(), "application/json".to_owned()),
-        ];
-        let headers: Vec<_> = self.extra.iter().cloned().chain(headers).collect();
         *self.state() = State { init: Some(raw.to_vec()), ..State::default() };
-        let response =
-            http1::send(&self.url, "POST", &headers, raw).and_then(|sent| sent.response(Some(INITIALIZE_WITHIN)));
-        match response {
+        match self.post_initialize(raw) {
             Ok(mut response)
                 if probing && (400..500).contains(&response.status) && !matches!(response.status, 401 | 403) =>
             {
@@ -209,31 +223,34 @@ impl Session {
                 self.read_answer(response, id);
                 Ok(())
             }
-            Err(e) => {
-                self.fail(id, &format!("no answer from {}: {e}", self.url));
+            Err(why) => {
+                self.fail(id, &why);
                 Ok(())
             }
         }
     }
 
-    /// Reads the answer to one POST and writes what it carries. `again` is the message and the
-    /// session it was sent in: on a 404 the session is reopened and the message sent once more.
-    fn answer(&self, sent: Sent, id: Option<&Value>, again: Option<(Vec<u8>, String)>) {
-        match sent.response(None) {
-            Ok(response) if response.status == 404 && again.is_some() => {
-                let Some((raw, stale)) = again else { return };
+    /// Reads the answer to one POST of `raw` and writes what it carries. A 401 gets a new token
+    /// and the message sent once more; `stale` is the session it was sent in: on a 404 the
+    /// session is reopened and the message sent once more.
+    fn answer(&self, sent: Sent, id: Option<&Value>, raw: &[u8], stale: Option<String>) {
+        let response = sent
+            .response(None)
+            .map_err(|e| format!("no answer from {}: {e}", self.url))
+            .and_then(|response| self.auth.after(&self.url, response, || self.post(raw)?.response(None)));
+        match response {
+            Ok(response) if response.status == 404 && stale.is_some() => {
+                let Some(stale) = stale else { return };
                 if !self.reopen(&stale) {
                     return self.read_answer(response, id);
                 }
-                let mut headers = self.headers("application/json, text/event-stream");
-                headers.push(("Content-Type".into(), "application/json".into()));
-                match http1::send(&self.url, "POST", &headers, &raw) {
-                    Ok(sent) => self.answer(sent, id, None),
+                match self.post(raw) {
+                    Ok(sent) => self.answer(sent, id, raw, None),
                     Err(e) => self.fail(id, &format!("cannot POST to {}: {e}", self.url)),
                 }
             }
             Ok(response) => self.read_answer(response, id),
-            Err(e) => self.fail(id, &format!("no answer from {}: {e}", self.url)),
+            Err(why) => self.fail(id, &why),
         }
     }
 
@@ -251,17 +268,10 @@ impl Session {
         }
         let Some(init) = init else { return false };
         log::warn!("the server no longer knows session {stale} (404): reopening it with the host's initialize");
-        let headers = vec![
-            ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
-            ("Content-Type".to_owned(), "application/json".to_owned()),
-        ];
-        let headers: Vec<_> = self.extra.iter().cloned().chain(headers).collect();
-        let mut response = match http1::send(&self.url, "POST", &headers, &init)
-            .and_then(|sent| sent.response(Some(INITIALIZE_WITHIN)))
-        {
+        let mut response = match self.post_initialize(&init) {
             Ok(response) if response.status == 200 => response,
             Ok(response) => return log_false(&format!("reopening: initialize answered {}", response.status)),
-            Err(e) => return log_false(&format!("reopening: {e}")),
+            Err(why) => return log_false(&format!("reopening: {why}")),
         };
         let session = response.header("mcp-session-id").map(str::to_owned);
         let text = if response.is_event_stream() {
@@ -446,7 +456,7 @@ impl Session {
     /// kept, by its id, for a cancellation to close.
     fn post_modern(&self, message: &Value, raw: &[u8], version: &str) -> Result<Sent, String> {
         let mirrored = modern::headers(message, version, &self.tools())?;
-        let mut headers = self.extra.clone();
+        let mut headers = self.auth.headers();
         headers.push(("Accept".into(), "application/json, text/event-stream".into()));
         headers.push(("Content-Type".into(), "application/json".into()));
         headers.extend(mirrored);
@@ -469,9 +479,14 @@ impl Session {
         let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
         let mut retried = false;
         loop {
-            let mut response = match sent.response(None) {
+            let resend = || self.post_modern(message, raw, version).map_err(io::Error::other)?.response(None);
+            let response = sent
+                .response(None)
+                .map_err(|e| format!("no answer from {}: {e}", self.url))
+                .and_then(|response| self.auth.after(&self.url, response, resend));
+            let mut response = match response {
                 Ok(response) => response,
-                Err(e) => break self.fail(id, &format!("no answer from {}: {e}", self.url)),
+                Err(why) => break self.fail(id, &why),
             };
             if response.status != 400 || method != "tools/call" || retried {
                 break self.read_modern(response, id, method == "tools/list");
@@ -624,12 +639,16 @@ impl Session {
         while failures < RESUME_ATTEMPTS {
             let session = self.state().session.clone();
             let mut headers = self.headers("text/event-stream");
-            if let (Some((in_session, id)), Some(now)) = (&last, &session) {
-                if in_session == now {
-                    headers.push(("Last-Event-ID".into(), id.clone()));
-                }
-            }
-            match http1::send(&self.url, "GET", &headers, &[]).and_then(|sent| sent.response(None)) {
+            headers.extend(headers_last(&last, &session));
+            let got = http1::send(&self.url, "GET", &headers, &[]).and_then(|sent| sent.response(None));
+            let got = got.map_err(|e| e.to_string()).and_then(|response| {
+                self.auth.after(&self.url, response, || {
+                    let mut headers = self.headers("text/event-stream");
+                    headers.extend(headers_last(&last, &session));
+                    http1::send(&self.url, "GET", &headers, &[])?.response(None)
+                })
+            });
+            match got {
                 Ok(response) if response.status == 405 => {
                     return log::info!("{} offers no GET stream (405)", self.url);
                 }
@@ -694,6 +713,14 @@ fn one_answer(mut response: Response, id: &Value) -> Result<Value, String> {
         }
     }
     Err("the stream ended before the answer".into())
+}
+
+/// `Last-Event-ID` for the GET stream, when the last event seen was in the current session.
+fn headers_last(last: &Option<(String, String)>, session: &Option<String>) -> Option<(String, String)> {
+    match (last, session) {
+        (Some((in_session, id)), Some(now)) if in_session == now => Some(("Last-Event-ID".into(), id.clone())),
+        _ => None,
+    }
 }
 
 fn log_false(why: &str) -> bool {

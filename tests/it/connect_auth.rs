@@ -4,12 +4,11 @@
 //! interop test runs it: tests/interop/oidc_issuer.mjs), in front of a `tinymcp --http
 //! --oauth-issuer` that checks them.
 
-use crate::support::{tool_text, Client, TIMEOUT};
-use serde_json::{json, Value};
-use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{mpsc, Arc, Mutex};
+use crate::support::{Client, TIMEOUT};
+use serde_json::json;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::mpsc;
 use std::thread;
 
 /// A secret that must reach the server and never the log.
@@ -71,143 +70,172 @@ fn a_missing_header_variable_is_refused_at_start_naming_it() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected 'Name=VAR'"), "{out:?}");
 }
 
-/// A resource server and its authorization server in one listener, as small as the test needs:
-/// `/mcp` speaks just enough Streamable HTTP (JSON answers, no session) and takes only the tokens
-/// in `accepted`, answering 401 without `resource_metadata` otherwise (the well-known path is
-/// used); `/other`'s metadata names a resource elsewhere; `/token` hands out `tok-1`, `tok-2`…
-/// to `client_secret_post`, keeping each request's body.
-struct FakeServers {
-    port: u16,
-    accepted: Arc<Mutex<HashSet<String>>>,
-    token_requests: Arc<Mutex<Vec<String>>>,
-}
+/// OAuth client credentials against a resource and authorization server in the test (feature
+/// `https`: without it the flags are refused, below).
+#[cfg(feature = "https")]
+mod in_test {
+    use crate::support::{tool_text, Client};
+    use serde_json::{json, Value};
+    use std::collections::HashSet;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::{Arc, Mutex};
+    use std::thread;
 
-impl FakeServers {
-    fn start() -> FakeServers {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let accepted = Arc::new(Mutex::new(HashSet::new()));
-        let token_requests = Arc::new(Mutex::new(Vec::new()));
-        let (tokens, bodies) = (Arc::clone(&accepted), Arc::clone(&token_requests));
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { return };
-                let (tokens, bodies) = (Arc::clone(&tokens), Arc::clone(&bodies));
-                thread::spawn(move || serve_one(stream, port, &tokens, &bodies));
+    /// A resource server and its authorization server in one listener, as small as the test needs:
+    /// `/mcp` speaks just enough Streamable HTTP (JSON answers, no session) and takes only the tokens
+    /// in `accepted`, answering 401 without `resource_metadata` otherwise (the well-known path is
+    /// used); `/other`'s metadata names a resource elsewhere; `/token` hands out `tok-1`, `tok-2`…
+    /// to `client_secret_post`, keeping each request's body.
+    struct FakeServers {
+        port: u16,
+        accepted: Arc<Mutex<HashSet<String>>>,
+        token_requests: Arc<Mutex<Vec<String>>>,
+    }
+
+    impl FakeServers {
+        fn start() -> FakeServers {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let accepted = Arc::new(Mutex::new(HashSet::new()));
+            let token_requests = Arc::new(Mutex::new(Vec::new()));
+            let (tokens, bodies) = (Arc::clone(&accepted), Arc::clone(&token_requests));
+            thread::spawn(move || {
+                for stream in listener.incoming() {
+                    let Ok(stream) = stream else { return };
+                    let (tokens, bodies) = (Arc::clone(&tokens), Arc::clone(&bodies));
+                    thread::spawn(move || serve_one(stream, port, &tokens, &bodies));
+                }
+            });
+            FakeServers { port, accepted, token_requests }
+        }
+
+        fn url(&self, path: &str) -> String {
+            format!("http://127.0.0.1:{}{path}", self.port)
+        }
+    }
+
+    fn serve_one(stream: TcpStream, port: u16, tokens: &Mutex<HashSet<String>>, bodies: &Mutex<Vec<String>>) {
+        let origin = format!("http://127.0.0.1:{port}");
+        let mut reader = BufReader::new(stream);
+        let mut head = String::new();
+        while reader.read_line(&mut head).is_ok_and(|n| n > 2) {}
+        let header = |name: &str| {
+            head.lines().find_map(|l| {
+                let (n, v) = l.split_once(':')?;
+                n.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+            })
+        };
+        let length = header("content-length").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+        let mut body = vec![0; length];
+        let _ = reader.read_exact(&mut body);
+        let mut words = head.split(' ');
+        let (method, target) = (words.next().unwrap_or_default(), words.next().unwrap_or_default());
+        let (status, json) = match (method, target) {
+            ("GET", "/.well-known/oauth-protected-resource/mcp") => {
+                ("200 OK", json!({"resource": format!("{origin}/mcp"), "authorization_servers": [origin]}))
             }
-        });
-        FakeServers { port, accepted, token_requests }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-}
-
-fn serve_one(stream: TcpStream, port: u16, tokens: &Mutex<HashSet<String>>, bodies: &Mutex<Vec<String>>) {
-    let origin = format!("http://127.0.0.1:{port}");
-    let mut reader = BufReader::new(stream);
-    let mut head = String::new();
-    while reader.read_line(&mut head).is_ok_and(|n| n > 2) {}
-    let header = |name: &str| {
-        head.lines().find_map(|l| {
-            let (n, v) = l.split_once(':')?;
-            n.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
-        })
-    };
-    let length = header("content-length").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
-    let mut body = vec![0; length];
-    let _ = reader.read_exact(&mut body);
-    let mut words = head.split(' ');
-    let (method, target) = (words.next().unwrap_or_default(), words.next().unwrap_or_default());
-    let (status, json) = match (method, target) {
-        ("GET", "/.well-known/oauth-protected-resource/mcp") => {
-            ("200 OK", json!({"resource": format!("{origin}/mcp"), "authorization_servers": [origin]}))
-        }
-        ("GET", "/.well-known/oauth-protected-resource/other") => {
-            ("200 OK", json!({"resource": "http://elsewhere.example/mcp", "authorization_servers": [origin]}))
-        }
-        ("GET", "/.well-known/oauth-authorization-server") => (
-            "200 OK",
-            json!({"issuer": origin, "token_endpoint": format!("{origin}/token"),
-                   "token_endpoint_auth_methods_supported": ["client_secret_post"]}),
-        ),
-        ("POST", "/token") => {
-            let mut bodies = bodies.lock().unwrap();
-            bodies.push(String::from_utf8_lossy(&body).into_owned());
-            let token = format!("tok-{}", bodies.len());
-            tokens.lock().unwrap().insert(token.clone());
-            ("200 OK", json!({"access_token": token, "token_type": "Bearer", "expires_in": 3600}))
-        }
-        ("GET", "/mcp") => ("405 Method Not Allowed", json!({})),
-        ("POST", "/mcp") => {
-            let token = header("authorization").and_then(|v| v.strip_prefix("Bearer ").map(str::to_owned));
-            match token.filter(|t| tokens.lock().unwrap().contains(t)) {
-                None => ("401 Unauthorized", Value::Null),
-                Some(token) => {
-                    let message: Value = serde_json::from_slice(&body).unwrap_or_default();
-                    let result = match message["method"].as_str() {
-                        Some("initialize") => json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                                                     "serverInfo": {"name": "fake", "version": "0"}}),
-                        Some("tools/call") => {
-                            json!({"content": [{"type": "text", "text": format!("called with {token}")}]})
+            ("GET", "/.well-known/oauth-protected-resource/other") => {
+                ("200 OK", json!({"resource": "http://elsewhere.example/mcp", "authorization_servers": [origin]}))
+            }
+            ("GET", "/.well-known/oauth-authorization-server") => (
+                "200 OK",
+                json!({"issuer": origin, "token_endpoint": format!("{origin}/token"),
+                       "token_endpoint_auth_methods_supported": ["client_secret_post"]}),
+            ),
+            ("POST", "/token") => {
+                let mut bodies = bodies.lock().unwrap();
+                bodies.push(String::from_utf8_lossy(&body).into_owned());
+                let token = format!("tok-{}", bodies.len());
+                tokens.lock().unwrap().insert(token.clone());
+                ("200 OK", json!({"access_token": token, "token_type": "Bearer", "expires_in": 3600}))
+            }
+            ("GET", "/mcp") => ("405 Method Not Allowed", json!({})),
+            ("POST", "/mcp") => {
+                let token = header("authorization").and_then(|v| v.strip_prefix("Bearer ").map(str::to_owned));
+                match token.filter(|t| tokens.lock().unwrap().contains(t)) {
+                    None => ("401 Unauthorized", Value::Null),
+                    Some(token) => {
+                        let message: Value = serde_json::from_slice(&body).unwrap_or_default();
+                        let result = match message["method"].as_str() {
+                            Some("initialize") => {
+                                json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                                         "serverInfo": {"name": "fake", "version": "0"}})
+                            }
+                            Some("tools/call") => {
+                                json!({"content": [{"type": "text", "text": format!("called with {token}")}]})
+                            }
+                            _ => Value::Null,
+                        };
+                        match message.get("id") {
+                            Some(id) => ("200 OK", json!({"jsonrpc": "2.0", "id": id, "result": result})),
+                            None => ("202 Accepted", Value::Null),
                         }
-                        _ => Value::Null,
-                    };
-                    match message.get("id") {
-                        Some(id) => ("200 OK", json!({"jsonrpc": "2.0", "id": id, "result": result})),
-                        None => ("202 Accepted", Value::Null),
                     }
                 }
             }
-        }
-        _ => ("401 Unauthorized", Value::Null),
-    };
-    let text = if json.is_null() { String::new() } else { json.to_string() };
-    let challenge = if status.starts_with("401") { "WWW-Authenticate: Bearer error=\"invalid_token\"\r\n" } else { "" };
-    let answer = format!(
-        "HTTP/1.1 {status}\r\n{challenge}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-        text.len()
-    );
-    let _ = reader.get_mut().write_all(answer.as_bytes());
+            _ => ("401 Unauthorized", Value::Null),
+        };
+        let text = if json.is_null() { String::new() } else { json.to_string() };
+        let challenge =
+            if status.starts_with("401") { "WWW-Authenticate: Bearer error=\"invalid_token\"\r\n" } else { "" };
+        let answer = format!(
+            "HTTP/1.1 {status}\r\n{challenge}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+            text.len()
+        );
+        let _ = reader.get_mut().write_all(answer.as_bytes());
+    }
+
+    /// The first 401 discovers (the well-known path) and gets a token; a 401 while a token is held
+    /// (revoked at the server) gets another, and the request is sent once more: the host sees
+    /// neither. The token request carries `resource` and the scope, the client's id and secret
+    /// form-encoded (`client_secret_post`, as the metadata says).
+    #[test]
+    fn a_401_gets_a_new_token_and_the_request_is_sent_once_more() {
+        let servers = FakeServers::start();
+        let url = servers.url("/mcp");
+        let args = ["connect", "--oauth-client-id", "my client", "--oauth-client-secret-env", "IT_SECRET"];
+        let args = [&args[..], &["--oauth-scope", "mcp:use", &url]].concat();
+        let mut host = Client::spawn_keeping_stderr_with_env(&args, &[("IT_SECRET", "p&ss")]);
+        host.initialize("2025-11-25", json!({}));
+        assert_eq!(tool_text(&host.call_tool("echo", json!({}))), "called with tok-1");
+        servers.accepted.lock().unwrap().remove("tok-1");
+        assert_eq!(tool_text(&host.call_tool("echo", json!({}))), "called with tok-2");
+        let bodies = servers.token_requests.lock().unwrap().clone();
+        let resource = format!("http%3A%2F%2F127.0.0.1%3A{}%2Fmcp", servers.port);
+        let expected = format!(
+            "grant_type=client_credentials&resource={resource}&scope=mcp%3Ause&client_id=my+client&client_secret=p%26ss"
+        );
+        assert_eq!(bodies, [expected.clone(), expected]);
+        let log = host.close_keeping_stderr();
+        assert!(!log.contains("p&ss") && !log.contains("Bearer tok-"), "a secret was logged: {log}");
+
+        // Metadata for a resource on another origin is not used: a token for it would come here.
+        let mut host = Client::spawn_with_env(
+            &[&args[..args.len() - 1], &[&servers.url("/other")]].concat(),
+            &[("IT_SECRET", "p&ss")],
+        );
+        let refused = host.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}),
+        );
+        let why = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(why.contains("elsewhere.example") && why.contains("refused"), "{refused}");
+        assert_eq!(servers.token_requests.lock().unwrap().len(), 2, "no token asked for it");
+    }
 }
 
-/// The first 401 discovers (the well-known path) and gets a token; a 401 while a token is held
-/// (revoked at the server) gets another, and the request is sent once more: the host sees
-/// neither. The token request carries `resource` and the scope, the client's id and secret
-/// form-encoded (`client_secret_post`, as the metadata says).
+#[cfg(not(feature = "https"))]
 #[test]
-fn a_401_gets_a_new_token_and_the_request_is_sent_once_more() {
-    let servers = FakeServers::start();
-    let url = servers.url("/mcp");
-    let args = ["connect", "--oauth-client-id", "my client", "--oauth-client-secret-env", "IT_SECRET"];
-    let args = [&args[..], &["--oauth-scope", "mcp:use", &url]].concat();
-    let mut host = Client::spawn_keeping_stderr_with_env(&args, &[("IT_SECRET", "p&ss")]);
-    host.initialize("2025-11-25", json!({}));
-    assert_eq!(tool_text(&host.call_tool("echo", json!({}))), "called with tok-1");
-    servers.accepted.lock().unwrap().remove("tok-1");
-    assert_eq!(tool_text(&host.call_tool("echo", json!({}))), "called with tok-2");
-    let bodies = servers.token_requests.lock().unwrap().clone();
-    let resource = format!("http%3A%2F%2F127.0.0.1%3A{}%2Fmcp", servers.port);
-    let expected = format!(
-        "grant_type=client_credentials&resource={resource}&scope=mcp%3Ause&client_id=my+client&client_secret=p%26ss"
+fn client_credentials_are_refused_without_https_saying_why() {
+    let out = crate::support::run_binary_in(
+        &["connect", "--oauth-client-id", "cid", "--oauth-client-secret-env", "IT_SECRET", "http://127.0.0.1:1/mcp"],
+        None,
+        &[("IT_SECRET", Some(SECRET))],
     );
-    assert_eq!(bodies, [expected.clone(), expected]);
-    let log = host.close_keeping_stderr();
-    assert!(!log.contains("p&ss") && !log.contains("Bearer tok-"), "a secret was logged: {log}");
-
-    // Metadata for a resource on another origin is not used: a token for it would come here.
-    let mut host = Client::spawn_with_env(
-        &[&args[..args.len() - 1], &[&servers.url("/other")]].concat(),
-        &[("IT_SECRET", "p&ss")],
-    );
-    let refused = host.request(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}),
-    );
-    let why = refused["error"]["message"].as_str().unwrap_or_default();
-    assert!(why.contains("elsewhere.example") && why.contains("refused"), "{refused}");
-    assert_eq!(servers.token_requests.lock().unwrap().len(), 2, "no token asked for it");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("need a build with HTTPS") && !stderr.contains(SECRET), "{stderr}");
 }
 
 #[cfg(feature = "oauth")]

@@ -125,6 +125,7 @@ impl Url {
 
     /// How connections to this URL are made (for other URLs of the same server's exchanges:
     /// its authorization server's, under the same roots).
+    #[cfg(feature = "https")]
     pub fn connector(&self) -> &Arc<Connector> {
         &self.connector
     }

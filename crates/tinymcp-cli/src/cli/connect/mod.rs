@@ -6,6 +6,8 @@ pub(crate) mod auth;
 pub(crate) mod http1;
 mod legacy;
 mod modern;
+#[cfg(feature = "https")]
+mod oauth;
 mod sse;
 mod streamable;
 #[cfg(feature = "https")]
@@ -124,6 +126,12 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
     }
     let url = url.ok_or("expected a URL, e.g. tinymcp connect http://127.0.0.1:8080/mcp")?;
     let oauth = match (client_id, secret_var) {
+        (Some(_), Some(_)) if cfg!(not(feature = "https")) => {
+            // An authorization server is reached over HTTPS, which this build lacks.
+            return Err("--oauth-client-id: OAuth client credentials need a build with HTTPS (cargo feature \
+                        `https`, in the release binaries)"
+                .into());
+        }
         (Some(client_id), Some(secret_var)) => {
             let secret = Secret::from_env(&secret_var, &format!("--oauth-client-secret-env {secret_var}"))?;
             Some(ClientCredentials { client_id, secret, secret_var, scope })

@@ -123,3 +123,23 @@ if [ "$(cat "$CACHE/supergateway/.stamp" 2>/dev/null)" != "supergateway=$SUPERGA
     npm install --no-audit --no-fund --loglevel=error "supergateway@$SUPERGATEWAY_VERSION" >&2)
   echo "supergateway=$SUPERGATEWAY_VERSION" > "$CACHE/supergateway/.stamp"
 fi
+
+# The gateway's real upstreams (tests/it/gateway.rs, scripts/gateway-test.sh): the reference
+# servers server-memory and server-filesystem (npm, run with the Node 22 above) and mcp-server-time
+# and mcp-server-git (PyPI, a virtualenv of their own). Apart, with their own stamp.
+MEMORY_VERSION=2026.8.31
+FILESYSTEM_VERSION=2026.8.31
+TIME_VERSION=2026.10.19
+GIT_VERSION=2026.10.19
+want_gw="memory=$MEMORY_VERSION filesystem=$FILESYSTEM_VERSION time=$TIME_VERSION git=$GIT_VERSION"
+if [ "$(cat "$CACHE/gateway/.stamp" 2>/dev/null)" != "$want_gw" ]; then
+  rm -rf "$CACHE/gateway" && mkdir -p "$CACHE/gateway/npm"
+  (cd "$CACHE/gateway/npm" && echo '{"name":"tinymcp-gateway-upstreams","private":true}' > package.json &&
+    npm install --no-audit --no-fund --loglevel=error \
+      "@modelcontextprotocol/server-memory@$MEMORY_VERSION" \
+      "@modelcontextprotocol/server-filesystem@$FILESYSTEM_VERSION" >&2)
+  python3 -m venv "$CACHE/gateway/venv"
+  "$CACHE/gateway/venv/bin/pip" install --quiet --disable-pip-version-check \
+    "mcp-server-time==$TIME_VERSION" "mcp-server-git==$GIT_VERSION" >&2
+  echo "$want_gw" > "$CACHE/gateway/.stamp"
+fi

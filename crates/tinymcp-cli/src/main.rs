@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 mod cli;
+#[cfg(feature = "gateway")]
+mod gateway;
 mod platform;
 mod provide;
 
@@ -120,7 +122,31 @@ fn serve_http_mounted(
     addr: &str,
     drain: Duration,
 ) -> Result<(), tinymcp::Error> {
-    let options = http_options(args, addr).map_err(tinymcp::Error::Config)?;
+    serve_http_detailed(servers, args, addr, drain, None)
+}
+
+/// `tinymcp gateway` over HTTP: one server, its `/healthz` with the upstreams' lines.
+#[cfg(feature = "gateway")]
+fn serve_http_with(
+    server: Arc<Server>,
+    args: &Args,
+    addr: &str,
+    drain: Duration,
+    health: Option<Arc<dyn Fn() -> String + Send + Sync>>,
+) -> Result<(), tinymcp::Error> {
+    serve_http_detailed(vec![(String::new(), server)], args, addr, drain, health)
+}
+
+#[cfg(feature = "http")]
+fn serve_http_detailed(
+    servers: Vec<(String, Arc<Server>)>,
+    args: &Args,
+    addr: &str,
+    drain: Duration,
+    health: Option<Arc<dyn Fn() -> String + Send + Sync>>,
+) -> Result<(), tinymcp::Error> {
+    let mut options = http_options(args, addr).map_err(tinymcp::Error::Config)?;
+    options.health_detail = health.map(tinymcp_http::HealthDetail);
     // Handled before the server says it listens: a signal sent from then on drains.
     let signals = signals();
     let http = tinymcp_http::HttpServer::start_mounted(servers, &cli::options::listen_addr(addr), options)?;
@@ -443,6 +469,20 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(why) => {
                 eprintln!("tinymcp proxy: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if raw.peek().map(String::as_str) == Some("gateway") {
+        #[cfg(feature = "gateway")]
+        let outcome = gateway::run(raw.skip(1));
+        #[cfg(not(feature = "gateway"))]
+        let outcome: Result<(), String> = Err(cli::help::NO_GATEWAY.into());
+        flush_spans();
+        return match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("tinymcp gateway: {why}");
                 ExitCode::FAILURE
             }
         };

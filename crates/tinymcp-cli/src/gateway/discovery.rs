@@ -66,7 +66,7 @@ impl Gateway {
             })
             .collect();
         // Most words first; the catalogue's order among equals.
-        found.sort_by(|a, b| b.0.cmp(&a.0));
+        found.sort_by_key(|f| std::cmp::Reverse(f.0));
         let tools: Vec<Value> = found.into_iter().take(limit).map(|(_, tool)| tool).collect();
         let structured = json!({"tools": tools});
         let mut result = CallToolResult::success(vec![Content::text(structured.to_string())]);

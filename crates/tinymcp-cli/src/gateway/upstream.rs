@@ -199,7 +199,7 @@ impl Upstream {
             }
             (How::Url { .. }, None) => return Err("no URL".into()),
         };
-        let answer = link.initialize(HANDSHAKE_WITHIN.min(self.config.timeout.max(Duration::from_secs(5))));
+        let answer = link.initialize(HANDSHAKE_WITHIN.min(self.config.timeout));
         match answer {
             Ok(answer) => {
                 if let Some(wire) = http {

@@ -148,7 +148,7 @@ pub const OAUTH_OPTIONS: &str =
 pub const LOGS: &str = "Logs go to stderr; set RUST_LOG (error, warn, info, debug, trace) to choose how much.";
 
 /// The subcommands, as `tinymcp help` and the errors name them.
-pub const COMMAND_NAMES: &str = "config, install, connect, proxy, gateway, health, help";
+pub const COMMAND_NAMES: &str = "config, install, connect, proxy, health, gateway, help";
 
 /// `tinymcp gateway`'s usage (`--help`); the server's options it takes follow it there.
 pub const GATEWAY_USAGE: &str =

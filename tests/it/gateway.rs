@@ -356,3 +356,77 @@ fn a_config_with_a_problem_is_refused_naming_it() {
     let out = Command::new(binary()).args(["gateway"]).stdin(Stdio::null()).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("--config FILE"));
 }
+
+#[test]
+fn an_upstreams_list_change_is_listed_again_and_passed_on() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    assert!(!tool_names(&mut client).contains(&"tiny__test_dynamic_tool".to_owned()));
+    assert_eq!(tool_text(&client.call_tool("tiny__test_trigger_tool_change", json!({}))), "Mutation triggered");
+    client.wait(|m| m["method"] == "notifications/tools/list_changed");
+    wait_for("the new tool listed", TIMEOUT, || {
+        tool_names(&mut client).contains(&"tiny__test_dynamic_tool".to_owned()).then_some(())
+    });
+    assert_eq!(tool_text(&client.call_tool("tiny__test_dynamic_tool", json!({}))), "dynamic");
+    client.close();
+}
+
+#[test]
+fn subscriptions_and_completions_go_to_the_owning_upstream() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": "tiny+test://watched-resource"}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    // The subscription reaches the upstream on the supervisor's thread: triggered until it has.
+    wait_for("the update passed on", TIMEOUT, || {
+        client.call_tool("tiny__test_trigger_resource_update", json!({}));
+        let seen = client.backlog.iter().any(|m| {
+            m["method"] == "notifications/resources/updated" && m["params"]["uri"] == "tiny+test://watched-resource"
+        });
+        seen.then_some(())
+    });
+    let completed = client.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "tiny__test_prompt_with_arguments"},
+               "argument": {"name": "arg1", "value": "pa"}}),
+    );
+    assert_eq!(completed["result"]["completion"]["values"], json!(["paris", "park"]), "{completed}");
+    let completed = client.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "tiny+test://template/{id}/data"},
+               "argument": {"name": "id", "value": "1"}}),
+    );
+    assert_eq!(completed["result"]["completion"]["values"], json!(["1", "123"]), "{completed}");
+    client.close();
+}
+
+#[test]
+fn healthz_names_the_upstreams_only_past_the_host_check() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let gateway = http_gateway(&config, &[]);
+    let health = healthz(&gateway);
+    assert!(health.starts_with("ok\n") && health.contains("upstream tiny: up, "), "{health}");
+    let rebound = gateway.send("GET", "/healthz", &[("Host", "evil.example")], "");
+    assert_eq!(rebound.body, "ok\n", "a page that rebound a name learns no upstream");
+}
+
+// Its TLS crates are not dev-dependencies for macOS targets (see the binary's Cargo.toml).
+#[cfg(not(target_os = "macos"))]
+#[test]
+fn an_https_upstream_is_reached_through_a_private_ca() {
+    use crate::connect_tls::{behind_tls, Ca};
+    let ca = Ca::new();
+    let (_remote, url) = behind_tls(ca.server(&["127.0.0.1"]));
+    let (_dir, config) = config_file(&json!({"upstreams": {"secure": {"url": format!("{url}/mcp")}}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config, "--ca-file", &ca.pem()]);
+    client.initialize("2025-11-25", json!({}));
+    assert!(tool_names(&mut client).contains(&"secure__echo".to_owned()));
+    assert_eq!(tool_text(&client.call_tool("secure__echo", json!({"message": "over tls"}))), "Echo: over tls");
+    client.close();
+    // Without the CA the certificate is refused, and the upstream is down saying why.
+    let gateway = http_gateway(&config, &[]);
+    let health = healthz(&gateway);
+    assert!(health.contains("upstream secure: down: ") && health.contains("certificate"), "{health}");
+}

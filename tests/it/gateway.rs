@@ -430,3 +430,27 @@ fn an_https_upstream_is_reached_through_a_private_ca() {
     let health = healthz(&gateway);
     assert!(health.contains("upstream secure: down: ") && health.contains("certificate"), "{health}");
 }
+
+#[test]
+fn the_python_sdk_lists_and_calls_namespaced_tools_at_both_eras() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = root.join(".cache/venv/bin/python");
+    if !python.exists() {
+        let _ = writeln!(std::io::stderr(), "gateway: the Python SDK not in .cache/venv (scripts/deps.sh): skipped");
+        return;
+    }
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let gateway = http_gateway(&config, &[]);
+    let url = format!("http://127.0.0.1:{}/mcp", gateway.port);
+    for mode in ["legacy", "2026-07-28"] {
+        let out = Command::new(&python)
+            .arg(root.join("tests/interop/python_gateway.py"))
+            .args(["--mode", mode, &url])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the Python SDK client");
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{mode}:\n{stdout}\n{stderr}");
+        assert!(stdout.contains("6 passed, 0 failed"), "{mode}:\n{stdout}\n{stderr}");
+    }
+}

@@ -314,23 +314,26 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
         Some(_) => {
             Err(tinymcp::Error::Io(std::io::Error::other("this build has no HTTP (built without the `http` feature)")))
         }
-        None => {
-            // The reader blocks on stdin, so a thread of its own waits for SIGTERM, drains (the
-            // answers of requests in flight are written out) and ends the process.
-            if let Some(signals) = signals() {
-                let draining = Arc::clone(&server);
-                std::thread::Builder::new().name("tinymcp-signal".into()).stack_size(64 * 1024).spawn(move || {
-                    wait_for_signal(signals, drain);
-                    draining.drain(drain);
-                    std::process::exit(0);
-                })?;
-            }
-            let served = transport::stdio::serve(Arc::clone(&server));
-            // Tasks outlive their requests but not the process: their commands end with it.
-            server.shutdown();
-            served
-        }
+        None => serve_stdio(server, drain),
     }
+}
+
+/// Serves over stdio until the end of input, or SIGTERM (then drains).
+fn serve_stdio(server: Arc<Server>, drain: Duration) -> Result<(), tinymcp::Error> {
+    // The reader blocks on stdin, so a thread of its own waits for SIGTERM, drains (the
+    // answers of requests in flight are written out) and ends the process.
+    if let Some(signals) = signals() {
+        let draining = Arc::clone(&server);
+        std::thread::Builder::new().name("tinymcp-signal".into()).stack_size(64 * 1024).spawn(move || {
+            wait_for_signal(signals, drain);
+            draining.drain(drain);
+            std::process::exit(0);
+        })?;
+    }
+    let served = transport::stdio::serve(Arc::clone(&server));
+    // Tasks outlive their requests but not the process: their commands end with it.
+    server.shutdown();
+    served
 }
 
 /// SIGTERM and SIGINT (Windows: Ctrl-C, Ctrl-Break, console close) handled from now on;

@@ -272,22 +272,6 @@ fn serve(gateway: Arc<Gateway>, args: &Args) -> Result<(), String> {
             crate::serve_http_with(server, args, addr, drain, Some(Arc::new(move || health.health())))
                 .map_err(|e| e.to_string())
         }
-        None => {
-            if let Some(signals) = crate::signals() {
-                let draining = Arc::clone(&server);
-                std::thread::Builder::new()
-                    .name("tinymcp-signal".into())
-                    .stack_size(64 * 1024)
-                    .spawn(move || {
-                        crate::wait_for_signal(signals, drain);
-                        draining.drain(drain);
-                        std::process::exit(0);
-                    })
-                    .map_err(|e| e.to_string())?;
-            }
-            let served = tinymcp::transport::stdio::serve(Arc::clone(&server));
-            server.shutdown();
-            served.map_err(|e| e.to_string())
-        }
+        None => crate::serve_stdio(server, drain).map_err(|e| e.to_string()),
     }
 }

@@ -454,3 +454,25 @@ fn the_python_sdk_lists_and_calls_namespaced_tools_at_both_eras() {
         assert!(stdout.contains("6 passed, 0 failed"), "{mode}:\n{stdout}\n{stderr}");
     }
 }
+
+#[test]
+fn an_upstream_over_legacy_sse_is_served_like_the_others() {
+    let (mut upstream, port) = remote(0);
+    let (_dir, config) = config_file(&json!({"upstreams": {
+        "old": {"url": format!("http://127.0.0.1:{port}/sse"), "transport": "sse"}}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({"sampling": {}}));
+    assert!(tool_names(&mut client).contains(&"old__echo".to_owned()));
+    assert_eq!(tool_text(&client.call_tool("old__echo", json!({"message": "sse"}))), "Echo: sse");
+    let call = client.send_request("tools/call", json!({"name": "old__test_sampling", "arguments": {"prompt": "old"}}));
+    let ask = client.wait(|m| m["method"] == "sampling/createMessage");
+    client.answer(&ask["id"], json!({"role": "assistant", "content": {"type": "text", "text": "new"}, "model": "m"}));
+    assert_eq!(tool_text(&client.response(&call)), "LLM response: new");
+    // Its stream's end takes it out.
+    let _ = upstream.kill();
+    let _ = upstream.wait();
+    wait_for("old's tools left out", TIMEOUT, || {
+        (!tool_names(&mut client).contains(&"old__echo".to_owned())).then_some(())
+    });
+    client.close();
+}

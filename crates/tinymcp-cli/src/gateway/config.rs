@@ -36,9 +36,9 @@ pub struct UpstreamConfig {
 pub enum How {
     /// A child process speaking stdio.
     Command { command: String, args: Vec<String>, env: Vec<(String, String)>, cwd: Option<PathBuf> },
-    /// A remote server over Streamable HTTP; `headers` as `Name: value` with `${VAR}` read from
-    /// the environment (never written in the file).
-    Url { url: String, headers: Vec<String> },
+    /// A remote server over Streamable HTTP (or, `legacy`, the HTTP+SSE transport); `headers`
+    /// as `Name: value` with `${VAR}` read from the environment (never written in the file).
+    Url { url: String, headers: Vec<String>, legacy: bool },
 }
 
 /// Which tools of an upstream are offered, and as what.
@@ -131,8 +131,8 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
         ));
     }
     let entry = object(entry, &at)?;
-    const KEYS: [&str; 9] =
-        ["command", "args", "env", "cwd", "url", "headers", "timeout_secs", "tools", "audit_payloads"];
+    const KEYS: [&str; 10] =
+        ["command", "args", "env", "cwd", "url", "transport", "headers", "timeout_secs", "tools", "audit_payloads"];
     if let Some(other) = entry.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!("{at}.{other}: unknown key (expected one of {})", KEYS.join(", ")));
     }
@@ -166,7 +166,7 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
                     Some(dir)
                 }
             };
-            for key in ["headers"] {
+            for key in ["headers", "transport"] {
                 if entry.contains_key(key) {
                     return Err(format!("{at}.{key}: only for a url upstream"));
                 }
@@ -189,7 +189,16 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
                     headers.push(format!("{header}: {}", string(value, &format!("{at}.headers.{header}"))?));
                 }
             }
-            How::Url { url, headers }
+            let legacy = match entry.get("transport").map(|t| t.as_str()) {
+                None | Some(Some("http")) => false,
+                Some(Some("sse")) => true,
+                _ => {
+                    return Err(format!(
+                    "{at}.transport: expected \"http\" (Streamable HTTP) or \"sse\" (the legacy HTTP+SSE transport)"
+                ))
+                }
+            };
+            How::Url { url, headers, legacy }
         }
     };
     let timeout = match entry.get("timeout_secs") {
@@ -293,18 +302,22 @@ mod tests {
             "fs": {"command": "tinymcp", "args": ["--root", "."], "env": {"K": "v"}, "timeout_secs": 5,
                    "tools": {"allow": ["read_*", "list_*"], "deny": ["*secret*"],
                              "overrides": {"read_file": {"rename": "cat", "annotations": {"readOnlyHint": true}}}}},
-            "remote": {"url": "https://example.com/mcp", "headers": {"X-Key": "${KEY}"}, "audit_payloads": true}}}"#;
+            "remote": {"url": "https://example.com/mcp", "headers": {"X-Key": "${KEY}"}, "audit_payloads": true},
+            "old": {"url": "http://127.0.0.1:1/sse", "transport": "sse"}}}"#;
         let config = parse(text, &[("PATH".into(), "/bin".into())]).unwrap();
         assert!(config.discovery);
         assert_eq!(config.audit.as_deref(), Some("stderr"));
-        let fs = &config.upstreams[0];
+        let fs = config.upstreams.iter().find(|u| u.name == "fs").unwrap();
         assert!(matches!(&fs.how, How::Command { env, .. } if env.len() == 2));
         assert!(fs.tools.offers("read_file") && fs.tools.offers("list_x"));
         assert!(!fs.tools.offers("write_file") && !fs.tools.offers("read_secret"));
         assert_eq!(fs.tools.override_of("read_file").and_then(|o| o.rename.as_deref()), Some("cat"));
-        let remote = &config.upstreams[1];
-        assert!(matches!(&remote.how, How::Url { headers, .. } if headers == &["X-Key: ${KEY}"]));
+        // By name: the file's object is read in name order.
+        let remote = config.upstreams.iter().find(|u| u.name == "remote").unwrap();
+        assert!(matches!(&remote.how, How::Url { headers, legacy: false, .. } if headers == &["X-Key: ${KEY}"]));
         assert!(remote.audit_payloads && remote.tools.offers("anything"));
+        let old = config.upstreams.iter().find(|u| u.name == "old").unwrap();
+        assert!(matches!(&old.how, How::Url { legacy: true, .. }));
     }
 
     #[test]
@@ -313,7 +326,9 @@ mod tests {
         assert!(refused(r#"{"servers": {}}"#).starts_with("servers: unknown key"));
         assert!(refused(r#"{"upstreams": {}}"#).starts_with("upstreams: expected at least one"));
         assert!(refused(r#"{"upstreams": {"a_b": {"command": "x"}}}"#).starts_with("upstreams.a_b:"));
-        assert!(refused(r#"{"upstreams": {"a": {}}}"#).starts_with("upstreams.a: expected command or url"));
+        assert!(
+            refused(r#"{"upstreams": {"a": {}}}"#).starts_with("upstreams.a: expected command (a stdio server) or url")
+        );
         assert!(refused(r#"{"upstreams": {"a": {"url": "ftp://x"}}}"#).starts_with("upstreams.a.url:"));
         assert!(refused(r#"{"upstreams": {"a": {"command": "x", "tools": {"allow": [1]}}}}"#)
             .starts_with("upstreams.a.tools.allow[0]:"));

@@ -13,6 +13,7 @@ mod catalogue;
 mod config;
 mod discovery;
 mod http;
+mod legacy;
 mod link;
 mod stdio;
 mod upstream;
@@ -208,7 +209,7 @@ pub fn run(raw: impl Iterator<Item = String>) -> Result<(), String> {
     let mut upstreams = Vec::new();
     for upstream in config.upstreams {
         let url = match &upstream.how {
-            config::How::Url { url, headers } => {
+            config::How::Url { url, headers, .. } => {
                 let at = format!("upstreams.{}", upstream.name);
                 let connector =
                     Connector::new(http1::CONNECT_TIMEOUT, ca_file.as_deref()).map_err(|e| format!("{at}: {e}"))?;

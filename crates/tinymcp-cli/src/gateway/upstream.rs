@@ -6,7 +6,7 @@
 use super::config::{How, UpstreamConfig};
 use super::http::HttpWire;
 use super::link::{Link, Notice, Wire};
-use super::{catalogue, stdio, Gateway};
+use super::{catalogue, legacy, stdio, Gateway};
 use crate::cli::connect::http1::Url;
 use serde_json::{json, Value};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
@@ -140,11 +140,13 @@ impl Upstream {
             match self.connect() {
                 Ok(link) => {
                     *self.link.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&link));
-                    match self.list(&link).map(|listing| catalogue::register(gateway, self, listing)) {
-                        Ok(()) => {
+                    match self.list(&link) {
+                        Ok(listing) => {
                             retry = RETRY_FIRST;
                             told = None;
+                            // Up before its entries are: a call as soon as one is listed finds it.
                             self.set_status(Status::Up);
+                            catalogue::register(gateway, self, listing);
                             self.attempt_done();
                             gateway.list_changed();
                             let why = self.serve(gateway, &link);
@@ -189,6 +191,11 @@ impl Upstream {
         let http = match (&self.config.how, &self.url) {
             (How::Command { command, args, env, cwd }, _) => {
                 let wire = stdio::spawn(&link, command, args, env, cwd.as_ref())?;
+                link.attach(wire as Arc<dyn Wire>);
+                None
+            }
+            (How::Url { legacy: true, .. }, Some((url, headers))) => {
+                let wire = legacy::open(&link, url, headers.clone())?;
                 link.attach(wire as Arc<dyn Wire>);
                 None
             }

@@ -234,8 +234,24 @@ fn each_tool_call_is_one_audit_line_without_payloads_unless_asked() {
     client.close();
 }
 
+/// A process of the test's, killed when dropped (a failed assertion leaves none behind).
+struct Killed(Child);
+
+impl Killed {
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// `tinymcp --everything --http 127.0.0.1:PORT` (0: a free one); its port.
-fn remote(port: u16) -> (Child, u16) {
+fn remote(port: u16) -> (Killed, u16) {
     let mut child = Command::new(binary())
         .args(["--everything", "--http", &format!("127.0.0.1:{port}")])
         .env("RUST_LOG", "info")
@@ -245,7 +261,7 @@ fn remote(port: u16) -> (Child, u16) {
         .spawn()
         .expect("spawn the upstream");
     let port = announced_port(&mut child);
-    (child, port)
+    (Killed(child), port)
 }
 
 /// The gateway served over HTTP on a free port.
@@ -285,8 +301,7 @@ fn an_upstream_killed_is_left_out_its_calls_fail_naming_it_and_it_comes_back() {
     assert!(tool_names(&mut client).contains(&"web__echo".to_owned()));
     assert_eq!(tool_text(&client.call_tool("web__echo", json!({"message": "up"}))), "Echo: up");
 
-    let _ = upstream.kill();
-    let _ = upstream.wait();
+    upstream.kill();
     let failed = client.call_tool("web__echo", json!({"message": "down"}));
     let message = failed["error"]["message"].as_str().unwrap_or_default().to_owned();
     assert!(message.contains("upstream web"), "{failed}");
@@ -302,12 +317,10 @@ fn an_upstream_killed_is_left_out_its_calls_fail_naming_it_and_it_comes_back() {
     assert_eq!(tool_text(&client.call_tool("tiny__echo", json!({"message": "still"}))), "Echo: still");
     assert!(healthz(&gateway).contains("upstream web: down"));
 
-    let (mut again, _) = remote(port);
+    let (_again, _) = remote(port);
     wait_for("web back", COMES_BACK, || tool_names(&mut client).contains(&"web__echo".to_owned()).then_some(()));
     assert_eq!(tool_text(&client.call_tool("web__echo", json!({"message": "back"}))), "Echo: back");
     assert!(healthz(&gateway).contains("upstream web: up"));
-    let _ = again.kill();
-    let _ = again.wait();
 }
 
 #[test]
@@ -315,7 +328,7 @@ fn an_upstream_that_hangs_meets_its_deadline_and_holds_nothing() {
     let (_dir, config) = config_file(&json!({"upstreams": {
         "slow": {"command": binary(), "args": ["--everything"], "timeout_secs": 1},
         // Never speaks: its handshake fails within its timeout, and it is reported down.
-        "mute": {"command": "sleep", "args": ["600"], "timeout_secs": 1}}}));
+        "mute": {"command": "sh", "args": ["-c", "exec cat >/dev/null"], "timeout_secs": 1}}}));
     let gateway = http_gateway(&config, &[]);
     let mut client = Client::spawn_http_at(gateway.port);
     client.initialize("2025-11-25", json!({}));
@@ -469,8 +482,7 @@ fn an_upstream_over_legacy_sse_is_served_like_the_others() {
     client.answer(&ask["id"], json!({"role": "assistant", "content": {"type": "text", "text": "new"}, "model": "m"}));
     assert_eq!(tool_text(&client.response(&call)), "LLM response: new");
     // Its stream's end takes it out.
-    let _ = upstream.kill();
-    let _ = upstream.wait();
+    upstream.kill();
     wait_for("old's tools left out", TIMEOUT, || {
         (!tool_names(&mut client).contains(&"old__echo".to_owned())).then_some(())
     });

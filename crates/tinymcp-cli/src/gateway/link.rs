@@ -282,8 +282,11 @@ impl Link {
         match (method, id) {
             (None, Some(id)) => {
                 let Some(id) = id.as_u64() else { return };
-                if let Some(pending) = self.pending().get(&id) {
-                    let _ = pending.events.try_send(Event::Answer(message));
+                let waiting = self.pending().get(&id).map(|p| p.events.clone());
+                // Waited for, unlike progress: a full queue is being drained by its thread (and
+                // one that returned has dropped its end, which fails the send at once).
+                if let Some(events) = waiting {
+                    let _ = events.send(Event::Answer(message));
                 }
             }
             (Some(method), Some(_)) => {

@@ -267,12 +267,17 @@ fn serve(gateway: Arc<Gateway>, args: &Args) -> Result<(), String> {
     crate::start_otlp(args).map_err(|e| e.to_string())?;
     let server = Arc::clone(&gateway.server);
     let drain = Duration::from_secs(args.drain_secs as u64);
-    match &args.http {
+    let served = match &args.http {
         Some(addr) => {
             let health = Arc::clone(&gateway);
             crate::serve_http_with(server, args, addr, drain, Some(Arc::new(move || health.health())))
-                .map_err(|e| e.to_string())
         }
-        None => crate::serve_stdio(server, drain).map_err(|e| e.to_string()),
+        None => crate::serve_stdio(server, drain),
+    };
+    // The upstreams end with the gateway: their processes (in trees of their own) are ended,
+    // their sessions closed.
+    for upstream in &gateway.upstreams {
+        upstream.end();
     }
+    served.map_err(|e| e.to_string())
 }

@@ -122,6 +122,13 @@ impl Upstream {
         self.attempted.notify_all();
     }
 
+    /// The gateway is exiting: its link ends (its process is signalled, its session closed).
+    pub fn end(&self) {
+        if let Some(link) = self.link.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+            link.end("the gateway is exiting");
+        }
+    }
+
     /// Starts its supervisor thread.
     pub fn supervise(self: &Arc<Self>, gateway: &Arc<Gateway>) -> std::io::Result<()> {
         let _ = self.server.set(Arc::downgrade(&gateway.server));

@@ -488,3 +488,30 @@ fn an_upstream_over_legacy_sse_is_served_like_the_others() {
     });
     client.close();
 }
+
+#[test]
+fn a_stdio_upstream_that_dies_mid_call_fails_it_naming_itself_and_is_started_again() {
+    let dir = TempDir::new("gateway-dies");
+    // A tool whose command kills the server that runs it (its parent), mid-call.
+    let manifest = dir.write(
+        "manifest.json",
+        json!({"tools": [{"name": "die", "description": "Ends the server", "command": ["sh", "-c", "kill -9 $PPID; sleep 2"]},
+                         {"name": "hello", "description": "Says hello", "command": ["echo", "hello"]}]})
+        .to_string(),
+    );
+    let (_dir, config) =
+        config_file(&json!({"upstreams": {"mortal": tiny(&["--manifest", manifest.to_str().unwrap()])}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    assert_eq!(tool_text(&client.call_tool("mortal__hello", json!({}))).trim(), "hello");
+    let died = client.call_tool("mortal__die", json!({}));
+    let message = died["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("upstream mortal is unavailable") && message.contains("exited"), "{died}");
+    // Taken out (list_changed), started again after its back-off, listed again (list_changed).
+    client.wait(|m| m["method"] == "notifications/tools/list_changed");
+    wait_for("mortal back", COMES_BACK, || {
+        let hello = client.call_tool("mortal__hello", json!({}));
+        (tool_text(&hello).trim() == "hello").then_some(())
+    });
+    client.close();
+}

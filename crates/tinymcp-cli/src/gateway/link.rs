@@ -1,7 +1,7 @@
 //! A small synchronous MCP client to one upstream: its requests in flight under ids of its
 //! own, each waited for by the thread that sent it (a handler's worker, or the upstream's
 //! supervisor), what the upstream sends routed back to that thread: the answer, progress, and
-//! its own requests (sampling, elicitation, roots) to be asked of the downstream client.
+//! its own requests (sampling, elicitation) to be asked of the downstream client.
 //! Notifications not tied to a request (list changes, resource updates) go to `on_notice`.
 //! Two transports under it: a child process over stdio (`stdio.rs`) and Streamable HTTP
 //! (`http.rs`).
@@ -290,18 +290,29 @@ impl Link {
                 }
             }
             (Some(method), Some(_)) => {
+                // Whose question: the call whose stream carried it (HTTP), the call its progress
+                // token names, or the one call that may ask; with several and no sign, none (a
+                // question never reaches a client it may not belong to).
+                let token = message.pointer("/params/_meta/progressToken").and_then(Value::as_u64);
                 let pending = self.pending();
+                let askers: Vec<u64> = pending.iter().filter(|(_, p)| p.asks).map(|(id, _)| *id).collect();
                 let asker = on
-                    .filter(|on| pending.get(on).is_some_and(|p| p.asks))
-                    .or_else(|| pending.iter().filter(|(_, p)| p.asks).map(|(id, _)| *id).max());
+                    .filter(|on| askers.contains(on))
+                    .or_else(|| token.filter(|t| askers.contains(t)))
+                    .or_else(|| (askers.len() == 1).then(|| askers[0]));
                 match asker.and_then(|id| pending.get(&id)) {
                     Some(p) => {
                         let _ = p.events.try_send(Event::Ask(message));
                     }
                     None => {
                         drop(pending);
-                        log::debug!("{}: asked {method} with no call in flight; refused", self.name);
-                        self.refuse(&message, method);
+                        let why = if askers.is_empty() {
+                            "the gateway has no call in flight to ask it for"
+                        } else {
+                            "the gateway cannot tell which of its calls in flight it belongs to"
+                        };
+                        log::debug!("{}: asked {method}: {why}; refused", self.name);
+                        self.refuse(&message, method, why);
                     }
                 }
             }
@@ -323,10 +334,10 @@ impl Link {
         }
     }
 
-    fn refuse(self: &Arc<Self>, message: &Value, method: &str) {
+    fn refuse(self: &Arc<Self>, message: &Value, method: &str, why: &str) {
         let Some(wire) = self.wire() else { return };
         let reply = json!({"jsonrpc": "2.0", "id": message.get("id"),
-            "error": {"code": rpc::METHOD_NOT_FOUND, "message": format!("{method}: the gateway has no client to ask now")}});
+            "error": {"code": rpc::INVALID_REQUEST, "message": format!("{method}: {why}")}});
         let _ = wire.send(self, reply.to_string(), None);
     }
 }

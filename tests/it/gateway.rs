@@ -300,6 +300,9 @@ fn an_upstream_killed_is_left_out_its_calls_fail_naming_it_and_it_comes_back() {
     client.initialize("2025-11-25", json!({}));
     assert!(tool_names(&mut client).contains(&"web__echo".to_owned()));
     assert_eq!(tool_text(&client.call_tool("web__echo", json!({"message": "up"}))), "Echo: up");
+    // A stream the upstream closes before its answer is resumed (SEP-1699).
+    let resumed = client.call_tool("web__test_reconnection", json!({}));
+    assert!(tool_text(&resumed).contains("properly reconnected"), "{resumed}");
 
     upstream.kill();
     let failed = client.call_tool("web__echo", json!({"message": "down"}));

@@ -89,7 +89,7 @@ impl HttpWire {
         match sent.response(Some(SHORT)) {
             Ok(mut response) if response.status == 200 && response.is_event_stream() => {
                 let _ = response.wait_forever();
-                read_events(response, link, None);
+                self.read_events(response, link, None);
             }
             Ok(response) => log::debug!("{}: no GET stream (HTTP {})", link.name, response.status),
             Err(e) => log::debug!("{}: GET stream: {e}", link.name),
@@ -111,7 +111,7 @@ impl HttpWire {
         match response.status {
             200 if response.is_event_stream() => {
                 let _ = response.wait_forever();
-                read_events(response, link, id);
+                self.read_events(response, link, id);
             }
             200 => match response.text(MESSAGE_CAP) {
                 Ok(text) if !text.trim().is_empty() => link.deliver(&text, id),
@@ -139,17 +139,66 @@ impl HttpWire {
     }
 }
 
-/// Every event of a stream to the link, as carried by request `id`'s stream.
-fn read_events(response: Response, link: &Arc<Link>, id: Option<u64>) {
-    let mut events = Events::new(response.body, MESSAGE_CAP);
-    loop {
-        match events.next_event() {
-            Ok(Some(event)) if !event.data.trim().is_empty() => link.deliver(&event.data, id),
-            Ok(Some(_)) => {}
-            Ok(None) => return,
-            Err(e) => return log::debug!("{}: a stream ended: {e}", link.name),
+/// How often a request's stream that ended before its answer is resumed (SEP-1699), at most.
+const RESUMES: usize = 5;
+
+impl HttpWire {
+    /// Every event of a stream to the link, as carried by request `id`'s stream, until the
+    /// answer to `id` (a server that keeps the stream open after it holds no thread of ours);
+    /// a stream that ends first is resumed with `Last-Event-ID` (SEP-1699), else its call fails.
+    fn read_events(&self, mut response: Response, link: &Arc<Link>, id: Option<u64>) {
+        let mut resumes = 0;
+        loop {
+            let mut last = None;
+            let mut events = Events::new(response.body, MESSAGE_CAP);
+            let why = loop {
+                match events.next_event() {
+                    Ok(Some(event)) => {
+                        if event.id.is_some() {
+                            last = event.id.clone();
+                        }
+                        if event.data.trim().is_empty() {
+                            continue;
+                        }
+                        link.deliver(&event.data, id);
+                        if id.is_some() && answers(&event.data, id) {
+                            return;
+                        }
+                    }
+                    Ok(None) => break "its stream ended before the answer".to_owned(),
+                    Err(e) => break format!("its stream broke before the answer: {e}"),
+                }
+            };
+            let (Some(_), Some(last)) = (id, last) else { return fail(link, id, &why) };
+            if resumes == RESUMES || self.closed.load(Ordering::SeqCst) {
+                return fail(link, id, &why);
+            }
+            resumes += 1;
+            let mut headers = self.headers("text/event-stream");
+            headers.push(("Last-Event-ID".into(), last));
+            let resumed = http1::send(&self.url, "GET", &headers, b"").and_then(|sent| {
+                if let (Ok(closer), Some(id)) = (sent.closer(), id) {
+                    self.open().insert(id, closer);
+                }
+                sent.response(None)
+            });
+            response = match resumed {
+                Ok(r) if r.status == 200 && r.is_event_stream() => r,
+                Ok(r) => return fail(link, id, &format!("{why}, and resuming it answered HTTP {}", r.status)),
+                Err(e) => return fail(link, id, &format!("{why}, and resuming it failed: {e}")),
+            };
         }
     }
+}
+
+/// Whether `data` is the answer to request `id` (an id and no method).
+fn answers(data: &str, id: Option<u64>) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        id: Option<serde_json::Value>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Head>(data).is_ok_and(|h| h.method.is_none() && h.id.and_then(|i| i.as_u64()) == id)
 }
 
 /// Request `id` failed at the transport: its thread hears why (an answer that came first wins).

@@ -518,3 +518,46 @@ fn a_stdio_upstream_that_dies_mid_call_fails_it_naming_itself_and_is_started_aga
     });
     client.close();
 }
+
+/// `tools/list` (every page) and a call, as the holder of `token` (a session of its own).
+#[cfg(feature = "oauth")]
+fn as_holder(gateway: &Server, token: &str) -> (Vec<String>, crate::raw_http::Reply) {
+    use crate::raw_http::initialize;
+    let auth = format!("Bearer {token}");
+    let init = gateway.post(&[("Authorization", &auth)], &initialize(json!({})));
+    assert_eq!(init.status, 200, "{}", init.body);
+    let session = init.header("mcp-session-id").expect("a session").to_owned();
+    let headers = [("Authorization", auth.as_str()), ("Mcp-Session-Id", session.as_str())];
+    let ack = gateway.post(&headers, &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(ack.status, 202);
+    let listed = gateway.post(&headers, &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let names = listed.json()["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "tiny__echo", "arguments": {"message": "scoped"}}});
+    (names, gateway.post(&headers, &call))
+}
+
+#[cfg(feature = "oauth")]
+#[test]
+fn scopes_per_upstream_and_per_tool_hide_and_refuse_what_a_token_lacks() {
+    use crate::oauth_issuer::{jwk, Issuer, AUDIENCE};
+    let issuer = Issuer::start(json!({"keys": [jwk("k1", 1)]}));
+    let (_dir, config) = config_file(&json!({"upstreams": {
+        "tiny": {"command": binary(), "args": ["--everything"], "tools": {"allow": ["echo", "add"],
+                 "overrides": {"echo": {"scopes": ["tools:echo"]}}}},
+        "locked": {"command": binary(), "args": ["--everything"], "scopes": ["admin"], "tools": {"allow": ["add"]}}}}));
+    let gateway =
+        http_gateway(&config, &["--oauth-issuer", &issuer.url, "--public-url", AUDIENCE, "--oauth-scope", "mcp:use"]);
+    let (names, call) = as_holder(&gateway, &issuer.token("k1", 1, json!({"scope": "mcp:use"})));
+    assert_eq!(names, ["tiny__add"]);
+    assert_eq!(call.status, 403, "{}", call.body);
+    let (mut names, call) = as_holder(&gateway, &issuer.token("k1", 1, json!({"scope": "mcp:use tools:echo admin"})));
+    names.sort();
+    assert_eq!(names, ["locked__add", "tiny__add", "tiny__echo"]);
+    assert_eq!(call.json()["result"]["content"][0]["text"], "Echo: scoped", "{}", call.body);
+}

@@ -62,7 +62,9 @@ pub fn tools(gateway: &Gateway, upstream: &Arc<Upstream>, listed: &[Value]) -> V
             log::warn!("upstream {}: two tools would be {:?}; the second is left out", upstream.name(), tool.name);
             continue;
         }
+        tool.required_scopes = upstream.config.scopes.clone();
         if let Some(changed) = changed {
+            tool.required_scopes.extend(changed.scopes.iter().cloned());
             if let Some(description) = &changed.description {
                 tool.description = Some(description.clone());
             }
@@ -101,7 +103,7 @@ pub fn register(gateway: &Arc<Gateway>, upstream: &Arc<Upstream>, listing: Listi
     for value in &listing.prompts {
         let Some(original) = value.get("name").and_then(Value::as_str).map(str::to_owned) else { continue };
         let exposed = format!("{name}{}{original}", gateway.separator);
-        let prompt = wire::prompt(value, exposed.clone());
+        let prompt = wire::prompt(value, exposed.clone()).with_required_scopes(upstream.config.scopes.clone());
         let (up, asked) = (Arc::clone(upstream), original.clone());
         let (up2, completed) = (Arc::clone(upstream), original.clone());
         server.register_prompt(
@@ -123,7 +125,8 @@ pub fn register(gateway: &Arc<Gateway>, upstream: &Arc<Upstream>, listing: Listi
     // Resources: `NAME+URI`, read back through the upstream.
     let mut resources = Vec::new();
     for value in &listing.resources {
-        let Some(resource) = wire::resource(value, &name) else { continue };
+        let Some(mut resource) = wire::resource(value, &name) else { continue };
+        resource.required_scopes = upstream.config.scopes.clone();
         let uri = resource.uri.clone();
         let up = Arc::clone(upstream);
         server.register_resource(resource, move |cx, uri| read(&up, cx, uri));
@@ -134,7 +137,8 @@ pub fn register(gateway: &Arc<Gateway>, upstream: &Arc<Upstream>, listing: Listi
     }
     registered.resources = resources;
     for value in &listing.templates {
-        let Some(template) = wire::template(value, &name) else { continue };
+        let Some(mut template) = wire::template(value, &name) else { continue };
+        template.required_scopes = upstream.config.scopes.clone();
         let own = value.get("uriTemplate").and_then(Value::as_str).unwrap_or_default().to_owned();
         let uri_template = template.uri_template.clone();
         let (up, up2) = (Arc::clone(upstream), Arc::clone(upstream));

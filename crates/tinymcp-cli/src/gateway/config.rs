@@ -30,6 +30,8 @@ pub struct UpstreamConfig {
     pub tools: ToolRules,
     /// Arguments and results are written to the audit log too.
     pub audit_payloads: bool,
+    /// Scopes a caller's token must grant (under OAuth) to see and use anything of it.
+    pub scopes: Vec<String>,
 }
 
 /// How the upstream is reached.
@@ -58,6 +60,8 @@ pub struct Override {
     pub description: Option<String>,
     /// Merged over the upstream's own annotations.
     pub annotations: Option<Map<String, Value>>,
+    /// Scopes the tool needs besides its upstream's.
+    pub scopes: Vec<String>,
 }
 
 impl ToolRules {
@@ -131,8 +135,19 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
         ));
     }
     let entry = object(entry, &at)?;
-    const KEYS: [&str; 10] =
-        ["command", "args", "env", "cwd", "url", "transport", "headers", "timeout_secs", "tools", "audit_payloads"];
+    const KEYS: [&str; 11] = [
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "url",
+        "transport",
+        "headers",
+        "timeout_secs",
+        "tools",
+        "audit_payloads",
+        "scopes",
+    ];
     if let Some(other) = entry.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!("{at}.{other}: unknown key (expected one of {})", KEYS.join(", ")));
     }
@@ -215,7 +230,8 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
         None => ToolRules::default(),
         Some(tools) => tool_rules(tools, &format!("{at}.tools"))?,
     };
-    Ok(UpstreamConfig { name: name.to_owned(), how, timeout, tools, audit_payloads })
+    let scopes = scopes(entry.get("scopes"), &format!("{at}.scopes"))?;
+    Ok(UpstreamConfig { name: name.to_owned(), how, timeout, tools, audit_payloads, scopes })
 }
 
 fn tool_rules(value: &Value, at: &str) -> Result<ToolRules, String> {
@@ -236,9 +252,9 @@ fn tool_rules(value: &Value, at: &str) -> Result<ToolRules, String> {
         for (tool, entry) in object(each, &format!("{at}.overrides"))? {
             let here = format!("{at}.overrides.{tool}");
             let entry = object(entry, &here)?;
-            if let Some(other) = entry.keys().find(|k| !["rename", "description", "annotations"].contains(&k.as_str()))
-            {
-                return Err(format!("{here}.{other}: unknown key (expected rename, description, annotations)"));
+            const KEYS: [&str; 4] = ["rename", "description", "annotations", "scopes"];
+            if let Some(other) = entry.keys().find(|k| !KEYS.contains(&k.as_str())) {
+                return Err(format!("{here}.{other}: unknown key (expected rename, description, annotations, scopes)"));
             }
             let rename = entry.get("rename").map(|v| string(v, &format!("{here}.rename"))).transpose()?;
             if let Some(new) = &rename {
@@ -268,10 +284,20 @@ fn tool_rules(value: &Value, at: &str) -> Result<ToolRules, String> {
                     Some(map)
                 }
             };
-            overrides.push((tool.clone(), Override { rename, description, annotations }));
+            let scopes = scopes(entry.get("scopes"), &format!("{here}.scopes"))?;
+            overrides.push((tool.clone(), Override { rename, description, annotations, scopes }));
         }
     }
     Ok(ToolRules { allow, deny, overrides })
+}
+
+/// Scope names: no spaces (a token's `scope` claim is split on them).
+fn scopes(value: Option<&Value>, at: &str) -> Result<Vec<String>, String> {
+    let scopes = strings(value, at)?;
+    match scopes.iter().position(|s| s.is_empty() || s.contains(char::is_whitespace)) {
+        Some(i) => Err(format!("{at}[{i}]: expected a scope name without spaces")),
+        None => Ok(scopes),
+    }
 }
 
 fn object<'v>(value: &'v Value, at: &str) -> Result<&'v Map<String, Value>, String> {
@@ -301,7 +327,7 @@ mod tests {
         let text = r#"{"separator": "__", "discovery": true, "audit": "stderr", "upstreams": {
             "fs": {"command": "tinymcp", "args": ["--root", "."], "env": {"K": "v"}, "timeout_secs": 5,
                    "tools": {"allow": ["read_*", "list_*"], "deny": ["*secret*"],
-                             "overrides": {"read_file": {"rename": "cat", "annotations": {"readOnlyHint": true}}}}},
+                             "overrides": {"read_file": {"rename": "cat", "annotations": {"readOnlyHint": true}, "scopes": ["fs:read"]}}}},
             "remote": {"url": "https://example.com/mcp", "headers": {"X-Key": "${KEY}"}, "audit_payloads": true},
             "old": {"url": "http://127.0.0.1:1/sse", "transport": "sse"}}}"#;
         let config = parse(text, &[("PATH".into(), "/bin".into())]).unwrap();
@@ -312,6 +338,7 @@ mod tests {
         assert!(fs.tools.offers("read_file") && fs.tools.offers("list_x"));
         assert!(!fs.tools.offers("write_file") && !fs.tools.offers("read_secret"));
         assert_eq!(fs.tools.override_of("read_file").and_then(|o| o.rename.as_deref()), Some("cat"));
+        assert_eq!(fs.tools.override_of("read_file").map(|o| o.scopes.clone()), Some(vec!["fs:read".to_owned()]));
         // By name: the file's object is read in name order.
         let remote = config.upstreams.iter().find(|u| u.name == "remote").unwrap();
         assert!(matches!(&remote.how, How::Url { headers, legacy: false, .. } if headers == &["X-Key: ${KEY}"]));
@@ -335,5 +362,7 @@ mod tests {
         assert!(refused(r#"{"upstreams": {"a": {"command": "x", "tools": {"overrides": {"t": {"rename": "a b"}}}}}}"#)
             .starts_with("upstreams.a.tools.overrides.t.rename:"));
         assert!(refused(r#"{"separator": "/", "upstreams": {"a": {"command": "x"}}}"#).starts_with("separator:"));
+        assert!(refused(r#"{"upstreams": {"a": {"command": "x", "scopes": ["a b"]}}}"#)
+            .starts_with("upstreams.a.scopes[0]:"));
     }
 }

@@ -23,7 +23,7 @@ pub fn register(gateway: &Arc<Gateway>) {
     )
     .with_annotations(ToolAnnotations { read_only_hint: Some(true), ..Default::default() });
     let gw = Arc::clone(gateway);
-    gateway.server.register_tool(search, move |_, arguments| Ok(gw.search(&arguments)));
+    gateway.server.register_tool(search, move |cx, arguments| Ok(gw.search(cx, &arguments)));
     let call = Tool::new(
         "call_tool",
         "Call a tool found with search_tools, by its name, with its arguments.",
@@ -40,6 +40,10 @@ pub fn register(gateway: &Arc<Gateway>) {
                 "no tool named {name:?}: use search_tools to find the tools there are (an upstream that is down has none)"
             )));
         };
+        // The scopes its registration would have made the library check.
+        if !cx.grants(&entry.tool.required_scopes) {
+            return Err(RpcError::insufficient_scope(&format!("the tool {name}"), &entry.tool.required_scopes));
+        }
         let arguments = arguments.get("arguments").cloned().unwrap_or_else(|| json!({}));
         if let Err(e) = tinymcp::schema::validate(&entry.tool.input_schema, &arguments) {
             return Err(RpcError::invalid_params(format!("{name}: the arguments do not match its input schema: {e}")));
@@ -50,7 +54,7 @@ pub fn register(gateway: &Arc<Gateway>) {
 
 impl Gateway {
     /// The tools whose names and descriptions hold the most of the query's words.
-    fn search(&self, arguments: &Value) -> CallToolResult {
+    fn search(&self, cx: &tinymcp::RequestCx, arguments: &Value) -> CallToolResult {
         let query = arguments.get("query").and_then(Value::as_str).unwrap_or_default().to_lowercase();
         let words: Vec<&str> = query.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
         let limit =
@@ -58,6 +62,8 @@ impl Gateway {
         let mut found: Vec<(usize, Value)> = self
             .entries()
             .into_iter()
+            // A tool the caller's token may not use is not found.
+            .filter(|entry| cx.grants(&entry.tool.required_scopes))
             .filter_map(|entry| {
                 let text = format!("{} {}", entry.tool.name, entry.tool.description.as_deref().unwrap_or_default())
                     .to_lowercase();

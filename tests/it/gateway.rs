@@ -519,9 +519,10 @@ fn a_stdio_upstream_that_dies_mid_call_fails_it_naming_itself_and_is_started_aga
     client.close();
 }
 
-/// `tools/list` (every page) and a call, as the holder of `token` (a session of its own).
+/// `tools/list` and a call of `tool` with `arguments`, as the holder of `token` (a session of
+/// its own).
 #[cfg(feature = "oauth")]
-fn as_holder(gateway: &Server, token: &str) -> (Vec<String>, crate::raw_http::Reply) {
+fn as_holder(gateway: &Server, token: &str, tool: &str, arguments: Value) -> (Vec<String>, crate::raw_http::Reply) {
     use crate::raw_http::initialize;
     let auth = format!("Bearer {token}");
     let init = gateway.post(&[("Authorization", &auth)], &initialize(json!({})));
@@ -537,8 +538,8 @@ fn as_holder(gateway: &Server, token: &str) -> (Vec<String>, crate::raw_http::Re
         .iter()
         .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
         .collect();
-    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-        "params": {"name": "tiny__echo", "arguments": {"message": "scoped"}}});
+    let call =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
     (names, gateway.post(&headers, &call))
 }
 
@@ -553,11 +554,31 @@ fn scopes_per_upstream_and_per_tool_hide_and_refuse_what_a_token_lacks() {
         "locked": {"command": binary(), "args": ["--everything"], "scopes": ["admin"], "tools": {"allow": ["add"]}}}}));
     let gateway =
         http_gateway(&config, &["--oauth-issuer", &issuer.url, "--public-url", AUDIENCE, "--oauth-scope", "mcp:use"]);
-    let (names, call) = as_holder(&gateway, &issuer.token("k1", 1, json!({"scope": "mcp:use"})));
+    let echo = json!({"message": "scoped"});
+    let (names, call) =
+        as_holder(&gateway, &issuer.token("k1", 1, json!({"scope": "mcp:use"})), "tiny__echo", echo.clone());
     assert_eq!(names, ["tiny__add"]);
     assert_eq!(call.status, 403, "{}", call.body);
-    let (mut names, call) = as_holder(&gateway, &issuer.token("k1", 1, json!({"scope": "mcp:use tools:echo admin"})));
+    let full = issuer.token("k1", 1, json!({"scope": "mcp:use tools:echo admin"}));
+    let (mut names, call) = as_holder(&gateway, &full, "tiny__echo", echo.clone());
     names.sort();
     assert_eq!(names, ["locked__add", "tiny__add", "tiny__echo"]);
     assert_eq!(call.json()["result"]["content"][0]["text"], "Echo: scoped", "{}", call.body);
+
+    // Discovery: a tool the token lacks a scope for is not found, and not called.
+    let (_dir, config) = config_file(&json!({"discovery": true, "upstreams": {
+        "tiny": {"command": binary(), "args": ["--everything"], "tools": {"allow": ["echo", "add"],
+                 "overrides": {"echo": {"scopes": ["tools:echo"]}}}}}}));
+    let gateway =
+        http_gateway(&config, &["--oauth-issuer", &issuer.url, "--public-url", AUDIENCE, "--oauth-scope", "mcp:use"]);
+    let narrow = issuer.token("k1", 1, json!({"scope": "mcp:use"}));
+    let (_, found) = as_holder(&gateway, &narrow, "search_tools", json!({"query": "echo add"}));
+    let found = found.json()["result"]["structuredContent"]["tools"].clone();
+    assert_eq!(found.as_array().map(|t| t.len()), Some(1), "{found}");
+    assert_eq!(found[0]["name"], "tiny__add", "{found}");
+    let call = json!({"name": "tiny__echo", "arguments": echo});
+    let (_, refused) = as_holder(&gateway, &narrow, "call_tool", call.clone());
+    assert_eq!(refused.json()["error"]["code"], -32003, "{}", refused.body);
+    let (_, called) = as_holder(&gateway, &full, "call_tool", call);
+    assert_eq!(called.json()["result"]["content"][0]["text"], "Echo: scoped", "{}", called.body);
 }

@@ -6,12 +6,13 @@ use crate::support::{run_binary, run_binary_in, TempDir};
 use std::collections::BTreeSet;
 
 /// The subcommands, each with flags its usage must name.
-const COMMANDS: [(&str, &[&str]); 5] = [
+const COMMANDS: [(&str, &[&str]); 6] = [
     ("config", &["--host", "--url"]),
     ("install", &["--host", "--scope", "--config-file", "--dry-run"]),
     ("connect", &["--transport", "--header", "--token-env"]),
     ("proxy", &["--http", "--shared", "--pass-env", "--answer-within-secs", "--config", "--max-connections"]),
     ("health", &[]),
+    ("gateway", &["--config", "--ca-file", "--pass-env", "--http", "--max-connections"]),
 ];
 
 fn stdout(out: &std::process::Output) -> String {
@@ -189,4 +190,14 @@ fn an_argument_that_is_not_utf8_is_refused_by_name() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(stderr(&out).contains("not valid UTF-8"), "{out:?}");
+}
+
+// A build without the gateway says so, and how to get one.
+#[cfg(not(feature = "gateway"))]
+#[test]
+fn a_build_without_the_gateway_says_how_to_get_it() {
+    let out = run_binary(&["gateway", "--config", "gateway.json"]);
+    assert!(!out.status.success());
+    let why = stderr(&out);
+    assert!(why.contains("built without the gateway") && why.contains("--features gateway"), "{why}");
 }

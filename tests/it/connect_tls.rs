@@ -15,13 +15,13 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 /// A local CA: its certificate in `ca.pem` of a folder of its own, and what signs with it.
-struct Ca {
+pub(crate) struct Ca {
     dir: TempDir,
     issuer: Issuer<'static, KeyPair>,
 }
 
 impl Ca {
-    fn new() -> Ca {
+    pub(crate) fn new() -> Ca {
         let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
@@ -33,12 +33,12 @@ impl Ca {
     }
 
     /// The `--ca-file` argument.
-    fn pem(&self) -> String {
+    pub(crate) fn pem(&self) -> String {
         self.dir.path().join("ca.pem").to_str().expect("UTF-8 path").to_owned()
     }
 
     /// A server configuration with a certificate for `names`, signed by this CA.
-    fn server(&self, names: &[&str]) -> Arc<ServerConfig> {
+    pub(crate) fn server(&self, names: &[&str]) -> Arc<ServerConfig> {
         let params = CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("params");
         let key = KeyPair::generate().expect("server key");
         let cert = params.signed_by(&key, &self.issuer).expect("server certificate");
@@ -152,7 +152,7 @@ fn terminate(client: TcpStream, backend: u16, config: Arc<ServerConfig>) {
 
 /// A plain `tinymcp --everything --http` behind a TLS front whose certificate is `config`'s:
 /// `https://127.0.0.1:PORT` (the remote is kept alive by the caller).
-fn behind_tls(config: Arc<ServerConfig>) -> (Remote, String) {
+pub(crate) fn behind_tls(config: Arc<ServerConfig>) -> (Remote, String) {
     let remote = Remote::start(&[]);
     let port = tls_front(remote.port, config);
     (remote, format!("https://127.0.0.1:{port}"))

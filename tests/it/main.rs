@@ -30,6 +30,8 @@ mod files;
 mod find;
 mod first_run;
 mod fuzz_binary;
+#[cfg(feature = "gateway")]
+mod gateway;
 mod hangup;
 mod health;
 mod hostile;

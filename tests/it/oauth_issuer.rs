@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-const AUDIENCE: &str = "https://mcp.example.com/mcp";
+pub(crate) const AUDIENCE: &str = "https://mcp.example.com/mcp";
 
 /// URL-safe base64 without padding (RFC 7515 §2).
 fn b64(bytes: &[u8]) -> String {
@@ -30,20 +30,20 @@ fn key(seed: u8) -> SigningKey {
     SigningKey::from_bytes(&[seed; 32])
 }
 
-fn jwk(kid: &str, seed: u8) -> Value {
+pub(crate) fn jwk(kid: &str, seed: u8) -> Value {
     json!({"kty": "OKP", "crv": "Ed25519", "kid": kid, "use": "sig", "x": b64(key(seed).verifying_key().as_bytes())})
 }
 
 /// An authorization server on loopback: its metadata, and whatever key set `keys` holds now.
-struct Issuer {
-    url: String,
+pub(crate) struct Issuer {
+    pub(crate) url: String,
     keys: Arc<Mutex<Value>>,
     /// How many times the key set was fetched.
     fetches: Arc<AtomicUsize>,
 }
 
 impl Issuer {
-    fn start(keys: Value) -> Issuer {
+    pub(crate) fn start(keys: Value) -> Issuer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
         let (keys, fetches) = (Arc::new(Mutex::new(keys)), Arc::new(AtomicUsize::new(0)));
@@ -78,7 +78,7 @@ impl Issuer {
     }
 
     /// A token for `AUDIENCE` (unless `claims` says otherwise) signed by the key `seed` as `kid`.
-    fn token(&self, kid: &str, seed: u8, claims: Value) -> String {
+    pub(crate) fn token(&self, kid: &str, seed: u8, claims: Value) -> String {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
         let mut all = json!({"iss": self.url, "aud": AUDIENCE, "exp": now + 300, "iat": now, "scope": "mcp:use"});
         for (k, v) in claims.as_object().unwrap() {

@@ -262,7 +262,12 @@ impl Client {
     /// Another session with the HTTP server this client talks to (its process stays this
     /// client's: the new one holds a stand-in that ends with it).
     pub fn another_session(&self) -> Client {
-        let port = self.http_port().expect("a client over HTTP");
+        Self::spawn_http_at(self.http_port().expect("a client over HTTP"))
+    }
+
+    /// A session with an HTTP server on `port` that the test started itself (the client holds
+    /// a stand-in process).
+    pub fn spawn_http_at(port: u16) -> Client {
         let child = Command::new("sleep").arg("600").stdin(Stdio::null()).spawn().expect("spawn sleep");
         let (tx, lines) = mpsc::channel();
         Client {

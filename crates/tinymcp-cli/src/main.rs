@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 mod cli;
+#[cfg(feature = "gateway")]
+mod gateway;
 mod platform;
 mod provide;
 
@@ -120,7 +122,31 @@ fn serve_http_mounted(
     addr: &str,
     drain: Duration,
 ) -> Result<(), tinymcp::Error> {
-    let options = http_options(args, addr).map_err(tinymcp::Error::Config)?;
+    serve_http_detailed(servers, args, addr, drain, None)
+}
+
+/// `tinymcp gateway` over HTTP: one server, its `/healthz` with the upstreams' lines.
+#[cfg(feature = "gateway")]
+fn serve_http_with(
+    server: Arc<Server>,
+    args: &Args,
+    addr: &str,
+    drain: Duration,
+    health: Option<Arc<dyn Fn() -> String + Send + Sync>>,
+) -> Result<(), tinymcp::Error> {
+    serve_http_detailed(vec![(String::new(), server)], args, addr, drain, health)
+}
+
+#[cfg(feature = "http")]
+fn serve_http_detailed(
+    servers: Vec<(String, Arc<Server>)>,
+    args: &Args,
+    addr: &str,
+    drain: Duration,
+    health: Option<Arc<dyn Fn() -> String + Send + Sync>>,
+) -> Result<(), tinymcp::Error> {
+    let mut options = http_options(args, addr).map_err(tinymcp::Error::Config)?;
+    options.health_detail = health.map(tinymcp_http::HealthDetail);
     // Handled before the server says it listens: a signal sent from then on drains.
     let signals = signals();
     let http = tinymcp_http::HttpServer::start_mounted(servers, &cli::options::listen_addr(addr), options)?;
@@ -288,23 +314,26 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
         Some(_) => {
             Err(tinymcp::Error::Io(std::io::Error::other("this build has no HTTP (built without the `http` feature)")))
         }
-        None => {
-            // The reader blocks on stdin, so a thread of its own waits for SIGTERM, drains (the
-            // answers of requests in flight are written out) and ends the process.
-            if let Some(signals) = signals() {
-                let draining = Arc::clone(&server);
-                std::thread::Builder::new().name("tinymcp-signal".into()).stack_size(64 * 1024).spawn(move || {
-                    wait_for_signal(signals, drain);
-                    draining.drain(drain);
-                    std::process::exit(0);
-                })?;
-            }
-            let served = transport::stdio::serve(Arc::clone(&server));
-            // Tasks outlive their requests but not the process: their commands end with it.
-            server.shutdown();
-            served
-        }
+        None => serve_stdio(server, drain),
     }
+}
+
+/// Serves over stdio until the end of input, or SIGTERM (then drains).
+fn serve_stdio(server: Arc<Server>, drain: Duration) -> Result<(), tinymcp::Error> {
+    // The reader blocks on stdin, so a thread of its own waits for SIGTERM, drains (the
+    // answers of requests in flight are written out) and ends the process.
+    if let Some(signals) = signals() {
+        let draining = Arc::clone(&server);
+        std::thread::Builder::new().name("tinymcp-signal".into()).stack_size(64 * 1024).spawn(move || {
+            wait_for_signal(signals, drain);
+            draining.drain(drain);
+            std::process::exit(0);
+        })?;
+    }
+    let served = transport::stdio::serve(Arc::clone(&server));
+    // Tasks outlive their requests but not the process: their commands end with it.
+    server.shutdown();
+    served
 }
 
 /// SIGTERM and SIGINT (Windows: Ctrl-C, Ctrl-Break, console close) handled from now on;
@@ -443,6 +472,20 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(why) => {
                 eprintln!("tinymcp proxy: {why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if raw.peek().map(String::as_str) == Some("gateway") {
+        #[cfg(feature = "gateway")]
+        let outcome = gateway::run(raw.skip(1));
+        #[cfg(not(feature = "gateway"))]
+        let outcome: Result<(), String> = Err(cli::help::NO_GATEWAY.into());
+        flush_spans();
+        return match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(why) => {
+                eprintln!("tinymcp gateway: {why}");
                 ExitCode::FAILURE
             }
         };

@@ -125,6 +125,19 @@ pub struct HttpOptions {
     /// Serves `/metrics` (the first server's `Options::metrics`, in the Prometheus text
     /// format) behind the same `Host`/`Origin` and token checks as every path. Off by default.
     pub serve_metrics: bool,
+    /// More lines for `/healthz` (a gateway's upstreams), written after the servers' own to a
+    /// request that passed the `Host` and `Origin` checks.
+    pub health_detail: Option<HealthDetail>,
+}
+
+/// What `/healthz` adds to its body, asked at each request (`HttpOptions::health_detail`).
+#[derive(Clone)]
+pub struct HealthDetail(pub Arc<dyn Fn() -> String + Send + Sync>);
+
+impl std::fmt::Debug for HealthDetail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HealthDetail")
+    }
 }
 
 impl Default for HttpOptions {
@@ -143,6 +156,7 @@ impl Default for HttpOptions {
             read_within: Duration::from_secs(5),
             write_within: Duration::from_secs(10),
             serve_metrics: false,
+            health_detail: None,
         }
     }
 }
@@ -496,7 +510,10 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         if let Err(why) = &place {
             log::debug!("{method} /healthz: {why}; the bare status only");
         }
-        let (status, body) = mounts::health(&http.mounts, place.is_ok());
+        let (status, mut body) = mounts::health(&http.mounts, place.is_ok());
+        if let (Ok(()), Some(detail)) = (&place, &http.options.health_detail) {
+            body.push_str(&(detail.0)());
+        }
         return HttpResponse::text(status, &body).send(exchange, &[]);
     }
     if let Some(oauth) = &http.options.access.oauth {

@@ -148,7 +148,22 @@ pub const OAUTH_OPTIONS: &str =
 pub const LOGS: &str = "Logs go to stderr; set RUST_LOG (error, warn, info, debug, trace) to choose how much.";
 
 /// The subcommands, as `tinymcp help` and the errors name them.
-pub const COMMAND_NAMES: &str = "config, install, connect, proxy, health, help";
+pub const COMMAND_NAMES: &str = "config, install, connect, proxy, health, gateway, help";
+
+/// `tinymcp gateway`'s usage (`--help`); the server's options it takes follow it there.
+pub const GATEWAY_USAGE: &str =
+    "    tinymcp gateway --config FILE [--ca-file PEM] [--pass-env VAR]... [--http ADDR] [OPTIONS]
+        one MCP endpoint in front of many servers (docs/gateway.md): the upstreams of FILE
+        (stdio commands and http:// or https:// URLs), their tools and prompts as NAME__tool,
+        their resources as NAME+URI; filtered, renamed, searched (discovery), audited; an
+        upstream that is down is left out and retried. Served over HTTP with --http (the
+        server's HTTP options; /healthz reports each upstream), else over stdio. --ca-file:
+        a private CA for https upstreams; --pass-env: a variable every command upstream gets";
+
+/// Why `tinymcp gateway` is refused by a build without it, and what to do.
+#[cfg(not(feature = "gateway"))]
+pub const NO_GATEWAY: &str = "this tinymcp was built without the gateway (the cargo feature `gateway`): use a release \
+     binary or the Docker image, or build with `--features gateway`";
 
 /// The usage of a subcommand, from beside its parser; `None` for a word that is none (or
 /// `proxy` in a build without HTTP).
@@ -159,6 +174,7 @@ pub fn usage_of(command: &str) -> Option<&'static str> {
         "connect" => Some(cli::connect::USAGE),
         #[cfg(feature = "http")]
         "proxy" => Some(cli::proxy::USAGE),
+        "gateway" => Some(GATEWAY_USAGE),
         "health" => Some(cli::health::USAGE),
         "help" => Some(HELP_USAGE),
         _ => None,
@@ -202,7 +218,7 @@ pub fn command_help(command: &str) -> Option<String> {
             "OPTIONS: the server's (tinymcp --help), checked as for a run: the host runs the binary with them"
                 .to_owned()
         }
-        "proxy" => {
+        "proxy" | "gateway" => {
             let (http, oauth) = http_sections();
             format!("{PROTOCOL_OPTIONS}\n\n{http}\n\n{oauth}")
         }

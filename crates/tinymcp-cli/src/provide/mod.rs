@@ -11,7 +11,7 @@ pub mod files;
 mod find_tools;
 #[cfg(test)]
 mod fuzz;
-mod glob;
+pub(crate) mod glob;
 mod ignore;
 pub mod manifest;
 pub mod mime;

@@ -8,7 +8,7 @@ mod legacy;
 mod modern;
 #[cfg(feature = "https")]
 mod oauth;
-mod sse;
+pub(crate) mod sse;
 mod streamable;
 #[cfg(feature = "https")]
 mod tls;
@@ -217,7 +217,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> Result<(), String> {
 
 /// `Name: value` from `--header`; `${VAR}` in the value is replaced by that environment
 /// variable, so a secret need not be written in a host's config file.
-fn header(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<(String, String), String> {
+pub(crate) fn header(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<(String, String), String> {
     let expected = || format!("--header {text:?}: expected 'Name: value'");
     let (name, raw) = text.split_once(':').ok_or_else(expected)?;
     let name = name.trim();

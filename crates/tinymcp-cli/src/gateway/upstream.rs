@@ -1,0 +1,333 @@
+//! One upstream's life, on a supervisor thread of its own: connect (start its process or open
+//! its session), the handshake, list what it offers and register it; then wait for its end,
+//! a list change (listed again) or the next ping; once it is down, its entries are taken out
+//! (with `list_changed`) and it is tried again with back-off until it answers.
+
+use super::config::{How, UpstreamConfig};
+use super::http::HttpWire;
+use super::link::{Link, Notice, Wire};
+use super::{catalogue, legacy, stdio, Gateway};
+use crate::cli::connect::http1::Url;
+use serde_json::{json, Value};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::time::{Duration, Instant};
+use tinymcp::Server;
+
+/// The handshake and each listing must be answered within this.
+const HANDSHAKE_WITHIN: Duration = Duration::from_secs(30);
+/// How often an upstream that is up is pinged: one that stopped answering is noticed.
+const PING_EVERY: Duration = Duration::from_secs(15);
+const PING_WITHIN: Duration = Duration::from_secs(10);
+/// Back-off between attempts: doubling from the first to the last.
+const RETRY_FIRST: Duration = Duration::from_millis(250);
+const RETRY_MOST: Duration = Duration::from_secs(10);
+/// Pages read of one list, at most (a list without end is cut there).
+const PAGES: usize = 100;
+
+/// Where an upstream stands.
+#[derive(Clone)]
+pub enum Status {
+    Starting,
+    Up,
+    Down(String),
+}
+
+#[derive(Default)]
+struct Wake {
+    /// It said a list changed: list it again.
+    relist: bool,
+    /// A subscription made downstream, to pass on.
+    subscribe: Vec<String>,
+}
+
+/// One configured upstream.
+pub struct Upstream {
+    pub config: UpstreamConfig,
+    /// `url`: where it is and its headers (their `${VAR}` read at start).
+    url: Option<(Url, Vec<(String, String)>)>,
+    link: Mutex<Option<Arc<Link>>>,
+    status: Mutex<Status>,
+    /// Attempts made so far (the first one's end is waited for at start).
+    attempts: Mutex<u64>,
+    attempted: Condvar,
+    wake: Mutex<Wake>,
+    woken: Condvar,
+    /// What it said it can do in its handshake.
+    capabilities: Mutex<Value>,
+    /// What it registered on the gateway's server.
+    pub registered: Mutex<catalogue::Registered>,
+    /// The gateway's server, for the resource updates it sends.
+    server: OnceLock<Weak<Server>>,
+}
+
+impl Upstream {
+    pub fn new(config: UpstreamConfig, url: Option<(Url, Vec<(String, String)>)>) -> Arc<Upstream> {
+        Arc::new(Upstream {
+            config,
+            url,
+            link: Mutex::new(None),
+            status: Mutex::new(Status::Starting),
+            attempts: Mutex::new(0),
+            attempted: Condvar::new(),
+            wake: Mutex::new(Wake::default()),
+            woken: Condvar::new(),
+            capabilities: Mutex::new(Value::Null),
+            registered: Mutex::new(catalogue::Registered::default()),
+            server: OnceLock::new(),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub fn status(&self) -> Status {
+        self.status.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    fn set_status(&self, status: Status) {
+        *self.status.lock().unwrap_or_else(PoisonError::into_inner) = status;
+    }
+
+    /// The live link, or why there is none.
+    pub fn link(&self) -> Result<Arc<Link>, String> {
+        let link = self.link.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        match (link, self.status()) {
+            (Some(link), Status::Up) if link.ended().is_none() => Ok(link),
+            (_, Status::Down(why)) => Err(why),
+            (Some(link), _) if link.ended().is_some() => Err(link.ended().unwrap_or_default()),
+            _ => Err("it is starting".into()),
+        }
+    }
+
+    fn wake(&self) -> MutexGuard<'_, Wake> {
+        self.wake.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A downstream subscription to its resource `uri` (its own URI), passed on.
+    pub fn subscribe(&self, uri: &str) {
+        self.wake().subscribe.push(uri.to_owned());
+        self.woken.notify_all();
+    }
+
+    /// Waits until its first attempt to connect ended (or `deadline`).
+    pub fn wait_first_attempt(&self, deadline: Instant) {
+        let attempts = self.attempts.lock().unwrap_or_else(PoisonError::into_inner);
+        let left = deadline.saturating_duration_since(Instant::now());
+        let _ = self.attempted.wait_timeout_while(attempts, left, |n| *n == 0).unwrap_or_else(PoisonError::into_inner);
+    }
+
+    fn attempt_done(&self) {
+        *self.attempts.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        self.attempted.notify_all();
+    }
+
+    /// The gateway is exiting: its link ends (its process is signalled, its session closed).
+    pub fn end(&self) {
+        if let Some(link) = self.link.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+            link.end("the gateway is exiting");
+        }
+    }
+
+    /// Starts its supervisor thread.
+    pub fn supervise(self: &Arc<Self>, gateway: &Arc<Gateway>) -> std::io::Result<()> {
+        let _ = self.server.set(Arc::downgrade(&gateway.server));
+        let (me, gateway) = (Arc::clone(self), Arc::clone(gateway));
+        std::thread::Builder::new()
+            .name(format!("gateway-{}", self.name()))
+            .stack_size(256 * 1024)
+            .spawn(move || me.run(&gateway))
+            .map(drop)
+    }
+
+    fn run(self: &Arc<Self>, gateway: &Arc<Gateway>) {
+        let mut retry = RETRY_FIRST;
+        let mut told: Option<String> = None;
+        loop {
+            match self.connect() {
+                Ok(link) => {
+                    *self.link.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&link));
+                    match self.list(&link) {
+                        Ok(listing) => {
+                            retry = RETRY_FIRST;
+                            told = None;
+                            // Up before its entries are: a call as soon as one is listed finds it.
+                            self.set_status(Status::Up);
+                            catalogue::register(gateway, self, listing);
+                            self.attempt_done();
+                            gateway.list_changed();
+                            let why = self.serve(gateway, &link);
+                            log::warn!("upstream {}: down ({why}); retrying", self.name());
+                            self.set_status(Status::Down(why));
+                            link.end("the gateway left it");
+                            catalogue::unregister(gateway, self);
+                            gateway.list_changed();
+                        }
+                        Err(why) => {
+                            link.end(&why);
+                            self.down(&why, &mut told);
+                        }
+                    }
+                }
+                Err(why) => self.down(&why, &mut told),
+            }
+            // An interval is the point here: the upstream is tried again, not waited for.
+            std::thread::sleep(retry);
+            retry = (retry * 2).min(RETRY_MOST);
+        }
+    }
+
+    /// It could not be reached: said once until it changes, its calls fail with why.
+    fn down(&self, why: &str, told: &mut Option<String>) {
+        if told.as_deref() != Some(why) {
+            log::warn!("upstream {}: unavailable: {why}; retrying with back-off", self.name());
+            *told = Some(why.to_owned());
+        }
+        self.set_status(Status::Down(why.to_owned()));
+        self.attempt_done();
+    }
+
+    /// A new link, its handshake done.
+    fn connect(self: &Arc<Self>) -> Result<Arc<Link>, String> {
+        let weak = Arc::downgrade(self);
+        let link = Link::new(self.name(), move |notice| {
+            if let Some(me) = weak.upgrade() {
+                me.notice(notice);
+            }
+        });
+        let http = match (&self.config.how, &self.url) {
+            (How::Command { command, args, env, cwd }, _) => {
+                let wire = stdio::spawn(&link, command, args, env, cwd.as_ref())?;
+                link.attach(wire as Arc<dyn Wire>);
+                None
+            }
+            (How::Url { legacy: true, .. }, Some((url, headers))) => {
+                let wire = legacy::open(&link, url, headers.clone())?;
+                link.attach(wire as Arc<dyn Wire>);
+                None
+            }
+            (How::Url { .. }, Some((url, headers))) => {
+                let wire = HttpWire::new(url.clone(), headers.clone());
+                link.attach(Arc::clone(&wire) as Arc<dyn Wire>);
+                Some(wire)
+            }
+            (How::Url { .. }, None) => return Err("no URL".into()),
+        };
+        let answer = link.initialize(HANDSHAKE_WITHIN.min(self.config.timeout));
+        match answer {
+            Ok(answer) => {
+                if let Some(wire) = http {
+                    wire.initialized(&link);
+                }
+                *self.capabilities.lock().unwrap_or_else(PoisonError::into_inner) =
+                    answer.get("capabilities").cloned().unwrap_or_default();
+                Ok(link)
+            }
+            Err(why) => {
+                link.end(&why);
+                Err(format!("its handshake failed: {why}"))
+            }
+        }
+    }
+
+    fn notice(&self, notice: Notice) {
+        match notice {
+            Notice::ListChanged => {
+                self.wake().relist = true;
+                self.woken.notify_all();
+            }
+            Notice::Updated(uri) => {
+                if let Some(server) = self.server.get().and_then(Weak::upgrade) {
+                    server.notify_resource_updated(&super::wire::prefix_uri(self.name(), &uri));
+                }
+            }
+        }
+    }
+
+    /// While it is up: lists again when it says a list changed, passes subscriptions on, and
+    /// pings it; returns why it went down.
+    fn serve(self: &Arc<Self>, gateway: &Arc<Gateway>, link: &Arc<Link>) -> String {
+        let mut next_ping = Instant::now() + PING_EVERY;
+        loop {
+            if let Some(why) = link.ended() {
+                return why;
+            }
+            let (relist, subscribe) = {
+                let wake = self.wake();
+                let left = next_ping.saturating_duration_since(Instant::now());
+                let (mut wake, _) = self
+                    .woken
+                    .wait_timeout_while(wake, left.min(Duration::from_millis(500)), |w| {
+                        !w.relist && w.subscribe.is_empty()
+                    })
+                    .unwrap_or_else(PoisonError::into_inner);
+                (std::mem::take(&mut wake.relist), std::mem::take(&mut wake.subscribe))
+            };
+            for uri in subscribe {
+                if let Err(e) = link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
+                    log::info!("upstream {}: subscribing to {uri}: {}", self.name(), e.message);
+                }
+            }
+            if relist {
+                match self.list(link) {
+                    Ok(listing) => {
+                        catalogue::register(gateway, self, listing);
+                        gateway.list_changed();
+                    }
+                    Err(why) => log::warn!("upstream {}: listing again: {why}", self.name()),
+                }
+            }
+            if Instant::now() >= next_ping {
+                if let Err(e) = link.request("ping", json!({}), None, PING_WITHIN) {
+                    if e.code != tinymcp::error_codes::METHOD_NOT_FOUND {
+                        return format!("it did not answer a ping: {}", e.message);
+                    }
+                }
+                next_ping = Instant::now() + PING_EVERY;
+            }
+        }
+    }
+
+    /// Everything it offers, every page.
+    fn list(&self, link: &Arc<Link>) -> Result<Listing, String> {
+        let capabilities = self.capabilities.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let has = |name: &str| capabilities.get(name).is_some_and(|c| !c.is_null());
+        let all = |method: &str, key: &str| -> Result<Vec<Value>, String> {
+            let mut items = Vec::new();
+            let mut cursor: Option<Value> = None;
+            for _ in 0..PAGES {
+                let params = match &cursor {
+                    Some(cursor) => json!({"cursor": cursor}),
+                    None => json!({}),
+                };
+                let page = link
+                    .request(method, params, None, HANDSHAKE_WITHIN)
+                    .map_err(|e| format!("{method}: {}", e.message))?;
+                items.extend(page.get(key).and_then(Value::as_array).cloned().unwrap_or_default());
+                cursor = page.get("nextCursor").filter(|c| c.is_string()).cloned();
+                if cursor.is_none() {
+                    break;
+                }
+            }
+            Ok(items)
+        };
+        Ok(Listing {
+            tools: if has("tools") { all("tools/list", "tools")? } else { Vec::new() },
+            prompts: if has("prompts") { all("prompts/list", "prompts")? } else { Vec::new() },
+            resources: if has("resources") { all("resources/list", "resources")? } else { Vec::new() },
+            templates: if has("resources") {
+                all("resources/templates/list", "resourceTemplates").unwrap_or_default()
+            } else {
+                Vec::new()
+            },
+        })
+    }
+}
+
+/// What an upstream listed, as it said it.
+pub struct Listing {
+    pub tools: Vec<Value>,
+    pub prompts: Vec<Value>,
+    pub resources: Vec<Value>,
+    pub templates: Vec<Value>,
+}

@@ -1,0 +1,584 @@
+//! `tinymcp gateway` (feature `gateway`): one endpoint in front of real upstreams nobody here
+//! wrote for it: `tinymcp --everything` and a served folder as stdio children, the reference
+//! server-everything (Node, from .cache/npm, when scripts/deps.sh installed it), a
+//! `tinymcp --http` over plain HTTP and behind TLS. What a client sees through it: namespaced
+//! tools, prompts and resources, the config's filters and overrides, progressive discovery,
+//! audit lines, an upstream killed and restarted, an upstream that hangs, `/healthz`.
+
+use crate::raw_http::Server;
+use crate::stateless_http::{body, post};
+use crate::support::{announced_port, binary, tool_text, wait_for, Client, TempDir, TIMEOUT};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long an upstream may take to come back (the gateway's back-off is at most 10 s).
+const COMES_BACK: Duration = Duration::from_secs(30);
+
+/// `tinymcp ARGS` as a stdio upstream.
+fn tiny(args: &[&str]) -> Value {
+    json!({"command": binary(), "args": args})
+}
+
+/// server-everything over stdio, when .cache has Node and it.
+fn server_everything() -> Option<Value> {
+    let cache = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.cache/npm/node_modules");
+    let (node, script) = (cache.join(".bin/node"), cache.join("@modelcontextprotocol/server-everything/dist/index.js"));
+    if !node.exists() || !script.exists() {
+        let why = "gateway: server-everything not in .cache (scripts/deps.sh installs it): its part skipped";
+        let _ = writeln!(std::io::stderr(), "{why}");
+        return None;
+    }
+    Some(json!({"command": node, "args": [script, "stdio"]}))
+}
+
+/// The config written to a folder of its own (kept alive by the caller).
+fn config_file(config: &Value) -> (TempDir, String) {
+    let dir = TempDir::new("gateway");
+    let path = dir.write("gateway.json", config.to_string());
+    (dir, path.to_str().expect("UTF-8 path").to_owned())
+}
+
+fn names(list: &Value, key: &str, field: &str) -> Vec<String> {
+    list[key].as_array().expect("a list").iter().map(|t| t[field].as_str().unwrap_or_default().to_owned()).collect()
+}
+
+fn all_tools(client: &mut Client) -> Vec<Value> {
+    let mut tools = Vec::new();
+    let mut cursor = Value::Null;
+    loop {
+        let params = if cursor.is_null() { json!({}) } else { json!({"cursor": cursor}) };
+        let page = client.request("tools/list", params);
+        tools.extend(page["result"]["tools"].as_array().cloned().unwrap_or_default());
+        cursor = page["result"]["nextCursor"].clone();
+        if cursor.is_null() {
+            return tools;
+        }
+    }
+}
+
+fn tool_names(client: &mut Client) -> Vec<String> {
+    all_tools(client).iter().map(|t| t["name"].as_str().unwrap_or_default().to_owned()).collect()
+}
+
+#[test]
+fn tools_of_every_upstream_are_namespaced_filtered_and_renamed() {
+    let folder = TempDir::new("gateway-folder");
+    folder.write("notes.txt", "through the gateway\n");
+    let mut upstreams = json!({
+        "tiny": {"command": binary(), "args": ["--everything"], "tools": {
+            "allow": ["echo", "add", "test_*"], "deny": ["test_[a-r]*", "test_s*", "test_t*", "test_u*"],
+            "overrides": {"echo": {"rename": "say", "description": "Says it back", "annotations": {"readOnlyHint": true}}}}},
+        "fs": tiny(&["--root", folder.arg()]),
+    });
+    let everything = server_everything();
+    if let Some(ev) = &everything {
+        upstreams["ev"] = ev.clone();
+    }
+    let (_dir, config) = config_file(&json!({"upstreams": upstreams}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    let tools = all_tools(&mut client);
+    let listed: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    // Allowed, then denied: of tiny's test_* only those after `u` are left (test_url_elicitation is denied).
+    let tiny: Vec<&str> = listed.iter().copied().filter(|n| n.starts_with("tiny__")).collect();
+    assert!(tiny.contains(&"tiny__say") && tiny.contains(&"tiny__add"), "{tiny:?}");
+    assert!(!tiny.contains(&"tiny__echo"), "renamed: {tiny:?}");
+    assert!(tiny.iter().all(|n| ["tiny__say", "tiny__add"].contains(n) || n > &"tiny__test_v"), "{tiny:?}");
+    assert!(!tiny.iter().any(|n| n.starts_with("tiny__greet") || n.starts_with("tiny__test_slow")), "{tiny:?}");
+    assert!(listed.contains(&"fs__read_file") && listed.contains(&"fs__list_directory"), "{listed:?}");
+    let say = tools.iter().find(|t| t["name"] == "tiny__say").expect("tiny__say");
+    assert_eq!(say["description"], "Says it back");
+    assert_eq!(say["annotations"]["readOnlyHint"], true);
+    assert!(say["inputSchema"]["properties"]["message"].is_object(), "{say}");
+
+    assert_eq!(tool_text(&client.call_tool("tiny__say", json!({"message": "hi"}))), "Echo: hi");
+    let sum = client.call_tool("tiny__add", json!({"a": 2, "b": 3}));
+    assert!(tool_text(&sum).contains('5'), "{sum}");
+    let read = client.call_tool("fs__read_file", json!({"path": "notes.txt"}));
+    assert!(tool_text(&read).contains("through the gateway"), "{read}");
+    // A name the gateway does not offer is refused as unknown.
+    let unknown = client.call_tool("tiny__echo", json!({"message": "x"}));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+
+    if everything.is_some() {
+        assert!(listed.contains(&"ev__echo") && listed.contains(&"ev__get-sum"), "{listed:?}");
+        assert_eq!(tool_text(&client.call_tool("ev__echo", json!({"message": "yo"}))), "Echo: yo");
+        let structured = client.call_tool("ev__get-structured-content", json!({"location": "New York"}));
+        assert!(structured["result"]["structuredContent"].is_object(), "{structured}");
+    }
+    client.close();
+}
+
+#[test]
+fn prompts_resources_and_templates_are_read_back_through_their_upstream() {
+    let folder = TempDir::new("gateway-folder");
+    folder.write("a.txt", "alpha\n");
+    let (_dir, config) =
+        config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"]), "fs": tiny(&["--root", folder.arg()])}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    let prompts = client.request("prompts/list", json!({}));
+    let prompt_names = names(&prompts["result"], "prompts", "name");
+    assert!(prompt_names.contains(&"tiny__test_prompt_with_arguments".to_owned()), "{prompt_names:?}");
+    let got = client.request(
+        "prompts/get",
+        json!({"name": "tiny__test_prompt_with_arguments", "arguments": {"arg1": "one", "arg2": "two"}}),
+    );
+    let text = got["result"]["messages"][0]["content"]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("one") && text.contains("two"), "{got}");
+
+    let resources = client.request("resources/list", json!({}));
+    let uris = names(&resources["result"], "resources", "uri");
+    assert!(uris.contains(&"tiny+test://static-text".to_owned()), "{uris:?}");
+    let file = uris.iter().find(|u| u.starts_with("fs+file://") && u.ends_with("/a.txt")).expect("fs's a.txt");
+    let read = client.request("resources/read", json!({"uri": file}));
+    assert_eq!(read["result"]["contents"][0]["uri"], file.as_str(), "{read}");
+    assert_eq!(read["result"]["contents"][0]["text"], "alpha\n");
+    let templates = client.request("resources/templates/list", json!({}));
+    let templates = names(&templates["result"], "resourceTemplates", "uriTemplate");
+    assert!(templates.iter().all(|t| t.starts_with("tiny+") || t.starts_with("fs+")), "{templates:?}");
+    assert!(templates.contains(&"tiny+test://template/{id}/data".to_owned()), "{templates:?}");
+    let uri = "tiny+test://template/7/data";
+    let read = client.request("resources/read", json!({"uri": uri}));
+    assert_eq!(read["result"]["contents"][0]["uri"], uri, "{read}");
+    client.close();
+}
+
+#[test]
+fn progress_sampling_and_elicitation_pass_through_a_call() {
+    let mut upstreams = json!({"tiny": tiny(&["--everything"])});
+    let everything = server_everything();
+    if let Some(ev) = &everything {
+        upstreams["ev"] = ev.clone();
+    }
+    let (_dir, config) = config_file(&json!({"upstreams": upstreams}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({"sampling": {}, "elicitation": {}}));
+    let call = client.send_request(
+        "tools/call",
+        json!({"name": "tiny__test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p1"}}),
+    );
+    let progress = client.wait(|m| m["method"] == "notifications/progress");
+    assert_eq!(progress["params"]["progressToken"], "p1");
+    assert_eq!(tool_text(&client.response(&call)), "Progress reported");
+
+    let call =
+        client.send_request("tools/call", json!({"name": "tiny__test_sampling", "arguments": {"prompt": "hello"}}));
+    let ask = client.wait(|m| m["method"] == "sampling/createMessage");
+    assert_eq!(ask["params"]["messages"][0]["content"]["text"], "hello");
+    client
+        .answer(&ask["id"], json!({"role": "assistant", "content": {"type": "text", "text": "hi back"}, "model": "m"}));
+    assert_eq!(tool_text(&client.response(&call)), "LLM response: hi back");
+
+    if everything.is_some() {
+        let call =
+            client.send_request("tools/call", json!({"name": "ev__trigger-elicitation-request", "arguments": {}}));
+        let ask = client.wait(|m| m["method"] == "elicitation/create");
+        client.answer(&ask["id"], json!({"action": "accept", "content": {"name": "Ada"}}));
+        let answer = client.response(&call);
+        assert!(tool_text(&answer).contains("Ada"), "{answer}");
+    }
+    client.close();
+}
+
+#[test]
+fn discovery_offers_search_tools_and_call_tool_only() {
+    let (_dir, config) = config_file(&json!({"discovery": true, "upstreams": {"tiny": tiny(&["--everything"])}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    assert_eq!(tool_names(&mut client), ["search_tools", "call_tool"]);
+    let found = client.call_tool("search_tools", json!({"query": "echo message"}));
+    let tools = found["result"]["structuredContent"]["tools"].as_array().expect("tools found").clone();
+    assert_eq!(tools[0]["name"], "tiny__echo", "{found}");
+    assert!(tools[0]["inputSchema"]["properties"]["message"].is_object(), "{found}");
+    let called = client.call_tool("call_tool", json!({"name": "tiny__echo", "arguments": {"message": "found"}}));
+    assert_eq!(tool_text(&called), "Echo: found");
+    let missing = client.call_tool("call_tool", json!({"name": "tiny__nothing", "arguments": {}}));
+    assert_eq!(missing["result"]["isError"], true, "{missing}");
+    let wrong = client.call_tool("call_tool", json!({"name": "tiny__echo", "arguments": {"message": 3}}));
+    assert_eq!(wrong["error"]["code"], -32602, "{wrong}");
+    client.close();
+}
+
+#[test]
+fn each_tool_call_is_one_audit_line_without_payloads_unless_asked() {
+    let dir = TempDir::new("gateway-audit");
+    let audit = dir.path().join("audit.log");
+    let (_dir, config) = config_file(&json!({"audit": audit, "upstreams": {
+        "tiny": tiny(&["--everything"]),
+        "open": {"command": binary(), "args": ["--everything"], "audit_payloads": true}}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    client.call_tool("tiny__echo", json!({"message": "secret words"}));
+    client.call_tool("tiny__test_error_handling", json!({}));
+    client.call_tool("open__echo", json!({"message": "shown"}));
+    let lines: Vec<Value> = wait_for("three audit lines", TIMEOUT, || {
+        let text = std::fs::read_to_string(&audit).ok()?;
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+        (lines.len() == 3).then_some(lines)
+    });
+    let text = std::fs::read_to_string(&audit).expect("the audit log");
+    assert!(!text.contains("secret words"), "{text}");
+    assert_eq!(lines[0]["caller"], "anonymous");
+    assert_eq!((lines[0]["upstream"].as_str(), lines[0]["tool"].as_str()), (Some("tiny"), Some("echo")));
+    assert_eq!(lines[0]["outcome"], "ok");
+    assert!(lines[0]["bytes_in"].as_u64() > Some(0) && lines[0]["bytes_out"].as_u64() > Some(0), "{}", lines[0]);
+    assert!(lines[0]["duration_ms"].is_u64() && lines[0]["time"].is_string(), "{}", lines[0]);
+    assert!(lines[0].get("arguments").is_none());
+    assert_eq!(lines[1]["outcome"], "tool_error");
+    assert_eq!(lines[2]["arguments"]["message"], "shown");
+    assert_eq!(lines[2]["result"]["content"][0]["text"], "Echo: shown");
+    client.close();
+}
+
+/// A process of the test's, killed when dropped (a failed assertion leaves none behind).
+struct Killed(Child);
+
+impl Killed {
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// `tinymcp --everything --http 127.0.0.1:PORT` (0: a free one); its port.
+fn remote(port: u16) -> (Killed, u16) {
+    let mut child = Command::new(binary())
+        .args(["--everything", "--http", &format!("127.0.0.1:{port}")])
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the upstream");
+    let port = announced_port(&mut child);
+    (Killed(child), port)
+}
+
+/// The gateway served over HTTP on a free port.
+fn http_gateway(config: &str, extra: &[&str]) -> Server {
+    let mut child = Command::new(binary())
+        .args(["gateway", "--config", config, "--http", "127.0.0.1:0"])
+        .args(extra)
+        .env("RUST_LOG", "info")
+        .env_remove("TINYMCP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the gateway");
+    let port = announced_port(&mut child);
+    Server { child, port }
+}
+
+fn healthz(gateway: &Server) -> String {
+    let reply = gateway.send("GET", "/healthz", &[], "");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.body
+}
+
+#[test]
+fn an_upstream_killed_is_left_out_its_calls_fail_naming_it_and_it_comes_back() {
+    let (mut upstream, port) = remote(0);
+    let (_dir, config) = config_file(&json!({"upstreams": {
+        "web": {"url": format!("http://127.0.0.1:{port}/mcp")},
+        "tiny": tiny(&["--everything"])}}));
+    let gateway = http_gateway(&config, &[]);
+    let health = healthz(&gateway);
+    assert!(health.contains("upstream web: up") && health.contains("upstream tiny: up"), "{health}");
+    assert!(health.contains("tool list: ") && health.contains(" bytes"), "{health}");
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    assert!(tool_names(&mut client).contains(&"web__echo".to_owned()));
+    assert_eq!(tool_text(&client.call_tool("web__echo", json!({"message": "up"}))), "Echo: up");
+    // A stream the upstream closes before its answer is resumed (SEP-1699).
+    let resumed = client.call_tool("web__test_reconnection", json!({}));
+    assert!(tool_text(&resumed).contains("properly reconnected"), "{resumed}");
+
+    upstream.kill();
+    let failed = client.call_tool("web__echo", json!({"message": "down"}));
+    let message = failed["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("upstream web"), "{failed}");
+    wait_for("web's tools left out", TIMEOUT, || {
+        (!tool_names(&mut client).contains(&"web__echo".to_owned())).then_some(())
+    });
+    assert!(client.backlog.iter().any(|m| m["method"] == "notifications/tools/list_changed"), "{:?}", client.backlog);
+    // Refused at once, naming it, while it is down; the other upstream still serves.
+    let started = Instant::now();
+    let refused = client.call_tool("web__echo", json!({"message": "down"}));
+    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("upstream web"), "{refused}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(tool_text(&client.call_tool("tiny__echo", json!({"message": "still"}))), "Echo: still");
+    assert!(healthz(&gateway).contains("upstream web: down"));
+
+    let (_again, _) = remote(port);
+    wait_for("web back", COMES_BACK, || tool_names(&mut client).contains(&"web__echo".to_owned()).then_some(()));
+    assert_eq!(tool_text(&client.call_tool("web__echo", json!({"message": "back"}))), "Echo: back");
+    assert!(healthz(&gateway).contains("upstream web: up"));
+}
+
+#[test]
+fn an_upstream_that_hangs_meets_its_deadline_and_holds_nothing() {
+    let (_dir, config) = config_file(&json!({"upstreams": {
+        "slow": {"command": binary(), "args": ["--everything"], "timeout_secs": 1},
+        // Never speaks: its handshake fails within its timeout, and it is reported down.
+        "mute": {"command": "sh", "args": ["-c", "exec cat >/dev/null"], "timeout_secs": 1}}}));
+    let gateway = http_gateway(&config, &[]);
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    let started = Instant::now();
+    let late = client.call_tool("slow__test_slow", json!({"ms": 600000}));
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    let message = late["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("upstream slow") && message.contains("within 1 s"), "{late}");
+    // The upstream was told (its tool honours cancellation) and the gateway goes on.
+    for n in 0..4 {
+        assert_eq!(tool_text(&client.call_tool("slow__echo", json!({"message": n.to_string()}))), format!("Echo: {n}"));
+    }
+    let health = healthz(&gateway);
+    assert!(health.contains("upstream mute: down: its handshake failed"), "{health}");
+    assert!(!tool_names(&mut client).iter().any(|n| n.starts_with("mute__")));
+}
+
+#[test]
+fn a_2026_07_28_request_is_served_whatever_the_upstream_speaks() {
+    let (_dir, config) =
+        config_file(&json!({"upstreams": {"tiny": tiny(&["--everything", "--revisions", "..2025-11-25"])}}));
+    let gateway = http_gateway(&config, &[]);
+    let call = body(7, "tools/call", json!({"name": "tiny__echo", "arguments": {"message": "new"}}), json!({}));
+    let reply = post(&gateway, &call, &[]);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let answer = reply.json();
+    assert_eq!(answer["result"]["content"][0]["text"], "Echo: new", "{answer}");
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+}
+
+#[test]
+fn a_config_with_a_problem_is_refused_naming_it() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"a_b": {"command": "x"}}}));
+    let out = Command::new(binary()).args(["gateway", "--config", &config]).stdin(Stdio::null()).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("upstreams.a_b:"), "{stderr}");
+    let out = Command::new(binary()).args(["gateway"]).stdin(Stdio::null()).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--config FILE"));
+}
+
+#[test]
+fn an_upstreams_list_change_is_listed_again_and_passed_on() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    assert!(!tool_names(&mut client).contains(&"tiny__test_dynamic_tool".to_owned()));
+    assert_eq!(tool_text(&client.call_tool("tiny__test_trigger_tool_change", json!({}))), "Mutation triggered");
+    client.wait(|m| m["method"] == "notifications/tools/list_changed");
+    wait_for("the new tool listed", TIMEOUT, || {
+        tool_names(&mut client).contains(&"tiny__test_dynamic_tool".to_owned()).then_some(())
+    });
+    assert_eq!(tool_text(&client.call_tool("tiny__test_dynamic_tool", json!({}))), "dynamic");
+    client.close();
+}
+
+#[test]
+fn subscriptions_and_completions_go_to_the_owning_upstream() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": "tiny+test://watched-resource"}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    // The subscription reaches the upstream on the supervisor's thread: triggered until it has.
+    wait_for("the update passed on", TIMEOUT, || {
+        client.call_tool("tiny__test_trigger_resource_update", json!({}));
+        let seen = client.backlog.iter().any(|m| {
+            m["method"] == "notifications/resources/updated" && m["params"]["uri"] == "tiny+test://watched-resource"
+        });
+        seen.then_some(())
+    });
+    let completed = client.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "tiny__test_prompt_with_arguments"},
+               "argument": {"name": "arg1", "value": "pa"}}),
+    );
+    assert_eq!(completed["result"]["completion"]["values"], json!(["paris", "park"]), "{completed}");
+    let completed = client.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "tiny+test://template/{id}/data"},
+               "argument": {"name": "id", "value": "1"}}),
+    );
+    assert_eq!(completed["result"]["completion"]["values"], json!(["1", "123"]), "{completed}");
+    client.close();
+}
+
+#[test]
+fn healthz_names_the_upstreams_only_past_the_host_check() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let gateway = http_gateway(&config, &[]);
+    let health = healthz(&gateway);
+    assert!(health.starts_with("ok\n") && health.contains("upstream tiny: up, "), "{health}");
+    let rebound = gateway.send("GET", "/healthz", &[("Host", "evil.example")], "");
+    assert_eq!(rebound.body, "ok\n", "a page that rebound a name learns no upstream");
+}
+
+// Its TLS crates are not dev-dependencies for macOS targets (see the binary's Cargo.toml).
+#[cfg(not(target_os = "macos"))]
+#[test]
+fn an_https_upstream_is_reached_through_a_private_ca() {
+    use crate::connect_tls::{behind_tls, Ca};
+    let ca = Ca::new();
+    let (_remote, url) = behind_tls(ca.server(&["127.0.0.1"]));
+    let (_dir, config) = config_file(&json!({"upstreams": {"secure": {"url": format!("{url}/mcp")}}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config, "--ca-file", &ca.pem()]);
+    client.initialize("2025-11-25", json!({}));
+    assert!(tool_names(&mut client).contains(&"secure__echo".to_owned()));
+    assert_eq!(tool_text(&client.call_tool("secure__echo", json!({"message": "over tls"}))), "Echo: over tls");
+    client.close();
+    // Without the CA the certificate is refused, and the upstream is down saying why.
+    let gateway = http_gateway(&config, &[]);
+    let health = healthz(&gateway);
+    assert!(health.contains("upstream secure: down: ") && health.contains("certificate"), "{health}");
+}
+
+#[test]
+fn the_python_sdk_lists_and_calls_namespaced_tools_at_both_eras() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = root.join(".cache/venv/bin/python");
+    if !python.exists() {
+        let _ = writeln!(std::io::stderr(), "gateway: the Python SDK not in .cache/venv (scripts/deps.sh): skipped");
+        return;
+    }
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let gateway = http_gateway(&config, &[]);
+    let url = format!("http://127.0.0.1:{}/mcp", gateway.port);
+    for mode in ["legacy", "2026-07-28"] {
+        let out = Command::new(&python)
+            .arg(root.join("tests/interop/python_gateway.py"))
+            .args(["--mode", mode, &url])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the Python SDK client");
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{mode}:\n{stdout}\n{stderr}");
+        assert!(stdout.contains("6 passed, 0 failed"), "{mode}:\n{stdout}\n{stderr}");
+    }
+}
+
+#[test]
+fn an_upstream_over_legacy_sse_is_served_like_the_others() {
+    let (mut upstream, port) = remote(0);
+    let (_dir, config) = config_file(&json!({"upstreams": {
+        "old": {"url": format!("http://127.0.0.1:{port}/sse"), "transport": "sse"}}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({"sampling": {}}));
+    assert!(tool_names(&mut client).contains(&"old__echo".to_owned()));
+    assert_eq!(tool_text(&client.call_tool("old__echo", json!({"message": "sse"}))), "Echo: sse");
+    let call = client.send_request("tools/call", json!({"name": "old__test_sampling", "arguments": {"prompt": "old"}}));
+    let ask = client.wait(|m| m["method"] == "sampling/createMessage");
+    client.answer(&ask["id"], json!({"role": "assistant", "content": {"type": "text", "text": "new"}, "model": "m"}));
+    assert_eq!(tool_text(&client.response(&call)), "LLM response: new");
+    // Its stream's end takes it out.
+    upstream.kill();
+    wait_for("old's tools left out", TIMEOUT, || {
+        (!tool_names(&mut client).contains(&"old__echo".to_owned())).then_some(())
+    });
+    client.close();
+}
+
+#[test]
+fn a_stdio_upstream_that_dies_mid_call_fails_it_naming_itself_and_is_started_again() {
+    let dir = TempDir::new("gateway-dies");
+    // A tool whose command kills the server that runs it (its parent), mid-call.
+    let manifest = dir.write(
+        "manifest.json",
+        json!({"tools": [{"name": "die", "description": "Ends the server", "command": ["sh", "-c", "kill -9 $PPID; sleep 2"]},
+                         {"name": "hello", "description": "Says hello", "command": ["echo", "hello"]}]})
+        .to_string(),
+    );
+    let (_dir, config) =
+        config_file(&json!({"upstreams": {"mortal": tiny(&["--manifest", manifest.to_str().unwrap()])}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    assert_eq!(tool_text(&client.call_tool("mortal__hello", json!({}))).trim(), "hello");
+    let died = client.call_tool("mortal__die", json!({}));
+    let message = died["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("upstream mortal is unavailable") && message.contains("exited"), "{died}");
+    // Taken out (list_changed), started again after its back-off, listed again (list_changed).
+    client.wait(|m| m["method"] == "notifications/tools/list_changed");
+    wait_for("mortal back", COMES_BACK, || {
+        let hello = client.call_tool("mortal__hello", json!({}));
+        (tool_text(&hello).trim() == "hello").then_some(())
+    });
+    client.close();
+}
+
+/// `tools/list` and a call of `tool` with `arguments`, as the holder of `token` (a session of
+/// its own).
+#[cfg(feature = "oauth")]
+fn as_holder(gateway: &Server, token: &str, tool: &str, arguments: Value) -> (Vec<String>, crate::raw_http::Reply) {
+    use crate::raw_http::initialize;
+    let auth = format!("Bearer {token}");
+    let init = gateway.post(&[("Authorization", &auth)], &initialize(json!({})));
+    assert_eq!(init.status, 200, "{}", init.body);
+    let session = init.header("mcp-session-id").expect("a session").to_owned();
+    let headers = [("Authorization", auth.as_str()), ("Mcp-Session-Id", session.as_str())];
+    let ack = gateway.post(&headers, &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(ack.status, 202);
+    let listed = gateway.post(&headers, &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let names = listed.json()["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let call =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
+    (names, gateway.post(&headers, &call))
+}
+
+#[cfg(feature = "oauth")]
+#[test]
+fn scopes_per_upstream_and_per_tool_hide_and_refuse_what_a_token_lacks() {
+    use crate::oauth_issuer::{jwk, Issuer, AUDIENCE};
+    let issuer = Issuer::start(json!({"keys": [jwk("k1", 1)]}));
+    let (_dir, config) = config_file(&json!({"upstreams": {
+        "tiny": {"command": binary(), "args": ["--everything"], "tools": {"allow": ["echo", "add"],
+                 "overrides": {"echo": {"scopes": ["tools:echo"]}}}},
+        "locked": {"command": binary(), "args": ["--everything"], "scopes": ["admin"], "tools": {"allow": ["add"]}}}}));
+    let gateway =
+        http_gateway(&config, &["--oauth-issuer", &issuer.url, "--public-url", AUDIENCE, "--oauth-scope", "mcp:use"]);
+    let echo = json!({"message": "scoped"});
+    let (names, call) =
+        as_holder(&gateway, &issuer.token("k1", 1, json!({"scope": "mcp:use"})), "tiny__echo", echo.clone());
+    assert_eq!(names, ["tiny__add"]);
+    assert_eq!(call.status, 403, "{}", call.body);
+    let full = issuer.token("k1", 1, json!({"scope": "mcp:use tools:echo admin"}));
+    let (mut names, call) = as_holder(&gateway, &full, "tiny__echo", echo.clone());
+    names.sort();
+    assert_eq!(names, ["locked__add", "tiny__add", "tiny__echo"]);
+    assert_eq!(call.json()["result"]["content"][0]["text"], "Echo: scoped", "{}", call.body);
+
+    // Discovery: a tool the token lacks a scope for is not found, and not called.
+    let (_dir, config) = config_file(&json!({"discovery": true, "upstreams": {
+        "tiny": {"command": binary(), "args": ["--everything"], "tools": {"allow": ["echo", "add"],
+                 "overrides": {"echo": {"scopes": ["tools:echo"]}}}}}}));
+    let gateway =
+        http_gateway(&config, &["--oauth-issuer", &issuer.url, "--public-url", AUDIENCE, "--oauth-scope", "mcp:use"]);
+    let narrow = issuer.token("k1", 1, json!({"scope": "mcp:use"}));
+    let (_, found) = as_holder(&gateway, &narrow, "search_tools", json!({"query": "echo add"}));
+    let found = found.json()["result"]["structuredContent"]["tools"].clone();
+    assert_eq!(found.as_array().map(|t| t.len()), Some(1), "{found}");
+    assert_eq!(found[0]["name"], "tiny__add", "{found}");
+    let call = json!({"name": "tiny__echo", "arguments": echo});
+    let (_, refused) = as_holder(&gateway, &narrow, "call_tool", call.clone());
+    assert_eq!(refused.json()["error"]["code"], -32003, "{}", refused.body);
+    let (_, called) = as_holder(&gateway, &full, "call_tool", call);
+    assert_eq!(called.json()["result"]["content"][0]["text"], "Echo: scoped", "{}", called.body);
+}

@@ -251,6 +251,8 @@ pub struct Server {
     task_share: Arc<task_share::TaskShare>,
     /// The tasks extension's tasks (2026-07-28): this server's own, ended with it.
     ext_tasks: tasks_extension::Table,
+    /// Where replicas share their tasks (`set_task_store`); none: in this process only.
+    task_store: Option<Arc<dyn crate::server::task_share::TaskStore>>,
     /// Set by `drain`: new requests are refused, `/healthz` says 503.
     draining: AtomicBool,
     /// A drain ran out of time: every handler still running sees cancellation (requests
@@ -303,6 +305,7 @@ impl Server {
             state_key: std::sync::OnceLock::new(),
             node_id: None,
             ext_tasks: tasks_extension::Table::default(),
+            task_store: None,
             draining: AtomicBool::new(false),
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
@@ -330,6 +333,18 @@ impl Server {
         }
         self.node_id = Some(id.to_owned());
         Ok(())
+    }
+
+    /// Shares this server's tasks (both eras) with the replicas that use the same `store`:
+    /// each task's record is written there, and a task another replica runs is answered from
+    /// it (`tasks/get`, `tasks/result`, `tasks/cancel`). Only task methods touch the store.
+    pub fn set_task_store(&mut self, store: Arc<dyn crate::server::task_share::TaskStore>) {
+        self.task_store = Some(store);
+    }
+
+    /// The store tasks are shared through, if any.
+    pub(crate) fn task_store(&self) -> Option<&Arc<dyn crate::server::task_share::TaskStore>> {
+        self.task_store.as_ref()
     }
 
     // For the tinymcp binary (`tinymcp proxy`), not for embedders.

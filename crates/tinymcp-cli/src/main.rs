@@ -8,6 +8,8 @@ use std::time::Duration;
 mod cli;
 mod platform;
 mod provide;
+#[cfg(feature = "store")]
+mod store;
 
 use cli::config::{install_entry, parse_config, started_by, Config};
 use cli::help::help_asked;
@@ -54,6 +56,7 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(id) = &args.node_id {
         server.set_node_id(id)?;
     }
+    start_store(&args, &mut server)?;
     run_server(args, server)
 }
 
@@ -133,6 +136,31 @@ fn serve_http_mounted(
         None => http.wait(),
     }
     Ok(())
+}
+
+/// `--store URL`: tasks shared with the replicas using the same store (a build without the
+/// feature `store` refuses it, saying so); an unreachable store is refused here, at start.
+fn start_store(args: &Args, server: &mut Server) -> Result<(), tinymcp::Error> {
+    let Some(url) = &args.store else { return Ok(()) };
+    #[cfg(feature = "store")]
+    {
+        let link = Arc::new(store::Link::open(url).map_err(tinymcp::Error::Config)?);
+        let node = args.node_id.clone().unwrap_or_else(|| format!("pid-{}", std::process::id()));
+        let lease = Duration::from_millis(args.store_lease_ms);
+        let tasks = store::RedisTasks::start(Arc::clone(&link), node, lease).map_err(tinymcp::Error::Config)?;
+        server.set_task_store(tasks);
+        log::info!("sharing tasks through the store {}", link.shown());
+        Ok(())
+    }
+    #[cfg(not(feature = "store"))]
+    {
+        let _ = server;
+        Err(tinymcp::Error::Config(format!(
+            "--store {}: this tinymcp was built without a store (the cargo feature `store`): use a release \
+             binary or the Docker image, or build with `--features store`",
+            url.split('@').next_back().unwrap_or_default()
+        )))
+    }
 }
 
 /// The spans still queued for `--otlp`, sent before the process ends (2 s at most).

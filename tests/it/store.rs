@@ -7,9 +7,11 @@
 #![cfg_attr(not(feature = "store"), allow(dead_code, unused_imports))]
 
 use crate::raw_http::Server;
+use crate::raw_http::{read_chunk, read_head, write_request, ACCEPT_BOTH, JSON};
 use crate::stateless_http::{body, post};
 use crate::support::{binary, eventually, wait_for, TempDir};
 use serde_json::{json, Value};
+use std::io::BufReader;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -224,6 +226,85 @@ fn the_store_lost_while_serving_fails_task_calls_only_and_they_recover() {
         post(&a, &call, &[]).json()["result"]["taskId"].as_str().map(str::to_owned)
     });
     eventually("the task to complete", || ext_get(&a, &id)["result"]["status"] == "completed");
+}
+
+/// The notifications (JSON-RPC messages with a method) an SSE body carries, read chunk by
+/// chunk until `n` came (keep-alive comments between them; 20 s at most).
+fn notifications(stream: &mut impl std::io::BufRead, n: usize) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut found = Vec::new();
+    while found.len() < n {
+        assert!(std::time::Instant::now() < deadline, "only {found:?} came of {n} notifications");
+        let chunk = read_chunk(stream).expect("the stream ended");
+        let text = String::from_utf8(chunk).expect("UTF-8");
+        for data in text.lines().filter_map(|l| l.strip_prefix("data: ")) {
+            if let Ok(message) = serde_json::from_str::<Value>(data) {
+                if message.get("method").is_some() && message.get("id").is_none() {
+                    found.push(message);
+                }
+            }
+        }
+    }
+    found
+}
+
+fn methods(messages: &[Value]) -> Vec<&str> {
+    messages.iter().map(|m| m["method"].as_str().unwrap_or_default()).collect()
+}
+
+#[cfg(feature = "store")]
+#[test]
+fn notifications_seen_on_one_replica_reach_the_streams_of_the_others_once() {
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let (a, b, c) = (replicas.start("a", &[]), replicas.start("b", &[]), replicas.start("c", &[]));
+    const WATCHED: &str = "test://watched-resource";
+    // A 2026-07-28 listen stream on A.
+    let listen = body(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": [WATCHED]}}),
+        json!({}),
+    );
+    let mut open = a.connect();
+    open.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+    let headers = [ACCEPT_BOTH, JSON, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "subscriptions/listen")];
+    write_request(&mut open, a.port, "POST", "/mcp", &headers, &listen.to_string());
+    let mut listen = BufReader::new(open);
+    assert_eq!(read_head(&mut listen).status, 200);
+    assert!(String::from_utf8(read_chunk(&mut listen).unwrap()).unwrap().contains("acknowledged"));
+    // A 2025-11-25 session on B, subscribed, with its GET stream.
+    let session = b.session(json!({}));
+    let sid = ("Mcp-Session-Id", session.as_str());
+    let subscribed = b.post(&[sid], &rpc(2, "resources/subscribe", json!({"uri": WATCHED})));
+    assert!(subscribed.json().get("result").is_some(), "{}", subscribed.body);
+    let mut get = b.connect();
+    get.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+    write_request(&mut get, b.port, "GET", "/mcp", &[("Accept", "text/event-stream"), sid], "");
+    let mut get = BufReader::new(get);
+    assert_eq!(read_head(&mut get).status, 200);
+    let trigger = |server: &Server, tool: &str| {
+        let call = body(9, "tools/call", json!({"name": tool, "arguments": {}}), json!({}));
+        let answered = post(server, &call, &[]).json();
+        assert!(answered.get("result").is_some(), "{answered}");
+    };
+    // Seen on C: both streams hear each, once, in order.
+    trigger(&c, "test_trigger_resource_update");
+    trigger(&c, "test_trigger_tool_change");
+    let expected = ["notifications/resources/updated", "notifications/tools/list_changed"];
+    let heard = notifications(&mut listen, 2);
+    assert_eq!(methods(&heard), expected, "{heard:?}");
+    assert_eq!(heard[0]["params"]["uri"], WATCHED);
+    let heard = notifications(&mut get, 2);
+    assert_eq!(methods(&heard), expected, "{heard:?}");
+    // Seen on A itself: its stream hears it once (its own notice is not heard back), B once.
+    trigger(&a, "test_trigger_tool_change");
+    assert_eq!(methods(&notifications(&mut listen, 1)), ["notifications/tools/list_changed"]);
+    assert_eq!(methods(&notifications(&mut get, 1)), ["notifications/tools/list_changed"]);
+    // Then C's next update is the next thing each hears: nothing came twice.
+    trigger(&c, "test_trigger_resource_update");
+    assert_eq!(methods(&notifications(&mut listen, 1)), ["notifications/resources/updated"]);
+    assert_eq!(methods(&notifications(&mut get, 1)), ["notifications/resources/updated"]);
 }
 
 #[cfg(feature = "store")]

@@ -56,8 +56,8 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(id) = &args.node_id {
         server.set_node_id(id)?;
     }
-    start_store(&args, &mut server)?;
-    run_server(args, server)
+    let attach = start_store(&args, &mut server)?;
+    run_server(args, server, attach)
 }
 
 /// `tinymcp proxy`: the HTTP flags as for the server, every session relayed to its own child
@@ -138,19 +138,25 @@ fn serve_http_mounted(
     Ok(())
 }
 
-/// `--store URL`: tasks shared with the replicas using the same store (a build without the
-/// feature `store` refuses it, saying so); an unreachable store is refused here, at start.
-fn start_store(args: &Args, server: &mut Server) -> Result<(), tinymcp::Error> {
-    let Some(url) = &args.store else { return Ok(()) };
+/// What is done once the server is shared: `--store` starts hearing other replicas' notices.
+type Attach = Box<dyn FnOnce(&Arc<Server>) -> Result<(), String>>;
+
+/// `--store URL`: tasks and notifications shared with the replicas using the same store (a
+/// build without the feature `store` refuses it, saying so); an unreachable store is refused
+/// here, at start.
+fn start_store(args: &Args, server: &mut Server) -> Result<Option<Attach>, tinymcp::Error> {
+    let Some(url) = &args.store else { return Ok(None) };
     #[cfg(feature = "store")]
     {
         let link = Arc::new(store::Link::open(url).map_err(tinymcp::Error::Config)?);
         let node = args.node_id.clone().unwrap_or_else(|| format!("pid-{}", std::process::id()));
         let lease = Duration::from_millis(args.store_lease_ms);
-        let tasks = store::RedisTasks::start(Arc::clone(&link), node, lease).map_err(tinymcp::Error::Config)?;
+        let tasks = store::RedisTasks::start(Arc::clone(&link), node.clone(), lease).map_err(tinymcp::Error::Config)?;
         server.set_task_store(tasks);
-        log::info!("sharing tasks through the store {}", link.shown());
-        Ok(())
+        let notices = store::RedisNotices::start(Arc::clone(&link), &node).map_err(tinymcp::Error::Config)?;
+        server.set_notice_bus(Arc::clone(&notices) as Arc<dyn tinymcp::NoticeBus>);
+        log::info!("sharing tasks and notifications through the store {}", link.shown());
+        Ok(Some(Box::new(move |server: &Arc<Server>| notices.subscribe(server))))
     }
     #[cfg(not(feature = "store"))]
     {
@@ -243,7 +249,7 @@ fn server_options(args: &Args) -> tinymcp::Options {
 }
 
 /// Registers what the flags ask for and serves it, over HTTP or stdio.
-fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
+fn run_server(args: Args, mut server: Server, attach: Option<Attach>) -> Result<(), tinymcp::Error> {
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);
@@ -306,6 +312,9 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
     start_metrics(&args)?;
     start_otlp(&args)?;
     let server = Arc::new(server);
+    if let Some(attach) = attach {
+        attach(&server).map_err(tinymcp::Error::Config)?;
+    }
     // Keep the handle: the watcher thread ends with the process.
     let _watching = if args.watch { watcher.spawn(&server)? } else { None };
     let drain = Duration::from_secs(args.drain_secs as u64);

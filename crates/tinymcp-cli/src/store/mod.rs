@@ -5,11 +5,13 @@
 //! saying the store is unreachable), so no thread waits on the store for long and what needs no
 //! store never waits on it. Every key has a TTL (docs/deploy.md, "The store").
 
+mod notices;
 mod tasks;
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+pub use notices::RedisNotices;
 pub use tasks::RedisTasks;
 
 /// Every key starts with it.

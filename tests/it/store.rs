@@ -309,6 +309,47 @@ fn notifications_seen_on_one_replica_reach_the_streams_of_the_others_once() {
 
 #[cfg(feature = "store")]
 #[test]
+fn a_stream_cut_on_one_replica_is_resumed_on_another() {
+    use std::io::BufRead;
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let (a, b) = (replicas.start("a", &[]), replicas.start("b", &[]));
+    let session = a.session(json!({}));
+    let call = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "r"}}});
+    let mut stream = a.connect();
+    let headers = [ACCEPT_BOTH, JSON, ("Mcp-Session-Id", session.as_str())];
+    write_request(&mut stream, a.port, "POST", "/mcp", &headers, &call.to_string());
+    // Read until the first progress event on A, then hang up.
+    let mut reader = BufReader::new(stream);
+    let mut seen = String::new();
+    while !seen.contains("notifications/progress") {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0);
+        seen.push_str(&line);
+    }
+    let last_id = seen.lines().rev().find_map(|l| l.strip_prefix("id: ")).unwrap().to_owned();
+    drop(reader);
+    // Resumed on B: exactly what came after, with A's ids, the response last.
+    let resumed = wait_for("the stream to resume on B", Duration::from_secs(10), || {
+        let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", &session), ("Last-Event-ID", &last_id)];
+        Some(b.send("GET", "/mcp", &headers, "")).filter(|r| r.status == 200)
+    });
+    let events = resumed.events();
+    let (stream_id, first) = last_id.split_once('-').unwrap();
+    let first: u64 = first.parse().unwrap();
+    let ids: Vec<String> = events.iter().map(|(id, _)| id.clone().unwrap_or_default()).collect();
+    assert_eq!(ids, (1..=3).map(|n| format!("{stream_id}-{}", first + n)).collect::<Vec<_>>(), "{}", resumed.body);
+    assert_eq!(methods(&events[..2].iter().map(|(_, m)| m.clone()).collect::<Vec<_>>()), ["notifications/progress"; 2]);
+    assert_eq!(events[2].1["id"], 8);
+    assert_eq!(events[2].1["result"]["content"][0]["text"], "Progress reported");
+    // An id nobody kept is still 404.
+    let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", session.as_str()), ("Last-Event-ID", "999-1")];
+    assert_eq!(b.send("GET", "/mcp", &headers, "").status, 404);
+}
+
+#[cfg(feature = "store")]
+#[test]
 fn a_store_unreachable_at_start_is_refused() {
     let port = TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("address").port();
     let url = format!("redis://127.0.0.1:{port}");

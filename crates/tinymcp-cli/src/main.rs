@@ -155,6 +155,7 @@ fn start_store(args: &Args, server: &mut Server) -> Result<Option<Attach>, tinym
         server.set_task_store(tasks);
         let notices = store::RedisNotices::start(Arc::clone(&link), &node).map_err(tinymcp::Error::Config)?;
         server.set_notice_bus(Arc::clone(&notices) as Arc<dyn tinymcp::NoticeBus>);
+        let _ = store::EVENTS.set(store::RedisEvents::start(Arc::clone(&link)).map_err(tinymcp::Error::Config)?);
         log::info!("sharing tasks and notifications through the store {}", link.shown());
         Ok(Some(Box::new(move |server: &Arc<Server>| notices.subscribe(server))))
     }
@@ -389,6 +390,10 @@ fn http_options(args: &Args, addr: &str) -> Result<tinymcp_http::HttpOptions, St
     options.access.token = cli::secret::token(args.token_file.as_deref())?;
     options.access.oauth = cli::oauth::settings(&args.oauth)?;
     options.serve_metrics = matches!(args.metrics, Some(None));
+    #[cfg(feature = "store")]
+    if let Some(events) = store::EVENTS.get() {
+        options.event_log = Some(Arc::clone(events) as Arc<dyn tinymcp_http::EventLog>);
+    }
     if let Some(n) = args.max_sessions {
         options.max_sessions = n;
     }

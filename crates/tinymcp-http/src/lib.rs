@@ -49,6 +49,7 @@ pub use issuer::{IssuerKeys, JwtVerifier};
 #[cfg(feature = "oauth")]
 pub use jwt::{Expect, KeySet, Rejection};
 pub use security::Access;
+pub use sse::{EventLog, Replay};
 // For the tinymcp binary (its proxy's mount names, `tinymcp health`, the bearer token files):
 // public because it is another crate, hidden because embedders have no use for them.
 #[doc(hidden)]
@@ -125,6 +126,9 @@ pub struct HttpOptions {
     /// Serves `/metrics` (the first server's `Options::metrics`, in the Prometheus text
     /// format) behind the same `Host`/`Origin` and token checks as every path. Off by default.
     pub serve_metrics: bool,
+    /// Where SSE events (up to 2025-11-25) are kept for other replicas, so `Last-Event-ID`
+    /// resumes a stream on any of them; none: only where it was opened.
+    pub event_log: Option<Arc<dyn EventLog>>,
 }
 
 impl Default for HttpOptions {
@@ -143,6 +147,7 @@ impl Default for HttpOptions {
             read_within: Duration::from_secs(5),
             write_within: Duration::from_secs(10),
             serve_metrics: false,
+            event_log: None,
         }
     }
 }

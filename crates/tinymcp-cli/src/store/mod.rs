@@ -5,14 +5,20 @@
 //! saying the store is unreachable), so no thread waits on the store for long and what needs no
 //! store never waits on it. Every key has a TTL (docs/deploy.md, "The store").
 
+mod events;
 mod notices;
 mod tasks;
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
+pub use events::RedisEvents;
 pub use notices::RedisNotices;
 pub use tasks::RedisTasks;
+
+/// The SSE events kept for other replicas (`--store`), for the HTTP transport's options, which
+/// are made after the server.
+pub static EVENTS: OnceLock<Arc<RedisEvents>> = OnceLock::new();
 
 /// Every key starts with it.
 const PREFIX: &str = "tinymcp:";

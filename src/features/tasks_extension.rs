@@ -370,16 +370,18 @@ pub(crate) fn spawn(
         tasks.push(Arc::clone(&task));
     }
     if let Some(store) = &task.store {
-        // Shared before it is announced: another replica asked about it finds it.
-        let stored = task.persist(task.detailed(&task.lock())).and_then(|()| {
-            let weak = Arc::downgrade(&task);
-            let hook = Box::new(move || {
-                if let Some(task) = weak.upgrade() {
-                    task.cancel(&|_, _| {});
-                }
-            });
-            store.hold(&task.id, Duration::from_millis(task.ttl_ms), hook).map_err(task_store::unavailable)
+        // Shared before it is announced, its lease held first: another replica asked about it
+        // finds it, running.
+        let weak = Arc::downgrade(&task);
+        let hook = Box::new(move || {
+            if let Some(task) = weak.upgrade() {
+                task.cancel(&|_, _| {});
+            }
         });
+        let stored = store
+            .hold(&task.id, Duration::from_millis(task.ttl_ms), hook)
+            .map_err(task_store::unavailable)
+            .and_then(|()| task.persist(task.detailed(&task.lock())));
         if let Err(e) = stored {
             tasks.lock().retain(|t| !Arc::ptr_eq(t, &task));
             return Err(e);

@@ -264,8 +264,8 @@ pub(crate) fn spawn(
         store: cx.task_store().cloned(),
     });
     if let Some(store) = &task.store {
-        // Shared before it is announced: another replica asked about it finds it.
-        task.persist(&task.lock())?;
+        // Shared before it is announced, its lease held first: another replica asked about it
+        // finds it, running (a failure drops the task, and its lease with it).
         let weak = Arc::downgrade(&task);
         let hook = Box::new(move || {
             if let Some(task) = weak.upgrade() {
@@ -273,6 +273,7 @@ pub(crate) fn spawn(
             }
         });
         store.hold(&task.id, Duration::from_millis(task.ttl_ms), hook).map_err(task_store::unavailable)?;
+        task.persist(&task.lock())?;
     }
     {
         let tasks = cx.session()?.state::<TaskTable>();

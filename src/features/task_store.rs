@@ -104,3 +104,22 @@ pub(crate) fn load(
 pub(crate) fn unknown(id: &str) -> impl FnOnce() -> RpcError + '_ {
     move || RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_reads_back_as_written() {
+        let error = RpcError::new(INVALID_PARAMS, "no");
+        for outcome in [None, Some(Ok(json!({"content": []}))), Some(Err(error))] {
+            let record = Record { task: json!({"status": "completed"}), scopes: vec!["s".into()], outcome };
+            let back = Record::from_text(&record.to_text()).expect("reads back");
+            assert_eq!(back.task, record.task);
+            assert_eq!(back.scopes, record.scopes);
+            assert_eq!(back.outcome, record.outcome);
+            assert!(back.is_terminal());
+        }
+        assert!(Record::from_text("{}").is_none());
+    }
+}

@@ -42,7 +42,7 @@ fi
 . scripts/syspkg.sh
 . scripts/lib.sh
 use_musl_cc
-cargo build --release --locked --quiet --features oauth,gateway --bin tinymcp --target "$X86"
+cargo build --release --locked --quiet --features oauth,gateway,store --bin tinymcp --target "$X86"
 bin=${CARGO_TARGET_DIR:-target}/$X86/release/tinymcp
 check_static "$bin"
 echo "statically linked: $bin"
@@ -65,7 +65,7 @@ if ! has_target "$ARM" || [ -z "$linker" ]; then
   exit 0
 fi
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=$linker CC_aarch64_unknown_linux_musl=$linker \
-  cargo build --release --locked --quiet --features oauth,gateway --bin tinymcp --target "$ARM"
+  cargo build --release --locked --quiet --features oauth,gateway,store --bin tinymcp --target "$ARM"
 bin=${CARGO_TARGET_DIR:-target}/$ARM/release/tinymcp
 check_static "$bin"
 echo "statically linked: $bin"

@@ -49,6 +49,10 @@ expected=$(grep -v '^#' scripts/runtime-deps.txt | sort -u | tr '\n' ' ')
 actual=$(tree tinymcp-cli --features oauth)
 expected=$(cat scripts/runtime-deps.txt scripts/runtime-deps-oauth.txt | grep -v '^#' | sort -u | tr '\n' ' ')
 [ "$actual" = "$expected" ] || say "the oauth feature's dependency tree changed: got [$actual] expected [$expected] (update scripts/runtime-deps-oauth.txt and docs/dependencies.md)"
+# With `oauth,store` (the release binaries' features): both lists plus scripts/runtime-deps-store.txt.
+actual=$(tree tinymcp-cli --features oauth,store)
+expected=$(cat scripts/runtime-deps.txt scripts/runtime-deps-oauth.txt scripts/runtime-deps-store.txt | grep -v '^#' | sort -u | tr '\n' ' ')
+[ "$actual" = "$expected" ] || say "the store feature's dependency tree changed: got [$actual] expected [$expected] (update scripts/runtime-deps-store.txt and docs/dependencies.md)"
 # A musl build (the static binary's): that list plus scripts/runtime-deps-musl.txt (empty today).
 actual=$(tree tinymcp-cli --target x86_64-unknown-linux-musl)
 expected=$(cat scripts/runtime-deps.txt scripts/runtime-deps-musl.txt | grep -v '^#' | sort -u | tr '\n' ' ')
@@ -59,6 +63,8 @@ http=$(tree tinymcp-http --features oauth)
 for dep in env_logger env_filter lexopt; do
   case " $core $http " in *" $dep "*) say "a library depends on $dep, the binary's";; esac
 done
+# The store's client is the binary's alone: the libraries hold only its traits.
+case " $core $http " in *" redis "*) say "a library depends on redis, the binary's (feature store)";; esac
 for dep in httparse ureq rsa p256 ed25519-dalek; do
   case " $core " in *" $dep "*) say "the core depends on $dep, the HTTP crate's";; esac
 done

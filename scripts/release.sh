@@ -53,8 +53,9 @@ expect_file() {
   grep -Eq "$2" <<<"$what" || { echo "release: $1 is \"$what\", not /$2/" >&2; return 1; }
   echo "release: $1: $what"
 }
-# The features of every release binary (`oauth` turns on `https`: `tinymcp connect https://…`).
-BUILD=(--release --locked --quiet --features oauth -p tinymcp-cli --bin tinymcp)
+# The features of every release binary (`oauth` turns on `https`: `tinymcp connect https://…`;
+# `gateway`: `tinymcp gateway`; `store`: `--store redis://…`).
+BUILD=(--release --locked --quiet --features oauth,gateway,store -p tinymcp-cli --bin tinymcp)
 
 X86=x86_64-unknown-linux-musl
 need_target "$X86"

@@ -78,7 +78,7 @@ step "cargo clippy"
 # run covers every target; the default set differs from it only in the sources (the few lines built
 # without `oauth`, and imports only `oauth` uses), so the quick tier checks the default set's
 # library and binary, not its tests and examples again (the full run checks them all).
-cargo clippy --all-targets --features oauth,gateway --quiet -- -D warnings
+cargo clippy --all-targets --features oauth,gateway,store --quiet -- -D warnings
 if [ "$tier" = quick ]; then
   cargo clippy --lib --bins --quiet -- -D warnings
 else
@@ -92,13 +92,17 @@ if [ "$tier" = quick ]; then
   # Only what runs in this process: tests/it's other modules spawn the real binary, and the
   # interop parts need clients nobody here wrote; those are the full run's.
   step "unit tests (beside the code, in the libraries and the binary)"
-  cargo test --quiet --features oauth,gateway --lib --bins
+  cargo test --quiet --features oauth,gateway,store --lib --bins
   step "in-process protocol tests (tests/it/embedding.rs: the library served to its in-memory client, no process)"
-  cargo test --quiet --features oauth,gateway --test it embedding::
+  cargo test --quiet --features oauth,gateway,store --test it embedding::
   exit 0
 fi
 step "cargo test"
-cargo test --quiet --features oauth,gateway 2>&1 | tee .test-output.log
+# tests/it/store.rs runs replicas against a real redis-server (each of its tests says it skipped
+# when it is missing; scripts/syspkg.sh installs it with TINYMCP_INSTALL_PACKAGES=1).
+. scripts/syspkg.sh
+need_command redis-server redis-server || true
+cargo test --quiet --features oauth,gateway,store 2>&1 | tee .test-output.log
 step "examples"
 for example in typed_tool resource_template http_server; do cargo run --quiet --example "$example" >/dev/null; done
 cargo run --quiet --features schemars --example temperature >/dev/null
@@ -107,7 +111,7 @@ step "layering and dependency checks"
 bash scripts/check-layers.sh
 step "interop: installing pinned clients"
 bash scripts/deps.sh
-cargo build --release --quiet --features oauth,gateway
+cargo build --release --quiet --features oauth,gateway,store
 step "interop: Python SDK client over stdio"
 .cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TARGET/release/tinymcp" --everything
 step "interop: Python SDK client against the typed API's example (schemas derived from types)"

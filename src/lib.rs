@@ -70,7 +70,9 @@ pub use features::tasks_handshake::TaskSupport;
 pub use features::tools::{Tool, ToolAnnotations, ToolHandler};
 pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
+pub use server::listen::NoticeBus;
 pub use server::registry::ExtensionMethod;
+pub use server::task_share::{CancelHook, TaskStore};
 // For the tinymcp binary (`tinymcp proxy`), not for embedders.
 #[doc(hidden)]
 pub use server::relay;

@@ -10,6 +10,7 @@ pub mod logging;
 pub mod pagination;
 pub mod prompts;
 pub mod resources;
+pub mod task_store;
 pub(crate) mod tasks_extension;
 pub mod tasks_handshake;
 pub mod tools;

@@ -7,6 +7,8 @@
 //! session), bounded by `MAX_LIVE`; a finished task is dropped `ttlMs` (`Options::task_ttl`)
 //! after it finished. A task holds its server only weakly, so it never keeps one alive.
 
+use crate::features::task_store::{self, Record};
+use crate::server::context::TaskStore;
 use crate::server::context::{grants, missing_capability, Detached, Inputs, RequestCx, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
@@ -80,6 +82,16 @@ struct ExtTask {
     scopes: Vec<String>,
     state: Mutex<State>,
     runner: Mutex<Runner>,
+    /// Where its record is shared with other replicas (`Server::set_task_store`).
+    store: Option<Arc<dyn TaskStore>>,
+}
+
+impl Drop for ExtTask {
+    fn drop(&mut self) {
+        if let Some(store) = &self.store {
+            store.release(&self.id);
+        }
+    }
 }
 
 impl TaskLink for ExtTask {
@@ -147,10 +159,26 @@ impl ExtTask {
         Value::Object(map)
     }
 
-    /// Tells the listen streams that asked for this task where it stands now. Called with the
-    /// state locked, so they see its statuses in order.
+    /// Tells the listen streams that asked for this task where it stands now, and the store.
+    /// Called with the state locked, so they (and the store) see its statuses in order.
     fn announce(&self, state: &State, notify: Notify) {
-        notify(&self.id, &self.detailed(state));
+        let detailed = self.detailed(state);
+        if let Err(e) = self.persist(detailed.clone()) {
+            log::warn!("task {}: {}", self.id, e.message);
+        }
+        if state.status.is_terminal() {
+            if let Some(store) = &self.store {
+                store.release(&self.id);
+            }
+        }
+        notify(&self.id, &detailed);
+    }
+
+    /// Writes the task's record to the store, if there is one.
+    fn persist(&self, detailed: Value) -> Result<(), RpcError> {
+        let Some(store) = &self.store else { return Ok(()) };
+        let record = Record { task: detailed, scopes: self.scopes.clone(), outcome: None };
+        task_store::save(store, &self.id, &record, self.ttl_ms)
     }
 
     /// Runs one round of the work with every answer so far, then records where it stands. With
@@ -180,6 +208,9 @@ impl ExtTask {
             matches!(&outcome, Err(e) if e.code == INVALID_PARAMS || e.code == MISSING_CLIENT_CAPABILITY);
         let mut state = self.lock();
         if state.status.is_terminal() {
+            if let Some(store) = &self.store {
+                store.release(&self.id);
+            }
             return;
         }
         let now = SystemTime::now();
@@ -219,6 +250,15 @@ impl Table {
             .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}")))
     }
 
+    /// Task `id`: this replica's, else its record in `store` (another replica's).
+    fn find_anywhere(&self, store: Option<&Arc<dyn TaskStore>>, id: &str) -> Result<Found, RpcError> {
+        match (self.find(id), store) {
+            (Ok(task), _) => Ok(Found::Here(task)),
+            (Err(e), None) => Err(e),
+            (Err(_), Some(store)) => Ok(Found::Stored(task_store::load(store, id, task_store::unknown(id), "ttlMs")?)),
+        }
+    }
+
     /// Refuses (`-32003`) task `id` to a request whose token granted `granted` if that lacks a
     /// scope of its tool (an unknown id passes: it names nothing to hide).
     pub(crate) fn check_scopes(&self, granted: Option<&[String]>, id: &str) -> Result<(), RpcError> {
@@ -231,10 +271,25 @@ impl Table {
     }
 
     /// The task `id`, refused (`-32003`) to a request whose token lacks a scope of its tool.
-    fn find_for(&self, cx: &RequestCx, id: &str) -> Result<Arc<ExtTask>, RpcError> {
-        self.check_scopes(cx.granted_scopes(), id)?;
-        self.find(id)
+    fn find_for(&self, cx: &RequestCx, id: &str) -> Result<Found, RpcError> {
+        let found = self.find_anywhere(cx.task_store(), id)?;
+        let scopes = match &found {
+            Found::Here(task) => &task.scopes,
+            Found::Stored(record) => &record.scopes,
+        };
+        if !grants(cx.granted_scopes(), scopes) {
+            return Err(RpcError::insufficient_scope(&format!("the task {id}"), scopes));
+        }
+        Ok(found)
     }
+}
+
+/// A task as a request about it finds it.
+enum Found {
+    /// Run by this replica.
+    Here(Arc<ExtTask>),
+    /// Another replica's, as the store has it.
+    Stored(Record),
 }
 
 /// Whether this request's client declared the extension.
@@ -301,6 +356,7 @@ pub(crate) fn spawn(
             message: None,
         }),
         runner: Mutex::new(Runner { base: cx.detach(), work }),
+        store: cx.task_store().cloned(),
     });
     {
         let mut tasks = tasks.lock();
@@ -312,6 +368,24 @@ pub(crate) fn spawn(
             )));
         }
         tasks.push(Arc::clone(&task));
+    }
+    if let Some(store) = &task.store {
+        // Shared before it is announced, its lease held first: another replica asked about it
+        // finds it, running.
+        let weak = Arc::downgrade(&task);
+        let hook = Box::new(move || {
+            if let Some(task) = weak.upgrade() {
+                task.cancel(&|_, _| {});
+            }
+        });
+        let stored = store
+            .hold(&task.id, Duration::from_millis(task.ttl_ms), hook)
+            .map_err(task_store::unavailable)
+            .and_then(|()| task.persist(task.detailed(&task.lock())));
+        if let Err(e) = stored {
+            tasks.lock().retain(|t| !Arc::ptr_eq(t, &task));
+            return Err(e);
+        }
     }
     let created = {
         let state = task.lock();
@@ -340,15 +414,26 @@ pub(crate) struct UpdateParams {
 
 /// `tasks/get`: the task, with its result or error inlined, or its `inputRequests`.
 pub(crate) fn get(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
-    let task = tasks.find_for(cx, &params.task_id)?;
-    let state = task.lock();
-    Ok(task.detailed(&state))
+    match tasks.find_for(cx, &params.task_id)? {
+        Found::Here(task) => Ok(task.detailed(&task.lock())),
+        Found::Stored(record) => Ok(record.task),
+    }
 }
 
 /// `tasks/update`: answers some of the `inputRequests` (unknown keys ignored); once none is
 /// left the work runs again with every answer.
 pub(crate) fn update(cx: &RequestCx, tasks: &Table, params: UpdateParams) -> Result<Value, RpcError> {
-    let task = tasks.find_for(cx, &params.task_id)?;
+    let task = match tasks.find_for(cx, &params.task_id)? {
+        Found::Here(task) => task,
+        Found::Stored(record) if record.status() != "input_required" => return Ok(json!({})),
+        Found::Stored(_) => {
+            return Err(RpcError::invalid_request(format!(
+                "task {} runs on another replica: tasks/update must reach the replica whose node id \
+                 prefixes the task id (route on it)",
+                params.task_id
+            )))
+        }
+    };
     let ticket = {
         let mut state = task.lock();
         if state.status != Status::InputRequired {
@@ -378,7 +463,21 @@ pub(crate) fn update(cx: &RequestCx, tasks: &Table, params: UpdateParams) -> Res
 
 /// `tasks/cancel`: idempotent; a task still running becomes `cancelled` and its work is told.
 pub(crate) fn cancel(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
-    tasks.find_for(cx, &params.task_id)?.cancel(&|id, params| cx.notify_task(id, params));
+    match tasks.find_for(cx, &params.task_id)? {
+        Found::Here(task) => task.cancel(&|id, params| cx.notify_task(id, params)),
+        Found::Stored(mut record) if !record.is_terminal() => {
+            // Recorded as cancelled here, and the replica running it told to stop its work.
+            let store = cx.task_store().ok_or_else(RpcError::internal)?;
+            let now = rfc3339(SystemTime::now());
+            record.task["status"] = "cancelled".into();
+            record.task["lastUpdatedAt"] = now.into();
+            let ttl = record.task["ttlMs"].as_u64().unwrap_or(60_000);
+            task_store::save(store, &params.task_id, &record, ttl)?;
+            store.request_cancel(&params.task_id).map_err(task_store::unavailable)?;
+            cx.notify_task(&params.task_id, &record.task);
+        }
+        Found::Stored(_) => {}
+    }
     Ok(json!({}))
 }
 

@@ -3,6 +3,8 @@
 //! worker pool after the `CreateTaskResult` is sent; its table lives in the session.
 
 use crate::features::pagination::{self, ListParams};
+use crate::features::task_store::{self, Record};
+use crate::server::context::TaskStore;
 use crate::server::context::{RequestCx, TaskLink};
 use crate::util::random;
 use crate::util::time::rfc3339;
@@ -72,6 +74,16 @@ pub(crate) struct Task {
     scopes: Vec<String>,
     state: Mutex<State>,
     finished: Condvar,
+    /// Where its record is shared with other replicas (`Server::set_task_store`).
+    store: Option<Arc<dyn TaskStore>>,
+}
+
+impl Drop for Task {
+    fn drop(&mut self) {
+        if let Some(store) = &self.store {
+            store.release(&self.id);
+        }
+    }
 }
 
 impl Task {
@@ -81,7 +93,28 @@ impl Task {
 
     /// The `Task` object of the wire.
     fn to_wire(&self) -> Value {
-        let state = self.lock();
+        self.wire_of(&self.lock())
+    }
+
+    /// Writes the task's record to the store, if there is one (called with its state locked,
+    /// so the store sees its statuses in order); its work ended: the lease is let go.
+    fn persist(&self, state: &State) -> Result<(), RpcError> {
+        let Some(store) = &self.store else { return Ok(()) };
+        let record = Record { task: self.wire_of(state), scopes: self.scopes.clone(), outcome: state.outcome.clone() };
+        let saved = task_store::save(store, &self.id, &record, self.ttl_ms);
+        if state.status.is_terminal() && state.outcome.is_some() {
+            store.release(&self.id);
+        }
+        saved
+    }
+
+    fn persist_logged(&self, state: &State) {
+        if let Err(e) = self.persist(state) {
+            log::warn!("task {}: {}", self.id, e.message);
+        }
+    }
+
+    fn wire_of(&self, state: &State) -> Value {
         let mut task = json!({
             "taskId": self.id,
             "status": state.status,
@@ -104,6 +137,7 @@ impl Task {
         state.status = if outcome.is_ok() { TaskStatus::Completed } else { TaskStatus::Failed };
         state.updated = SystemTime::now();
         state.outcome = Some(outcome);
+        self.persist_logged(&state);
         self.finished.notify_all();
         true
     }
@@ -125,6 +159,7 @@ impl TaskLink for Task {
         if !state.status.is_terminal() {
             state.status = if waiting { TaskStatus::InputRequired } else { TaskStatus::Working };
             state.updated = SystemTime::now();
+            self.persist_logged(&state);
         }
     }
 
@@ -163,6 +198,31 @@ impl TaskTable {
         }
         Ok(task)
     }
+
+    /// The task `id`: this session's on this replica, else its record in the store (the
+    /// session moved here from the replica that runs it).
+    fn find_anywhere(&self, cx: &RequestCx, id: &str) -> Result<Found, RpcError> {
+        let store = match (self.find(cx, id), cx.task_store()) {
+            (Ok(task), _) => return Ok(Found::Here(task)),
+            (Err(e), None) => return Err(e),
+            (Err(e), Some(_)) if e.code != INVALID_PARAMS => return Err(e),
+            (Err(_), Some(store)) => store,
+        };
+        let record =
+            task_store::load(store, id, || RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")), "ttl")?;
+        if !cx.grants(&record.scopes) {
+            return Err(RpcError::insufficient_scope(&format!("the task {id}"), &record.scopes));
+        }
+        Ok(Found::Stored(record))
+    }
+}
+
+/// A task as a request about it finds it.
+enum Found {
+    /// Run by this replica.
+    Here(Arc<Task>),
+    /// Another replica's, as the store has it.
+    Stored(Record),
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -201,7 +261,20 @@ pub(crate) fn spawn(
         scopes,
         state: Mutex::new(State { status: TaskStatus::Working, message: None, updated: now, outcome: None }),
         finished: Condvar::new(),
+        store: cx.task_store().cloned(),
     });
+    if let Some(store) = &task.store {
+        // Shared before it is announced, its lease held first: another replica asked about it
+        // finds it, running (a failure drops the task, and its lease with it).
+        let weak = Arc::downgrade(&task);
+        let hook = Box::new(move || {
+            if let Some(task) = weak.upgrade() {
+                task.cancelled_elsewhere();
+            }
+        });
+        store.hold(&task.id, Duration::from_millis(task.ttl_ms), hook).map_err(task_store::unavailable)?;
+        task.persist(&task.lock())?;
+    }
     {
         let tasks = cx.session()?.state::<TaskTable>();
         let mut tasks = tasks.lock();
@@ -225,6 +298,10 @@ pub(crate) fn spawn(
         if task.finish(outcome) {
             status_changed(&background, &task);
         }
+        // Its work ended (finished, or stopped after a cancel): no lease to renew.
+        if let Some(store) = &task.store {
+            store.release(&task.id);
+        }
     });
     Ok(created)
 }
@@ -237,12 +314,41 @@ fn status_changed(cx: &RequestCx, task: &Task) {
 
 /// `tasks/get`.
 pub(crate) fn get(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    Ok(cx.session()?.state::<TaskTable>().find(cx, &params.task_id)?.to_wire())
+    match cx.session()?.state::<TaskTable>().find_anywhere(cx, &params.task_id)? {
+        Found::Here(task) => Ok(task.to_wire()),
+        Found::Stored(record) => Ok(record.task),
+    }
 }
+
+/// How often `tasks/result` reads the store for a task another replica runs.
+const STORE_POLL: Duration = Duration::from_millis(100);
 
 /// `tasks/result`: waits for a terminal state, then answers what the request would have.
 pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    let task = cx.session()?.state::<TaskTable>().find(cx, &params.task_id)?;
+    let id = &params.task_id;
+    let task = match cx.session()?.state::<TaskTable>().find_anywhere(cx, id)? {
+        Found::Here(task) => task,
+        Found::Stored(mut record) => {
+            // Another replica runs it: its record is read again until it is finished (or its
+            // lease lapses, which `load` makes `failed`).
+            let store = cx.task_store().ok_or_else(RpcError::internal)?;
+            while !record.is_terminal() {
+                if cx.is_cancelled() {
+                    return Err(RpcError::invalid_request("tasks/result cancelled"));
+                }
+                // A pause between reads (nothing here is notified of the store's changes).
+                crate::util::condition::Condition::default()
+                    .wait_until(|| false, Some(std::time::Instant::now() + STORE_POLL));
+                record = task_store::load(
+                    store,
+                    id,
+                    || RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")),
+                    "ttl",
+                )?;
+            }
+            return outcome_of(id, record.outcome.as_ref());
+        }
+    };
     let mut state = task.lock();
     while !state.status.is_terminal() {
         if cx.is_cancelled() {
@@ -250,18 +356,23 @@ pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcE
         }
         state = task.finished.wait_timeout(state, Duration::from_millis(100)).unwrap_or_else(PoisonError::into_inner).0;
     }
-    match &state.outcome {
+    outcome_of(&task.id, state.outcome.as_ref())
+}
+
+/// What `tasks/result` answers for a finished task.
+fn outcome_of(id: &str, outcome: Option<&Result<Value, RpcError>>) -> Result<Value, RpcError> {
+    match outcome {
         Some(Ok(Value::Object(result))) => {
             let mut result = result.clone();
             let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
             if let Some(meta) = meta.as_object_mut() {
-                meta.insert(RELATED_TASK.into(), json!({ "taskId": task.id }));
+                meta.insert(RELATED_TASK.into(), json!({ "taskId": id }));
             }
             Ok(Value::Object(result))
         }
         Some(Ok(other)) => Ok(other.clone()),
         Some(Err(e)) => Err(e.clone()),
-        None => Err(RpcError::new(INVALID_PARAMS, format!("task {} was cancelled", task.id))),
+        None => Err(RpcError::new(INVALID_PARAMS, format!("task {id} was cancelled"))),
     }
 }
 
@@ -274,20 +385,58 @@ pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError
 
 /// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.
 pub(crate) fn cancel(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcError> {
-    let task = cx.session()?.state::<TaskTable>().find(cx, &params.task_id)?;
+    let task = match cx.session()?.state::<TaskTable>().find_anywhere(cx, &params.task_id)? {
+        Found::Here(task) => task,
+        Found::Stored(mut record) => {
+            let id = &params.task_id;
+            if record.is_terminal() {
+                return Err(RpcError::invalid_params(format!("task {id} already ended ({})", record.status())));
+            }
+            // Recorded as cancelled here, and the replica running it told to stop its work.
+            let store = cx.task_store().ok_or_else(RpcError::internal)?;
+            record.task["status"] = "cancelled".into();
+            record.task["statusMessage"] = CANCELLED.into();
+            record.task["lastUpdatedAt"] = rfc3339(SystemTime::now()).into();
+            let ttl = record.task["ttl"].as_u64().unwrap_or(60_000);
+            task_store::save(store, id, &record, ttl)?;
+            store.request_cancel(id).map_err(task_store::unavailable)?;
+            if let Ok(session) = cx.session() {
+                session.notify("notifications/tasks/status", &record.task);
+            }
+            return Ok(record.task);
+        }
+    };
     {
         let mut state = task.lock();
         if state.status.is_terminal() {
             return Err(RpcError::invalid_params(format!("task {} already ended ({:?})", task.id, state.status)));
         }
-        state.status = TaskStatus::Cancelled;
-        state.message = Some("The task was cancelled by request.".into());
-        state.updated = SystemTime::now();
-        task.cancelled.store(true, Ordering::SeqCst);
-        task.finished.notify_all();
+        task.cancel_locked(&mut state);
     }
     status_changed(cx, &task);
     Ok(task.to_wire())
+}
+
+const CANCELLED: &str = "The task was cancelled by request.";
+
+impl Task {
+    /// Becomes `cancelled` (its state locked and not terminal) and tells its work.
+    fn cancel_locked(&self, state: &mut State) {
+        state.status = TaskStatus::Cancelled;
+        state.message = Some(CANCELLED.into());
+        state.updated = SystemTime::now();
+        self.cancelled.store(true, Ordering::SeqCst);
+        self.persist_logged(state);
+        self.finished.notify_all();
+    }
+
+    /// Another replica cancelled this task (through the store): its work is told.
+    fn cancelled_elsewhere(&self) {
+        let mut state = self.lock();
+        if !state.status.is_terminal() {
+            self.cancel_locked(&mut state);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -309,6 +458,7 @@ mod tests {
                 outcome: None,
             }),
             finished: Condvar::new(),
+            store: None,
         };
         task.set_waiting(true);
         assert_eq!(task.lock().status, TaskStatus::InputRequired);

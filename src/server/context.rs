@@ -7,6 +7,7 @@
 use crate::server::scope::RequestScope;
 use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
+pub(crate) use crate::server::task_share::TaskStore;
 use crate::server::task_share::{TaskShare, TaskTicket};
 use crate::server::Server;
 use crate::wire::frame;
@@ -333,6 +334,11 @@ impl RequestCx {
     /// The share of the pool all task work runs in.
     pub(crate) fn task_share(&self) -> &Arc<TaskShare> {
         self.server.task_share()
+    }
+
+    /// The store tasks are shared through (`Server::set_task_store`), if any.
+    pub(crate) fn task_store(&self) -> Option<&Arc<dyn crate::server::task_share::TaskStore>> {
+        self.server.task_store()
     }
 
     /// How long a finished task stays readable (`Options::task_ttl`).

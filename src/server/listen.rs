@@ -27,6 +27,16 @@ pub(crate) trait Listener: Send + Sync {
     }
 }
 
+/// Where this replica's server-wide notifications (list changes, resource updates, task
+/// statuses) go to reach the listeners of other replicas, which hand them to
+/// [`Server::deliver_notice`](crate::Server::deliver_notice) (`Server::set_notice_bus`; the
+/// binary's `--store`). Without one they stay in this process.
+pub trait NoticeBus: Send + Sync {
+    /// Passes on one notification this server sent its own listeners. Must not block: it is
+    /// called from whatever changed (a handler, the watcher).
+    fn publish(&self, method: &str, params: &Value);
+}
+
 /// `_meta` key that ties a frame to its `subscriptions/listen` stream (2026-07-28).
 pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 

@@ -251,6 +251,10 @@ pub struct Server {
     task_share: Arc<task_share::TaskShare>,
     /// The tasks extension's tasks (2026-07-28): this server's own, ended with it.
     ext_tasks: tasks_extension::Table,
+    /// Where replicas share their tasks (`set_task_store`); none: in this process only.
+    task_store: Option<Arc<dyn crate::server::task_share::TaskStore>>,
+    /// Where notifications go to reach other replicas (`set_notice_bus`); none: nowhere.
+    notice_bus: Option<Arc<dyn listen::NoticeBus>>,
     /// Set by `drain`: new requests are refused, `/healthz` says 503.
     draining: AtomicBool,
     /// A drain ran out of time: every handler still running sees cancellation (requests
@@ -303,6 +307,8 @@ impl Server {
             state_key: std::sync::OnceLock::new(),
             node_id: None,
             ext_tasks: tasks_extension::Table::default(),
+            task_store: None,
+            notice_bus: None,
             draining: AtomicBool::new(false),
             drain_expired: AtomicBool::new(false),
             flushes: Mutex::new(Vec::new()),
@@ -330,6 +336,48 @@ impl Server {
         }
         self.node_id = Some(id.to_owned());
         Ok(())
+    }
+
+    /// Shares this server's tasks (both eras) with the replicas that use the same `store`:
+    /// each task's record is written there, and a task another replica runs is answered from
+    /// it (`tasks/get`, `tasks/result`, `tasks/cancel`). Only task methods touch the store.
+    pub fn set_task_store(&mut self, store: Arc<dyn crate::server::task_share::TaskStore>) {
+        self.task_store = Some(store);
+    }
+
+    /// Passes every server-wide notification this server sends (list changes, resource
+    /// updates, tasks-extension statuses) to `bus` too, for the listeners of other replicas.
+    pub fn set_notice_bus(&mut self, bus: Arc<dyn listen::NoticeBus>) {
+        self.notice_bus = Some(bus);
+    }
+
+    /// A notification another replica sent its listeners (through the `NoticeBus`), delivered
+    /// to this server's listeners as if it were this server's own, filtered the same way: a
+    /// resource update to its subscribers, a task's status to the streams that asked for the
+    /// task, a list change to all; anything else is ignored. It is not passed on again.
+    pub fn deliver_notice(&self, method: &str, params: &Value) {
+        match method {
+            resources::UPDATED => {
+                if let Some(uri) = params.get("uri").and_then(Value::as_str) {
+                    self.broadcast_here(|s| s.is_subscribed(uri), method, json!({ "uri": uri }));
+                }
+            }
+            tasks_extension::NOTIFICATION => {
+                if let Some(id) = params.get("taskId").and_then(Value::as_str) {
+                    let wanted = |l: &dyn Listener| l.task_ids().iter().any(|t| t == id);
+                    self.broadcast_here(wanted, method, params.clone());
+                }
+            }
+            tools::LIST_CHANGED | resources::LIST_CHANGED | prompts::LIST_CHANGED => {
+                self.broadcast_here(|_| true, method, json!({}));
+            }
+            _ => log::debug!("a notice from another replica ignored: {method}"),
+        }
+    }
+
+    /// The store tasks are shared through, if any.
+    pub(crate) fn task_store(&self) -> Option<&Arc<dyn crate::server::task_share::TaskStore>> {
+        self.task_store.as_ref()
     }
 
     // For the tinymcp binary (`tinymcp proxy`), not for embedders.
@@ -713,7 +761,15 @@ impl Server {
         }
     }
 
+    /// Sends to this server's listeners that hear it, and to the other replicas (`NoticeBus`).
     fn broadcast(&self, wanted: impl Fn(&dyn Listener) -> bool, method: &str, params: Value) {
+        if let Some(bus) = &self.notice_bus {
+            bus.publish(method, &params);
+        }
+        self.broadcast_here(wanted, method, params);
+    }
+
+    fn broadcast_here(&self, wanted: impl Fn(&dyn Listener) -> bool, method: &str, params: Value) {
         for listener in self.live_listeners() {
             if listener.is_listening() && wanted(&*listener) {
                 listener.notify(method, &params);

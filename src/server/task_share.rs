@@ -4,11 +4,15 @@
 //! quarter of the workers (at least one; no more than a session's share), so one client's
 //! requests (half) and every task leave room for others. More waits in order in a bounded
 //! queue, and a task asked for beyond that is refused when it is asked for, before it exists.
+//!
+//! `TaskStore`: where replicas share their tasks (`Server::set_task_store`; the binary's
+//! `--store redis://…`), the records written by `features::task_store`.
 
 use crate::wire::rpc::RpcError;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 /// Task work admitted but not yet running, at most; beyond it a new task is refused.
 pub(crate) const MAX_WAITING_TASKS: usize = 256;
@@ -98,6 +102,29 @@ impl TaskShare {
             }
         }
     }
+}
+
+/// Called on the replica running a task when another replica asked to cancel it.
+pub type CancelHook = Box<dyn Fn() + Send + Sync>;
+
+/// A store shared by replicas, holding task records (JSON text under a task id) and leases.
+/// Every call is bounded in time by the implementation; an `Err` is a sentence naming the
+/// store and what failed, passed on to the client.
+pub trait TaskStore: Send + Sync {
+    /// Writes task `id`'s record, kept for `ttl` after this write.
+    fn save(&self, id: &str, record: &str, ttl: Duration) -> Result<(), String>;
+    /// Task `id`'s record, or `None` if none is kept (never made, or expired).
+    fn load(&self, id: &str) -> Result<Option<String>, String>;
+    /// This replica runs task `id` from now until `release`: it renews the task's lease (and
+    /// keeps its record for `ttl` past each renewal), and calls `cancel` once another replica
+    /// asked to cancel it (`request_cancel`).
+    fn hold(&self, id: &str, ttl: Duration, cancel: CancelHook) -> Result<(), String>;
+    /// The task's work ended here: its lease is no longer renewed.
+    fn release(&self, id: &str);
+    /// Whether a replica still holds task `id`'s lease.
+    fn held(&self, id: &str) -> Result<bool, String>;
+    /// Asks the replica that runs task `id` to cancel its work.
+    fn request_cancel(&self, id: &str) -> Result<(), String>;
 }
 
 #[cfg(test)]

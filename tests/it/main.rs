@@ -62,6 +62,7 @@ mod skills;
 mod stateless;
 mod stateless_http;
 mod stdio;
+mod store;
 mod subscriptions;
 mod tasks;
 mod tasks_ext;

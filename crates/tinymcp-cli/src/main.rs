@@ -10,6 +10,8 @@ mod cli;
 mod gateway;
 mod platform;
 mod provide;
+#[cfg(feature = "store")]
+mod store;
 
 use cli::config::{install_entry, parse_config, started_by, Config};
 use cli::help::help_asked;
@@ -56,7 +58,8 @@ fn run(args: Args) -> Result<(), tinymcp::Error> {
     if let Some(id) = &args.node_id {
         server.set_node_id(id)?;
     }
-    run_server(args, server)
+    let attach = start_store(&args, &mut server)?;
+    run_server(args, server, attach)
 }
 
 /// `tinymcp proxy`: the HTTP flags as for the server, every session relayed to its own child
@@ -161,6 +164,38 @@ fn serve_http_detailed(
     Ok(())
 }
 
+/// What is done once the server is shared: `--store` starts hearing other replicas' notices.
+type Attach = Box<dyn FnOnce(&Arc<Server>) -> Result<(), String>>;
+
+/// `--store URL`: tasks and notifications shared with the replicas using the same store (a
+/// build without the feature `store` refuses it, saying so); an unreachable store is refused
+/// here, at start.
+fn start_store(args: &Args, server: &mut Server) -> Result<Option<Attach>, tinymcp::Error> {
+    let Some(url) = &args.store else { return Ok(None) };
+    #[cfg(feature = "store")]
+    {
+        let link = Arc::new(store::Link::open(url).map_err(tinymcp::Error::Config)?);
+        let node = args.node_id.clone().unwrap_or_else(|| format!("pid-{}", std::process::id()));
+        let lease = Duration::from_millis(args.store_lease_ms);
+        let tasks = store::RedisTasks::start(Arc::clone(&link), node.clone(), lease).map_err(tinymcp::Error::Config)?;
+        server.set_task_store(tasks);
+        let notices = store::RedisNotices::start(Arc::clone(&link), &node).map_err(tinymcp::Error::Config)?;
+        server.set_notice_bus(Arc::clone(&notices) as Arc<dyn tinymcp::NoticeBus>);
+        let _ = store::EVENTS.set(store::RedisEvents::start(Arc::clone(&link)).map_err(tinymcp::Error::Config)?);
+        log::info!("sharing tasks and notifications through the store {}", link.shown());
+        Ok(Some(Box::new(move |server: &Arc<Server>| notices.subscribe(server))))
+    }
+    #[cfg(not(feature = "store"))]
+    {
+        let _ = server;
+        Err(tinymcp::Error::Config(format!(
+            "--store {}: this tinymcp was built without a store (the cargo feature `store`): use a release \
+             binary or the Docker image, or build with `--features store`",
+            url.split('@').next_back().unwrap_or_default()
+        )))
+    }
+}
+
 /// The spans still queued for `--otlp`, sent before the process ends (2 s at most).
 fn flush_spans() {
     #[cfg(feature = "otlp")]
@@ -241,7 +276,7 @@ fn server_options(args: &Args) -> tinymcp::Options {
 }
 
 /// Registers what the flags ask for and serves it, over HTTP or stdio.
-fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
+fn run_server(args: Args, mut server: Server, attach: Option<Attach>) -> Result<(), tinymcp::Error> {
     let mut watcher = Watcher::new(args.watch_interval);
     if args.everything {
         provide::everything::register(&server);
@@ -304,6 +339,9 @@ fn run_server(args: Args, mut server: Server) -> Result<(), tinymcp::Error> {
     start_metrics(&args)?;
     start_otlp(&args)?;
     let server = Arc::new(server);
+    if let Some(attach) = attach {
+        attach(&server).map_err(tinymcp::Error::Config)?;
+    }
     // Keep the handle: the watcher thread ends with the process.
     let _watching = if args.watch { watcher.spawn(&server)? } else { None };
     let drain = Duration::from_secs(args.drain_secs as u64);
@@ -381,6 +419,10 @@ fn http_options(args: &Args, addr: &str) -> Result<tinymcp_http::HttpOptions, St
     options.access.token = cli::secret::token(args.token_file.as_deref())?;
     options.access.oauth = cli::oauth::settings(&args.oauth)?;
     options.serve_metrics = matches!(args.metrics, Some(None));
+    #[cfg(feature = "store")]
+    if let Some(events) = store::EVENTS.get() {
+        options.event_log = Some(Arc::clone(events) as Arc<dyn tinymcp_http::EventLog>);
+    }
     if let Some(n) = args.max_sessions {
         options.max_sessions = n;
     }

@@ -49,6 +49,7 @@ pub use issuer::{IssuerKeys, JwtVerifier};
 #[cfg(feature = "oauth")]
 pub use jwt::{Expect, KeySet, Rejection};
 pub use security::Access;
+pub use sse::{EventLog, Replay};
 // For the tinymcp binary (its proxy's mount names, `tinymcp health`, the bearer token files):
 // public because it is another crate, hidden because embedders have no use for them.
 #[doc(hidden)]
@@ -128,6 +129,9 @@ pub struct HttpOptions {
     /// More lines for `/healthz` (a gateway's upstreams), written after the servers' own to a
     /// request that passed the `Host` and `Origin` checks.
     pub health_detail: Option<HealthDetail>,
+    /// Where SSE events (up to 2025-11-25) are kept for other replicas, so `Last-Event-ID`
+    /// resumes a stream on any of them; none: only where it was opened.
+    pub event_log: Option<Arc<dyn EventLog>>,
 }
 
 /// What `/healthz` adds to its body, asked at each request (`HttpOptions::health_detail`).
@@ -157,6 +161,7 @@ impl Default for HttpOptions {
             write_within: Duration::from_secs(10),
             serve_metrics: false,
             health_detail: None,
+            event_log: None,
         }
     }
 }

@@ -10,7 +10,7 @@
 //! process that minted an id ends its sessions for good, and a DELETE of a rebuilt one is
 //! remembered here until the id expires.
 
-use super::sse::Stream;
+use super::sse::{EventLog, Stream};
 use super::token::{self, SessionClaims, INSTANCE_LEN};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -103,8 +103,16 @@ impl HttpSession {
     }
 
     /// A new stream, remembered for resumption.
-    pub(super) fn new_stream(&self, for_request: bool) -> Arc<Stream> {
-        let stream = Arc::new(Stream::new(self.next_stream.fetch_add(1, Ordering::Relaxed), for_request));
+    pub(super) fn new_stream(&self, for_request: bool, log: Option<&Arc<dyn EventLog>>) -> Arc<Stream> {
+        let n = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let stream = match log {
+            None => Stream::new(n, for_request),
+            Some(log) => {
+                let id = super::sse::stream_base() + n;
+                Stream::new(id, for_request).logged(Arc::clone(log), event_key(self.id(), id))
+            }
+        };
+        let stream = Arc::new(stream);
         let mut streams = self.streams.lock().unwrap_or_else(PoisonError::into_inner);
         if streams.len() >= KEPT_STREAMS {
             let victim = streams.iter().position(|s| s.is_done()).unwrap_or(0);
@@ -117,6 +125,11 @@ impl HttpSession {
     pub(super) fn stream(&self, id: u64) -> Option<Arc<Stream>> {
         self.streams.lock().unwrap_or_else(PoisonError::into_inner).iter().find(|s| s.id == id).cloned()
     }
+}
+
+/// The key of a stream's events in an `EventLog`: the session's and the stream's ids.
+pub(super) fn event_key(session: &str, stream: u64) -> String {
+    format!("{session}:{stream}")
 }
 
 /// A running POST; see `HttpSession::busy`.

@@ -7,8 +7,47 @@
 use super::http1::{Exchange, RawOut};
 use std::collections::VecDeque;
 use std::io;
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
+
+/// Where the events of SSE streams (up to 2025-11-25) are kept for the other replicas, so a
+/// client resumes with `Last-Event-ID` on any of them (`HttpOptions::event_log`; the binary's
+/// `--store`). Without one, a stream is resumed only where it was opened.
+pub trait EventLog: Send + Sync {
+    /// Keeps event `seq` of `stream` (`last`: the response that ends a POST's stream;
+    /// `for_request`: a POST's stream, not a GET's). Must not block: called as events are sent.
+    fn append(&self, stream: &str, seq: u64, for_request: bool, last: bool, json: &str);
+    /// What is kept of `stream` after `seq`, or `None` when nothing is (never kept, expired).
+    fn after(&self, stream: &str, seq: u64) -> Result<Option<Replay>, String>;
+}
+
+impl std::fmt::Debug for dyn EventLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventLog")
+    }
+}
+
+/// A stream's events after an id, as an `EventLog` keeps them.
+#[derive(Debug, Default)]
+pub struct Replay {
+    /// `(seq, json)`, oldest first.
+    pub events: Vec<(u64, String)>,
+    /// The stream's last event (a POST's response) is among what is kept.
+    pub done: bool,
+    /// A POST's stream (it ends with its response), not a GET's.
+    pub for_request: bool,
+}
+
+/// The first stream id of this process when streams are kept in an `EventLog`: random-ish
+/// high bits, so streams of one session on different replicas never share an id.
+pub(super) fn stream_base() -> u64 {
+    static BASE: OnceLock<u64> = OnceLock::new();
+    *BASE.get_or_init(|| {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let mixed = (nanos as u64) ^ (u64::from(std::process::id()) << 32);
+        (mixed & 0xff_ffff_ffff) << 20
+    })
+}
 
 /// Events a stream keeps for a client that reconnects with `Last-Event-ID`, and their bytes at
 /// most (the newest event is kept whatever its size: it may be the response).
@@ -102,6 +141,8 @@ pub(super) struct Stream {
     pub(super) for_request: bool,
     state: Mutex<StreamState>,
     changed: Condvar,
+    /// Where its events are kept for other replicas too, under this key.
+    log: Option<(Arc<dyn EventLog>, String)>,
 }
 
 struct StreamState {
@@ -128,7 +169,14 @@ impl Stream {
                 attached: true,
             }),
             changed: Condvar::new(),
+            log: None,
         }
+    }
+
+    /// The stream, its events kept in `log` under `key` too.
+    pub(super) fn logged(mut self, log: Arc<dyn EventLog>, key: String) -> Self {
+        self.log = Some((log, key));
+        self
     }
 
     /// The event id for sequence number `seq`: the stream is in it, so a resumption finds it.
@@ -141,6 +189,9 @@ impl Stream {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let seq = state.next_seq;
         state.next_seq += 1;
+        if let Some((log, key)) = &self.log {
+            log.append(key, seq, self.for_request, last, &json);
+        }
         state.bytes += json.len();
         state.events.push_back((seq, json));
         while state.events.len() > REPLAY || (state.bytes > REPLAY_BYTES && state.events.len() > 1) {

@@ -5,8 +5,8 @@
 
 use super::http1::Exchange;
 use super::pump::{Pump, Stop};
-use super::sessions::HttpSession;
-use super::sse::{self, Stream};
+use super::sessions::{event_key, HttpSession};
+use super::sse::{self, EventLog, Replay, Stream};
 use super::{accepts, ended_with_session, find_session, retry_ms, wait_next, Http, HttpResponse, Mount, SLICE};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
@@ -30,6 +30,24 @@ pub(super) fn get(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[
     session.mark_used();
     let resume = exchange.header("Last-Event-ID").and_then(sse::parse_event_id);
     let resumed = resume.and_then(|(id, seq)| Some((session.stream(id)?, seq)));
+    if let (Some((id, seq)), None, Some(log)) = (resume, &resumed, &http.options.event_log) {
+        // Not this replica's stream: what the others kept of it.
+        let replay = match log.after(&event_key(session.id(), id), seq) {
+            Ok(Some(replay)) => replay,
+            Ok(None) => {
+                return HttpResponse::rpc_error(404, &RpcError::invalid_request("that stream is gone"))
+                    .send(exchange, cors)
+            }
+            Err(e) => {
+                let error = RpcError::new(
+                    tinymcp::error_codes::INTERNAL_ERROR,
+                    format!("that stream cannot be resumed here now: {e}"),
+                );
+                return HttpResponse::rpc_error(503, &error).send(exchange, cors);
+            }
+        };
+        return replay_elsewhere(http, exchange, cors, &session, log, (id, seq), replay);
+    }
     if resume.is_some() && resumed.is_none() {
         return HttpResponse::rpc_error(404, &RpcError::invalid_request("that stream is gone")).send(exchange, cors);
     }
@@ -55,7 +73,7 @@ pub(super) fn get(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &[
     match resumed {
         Some((stream, seq)) => resume_stream(http, exchange, cors, &session, &stream, seq),
         None => {
-            let stream = session.new_stream(false);
+            let stream = session.new_stream(false, http.options.event_log.as_ref());
             match Pump::start(exchange, cors) {
                 Ok(mut pump) => {
                     let primed = !primes(version)
@@ -113,6 +131,59 @@ fn resume_stream(
     };
     pump.end(http, stop);
     stream.detach();
+}
+
+/// How often a POST's stream kept by another replica is read again until its response is in.
+const LOG_POLL: Duration = Duration::from_millis(100);
+
+/// Resumes stream `id`, which another replica opened, from what the `EventLog` kept: its events
+/// after the client's id, then, for a POST's stream, the rest as that replica keeps it (read
+/// again every 100 ms) until its response; a GET's stream goes on as a new one of this replica.
+fn replay_elsewhere(
+    http: &Http,
+    exchange: &mut Exchange<'_>,
+    cors: &[(&'static str, String)],
+    session: &HttpSession,
+    log: &Arc<dyn EventLog>,
+    (id, mut seq): (u64, u64),
+    mut replay: Replay,
+) {
+    let Ok(mut pump) = Pump::start(exchange, cors) else { return };
+    let stop = loop {
+        for (s, json) in std::mem::take(&mut replay.events) {
+            seq = s;
+            if let Err(e) = pump.event(Some(&format!("{id}-{s}")), None, None, &json) {
+                log::debug!("stream {id} resumed from the store lost: {e}");
+                return;
+            }
+        }
+        if replay.done {
+            break Stop::Finish;
+        }
+        if !replay.for_request {
+            let open = session.open_streams.fetch_add(1, Ordering::SeqCst);
+            let stream = session.new_stream(false, Some(log));
+            if open < http.options.max_streams_per_session {
+                standalone(http, pump, session, &stream);
+            }
+            stream.detach();
+            session.open_streams.fetch_sub(1, Ordering::SeqCst);
+            return;
+        }
+        if let Err(stop) = pump.idle(http, !session.connection.is_closed(), true) {
+            break stop;
+        }
+        std::thread::sleep(LOG_POLL);
+        replay = match log.after(&event_key(session.id(), id), seq) {
+            Ok(Some(replay)) => replay,
+            Ok(None) => break Stop::Finish,
+            Err(e) => {
+                log::debug!("stream {id}: the store failed while it was resumed: {e}");
+                break Stop::Abandon;
+            }
+        };
+    };
+    pump.end(http, stop);
 }
 
 /// Forwards the session's messages not tied to a request until the client or session goes.
@@ -193,7 +264,7 @@ pub(super) fn answer(
     request: Streamed<'_>,
 ) {
     let Streamed { session, first, answers, version, id } = request;
-    let stream = session.new_stream(true);
+    let stream = session.new_stream(true, http.options.event_log.as_ref());
     let mut pump = Pump::start(exchange, headers).ok();
     if primes(version) {
         pump = pump.and_then(|mut p| {

@@ -74,6 +74,12 @@ PROTOCOL OPTIONS:
     --node-id ID            name this replica (1 to 32 letters, digits or '-'): every session
                             and task id it hands out starts with `ID.`, for a load balancer
                             to route on (see docs/deploy.md)
+    --store URL             redis://HOST:PORT[/DB] (Redis 7 or Valkey): share tasks and
+                            notifications with the replicas using it, so any replica answers
+                            tasks/get, tasks/result and tasks/cancel (cargo feature `store`;
+                            see docs/deploy.md)
+    --store-lease-ms N      with --store: a running task's lease; a task whose replica stopped
+                            reads failed once it lapses (default 10000)
     --log-format FORMAT     text (default) or json: one JSON object per log line, with the
                             request's method, id, tool and trace id in its lines (implies
                             --trace; see docs/operations.md)

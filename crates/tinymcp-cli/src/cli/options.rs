@@ -55,6 +55,10 @@ pub struct Args {
     pub metrics: Option<Option<String>>,
     /// `--otlp URL`: spans exported there (feature `otlp`; implies `--trace`).
     pub otlp: Option<String>,
+    /// `--store URL`: tasks shared with other replicas there (feature `store`).
+    pub store: Option<String>,
+    /// `--store-lease-ms N`: how long a task's lease lasts unless renewed (default 10 s).
+    pub store_lease_ms: u64,
     #[cfg(feature = "http")]
     pub oauth: crate::cli::oauth::Flags,
 }
@@ -112,6 +116,8 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
         trace: false,
         metrics: None,
         otlp: None,
+        store: None,
+        store_lease_ms: 10_000,
         #[cfg(feature = "http")]
         oauth: crate::cli::oauth::Flags::default(),
     };
@@ -171,6 +177,14 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, Stri
             }
             "--trace" => parsed.trace = true,
             "--otlp" => parsed.otlp = Some(flags.value_named(&arg, "a URL")?),
+            "--store" => parsed.store = Some(flags.value_named(&arg, "a URL")?),
+            "--store-lease-ms" => {
+                let ms = flags.number(&arg)? as u64;
+                if ms < 300 {
+                    return Err(format!("--store-lease-ms {ms}: at least 300 (a lease is renewed every third of it)"));
+                }
+                parsed.store_lease_ms = ms;
+            }
             "--trusted-proxy" => {
                 let value = flags.value(&arg)?;
                 let ip = value.trim_matches(|c| c == '[' || c == ']').parse().map_err(|_| {

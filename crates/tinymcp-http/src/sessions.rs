@@ -108,7 +108,7 @@ impl HttpSession {
         let stream = match log {
             None => Stream::new(n, for_request),
             Some(log) => {
-                let id = super::sse::stream_base() + n;
+                let id = log.first_stream_id() + n;
                 Stream::new(id, for_request).logged(Arc::clone(log), event_key(self.id(), id))
             }
         };

@@ -7,7 +7,7 @@
 use super::http1::{Exchange, RawOut};
 use std::collections::VecDeque;
 use std::io;
-use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 /// Where the events of SSE streams (up to 2025-11-25) are kept for the other replicas, so a
@@ -19,6 +19,10 @@ pub trait EventLog: Send + Sync {
     fn append(&self, stream: &str, seq: u64, for_request: bool, last: bool, json: &str);
     /// What is kept of `stream` after `seq`, or `None` when nothing is (never kept, expired).
     fn after(&self, stream: &str, seq: u64) -> Result<Option<Replay>, String>;
+    /// The first stream id of this process: distinct for each replica that shares the log, so
+    /// the streams of one session on two replicas never share an id (the stream ids of a
+    /// session count up from it, below 2^20 apart).
+    fn first_stream_id(&self) -> u64;
 }
 
 impl std::fmt::Debug for dyn EventLog {
@@ -36,17 +40,6 @@ pub struct Replay {
     pub done: bool,
     /// A POST's stream (it ends with its response), not a GET's.
     pub for_request: bool,
-}
-
-/// The first stream id of this process when streams are kept in an `EventLog`: random-ish
-/// high bits, so streams of one session on different replicas never share an id.
-pub(super) fn stream_base() -> u64 {
-    static BASE: OnceLock<u64> = OnceLock::new();
-    *BASE.get_or_init(|| {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let mixed = (nanos as u64) ^ (u64::from(std::process::id()) << 32);
-        (mixed & 0xff_ffff_ffff) << 20
-    })
 }
 
 /// Events a stream keeps for a client that reconnects with `Last-Event-ID`, and their bytes at

@@ -27,11 +27,16 @@ struct Event {
 pub struct RedisEvents {
     link: Arc<Link>,
     queue: SyncSender<Event>,
+    first_stream_id: u64,
 }
 
 impl RedisEvents {
     /// Writes through `link` from a thread of its own (ended with the last handle).
     pub fn start(link: Arc<Link>) -> Result<Arc<RedisEvents>, String> {
+        // Each replica's stream ids start at a number of its own: a counter in the store, the
+        // high bits of every id it gives (2^20 streams of a session apart before two could meet).
+        let replica: u64 = link.call(|c| redis::cmd("INCR").arg(key("replicas", "started")).query(c))?;
+        let first_stream_id = (replica & 0xff_ffff_ffff) << 20;
         let (queue, queued) = sync_channel(QUEUE);
         let writer = Arc::clone(&link);
         std::thread::Builder::new()
@@ -39,7 +44,7 @@ impl RedisEvents {
             .stack_size(128 * 1024)
             .spawn(move || write_all(&writer, &queued))
             .map_err(|e| format!("--store: cannot start the event thread: {e}"))?;
-        Ok(Arc::new(RedisEvents { link, queue }))
+        Ok(Arc::new(RedisEvents { link, queue, first_stream_id }))
     }
 }
 
@@ -54,6 +59,10 @@ impl EventLog for RedisEvents {
         if let Err(TrySendError::Full(_)) = self.queue.try_send(event) {
             log::warn!("an SSE event was not kept for other replicas: {QUEUE} wait to be written");
         }
+    }
+
+    fn first_stream_id(&self) -> u64 {
+        self.first_stream_id
     }
 
     fn after(&self, stream: &str, seq: u64) -> Result<Option<Replay>, String> {

@@ -3,7 +3,7 @@
 # and the static musl build side by side over stdio, beside the yardstick
 # @modelcontextprotocol/server-everything (Node) driven the same way; allocations per call from
 # the counting build (examples/counting); an embedder's binary (examples/http_server); size per
-# crate and per module (cargo bloat); then HTTP.
+# crate and per module (cargo bloat); then HTTP, `--metrics`' cost, the proxy and the gateway.
 # Figures, not tests: nothing here fails on a slow machine. Usage: scripts/bench.sh [SECONDS]
 # (BENCH_ROUNDS=N: rounds of the stdio measurements, alternating the builds; the best is shown,
 # the medians for the 2026-07-28 ratios.)

@@ -9,13 +9,18 @@
 //! bench_stdio allocs CALLS -- CMD ARGS...          allocations and bytes per `echo` call, read
 //!                                                  from the counting build's `allocations` tool
 //! bench_stdio allocs-stateless CALLS -- CMD ARGS... the same at 2026-07-28
-//! bench_stdio http-echo SECONDS CONNECTIONS -- URL [PID]  `echo` over keep-alive HTTP: calls/s,
-//!                                                  p50, p99 (and PID's CPU per call, if given)
+//! bench_stdio http-echo SECONDS CONNECTIONS -- URL [PID[,PID...]]  `echo` over keep-alive HTTP:
+//!                                                  calls/s, p50, p99 (and the CPU per call of
+//!                                                  the PIDs given, summed; with several, also
+//!                                                  the first's alone)
 //! bench_stdio echo-stateless SECONDS IN_FLIGHT -- CMD ARGS...  `echo` at 2026-07-28 (no
 //!                                                  handshake, `_meta` on every request)
 //! bench_stdio http-echo-stateless SECONDS CONNECTIONS -- URL [PID]   the same over HTTP, no
 //!                                                  session
-//! `echo` modes also print the server's CPU time (user + system) per call, in µs.
+//! `echo` modes also print the server's CPU time (user + system) per call, in µs. The HTTP ones
+//! call the tool `$BENCH_ECHO_TOOL` (default `echo`; a gateway's is `NAME__echo`).
+//! bench_stdio http-tools -- URL                    the tool list a client gets (every page):
+//!                                                  tools and bytes of `{"tools":[...]}`
 //! bench_stdio http-sessions N PID -- URL           RSS of PID per session, N sessions opened
 //! bench_stdio http-streams N PID -- URL            N sessions each holding a GET stream open:
 //!                                                  time to open, RSS and threads of PID per
@@ -54,6 +59,7 @@ fn main() {
         ["http-echo-stateless", seconds, connections] => http_echo(number(seconds), number(connections), command, true),
         ["http-sessions", n, pid] => http_sessions(number(n), number(pid) as u32, &command[0]),
         ["http-streams", n, pid] => http_streams(number(n), number(pid) as u32, &command[0]),
+        ["http-tools"] => http_tools(&command[0]),
         _ => usage(),
     }
 }
@@ -352,7 +358,10 @@ impl HttpConn {
             head.push_str(&format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-06-18\r\n"));
         }
         if self.stateless {
-            head.push_str("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n");
+            head.push_str(&format!(
+                "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {}\r\n",
+                echo_tool()
+            ));
         }
         head.push_str("\r\n");
         head.push_str(body);
@@ -402,14 +411,21 @@ impl HttpConn {
     }
 }
 
+/// The tool the HTTP `echo` modes call: `$BENCH_ECHO_TOOL`, or `echo`.
+fn echo_tool() -> String {
+    std::env::var("BENCH_ECHO_TOOL").unwrap_or_else(|_| "echo".to_owned())
+}
+
 fn http_echo(seconds: u64, connections: u64, command: &[String], stateless: bool) {
     let url = command[0].as_str();
-    let pid: Option<u32> = command.get(1).map(|p| number(p) as u32);
-    let cpu_before = pid.map(cpu_us);
+    let pids: Vec<u32> = command.get(1).map_or(Vec::new(), |p| p.split(',').map(|p| number(p) as u32).collect());
+    let cpu = |pids: &[u32]| pids.iter().map(|&p| cpu_us(p)).sum::<f64>();
+    let cpu_before = (cpu(&pids), cpu(&pids[..pids.len().min(1)]));
+    let tool = echo_tool();
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let workers: Vec<_> = (0..connections.max(1))
         .map(|_| {
-            let url = url.to_owned();
+            let (url, tool) = (url.to_owned(), tool.clone());
             std::thread::spawn(move || {
                 let mut conn = HttpConn::open(&url);
                 conn.stateless = stateless;
@@ -423,7 +439,7 @@ fn http_echo(seconds: u64, connections: u64, command: &[String], stateless: bool
                     id += 1;
                     let start = Instant::now();
                     let body = conn.post(&format!(
-                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello"}}{meta}}}}}"#
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"message":"hello"}}{meta}}}}}"#
                     ));
                     latencies.push(start.elapsed());
                     assert!(body.contains("Echo: hello"), "unexpected answer: {body}");
@@ -440,9 +456,39 @@ fn http_echo(seconds: u64, connections: u64, command: &[String], stateless: bool
     println!("http_echo_per_s={:.0}", all.len() as f64 / elapsed.as_secs_f64());
     println!("http_p50_ms={:.3}", at(0.5));
     println!("http_p99_ms={:.3}", at(0.99));
-    if let (Some(pid), Some(before)) = (pid, cpu_before) {
-        println!("http_cpu_us_per_call={:.2}", (cpu_us(pid) - before) / all.len().max(1) as f64);
+    let calls = all.len().max(1) as f64;
+    if !pids.is_empty() {
+        println!("http_cpu_us_per_call={:.2}", (cpu(&pids) - cpu_before.0) / calls);
     }
+    if pids.len() > 1 {
+        println!("http_cpu_us_per_call_first={:.2}", (cpu(&pids[..1]) - cpu_before.1) / calls);
+    }
+}
+
+/// The tool list a client gets, every page, measured as the gateway measures its own: the bytes
+/// of `{"tools":[...]}` in compact JSON.
+fn http_tools(url: &str) {
+    let mut conn = HttpConn::open(url);
+    conn.initialize();
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    for id in 1.. {
+        let params =
+            cursor.as_ref().map_or(String::new(), |c| format!(r#","params":{{"cursor":{}}}"#, serde_json::json!(c)));
+        let body = conn.post(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"{params}}}"#));
+        // JSON, or one SSE event whose data is the answer.
+        let json = body.lines().find_map(|l| l.strip_prefix("data:")).unwrap_or(&body);
+        let answer: serde_json::Value =
+            serde_json::from_str(json.trim()).unwrap_or_else(|e| panic!("tools/list: {e}: {body}"));
+        let result = &answer["result"];
+        tools.extend(result["tools"].as_array().unwrap_or_else(|| panic!("tools/list: {body}")).iter().cloned());
+        cursor = result["nextCursor"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    println!("tools={}", tools.len());
+    println!("tools_bytes={}", serde_json::json!({ "tools": tools }).to_string().len());
 }
 
 fn http_sessions(n: u64, pid: u32, url: &str) {

@@ -3,7 +3,7 @@
 # and the static musl build side by side over stdio, beside the yardstick
 # @modelcontextprotocol/server-everything (Node) driven the same way; allocations per call from
 # the counting build (examples/counting); an embedder's binary (examples/http_server); size per
-# crate and per module (cargo bloat); then HTTP.
+# crate and per module (cargo bloat); then HTTP, `--metrics`' cost, the proxy and the gateway.
 # Figures, not tests: nothing here fails on a slow machine. Usage: scripts/bench.sh [SECONDS]
 # (BENCH_ROUNDS=N: rounds of the stdio measurements, alternating the builds; the best is shown,
 # the medians for the 2026-07-28 ratios.)
@@ -18,10 +18,127 @@
 # and with `--metrics` (over stdio `--metrics 127.0.0.1:0`, a listener of its own; over HTTP on
 # the same listener), CPU per echo call measured as the A/B above: the hot-path cost of the
 # counters, aimed at 3% or less. The whole run prints it too.
+# `scripts/bench.sh gateway [SECONDS]`: only the gateway's figures (docs/gateway.md), from the
+# release build with `--features gateway` (in $TARGET/gateway): `echo` over Streamable HTTP, 16
+# connections and 1, with the handshake and at 2026-07-28, to `tinymcp --everything --http`
+# directly and through `tinymcp gateway --http` with that server as its upstream (a stdio child;
+# and the same HTTP server as a remote upstream), rounds alternating the three (BENCH_ROUNDS,
+# default 3; medians); then the tool list a client gets from a gateway over `--everything` and
+# server-everything (Node): no filter, an allow list, discovery. The whole run prints it too, and
+# either run writes it into docs/benchmarks.md (a gateway-only run replaces only its part).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The median of the numbers given (each mode's rounds, the A/B figures).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# The gateway's figures (`scripts/bench.sh gateway`): gateway_bench SECONDS ROUNDS. Its first
+# line starts with "gateway:", where the document writer below finds its part.
+gateway_bench() {
+  local seconds=$1 rounds=$2 target=${CARGO_TARGET_DIR:-target}
+  . scripts/lib.sh
+  cargo build --release --quiet --example bench_stdio
+  # Its own target folder: the default build elsewhere in this script stays the one measured.
+  cargo build --release --quiet -p tinymcp-cli --features gateway --bin tinymcp --target-dir "$target/gateway"
+  local driver=$target/release/examples/bench_stdio bin=$PWD/$target/gateway/release/tinymcp
+  local node=$PWD/.cache/npm/node_modules/.bin/node
+  local yardstick=$PWD/.cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+  local dir pids=() port gport hport server gstdio ghttp child
+  dir=$(mktemp -d)
+  # Ends what this function started, by id (a gateway ends its stdio children itself).
+  gw_stop() {
+    local pid
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    pids=()
+  }
+  gw_start() { # gw_start PORT CONFIG: a gateway over HTTP on PORT, once it serves
+    "$bin" gateway --config "$2" --http "127.0.0.1:$1" --max-sessions 3000 2>/dev/null &
+    pids+=($!)
+    wait_port "$1" 60
+  }
+  port=$(free_port) gport=$(free_port) hport=$(free_port)
+  "$bin" --everything --http "127.0.0.1:$port" --max-sessions 3000 2>/dev/null &
+  server=$!
+  pids+=("$server")
+  wait_port "$port"
+  printf '{"upstreams": {"everything": {"command": "%s", "args": ["--everything"]}}}\n' "$bin" >"$dir/stdio.json"
+  printf '{"upstreams": {"everything": {"url": "http://127.0.0.1:%s/mcp"}}}\n' "$port" >"$dir/http.json"
+  gw_start "$gport" "$dir/stdio.json"
+  gstdio=${pids[-1]}
+  gw_start "$hport" "$dir/http.json"
+  ghttp=${pids[-1]}
+  child=$(pgrep -P "$gstdio" | head -1)
+  # What each path's CPU per call counts: every process on it (the gateway's first).
+  local -A url=([direct]="http://127.0.0.1:$port/mcp" [stdio]="http://127.0.0.1:$gport/mcp" [http]="http://127.0.0.1:$hport/mcp")
+  local -A cpu_pids=([direct]=$server [stdio]="$gstdio,$child" [http]="$ghttp,$server")
+  local -A tool=([direct]=echo [stdio]=everything__echo [http]=everything__echo)
+  local -A fig=()
+  local path mode c key value
+  for _ in $(seq "$rounds"); do
+    for path in direct stdio http; do
+      for mode in http-echo http-echo-stateless; do
+        for c in 16 1; do
+          while IFS='=' read -r key value; do
+            fig[$path.$mode.$c.$key]+="$value "
+          done < <(BENCH_ECHO_TOOL=${tool[$path]} timeout $((seconds + 60)) "$driver" "$mode" "$seconds" "$c" -- \
+            "${url[$path]}" "${cpu_pids[$path]}" || true)
+        done
+      done
+    done
+  done
+  gw_stop
+  m() { # m PATH.MODE.CONNECTIONS.KEY: the median of the rounds
+    # shellcheck disable=SC2086 # one word per round
+    [ -n "${fig[$1]:-}" ] && median ${fig[$1]} || echo n/a
+  }
+  echo "gateway: echo over Streamable HTTP (keep-alive, one call at a time per connection) to \`tinymcp --everything --http\`"
+  echo "  directly and through \`tinymcp gateway --http\` in front of it (its stdio child; the same HTTP server as a remote"
+  echo "  upstream), median of $rounds alternated rounds of $seconds s; CPU per call: every process on the path (the gateway's own)"
+  printf '  %-48s %16s %16s %16s\n' "" direct "gateway, stdio" "gateway, HTTP"
+  local label row d
+  for mode in http-echo http-echo-stateless; do
+    for c in 16 1; do
+      label="$c connection$([ "$c" = 1 ] || echo s), $([ "$mode" = http-echo ] && echo 'handshake (2025-06-18)' || echo 2026-07-28)"
+      printf '  %-48s %16s %16s %16s\n' "$label: calls/s" "$(m "direct.$mode.$c.http_echo_per_s")" \
+        "$(m "stdio.$mode.$c.http_echo_per_s")" "$(m "http.$mode.$c.http_echo_per_s")"
+      printf '  %-48s %16s %16s %16s\n' "  p50 / p99 ms" \
+        "$(m "direct.$mode.$c.http_p50_ms") / $(m "direct.$mode.$c.http_p99_ms")" \
+        "$(m "stdio.$mode.$c.http_p50_ms") / $(m "stdio.$mode.$c.http_p99_ms")" \
+        "$(m "http.$mode.$c.http_p50_ms") / $(m "http.$mode.$c.http_p99_ms")"
+      row=()
+      for path in stdio http; do
+        d=$(awk -v a="$(m "$path.$mode.$c.http_p50_ms")" -v b="$(m "direct.$mode.$c.http_p50_ms")" 'BEGIN { printf "%+.3f", a - b }')
+        row+=("$d")
+      done
+      printf '  %-48s %16s %16s %16s\n' "  added latency, p50 ms" "" "${row[@]}"
+      printf '  %-48s %16s %16s %16s\n' "  CPU per call, µs" "$(m "direct.$mode.$c.http_cpu_us_per_call")" \
+        "$(m "stdio.$mode.$c.http_cpu_us_per_call") ($(m "stdio.$mode.$c.http_cpu_us_per_call_first"))" \
+        "$(m "http.$mode.$c.http_cpu_us_per_call") ($(m "http.$mode.$c.http_cpu_us_per_call_first"))"
+    done
+  done
+  # The tool list a client gets from one gateway over both everything servers (stdio children),
+  # as its `tools/list` (every page; bytes of `{"tools":[...]}`, as the gateway counts them) and
+  # the gateway's own `/healthz` line (in discovery: the catalogue behind the two tools).
+  local filter tools
+  echo "gateway over \`tinymcp --everything\` and server-everything (Node, $("$node" --version)), stdio: the tool list a client gets"
+  for filter in none allow discovery; do
+    local ours='{"command": "'$bin'", "args": ["--everything"]' theirs='{"command": "'$node'", "args": ["'$yardstick'", "stdio"]'
+    local extra='' discovery=false
+    case $filter in
+      allow) extra=', "tools": {"allow": ["echo", "get-sum", "greet"]}' ;;
+      discovery) discovery=true ;;
+    esac
+    printf '{"discovery": %s, "upstreams": {"tinymcp": %s%s}, "everything": %s%s}}}\n' \
+      "$discovery" "$ours" "$extra" "$theirs" "$extra" >"$dir/$filter.json"
+    gport=$(free_port)
+    gw_start "$gport" "$dir/$filter.json"
+    tools=$("$driver" http-tools -- "http://127.0.0.1:$gport/mcp" | tr '\n' ' ')
+    printf '  %-48s %s\n' "$(case $filter in none) echo 'no filter' ;; allow) echo "allow (each): echo, get-sum, greet" ;; discovery) echo 'discovery' ;; esac)" \
+      "$(echo "$tools" | sed 's/tools=\([0-9]*\) tools_bytes=\([0-9]*\) */\1 tools, \2 bytes/')"
+    printf '  %-48s %s\n' "  its /healthz" "$(curl -s "http://127.0.0.1:$gport/healthz" | grep -E '^(tool list|upstream)' | paste -sd';' | sed 's/;/; /g')"
+    gw_stop
+  done
+  rm -rf "$dir"
+}
 if [ "${1:-}" = metrics ]; then
   seconds=${2:-5}
   rounds=${BENCH_ROUNDS:-5}
@@ -130,15 +247,38 @@ out, commit, args = sys.argv[1], sys.argv[2], sys.argv[3]
 path = "docs/benchmarks.md"
 doc = open(path).read()
 begin, end = "<!-- bench.sh: begin -->\n", "<!-- bench.sh: end -->"
-head, rest = doc.split(begin, 1)
-tail = rest.split(end, 1)[1]
-body = (f"`bash scripts/bench.sh {args}`".replace(" `", "`") + f", {datetime.date.today()}, commit {commit}:\n\n"
-        + "```text\n" + open(out).read().strip("\n") + "\n```\n")
-open(path, "w").write(head + begin + body + end + tail)
+def replace(doc, name, body):
+    begin, end = f"<!-- {name}: begin -->\n", f"<!-- {name}: end -->"
+    if begin not in doc:  # a part first written: inside the whole block, at its end
+        doc = doc.replace("<!-- bench.sh: end -->", "\n" + begin + end + "\n<!-- bench.sh: end -->", 1)
+    head, rest = doc.split(begin, 1)
+    return head + begin + body + end + rest.split(end, 1)[1]
+def block(args, text, what=""):
+    return (what + f"`bash scripts/bench.sh {args}`".replace(" `", "`") + f", {datetime.date.today()}, commit {commit}:\n\n"
+            + "```text\n" + text.strip("\n") + "\n```\n")
+text = open(out).read()
+# The gateway's part (its first line starts "gateway:") has markers of its own, so a run of
+# `bench.sh gateway` alone replaces it and leaves the rest.
+at = 0 if text.startswith("gateway:") else text.find("\ngateway:") + 1
+gateway = text[at:] if at > 0 or text.startswith("gateway:") else ""
+if args.split(" ")[0] == "gateway":
+    doc = replace(doc, "bench.sh gateway", block(args, gateway))
+else:
+    main = text[:at] if gateway else text
+    body = block(args, main)
+    if gateway:
+        body += "\n<!-- bench.sh gateway: begin -->\n" + block(args, gateway, "The gateway's figures of ") + "<!-- bench.sh gateway: end -->\n"
+    head, rest = doc.split(begin, 1)
+    doc = head + begin + body + end + rest.split(end, 1)[1]
+open(path, "w").write(doc)
 PY
     echo "docs/benchmarks.md: the figures replaced by this run's" >&2
   fi
   rm -f "$out"
+  exit 0
+fi
+if [ "${1:-}" = gateway ]; then
+  gateway_bench "${2:-5}" "${BENCH_ROUNDS:-3}"
   exit 0
 fi
 SECONDS_PER_RUN="${1:-5}"
@@ -419,3 +559,6 @@ echo
 BENCH_ROUNDS=$ROUNDS bash "$0" metrics "$SECONDS_PER_RUN"
 # The proxy beside supergateway: 10 s runs, since each session starts its own Node child.
 bash scripts/bench-proxy.sh
+# The gateway in front of the same server, beside a direct connection; its tool list's size.
+echo
+gateway_bench "$SECONDS_PER_RUN" "$ROUNDS"

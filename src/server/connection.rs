@@ -181,7 +181,7 @@ impl Connection {
         let meta = req.params.read_meta();
         let headers = match arrival {
             Arrival::Http { headers, .. } => headers,
-            Arrival::Plain | Arrival::Scoped(_) => &[],
+            Arrival::Plain | Arrival::Scoped { .. } => &[],
         };
         // The usual request, with no context and tracing off, reads no further (and runs no
         // code of the trace module).
@@ -224,7 +224,7 @@ impl Connection {
     fn on_request(&self, req: Request, reply: &Sink, arrival: Arrival) {
         let scope = self.scope_of(&req, arrival);
         let _in = scope.as_ref().map(scope::enter);
-        let scopes = arrival.scopes();
+        let (scopes, subject) = (arrival.scopes(), arrival.subject());
         let revisions = self.server.options().revisions;
         // `_meta` read once, for the era and the 2026-07-28 terms.
         enum Read {
@@ -250,7 +250,8 @@ impl Connection {
         match read {
             Read::Handshake(token) => {
                 let negotiated = self.negotiated();
-                let terms = negotiated.map(|n| Terms::from(n).granting(scopes).with_progress(token).scoped(scope));
+                let terms =
+                    negotiated.map(|n| Terms::from(n).granting(scopes, subject).with_progress(token).scoped(scope));
                 self.serve(req, terms, reply);
             }
             Read::PerRequest(Ok(meta)) if self.session.is_none() && self.server.relay().is_some() => {
@@ -260,7 +261,7 @@ impl Connection {
                 self.relay_alone(carry_trace(req, scope.as_deref()), &meta, reply);
             }
             Read::PerRequest(Ok(meta)) => {
-                self.serve(req, Some(Terms::from(meta).granting(scopes).scoped(scope)), reply)
+                self.serve(req, Some(Terms::from(meta).granting(scopes, subject).scoped(scope)), reply)
             }
             Read::PerRequest(Err(e)) => {
                 if let Some(scope) = &scope {
@@ -535,6 +536,7 @@ mod tests {
             protocol_version: Some("2026-07-28"),
             session: false,
             scopes: None,
+            subject: None,
             headers: &headers,
             era: Some(Era::PerRequest),
         };

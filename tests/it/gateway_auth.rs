@@ -172,3 +172,30 @@ fn the_callers_token_never_reaches_the_upstream() {
         assert!(head.contains("X-Upstream-Key: up-key-1234"), "{head}");
     }
 }
+
+/// Under OAuth the audit line names the caller by its token's subject (`sub`); a token without
+/// one is `anonymous`.
+#[test]
+fn the_audit_line_names_the_callers_token_subject() {
+    use crate::oauth_issuer::{jwk, Issuer, AUDIENCE};
+    use crate::support::TempDir;
+    let issuer = Issuer::start(json!({"keys": [jwk("k1", 1)]}));
+    let dir = TempDir::new("gateway-audit-subject");
+    let audit = dir.path().join("audit.log");
+    let (_dir, config) = config_file(&json!({"audit": audit, "upstreams": {
+        "tiny": {"command": binary(), "args": ["--everything"], "tools": {"allow": ["echo"]}}}}));
+    let oauth = ["--oauth-issuer", &issuer.url, "--public-url", AUDIENCE, "--oauth-scope", "mcp:use"];
+    let gateway = http_gateway(&config, &oauth, &[]);
+    let alice = issuer.token("k1", 1, json!({"scope": "mcp:use", "sub": "alice@example.com"}));
+    let (_, call) = as_holder(&gateway, &alice, "tiny__echo", json!({"message": "audited"}));
+    assert_eq!(call.json()["result"]["content"][0]["text"], "Echo: audited", "{}", call.body);
+    let nobody = issuer.token("k1", 1, json!({"scope": "mcp:use"}));
+    as_holder(&gateway, &nobody, "tiny__echo", json!({"message": "unnamed"}));
+    let lines: Vec<Value> = wait_for("two audit lines", TIMEOUT, || {
+        let text = std::fs::read_to_string(&audit).ok()?;
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+        (lines.len() == 2).then_some(lines)
+    });
+    assert_eq!(lines[0]["caller"], "alice@example.com", "{}", lines[0]);
+    assert_eq!(lines[1]["caller"], "anonymous", "{}", lines[1]);
+}

@@ -112,7 +112,7 @@ impl Gateway {
             };
             let outcome = if cx.is_cancelled() { "cancelled" } else { outcome };
             audit.record(&Record {
-                caller: &caller(cx),
+                caller: caller(cx),
                 upstream: upstream.name(),
                 tool: original,
                 exposed,
@@ -160,10 +160,10 @@ impl Gateway {
     }
 }
 
-/// Who called, for the audit log: the downstream's token subject is not known to a handler,
-/// so every caller is `anonymous` until it is.
-fn caller(_cx: &RequestCx) -> String {
-    "anonymous".to_owned()
+/// Who called, for the audit log: the subject of the caller's verified token (under OAuth),
+/// else `anonymous` (stdio, a static token, a token that names no one).
+fn caller(cx: &RequestCx) -> &str {
+    cx.subject().unwrap_or("anonymous")
 }
 
 /// Parses the command line, starts the upstreams and serves until the end.

@@ -572,4 +572,40 @@ mod tests {
         assert_eq!(no_meta["error"]["code"], rpc::INVALID_PARAMS, "{no_meta}");
         assert!(refused, "a `_meta` refusal is one before the request ran");
     }
+
+    /// The subject the transport verified reaches the handler as `RequestCx::subject`; a
+    /// request without one has none (and nothing read from the message can set it).
+    #[test]
+    fn the_tokens_subject_reaches_the_handler() {
+        let server = Arc::new(Server::new("t", "1.0"));
+        server.register_tool(Tool::new("whoami", "Says who called", json!({"type": "object"})), |cx, _| {
+            Ok(CallToolResult::text(cx.subject().unwrap_or("nobody")))
+        });
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}, "subject": "mallory"});
+        let text = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "whoami", "arguments": {}, "_meta": meta}})
+        .to_string();
+        let granted = ["mcp:use".to_owned()];
+        let routing = headers(&[("Mcp-Method", "tools/call"), ("Mcp-Name", "whoami")]);
+        let call = |subject: Option<&str>| {
+            let arrival = Arrival::Http {
+                protocol_version: Some("2026-07-28"),
+                session: false,
+                scopes: Some(&granted),
+                subject,
+                headers: &routing,
+                era: Some(Era::PerRequest),
+            };
+            let connection = Connection::sessionless(Arc::clone(&server));
+            let (reply, answers) = Sink::channel();
+            connection.handle(jsonrpc::parse(&text), arrival, &reply);
+            let answer = answers.recv_timeout(Duration::from_secs(10)).map(|m| m.to_text()).unwrap_or_default();
+            connection.close();
+            let answer = serde_json::from_str::<Value>(&answer).unwrap_or_default();
+            answer["result"]["content"][0]["text"].as_str().map(str::to_owned).ok_or(answer)
+        };
+        assert_eq!(call(Some("alice")), Ok("alice".to_owned()));
+        assert_eq!(call(None), Ok("nobody".to_owned()));
+    }
 }

@@ -181,7 +181,7 @@ impl Connection {
         let meta = req.params.read_meta();
         let headers = match arrival {
             Arrival::Http { headers, .. } => headers,
-            Arrival::Plain | Arrival::Scoped(_) => &[],
+            Arrival::Plain | Arrival::Scoped { .. } => &[],
         };
         // The usual request, with no context and tracing off, reads no further (and runs no
         // code of the trace module).
@@ -224,7 +224,7 @@ impl Connection {
     fn on_request(&self, req: Request, reply: &Sink, arrival: Arrival) {
         let scope = self.scope_of(&req, arrival);
         let _in = scope.as_ref().map(scope::enter);
-        let scopes = arrival.scopes();
+        let (scopes, subject) = (arrival.scopes(), arrival.subject());
         let revisions = self.server.options().revisions;
         // `_meta` read once, for the era and the 2026-07-28 terms.
         enum Read {
@@ -250,7 +250,8 @@ impl Connection {
         match read {
             Read::Handshake(token) => {
                 let negotiated = self.negotiated();
-                let terms = negotiated.map(|n| Terms::from(n).granting(scopes).with_progress(token).scoped(scope));
+                let terms =
+                    negotiated.map(|n| Terms::from(n).granting(scopes, subject).with_progress(token).scoped(scope));
                 self.serve(req, terms, reply);
             }
             Read::PerRequest(Ok(meta)) if self.session.is_none() && self.server.relay().is_some() => {
@@ -260,7 +261,7 @@ impl Connection {
                 self.relay_alone(carry_trace(req, scope.as_deref()), &meta, reply);
             }
             Read::PerRequest(Ok(meta)) => {
-                self.serve(req, Some(Terms::from(meta).granting(scopes).scoped(scope)), reply)
+                self.serve(req, Some(Terms::from(meta).granting(scopes, subject).scoped(scope)), reply)
             }
             Read::PerRequest(Err(e)) => {
                 if let Some(scope) = &scope {
@@ -535,6 +536,7 @@ mod tests {
             protocol_version: Some("2026-07-28"),
             session: false,
             scopes: None,
+            subject: None,
             headers: &headers,
             era: Some(Era::PerRequest),
         };
@@ -569,5 +571,41 @@ mod tests {
         let (no_meta, refused) = call_alone(&server, json!({}), &routing);
         assert_eq!(no_meta["error"]["code"], rpc::INVALID_PARAMS, "{no_meta}");
         assert!(refused, "a `_meta` refusal is one before the request ran");
+    }
+
+    /// The subject the transport verified reaches the handler as `RequestCx::subject`; a
+    /// request without one has none (and nothing read from the message can set it).
+    #[test]
+    fn the_tokens_subject_reaches_the_handler() {
+        let server = Arc::new(Server::new("t", "1.0"));
+        server.register_tool(Tool::new("whoami", "Says who called", json!({"type": "object"})), |cx, _| {
+            Ok(CallToolResult::text(cx.subject().unwrap_or("nobody")))
+        });
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}, "subject": "mallory"});
+        let text = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "whoami", "arguments": {}, "_meta": meta}})
+        .to_string();
+        let granted = ["mcp:use".to_owned()];
+        let routing = headers(&[("Mcp-Method", "tools/call"), ("Mcp-Name", "whoami")]);
+        let call = |subject: Option<&str>| {
+            let arrival = Arrival::Http {
+                protocol_version: Some("2026-07-28"),
+                session: false,
+                scopes: Some(&granted),
+                subject,
+                headers: &routing,
+                era: Some(Era::PerRequest),
+            };
+            let connection = Connection::sessionless(Arc::clone(&server));
+            let (reply, answers) = Sink::channel();
+            connection.handle(jsonrpc::parse(&text), arrival, &reply);
+            let answer = answers.recv_timeout(Duration::from_secs(10)).map(|m| m.to_text()).unwrap_or_default();
+            connection.close();
+            let answer = serde_json::from_str::<Value>(&answer).unwrap_or_default();
+            answer["result"]["content"][0]["text"].as_str().map(str::to_owned).ok_or(answer)
+        };
+        assert_eq!(call(Some("alice")), Ok("alice".to_owned()));
+        assert_eq!(call(None), Ok("nobody".to_owned()));
     }
 }

@@ -95,6 +95,8 @@ pub(crate) struct Terms {
     /// The scopes the request's access token granted, when its transport checks scopes;
     /// `None`: nothing is withheld for want of a scope (stdio, no OAuth).
     pub scopes: Option<Arc<[String]>>,
+    /// The subject (`sub`) of the request's verified access token, when it named one.
+    pub subject: Option<Arc<str>>,
     /// The request's `_meta.progressToken`, read with the rest of its `_meta`.
     pub progress_token: Option<Value>,
     /// What its log lines say of it, with its trace context (`None`: no trace context and
@@ -113,9 +115,10 @@ impl Terms {
         Terms { progress_token, ..self }
     }
 
-    /// These terms for a request whose transport says its token granted `scopes`.
-    pub(crate) fn granting(self, scopes: Option<&[String]>) -> Terms {
-        Terms { scopes: scopes.map(Arc::from), ..self }
+    /// These terms for a request whose transport says its token granted `scopes` to
+    /// `subject` (nothing is allocated for a request without a token).
+    pub(crate) fn granting(self, scopes: Option<&[String]>, subject: Option<&str>) -> Terms {
+        Terms { scopes: scopes.map(Arc::from), subject: subject.map(Arc::from), ..self }
     }
 }
 
@@ -132,6 +135,7 @@ impl From<RequestMeta> for Terms {
             client_capabilities: meta.client_capabilities,
             log_level: meta.log_level,
             scopes: None,
+            subject: None,
             progress_token: meta.progress_token,
             scope: None,
         }
@@ -145,6 +149,7 @@ impl From<Negotiated> for Terms {
             client_capabilities: Capabilities::Value(negotiated.client_capabilities),
             log_level: None,
             scopes: None,
+            subject: None,
             progress_token: None,
             scope: None,
         }
@@ -164,6 +169,7 @@ pub(crate) struct Detached {
     client_capabilities: Capabilities,
     log_level: Option<LogLevel>,
     scopes: Option<Arc<[String]>>,
+    subject: Option<Arc<str>>,
     progress_token: Option<Value>,
     scope: Option<Arc<RequestScope>>,
 }
@@ -187,6 +193,7 @@ impl Detached {
             capabilities_read: OnceLock::new(),
             log_level: self.log_level,
             scopes: self.scopes.clone(),
+            subject: self.subject.clone(),
             progress_token: self.progress_token.clone(),
             scope: self.scope.clone(),
             cancelled,
@@ -214,6 +221,8 @@ pub struct RequestCx {
     pub(crate) log_level: Option<LogLevel>,
     /// What the request's access token granted (`Terms::scopes`).
     pub(crate) scopes: Option<Arc<[String]>>,
+    /// Whom the request's access token was issued to (`Terms::subject`).
+    pub(crate) subject: Option<Arc<str>>,
     pub(crate) progress_token: Option<Value>,
     /// What its log lines say of it, and its trace context (`Terms::scope`).
     pub(crate) scope: Option<Arc<RequestScope>>,
@@ -264,6 +273,16 @@ impl RequestCx {
         self.scopes.as_deref()
     }
 
+    /// The subject (`sub` claim, or the introspection answer's `sub`) of the request's
+    /// verified access token: who is calling, for an audit line or a per-user decision.
+    /// `None` when the request came with no token (stdio, no authorization), with a static
+    /// token (`--token`, which names nobody), or with a token that names no subject. Set by
+    /// the transport that verified the token (tinymcp-http under OAuth), never read from the
+    /// message.
+    pub fn subject(&self) -> Option<&str> {
+        self.subject.as_deref()
+    }
+
     /// Whether the request may use what needs every scope of `needed`: always, unless its
     /// transport checks scopes and the token lacks one.
     pub fn grants(&self, needed: &[String]) -> bool {
@@ -280,7 +299,7 @@ impl RequestCx {
         cancelled: Arc<AtomicBool>,
         sink: Sink,
     ) -> RequestCx {
-        let Terms { version, client_capabilities, log_level, scopes, progress_token, scope } = terms;
+        let Terms { version, client_capabilities, log_level, scopes, subject, progress_token, scope } = terms;
         RequestCx {
             server,
             session,
@@ -290,6 +309,7 @@ impl RequestCx {
             capabilities_read: OnceLock::new(),
             log_level,
             scopes,
+            subject,
             progress_token,
             scope,
             cancelled,
@@ -316,6 +336,7 @@ impl RequestCx {
             client_capabilities: self.client_capabilities.clone(),
             log_level: self.log_level,
             scopes: self.scopes.clone(),
+            subject: self.subject.clone(),
             progress_token: self.progress_token.clone(),
             scope: self.scope.clone(),
         }

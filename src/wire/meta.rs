@@ -85,6 +85,8 @@ pub enum Arrival<'a> {
         /// The scopes the request's verified access token granted, when the transport checks
         /// scopes (OAuth); `None`: nothing is withheld for want of a scope.
         scopes: Option<&'a [String]>,
+        /// The subject (`sub`) of the request's verified access token, when it named one.
+        subject: Option<&'a str>,
         /// The request's headers, as data: a 2026-07-28 request's SEP-2243 headers are checked
         /// against its body where its tool is looked up (`mcp_header::validate`).
         headers: &'a [(String, String)],
@@ -92,9 +94,14 @@ pub enum Arrival<'a> {
         /// the connection that serves it): not decided again.
         era: Option<Era>,
     },
-    /// No facts but the scopes a verified access token granted: the legacy HTTP+SSE transport
-    /// under OAuth.
-    Scoped(&'a [String]),
+    /// No facts but what a verified access token granted, and to whom: the legacy HTTP+SSE
+    /// transport under OAuth.
+    Scoped {
+        /// The scopes it granted.
+        scopes: &'a [String],
+        /// Its subject (`sub`), when it named one.
+        subject: Option<&'a str>,
+    },
 }
 
 impl<'a> Arrival<'a> {
@@ -103,7 +110,15 @@ impl<'a> Arrival<'a> {
         match self {
             Arrival::Plain => None,
             Arrival::Http { scopes, .. } => scopes,
-            Arrival::Scoped(scopes) => Some(scopes),
+            Arrival::Scoped { scopes, .. } => Some(scopes),
+        }
+    }
+
+    /// The subject of the request's verified access token, when it named one.
+    pub fn subject(self) -> Option<&'a str> {
+        match self {
+            Arrival::Plain => None,
+            Arrival::Http { subject, .. } | Arrival::Scoped { subject, .. } => subject,
         }
     }
 
@@ -111,7 +126,7 @@ impl<'a> Arrival<'a> {
     pub fn era(self) -> Option<Era> {
         match self {
             Arrival::Http { era, .. } => era,
-            Arrival::Plain | Arrival::Scoped(_) => None,
+            Arrival::Plain | Arrival::Scoped { .. } => None,
         }
     }
 }
@@ -151,7 +166,7 @@ pub fn era(method: &Method, params: &Params, arrival: Arrival, revisions: Revisi
 /// [`era`], for a message whose `_meta` was read already (`Params::read_meta`).
 pub(crate) fn era_of(method: &Method, meta: Option<&Meta>, arrival: Arrival, revisions: Revisions) -> Era {
     let modern_header = match arrival {
-        Arrival::Plain | Arrival::Scoped(_) => false,
+        Arrival::Plain | Arrival::Scoped { .. } => false,
         Arrival::Http { protocol_version, session, .. } => {
             !session && protocol_version.is_some_and(|v| !ProtocolVersion::parse(v).is_some_and(|v| v.is_stateful()))
         }
@@ -410,8 +425,14 @@ mod tests {
         assert_eq!(progress_token(&Params::from_value(&Value::Null)), None);
     }
 
-    const HTTP_2026: Arrival =
-        Arrival::Http { protocol_version: Some("2026-07-28"), session: false, scopes: None, headers: &[], era: None };
+    const HTTP_2026: Arrival = Arrival::Http {
+        protocol_version: Some("2026-07-28"),
+        session: false,
+        scopes: None,
+        subject: None,
+        headers: &[],
+        era: None,
+    };
 
     /// The conformance suite's `validMeta` (server-stateless).
     fn valid_meta() -> Value {
@@ -492,10 +513,18 @@ mod tests {
             protocol_version: Some(v),
             session: false,
             scopes: None,
+            subject: None,
             headers: &[],
             era: None,
         };
-        let no_header = Arrival::Http { protocol_version: None, session: false, scopes: None, headers: &[], era: None };
+        let no_header = Arrival::Http {
+            protocol_version: None,
+            session: false,
+            scopes: None,
+            subject: None,
+            headers: &[],
+            era: None,
+        };
         let v999 = with(PROTOCOL_VERSION, json!("v999.0.0"));
         let cases: Vec<(&str, Value, Arrival, i64)> = vec![
             // 1. required fields, before any header comparison (the probes still send the header).
@@ -545,6 +574,7 @@ mod tests {
                     protocol_version: Some("2026-07-28"),
                     session: true,
                     scopes: None,
+                    subject: None,
                     headers: &[],
                     era: None,
                 },
@@ -589,6 +619,7 @@ mod tests {
             protocol_version: v,
             session,
             scopes: None,
+            subject: None,
             headers: &[],
             era: None,
         };

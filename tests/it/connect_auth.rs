@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::thread;
 
 /// A secret that must reach the server and never the log.
-const SECRET: &str = "s3cret-9f8e7d6c5b4a-never-logged";
+pub(crate) const SECRET: &str = "s3cret-9f8e7d6c5b4a-never-logged";
 
 /// A listener that records the head of the first request and answers it 401, as a server that
 /// wants a credential it did not get would.
@@ -238,8 +238,9 @@ fn client_credentials_are_refused_without_https_saying_why() {
     assert!(stderr.contains("need a build with HTTPS") && !stderr.contains(SECRET), "{stderr}");
 }
 
+/// Also the gateway's test of its OAuth upstreams (gateway_auth.rs) runs these.
 #[cfg(feature = "oauth")]
-mod oauth {
+pub(crate) mod oauth {
     use super::SECRET;
     use crate::support::{announced_port_keeping_log, binary, tool_text, wait_until, Client, TIMEOUT};
     use serde_json::{json, Value};
@@ -248,13 +249,13 @@ mod oauth {
     use std::path::Path;
     use std::process::{Child, Command, Stdio};
 
-    const CLIENT_ID: &str = "tinymcp-upstream";
+    pub(crate) const CLIENT_ID: &str = "tinymcp-upstream";
 
     /// The OpenID provider and a `tinymcp --http` that takes its tokens, killed when dropped.
-    struct Upstream {
+    pub(crate) struct Upstream {
         issuer: Child,
         server: Child,
-        url: String,
+        pub(crate) url: String,
     }
 
     impl Drop for Upstream {
@@ -271,7 +272,7 @@ mod oauth {
     }
 
     /// `None` (said on stderr) where scripts/deps.sh has not installed node and oidc-provider.
-    fn upstream() -> Option<Upstream> {
+    pub(crate) fn upstream() -> Option<Upstream> {
         let top = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let node = top.join(".cache/npm/node_modules/.bin/node");
         let oidc = top.join(".cache/oidc/node_modules/oidc-provider");

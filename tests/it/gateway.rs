@@ -35,7 +35,7 @@ fn server_everything() -> Option<Value> {
 }
 
 /// The config written to a folder of its own (kept alive by the caller).
-fn config_file(config: &Value) -> (TempDir, String) {
+pub(crate) fn config_file(config: &Value) -> (TempDir, String) {
     let dir = TempDir::new("gateway");
     let path = dir.write("gateway.json", config.to_string());
     (dir, path.to_str().expect("UTF-8 path").to_owned())
@@ -280,7 +280,7 @@ fn http_gateway(config: &str, extra: &[&str]) -> Server {
     Server { child, port }
 }
 
-fn healthz(gateway: &Server) -> String {
+pub(crate) fn healthz(gateway: &Server) -> String {
     let reply = gateway.send("GET", "/healthz", &[], "");
     assert_eq!(reply.status, 200, "{}", reply.body);
     reply.body
@@ -522,7 +522,12 @@ fn a_stdio_upstream_that_dies_mid_call_fails_it_naming_itself_and_is_started_aga
 /// `tools/list` and a call of `tool` with `arguments`, as the holder of `token` (a session of
 /// its own).
 #[cfg(feature = "oauth")]
-fn as_holder(gateway: &Server, token: &str, tool: &str, arguments: Value) -> (Vec<String>, crate::raw_http::Reply) {
+pub(crate) fn as_holder(
+    gateway: &Server,
+    token: &str,
+    tool: &str,
+    arguments: Value,
+) -> (Vec<String>, crate::raw_http::Reply) {
     use crate::raw_http::initialize;
     let auth = format!("Bearer {token}");
     let init = gateway.post(&[("Authorization", &auth)], &initialize(json!({})));

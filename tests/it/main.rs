@@ -32,6 +32,8 @@ mod first_run;
 mod fuzz_binary;
 #[cfg(feature = "gateway")]
 mod gateway;
+#[cfg(all(feature = "gateway", feature = "oauth"))]
+mod gateway_auth;
 mod hangup;
 mod health;
 mod hostile;

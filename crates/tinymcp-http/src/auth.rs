@@ -14,12 +14,20 @@ use std::sync::Arc;
 pub struct Grant {
     /// The scopes the token carries (a JWT's `scope` claim, split on spaces).
     pub scopes: Vec<String>,
+    /// Whom it was issued to (a JWT's or an introspection answer's `sub`), when it says:
+    /// handlers read it as `RequestCx::subject` (an audit line's caller, say).
+    pub subject: Option<String>,
 }
 
 impl Grant {
-    /// A grant of these scopes.
+    /// A grant of these scopes, to no one named.
     pub fn new(scopes: impl IntoIterator<Item = impl Into<String>>) -> Grant {
-        Grant { scopes: scopes.into_iter().map(Into::into).collect() }
+        Grant { scopes: scopes.into_iter().map(Into::into).collect(), subject: None }
+    }
+
+    /// This grant, to `subject` (`None` or empty: no one named).
+    pub fn with_subject(self, subject: Option<&str>) -> Grant {
+        Grant { subject: subject.filter(|s| !s.is_empty()).map(str::to_owned), ..self }
     }
 }
 

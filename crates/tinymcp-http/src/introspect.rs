@@ -184,7 +184,7 @@ pub(super) fn judge(answer: &Map<String, Value>, expect: &Expect, now: SystemTim
         jwt::Rejection::UnknownKey(None) => "the token is refused".into(),
     })?;
     let scopes = answer.get("scope").and_then(Value::as_str).unwrap_or("");
-    Ok(Grant::new(scopes.split_whitespace()))
+    Ok(Grant::new(scopes.split_whitespace()).with_subject(answer.get("sub").and_then(Value::as_str)))
 }
 
 /// Signed JWTs checked against the issuer's keys, opaque tokens introspected: how the binary
@@ -239,6 +239,10 @@ mod tests {
         let now = SystemTime::now();
         let expect = Expect::new(ISSUER, AUDIENCE);
         assert_eq!(judge(&answer(active(now)), &expect, now), Ok(Grant::new(["mcp:use", "profile"])));
+        let mut named = active(now);
+        named["sub"] = json!("alice");
+        let granted = Grant::new(["mcp:use", "profile"]).with_subject(Some("alice"));
+        assert_eq!(judge(&answer(named), &expect, now), Ok(granted));
         let mut listed = active(now);
         listed["aud"] = json!(["https://other.example", AUDIENCE]);
         listed.as_object_mut().unwrap().remove("token_type");

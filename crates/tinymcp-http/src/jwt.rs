@@ -260,7 +260,7 @@ pub fn verify(token: &str, keys: &KeySet, expect: &Expect, now: SystemTime) -> R
     }
     let claims = json_part(body, "payload")?;
     check_claims(&claims, expect, now, Claims::Jwt)?;
-    Ok(Grant::new(scopes(&claims)))
+    Ok(Grant::new(scopes(&claims)).with_subject(claims.get("sub").and_then(Value::as_str)))
 }
 
 /// Where claims come from, which decides the ones that must be there.
@@ -422,13 +422,16 @@ pub(super) mod tests {
 
     #[test]
     fn tokens_of_each_algorithm_verify_and_grant_their_scopes() {
-        let granted = Grant::new(["mcp:use", "profile"]);
+        // To the token's subject, which a handler reads as `RequestCx::subject`.
+        let granted = Grant::new(["mcp:use", "profile"]).with_subject(Some("u1"));
         assert_eq!(check(&rs256(&claims())), Ok(granted.clone()));
         assert_eq!(check(&es256(7, &claims())), Ok(granted.clone()));
         assert_eq!(check(&eddsa(&claims())), Ok(granted));
         let mut scp = claims();
         scp["scope"] = Value::Null;
         scp["scp"] = json!(["a", "b"]);
+        assert_eq!(check(&eddsa(&scp)), Ok(Grant::new(["a", "b"]).with_subject(Some("u1"))));
+        scp.as_object_mut().unwrap().remove("sub");
         assert_eq!(check(&eddsa(&scp)), Ok(Grant::new(["a", "b"])));
     }
 

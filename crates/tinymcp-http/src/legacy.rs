@@ -100,7 +100,8 @@ pub(super) fn open(http: &Http, at: &Mount, exchange: &mut Exchange<'_>, cors: &
     log::info!("legacy SSE session {id} closed");
 }
 
-/// A POST to `/messages`; `scopes`: what its access token granted, when scopes are checked.
+/// A POST to `/messages`; `scopes`: what its access token granted, when scopes are checked,
+/// and `subject`: to whom.
 pub(super) fn post(
     http: &Http,
     at: &Mount,
@@ -108,6 +109,7 @@ pub(super) fn post(
     query: &str,
     cors: &[(&'static str, String)],
     scopes: Option<&[String]>,
+    subject: Option<&str>,
 ) {
     if let Some(answer) = unserved(at) {
         return answer.send(exchange, cors);
@@ -121,7 +123,7 @@ pub(super) fn post(
     };
     match read_message(at, exchange) {
         Ok(incoming) => {
-            let arrival = scopes.map_or(Arrival::Plain, Arrival::Scoped);
+            let arrival = scopes.map_or(Arrival::Plain, |scopes| Arrival::Scoped { scopes, subject });
             session.connection.handle(Ok(incoming), arrival, &session.stream);
             HttpResponse::text(202, "Accepted\n").send(exchange, cors);
         }

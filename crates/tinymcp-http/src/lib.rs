@@ -561,6 +561,7 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
         return metrics_page(http, exchange, &cors);
     }
     let scopes = grant.as_ref().map(|g| g.scopes.as_slice());
+    let subject = grant.as_ref().and_then(|g| g.subject.as_deref());
     // While draining, only POSTs are read (they may carry answers a running handler waits for;
     // the requests among them are refused, a legacy one on its stream) and DELETEs (they end a
     // session, which is no new work).
@@ -579,11 +580,11 @@ fn route(http: &Http, exchange: &mut Exchange<'_>) {
     };
     match (method.as_str(), path) {
         ("OPTIONS", _) => preflight(exchange, &cors),
-        ("POST", "/mcp") => post(http, at, exchange, &cors, scopes),
+        ("POST", "/mcp") => post(http, at, exchange, &cors, scopes, subject),
         ("GET", "/mcp") => streams::get(http, at, exchange, &cors),
         ("DELETE", "/mcp") => delete(http, at, exchange, &cors),
         ("GET", "/sse") => legacy::open(http, at, exchange, &cors),
-        ("POST", "/messages") => legacy::post(http, at, exchange, query, &cors, scopes),
+        ("POST", "/messages") => legacy::post(http, at, exchange, query, &cors, scopes, subject),
         (_, "/mcp") => HttpResponse::text(405, "use POST, GET or DELETE\n")
             .with("Allow", "GET, POST, DELETE")
             .send(exchange, &cors),
@@ -746,13 +747,15 @@ fn ended_with_session(id: Option<&RequestId>) -> frame::Answer {
     frame::Answer::error(id, RpcError::invalid_request("the session ended before this request finished"))
 }
 
-/// A POST to `/mcp`; `scopes`: what its access token granted, when scopes are checked.
+/// A POST to `/mcp`; `scopes`: what its access token granted, when scopes are checked, and
+/// `subject`: to whom.
 fn post(
     http: &Http,
     at: &Mount,
     exchange: &mut Exchange<'_>,
     cors: &[(&'static str, String)],
     scopes: Option<&[String]>,
+    subject: Option<&str>,
 ) {
     if !(accepts(exchange, "application/json") && accepts(exchange, "text/event-stream")) {
         let error = RpcError::invalid_request("Accept must list both application/json and text/event-stream");
@@ -782,6 +785,7 @@ fn post(
         protocol_version: exchange.header("MCP-Protocol-Version").map(str::trim),
         session: has_session,
         scopes,
+        subject,
         headers: &exchange.head.headers,
         era: None,
     };

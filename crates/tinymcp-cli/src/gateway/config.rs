@@ -39,8 +39,18 @@ pub enum How {
     /// A child process speaking stdio.
     Command { command: String, args: Vec<String>, env: Vec<(String, String)>, cwd: Option<PathBuf> },
     /// A remote server over Streamable HTTP (or, `legacy`, the HTTP+SSE transport); `headers`
-    /// as `Name: value` with `${VAR}` read from the environment (never written in the file).
-    Url { url: String, headers: Vec<String>, legacy: bool },
+    /// as `Name: value` with `${VAR}` read from the environment (never written in the file);
+    /// `oauth`: client credentials for the upstream's own authorization server.
+    Url { url: String, headers: Vec<String>, legacy: bool, oauth: Option<OAuthClient> },
+}
+
+/// `"oauth"` of a url upstream: the gateway's own OAuth client there, its secret read from the
+/// environment variable `secret_var` at start (never written in the file).
+pub struct OAuthClient {
+    pub client_id: String,
+    pub secret_var: String,
+    /// The scope asked for (else the one the upstream's challenge or metadata names).
+    pub scope: Option<String>,
 }
 
 /// Which tools of an upstream are offered, and as what.
@@ -135,7 +145,7 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
         ));
     }
     let entry = object(entry, &at)?;
-    const KEYS: [&str; 11] = [
+    const KEYS: [&str; 12] = [
         "command",
         "args",
         "env",
@@ -143,6 +153,7 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
         "url",
         "transport",
         "headers",
+        "oauth",
         "timeout_secs",
         "tools",
         "audit_payloads",
@@ -181,7 +192,7 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
                     Some(dir)
                 }
             };
-            for key in ["headers", "transport"] {
+            for key in ["headers", "transport", "oauth"] {
                 if entry.contains_key(key) {
                     return Err(format!("{at}.{key}: only for a url upstream"));
                 }
@@ -213,7 +224,8 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
                 ))
                 }
             };
-            How::Url { url, headers, legacy }
+            let oauth = entry.get("oauth").map(|o| oauth_client(o, &format!("{at}.oauth"))).transpose()?;
+            How::Url { url, headers, legacy, oauth }
         }
     };
     let timeout = match entry.get("timeout_secs") {
@@ -232,6 +244,27 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
     };
     let scopes = scopes(entry.get("scopes"), &format!("{at}.scopes"))?;
     Ok(UpstreamConfig { name: name.to_owned(), how, timeout, tools, audit_payloads, scopes })
+}
+
+fn oauth_client(value: &Value, at: &str) -> Result<OAuthClient, String> {
+    let map = object(value, at)?;
+    const KEYS: [&str; 3] = ["client_id", "client_secret_env", "scope"];
+    if let Some(other) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "{at}.{other}: unknown key (expected client_id, client_secret_env, scope; the secret itself is read \
+             from the environment variable client_secret_env names, never written in the file)"
+        ));
+    }
+    let required = |key: &str, what: &str| -> Result<String, String> {
+        let value = map.get(key).ok_or_else(|| format!("{at}.{key}: missing (expected {what})"))?;
+        Some(string(value, &format!("{at}.{key}"))?)
+            .filter(|v| !v.trim().is_empty())
+            .ok_or_else(|| format!("{at}.{key}: expected {what}, got \"\""))
+    };
+    let client_id = required("client_id", "the gateway's client id at the upstream's authorization server")?;
+    let secret_var = required("client_secret_env", "the name of the environment variable holding the client secret")?;
+    let scope = map.get("scope").map(|v| string(v, &format!("{at}.scope"))).transpose()?.filter(|s| !s.is_empty());
+    Ok(OAuthClient { client_id, secret_var, scope })
 }
 
 fn tool_rules(value: &Value, at: &str) -> Result<ToolRules, String> {
@@ -328,7 +361,8 @@ mod tests {
             "fs": {"command": "tinymcp", "args": ["--root", "."], "env": {"K": "v"}, "timeout_secs": 5,
                    "tools": {"allow": ["read_*", "list_*"], "deny": ["*secret*"],
                              "overrides": {"read_file": {"rename": "cat", "annotations": {"readOnlyHint": true}, "scopes": ["fs:read"]}}}},
-            "remote": {"url": "https://example.com/mcp", "headers": {"X-Key": "${KEY}"}, "audit_payloads": true},
+            "remote": {"url": "https://example.com/mcp", "headers": {"X-Key": "${KEY}"}, "audit_payloads": true,
+                       "oauth": {"client_id": "gw", "client_secret_env": "GW_SECRET", "scope": "mcp:use"}},
             "old": {"url": "http://127.0.0.1:1/sse", "transport": "sse"}}}"#;
         let config = parse(text, &[("PATH".into(), "/bin".into())]).unwrap();
         assert!(config.discovery);
@@ -343,6 +377,9 @@ mod tests {
         let remote = config.upstreams.iter().find(|u| u.name == "remote").unwrap();
         assert!(matches!(&remote.how, How::Url { headers, legacy: false, .. } if headers == &["X-Key: ${KEY}"]));
         assert!(remote.audit_payloads && remote.tools.offers("anything"));
+        let How::Url { oauth: Some(oauth), .. } = &remote.how else { panic!("oauth read") };
+        assert_eq!((oauth.client_id.as_str(), oauth.secret_var.as_str()), ("gw", "GW_SECRET"));
+        assert_eq!(oauth.scope.as_deref(), Some("mcp:use"));
         let old = config.upstreams.iter().find(|u| u.name == "old").unwrap();
         assert!(matches!(&old.how, How::Url { legacy: true, .. }));
     }
@@ -362,6 +399,14 @@ mod tests {
         assert!(refused(r#"{"upstreams": {"a": {"command": "x", "tools": {"overrides": {"t": {"rename": "a b"}}}}}}"#)
             .starts_with("upstreams.a.tools.overrides.t.rename:"));
         assert!(refused(r#"{"separator": "/", "upstreams": {"a": {"command": "x"}}}"#).starts_with("separator:"));
+        assert!(refused(
+            r#"{"upstreams": {"a": {"url": "http://h/mcp", "oauth": {"client_id": "c", "client_secret": "s"}}}}"#
+        )
+        .starts_with("upstreams.a.oauth.client_secret: unknown key"));
+        assert!(refused(r#"{"upstreams": {"a": {"url": "http://h/mcp", "oauth": {"client_id": "c"}}}}"#)
+            .starts_with("upstreams.a.oauth.client_secret_env: missing"));
+        assert!(refused(r#"{"upstreams": {"a": {"command": "x", "oauth": {}}}}"#)
+            .starts_with("upstreams.a.oauth: only for a url upstream"));
         assert!(refused(r#"{"upstreams": {"a": {"command": "x", "scopes": ["a b"]}}}"#)
             .starts_with("upstreams.a.scopes[0]:"));
     }

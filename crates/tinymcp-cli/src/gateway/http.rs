@@ -5,6 +5,7 @@
 //! carries what is not tied to a request (list changes, resource updates).
 
 use super::link::{Link, Wire};
+use crate::cli::connect::auth::Credentials;
 use crate::cli::connect::http1::{self, Closer, Response, Url};
 use crate::cli::connect::sse::Events;
 use crate::cli::connect::MESSAGE_CAP;
@@ -23,8 +24,10 @@ const ERROR_BODY: usize = 512;
 
 pub struct HttpWire {
     url: Url,
-    /// The configured headers (credentials), sent with every request, never logged.
-    extra: Vec<(String, String)>,
+    /// The gateway's own credentials there (never a caller's): their headers with every
+    /// request, every answer passed through `after` (a 401 gets a token, the request is sent
+    /// once more).
+    auth: Arc<Credentials>,
     session: Mutex<Option<String>>,
     /// Sent as `MCP-Protocol-Version` once the handshake agreed on it.
     version: Mutex<Option<String>>,
@@ -37,11 +40,11 @@ pub struct HttpWire {
 }
 
 impl HttpWire {
-    pub fn new(url: Url, extra: Vec<(String, String)>) -> Arc<HttpWire> {
+    pub fn new(url: Url, auth: Arc<Credentials>) -> Arc<HttpWire> {
         Arc::new_cyclic(|me| HttpWire {
             me: me.clone(),
             url,
-            extra,
+            auth,
             session: Mutex::new(None),
             version: Mutex::new(None),
             open: Mutex::new(HashMap::new()),
@@ -55,7 +58,7 @@ impl HttpWire {
     }
 
     fn headers(&self, accept: &str) -> Vec<(String, String)> {
-        let mut all = self.extra.clone();
+        let mut all = self.auth.headers();
         all.push(("Accept".into(), accept.into()));
         if let Some(id) = self.session.lock().unwrap_or_else(PoisonError::into_inner).clone() {
             all.push(("Mcp-Session-Id".into(), id));
@@ -76,17 +79,18 @@ impl HttpWire {
 
     /// The session's GET stream, while it lasts (a server without one answers 405).
     fn listen(&self, link: &Arc<Link>) {
-        let sent = match http1::send(&self.url, "GET", &self.headers("text/event-stream"), b"") {
-            Ok(sent) => sent,
-            Err(e) => return log::debug!("{}: GET stream: {e}", link.name),
+        let get = || {
+            let sent = http1::send(&self.url, "GET", &self.headers("text/event-stream"), b"")?;
+            if let Ok(closer) = sent.closer() {
+                *self.get.lock().unwrap_or_else(PoisonError::into_inner) = Some(closer);
+            }
+            if self.closed.load(Ordering::SeqCst) {
+                return Err(std::io::Error::other("its session was closed"));
+            }
+            sent.response(Some(SHORT))
         };
-        if let Ok(closer) = sent.closer() {
-            *self.get.lock().unwrap_or_else(PoisonError::into_inner) = Some(closer);
-        }
-        if self.closed.load(Ordering::SeqCst) {
-            return;
-        }
-        match sent.response(Some(SHORT)) {
+        let response = get().map_err(|e| e.to_string()).and_then(|r| self.auth.after(&self.url, r, get));
+        match response {
             Ok(mut response) if response.status == 200 && response.is_event_stream() => {
                 let _ = response.wait_forever();
                 self.read_events(response, link, None);
@@ -96,11 +100,33 @@ impl HttpWire {
         }
     }
 
-    /// Reads the answer to request `id` (or to a notification: `None`).
-    fn answer(&self, link: &Arc<Link>, response: std::io::Result<Response>, id: Option<u64>) {
+    /// POSTs `body` (again, after a new token) and reads the answer's head within `within`;
+    /// request `id`'s connection can be closed meanwhile (`abandon`).
+    fn post(&self, body: &[u8], id: Option<u64>, within: Option<Duration>) -> std::io::Result<Response> {
+        let mut headers = self.headers("application/json, text/event-stream");
+        headers.push(("Content-Type".into(), "application/json".into()));
+        let sent = http1::send(&self.url, "POST", &headers, body)?;
+        if let (Ok(closer), Some(id)) = (sent.closer(), id) {
+            self.open().insert(id, closer);
+        }
+        sent.response(within)
+    }
+
+    /// Reads the answer to request `id` (or to a notification: `None`), its head `response`
+    /// read within `within` (a 401 gets a token and `body` is sent once more).
+    fn answer(
+        &self,
+        link: &Arc<Link>,
+        response: std::io::Result<Response>,
+        (body, within): (&[u8], Option<Duration>),
+        id: Option<u64>,
+    ) {
+        let response = response
+            .map_err(|e| format!("{}: {e}", self.url))
+            .and_then(|r| self.auth.after(&self.url, r, || self.post(body, id, within)));
         let mut response = match response {
             Ok(response) => response,
-            Err(e) => return fail(link, id, &format!("{}: {e}", self.url)),
+            Err(why) => return fail(link, id, &why),
         };
         if let Some(session) = response.header("mcp-session-id") {
             let mut held = self.session.lock().unwrap_or_else(PoisonError::into_inner);
@@ -130,7 +156,7 @@ impl HttpWire {
                 }
                 let body: String = body.chars().take(ERROR_BODY).collect();
                 let hint = match status {
-                    401 | 403 => " (its credentials: the upstream's headers in the gateway's config)",
+                    401 | 403 => " (its credentials: the upstream's headers or oauth in the gateway's config)",
                     _ => "",
                 };
                 fail(link, id, &format!("it answered HTTP {status}{hint}: {}", body.trim()));
@@ -176,12 +202,14 @@ impl HttpWire {
             resumes += 1;
             let mut headers = self.headers("text/event-stream");
             headers.push(("Last-Event-ID".into(), last));
-            let resumed = http1::send(&self.url, "GET", &headers, b"").and_then(|sent| {
+            let resume = || {
+                let sent = http1::send(&self.url, "GET", &headers, b"")?;
                 if let (Ok(closer), Some(id)) = (sent.closer(), id) {
                     self.open().insert(id, closer);
                 }
                 sent.response(None)
-            });
+            };
+            let resumed = resume().map_err(|e| e.to_string()).and_then(|r| self.auth.after(&self.url, r, resume));
             response = match resumed {
                 Ok(r) if r.status == 200 && r.is_event_stream() => r,
                 Ok(r) => return fail(link, id, &format!("{why}, and resuming it answered HTTP {}", r.status)),
@@ -230,7 +258,7 @@ impl Wire for HttpWire {
             }
         };
         let Some(id) = id else {
-            self.answer(link, sent.response(Some(SHORT)), None);
+            self.answer(link, sent.response(Some(SHORT)), (message.as_bytes(), Some(SHORT)), None);
             return Ok(());
         };
         if let Ok(closer) = sent.closer() {
@@ -242,7 +270,7 @@ impl Wire for HttpWire {
         thread::Builder::new()
             .name("gateway-answer".into())
             .spawn(move || {
-                me.answer(&link, sent.response(None), Some(id));
+                me.answer(&link, sent.response(None), (message.as_bytes(), None), Some(id));
                 me.open().remove(&id);
             })
             .map(drop)

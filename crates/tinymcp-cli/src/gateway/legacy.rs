@@ -4,6 +4,7 @@
 //! on the stream, delivered to the link. The stream's end ends the link.
 
 use super::link::{Link, Wire};
+use crate::cli::connect::auth::Credentials;
 use crate::cli::connect::http1::{self, Closer, Url};
 use crate::cli::connect::sse::Events;
 use crate::cli::connect::MESSAGE_CAP;
@@ -16,18 +17,27 @@ const ENDPOINT_WITHIN: Duration = Duration::from_secs(10);
 const POST_WITHIN: Duration = Duration::from_secs(30);
 
 pub struct LegacyWire {
+    /// The stream's URL: the resource the credentials are for.
+    url: Url,
     endpoint: Url,
-    extra: Vec<(String, String)>,
+    /// The gateway's own credentials there: with every request, a 401 answered (`after`).
+    auth: Arc<Credentials>,
     stream: Mutex<Option<Closer>>,
 }
 
 /// Opens the stream at `url` for `link` and waits for the `endpoint` event.
-pub fn open(link: &Arc<Link>, url: &Url, extra: Vec<(String, String)>) -> Result<Arc<LegacyWire>, String> {
-    let mut headers = extra.clone();
-    headers.push(("Accept".into(), "text/event-stream".into()));
-    let sent = http1::send(url, "GET", &headers, &[]).map_err(|e| format!("cannot reach {url}: {e}"))?;
-    let closer = sent.closer().ok();
-    let mut response = sent.response(Some(ENDPOINT_WITHIN)).map_err(|e| format!("GET {url}: {e}"))?;
+pub fn open(link: &Arc<Link>, url: &Url, auth: Arc<Credentials>) -> Result<Arc<LegacyWire>, String> {
+    let closer = Mutex::new(None);
+    let get = || {
+        let mut headers = auth.headers();
+        headers.push(("Accept".into(), "text/event-stream".into()));
+        let sent = http1::send(url, "GET", &headers, &[])?;
+        *closer.lock().unwrap_or_else(PoisonError::into_inner) = sent.closer().ok();
+        sent.response(Some(ENDPOINT_WITHIN))
+    };
+    let response = get().map_err(|e| format!("GET {url}: {e}"))?;
+    let mut response = auth.after(url, response, get).map_err(|why| format!("GET {url}: {why}"))?;
+    let closer = closer.into_inner().unwrap_or_else(PoisonError::into_inner);
     if response.status != 200 || !response.is_event_stream() {
         return Err(format!("GET {url}: answered HTTP {} without an event stream", response.status));
     }
@@ -61,24 +71,33 @@ pub fn open(link: &Arc<Link>, url: &Url, extra: Vec<(String, String)>) -> Result
     let endpoint = rx
         .recv_timeout(ENDPOINT_WITHIN)
         .map_err(|_| format!("GET {url}: no `endpoint` event within {} s", ENDPOINT_WITHIN.as_secs()))??;
-    Ok(Arc::new(LegacyWire { endpoint, extra, stream: Mutex::new(closer) }))
+    Ok(Arc::new(LegacyWire { url: url.clone(), endpoint, auth, stream: Mutex::new(closer) }))
 }
 
 impl Wire for LegacyWire {
     fn send(&self, link: &Arc<Link>, message: String, _: Option<u64>) -> Result<(), String> {
-        let mut headers = self.extra.clone();
-        headers.push(("Content-Type".into(), "application/json".into()));
-        let answer = http1::send(&self.endpoint, "POST", &headers, message.as_bytes())
-            .and_then(|sent| sent.response(Some(POST_WITHIN)))
+        let post = || {
+            let mut headers = self.auth.headers();
+            headers.push(("Content-Type".into(), "application/json".into()));
+            http1::send(&self.endpoint, "POST", &headers, message.as_bytes())
+                .and_then(|sent| sent.response(Some(POST_WITHIN)))
+        };
+        let response = match post() {
+            Ok(response) => response,
+            Err(e) => {
+                let why = format!("cannot reach {}: {e}", self.endpoint);
+                link.end(&why);
+                return Err(why);
+            }
+        };
+        let answer = self
+            .auth
+            .after(&self.url, response, post)
             .map(|mut response| (response.status, response.text(4096).unwrap_or_default()));
         match answer {
             Ok((200..=299, _)) => Ok(()),
             Ok((status, text)) => Err(format!("POST {} answered HTTP {status}: {}", self.endpoint, text.trim())),
-            Err(e) => {
-                let why = format!("cannot reach {}: {e}", self.endpoint);
-                link.end(&why);
-                Err(why)
-            }
+            Err(why) => Err(format!("POST {}: {why}", self.endpoint)),
         }
     }
 

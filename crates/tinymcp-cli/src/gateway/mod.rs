@@ -19,6 +19,7 @@ mod stdio;
 mod upstream;
 mod wire;
 
+use crate::cli::connect::auth::{ClientCredentials, Credentials, Secret};
 use crate::cli::connect::http1::{self, Connector, Url};
 use crate::cli::flags::{Arg, Flags};
 use crate::cli::options::{parse_args, Args, Parsed};
@@ -111,7 +112,7 @@ impl Gateway {
             };
             let outcome = if cx.is_cancelled() { "cancelled" } else { outcome };
             audit.record(&Record {
-                caller: &caller(cx),
+                caller: caller(cx),
                 upstream: upstream.name(),
                 tool: original,
                 exposed,
@@ -159,10 +160,10 @@ impl Gateway {
     }
 }
 
-/// Who called, for the audit log: the downstream's token subject is not known to a handler,
-/// so every caller is `anonymous` until it is.
-fn caller(_cx: &RequestCx) -> String {
-    "anonymous".to_owned()
+/// Who called, for the audit log: the subject of the caller's verified token (under OAuth),
+/// else `anonymous` (stdio, a static token, a token that names no one).
+fn caller(cx: &RequestCx) -> &str {
+    cx.subject().unwrap_or("anonymous")
 }
 
 /// Parses the command line, starts the upstreams and serves until the end.
@@ -209,7 +210,7 @@ pub fn run(raw: impl Iterator<Item = String>) -> Result<(), String> {
     let mut upstreams = Vec::new();
     for upstream in config.upstreams {
         let url = match &upstream.how {
-            config::How::Url { url, headers, .. } => {
+            config::How::Url { url, headers, oauth, .. } => {
                 let at = format!("upstreams.{}", upstream.name);
                 let connector =
                     Connector::new(http1::CONNECT_TIMEOUT, ca_file.as_deref()).map_err(|e| format!("{at}: {e}"))?;
@@ -217,9 +218,24 @@ pub fn run(raw: impl Iterator<Item = String>) -> Result<(), String> {
                 let headers = headers
                     .iter()
                     .map(|h| crate::cli::connect::header(h, |name| std::env::var(name).ok()))
+                    .map(|h| h.map(|(name, value)| (name, Secret::new(value))))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| format!("{at}.headers: {}", e.trim_start_matches("--header ")))?;
-                Some((url, headers))
+                // The secret is read now: a variable not set is refused before anything starts.
+                let oauth = match oauth {
+                    Some(client) => {
+                        let var = &client.secret_var;
+                        let secret = Secret::from_env(var, &format!("{at}.oauth.client_secret_env"))?;
+                        Some(ClientCredentials {
+                            client_id: client.client_id.clone(),
+                            secret,
+                            secret_var: var.clone(),
+                            scope: client.scope.clone(),
+                        })
+                    }
+                    None => None,
+                };
+                Some((url, Credentials::new(headers, oauth)))
             }
             config::How::Command { .. } => None,
         };

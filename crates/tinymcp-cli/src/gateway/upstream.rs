@@ -7,6 +7,7 @@ use super::config::{How, UpstreamConfig};
 use super::http::HttpWire;
 use super::link::{Link, Notice, Wire};
 use super::{catalogue, legacy, stdio, Gateway};
+use crate::cli::connect::auth::Credentials;
 use crate::cli::connect::http1::Url;
 use serde_json::{json, Value};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
@@ -43,8 +44,9 @@ struct Wake {
 /// One configured upstream.
 pub struct Upstream {
     pub config: UpstreamConfig,
-    /// `url`: where it is and its headers (their `${VAR}` read at start).
-    url: Option<(Url, Vec<(String, String)>)>,
+    /// `url`: where it is and the gateway's own credentials there (headers with their `${VAR}`
+    /// read at start, OAuth client credentials), never its callers'.
+    url: Option<(Url, Arc<Credentials>)>,
     link: Mutex<Option<Arc<Link>>>,
     status: Mutex<Status>,
     /// Attempts made so far (the first one's end is waited for at start).
@@ -61,7 +63,7 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    pub fn new(config: UpstreamConfig, url: Option<(Url, Vec<(String, String)>)>) -> Arc<Upstream> {
+    pub fn new(config: UpstreamConfig, url: Option<(Url, Arc<Credentials>)>) -> Arc<Upstream> {
         Arc::new(Upstream {
             config,
             url,
@@ -201,13 +203,13 @@ impl Upstream {
                 link.attach(wire as Arc<dyn Wire>);
                 None
             }
-            (How::Url { legacy: true, .. }, Some((url, headers))) => {
-                let wire = legacy::open(&link, url, headers.clone())?;
+            (How::Url { legacy: true, .. }, Some((url, auth))) => {
+                let wire = legacy::open(&link, url, Arc::clone(auth))?;
                 link.attach(wire as Arc<dyn Wire>);
                 None
             }
-            (How::Url { .. }, Some((url, headers))) => {
-                let wire = HttpWire::new(url.clone(), headers.clone());
+            (How::Url { .. }, Some((url, auth))) => {
+                let wire = HttpWire::new(url.clone(), Arc::clone(auth));
                 link.attach(Arc::clone(&wire) as Arc<dyn Wire>);
                 Some(wire)
             }

@@ -207,10 +207,9 @@ async def run(args: argparse.Namespace) -> tuple[int, int]:
                     await toggle("Stopped")
 
         async def cancel() -> None:
-            # A 3 s call with a progress every 0.5 s (2025-11-25; at 2026-07-28 no progress
-            # stream is promised, so cancelled after 0.3 s): the SDK cancels it; it gives no
-            # result and the session still answers. The gateway's audit log (checked by the
-            # script) shows it cancelled upstream.
+            # A 3 s call with a progress every 0.5 s, cancelled at its first progress: it gives
+            # no result and the session still answers. The gateway's audit log (checked by the
+            # script) shows it cancelled.
             first = anyio.Event()
             finished: list[Any] = []
 
@@ -228,7 +227,7 @@ async def run(args: argparse.Namespace) -> tuple[int, int]:
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(call)
-                with anyio.move_on_after(0.3 if modern else 10):
+                with anyio.fail_after(10):
                     await first.wait()
                 tg.cancel_scope.cancel()
             expect(not finished, "the cancelled call got its result")

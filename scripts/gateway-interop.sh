@@ -10,22 +10,24 @@
 # sampling and elicitation through the gateway. Then the tool list's size as a client sees it:
 # every tool, an allow list per upstream, and discovery mode (a gateway each).
 # Usage: scripts/gateway-interop.sh [BINARY]  (default target/release/tinymcp, built with
-# --features gateway). Skips (exit 77, one line) only when something scripts/deps.sh installs
-# under .cache is missing; without nginx the TLS upstream alone is left out, with a line saying so.
+# --features gateway; scripts/test.sh passes $TARGET/release/tinymcp). Skips (exit 77, one
+# line) only when something scripts/deps.sh installs under .cache is missing; without nginx the
+# TLS upstream alone is left out, with a line saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-tinymcp=$(realpath "${1:-${CARGO_TARGET_DIR:-target}/release/tinymcp}")
+tinymcp=$(realpath -m "${1:-${CARGO_TARGET_DIR:-target}/release/tinymcp}")
+[ -x "$tinymcp" ] || { echo "gateway interop: no binary $tinymcp (cargo build --release --features gateway)" >&2; exit 1; }
 node=$PWD/.cache/npm/node_modules/.bin/node
 python=.cache/venv/bin/python
 everything=$PWD/.cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 gw=$PWD/.cache/gateway
 memory=$gw/npm/node_modules/@modelcontextprotocol/server-memory/dist/index.js
 filesystem=$gw/npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js
-for need in "$tinymcp" "$node" "$python" "$everything" "$memory" "$filesystem" \
+for need in "$node" "$python" "$everything" "$memory" "$filesystem" \
   "$gw/venv/bin/mcp-server-time" "$gw/venv/bin/mcp-server-git" .cache/npm/node_modules/@modelcontextprotocol/sdk; do
-  [ -e "$need" ] || skip "gateway interop" "$need is missing (scripts/deps.sh installs it; the binary: cargo build --release --features gateway)"
+  [ -e "$need" ] || skip "gateway interop" "$need is missing (scripts/deps.sh installs it)"
 done
 
 work=$(mktemp -d)
@@ -111,8 +113,8 @@ fi
 config() {
   local file=$1 discovery=$2
   shift 2
-  local a=("${@:-*}")
-  [ "${#a[@]}" -lt 6 ] && a=('*' '*' '*' '*' '*' '*')
+  local a=('*' '*' '*' '*' '*' '*')
+  [ $# -gt 0 ] && a=("$@")
   allow() { printf ', "tools": {"allow": ["%s"]}' "$1"; }
   # shellcheck disable=SC2059 # the TLS part holds a %s for its allow list
   cat >"$file" <<JSON

@@ -178,6 +178,8 @@ wait_port "$everything_port"
 kill $everything 2>/dev/null || true
 step "interop: tinymcp proxy: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE, to tinymcp --everything and server-everything over stdio"
 bash scripts/proxy-interop.sh
+step "interop: tinymcp gateway: one gateway in front of server-everything, server-memory, server-filesystem, mcp-server-time, mcp-server-git and a tinymcp upstream behind TLS (nginx), the Python SDK client at 2025-11-25 and 2026-07-28 and the TypeScript SDK client through it"
+may_skip bash scripts/gateway-interop.sh "$TARGET/release/tinymcp"
 step "interop: tinymcp proxy between revisions: the conformance suite's 2026-07-28 requirement set through a child pinned to 2025-11-25 and its 2025-11-25 set through one pinned to 2026-07-28, the Python and TypeScript SDK clients, --shared"
 bash scripts/proxy-revisions.sh
 step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"

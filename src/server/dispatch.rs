@@ -354,6 +354,11 @@ fn initialize(server: &Server, session: Option<&Session>, params: &Params) -> Re
 fn listen(server: &Server, params: &Params, scopes: Option<&[String]>) -> Result<Grant, RpcError> {
     let filter = listen_filter(server, &params.to_value(), scopes)?;
     let slot = server.listen_slots().take(server.options().max_listen_streams)?;
+    // Its resources are subscribed to as `resources/subscribe` subscribes (the hooks run
+    // before the stream is acknowledged), so a gateway or a watcher sees them too.
+    for uri in &filter.resource_subscriptions {
+        server.subscribed(uri);
+    }
     Ok(Grant::new(filter, slot))
 }
 
@@ -409,6 +414,30 @@ mod tests {
             Ok(Incoming::Single(Message::Request(req))) => req,
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A 2026-07-28 listen stream's `resourceSubscriptions` subscribe as `resources/subscribe`
+    /// does: the subscribe hooks run for each URI (a gateway passes it upstream there, a
+    /// watcher notes the state to compare with), before the stream opens.
+    #[test]
+    fn a_listen_streams_resource_subscriptions_run_the_subscribe_hooks() {
+        let server = Server::new("t", "1.0");
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let noted = Arc::clone(&seen);
+        server.on_subscribe(move |uri| noted.lock().unwrap().push(uri.to_owned()));
+        for uri in ["test://a", "test://b"] {
+            let resource = crate::Resource::new(uri, uri);
+            server.register_resource(resource, |_, uri| Ok(vec![crate::ResourceContents::text(uri, "text/plain", "")]));
+        }
+        let text = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params":
+            {"notifications": {"resourceSubscriptions": ["test://a", "test://b"]}}})
+        .to_string();
+        let req = match jsonrpc::parse(&text) {
+            Ok(Incoming::Single(Message::Request(req))) => req,
+            other => panic!("{other:?}"),
+        };
+        listen(&server, &req.params, None).expect("the stream is granted");
+        assert_eq!(*seen.lock().unwrap(), ["test://a", "test://b"]);
     }
 
     /// What a row says of where its method runs is what happens: a `Pool` row's request goes

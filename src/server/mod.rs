@@ -719,7 +719,8 @@ impl Server {
         self.broadcast(|_| true, prompts::LIST_CHANGED, json!({}));
     }
 
-    /// Runs `hook` with the URI of every `resources/subscribe`, before it is answered: a
+    /// Runs `hook` with the URI of every `resources/subscribe`, before it is answered, and of
+    /// each of a 2026-07-28 `subscriptions/listen`'s `resourceSubscriptions`: a
     /// provider that polls for changes notes there the state later changes are compared with,
     /// so a change right after the subscription is not missed.
     pub fn on_subscribe(&self, hook: impl Fn(&str) + Send + Sync + 'static) {

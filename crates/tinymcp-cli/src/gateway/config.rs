@@ -2,6 +2,7 @@
 //! start, named by its JSON path (`upstreams.NAME.tools.allow[0]`); nothing here runs a
 //! process or opens a connection.
 
+use crate::cli::proxy::config::{command_cwd, command_env, object, string};
 use crate::provide::glob::GlobPattern;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -171,27 +172,8 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
                 return Err(format!("{at}.command: expected a program, got \"\""));
             }
             let args = strings(entry.get("args"), &format!("{at}.args"))?;
-            let mut env = base_env.to_vec();
-            if let Some(vars) = entry.get("env") {
-                for (var, value) in object(vars, &format!("{at}.env"))? {
-                    if var.is_empty() || var.contains('=') {
-                        return Err(format!("{at}.env: expected variable names, got {var:?}"));
-                    }
-                    let value = string(value, &format!("{at}.env.{var}"))?;
-                    env.retain(|(k, _)| k != var);
-                    env.push((var.clone(), value));
-                }
-            }
-            let cwd = match entry.get("cwd") {
-                None => None,
-                Some(cwd) => {
-                    let dir = PathBuf::from(string(cwd, &format!("{at}.cwd"))?);
-                    if !dir.is_dir() {
-                        return Err(format!("{at}.cwd: expected a folder, {} is not one", dir.display()));
-                    }
-                    Some(dir)
-                }
-            };
+            let env = command_env(entry, &at, base_env)?;
+            let cwd = command_cwd(entry, &at)?;
             for key in ["headers", "transport", "oauth"] {
                 if entry.contains_key(key) {
                     return Err(format!("{at}.{key}: only for a url upstream"));
@@ -331,14 +313,6 @@ fn scopes(value: Option<&Value>, at: &str) -> Result<Vec<String>, String> {
         Some(i) => Err(format!("{at}[{i}]: expected a scope name without spaces")),
         None => Ok(scopes),
     }
-}
-
-fn object<'v>(value: &'v Value, at: &str) -> Result<&'v Map<String, Value>, String> {
-    value.as_object().ok_or_else(|| format!("{at}: expected an object"))
-}
-
-fn string(value: &Value, at: &str) -> Result<String, String> {
-    value.as_str().map(str::to_owned).ok_or_else(|| format!("{at}: expected a string"))
 }
 
 fn strings(value: Option<&Value>, at: &str) -> Result<Vec<String>, String> {

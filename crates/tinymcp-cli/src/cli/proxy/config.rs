@@ -63,7 +63,20 @@ fn server(name: &str, entry: &Value, base: &Spec) -> Result<Spec, String> {
         }
         Some(_) => return Err(format!("{at}.args: expected an array of strings")),
     };
-    let mut env = base.env.clone();
+    let env = command_env(entry, &at, &base.env)?;
+    let cwd = command_cwd(entry, &at)?;
+    Ok(Spec { command, args, env, cwd, ..base.clone() })
+}
+
+/// A command entry's environment: `base` with the entry's `env` added (replacing a variable of
+/// the same name), refused at `AT.env` when a name is empty or holds `=`. The proxy's and the
+/// gateway's configs both read commands this way.
+pub(crate) fn command_env(
+    entry: &Map<String, Value>,
+    at: &str,
+    base: &[(String, String)],
+) -> Result<Vec<(String, String)>, String> {
+    let mut env = base.to_vec();
     if let Some(vars) = entry.get("env") {
         for (var, value) in object(vars, &format!("{at}.env"))? {
             if var.is_empty() || var.contains('=') {
@@ -74,24 +87,24 @@ fn server(name: &str, entry: &Value, base: &Spec) -> Result<Spec, String> {
             env.push((var.clone(), value));
         }
     }
-    let cwd = match entry.get("cwd") {
-        None => None,
-        Some(cwd) => {
-            let dir = PathBuf::from(string(cwd, &format!("{at}.cwd"))?);
-            if !dir.is_dir() {
-                return Err(format!("{at}.cwd: expected a folder, {} is not one", dir.display()));
-            }
-            Some(dir)
-        }
-    };
-    Ok(Spec { command, args, env, cwd, ..base.clone() })
+    Ok(env)
 }
 
-fn object<'v>(value: &'v Value, at: &str) -> Result<&'v Map<String, Value>, String> {
+/// A command entry's working folder (`cwd`), which must exist.
+pub(crate) fn command_cwd(entry: &Map<String, Value>, at: &str) -> Result<Option<PathBuf>, String> {
+    let Some(cwd) = entry.get("cwd") else { return Ok(None) };
+    let dir = PathBuf::from(string(cwd, &format!("{at}.cwd"))?);
+    if !dir.is_dir() {
+        return Err(format!("{at}.cwd: expected a folder, {} is not one", dir.display()));
+    }
+    Ok(Some(dir))
+}
+
+pub(crate) fn object<'v>(value: &'v Value, at: &str) -> Result<&'v Map<String, Value>, String> {
     value.as_object().ok_or_else(|| format!("{at}: expected an object"))
 }
 
-fn string(value: &Value, at: &str) -> Result<String, String> {
+pub(crate) fn string(value: &Value, at: &str) -> Result<String, String> {
     value.as_str().map(str::to_owned).ok_or_else(|| format!("{at}: expected a string"))
 }
 

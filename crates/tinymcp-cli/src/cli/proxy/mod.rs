@@ -5,7 +5,7 @@
 //! relaying itself is the library's (`tinymcp::relay`), the process is `child`.
 
 mod child;
-mod config;
+pub(crate) mod config;
 
 use crate::cli::flags::Flags;
 pub use child::end_all;

@@ -743,6 +743,40 @@ mod tests {
         assert!(why.contains("origin http://other:2, not on the server's origin http://h:1"), "{why}");
     }
 
+    /// A server that answers one request per connection and then, without saying so, closes
+    /// it on the next request unanswered (as one does whose keep-alive timeout ran out just
+    /// then): every request is still answered, each on its own connection.
+    #[test]
+    fn a_request_on_a_kept_connection_closed_unanswered_is_sent_once_more() {
+        use std::io::{BufRead, BufReader, Read, Write};
+        use std::net::TcpListener;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let mut reader = BufReader::new(stream);
+                for answered in [true, false] {
+                    let mut line = String::new();
+                    while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                        line.clear();
+                    }
+                    if !answered {
+                        break;
+                    }
+                    let _ = reader.get_mut().write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                }
+            }
+        });
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/")).unwrap();
+        for _ in 0..3 {
+            let mut answer = super::send(&url, "GET", &[], &[]).unwrap().response(Some(CONNECT_TIMEOUT)).unwrap();
+            let mut body = String::new();
+            answer.body.read_to_string(&mut body).unwrap();
+            assert_eq!((answer.status, body.as_str()), (200, "ok"));
+        }
+    }
+
     #[test]
     fn lines_are_capped() {
         let mut input: &[u8] = b"abc\r\nde\nfgh";

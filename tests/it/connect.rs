@@ -521,3 +521,78 @@ fn auto_passes_a_modern_servers_refusal_of_initialize_to_the_host() {
     assert_eq!(tool_text(&echo), "Echo: modern");
     assert!(host.close().success());
 }
+
+/// A Streamable HTTP server that keeps its connections alive: JSON answers framed by
+/// `Content-Length` or by chunks (alternately), 202 to a notification, 405 to the GET stream.
+/// Counts the connections it accepts and the requests it answers.
+struct KeepAlive {
+    port: u16,
+    connections: Arc<std::sync::atomic::AtomicUsize>,
+    requests: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl KeepAlive {
+    fn start() -> KeepAlive {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the keep-alive server");
+        let port = listener.local_addr().expect("its address").port();
+        let connections = Arc::<std::sync::atomic::AtomicUsize>::default();
+        let requests = Arc::<std::sync::atomic::AtomicUsize>::default();
+        let (accepted, answered) = (Arc::clone(&connections), Arc::clone(&requests));
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                accepted.fetch_add(1, Ordering::SeqCst);
+                let answered = Arc::clone(&answered);
+                thread::spawn(move || {
+                    while let Some((head, body)) = read_request(&mut stream) {
+                        let n = answered.fetch_add(1, Ordering::SeqCst);
+                        let message: Value = serde_json::from_slice(&body).unwrap_or_default();
+                        let answer = if !head.starts_with("post") {
+                            "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n".to_owned()
+                        } else if message["id"].is_null() {
+                            "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n".to_owned()
+                        } else {
+                            let result = match message["method"].as_str() {
+                                Some("initialize") => json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                                    "serverInfo": {"name": "keep-alive", "version": "0"}}),
+                                _ => json!({}),
+                            };
+                            let json = json!({"jsonrpc": "2.0", "id": message["id"], "result": result}).to_string();
+                            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\n";
+                            if n % 2 == 0 {
+                                format!("{head}Content-Length: {}\r\n\r\n{json}", json.len())
+                            } else {
+                                format!(
+                                    "{head}Transfer-Encoding: chunked\r\n\r\n{:x}\r\n{json}\r\n0\r\n\r\n",
+                                    json.len()
+                                )
+                            }
+                        };
+                        if stream.write_all(answer.as_bytes()).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        KeepAlive { port, connections, requests }
+    }
+}
+
+// The bridge keeps its connections alive: requests one after another reuse one connection
+// instead of each opening its own (and paying a TCP, and a TLS, handshake).
+#[test]
+fn requests_in_turn_reuse_a_kept_alive_connection() {
+    let server = KeepAlive::start();
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let mut host = Client::spawn(&["connect", "--transport", "http", &url]);
+    host.initialize("2025-11-25", json!({}));
+    for _ in 0..6 {
+        let answer = host.request("ping", json!({}));
+        assert_eq!(answer["result"], json!({}), "{answer}");
+    }
+    assert!(host.close().success(), "connect exits 0 at end of input");
+    let (connections, requests) = (server.connections.load(Ordering::SeqCst), server.requests.load(Ordering::SeqCst));
+    assert!(requests >= 8, "{requests} requests");
+    assert!(connections <= 3, "{connections} connections for {requests} requests");
+}

@@ -1,17 +1,17 @@
-//! The client side of HTTP/1.1 for `tinymcp connect`: one request per connection
-//! (`Connection: close`), the answer's head parsed by hand and its body read by length, by
-//! chunks or to the end of the connection. `https://` URLs go through TLS (rustls, feature
+//! The client side of HTTP/1.1 for `tinymcp connect` and the gateway's HTTP upstreams:
+//! connections kept alive (a few idle ones per origin, reused once an answer's body was read to
+//! its end), the answer's head parsed by hand and its body read by length, by chunks or to the
+//! end of the connection. `https://` URLs go through TLS (rustls, feature
 //! `https`) under the same code: the stream is plain TCP or a TLS session over it, and every
 //! deadline is set on the TCP socket either way.
 
 #[cfg(feature = "https")]
 use super::tls;
+use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
-use std::sync::Arc;
-use std::time::Duration;
-#[cfg(feature = "https")]
-use std::time::Instant;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 /// The longest line of a response head or chunk size; longer is refused.
 const HEAD_LINE_CAP: usize = 16 * 1024;
@@ -21,6 +21,12 @@ const HEADERS_CAP: usize = 100;
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one write may block (a server that stopped reading).
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Idle connections kept per origin; more are closed.
+const IDLE_PER_ORIGIN: usize = 8;
+/// How long an idle connection is kept: below common servers' keep-alive timeouts (tinymcp's
+/// 30 s, nginx's 75 s), so that one is rarely reused just as the server closes it; one closed
+/// sooner (Node's 5 s) is seen closed before reuse, or its request is sent again once.
+const IDLE_FOR: Duration = Duration::from_secs(15);
 
 /// How connections are made: the deadline of connecting (and of the TLS handshake), and for
 /// `https://` the roots the server's certificate must chain to. One per remote server, shared
@@ -29,6 +35,8 @@ pub struct Connector {
     within: Duration,
     #[cfg(feature = "https")]
     tls: Arc<tls::ClientConfig>,
+    /// Idle kept-alive connections by origin, oldest first, each with when it went idle.
+    idle: Mutex<HashMap<String, Vec<(Stream, Instant)>>>,
 }
 
 impl Connector {
@@ -37,13 +45,46 @@ impl Connector {
     /// before anything is sent.
     pub fn new(within: Duration, ca_file: Option<&str>) -> Result<Arc<Connector>, String> {
         #[cfg(feature = "https")]
-        return Ok(Arc::new(Connector { within, tls: tls::config(ca_file)? }));
+        return Ok(Arc::new(Connector { within, tls: tls::config(ca_file)?, idle: Mutex::default() }));
         #[cfg(not(feature = "https"))]
         match ca_file {
             Some(_) => Err(format!("--ca-file: {}", no_https())),
-            None => Ok(Arc::new(Connector { within })),
+            None => Ok(Arc::new(Connector { within, idle: Mutex::default() })),
         }
     }
+
+    /// The newest idle connection to `origin` still fresh and open, if any.
+    fn take(&self, origin: &str) -> Option<Stream> {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let list = idle.get_mut(origin)?;
+        while let Some((stream, since)) = list.pop() {
+            if since.elapsed() < IDLE_FOR && still_open(stream.tcp()) {
+                return Some(stream);
+            }
+        }
+        None
+    }
+
+    /// Keeps `stream` for the next request to `origin`, the oldest idle one closed past the bound.
+    fn put(&self, origin: String, stream: Stream) {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let list = idle.entry(origin).or_default();
+        list.retain(|(_, since)| since.elapsed() < IDLE_FOR);
+        if list.len() >= IDLE_PER_ORIGIN {
+            list.remove(0);
+        }
+        list.push((stream, Instant::now()));
+    }
+}
+
+/// Whether an idle connection is still usable: nothing to read yet (a server that closed it
+/// shows the end, or a TLS close alert, at once).
+fn still_open(tcp: &TcpStream) -> bool {
+    if tcp.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let open = matches!(tcp.peek(&mut [0; 1]), Err(e) if e.kind() == io::ErrorKind::WouldBlock);
+    tcp.set_nonblocking(false).is_ok() && open
 }
 
 /// Why an `https://` URL is refused by a build without TLS, and what to do.
@@ -273,16 +314,35 @@ fn connect(url: &Url) -> io::Result<Stream> {
 /// A request written, its answer not yet read.
 pub struct Sent {
     reader: BufReader<Stream>,
+    url: Url,
+    /// The request, kept when it went on a reused connection: the server may have closed
+    /// that one meanwhile, and then it is sent once more on a fresh one.
+    again: Option<Vec<u8>>,
+    /// Made by the first `closer()` (most requests are never cancelled).
+    watch: OnceLock<Arc<Mutex<Watch>>>,
+}
+
+/// What a `Closer` shuts: the request's connection while it is the request's (not once it
+/// went back to the pool), and whether it was closed (a retry then does not connect again).
+#[derive(Default)]
+struct Watch {
+    tcp: Option<TcpStream>,
+    closed: bool,
 }
 
 /// Ends one request's connection, both ways: its reader sees the end at once, the server a
 /// hang-up.
-pub struct Closer(TcpStream);
+pub struct Closer(Arc<Mutex<Watch>>);
 
 impl Closer {
-    /// Shuts the connection (a second call does nothing more).
+    /// Shuts the connection (a second call does nothing more; nor does a call after the
+    /// answer was read whole and its connection kept for another request).
     pub fn close(&self) {
-        let _ = self.0.shutdown(Shutdown::Both);
+        let mut watch = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        watch.closed = true;
+        if let Some(tcp) = watch.tcp.take() {
+            let _ = tcp.shutdown(Shutdown::Both);
+        }
     }
 }
 
@@ -293,8 +353,7 @@ pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) 
     if let Some((name, _)) = headers.iter().find(|(name, value)| broken(name) || broken(value)) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("the {name:?} header holds a line break")));
     }
-    let mut stream = connect(url)?;
-    let mut head = format!("{method} {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n", url.path, url.authority);
+    let mut head = format!("{method} {} HTTP/1.1\r\nHost: {}\r\n", url.path, url.authority);
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -304,23 +363,68 @@ pub fn send(url: &Url, method: &str, headers: &[(String, String)], body: &[u8]) 
     head.push_str("\r\n");
     let mut message = head.into_bytes();
     message.extend_from_slice(body);
-    stream.write_all(&message)?;
+    if let Some(mut stream) = url.connector.take(&url.origin()) {
+        // A kept connection the server closed meanwhile fails here or before the answer's
+        // first byte; either way the request goes once more on a fresh one.
+        if stream.write_all(&message).and_then(|()| stream.flush()).is_ok() {
+            return Ok(Sent {
+                reader: BufReader::new(stream),
+                url: url.clone(),
+                again: Some(message),
+                watch: OnceLock::new(),
+            });
+        }
+    }
+    let stream = write_fresh(url, &message)?;
+    Ok(Sent { reader: BufReader::new(stream), url: url.clone(), again: None, watch: OnceLock::new() })
+}
+
+/// `message` written on a new connection to `url`.
+fn write_fresh(url: &Url, message: &[u8]) -> io::Result<Stream> {
+    let mut stream = connect(url)?;
+    stream.write_all(message)?;
     // TLS buffers what is written: flushing sends it.
     stream.flush()?;
-    Ok(Sent { reader: BufReader::new(stream) })
+    Ok(stream)
 }
 
 impl Sent {
     /// A handle that ends this connection from another thread (a cancellation).
     pub fn closer(&self) -> io::Result<Closer> {
-        self.reader.get_ref().tcp().try_clone().map(Closer)
+        if self.watch.get().is_none() {
+            let tcp = self.reader.get_ref().tcp().try_clone()?;
+            let _ = self.watch.set(Arc::new(Mutex::new(Watch { tcp: Some(tcp), closed: false })));
+        }
+        self.watch.get().map(|watch| Closer(Arc::clone(watch))).ok_or_else(|| io::Error::other("no closer"))
+    }
+
+    /// Sends the request again on a fresh connection, the closer (if any) now shutting that one.
+    fn again(&mut self, message: &[u8]) -> io::Result<()> {
+        let stream = write_fresh(&self.url, message)?;
+        if let Some(watch) = self.watch.get() {
+            let mut watch = watch.lock().unwrap_or_else(PoisonError::into_inner);
+            if watch.closed {
+                let _ = stream.tcp().shutdown(Shutdown::Both);
+                return Err(io::Error::new(io::ErrorKind::ConnectionAborted, "closed"));
+            }
+            watch.tcp = Some(stream.tcp().try_clone()?);
+        }
+        self.reader = BufReader::new(stream);
+        Ok(())
     }
 
     /// Reads the answer's head; `within` bounds every read of head and body (`None`: the
     /// caller is a thread of its own that may wait as long as the server keeps the stream).
     pub fn response(mut self, within: Option<Duration>) -> io::Result<Response> {
         self.reader.get_ref().tcp().set_read_timeout(within)?;
-        let status_line = read_line(&mut self.reader, HEAD_LINE_CAP)?.ok_or_else(|| bad("no answer"))?;
+        let status_line = match (read_line(&mut self.reader, HEAD_LINE_CAP), self.again.take()) {
+            (Ok(Some(line)), _) => line,
+            // The kept connection was closed by the server before it answered (a timed-out
+            // read is not retried: the server may be working on the request).
+            (Ok(None), Some(message)) => self.retry(&message, within)?,
+            (Err(e), Some(message)) if closed_under_us(&e) => self.retry(&message, within)?,
+            (got, _) => got?.ok_or_else(|| bad("no answer"))?,
+        };
         let status_line = String::from_utf8_lossy(&status_line).into_owned();
         let status = status_line
             .strip_prefix("HTTP/1.")
@@ -350,8 +454,37 @@ impl Sent {
         } else {
             Framing::Close
         };
-        Ok(Response { status, headers, body: BufReader::new(Body { inner: self.reader, framing }) })
+        // The connection serves another request once this body is read to its end, unless the
+        // server closes it or the body is a stream (of events, or to the end of the connection).
+        let keep = status_line.starts_with("HTTP/1.1")
+            && !find("connection").is_some_and(|v| v.to_ascii_lowercase().contains("close"))
+            && !find("content-type").is_some_and(|t| t.to_ascii_lowercase().starts_with("text/event-stream"))
+            && !matches!(framing, Framing::Close);
+        let keep = keep.then(|| (Arc::clone(&self.url.connector), self.url.origin()));
+        let mut body = Body { inner: Some(self.reader), framing, keep, watch: self.watch.into_inner() };
+        if matches!(body.framing, Framing::Length(0)) {
+            body.release();
+        }
+        Ok(Response { status, headers, body: BufReader::new(body) })
     }
+
+    /// The status line of the request sent again on a fresh connection.
+    fn retry(&mut self, message: &[u8], within: Option<Duration>) -> io::Result<Vec<u8>> {
+        self.again(message)?;
+        self.reader.get_ref().tcp().set_read_timeout(within)?;
+        read_line(&mut self.reader, HEAD_LINE_CAP)?.ok_or_else(|| bad("no answer"))
+    }
+}
+
+/// Whether a read failed as one does on a connection the server had closed.
+fn closed_under_us(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::UnexpectedEof
+    )
 }
 
 /// An answer: status, headers (names lowercase) and the body still to read.
@@ -371,7 +504,10 @@ impl Response {
 
     /// Lifts the read deadline, for a stream read on a thread of its own.
     pub fn wait_forever(&mut self) -> io::Result<()> {
-        self.body.get_ref().inner.get_ref().tcp().set_read_timeout(None)
+        match &self.body.get_ref().inner {
+            Some(inner) => inner.get_ref().tcp().set_read_timeout(None),
+            None => Ok(()),
+        }
     }
 
     /// Whether the body is a stream of server-sent events.
@@ -398,13 +534,52 @@ enum Framing {
 
 /// A response body with its framing taken off.
 pub struct Body {
-    inner: BufReader<Stream>,
+    /// The connection, until the body was read to its end.
+    inner: Option<BufReader<Stream>>,
     framing: Framing,
+    /// Where the connection goes once the body was read to its end, if it may be kept.
+    keep: Option<(Arc<Connector>, String)>,
+    watch: Option<Arc<Mutex<Watch>>>,
+}
+
+impl Body {
+    /// The body was read to its end: its connection goes back to the pool if it may, nothing
+    /// more arriving on it (a server that sent more is not trusted with another request).
+    fn release(&mut self) {
+        let (Some(inner), Some((connector, origin))) = (self.inner.take(), self.keep.take()) else { return };
+        if !inner.buffer().is_empty() {
+            return;
+        }
+        if let Some(watch) = &self.watch {
+            let mut watch = watch.lock().unwrap_or_else(PoisonError::into_inner);
+            if watch.closed {
+                return;
+            }
+            watch.tcp = None;
+        }
+        connector.put(origin, inner.into_inner());
+    }
 }
 
 impl Read for Body {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let Body { inner, framing } = self;
+        let n = self.read_framed(buf)?;
+        let ended = match self.framing {
+            Framing::Length(left) => left == 0,
+            Framing::Chunked { done, .. } => done,
+            Framing::Close => false,
+        };
+        if ended {
+            self.release();
+        }
+        Ok(n)
+    }
+}
+
+impl Body {
+    fn read_framed(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let Body { inner, framing, .. } = self;
+        let Some(inner) = inner else { return Ok(0) };
         match framing {
             Framing::Close => inner.read(buf),
             Framing::Length(left) => {
@@ -566,6 +741,40 @@ mod tests {
         }
         let why = sse.join("http://other:2/m").unwrap_err();
         assert!(why.contains("origin http://other:2, not on the server's origin http://h:1"), "{why}");
+    }
+
+    /// A server that answers one request per connection and then, without saying so, closes
+    /// it on the next request unanswered (as one does whose keep-alive timeout ran out just
+    /// then): every request is still answered, each on its own connection.
+    #[test]
+    fn a_request_on_a_kept_connection_closed_unanswered_is_sent_once_more() {
+        use std::io::{BufRead, BufReader, Read, Write};
+        use std::net::TcpListener;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let mut reader = BufReader::new(stream);
+                for answered in [true, false] {
+                    let mut line = String::new();
+                    while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                        line.clear();
+                    }
+                    if !answered {
+                        break;
+                    }
+                    let _ = reader.get_mut().write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                }
+            }
+        });
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/")).unwrap();
+        for _ in 0..3 {
+            let mut answer = super::send(&url, "GET", &[], &[]).unwrap().response(Some(CONNECT_TIMEOUT)).unwrap();
+            let mut body = String::new();
+            answer.body.read_to_string(&mut body).unwrap();
+            assert_eq!((answer.status, body.as_str()), (200, "ok"));
+        }
     }
 
     #[test]

@@ -353,6 +353,37 @@ fn a_file_written_through_one_replica_is_heard_once_on_another_watching_the_same
 
 #[cfg(feature = "store")]
 #[test]
+fn a_sessions_log_level_and_subscriptions_set_on_one_replica_hold_on_another() {
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let (a, b) = (replicas.start("a", &[]), replicas.start("b", &[]));
+    const WATCHED: &str = "test://watched-resource";
+    let session = a.session(json!({}));
+    let sid = ("Mcp-Session-Id", session.as_str());
+    // Set on A after `initialize` (so not in the signed id): the level, a subscription.
+    let set = a.post(&[sid], &rpc(2, "logging/setLevel", json!({"level": "warning"})));
+    assert!(set.json().get("result").is_some(), "{}", set.body);
+    let subscribed = a.post(&[sid], &rpc(3, "resources/subscribe", json!({"uri": WATCHED})));
+    assert!(subscribed.json().get("result").is_some(), "{}", subscribed.body);
+    // B rebuilds the session: its GET stream hears an update of the URI subscribed on A...
+    let mut get = b.connect();
+    get.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+    write_request(&mut get, b.port, "GET", "/mcp", &[("Accept", "text/event-stream"), sid], "");
+    let mut get = BufReader::new(get);
+    assert_eq!(read_head(&mut get).status, 200);
+    let trigger = rpc(4, "tools/call", json!({"name": "test_trigger_resource_update", "arguments": {}}));
+    assert!(b.post(&[sid], &trigger).json().get("result").is_some());
+    let heard = notifications(&mut get, 1);
+    assert_eq!(methods(&heard), ["notifications/resources/updated"], "{heard:?}");
+    assert_eq!(heard[0]["params"]["uri"], WATCHED);
+    // ...and its info messages are below the level set on A: none comes, the answer alone.
+    let logged = b.post(&[sid], &rpc(5, "tools/call", json!({"name": "test_tool_with_logging", "arguments": {}})));
+    assert!(!logged.body.contains("notifications/message"), "{}", logged.body);
+    assert!(logged.body.contains("Tool with logging executed successfully"), "{}", logged.body);
+}
+
+#[cfg(feature = "store")]
+#[test]
 fn a_stream_cut_on_one_replica_is_resumed_on_another() {
     use std::io::BufRead;
     let Some(redis) = Redis::start() else { return };

@@ -222,7 +222,8 @@ if need_command redis-server redis-server; then
     return 1
   }
   start_redis
-  replica_args+=(--store "redis://127.0.0.1:$REDIS_PORT" --store-lease-ms 1000)
+  # --write: the notify step writes files through r3 (`write_file`).
+  replica_args+=(--store "redis://127.0.0.1:$REDIS_PORT" --store-lease-ms 1000 --write)
   for r in "${REPLICAS[@]}"; do
     kill -KILL "${PID[$r]}" 2>/dev/null
     wait "${PID[$r]}" 2>/dev/null || true
@@ -239,6 +240,19 @@ if need_command redis-server redis-server; then
     fi
   }
   R1=127.0.0.1:${PORT[r1]} R2=127.0.0.1:${PORT[r2]} R3=127.0.0.1:${PORT[r3]}
+  # Streams on r1 and r2 hear files written through r3, once each; a stream cut on r1 resumes on r2.
+  store_step notify "$R1" "$R2" "$R3" || true
+  store_step resume "$R1" "$R2" || true
+  # The conformance sets and the Python SDK clients (tasks, listen) through nginx, with the store.
+  for revision in 2026-07-28 2025-11-25; do
+    conformance_run "scale test: conformance --requirements $revision through nginx with the store" \
+      "$work/store-conformance-$revision.txt" "$URL/mcp" --requirements "$revision" ||
+      fail "conformance $revision through nginx with the store"
+  done
+  for mode in 2026-07-28 auto; do
+    interop "store-python-modern-$mode" tests/interop/python_modern.py --mode "$mode" --transport http "$URL/mcp"
+  done
+  interop store-python-http tests/interop/python_client.py --transport http "$URL/mcp"
   store_step cancel "$R1" "$R2" "$R3" || true
   # A replica SIGKILLed while its task runs: the task reads failed within the lease (1 s).
   if task=$(python3 scripts/scale-store.py start "$R1"); then

@@ -85,7 +85,7 @@ store_bench() { # store_bench SECONDS: the figures of `scripts/bench.sh store`
   local seconds=$1 streams=64 rounds=50
   . scripts/lib.sh
   TARGET=${CARGO_TARGET_DIR:-target}
-  cargo build --release --quiet --features store --bin tinymcp
+  cargo build --release --quiet --features oauth,store --bin tinymcp # the release build's features
   if ! command -v redis-server >/dev/null; then
     echo "the store's cost: skipped, redis-server is missing (apt-get install -y redis-server)"
     return 0
@@ -117,10 +117,10 @@ store_bench() { # store_bench SECONDS: the figures of `scripts/bench.sh store`
   kill "${pids[@]}" 2>/dev/null
   wait "${pids[@]}" 2>/dev/null || true
   echo "the store's cost (redis-server $(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p') on loopback), ms, same run"
-  printf '  %-52s %8s %8s %7s\n' "" none store "store/none"
-  printf '  %-52s %8s %8s %7s\n' "task round-trip (call, tasks/get until done, tasks/result)" "$t_off" "$t_on" \
+  printf '  %-60s %8s %8s %10s\n' "" none store "store/none"
+  printf '  %-60s %8s %8s %10s\n' "task round-trip (call, tasks/get until done, tasks/result)" "$t_off" "$t_on" \
     "$(awk -v a="$t_off" -v b="$t_on" 'BEGIN { printf "%.2fx", b / a }')"
-  printf '  %-52s %8s %8s %7s\n' "list change to $streams listen streams (median of $rounds)" "$f_off" "$f_on" \
+  printf '  %-60s %8s %8s %10s\n' "list change to $streams listen streams (median of $rounds)" "$f_off" "$f_on" \
     "$(awk -v a="$f_off" -v b="$f_on" 'BEGIN { printf "%.2fx", b / a }')"
 }
 if [ "${1:-}" = store ]; then

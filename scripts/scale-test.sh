@@ -124,7 +124,7 @@ interop() { # interop NAME ARGS...: one Python SDK client run through nginx
   local name=$1
   shift
   if "$PY" "$@" >"$work/$name.txt" 2>&1; then
-    echo "scale test: $(tail -1 "$work/$name.txt")"
+    echo "scale test: $name: $(tail -1 "$work/$name.txt")"
   elif [ "$(grep -c '^FAIL ' "$work/$name.txt")" = 1 ] && grep -q '^FAIL subscriptions/listen$' "$work/$name.txt"; then
     # The fixture's test_trigger_tool_change changes the tools of the replica that ran it; a
     # listen stream held by another replica cannot hear that (state of one process). What every

@@ -26,6 +26,10 @@
 # default 3; medians); then the tool list a client gets from a gateway over `--everything` and
 # server-everything (Node): no filter, an allow list, discovery. The whole run prints it too, and
 # either run writes it into docs/benchmarks.md (a gateway-only run replaces only its part).
+# `scripts/bench.sh store [SECONDS]`: only the same-run figures of the store (`--store`, a
+# redis-server started on a free loopback port) against none: a task round-trip of a 2025-11-25
+# session and a list change's fan-out to 64 listen streams (half on each of two replicas with
+# the store; on one server without). The whole run prints it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The median of the numbers given (each mode's rounds, the A/B figures).
@@ -192,6 +196,53 @@ for i in range(int(sys.argv[1])):
     printf '  %-34s %8s %8s %7s\n' "instructions per echo call (stdio)" $((off / 2000)) $((on / 2000)) \
       "$(awk -v a="$off" -v b="$on" 'BEGIN { printf "%.3fx", b / a }')"
   fi
+  exit 0
+fi
+store_bench() { # store_bench SECONDS: the figures of `scripts/bench.sh store`
+  local seconds=$1 streams=64 rounds=50
+  . scripts/lib.sh
+  TARGET=${CARGO_TARGET_DIR:-target}
+  # The store's features, in a target folder of its own, so the whole run's default build stays.
+  cargo build --release --quiet --features oauth,store --bin tinymcp --target-dir "$TARGET/store"
+  if ! command -v redis-server >/dev/null; then
+    echo "the store's cost: skipped, redis-server is missing (apt-get install -y redis-server)"
+    return 0
+  fi
+  local redis_port pids=() a b t_off t_on f_off f_on
+  redis_port=$(free_port)
+  redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no >/dev/null 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+  serve() { # serve PORT FLAGS...: a server in the background
+    local port=$1
+    shift
+    "$TARGET/store/release/tinymcp" --everything --http "127.0.0.1:$port" "$@" 2>/dev/null &
+    pids+=($!)
+    wait_port "$port"
+  }
+  a=$(free_port)
+  serve "$a"
+  t_off=$(python3 scripts/bench-store.py task "http://127.0.0.1:$a/mcp" "$seconds" | sed -n 's/^task_ms=//p')
+  f_off=$(python3 scripts/bench-store.py fanout "http://127.0.0.1:$a/mcp" "http://127.0.0.1:$a/mcp" "$streams" "$rounds" |
+    sed -n 's/^fanout_ms=//p')
+  a=$(free_port)
+  serve "$a" --store "redis://127.0.0.1:$redis_port" --node-id a
+  b=$(free_port)
+  serve "$b" --store "redis://127.0.0.1:$redis_port" --node-id b
+  t_on=$(python3 scripts/bench-store.py task "http://127.0.0.1:$a/mcp" "$seconds" | sed -n 's/^task_ms=//p')
+  f_on=$(python3 scripts/bench-store.py fanout "http://127.0.0.1:$a/mcp" "http://127.0.0.1:$b/mcp" "$streams" "$rounds" |
+    sed -n 's/^fanout_ms=//p')
+  kill "${pids[@]}" 2>/dev/null
+  wait "${pids[@]}" 2>/dev/null || true
+  echo "the store's cost (redis-server $(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p') on loopback), ms, same run"
+  printf '  %-60s %8s %8s %10s\n' "" none store "store/none"
+  printf '  %-60s %8s %8s %10s\n' "task round-trip (call, tasks/get until done, tasks/result)" "$t_off" "$t_on" \
+    "$(awk -v a="$t_off" -v b="$t_on" 'BEGIN { printf "%.2fx", b / a }')"
+  printf '  %-60s %8s %8s %10s\n' "list change to $streams listen streams (median of $rounds)" "$f_off" "$f_on" \
+    "$(awk -v a="$f_off" -v b="$f_on" 'BEGIN { printf "%.2fx", b / a }')"
+}
+if [ "${1:-}" = store ]; then
+  store_bench "${2:-5}"
   exit 0
 fi
 if [ "${1:-}" = ab ]; then
@@ -561,6 +612,8 @@ aim "  static over glibc, memory per stream" "$(calc "%.2f" "$sstreams_stream_rs
 # The hot-path cost of `--metrics` (aim: 3% or less of CPU per call), same run, alternated.
 echo
 BENCH_ROUNDS=$ROUNDS bash "$0" metrics "$SECONDS_PER_RUN"
+# The store's cost: a task round-trip and a notification fan-out, with it against without.
+bash "$0" store "$SECONDS_PER_RUN"
 # The proxy beside supergateway: 10 s runs, since each session starts its own Node child.
 bash scripts/bench-proxy.sh
 # The gateway in front of the same server, beside a direct connection; its tool list's size.

@@ -11,12 +11,20 @@ starts processes:
   down     URL R            the store is down: an echo call through URL is answered, a task call
                             on R fails naming the store
   back     R SECONDS        the store is back: a task call on R succeeds within SECONDS
+  notify   R1 R2 R3         a 2026-07-28 listen stream on R1 and a 2025-11-25 GET stream on R2
+                            (both subscribed to readme.txt) each hear once a change of readme.txt
+                            and a new file, both written through R3 (`write_file`)
+  resume   R1 R2            a 2025-11-25 POST stream on R1 cut after its first event, resumed with
+                            Last-Event-ID on R2: exactly the events it missed, with R1's ids
 
 R is HOST:PORT of a replica, URL nginx's. Prints one line per step; exits 1 on a failure.
 """
 
+import http.client
 import json
+import os
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -50,6 +58,163 @@ def post(base, method, params, name=None):
     if text.startswith("event:") or text.startswith("data:") or "\ndata: " in text:
         text = [l[6:] for l in text.splitlines() if l.startswith("data: ")][-1]
     return json.loads(text)
+
+
+OLD = "2025-11-25"
+
+
+def old_session(replica):
+    """A 2025-11-25 session on `replica` (HOST:PORT), initialized: its id."""
+    host, port = replica.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": OLD,
+            "capabilities": {}, "clientInfo": {"name": "scale-store", "version": "0"}}}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    conn.request("POST", "/mcp", json.dumps(init), headers)
+    answer = conn.getresponse()
+    session = answer.getheader("Mcp-Session-Id")
+    answer.read()
+    if answer.status != 200 or not session:
+        raise SystemExit(f"FAILED: initialize on {replica}: HTTP {answer.status}")
+    headers.update({"Mcp-Session-Id": session, "MCP-Protocol-Version": OLD})
+    conn.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers)
+    conn.getresponse().read()
+    conn.close()
+    return session
+
+
+def old_post(replica, session, message):
+    """One 2025-11-25 request in `session`: its response (the last data line of an SSE answer)."""
+    host, port = replica.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "Mcp-Session-Id": session, "MCP-Protocol-Version": OLD}
+    conn.request("POST", "/mcp", json.dumps(message), headers)
+    text = conn.getresponse().read().decode()
+    conn.close()
+    if "data: " in text:
+        text = [l[6:] for l in text.splitlines() if l.startswith("data: ")][-1]
+    return json.loads(text)
+
+
+def events(response):
+    """(id, message) of each SSE event of `response`, as they come (ends with the stream)."""
+    event_id, data = None, []
+    while True:
+        line = response.readline().decode("utf-8", "replace")
+        if not line:
+            return
+        line = line.rstrip("\r\n")
+        if line.startswith("id:"):
+            event_id = line[3:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].strip())
+        elif not line:
+            if "".join(data):  # not the empty priming event a stream may begin with
+                yield event_id, json.loads("\n".join(data))
+            event_id, data = None, []
+
+
+def notify(r1, r2, r3):
+    readme = next(r["uri"] for r in post(r1, "resources/list", {})["result"]["resources"] if r["uri"].endswith("/readme.txt"))
+    post(r2, "resources/list", {})  # each watcher has looked at the folder once a listing was walked
+    heard = {"r1 listen": [], "r2 GET": []}
+    # The listen stream on r1 (2026-07-28).
+    host, port = r1.rsplit(":", 1)
+    listen_conn = http.client.HTTPConnection(host, int(port), timeout=15)
+    listen = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourcesListChanged": True, "resourceSubscriptions": [readme]}, "_meta": META}}
+    listen_conn.request("POST", "/mcp", json.dumps(listen), {
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"})
+    listening = listen_conn.getresponse()
+    first = next(events(listening))[1].get("method")
+    if first != "notifications/subscriptions/acknowledged":
+        raise SystemExit(f"FAILED: the listen stream on r1 began with {first}")
+    # The GET stream of a 2025-11-25 session on r2, subscribed to readme.txt.
+    session = old_session(r2)
+    subscribed = old_post(r2, session, {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": readme}})
+    if "result" not in subscribed:
+        raise SystemExit(f"FAILED: resources/subscribe on r2: {subscribed}")
+    host, port = r2.rsplit(":", 1)
+    get_conn = http.client.HTTPConnection(host, int(port), timeout=15)
+    get_conn.request("GET", "/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": session, "MCP-Protocol-Version": OLD})
+    getting = get_conn.getresponse()
+    if getting.status != 200:
+        raise SystemExit(f"FAILED: the GET stream on r2: HTTP {getting.status}")
+
+    def collect(name, response):
+        try:
+            for _, message in events(response):
+                if "method" in message:
+                    heard[name].append((message["method"], message.get("params", {}).get("uri")))
+        except Exception:  # the socket closed below, or timed out: the count is what was heard
+            pass
+
+    threads = [threading.Thread(target=collect, args=a, daemon=True) for a in (("r1 listen", listening), ("r2 GET", getting))]
+    for t in threads:
+        t.start()
+    # Two watcher ticks (--watch-interval 250): a listen stream's resourceSubscriptions are
+    # stamped by its replica's watcher at its next tick (not at once, as resources/subscribe is),
+    # so a change before that tick is not one it can tell.
+    time.sleep(0.6)
+    added = f"added-{os.getpid()}.txt"
+    for path, content in ((os.path.basename(readme), "changed through r3\n"), (added, "new through r3\n")):
+        wrote = post(r3, "tools/call", {"name": "write_file", "arguments": {"path": path, "content": content}}, "write_file")
+        if wrote.get("result", {}).get("isError") or "error" in wrote:
+            raise SystemExit(f"FAILED: write_file {path} on r3: {wrote}")
+    want = [("notifications/resources/updated", readme), ("notifications/resources/list_changed", None)]
+    t0 = time.monotonic()
+    try:
+        wait("both streams to hear both changes", 10, lambda: all(all(w in got for w in want) for got in heard.values()))
+    except SystemExit as e:
+        raise SystemExit(f"{e}: heard {heard}")
+    took = time.monotonic() - t0
+    time.sleep(1.0)  # four watcher intervals more: a second copy of either would be here by now
+    for conn in (listen_conn, get_conn):
+        conn.sock.shutdown(2)
+        conn.close()
+    for name, got in heard.items():
+        counts = {w: got.count(w) for w in want}
+        if any(n != 1 for n in counts.values()):
+            raise SystemExit(f"FAILED: the {name} stream heard {got}, want each of {want} once")
+    print(f"a listen stream on r1 and a GET stream on r2 each heard once readme.txt updated and a new file, both written through r3 (within {took:.2f} s)")
+
+
+def resume(r1, r2):
+    session = old_session(r1)
+    host, port = r1.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    call = {"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "r"}}}
+    conn.request("POST", "/mcp", json.dumps(call), {"Content-Type": "application/json",
+                 "Accept": "application/json, text/event-stream", "Mcp-Session-Id": session, "MCP-Protocol-Version": OLD})
+    answer = conn.getresponse()
+    last_id, first = next(events(answer))
+    if first.get("method") != "notifications/progress" or not last_id:
+        raise SystemExit(f"FAILED: the POST stream on r1 began with {last_id} {first}")
+    conn.sock.shutdown(2)  # cut mid-way: two progress events and the response are still to come
+    conn.close()
+    host, port = r2.rsplit(":", 1)
+
+    def resumed():
+        c = http.client.HTTPConnection(host, int(port), timeout=10)
+        c.request("GET", "/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": session,
+                  "MCP-Protocol-Version": OLD, "Last-Event-ID": last_id})
+        r = c.getresponse()
+        if r.status != 200:  # the store a few milliseconds behind: asked again
+            r.read()
+            return None
+        return list(events(r))
+
+    got = wait("the stream to resume on r2", 10, resumed)
+    stream, seq = last_id.rsplit("-", 1)
+    ids = [i for i, _ in got]
+    want_ids = [f"{stream}-{int(seq) + n}" for n in (1, 2, 3)]
+    progress = [m.get("params", {}).get("progress") for _, m in got[:-1]]
+    if ids != want_ids or progress != [50.0, 100.0] or got[-1][1].get("id") != 8 or "result" not in got[-1][1]:
+        raise SystemExit(f"FAILED: resumed on r2 after {last_id}: {got}")
+    print(f"a 2025-11-25 POST stream cut on r1 after event {last_id}, resumed on r2 with Last-Event-ID: exactly the 3 events it missed ({', '.join(ids)}: progress 50, 100, the response)")
 
 
 def start(replica, seconds=60):
@@ -121,6 +286,10 @@ def main(argv):
         task = wait("a task once the store is back", seconds, created)
         wait("the task to complete", 10, lambda: get(replica, task)["result"]["status"] == "completed")
         print(f"store back: a task made and completed {time.monotonic() - t0:.2f} s after the restart")
+    elif step == "notify":
+        notify(*argv[1:4])
+    elif step == "resume":
+        resume(*argv[1:3])
     else:
         raise SystemExit(f"unknown step {step}")
 

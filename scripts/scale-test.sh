@@ -124,7 +124,7 @@ interop() { # interop NAME ARGS...: one Python SDK client run through nginx
   local name=$1
   shift
   if "$PY" "$@" >"$work/$name.txt" 2>&1; then
-    echo "scale test: $(tail -1 "$work/$name.txt")"
+    echo "scale test: $name: $(tail -1 "$work/$name.txt")"
   elif [ "$(grep -c '^FAIL ' "$work/$name.txt")" = 1 ] && grep -q '^FAIL subscriptions/listen$' "$work/$name.txt"; then
     # The fixture's test_trigger_tool_change changes the tools of the replica that ran it; a
     # listen stream held by another replica cannot hear that (state of one process). What every
@@ -222,7 +222,8 @@ if need_command redis-server redis-server; then
     return 1
   }
   start_redis
-  replica_args+=(--store "redis://127.0.0.1:$REDIS_PORT" --store-lease-ms 1000)
+  # --write: the notify step writes files through r3 (`write_file`).
+  replica_args+=(--store "redis://127.0.0.1:$REDIS_PORT" --store-lease-ms 1000 --write)
   for r in "${REPLICAS[@]}"; do
     kill -KILL "${PID[$r]}" 2>/dev/null
     wait "${PID[$r]}" 2>/dev/null || true
@@ -239,6 +240,19 @@ if need_command redis-server redis-server; then
     fi
   }
   R1=127.0.0.1:${PORT[r1]} R2=127.0.0.1:${PORT[r2]} R3=127.0.0.1:${PORT[r3]}
+  # Streams on r1 and r2 hear files written through r3, once each; a stream cut on r1 resumes on r2.
+  store_step notify "$R1" "$R2" "$R3" || true
+  store_step resume "$R1" "$R2" || true
+  # The conformance sets and the Python SDK clients (tasks, listen) through nginx, with the store.
+  for revision in 2026-07-28 2025-11-25; do
+    conformance_run "scale test: conformance --requirements $revision through nginx with the store" \
+      "$work/store-conformance-$revision.txt" "$URL/mcp" --requirements "$revision" ||
+      fail "conformance $revision through nginx with the store"
+  done
+  for mode in 2026-07-28 auto; do
+    interop "store-python-modern-$mode" tests/interop/python_modern.py --mode "$mode" --transport http "$URL/mcp"
+  done
+  interop store-python-http tests/interop/python_client.py --transport http "$URL/mcp"
   store_step cancel "$R1" "$R2" "$R3" || true
   # A replica SIGKILLed while its task runs: the task reads failed within the lease (1 s).
   if task=$(python3 scripts/scale-store.py start "$R1"); then

@@ -740,6 +740,20 @@ impl Server {
         self.broadcast(|s| s.is_subscribed(uri), resources::UPDATED, json!({ "uri": uri }));
     }
 
+    /// `notify_resource_updated` for this replica's listeners only, not published to the other
+    /// replicas (`NoticeBus`): a change a replica saw on a disk it serves, which every replica
+    /// serving that disk sees with its own watcher (so a stream hears it once, not once per
+    /// replica), and which a replica serving another disk does not have.
+    pub fn notify_resource_updated_here(&self, uri: &str) {
+        self.broadcast_here(|s| s.is_subscribed(uri), resources::UPDATED, json!({ "uri": uri }));
+    }
+
+    /// `notify_resource_list_changed` for this replica's listeners only (see
+    /// [`Server::notify_resource_updated_here`]).
+    pub fn notify_resource_list_changed_here(&self) {
+        self.broadcast_here(|_| true, resources::LIST_CHANGED, json!({}));
+    }
+
     /// Whether any connected client subscribed to `uri` (so a watcher knows what to poll).
     pub fn has_subscribers(&self, uri: &str) -> bool {
         self.live_listeners().iter().any(|s| s.is_subscribed(uri))

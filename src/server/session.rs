@@ -198,6 +198,24 @@ impl Session {
         Ok(())
     }
 
+    /// The URIs subscribed to, sorted: for a transport that carries a session across
+    /// processes (kept in a store, read by the one that rebuilds it).
+    pub fn subscription_uris(&self) -> Vec<String> {
+        let mut uris: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
+        uris.sort();
+        uris
+    }
+
+    /// Subscribes to `uris` as `resources/subscribe` would (up to the cap), for a session
+    /// rebuilt in another process (see [`Session::subscription_uris`]).
+    pub fn restore_subscriptions(&self, uris: &[String]) {
+        for uri in uris {
+            if self.subscribe(uri).is_err() {
+                break;
+            }
+        }
+    }
+
     pub(crate) fn unsubscribe(&self, uri: &str) {
         lock(&self.subscriptions).remove(uri);
     }

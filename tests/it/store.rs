@@ -309,6 +309,81 @@ fn notifications_seen_on_one_replica_reach_the_streams_of_the_others_once() {
 
 #[cfg(feature = "store")]
 #[test]
+fn a_file_written_through_one_replica_is_heard_once_on_another_watching_the_same_folder() {
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let shared = TempDir::new("store-shared");
+    shared.write("readme.txt", "served by both\n");
+    let root = shared.path().to_str().expect("UTF-8").to_owned();
+    let args = ["--root", root.as_str(), "--write", "--watch-interval", "20"];
+    let (a, b) = (replicas.start("a", &args), replicas.start("b", &args));
+    let listen = body(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "resourcesListChanged": true}}),
+        json!({}),
+    );
+    let mut open = a.connect();
+    open.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+    let headers = [ACCEPT_BOTH, JSON, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "subscriptions/listen")];
+    write_request(&mut open, a.port, "POST", "/mcp", &headers, &listen.to_string());
+    let mut listen = BufReader::new(open);
+    assert_eq!(read_head(&mut listen).status, 200);
+    assert!(String::from_utf8(read_chunk(&mut listen).unwrap()).unwrap().contains("acknowledged"));
+    // A new file written through B: A's own watcher sees it on the disk both serve, and B's
+    // write tool tells its own listeners; A's stream hears it once, not once per replica.
+    let write = body(
+        3,
+        "tools/call",
+        json!({"name": "write_file", "arguments": {"path": "added.txt", "content": "new\n"}}),
+        json!({}),
+    );
+    // A's watcher has looked at the folder once a listing was walked there.
+    assert!(post(&a, &body(2, "resources/list", json!({}), json!({})), &[]).json().get("result").is_some());
+    let written = post(&b, &write, &[]).json();
+    assert!(written["result"]["content"][0]["text"].as_str().is_some_and(|t| t.starts_with("created")), "{written}");
+    assert_eq!(methods(&notifications(&mut listen, 1)), ["notifications/resources/list_changed"]);
+    // Past several of A's watcher ticks (a second copy, from the store, would be here by then),
+    // the next thing A's stream hears is B's tool change.
+    std::thread::sleep(Duration::from_millis(100));
+    let call = body(9, "tools/call", json!({"name": "test_trigger_tool_change", "arguments": {}}), json!({}));
+    assert!(post(&b, &call, &[]).json().get("result").is_some());
+    assert_eq!(methods(&notifications(&mut listen, 1)), ["notifications/tools/list_changed"]);
+}
+
+#[cfg(feature = "store")]
+#[test]
+fn a_sessions_log_level_and_subscriptions_set_on_one_replica_hold_on_another() {
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let (a, b) = (replicas.start("a", &[]), replicas.start("b", &[]));
+    const WATCHED: &str = "test://watched-resource";
+    let session = a.session(json!({}));
+    let sid = ("Mcp-Session-Id", session.as_str());
+    // Set on A after `initialize` (so not in the signed id): the level, a subscription.
+    let set = a.post(&[sid], &rpc(2, "logging/setLevel", json!({"level": "warning"})));
+    assert!(set.json().get("result").is_some(), "{}", set.body);
+    let subscribed = a.post(&[sid], &rpc(3, "resources/subscribe", json!({"uri": WATCHED})));
+    assert!(subscribed.json().get("result").is_some(), "{}", subscribed.body);
+    // B rebuilds the session: its GET stream hears an update of the URI subscribed on A...
+    let mut get = b.connect();
+    get.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+    write_request(&mut get, b.port, "GET", "/mcp", &[("Accept", "text/event-stream"), sid], "");
+    let mut get = BufReader::new(get);
+    assert_eq!(read_head(&mut get).status, 200);
+    let trigger = rpc(4, "tools/call", json!({"name": "test_trigger_resource_update", "arguments": {}}));
+    assert!(b.post(&[sid], &trigger).json().get("result").is_some());
+    let heard = notifications(&mut get, 1);
+    assert_eq!(methods(&heard), ["notifications/resources/updated"], "{heard:?}");
+    assert_eq!(heard[0]["params"]["uri"], WATCHED);
+    // ...and its info messages are below the level set on A: none comes, the answer alone.
+    let logged = b.post(&[sid], &rpc(5, "tools/call", json!({"name": "test_tool_with_logging", "arguments": {}})));
+    assert!(!logged.body.contains("notifications/message"), "{}", logged.body);
+    assert!(logged.body.contains("Tool with logging executed successfully"), "{}", logged.body);
+}
+
+#[cfg(feature = "store")]
+#[test]
 fn a_stream_cut_on_one_replica_is_resumed_on_another() {
     use std::io::BufRead;
     let Some(redis) = Redis::start() else { return };

@@ -870,10 +870,16 @@ fn post(
     let first = match next_answer(http, &answers, None) {
         Next::Message(Outgoing::Response(answer)) => {
             drop(busy);
+            if let Some(log) = &http.options.event_log {
+                session.keep_state(log);
+            }
             return HttpResponse::of(http, at, &answer).send(exchange, &headers);
         }
         Next::Message(Outgoing::Batch(answers)) => {
             drop(busy);
+            if let Some(log) = &http.options.event_log {
+                session.keep_state(log);
+            }
             let body = frame::text_of(|out| frame::write_batch(out, &answers));
             return HttpResponse::json(200, body).send(exchange, &headers);
         }
@@ -985,10 +991,11 @@ fn find_session(http: &Http, at: &Mount, exchange: &Exchange<'_>) -> Result<Arc<
     };
     let unknown =
         || HttpResponse::rpc_error(404, &RpcError::invalid_request("unknown or ended session: initialize again"));
-    let session = http.sessions.get(&at.server, id).map_err(|missing| match missing {
-        Missing::Unknown => unknown(),
-        Missing::Full(max) => too_many(http, Refused::Full(max)),
-    })?;
+    let session =
+        http.sessions.get(&at.server, id, http.options.event_log.as_ref()).map_err(|missing| match missing {
+            Missing::Unknown => unknown(),
+            Missing::Full(max) => too_many(http, Refused::Full(max)),
+        })?;
     // A session is served under the name it began at only.
     if !session.connection.serves(&at.server) {
         return Err(unknown());

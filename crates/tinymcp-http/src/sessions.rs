@@ -5,7 +5,9 @@
 //! legacy SSE sessions too (`reserve`): one cap for every transport.
 //!
 //! An id is self-contained and sealed (`token`): a replica sharing the key that does not hold
-//! the session rebuilds it from the id (revision, client capabilities, log level) and serves it.
+//! the session rebuilds it from the id (revision, client capabilities, log level) and serves it;
+//! with an `EventLog` (`--store`), the log level and subscriptions set since are kept there and
+//! read back when it rebuilds.
 //! A rebuilt session is an ordinary entry of the table (the cap and the reaper apply); the
 //! process that minted an id ends its sessions for good, and a DELETE of a rebuilt one is
 //! remembered here until the id expires.
@@ -57,6 +59,8 @@ pub(super) struct HttpSession {
     streams: Mutex<VecDeque<Arc<Stream>>>,
     /// GET streams open now.
     pub(super) open_streams: AtomicUsize,
+    /// The state (`state_of`) last kept in the `EventLog` or read from it.
+    kept: Mutex<String>,
 }
 
 impl HttpSession {
@@ -120,6 +124,25 @@ impl HttpSession {
         }
         streams.push_back(Arc::clone(&stream));
         stream
+    }
+
+    /// After a request: keeps the session's state in `log` when it changed (a `logging/setLevel`,
+    /// a `resources/subscribe`), for the rest of its id's lifetime; before the answer is sent,
+    /// so the client's next request finds it on any replica.
+    pub(super) fn keep_state(&self, log: &Arc<dyn EventLog>) {
+        let Some(state) = state_of(self) else { return };
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if *kept == state {
+            return;
+        }
+        let ttl = self.expires.get().and_then(|e| e.duration_since(SystemTime::now()).ok()).unwrap_or_default();
+        if ttl.is_zero() {
+            return;
+        }
+        match log.keep_session(self.id(), &state, ttl) {
+            Ok(()) => *kept = state,
+            Err(e) => log::warn!("session {}: its log level and subscriptions were not kept: {e}", self.id()),
+        }
     }
 
     pub(super) fn stream(&self, id: u64) -> Option<Arc<Stream>> {
@@ -263,6 +286,7 @@ impl Sessions {
         let id = token::mint(&self.key, self.node.as_deref(), &terms).map_err(Refused::NoRandom)?;
         let _ = session.id.set(id.clone());
         let _ = session.expires.set(terms.expires);
+        *session.kept.lock().unwrap_or_else(PoisonError::into_inner) = state_of(session).unwrap_or_default();
         self.insert(Arc::clone(session), place)?;
         Ok(id)
     }
@@ -312,7 +336,12 @@ impl Sessions {
 
     /// The session of `id`: from the table, or rebuilt from the id when another process with
     /// our key minted it (and no DELETE ended it here).
-    pub(super) fn get(&self, server: &Arc<Server>, id: &str) -> Result<Arc<HttpSession>, Missing> {
+    pub(super) fn get(
+        &self,
+        server: &Arc<Server>,
+        id: &str,
+        log: Option<&Arc<dyn EventLog>>,
+    ) -> Result<Arc<HttpSession>, Missing> {
         let now = SystemTime::now();
         let found = self.table.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
         if let Some(session) = found {
@@ -340,7 +369,20 @@ impl Sessions {
                 client_capabilities: Arc::new(terms.capabilities),
             });
             state.set_log_level(terms.log_level);
+            // What changed since `initialize`, kept by the replica that served it.
+            match log.map(|log| log.session_state(id)).transpose() {
+                Ok(Some(Some(kept))) => match read_state(&kept) {
+                    Some((level, uris)) => {
+                        state.set_log_level(level);
+                        state.restore_subscriptions(&uris);
+                    }
+                    None => log::warn!("session {id}: its kept state is unreadable"),
+                },
+                Ok(_) => {}
+                Err(e) => log::warn!("session {id} rebuilt without its kept log level and subscriptions: {e}"),
+            }
         }
+        *session.kept.lock().unwrap_or_else(PoisonError::into_inner) = state_of(&session).unwrap_or_default();
         session.mark_used();
         log::info!("session {id} rebuilt from its id (minted by another process)");
         let session = Arc::new(session);
@@ -451,5 +493,22 @@ fn new_session(server: &Arc<Server>, rebuilt: bool) -> HttpSession {
         next_stream: AtomicU64::new(1),
         streams: Mutex::new(VecDeque::new()),
         open_streams: AtomicUsize::new(0),
+        kept: Mutex::new(String::new()),
     }
+}
+
+/// What of a session changes after `initialize` (its log level, its subscriptions), as kept
+/// in an `EventLog` for a replica that rebuilds it (its id carries the rest): JSON.
+fn state_of(session: &HttpSession) -> Option<String> {
+    let state = session.connection.session()?;
+    let level = serde_json::to_value(state.log_level()).ok()?;
+    Some(serde_json::json!({"logLevel": level, "subscriptions": state.subscription_uris()}).to_string())
+}
+
+/// The log level and subscriptions of a kept state, `None` when it is not one.
+fn read_state(kept: &str) -> Option<(LogLevel, Vec<String>)> {
+    let kept: serde_json::Value = serde_json::from_str(kept).ok()?;
+    let level = LogLevel::parse(kept.get("logLevel")?.as_str()?)?;
+    let uris = kept.get("subscriptions")?.as_array()?.iter().filter_map(|u| u.as_str().map(str::to_owned)).collect();
+    Some((level, uris))
 }

@@ -23,6 +23,17 @@ pub trait EventLog: Send + Sync {
     /// the streams of one session on two replicas never share an id (the stream ids of a
     /// session count up from it, below 2^20 apart).
     fn first_stream_id(&self) -> u64;
+    /// Keeps `state` (JSON) of `session` for `ttl` (the rest of its id's lifetime), replacing
+    /// what was kept: what changes after `initialize` (the log level, the subscriptions), for a
+    /// replica that rebuilds the session. Written before the request that changed it is
+    /// answered, so the client's next request finds it on any replica. None by default.
+    fn keep_session(&self, _session: &str, _state: &str, _ttl: std::time::Duration) -> Result<(), String> {
+        Ok(())
+    }
+    /// What `keep_session` kept of `session`, if anything.
+    fn session_state(&self, _session: &str) -> Result<Option<String>, String> {
+        Ok(None)
+    }
 }
 
 impl std::fmt::Debug for dyn EventLog {

@@ -498,7 +498,7 @@ impl Files {
         if let Some(uri) = file_uri(path) {
             // Recorded as the watcher would: its next look sees no change to tell again.
             if server.has_subscribers(&uri) && self.tracker.changed(&uri, stamp(path)) {
-                server.notify_resource_updated(&uri);
+                server.notify_resource_updated_here(&uri);
             }
         }
         if created {
@@ -525,7 +525,7 @@ impl Files {
             }
         }
         log::debug!("a write tool changed the served files");
-        server.notify_resource_list_changed();
+        server.notify_resource_list_changed_here();
     }
 
     /// The watcher's job: `resources/updated` for subscribed files whose modification time or
@@ -537,6 +537,9 @@ impl Files {
     /// Take the job only to run it: from then on a listing is kept until the job sees a folder
     /// change. The job's first tick, or the first listing, looks at the trees; a change after
     /// that look is noticed, and no client saw a listing before it.
+    ///
+    /// What it (and a write tool) tells goes to this replica's listeners only, not through
+    /// `--store`: every replica serving the same disk watches it too.
     pub fn watch_job(self: &Arc<Self>) -> impl FnMut(&Server) + Send + 'static {
         let files = Arc::clone(self);
         files.watched.store(true, Ordering::SeqCst);
@@ -550,7 +553,7 @@ impl Files {
                 let now = resolved.ok().and_then(|path| stamp(&path));
                 if files.tracker.changed(uri, now) {
                     log::debug!("{uri} changed");
-                    server.notify_resource_updated(uri);
+                    server.notify_resource_updated_here(uri);
                 }
             }
             // Read stamps of files nobody subscribed to are kept, up to a bound.
@@ -564,7 +567,7 @@ impl Files {
                 *tree = now;
                 if changed {
                     log::debug!("the served files changed");
-                    server.notify_resource_list_changed();
+                    server.notify_resource_list_changed_here();
                 }
             }
         }

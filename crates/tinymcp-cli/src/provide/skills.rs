@@ -232,9 +232,10 @@ impl Skills {
                 let changed = changed_files(&before, &held);
                 drop(held);
                 log::debug!("the served skills changed");
-                server.notify_resource_list_changed();
+                // Each replica watches the skills it serves: told here only (not through --store).
+                server.notify_resource_list_changed_here();
                 for uri in changed.iter().filter(|uri| server.has_subscribers(uri)) {
-                    server.notify_resource_updated(uri);
+                    server.notify_resource_updated_here(uri);
                 }
             }
         }

@@ -65,6 +65,15 @@ impl EventLog for RedisEvents {
         self.first_stream_id
     }
 
+    fn keep_session(&self, session: &str, state: &str, ttl: std::time::Duration) -> Result<(), String> {
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        self.link.call(|c| redis::cmd("SET").arg(key("session", session)).arg(state).arg("PX").arg(ms).query(c))
+    }
+
+    fn session_state(&self, session: &str) -> Result<Option<String>, String> {
+        self.link.call(|c| redis::cmd("GET").arg(key("session", session)).query(c))
+    }
+
     fn after(&self, stream: &str, seq: u64) -> Result<Option<Replay>, String> {
         let entries: Vec<String> =
             self.link.call(|c| redis::cmd("LRANGE").arg(key("events", stream)).arg(0).arg(-1).query(c))?;

@@ -2,11 +2,26 @@
 # Builds the static binaries: x86_64-unknown-linux-musl always, aarch64-unknown-linux-musl when
 # that Rust target and a linker for it are present. Each is checked to be statically linked (no
 # interpreter, no shared library needed), its size printed, and the stdio interop run against it
-# where this machine can execute it. Usage: scripts/build-static.sh [--no-interop]
+# where this machine can execute it.
+# Usage: scripts/build-static.sh [--no-interop] [--only x86_64]
+#   --no-interop: no interop run (scripts/test.sh runs all of its interop against the x86_64 build)
+#   --only x86_64: not the aarch64 build (the test command's choice: scripts/release.sh and the
+#   release workflow build it; here it would be minutes of cross compilation for a binary no test runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-interop=1
-[ "${1:-}" = "--no-interop" ] && interop=0
+interop=1 only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-interop) interop=0 ;;
+    --only)
+      [ "${2:-}" = x86_64 ] || { echo "build-static: --only takes x86_64" >&2; exit 2; }
+      only=x86_64
+      shift
+      ;;
+    *) echo "usage: scripts/build-static.sh [--no-interop] [--only x86_64]" >&2; exit 2 ;;
+  esac
+  shift
+done
 
 has_target() { rustup target list --installed 2>/dev/null | grep -qx "$1"; }
 
@@ -42,7 +57,7 @@ fi
 . scripts/syspkg.sh
 . scripts/lib.sh
 use_musl_cc
-cargo build --release --locked --quiet --features oauth,gateway,store --bin tinymcp --target "$X86"
+cargo build "${RELEASE_CARGO[@]}" --target "$X86"
 bin=${CARGO_TARGET_DIR:-target}/$X86/release/tinymcp
 check_static "$bin"
 echo "statically linked: $bin"
@@ -52,6 +67,7 @@ if [ "$(uname -m)" = x86_64 ] && [ "$interop" = 1 ]; then
 fi
 
 # aarch64: only when both the target and a cross linker are already there.
+[ "$only" = x86_64 ] && exit 0
 ARM=aarch64-unknown-linux-musl
 linker=""
 for candidate in aarch64-linux-musl-gcc aarch64-linux-gnu-gcc; do
@@ -65,7 +81,7 @@ if ! has_target "$ARM" || [ -z "$linker" ]; then
   exit 0
 fi
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=$linker CC_aarch64_unknown_linux_musl=$linker \
-  cargo build --release --locked --quiet --features oauth,gateway,store --bin tinymcp --target "$ARM"
+  cargo build "${RELEASE_CARGO[@]}" --target "$ARM"
 bin=${CARGO_TARGET_DIR:-target}/$ARM/release/tinymcp
 check_static "$bin"
 echo "statically linked: $bin"

@@ -12,14 +12,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-TARGET=${CARGO_TARGET_DIR:-target}
-[ -x "$TARGET/release/tinymcp" ] || cargo build --release --quiet
 NODE=.cache/npm/node_modules/.bin/node
 CONFORMANCE=.cache/npm/node_modules/.bin/conformance
 . scripts/lib.sh
+tinymcp=$(release_binary)
 port=$(free_port)
 log=$(mktemp -d)
-"$TARGET/release/tinymcp" --everything --http "127.0.0.1:$port" 2>"$log/server.log" &
+"$tinymcp" --everything --http "127.0.0.1:$port" 2>"$log/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$log"' EXIT
 wait_port "$port"
@@ -62,7 +61,7 @@ done
 # The skills extension (SEP-2640): a second server with the shipped skills folder (none skipped:
 # the extension is declared).
 skills_port=$(free_port)
-"$TARGET/release/tinymcp" --everything --skills examples/skills --http "127.0.0.1:$skills_port" 2>"$log/skills-server.log" &
+"$tinymcp" --everything --skills examples/skills --http "127.0.0.1:$skills_port" 2>"$log/skills-server.log" &
 skills_server=$!
 trap 'kill $server $skills_server 2>/dev/null; rm -rf "$log"' EXIT
 wait_port "$skills_port"
@@ -73,7 +72,7 @@ done
 # (SEP-1699's server-sse-polling, not scored, passes with no checks: a stdio child cannot close
 # an HTTP stream, so the proxy never closes one mid-call.)
 proxy_port=$(free_port)
-"$TARGET/release/tinymcp" proxy --http "127.0.0.1:$proxy_port" -- "$TARGET/release/tinymcp" --everything 2>"$log/proxy.log" &
+"$tinymcp" proxy --http "127.0.0.1:$proxy_port" -- "$tinymcp" --everything 2>"$log/proxy.log" &
 proxy=$!
 trap 'kill $server $skills_server $proxy 2>/dev/null; rm -rf "$log"' EXIT
 wait_port "$proxy_port"

@@ -57,3 +57,20 @@ conformance_run() {
   sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^✗|FAIL|Unexpected|Stale|  ✗' | head -40 || tail -40 "$log"
   return 1
 }
+
+# The release binary's cargo arguments, the same in every script (scripts/release.sh,
+# scripts/build-static.sh, the test scripts), so each build reuses the one before instead of
+# compiling the workspace again for another feature set.
+RELEASE_CARGO=(--release --locked --quiet --features oauth,gateway,store -p tinymcp-cli --bin tinymcp)
+
+# release_binary: prints the absolute path of the binary the test scripts run: $TINYMCP_BIN when
+# set (scripts/test.sh sets it to the static musl build it checked, so the interop parts test what
+# ships), else this machine's release build, built first.
+release_binary() {
+  if [ -n "${TINYMCP_BIN:-}" ]; then
+    realpath "$TINYMCP_BIN"
+    return
+  fi
+  cargo build "${RELEASE_CARGO[@]}" >&2
+  realpath "${CARGO_TARGET_DIR:-target}/release/tinymcp"
+}

@@ -5,17 +5,18 @@
 # Streamable HTTP and legacy SSE) through the proxy to the reference server-everything over stdio
 # (tools, resources, prompts, completion, sampling, elicitation, a subscription, progress,
 # cancellation), then through `--config` to one of two named servers.
-# Needs target/release/tinymcp and scripts/deps.sh's .cache.
+# Runs the release binary (scripts/lib.sh: release_binary) with scripts/deps.sh's .cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tinymcp=target/release/tinymcp
+. scripts/lib.sh
+tinymcp=$(release_binary)
 node=.cache/npm/node_modules/.bin/node
 python=.cache/venv/bin/python
 everything=.cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 . scripts/proxy-launch.sh
 
-proxy -- "$PWD/$tinymcp" --everything
+proxy -- "$tinymcp" --everything
 "$python" tests/interop/python_client.py --transport http "http://127.0.0.1:$port/mcp"
 "$python" tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
 "$node" tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"
@@ -30,7 +31,7 @@ config="$logs/servers.json"
 cat >"$config" <<JSON
 {"mcpServers": {
   "everything": {"command": "$PWD/$node", "args": ["$PWD/$everything", "stdio"]},
-  "tinymcp": {"command": "$PWD/$tinymcp", "args": ["--everything"]}
+  "tinymcp": {"command": "$tinymcp", "args": ["--everything"]}
 }}
 JSON
 proxy --config "$config"

@@ -7,11 +7,12 @@
 # - a child pinned to 2026-07-28 (`--revisions 2026-07-28..`): the suite's 2025-11-25
 #   requirement set and the Python and TypeScript SDK clients at 2025-11-25;
 # - `--shared`, one child for every session: the Python and TypeScript SDK clients.
-# Needs target/release/tinymcp and scripts/deps.sh's .cache.
+# Runs the release binary (scripts/lib.sh: release_binary) with scripts/deps.sh's .cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tinymcp=${TINYMCP_BIN:-target/release/tinymcp}
+. scripts/lib.sh
+tinymcp=$(release_binary)
 node=.cache/npm/node_modules/.bin/node
 python=.cache/venv/bin/python
 . scripts/proxy-launch.sh
@@ -24,18 +25,18 @@ suite() {
   conformance_run "conformance through the proxy, $name" "$logs/$name.txt" "http://127.0.0.1:$port/mcp" "$@"
 }
 
-proxy -- "$PWD/$tinymcp" --everything --skills examples/skills --revisions ..2025-11-25
+proxy -- "$tinymcp" --everything --skills examples/skills --revisions ..2025-11-25
 suite "2026-07-28 requirements, child at 2025-11-25" --requirements 2026-07-28 \
   --expected-failures scripts/proxy-revisions-expected.yml
 for mode in 2026-07-28 auto; do
   "$python" tests/interop/python_modern.py --mode "$mode" --without-tasks --transport http "http://127.0.0.1:$port/mcp"
 done
 
-proxy -- "$PWD/$tinymcp" --everything --revisions 2026-07-28..
+proxy -- "$tinymcp" --everything --revisions 2026-07-28..
 suite "2025-11-25 requirements, child at 2026-07-28" --requirements 2025-11-25
 "$python" tests/interop/python_client.py --transport http "http://127.0.0.1:$port/mcp"
 "$node" tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"
 
-proxy --shared -- "$PWD/$tinymcp" --everything
+proxy --shared -- "$tinymcp" --everything
 "$python" tests/interop/python_client.py --transport http "http://127.0.0.1:$port/mcp"
 "$node" tests/interop/ts_client.mjs --transport http "http://127.0.0.1:$port/mcp"

@@ -55,7 +55,7 @@ expect_file() {
 }
 # The features of every release binary (`oauth` turns on `https`: `tinymcp connect https://…`;
 # `gateway`: `tinymcp gateway`; `store`: `--store redis://…`).
-BUILD=(--release --locked --quiet --features oauth,gateway,store -p tinymcp-cli --bin tinymcp)
+BUILD=("${RELEASE_CARGO[@]}") # scripts/lib.sh
 
 X86=x86_64-unknown-linux-musl
 need_target "$X86"

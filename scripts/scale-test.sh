@@ -19,9 +19,8 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 started_at=$SECONDS
 
-# The release build's features (scripts/test.sh builds the same): `store` for the store part.
-cargo build --release --quiet --features oauth,store --bin tinymcp
-BIN=$(realpath "${CARGO_TARGET_DIR:-target}")/release/tinymcp
+# The release binary (scripts/lib.sh), with `store` for the store part.
+BIN=$(release_binary)
 # deploy/ (compose.yaml, Dockerfile, the template) checked without Docker, nginx or not.
 python3 scripts/check-deploy.py "$BIN"
 

@@ -109,38 +109,44 @@ cargo run --quiet --features schemars --example temperature >/dev/null
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 step "layering and dependency checks"
 bash scripts/check-layers.sh
+# Every interop part below runs the binary a release ships: the static musl build (what
+# scripts/release.sh builds), once. Where the musl target cannot be had, this machine's release
+# build stands in, and the part says it skipped the static build.
+step "the release binary: the static musl build, statically linked, relocations packed, its size"
+if rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-musl ||
+  rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1; then
+  bash scripts/build-static.sh --no-interop --only x86_64
+  TINYMCP_BIN=$(realpath "$TARGET/x86_64-unknown-linux-musl/release/tinymcp")
+else
+  echo "static build skipped: the Rust target x86_64-unknown-linux-musl is not installed and cannot be added here"
+  part_status=skipped
+  cargo build "${RELEASE_CARGO[@]}"
+  TINYMCP_BIN=$(realpath "$TARGET/release/tinymcp")
+fi
+export TINYMCP_BIN
 step "interop: installing pinned clients"
 bash scripts/deps.sh
-cargo build --release --quiet --features oauth,gateway,store
 step "interop: Python SDK client over stdio"
-.cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TARGET/release/tinymcp" --everything
+.cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TINYMCP_BIN" --everything
 step "interop: Python SDK client against the typed API's example (schemas derived from types)"
 .cache/venv/bin/python tests/interop/python_typed.py "$TARGET/debug/examples/temperature"
 step "interop: Python SDK client at 2026-07-28 (pinned and auto; a task, a skill) over stdio"
 for mode in 2026-07-28 auto; do
-  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- "$TARGET/release/tinymcp" --everything --skills examples/skills
+  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- "$TINYMCP_BIN" --everything --skills examples/skills
 done
 step "interop: Python SDK client on a temporary folder and manifest"
-.cache/venv/bin/python tests/interop/python_files.py -- "$TARGET/release/tinymcp"
+.cache/venv/bin/python tests/interop/python_files.py -- "$TINYMCP_BIN"
 step "interop: Python SDK client in an edit session (tinymcp --write-root) over stdio and Streamable HTTP"
-bash scripts/interop-edits.sh "$TARGET/release/tinymcp"
+bash scripts/interop-edits.sh "$TINYMCP_BIN"
 step "interop: TypeScript SDK client over stdio"
-.cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- "$TARGET/release/tinymcp" --everything
+.cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport stdio -- "$TINYMCP_BIN" --everything
 step "interop: MCP Apps: a manifest tool's view in headless Chromium through the official app bridge (skipped without chromium)"
-may_skip bash scripts/apps-browser.sh "$TARGET/release/tinymcp"
+may_skip bash scripts/apps-browser.sh "$TINYMCP_BIN"
 step "interop: OAuth: the Python SDK's client_credentials client, oidc-provider as the issuer"
 .cache/venv/bin/python tests/interop/python_oauth.py --node .cache/npm/node_modules/.bin/node \
-  --issuer-script tests/interop/oidc_issuer.mjs -- "$TARGET/release/tinymcp"
+  --issuer-script tests/interop/oidc_issuer.mjs -- "$TINYMCP_BIN"
 step "interop: MCP Inspector CLI over stdio, Streamable HTTP and legacy SSE"
-bash tests/interop/inspector_cli.sh "$TARGET/release/tinymcp"
-step "static musl build: statically linked, relocations packed, the SDK clients over stdio against it"
-if rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-musl ||
-  rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1; then
-  bash scripts/build-static.sh
-else
-  echo "static build skipped: the Rust target x86_64-unknown-linux-musl is not installed and cannot be added here"
-  part_status=skipped
-fi
+bash tests/interop/inspector_cli.sh "$TINYMCP_BIN"
 step "windows: clippy for x86_64-pc-windows-gnu; the binary's unit tests and the Python SDK client serving a folder under Wine (skipped without wine)"
 may_skip bash scripts/windows-test.sh
 step "macos: clippy for x86_64-apple-darwin and aarch64-apple-darwin, every target, check only (no macOS linker here; skipped without the Rust targets)"
@@ -153,7 +159,7 @@ step "conformance suite (2025-11-25) over Streamable HTTP"
 bash scripts/conformance.sh
 step "interop: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE"
 port=$(free_port)
-"$TARGET/release/tinymcp" --everything --skills examples/skills --http "127.0.0.1:$port" &
+"$TINYMCP_BIN" --everything --skills examples/skills --http "127.0.0.1:$port" &
 server=$!
 trap 'rc=$?; kill $server 2>/dev/null; summary $rc' EXIT
 wait_port "$port"
@@ -165,24 +171,24 @@ done
 .cache/venv/bin/python tests/interop/python_client.py --transport sse "http://127.0.0.1:$port/sse"
 .cache/npm/node_modules/.bin/node tests/interop/ts_client.mjs --transport sse "http://127.0.0.1:$port/sse"
 step "interop: Python SDK client over stdio through tinymcp connect (2025-11-25, 2026-07-28 and auto), to tinymcp --http and to server-everything's Streamable HTTP"
-.cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$port/mcp"
+.cache/venv/bin/python tests/interop/python_client.py --transport stdio -- "$TINYMCP_BIN" connect "http://127.0.0.1:$port/mcp"
 for mode in 2026-07-28 auto; do
-  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$port/mcp"
+  .cache/venv/bin/python tests/interop/python_modern.py --mode "$mode" --transport stdio -- "$TINYMCP_BIN" connect "http://127.0.0.1:$port/mcp"
 done
 everything_port=$(free_port)
 PORT=$everything_port .cache/npm/node_modules/.bin/node .cache/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp 2>/dev/null &
 everything=$!
 trap 'rc=$?; kill $server $everything 2>/dev/null; summary $rc' EXIT
 wait_port "$everything_port"
-.cache/venv/bin/python tests/interop/python_connect.py -- "$TARGET/release/tinymcp" connect "http://127.0.0.1:$everything_port/mcp"
+.cache/venv/bin/python tests/interop/python_connect.py -- "$TINYMCP_BIN" connect "http://127.0.0.1:$everything_port/mcp"
 kill $everything 2>/dev/null || true
 step "interop: tinymcp proxy: Python and TypeScript SDK clients over Streamable HTTP and legacy SSE, to tinymcp --everything and server-everything over stdio"
 bash scripts/proxy-interop.sh
 step "interop: tinymcp gateway: one gateway in front of server-everything, server-memory, server-filesystem, mcp-server-time, mcp-server-git and a tinymcp upstream behind TLS (nginx), the Python SDK client at 2025-11-25 and 2026-07-28 and the TypeScript SDK client through it"
-may_skip bash scripts/gateway-interop.sh "$TARGET/release/tinymcp"
+may_skip bash scripts/gateway-interop.sh "$TINYMCP_BIN"
 step "interop: tinymcp proxy between revisions: the conformance suite's 2026-07-28 requirement set through a child pinned to 2025-11-25 and its 2025-11-25 set through one pinned to 2026-07-28, the Python and TypeScript SDK clients, --shared"
 bash scripts/proxy-revisions.sh
 step "scale test: three replicas behind nginx, and deploy/ checked (skipped when nginx cannot be installed)"
 may_skip bash scripts/scale-test.sh
 step "metrics: a scripted session scraped by a real Prometheus and read back through its query API, promtool check metrics (skipped when prometheus cannot be installed)"
-may_skip bash scripts/prometheus-test.sh "$TARGET/release/tinymcp"
+may_skip bash scripts/prometheus-test.sh "$TINYMCP_BIN"

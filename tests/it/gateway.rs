@@ -252,8 +252,14 @@ impl Drop for Killed {
 
 /// `tinymcp --everything --http 127.0.0.1:PORT` (0: a free one); its port.
 fn remote(port: u16) -> (Killed, u16) {
+    remote_with(port, &[])
+}
+
+/// [`remote`] with more of the server's flags.
+fn remote_with(port: u16, extra: &[&str]) -> (Killed, u16) {
     let mut child = Command::new(binary())
         .args(["--everything", "--http", &format!("127.0.0.1:{port}")])
+        .args(extra)
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -691,4 +697,40 @@ fn an_input_required_round_is_audited_as_such() {
         (lines.len() == 2).then(|| lines.iter().map(|l| l["outcome"].as_str().unwrap_or_default().to_owned()).collect())
     });
     assert_eq!(outcomes, ["input_required", "ok"]);
+}
+
+// An upstream that speaks only 2026-07-28 refuses `initialize`: the gateway finds its era
+// with `server/discover` and sends each request with its terms in `_meta` (over HTTP alone,
+// with that revision's headers); its requests for input come back as input-required results,
+// asked of the gateway's client and sent again with the answers.
+#[test]
+fn upstreams_that_speak_only_2026_07_28_are_listed_and_called() {
+    let (_web, port) = remote_with(0, &["--revisions", "2026-07-28"]);
+    let (_dir, config) = config_file(&json!({"upstreams": {
+        "new": tiny(&["--everything", "--revisions", "2026-07-28"]),
+        "web": {"url": format!("http://127.0.0.1:{port}/mcp")}}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({"sampling": {}}));
+    let tools = tool_names(&mut client);
+    assert!(tools.contains(&"new__echo".to_owned()) && tools.contains(&"web__echo".to_owned()), "{tools:?}");
+    for name in ["new", "web"] {
+        let echoed = client.call_tool(&format!("{name}__echo"), json!({"message": name}));
+        assert_eq!(tool_text(&echoed), format!("Echo: {name}"), "{echoed}");
+        assert!(echoed["result"].get("resultType").is_none(), "a 2025-11-25 answer: {echoed}");
+        let call = client.send_request(
+            "tools/call",
+            json!({"name": format!("{name}__test_sampling"), "arguments": {"prompt": name}}),
+        );
+        let ask = client.wait(|m| m["method"] == "sampling/createMessage");
+        assert_eq!(ask["params"]["messages"][0]["content"]["text"], name, "{ask}");
+        let reply = json!({"role": "assistant", "content": {"type": "text", "text": "said"}, "model": "m"});
+        client.answer(&ask["id"], reply);
+        assert_eq!(tool_text(&client.response(&call)), "LLM response: said");
+    }
+    let resources = client.request("resources/list", json!({}));
+    let uris = names(&resources["result"], "resources", "uri");
+    assert!(uris.contains(&"new+test://static-text".to_owned()), "{uris:?}");
+    let read = client.request("resources/read", json!({"uri": "web+test://static-text"}));
+    assert_eq!(read["result"]["contents"][0]["uri"], "web+test://static-text", "{read}");
+    client.close();
 }

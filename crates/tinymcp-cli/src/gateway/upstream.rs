@@ -334,7 +334,8 @@ impl Upstream {
         let answer = link.initialize(HANDSHAKE_WITHIN.min(self.config.timeout));
         match answer {
             Ok(answer) => {
-                if let Some(wire) = http {
+                // A session's revision header and GET stream; a per-request upstream has neither.
+                if let Some(wire) = http.filter(|_| !link.is_per_request()) {
                     wire.initialized(&link);
                 }
                 Ok((link, answer.get("capabilities").cloned().unwrap_or_default()))
@@ -394,7 +395,9 @@ impl Upstream {
                 }
             }
             if Instant::now() >= next_ping {
-                if let Err(e) = link.request("ping", json!({}), None, PING_WITHIN) {
+                // 2026-07-28 has no `ping`: `server/discover` answers as surely.
+                let ping = if link.is_per_request() { "server/discover" } else { "ping" };
+                if let Err(e) = link.request(ping, json!({}), None, PING_WITHIN) {
                     if e.code != tinymcp::error_codes::METHOD_NOT_FOUND {
                         return format!("it did not answer a ping: {}", e.message);
                     }

@@ -5,7 +5,7 @@
 pub(crate) mod auth;
 pub(crate) mod http1;
 mod legacy;
-mod modern;
+pub(crate) mod modern;
 #[cfg(feature = "https")]
 mod oauth;
 pub(crate) mod sse;

@@ -4,7 +4,7 @@
 
 pub(crate) mod auth;
 pub(crate) mod http1;
-mod legacy;
+pub(crate) mod legacy;
 pub(crate) mod modern;
 #[cfg(feature = "https")]
 mod oauth;

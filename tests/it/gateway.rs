@@ -272,9 +272,15 @@ fn remote_with(port: u16, extra: &[&str]) -> (Killed, u16) {
 
 /// The gateway served over HTTP on a free port.
 fn http_gateway(config: &str, extra: &[&str]) -> Server {
+    http_gateway_with(config, extra, &[])
+}
+
+/// [`http_gateway`] with `env` set (the token never inherited).
+pub(crate) fn http_gateway_with(config: &str, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let mut child = Command::new(binary())
         .args(["gateway", "--config", config, "--http", "127.0.0.1:0"])
         .args(extra)
+        .envs(env.iter().copied())
         .env("RUST_LOG", "info")
         .env_remove("TINYMCP_TOKEN")
         .stdin(Stdio::null())

@@ -740,3 +740,32 @@ fn upstreams_that_speak_only_2026_07_28_are_listed_and_called() {
     assert_eq!(read["result"]["contents"][0]["uri"], "web+test://static-text", "{read}");
     client.close();
 }
+
+// The session cap bounds the processes: an initialize at the cap makes the longest-idle
+// session give way, and its processes end with it.
+#[test]
+fn the_session_cap_bounds_the_per_session_processes() {
+    let dir = TempDir::new("gateway-cap");
+    let (_dir, config) = config_file(&json!({"upstreams": {"own": pid_upstream(&dir, None)}}));
+    let gateway = http_gateway(&config, &["--max-sessions", "1"]);
+    let first = gateway.session(json!({}));
+    let pid = pid_in(&gateway, &first, "own");
+    let second = gateway.session(json!({}));
+    eventually("the evicted session's process to end", || process_gone(pid));
+    assert_ne!(pid_in(&gateway, &second, "own"), pid);
+}
+
+// A session's subscription is made on its own process, where its changes happen: the update
+// a call in the session triggers there reaches it.
+#[test]
+fn a_sessions_subscription_is_made_on_its_own_process() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let gateway = http_gateway(&config, &[]);
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": "tiny+test://watched-resource"}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    client.call_tool("tiny__test_trigger_resource_update", json!({}));
+    let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "tiny+test://watched-resource");
+}

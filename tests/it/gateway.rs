@@ -656,6 +656,9 @@ fn a_stdio_upstream_runs_once_per_session_unless_shared_and_ends_with_its_sessio
     eventually("the deleted session's process to end", || process_gone(own_a));
     assert!(!process_gone(own_b) && !process_gone(alone[0]));
     assert_eq!(pid_in(&gateway, &b, "own"), own_b);
+    let health = healthz(&gateway);
+    assert!(health.contains("upstream own: up, 1 tools, 1 processes for sessions"), "{health}");
+    assert!(health.contains("upstream one: up, 1 tools\n"), "{health}");
 }
 
 // A session that expires idle takes its processes with it, as a DELETE does.

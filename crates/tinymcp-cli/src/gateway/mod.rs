@@ -138,7 +138,10 @@ impl Gateway {
         for upstream in &self.upstreams {
             let tools = entries.iter().filter(|e| Arc::ptr_eq(&e.upstream, upstream)).count();
             let line = match upstream.status() {
-                Status::Up => format!("upstream {}: up, {tools} tools\n", upstream.name()),
+                Status::Up => match upstream.session_processes() {
+                    Some(n) => format!("upstream {}: up, {tools} tools, {n} processes for sessions\n", upstream.name()),
+                    None => format!("upstream {}: up, {tools} tools\n", upstream.name()),
+                },
                 Status::Starting => format!("upstream {}: starting\n", upstream.name()),
                 Status::Down(why) => format!("upstream {}: down: {why}\n", upstream.name()),
             };

@@ -202,6 +202,12 @@ impl Upstream {
         Ok(link)
     }
 
+    /// How many processes it runs for sessions now, when it runs one per session.
+    pub fn session_processes(&self) -> Option<usize> {
+        let all = self.session_links.lock().unwrap_or_else(PoisonError::into_inner);
+        self.per_session.then(|| all.iter().filter(|l| l.upgrade().is_some_and(|l| l.ended().is_none())).count())
+    }
+
     fn wake(&self) -> MutexGuard<'_, Wake> {
         self.wake.lock().unwrap_or_else(PoisonError::into_inner)
     }

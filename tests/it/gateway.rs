@@ -742,6 +742,28 @@ fn upstreams_that_speak_only_2026_07_28_are_listed_and_called() {
     let read = client.request("resources/read", json!({"uri": "web+test://static-text"}));
     assert_eq!(read["result"]["contents"][0]["uri"], "web+test://static-text", "{read}");
     client.close();
+
+    // A 2026-07-28 client: the upstream's input-required round becomes the gateway's own, and
+    // the client's retry carries the answer through to the upstream's.
+    let gateway = http_gateway(&config, &[]);
+    for name in ["new", "web"] {
+        let call = |id: u64, more: Value| {
+            let params = json!({"name": format!("{name}__test_sampling"), "arguments": {"prompt": name}});
+            let mut message = body(id, "tools/call", params, json!({"sampling": {}}));
+            for (key, value) in more.as_object().expect("params") {
+                message["params"][key] = value.clone();
+            }
+            post(&gateway, &message, &[]).json()
+        };
+        let first = call(1, json!({}));
+        assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+        let (key, asked) = first["result"]["inputRequests"].as_object().and_then(|m| m.iter().next()).expect("asked");
+        assert_eq!(asked["params"]["messages"][0]["content"]["text"], name, "{first}");
+        let reply = json!({"role": "assistant", "content": {"type": "text", "text": "later"}, "model": "m"});
+        let state = first["result"]["requestState"].clone();
+        let done = call(2, json!({"inputResponses": {key.clone(): reply}, "requestState": state}));
+        assert_eq!(done["result"]["content"][0]["text"], "LLM response: later", "{done}");
+    }
 }
 
 // The session cap bounds the processes: an initialize at the cap makes the longest-idle

@@ -162,10 +162,12 @@ impl Link {
     /// per-request revision the gateway speaks, that is the link's era from then on.
     pub fn initialize(self: &Arc<Self>, within: Duration) -> Result<Value, String> {
         let params = json!({"protocolVersion": REVISION, "capabilities": capabilities(), "clientInfo": client_info()});
+        let started = Instant::now();
         let answer = match self.request("initialize", params, None, within) {
             Ok(answer) => answer,
-            // Answered, with an error: the era may be another. Not a timeout (nothing answered).
-            Err(refused) if self.ended().is_none() && !refused.message.contains(NO_ANSWER) => {
+            // Answered, with an error: the era may be another. Not at the deadline (nothing
+            // answered), nor when the link ended.
+            Err(refused) if self.ended().is_none() && started.elapsed() < within => {
                 return self.discover(within).map_err(|why| format!("{} ({why})", refused.message));
             }
             Err(e) => return Err(e.message),
@@ -340,7 +342,7 @@ impl Link {
                 return Err(RpcError::new(
                     rpc::INTERNAL_ERROR,
                     format!(
-                        "upstream {}: {NO_ANSWER} to {method} within {} s (its timeout_secs); the request was cancelled there",
+                        "upstream {}: no answer to {method} within {} s (its timeout_secs); the request was cancelled there",
                         self.name,
                         within.as_secs()
                     ),
@@ -482,9 +484,6 @@ impl Link {
         let _ = wire.send(self, reply.to_string(), None);
     }
 }
-
-/// What a request's deadline passing says (the handshake does not try another era then).
-const NO_ANSWER: &str = "no answer";
 
 /// A per-request revision's terms, for a request's `_meta`.
 fn terms(version: &str) -> Value {

@@ -19,6 +19,8 @@ const POST_WITHIN: Duration = Duration::from_secs(30);
 /// A legacy stream opened: where to POST, and the stream's connection (to close it).
 pub(crate) struct Opened {
     pub endpoint: Url,
+    /// The gateway closes it when its link ends; `tinymcp connect` keeps it until it exits.
+    #[cfg_attr(not(feature = "gateway"), allow(dead_code))]
     pub stream: Option<Closer>,
 }
 

@@ -741,6 +741,13 @@ fn upstreams_that_speak_only_2026_07_28_are_listed_and_called() {
     assert!(uris.contains(&"new+test://static-text".to_owned()), "{uris:?}");
     let read = client.request("resources/read", json!({"uri": "web+test://static-text"}));
     assert_eq!(read["result"]["contents"][0]["uri"], "web+test://static-text", "{read}");
+    // Their list changes come on a listen stream the gateway holds there, and are passed on.
+    for name in ["new", "web"] {
+        let dynamic = format!("{name}__test_dynamic_tool");
+        assert!(!tool_names(&mut client).contains(&dynamic));
+        client.call_tool(&format!("{name}__test_trigger_tool_change"), json!({}));
+        wait_for("the new tool listed", TIMEOUT, || tool_names(&mut client).contains(&dynamic).then_some(()));
+    }
     client.close();
 
     // A 2026-07-28 client: the upstream's input-required round becomes the gateway's own, and

@@ -25,6 +25,8 @@ const RETRY_FIRST: Duration = Duration::from_millis(250);
 const RETRY_MOST: Duration = Duration::from_secs(10);
 /// Pages read of one list, at most (a list without end is cut there).
 const PAGES: usize = 100;
+/// How long one listen stream to a 2026-07-28 upstream is held before it is opened again.
+const LISTEN_FOR: Duration = Duration::from_secs(3600);
 
 /// Where an upstream stands.
 #[derive(Clone)]
@@ -280,6 +282,9 @@ impl Upstream {
                             catalogue::register(gateway, self, listing);
                             self.attempt_done();
                             gateway.list_changed();
+                            if link.is_per_request() {
+                                self.listen(&link);
+                            }
                             let why = self.serve(gateway, &link);
                             log::warn!("upstream {}: down ({why}); retrying", self.name());
                             self.set_status(Status::Down(why));
@@ -298,6 +303,35 @@ impl Upstream {
             // An interval is the point here: the upstream is tried again, not waited for.
             std::thread::sleep(retry);
             retry = (retry * 2).min(RETRY_MOST);
+        }
+    }
+
+    /// A 2026-07-28 upstream says its lists changed only on a listen stream: one is held open
+    /// while its link lasts (opened again when it ends), its notifications delivered as any
+    /// other (a list change lists it again).
+    fn listen(&self, link: &Arc<Link>) {
+        let (link, name) = (Arc::clone(link), self.name().to_owned());
+        let params = json!({"notifications":
+            {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
+        let started = std::thread::Builder::new().name(format!("gateway-{name}-listen")).stack_size(128 * 1024).spawn(
+            move || {
+                while link.ended().is_none() {
+                    let started = Instant::now();
+                    if let Err(e) = link.request("subscriptions/listen", params.clone(), None, LISTEN_FOR) {
+                        log::debug!("upstream {name}: its listen stream ended: {}", e.message);
+                    }
+                    // One refused at once is not asked again without a pause.
+                    if started.elapsed() < RETRY_MOST {
+                        std::thread::sleep(RETRY_MOST);
+                    }
+                }
+            },
+        );
+        if let Err(e) = started {
+            log::warn!(
+                "upstream {}: no listen stream (cannot start a thread: {e}): its list changes go unheard",
+                self.name()
+            );
         }
     }
 

@@ -289,6 +289,35 @@ impl RequestCx {
         grants(self.scopes.as_deref(), needed)
     }
 
+    /// The client session's value of type `T`, made (`T::default()`) on first use and kept
+    /// until the session ends: what a handler keeps per client (a connection of its own to
+    /// another server, say). `None` for a request without a session (2026-07-28 over HTTP).
+    pub fn session_state<T: Default + Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.session.as_ref().map(|session| session.state::<T>())
+    }
+
+    /// Runs `hook` once when the client's session ends (`DELETE`, idle expiry, eviction at the
+    /// session cap, the connection or stream closing, the server shutting down), or at once when
+    /// it has ended already; `false`, and `hook` dropped unrun, for a request without a session.
+    pub fn on_session_end(&self, hook: impl FnOnce() + Send + 'static) -> bool {
+        match &self.session {
+            Some(session) => {
+                session.on_end(Box::new(hook));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether this request will be answered with an `InputRequiredResult` (2026-07-28): an
+    /// [`ask`](RequestCx::ask) this round left a request for the client unanswered, so what the
+    /// handler returns is replaced (an error it passed on with `?` is not a failure).
+    pub fn input_pending(&self) -> bool {
+        self.inputs
+            .as_ref()
+            .is_some_and(|inputs| !inputs.pending.lock().unwrap_or_else(PoisonError::into_inner).is_empty())
+    }
+
     /// The context of one request: revision, client capabilities, log level and the progress
     /// token (from the request's own `_meta`) from `terms`.
     pub(crate) fn new(
@@ -374,7 +403,7 @@ impl RequestCx {
 
     /// Runs the server's subscribe hooks for `uri` (before `resources/subscribe` is answered).
     pub(crate) fn subscribed(&self, uri: &str) {
-        self.server.subscribed(uri);
+        self.server.subscribed(uri, Some(self));
     }
 
     /// Sends a tasks-extension status (`notifications/tasks`) to the listen streams that asked

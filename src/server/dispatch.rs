@@ -357,7 +357,7 @@ fn listen(server: &Server, params: &Params, scopes: Option<&[String]>) -> Result
     // Its resources are subscribed to as `resources/subscribe` subscribes (the hooks run
     // before the stream is acknowledged), so a gateway or a watcher sees them too.
     for uri in &filter.resource_subscriptions {
-        server.subscribed(uri);
+        server.subscribed(uri, None);
     }
     Ok(Grant::new(filter, slot))
 }

@@ -272,7 +272,9 @@ pub struct Server {
 pub(crate) type Flush = Box<dyn Fn(Instant) + Send + Sync>;
 
 /// Called with the URI of each `resources/subscribe`.
-type SubscribeHook = dyn Fn(&str) + Send + Sync;
+/// A subscription's hook: its URI, and the request that made it (`resources/subscribe`; none for a
+/// 2026-07-28 listen stream's).
+type SubscribeHook = dyn Fn(&str, Option<&RequestCx>) + Send + Sync;
 
 impl Server {
     /// A server that introduces itself with this name and version.
@@ -724,14 +726,21 @@ impl Server {
     /// provider that polls for changes notes there the state later changes are compared with,
     /// so a change right after the subscription is not missed.
     pub fn on_subscribe(&self, hook: impl Fn(&str) + Send + Sync + 'static) {
+        self.on_subscribe_from(move |uri, _| hook(uri));
+    }
+
+    /// [`on_subscribe`](Server::on_subscribe), with the context of the `resources/subscribe`
+    /// request that made the subscription (its client's session, say); `None` for a 2026-07-28
+    /// listen stream's.
+    pub fn on_subscribe_from(&self, hook: impl Fn(&str, Option<&RequestCx>) + Send + Sync + 'static) {
         self.subscribe_hooks.write().unwrap_or_else(PoisonError::into_inner).push(Arc::new(hook));
     }
 
-    pub(crate) fn subscribed(&self, uri: &str) {
+    pub(crate) fn subscribed(&self, uri: &str, by: Option<&RequestCx>) {
         // The hooks run on a copy of the list, with no lock held: a hook may add a hook.
         let hooks = self.subscribe_hooks.read().unwrap_or_else(PoisonError::into_inner).clone();
         for hook in hooks {
-            hook(uri);
+            hook(uri, by);
         }
     }
 

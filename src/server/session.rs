@@ -108,6 +108,8 @@ pub struct Session {
     extensions: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
     /// The client's name, as its `initialize` gave it: what a log line names it by.
     client: std::sync::OnceLock<Box<str>>,
+    /// Run once when the session ends (`RequestCx::on_session_end`).
+    on_end: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -128,6 +130,7 @@ impl Session {
             settled: Condvar::new(),
             extensions: Mutex::default(),
             client: std::sync::OnceLock::new(),
+            on_end: Mutex::default(),
         }
     }
 
@@ -331,6 +334,23 @@ impl Session {
             flag.store(true, Ordering::SeqCst);
         }
         lock(&self.pending).clear();
+        // Taken under the lock, run outside it: a hook may take time (end a process).
+        let hooks = std::mem::take(&mut *lock(&self.on_end));
+        for hook in hooks {
+            hook();
+        }
+    }
+
+    /// Runs `hook` when the session ends, or now when it has ended.
+    pub(crate) fn on_end(&self, hook: Box<dyn FnOnce() + Send>) {
+        {
+            let mut hooks = lock(&self.on_end);
+            // Checked under the lock `close` takes after setting `closed`: a hook is run once.
+            if !self.is_closed() {
+                return hooks.push(hook);
+            }
+        }
+        hook();
     }
 
     /// Whether the session ended.
@@ -382,6 +402,27 @@ impl Listener for Session {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// An end hook runs once, when the session closes (a second close runs nothing), and one
+    /// registered after the close runs at once.
+    #[test]
+    fn end_hooks_run_once_at_the_close_or_at_once_after_it() {
+        let session = Session::new(Sink::channel().0);
+        let runs = Arc::new(AtomicI64::new(0));
+        let counted = Arc::clone(&runs);
+        session.on_end(Box::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+        }));
+        assert_eq!(runs.load(Ordering::SeqCst), 0);
+        session.close();
+        session.close();
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        let counted = Arc::clone(&runs);
+        session.on_end(Box::new(move || {
+            counted.fetch_add(10, Ordering::SeqCst);
+        }));
+        assert_eq!(runs.load(Ordering::SeqCst), 11);
+    }
 
     /// `wait_settled` returns once the last request in flight ends on another thread, and
     /// says `false` at its deadline while one is still running.

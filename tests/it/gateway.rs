@@ -7,7 +7,7 @@
 
 use crate::raw_http::Server;
 use crate::stateless_http::{body, post};
-use crate::support::{announced_port, binary, tool_text, wait_for, Client, TempDir, TIMEOUT};
+use crate::support::{announced_port, binary, eventually, process_gone, tool_text, wait_for, Client, TempDir, TIMEOUT};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -252,8 +252,14 @@ impl Drop for Killed {
 
 /// `tinymcp --everything --http 127.0.0.1:PORT` (0: a free one); its port.
 fn remote(port: u16) -> (Killed, u16) {
+    remote_with(port, &[])
+}
+
+/// [`remote`] with more of the server's flags.
+fn remote_with(port: u16, extra: &[&str]) -> (Killed, u16) {
     let mut child = Command::new(binary())
         .args(["--everything", "--http", &format!("127.0.0.1:{port}")])
+        .args(extra)
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -266,9 +272,15 @@ fn remote(port: u16) -> (Killed, u16) {
 
 /// The gateway served over HTTP on a free port.
 fn http_gateway(config: &str, extra: &[&str]) -> Server {
+    http_gateway_with(config, extra, &[])
+}
+
+/// [`http_gateway`] with `env` set (the token never inherited).
+pub(crate) fn http_gateway_with(config: &str, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let mut child = Command::new(binary())
         .args(["gateway", "--config", config, "--http", "127.0.0.1:0"])
         .args(extra)
+        .envs(env.iter().copied())
         .env("RUST_LOG", "info")
         .env_remove("TINYMCP_TOKEN")
         .stdin(Stdio::null())
@@ -586,4 +598,206 @@ fn scopes_per_upstream_and_per_tool_hide_and_refuse_what_a_token_lacks() {
     assert_eq!(refused.json()["error"]["code"], -32003, "{}", refused.body);
     let (_, called) = as_holder(&gateway, &full, "call_tool", call);
     assert_eq!(called.json()["result"]["content"][0]["text"], "Echo: scoped", "{}", called.body);
+}
+
+/// A stdio upstream whose tool `pid` says the pid of the `tinymcp` serving it (the shell's
+/// parent), `shared` or not (the config's default).
+fn pid_upstream(dir: &TempDir, shared: Option<bool>) -> Value {
+    let manifest = dir.write(
+        "pid.json",
+        json!({"tools": [{"name": "pid", "description": "the server's pid", "command": ["sh", "-c", "echo $PPID"],
+                          "inputSchema": {"type": "object"}}]})
+        .to_string(),
+    );
+    let mut upstream = tiny(&["--manifest", manifest.to_str().expect("UTF-8 path")]);
+    if let Some(shared) = shared {
+        upstream["shared"] = json!(shared);
+    }
+    upstream
+}
+
+/// The pid `NAME__pid` answers in `session`.
+fn pid_in(gateway: &Server, session: &str, name: &str) -> u32 {
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                      "params": {"name": format!("{name}__pid"), "arguments": {}}});
+    let reply = gateway.post(&[("Mcp-Session-Id", session)], &call);
+    tool_text(&reply.json()).trim().parse().unwrap_or_else(|_| panic!("a pid: {}", reply.body))
+}
+
+// A stdio server assumes one client: by default (as `tinymcp proxy`) each downstream session
+// gets its own process, which ends with the session; `"shared": true` serves every session
+// from one. A 2026-07-28 request, which has no session, goes to the process the gateway
+// lists the upstream through.
+#[test]
+fn a_stdio_upstream_runs_once_per_session_unless_shared_and_ends_with_its_session() {
+    let dir = TempDir::new("gateway-sessions");
+    let (_dir, config) = config_file(&json!({"upstreams": {
+        "own": pid_upstream(&dir, None), "one": pid_upstream(&dir, Some(true))}}));
+    let gateway = http_gateway(&config, &[]);
+    let (a, b) = (gateway.session(json!({})), gateway.session(json!({})));
+    let (own_a, own_b) = (pid_in(&gateway, &a, "own"), pid_in(&gateway, &b, "own"));
+    assert_ne!(own_a, own_b, "two sessions, two processes");
+    assert_eq!(pid_in(&gateway, &a, "own"), own_a, "a session keeps its process");
+    assert_eq!(pid_in(&gateway, &a, "one"), pid_in(&gateway, &b, "one"), "shared: one process");
+
+    // Without a session: the listed process, the same for every such request.
+    let call = body(3, "tools/call", json!({"name": "own__pid", "arguments": {}}), json!({}));
+    let alone: Vec<u32> = (0..2)
+        .map(|_| {
+            let reply = post(&gateway, &call, &[]);
+            tool_text(&reply.json()).trim().parse().unwrap_or_else(|_| panic!("a pid: {}", reply.body))
+        })
+        .collect();
+    assert_eq!(alone[0], alone[1]);
+    assert!(alone[0] != own_a && alone[0] != own_b, "{alone:?} {own_a} {own_b}");
+
+    let deleted = gateway.send("DELETE", "/mcp", &[("Mcp-Session-Id", &a)], "");
+    assert_eq!(deleted.status, 200);
+    eventually("the deleted session's process to end", || process_gone(own_a));
+    assert!(!process_gone(own_b) && !process_gone(alone[0]));
+    assert_eq!(pid_in(&gateway, &b, "own"), own_b);
+    let health = healthz(&gateway);
+    assert!(health.contains("upstream own: up, 1 tools, 1 processes for sessions"), "{health}");
+    assert!(health.contains("upstream one: up, 1 tools\n"), "{health}");
+}
+
+// A session that expires idle takes its processes with it, as a DELETE does.
+#[test]
+fn an_idle_session_that_expires_ends_its_upstream_process() {
+    let dir = TempDir::new("gateway-idle");
+    let (_dir, config) = config_file(&json!({"upstreams": {"own": pid_upstream(&dir, None)}}));
+    let gateway = http_gateway(&config, &["--session-idle-secs", "1"]);
+    let session = gateway.session(json!({}));
+    let pid = pid_in(&gateway, &session, "own");
+    eventually("the expired session's process to end", || process_gone(pid));
+}
+
+// At 2026-07-28 a call whose upstream asks for input is answered with an input-required
+// round, and the client sends it again with the answer: the first is not a failure, and the
+// audit log says what it was.
+#[test]
+fn an_input_required_round_is_audited_as_such() {
+    let dir = TempDir::new("gateway-audit-input");
+    let audit = dir.path().join("audit.log");
+    let (_dir, config) = config_file(&json!({"audit": audit, "upstreams": {"tiny": tiny(&["--everything"])}}));
+    let gateway = http_gateway(&config, &[]);
+    let call = |id: u64, more: Value| {
+        let mut message = body(
+            id,
+            "tools/call",
+            json!({"name": "tiny__test_sampling", "arguments": {"prompt": "hi"}}),
+            json!({"sampling": {}}),
+        );
+        for (key, value) in more.as_object().expect("params") {
+            message["params"][key] = value.clone();
+        }
+        post(&gateway, &message, &[]).json()
+    };
+    let first = call(1, json!({}));
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let (key, _) = first["result"]["inputRequests"].as_object().and_then(|m| m.iter().next()).expect("a request");
+    let answer = json!({"role": "assistant", "content": {"type": "text", "text": "round"}, "model": "m"});
+    let state = first["result"]["requestState"].clone();
+    let done = call(2, json!({"inputResponses": {key.clone(): answer}, "requestState": state}));
+    assert_eq!(done["result"]["content"][0]["text"], "LLM response: round", "{done}");
+    let outcomes: Vec<String> = wait_for("two audit lines", TIMEOUT, || {
+        let text = std::fs::read_to_string(&audit).ok()?;
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+        (lines.len() == 2).then(|| lines.iter().map(|l| l["outcome"].as_str().unwrap_or_default().to_owned()).collect())
+    });
+    assert_eq!(outcomes, ["input_required", "ok"]);
+}
+
+// An upstream that speaks only 2026-07-28 refuses `initialize`: the gateway finds its era
+// with `server/discover` and sends each request with its terms in `_meta` (over HTTP alone,
+// with that revision's headers); its requests for input come back as input-required results,
+// asked of the gateway's client and sent again with the answers.
+#[test]
+fn upstreams_that_speak_only_2026_07_28_are_listed_and_called() {
+    let (_web, port) = remote_with(0, &["--revisions", "2026-07-28"]);
+    let (_dir, config) = config_file(&json!({"upstreams": {
+        "new": tiny(&["--everything", "--revisions", "2026-07-28"]),
+        "web": {"url": format!("http://127.0.0.1:{port}/mcp")}}}));
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({"sampling": {}}));
+    let tools = tool_names(&mut client);
+    assert!(tools.contains(&"new__echo".to_owned()) && tools.contains(&"web__echo".to_owned()), "{tools:?}");
+    for name in ["new", "web"] {
+        let echoed = client.call_tool(&format!("{name}__echo"), json!({"message": name}));
+        assert_eq!(tool_text(&echoed), format!("Echo: {name}"), "{echoed}");
+        assert!(echoed["result"].get("resultType").is_none(), "a 2025-11-25 answer: {echoed}");
+        let call = client.send_request(
+            "tools/call",
+            json!({"name": format!("{name}__test_sampling"), "arguments": {"prompt": name}}),
+        );
+        let ask = client.wait(|m| m["method"] == "sampling/createMessage");
+        assert_eq!(ask["params"]["messages"][0]["content"]["text"], name, "{ask}");
+        let reply = json!({"role": "assistant", "content": {"type": "text", "text": "said"}, "model": "m"});
+        client.answer(&ask["id"], reply);
+        assert_eq!(tool_text(&client.response(&call)), "LLM response: said");
+    }
+    let resources = client.request("resources/list", json!({}));
+    let uris = names(&resources["result"], "resources", "uri");
+    assert!(uris.contains(&"new+test://static-text".to_owned()), "{uris:?}");
+    let read = client.request("resources/read", json!({"uri": "web+test://static-text"}));
+    assert_eq!(read["result"]["contents"][0]["uri"], "web+test://static-text", "{read}");
+    // Their list changes come on a listen stream the gateway holds there, and are passed on.
+    for name in ["new", "web"] {
+        let dynamic = format!("{name}__test_dynamic_tool");
+        assert!(!tool_names(&mut client).contains(&dynamic));
+        client.call_tool(&format!("{name}__test_trigger_tool_change"), json!({}));
+        wait_for("the new tool listed", TIMEOUT, || tool_names(&mut client).contains(&dynamic).then_some(()));
+    }
+    client.close();
+
+    // A 2026-07-28 client: the upstream's input-required round becomes the gateway's own, and
+    // the client's retry carries the answer through to the upstream's.
+    let gateway = http_gateway(&config, &[]);
+    for name in ["new", "web"] {
+        let call = |id: u64, more: Value| {
+            let params = json!({"name": format!("{name}__test_sampling"), "arguments": {"prompt": name}});
+            let mut message = body(id, "tools/call", params, json!({"sampling": {}}));
+            for (key, value) in more.as_object().expect("params") {
+                message["params"][key] = value.clone();
+            }
+            post(&gateway, &message, &[]).json()
+        };
+        let first = call(1, json!({}));
+        assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+        let (key, asked) = first["result"]["inputRequests"].as_object().and_then(|m| m.iter().next()).expect("asked");
+        assert_eq!(asked["params"]["messages"][0]["content"]["text"], name, "{first}");
+        let reply = json!({"role": "assistant", "content": {"type": "text", "text": "later"}, "model": "m"});
+        let state = first["result"]["requestState"].clone();
+        let done = call(2, json!({"inputResponses": {key.clone(): reply}, "requestState": state}));
+        assert_eq!(done["result"]["content"][0]["text"], "LLM response: later", "{done}");
+    }
+}
+
+// The session cap bounds the processes: an initialize at the cap makes the longest-idle
+// session give way, and its processes end with it.
+#[test]
+fn the_session_cap_bounds_the_per_session_processes() {
+    let dir = TempDir::new("gateway-cap");
+    let (_dir, config) = config_file(&json!({"upstreams": {"own": pid_upstream(&dir, None)}}));
+    let gateway = http_gateway(&config, &["--max-sessions", "1"]);
+    let first = gateway.session(json!({}));
+    let pid = pid_in(&gateway, &first, "own");
+    let second = gateway.session(json!({}));
+    eventually("the evicted session's process to end", || process_gone(pid));
+    assert_ne!(pid_in(&gateway, &second, "own"), pid);
+}
+
+// A session's subscription is made on its own process, where its changes happen: the update
+// a call in the session triggers there reaches it.
+#[test]
+fn a_sessions_subscription_is_made_on_its_own_process() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"tiny": tiny(&["--everything"])}}));
+    let gateway = http_gateway(&config, &[]);
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": "tiny+test://watched-resource"}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    client.call_tool("tiny__test_trigger_resource_update", json!({}));
+    let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "tiny+test://watched-resource");
 }

@@ -5,31 +5,12 @@
 
 use crate::connect_auth::oauth::{upstream, CLIENT_ID};
 use crate::connect_auth::SECRET;
-use crate::gateway::{as_holder, config_file, healthz};
-use crate::raw_http::Server;
-use crate::support::{announced_port, binary, run_binary_in, tool_text, wait_for, Client, TIMEOUT};
+use crate::gateway::{as_holder, config_file, healthz, http_gateway_with};
+use crate::support::{binary, run_binary_in, tool_text, wait_for, Client, TIMEOUT};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
-
-/// The gateway served over HTTP on a free port, with `env` set (the token not inherited).
-fn http_gateway(config: &str, extra: &[&str], env: &[(&str, &str)]) -> Server {
-    let mut child = Command::new(binary())
-        .args(["gateway", "--config", config, "--http", "127.0.0.1:0"])
-        .args(extra)
-        .envs(env.iter().copied())
-        .env("RUST_LOG", "info")
-        .env_remove("TINYMCP_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the gateway");
-    let port = announced_port(&mut child);
-    Server { child, port }
-}
 
 /// The upstream through the OpenID provider: `oauth` of a url upstream, the secret in `IT_GW_SECRET`.
 fn oauth_config(url: &str) -> Value {
@@ -63,7 +44,7 @@ fn client_credentials_reach_an_oauth_upstream_through_the_gateway() {
 fn a_wrong_client_secret_leaves_the_upstream_down_saying_why() {
     let Some(upstream) = upstream() else { return };
     let (_dir, config) = config_file(&oauth_config(&upstream.url));
-    let gateway = http_gateway(&config, &[], &[("IT_GW_SECRET", "not-the-secret")]);
+    let gateway = http_gateway_with(&config, &[], &[("IT_GW_SECRET", "not-the-secret")]);
     let health = wait_for("the upstream down", TIMEOUT, || {
         let health = healthz(&gateway);
         health.contains("upstream secure: down").then_some(health)
@@ -160,7 +141,7 @@ fn the_callers_token_never_reaches_the_upstream() {
     let (_dir, config) = config_file(&json!({"upstreams": {"rec": {
         "url": format!("http://127.0.0.1:{}/mcp", recorder.port), "headers": {"X-Upstream-Key": "${IT_UP_KEY}"}}}}));
     let oauth = ["--oauth-issuer", &issuer.url, "--public-url", AUDIENCE, "--oauth-scope", "mcp:use"];
-    let gateway = http_gateway(&config, &oauth, &[("IT_UP_KEY", "up-key-1234")]);
+    let gateway = http_gateway_with(&config, &oauth, &[("IT_UP_KEY", "up-key-1234")]);
     let token = issuer.token("k1", 1, json!({"scope": "mcp:use", "sub": "alice"}));
     let (names, call) = as_holder(&gateway, &token, "rec__whoami", json!({}));
     assert_eq!(names, ["rec__whoami"]);
@@ -185,7 +166,7 @@ fn the_audit_line_names_the_callers_token_subject() {
     let (_dir, config) = config_file(&json!({"audit": audit, "upstreams": {
         "tiny": {"command": binary(), "args": ["--everything"], "tools": {"allow": ["echo"]}}}}));
     let oauth = ["--oauth-issuer", &issuer.url, "--public-url", AUDIENCE, "--oauth-scope", "mcp:use"];
-    let gateway = http_gateway(&config, &oauth, &[]);
+    let gateway = http_gateway_with(&config, &oauth, &[]);
     let alice = issuer.token("k1", 1, json!({"scope": "mcp:use", "sub": "alice@example.com"}));
     let (_, call) = as_holder(&gateway, &alice, "tiny__echo", json!({"message": "audited"}));
     assert_eq!(call.json()["result"]["content"][0]["text"], "Echo: audited", "{}", call.body);

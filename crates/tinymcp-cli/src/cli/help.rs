@@ -160,7 +160,8 @@ pub const COMMAND_NAMES: &str = "config, install, connect, proxy, health, gatewa
 pub const GATEWAY_USAGE: &str =
     "    tinymcp gateway --config FILE [--ca-file PEM] [--pass-env VAR]... [--http ADDR] [OPTIONS]
         one MCP endpoint in front of many servers (docs/gateway.md): the upstreams of FILE
-        (stdio commands and http:// or https:// URLs), their tools and prompts as NAME__tool,
+        (stdio commands, one process per client session unless \"shared\": true, and http:// or
+        https:// URLs; speaking any revision, 2026-07-28 included), their tools and prompts as NAME__tool,
         their resources as NAME+URI; filtered, renamed, searched (discovery), audited; an
         upstream that is down is left out and retried. Served over HTTP with --http (the
         server's HTTP options; /healthz reports each upstream), else over stdio. --ca-file:

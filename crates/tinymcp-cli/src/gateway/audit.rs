@@ -20,7 +20,8 @@ pub struct Record<'a> {
     pub tool: &'a str,
     pub exposed: &'a str,
     pub took: Duration,
-    /// `ok`, `tool_error` (`isError`), `error` (a protocol error, the upstream down, late).
+    /// `ok`, `tool_error` (`isError`), `error` (a protocol error, the upstream down, late),
+    /// `cancelled`, `input_required` (2026-07-28: answered with an input-required round).
     pub outcome: &'a str,
     pub bytes_in: usize,
     pub bytes_out: usize,

@@ -185,13 +185,13 @@ pub fn unregister(gateway: &Gateway, upstream: &Upstream) {
 }
 
 /// A request forwarded to the upstream on behalf of `cx`.
-fn forward(upstream: &Upstream, cx: &RequestCx, method: &str, params: Value) -> Result<Value, RpcError> {
-    let link = upstream.link().map_err(|why| link::down(upstream.name(), &why))?;
+fn forward(upstream: &Arc<Upstream>, cx: &RequestCx, method: &str, params: Value) -> Result<Value, RpcError> {
+    let link = upstream.link_for(cx).map_err(|why| link::down(upstream.name(), &why))?;
     link.request(method, params, Some(cx), upstream.config.timeout)
 }
 
 /// `resources/read` of a prefixed URI, through its upstream.
-fn read(upstream: &Upstream, cx: &RequestCx, uri: &str) -> Result<Vec<ResourceContents>, RpcError> {
+fn read(upstream: &Arc<Upstream>, cx: &RequestCx, uri: &str) -> Result<Vec<ResourceContents>, RpcError> {
     let own = wire::strip_uri(upstream.name(), uri).ok_or_else(|| tinymcp::resource_not_found(cx.version(), uri))?;
     let answer = forward(upstream, cx, "resources/read", json!({"uri": own}))?;
     let contents = answer.get("contents").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
@@ -200,8 +200,8 @@ fn read(upstream: &Upstream, cx: &RequestCx, uri: &str) -> Result<Vec<ResourceCo
 
 /// `completion/complete` of a prompt's argument or a template's variable, through its upstream;
 /// nothing when it cannot say.
-fn complete(upstream: &Upstream, cx: &RequestCx, reference: Value, request: &CompletionRequest) -> Vec<String> {
-    let Ok(link) = upstream.link() else { return Vec::new() };
+fn complete(upstream: &Arc<Upstream>, cx: &RequestCx, reference: Value, request: &CompletionRequest) -> Vec<String> {
+    let Ok(link) = upstream.link_for(cx) else { return Vec::new() };
     let mut params = json!({"ref": reference, "argument": {"name": request.argument, "value": request.value}});
     if !request.context.is_empty() {
         params["context"] = json!({"arguments": request.context});

@@ -37,8 +37,9 @@ pub struct UpstreamConfig {
 
 /// How the upstream is reached.
 pub enum How {
-    /// A child process speaking stdio.
-    Command { command: String, args: Vec<String>, env: Vec<(String, String)>, cwd: Option<PathBuf> },
+    /// A child process speaking stdio: one per downstream session (started on the session's
+    /// first request to it, ended with the session), or, `shared`, one for every client.
+    Command { command: String, args: Vec<String>, env: Vec<(String, String)>, cwd: Option<PathBuf>, shared: bool },
     /// A remote server over Streamable HTTP (or, `legacy`, the HTTP+SSE transport); `headers`
     /// as `Name: value` with `${VAR}` read from the environment (never written in the file);
     /// `oauth`: client credentials for the upstream's own authorization server.
@@ -146,8 +147,9 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
         ));
     }
     let entry = object(entry, &at)?;
-    const KEYS: [&str; 12] = [
+    const KEYS: [&str; 13] = [
         "command",
+        "shared",
         "args",
         "env",
         "cwd",
@@ -179,14 +181,20 @@ fn upstream(name: &str, entry: &Value, base_env: &[(String, String)]) -> Result<
                     return Err(format!("{at}.{key}: only for a url upstream"));
                 }
             }
-            How::Command { command, args, env, cwd }
+            // As `tinymcp proxy`: a stdio server assumes one client, so one process per session
+            // unless told it is shared.
+            let shared = match entry.get("shared") {
+                None => false,
+                Some(v) => v.as_bool().ok_or(format!("{at}.shared: expected true or false"))?,
+            };
+            How::Command { command, args, env, cwd, shared }
         }
         (None, Some(url)) => {
             let url = string(url, &format!("{at}.url"))?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(format!("{at}.url: expected http://… or https://…, got {url:?}"));
             }
-            for key in ["args", "env", "cwd"] {
+            for key in ["args", "env", "cwd", "shared"] {
                 if entry.contains_key(key) {
                     return Err(format!("{at}.{key}: only for a command upstream"));
                 }
@@ -337,12 +345,15 @@ mod tests {
                              "overrides": {"read_file": {"rename": "cat", "annotations": {"readOnlyHint": true}, "scopes": ["fs:read"]}}}},
             "remote": {"url": "https://example.com/mcp", "headers": {"X-Key": "${KEY}"}, "audit_payloads": true,
                        "oauth": {"client_id": "gw", "client_secret_env": "GW_SECRET", "scope": "mcp:use"}},
-            "old": {"url": "http://127.0.0.1:1/sse", "transport": "sse"}}}"#;
+            "old": {"url": "http://127.0.0.1:1/sse", "transport": "sse"},
+            "one": {"command": "x", "shared": true}}}"#;
         let config = parse(text, &[("PATH".into(), "/bin".into())]).unwrap();
         assert!(config.discovery);
         assert_eq!(config.audit.as_deref(), Some("stderr"));
         let fs = config.upstreams.iter().find(|u| u.name == "fs").unwrap();
-        assert!(matches!(&fs.how, How::Command { env, .. } if env.len() == 2));
+        assert!(matches!(&fs.how, How::Command { env, shared: false, .. } if env.len() == 2), "per session by default");
+        let one = config.upstreams.iter().find(|u| u.name == "one").unwrap();
+        assert!(matches!(&one.how, How::Command { shared: true, .. }));
         assert!(fs.tools.offers("read_file") && fs.tools.offers("list_x"));
         assert!(!fs.tools.offers("write_file") && !fs.tools.offers("read_secret"));
         assert_eq!(fs.tools.override_of("read_file").and_then(|o| o.rename.as_deref()), Some("cat"));
@@ -381,6 +392,10 @@ mod tests {
             .starts_with("upstreams.a.oauth.client_secret_env: missing"));
         assert!(refused(r#"{"upstreams": {"a": {"command": "x", "oauth": {}}}}"#)
             .starts_with("upstreams.a.oauth: only for a url upstream"));
+        assert!(refused(r#"{"upstreams": {"a": {"url": "http://h/mcp", "shared": true}}}"#)
+            .starts_with("upstreams.a.shared: only for a command upstream"));
+        assert!(refused(r#"{"upstreams": {"a": {"command": "x", "shared": "yes"}}}"#)
+            .starts_with("upstreams.a.shared: expected true or false"));
         assert!(refused(r#"{"upstreams": {"a": {"command": "x", "scopes": ["a b"]}}}"#)
             .starts_with("upstreams.a.scopes[0]:"));
     }

@@ -7,9 +7,10 @@
 use super::link::{Link, Wire};
 use crate::cli::connect::auth::Credentials;
 use crate::cli::connect::http1::{self, Closer, Response, Url};
+use crate::cli::connect::modern::{self, Tools};
 use crate::cli::connect::sse::Events;
 use crate::cli::connect::MESSAGE_CAP;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -35,6 +36,10 @@ pub struct HttpWire {
     open: Mutex<HashMap<u64, Closer>>,
     get: Mutex<Option<Closer>>,
     closed: AtomicBool,
+    /// A per-request revision (2026-07-28) once the handshake found one: each request goes
+    /// alone with its headers (`tinymcp connect`'s `modern`), learnt tools' annotations in `tools`.
+    per_request: Mutex<Option<String>>,
+    tools: Mutex<Tools>,
     /// Itself, for the threads that read answers.
     me: Weak<HttpWire>,
 }
@@ -50,6 +55,8 @@ impl HttpWire {
             open: Mutex::new(HashMap::new()),
             get: Mutex::new(None),
             closed: AtomicBool::new(false),
+            per_request: Mutex::new(None),
+            tools: Mutex::new(Tools::default()),
         })
     }
 
@@ -100,11 +107,24 @@ impl HttpWire {
         }
     }
 
+    /// A POST's headers: the credentials, the session's, and for a per-request revision those
+    /// its body asks for (SEP-2243: the revision, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`).
+    fn post_headers(&self, body: &[u8]) -> std::io::Result<Vec<(String, String)>> {
+        let mut headers = self.headers("application/json, text/event-stream");
+        headers.push(("Content-Type".into(), "application/json".into()));
+        let per_request = self.per_request.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if let Some(version) = per_request {
+            let message: Value = serde_json::from_slice(body).map_err(std::io::Error::other)?;
+            let tools = self.tools.lock().unwrap_or_else(PoisonError::into_inner);
+            headers.extend(modern::headers(&message, &version, &tools).map_err(std::io::Error::other)?);
+        }
+        Ok(headers)
+    }
+
     /// POSTs `body` (again, after a new token) and reads the answer's head within `within`;
     /// request `id`'s connection can be closed meanwhile (`abandon`).
     fn post(&self, body: &[u8], id: Option<u64>, within: Option<Duration>) -> std::io::Result<Response> {
-        let mut headers = self.headers("application/json, text/event-stream");
-        headers.push(("Content-Type".into(), "application/json".into()));
+        let headers = self.post_headers(body)?;
         let sent = http1::send(&self.url, "POST", &headers, body)?;
         if let (Ok(closer), Some(id)) = (sent.closer(), id) {
             self.open().insert(id, closer);
@@ -246,8 +266,13 @@ impl Wire for HttpWire {
         if self.closed.load(Ordering::SeqCst) {
             return Err("its session was closed".into());
         }
-        let mut headers = self.headers("application/json, text/event-stream");
-        headers.push(("Content-Type".into(), "application/json".into()));
+        let per_request = self.per_request.lock().unwrap_or_else(PoisonError::into_inner).is_some();
+        if per_request && id.is_none() {
+            // Spec (2026-07-28): over HTTP a request is cancelled by closing its connection
+            // (`abandon`); there is no session a notification could belong to.
+            return Ok(());
+        }
+        let headers = self.post_headers(message.as_bytes()).map_err(|e| e.to_string())?;
         let sent = match http1::send(&self.url, "POST", &headers, message.as_bytes()) {
             Ok(sent) => sent,
             Err(e) => {
@@ -275,6 +300,14 @@ impl Wire for HttpWire {
             })
             .map(drop)
             .map_err(|e| format!("cannot start a thread: {e}"))
+    }
+
+    fn per_request(&self, version: &str) {
+        *self.per_request.lock().unwrap_or_else(PoisonError::into_inner) = Some(version.to_owned());
+    }
+
+    fn listed(&self, result: &mut Value) {
+        self.tools.lock().unwrap_or_else(PoisonError::into_inner).learn(result);
     }
 
     fn abandon(&self, id: u64) {

@@ -6,14 +6,11 @@
 use super::link::{Link, Wire};
 use crate::cli::connect::auth::Credentials;
 use crate::cli::connect::http1::{self, Closer, Url};
-use crate::cli::connect::sse::Events;
-use crate::cli::connect::MESSAGE_CAP;
-use std::sync::{mpsc, Arc, Mutex, PoisonError};
-use std::thread;
+use crate::cli::connect::legacy;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-/// How long the upstream may take to name its endpoint, and to answer one POST (a 202).
-const ENDPOINT_WITHIN: Duration = Duration::from_secs(10);
+/// How long the upstream may take to answer one POST (a 202).
 const POST_WITHIN: Duration = Duration::from_secs(30);
 
 pub struct LegacyWire {
@@ -25,53 +22,18 @@ pub struct LegacyWire {
     stream: Mutex<Option<Closer>>,
 }
 
-/// Opens the stream at `url` for `link` and waits for the `endpoint` event.
+/// Opens the stream at `url` for `link` (as `tinymcp connect` opens its own): what it carries
+/// is delivered to the link, and its end ends the link.
 pub fn open(link: &Arc<Link>, url: &Url, auth: Arc<Credentials>) -> Result<Arc<LegacyWire>, String> {
-    let closer = Mutex::new(None);
-    let get = || {
-        let mut headers = auth.headers();
-        headers.push(("Accept".into(), "text/event-stream".into()));
-        let sent = http1::send(url, "GET", &headers, &[])?;
-        *closer.lock().unwrap_or_else(PoisonError::into_inner) = sent.closer().ok();
-        sent.response(Some(ENDPOINT_WITHIN))
-    };
-    let response = get().map_err(|e| format!("GET {url}: {e}"))?;
-    let mut response = auth.after(url, response, get).map_err(|why| format!("GET {url}: {why}"))?;
-    let closer = closer.into_inner().unwrap_or_else(PoisonError::into_inner);
-    if response.status != 200 || !response.is_event_stream() {
-        return Err(format!("GET {url}: answered HTTP {} without an event stream", response.status));
-    }
-    response.wait_forever().map_err(|e| format!("GET {url}: {e}"))?;
-    let (tx, rx) = mpsc::channel();
-    let (base, reading) = (url.clone(), Arc::clone(link));
-    thread::Builder::new()
-        .name("gateway-sse".into())
-        .spawn(move || {
-            let mut events = Events::new(response.body, MESSAGE_CAP);
-            let mut tx = Some(tx);
-            let why = loop {
-                match events.next_event() {
-                    Ok(Some(event)) if event.event == "endpoint" => {
-                        if let Some(tx) = tx.take() {
-                            let _ = tx.send(base.join(event.data.trim()));
-                        }
-                    }
-                    Ok(Some(event)) if event.data.trim().is_empty() => {}
-                    Ok(Some(event)) if event.event.is_empty() || event.event == "message" => {
-                        reading.deliver(&event.data, None)
-                    }
-                    Ok(Some(_)) => {}
-                    Ok(None) => break "it ended its event stream".to_owned(),
-                    Err(e) => break format!("its event stream broke: {e}"),
-                }
-            };
-            reading.end(&why);
-        })
-        .map_err(|e| format!("cannot start a thread: {e}"))?;
-    let endpoint = rx
-        .recv_timeout(ENDPOINT_WITHIN)
-        .map_err(|_| format!("GET {url}: no `endpoint` event within {} s", ENDPOINT_WITHIN.as_secs()))??;
-    Ok(Arc::new(LegacyWire { url: url.clone(), endpoint, auth, stream: Mutex::new(closer) }))
+    let (reading, ending) = (Arc::clone(link), Arc::clone(link));
+    let opened = legacy::open_stream(
+        url,
+        &auth,
+        "gateway-sse",
+        move |data| reading.deliver(data, None),
+        move |why| ending.end(&why),
+    )?;
+    Ok(Arc::new(LegacyWire { url: url.clone(), endpoint: opened.endpoint, auth, stream: Mutex::new(opened.stream) }))
 }
 
 impl Wire for LegacyWire {

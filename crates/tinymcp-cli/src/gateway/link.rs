@@ -4,7 +4,10 @@
 //! its own requests (sampling, elicitation) to be asked of the downstream client.
 //! Notifications not tied to a request (list changes, resource updates) go to `on_notice`.
 //! Two transports under it: a child process over stdio (`stdio.rs`) and Streamable HTTP
-//! (`http.rs`).
+//! (`http.rs`). The era is found as a client would: `initialize` first; an upstream that
+//! refuses it and answers `server/discover` speaks a per-request revision (2026-07-28), whose
+//! terms then travel in each request's `_meta`, and whose requests for input come back as
+//! input-required results, asked of the downstream client and sent again with the answers.
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -17,6 +20,22 @@ use tinymcp::{RequestCx, RpcError};
 
 /// The revision the gateway asks its upstreams for; an upstream answers with its own.
 pub const REVISION: &str = "2025-11-25";
+/// Input-required rounds of one request, at most (an upstream that asks without end fails it).
+const INPUT_ROUNDS: usize = 16;
+/// The `_meta` keys of a per-request revision's terms.
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
+
+/// What the gateway says it can do: sampling and elicitation, asked of its own client. No
+/// roots: an upstream asks for them outside any call, where no client can answer.
+fn capabilities() -> Value {
+    json!({"sampling": {}, "elicitation": {"form": {}, "url": {}}})
+}
+
+fn client_info() -> Value {
+    json!({"name": "tinymcp-gateway", "version": env!("CARGO_PKG_VERSION")})
+}
 /// Messages one request may have waiting for its thread (progress, questions, its answer).
 const EVENTS_PER_REQUEST: usize = 256;
 /// How often a waiting request looks whether its client cancelled it.
@@ -31,6 +50,12 @@ pub trait Wire: Send + Sync {
     fn abandon(&self, _id: u64) {}
     /// Ends the connection (the process, the session).
     fn close(&self);
+    /// The upstream speaks the per-request revision `version` (no session, its terms in each
+    /// request's `_meta`): HTTP sends each request alone, with that revision's headers.
+    fn per_request(&self, _version: &str) {}
+    /// A `tools/list` result of a per-request revision, read before the link's caller gets it
+    /// (HTTP learns the tools' `x-mcp-header` annotations, and leaves out invalid ones).
+    fn listed(&self, _result: &mut Value) {}
 }
 
 /// What the upstream said that was not an answer to a request of ours.
@@ -67,8 +92,10 @@ pub struct Link {
     ended: Mutex<Option<String>>,
     ended_changed: Condvar,
     on_notice: Box<dyn Fn(Notice) + Send + Sync>,
-    /// The revision it answered `initialize` with.
+    /// The revision it answered `initialize` with (or chose from `server/discover`).
     pub revision: Mutex<String>,
+    /// It speaks a per-request revision only (2026-07-28): the terms go in every request.
+    per_request: AtomicBool,
     /// Whether it said it sends resource updates (subscriptions).
     pub subscribe: AtomicBool,
 }
@@ -84,6 +111,7 @@ impl Link {
             ended_changed: Condvar::new(),
             on_notice: Box::new(on_notice),
             revision: Mutex::new(REVISION.to_owned()),
+            per_request: AtomicBool::new(false),
             subscribe: AtomicBool::new(false),
         })
     }
@@ -123,21 +151,72 @@ impl Link {
         }
     }
 
-    /// The MCP handshake: `initialize`, then `notifications/initialized`; the upstream's answer.
+    /// Whether it speaks a per-request revision (2026-07-28) only.
+    pub fn is_per_request(&self) -> bool {
+        self.per_request.load(Ordering::Relaxed)
+    }
+
+    /// The MCP handshake: `initialize`, then `notifications/initialized`; the upstream's answer
+    /// (its `capabilities`). An upstream that answers `initialize` with an error (one that
+    /// speaks only 2026-07-28 refuses it so) is asked `server/discover`: if it names a
+    /// per-request revision the gateway speaks, that is the link's era from then on.
     pub fn initialize(self: &Arc<Self>, within: Duration) -> Result<Value, String> {
-        let params = json!({
-            "protocolVersion": REVISION,
-            // No roots: an upstream asks for them outside any call, where no client can answer.
-            "capabilities": {"sampling": {}, "elicitation": {"form": {}, "url": {}}},
-            "clientInfo": {"name": "tinymcp-gateway", "version": env!("CARGO_PKG_VERSION")},
-        });
-        let answer = self.request("initialize", params, None, within).map_err(|e| e.message)?;
+        let params = json!({"protocolVersion": REVISION, "capabilities": capabilities(), "clientInfo": client_info()});
+        let started = Instant::now();
+        let answer = match self.request("initialize", params, None, within) {
+            Ok(answer) => answer,
+            // Answered, with an error: the era may be another. Not at the deadline (nothing
+            // answered), nor when the link ended.
+            Err(refused) if self.ended().is_none() && started.elapsed() < within => {
+                return self.discover(within).map_err(|why| format!("{} ({why})", refused.message));
+            }
+            Err(e) => return Err(e.message),
+        };
         if let Some(version) = answer.get("protocolVersion").and_then(Value::as_str) {
             *self.revision.lock().unwrap_or_else(PoisonError::into_inner) = version.to_owned();
         }
         let subscribe = answer.pointer("/capabilities/resources/subscribe").and_then(Value::as_bool) == Some(true);
         self.subscribe.store(subscribe, Ordering::Relaxed);
         self.notify("notifications/initialized", json!({}));
+        Ok(answer)
+    }
+
+    /// `server/discover` with a per-request revision's terms: the revision chosen (the newest
+    /// both speak), its answer.
+    fn discover(self: &Arc<Self>, within: Duration) -> Result<Value, String> {
+        let newest = tinymcp::ProtocolVersion::ALL.iter().rev().find(|v| !v.is_stateful()).map(|v| v.as_str());
+        let newest = newest.unwrap_or("2026-07-28");
+        let params = json!({"_meta": terms(newest)});
+        // Asked as that era asks (over HTTP: alone, with its headers); a link whose discover
+        // fails is ended by its caller.
+        if let Some(wire) = self.wire() {
+            wire.per_request(newest);
+        }
+        let answer = self
+            .request("server/discover", params, None, within)
+            .map_err(|e| format!("server/discover: {}", e.message))?;
+        let offered: Vec<&str> = answer
+            .get("supportedVersions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let chosen = tinymcp::ProtocolVersion::ALL
+            .iter()
+            .rev()
+            .filter(|v| !v.is_stateful())
+            .map(|v| v.as_str())
+            .find(|v| offered.contains(v))
+            .ok_or_else(|| format!("server/discover: it offers {offered:?}, none a revision the gateway speaks"))?;
+        *self.revision.lock().unwrap_or_else(PoisonError::into_inner) = chosen.to_owned();
+        self.per_request.store(true, Ordering::Relaxed);
+        // Subscriptions are a listen stream's there, not `resources/subscribe`.
+        self.subscribe.store(false, Ordering::Relaxed);
+        if let Some(wire) = self.wire() {
+            wire.per_request(chosen);
+        }
+        log::info!("{}: speaks {chosen} (per-request terms, no session)", self.name);
         Ok(answer)
     }
 
@@ -155,6 +234,65 @@ impl Link {
     /// request this one serves), the upstream's progress is passed on, its questions asked of
     /// the downstream client and answered back, and the downstream's cancellation cancels it.
     pub fn request(
+        self: &Arc<Self>,
+        method: &str,
+        params: Value,
+        cx: Option<&RequestCx>,
+        within: Duration,
+    ) -> Result<Value, RpcError> {
+        if !self.is_per_request() {
+            return self.request_once(method, params, cx, within);
+        }
+        let deadline = Instant::now() + within;
+        let version = self.revision.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let mut params = params;
+        if let Some(map) = params.as_object_mut() {
+            let meta = map.entry("_meta").or_insert_with(|| json!({}));
+            if let (Some(meta), Value::Object(terms)) = (meta.as_object_mut(), terms(&version)) {
+                meta.extend(terms);
+            }
+        }
+        for _ in 0..INPUT_ROUNDS {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut result = self.request_once(method, params.clone(), cx, left)?;
+            if method == "tools/list" {
+                if let Some(wire) = self.wire() {
+                    wire.listed(&mut result);
+                }
+            }
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(own_result(result));
+            }
+            // Its requests for input, asked of the downstream client; the call sent again with
+            // the answers and the state it gave.
+            let Some(cx) = cx else {
+                return Err(RpcError::new(
+                    rpc::INTERNAL_ERROR,
+                    format!(
+                        "upstream {}: {method} asks for input, and the gateway has no client to ask now",
+                        self.name
+                    ),
+                ));
+            };
+            let asked = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+            let mut answers = serde_json::Map::new();
+            for (key, request) in asked {
+                answers.insert(key, ask_downstream(cx, &request)?);
+            }
+            params["inputResponses"] = Value::Object(answers);
+            match result.get("requestState") {
+                Some(state) => params["requestState"] = state.clone(),
+                None => drop(params.as_object_mut().map(|p| p.remove("requestState"))),
+            }
+        }
+        Err(RpcError::new(
+            rpc::INTERNAL_ERROR,
+            format!("upstream {}: {method} still asked for input after {INPUT_ROUNDS} rounds; given up", self.name),
+        ))
+    }
+
+    /// One request and its answer (or error).
+    fn request_once(
         self: &Arc<Self>,
         method: &str,
         mut params: Value,
@@ -266,7 +404,12 @@ impl Link {
     }
 
     fn cancel(self: &Arc<Self>, id: u64, wire: &dyn Wire, why: &str) {
-        self.notify("notifications/cancelled", json!({"requestId": id, "reason": why}));
+        let mut params = json!({"requestId": id, "reason": why});
+        if self.is_per_request() {
+            let version = self.revision.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            params["_meta"] = terms(&version);
+        }
+        self.notify("notifications/cancelled", params);
         wire.abandon(id);
     }
 
@@ -340,6 +483,28 @@ impl Link {
             "error": {"code": rpc::INVALID_REQUEST, "message": format!("{method}: {why}")}});
         let _ = wire.send(self, reply.to_string(), None);
     }
+}
+
+/// A per-request revision's terms, for a request's `_meta`.
+fn terms(version: &str) -> Value {
+    json!({META_VERSION: version, META_CAPABILITIES: capabilities(), META_CLIENT: client_info()})
+}
+
+/// A per-request revision's result without what is the upstream's own protocol (`resultType`,
+/// cache hints, its identity in `_meta`): the gateway's server decorates its own answers.
+fn own_result(mut result: Value) -> Value {
+    if let Some(map) = result.as_object_mut() {
+        for key in ["resultType", "ttlMs", "cacheScope"] {
+            map.remove(key);
+        }
+        if let Some(meta) = map.get_mut("_meta").and_then(Value::as_object_mut) {
+            meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+            if meta.is_empty() {
+                map.remove("_meta");
+            }
+        }
+    }
+    result
 }
 
 /// The result of an answer, or its error as the upstream gave it.

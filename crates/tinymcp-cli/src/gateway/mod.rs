@@ -89,7 +89,7 @@ impl Gateway {
     pub fn call_tool(
         &self,
         cx: &RequestCx,
-        upstream: &Upstream,
+        upstream: &Arc<Upstream>,
         original: &str,
         exposed: &str,
         arguments: Value,
@@ -98,7 +98,7 @@ impl Gateway {
         let bytes_in = arguments.to_string().len();
         let kept = (self.audit.is_some() && upstream.config.audit_payloads).then(|| arguments.clone());
         let params = json!({"name": original, "arguments": arguments});
-        let answer = match upstream.link() {
+        let answer = match upstream.link_for(cx) {
             Ok(link) => link.request("tools/call", params, Some(cx), upstream.config.timeout),
             Err(why) => Err(link::down(upstream.name(), &why)),
         };
@@ -110,7 +110,12 @@ impl Gateway {
                 Ok(result) => ("ok", result.clone()),
                 Err(e) => ("error", json!({"code": e.code, "message": e.message})),
             };
-            let outcome = if cx.is_cancelled() { "cancelled" } else { outcome };
+            let outcome = match () {
+                () if cx.is_cancelled() => "cancelled",
+                // 2026-07-28: answered with an input-required round (its error is not the answer).
+                () if cx.input_pending() => "input_required",
+                () => outcome,
+            };
             audit.record(&Record {
                 caller: caller(cx),
                 upstream: upstream.name(),
@@ -133,7 +138,10 @@ impl Gateway {
         for upstream in &self.upstreams {
             let tools = entries.iter().filter(|e| Arc::ptr_eq(&e.upstream, upstream)).count();
             let line = match upstream.status() {
-                Status::Up => format!("upstream {}: up, {tools} tools\n", upstream.name()),
+                Status::Up => match upstream.session_processes() {
+                    Some(n) => format!("upstream {}: up, {tools} tools, {n} processes for sessions\n", upstream.name()),
+                    None => format!("upstream {}: up, {tools} tools\n", upstream.name()),
+                },
                 Status::Starting => format!("upstream {}: starting\n", upstream.name()),
                 Status::Down(why) => format!("upstream {}: down: {why}\n", upstream.name()),
             };
@@ -239,7 +247,7 @@ pub fn run(raw: impl Iterator<Item = String>) -> Result<(), String> {
             }
             config::How::Command { .. } => None,
         };
-        upstreams.push(Upstream::new(upstream, url));
+        upstreams.push(Upstream::new(upstream, url, args.http.is_some()));
     }
     let gateway = Arc::new(Gateway {
         server: Arc::clone(&server),
@@ -253,10 +261,10 @@ pub fn run(raw: impl Iterator<Item = String>) -> Result<(), String> {
         discovery::register(&gateway);
     }
     let subscribed = Arc::clone(&gateway);
-    server.on_subscribe(move |uri| {
+    server.on_subscribe_from(move |uri, by| {
         for upstream in &subscribed.upstreams {
             if let Some(own) = wire::strip_uri(upstream.name(), uri) {
-                upstream.subscribe(own);
+                upstream.subscribe(own, by);
             }
         }
     });

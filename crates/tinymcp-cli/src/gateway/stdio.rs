@@ -122,7 +122,12 @@ pub fn spawn(
                 let status = process.wait().map_or_else(|e| format!("status unknown: {e}"), |s| s.to_string());
                 *reaped.1.lock().unwrap_or_else(PoisonError::into_inner) = true;
                 reaped.2.notify_all();
-                log::warn!("{}: the server process exited ({status})", waiting.name);
+                // Ended by us (its session ended, the gateway exits): expected; else a warning.
+                if waiting.ended().is_some() {
+                    log::info!("{}: the server process ended ({status})", waiting.name);
+                } else {
+                    log::warn!("{}: the server process exited ({status})", waiting.name);
+                }
                 waiting.end(&format!("its process exited ({status})"));
                 // What it forked ends with it.
                 let _ = reaped.0.end(true);

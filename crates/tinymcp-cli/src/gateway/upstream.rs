@@ -10,9 +10,10 @@ use super::{catalogue, legacy, stdio, Gateway};
 use crate::cli::connect::auth::Credentials;
 use crate::cli::connect::http1::Url;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::time::{Duration, Instant};
-use tinymcp::Server;
+use tinymcp::{RequestCx, Server};
 
 /// The handshake and each listing must be answered within this.
 const HANDSHAKE_WITHIN: Duration = Duration::from_secs(30);
@@ -24,6 +25,8 @@ const RETRY_FIRST: Duration = Duration::from_millis(250);
 const RETRY_MOST: Duration = Duration::from_secs(10);
 /// Pages read of one list, at most (a list without end is cut there).
 const PAGES: usize = 100;
+/// How long one listen stream to a 2026-07-28 upstream is held before it is opened again.
+const LISTEN_FOR: Duration = Duration::from_secs(3600);
 
 /// Where an upstream stands.
 #[derive(Clone)]
@@ -60,10 +63,61 @@ pub struct Upstream {
     pub registered: Mutex<catalogue::Registered>,
     /// The gateway's server, for the resource updates it sends.
     server: OnceLock<Weak<Server>>,
+    /// A stdio upstream run once per downstream session (not `shared`, the gateway serving
+    /// sessions over HTTP): its link above is the one it is listed, pinged and subscribed
+    /// through, and serves requests without a session.
+    per_session: bool,
+    /// The sessions' own links, ended with the gateway if their sessions have not ended them.
+    session_links: Mutex<Vec<Weak<Link>>>,
+}
+
+/// One downstream session's own links to the per-session upstreams, by upstream name: kept in
+/// the session (`RequestCx::session_state`), ended with it.
+#[derive(Default)]
+pub struct SessionLinks {
+    state: Mutex<SessionState>,
+}
+
+#[derive(Default)]
+struct SessionState {
+    /// The session ended: nothing more is started for it.
+    ended: bool,
+    /// Its end is hooked (once per session).
+    hooked: bool,
+    links: HashMap<String, Arc<Link>>,
+    /// Held while an upstream's process for the session starts: concurrent calls start one.
+    starting: HashMap<String, Arc<Mutex<()>>>,
+}
+
+impl SessionLinks {
+    fn state(&self) -> MutexGuard<'_, SessionState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Its live link to `upstream`, if one is up.
+    fn live(&self, upstream: &str) -> Option<Arc<Link>> {
+        self.state().links.get(upstream).filter(|l| l.ended().is_none()).cloned()
+    }
+
+    /// The session ended: its processes end with it.
+    fn end(&self) {
+        let links: Vec<Arc<Link>> = {
+            let mut state = self.state();
+            state.ended = true;
+            state.links.drain().map(|(_, link)| link).collect()
+        };
+        for link in links {
+            log::info!("upstream {}: its process for a session ends with the session", link.name);
+            link.end("its session ended");
+        }
+    }
 }
 
 impl Upstream {
-    pub fn new(config: UpstreamConfig, url: Option<(Url, Arc<Credentials>)>) -> Arc<Upstream> {
+    /// `sessions`: the gateway serves sessions (over HTTP), so a stdio upstream not `shared` is
+    /// run once per session.
+    pub fn new(config: UpstreamConfig, url: Option<(Url, Arc<Credentials>)>, sessions: bool) -> Arc<Upstream> {
+        let per_session = sessions && matches!(config.how, How::Command { shared: false, .. });
         Arc::new(Upstream {
             config,
             url,
@@ -76,6 +130,8 @@ impl Upstream {
             capabilities: Mutex::new(Value::Null),
             registered: Mutex::new(catalogue::Registered::default()),
             server: OnceLock::new(),
+            per_session,
+            session_links: Mutex::new(Vec::new()),
         })
     }
 
@@ -102,12 +158,75 @@ impl Upstream {
         }
     }
 
+    /// The link a request of `cx` goes through: for a per-session upstream and a request in a
+    /// session, that session's own (its process started on first use); else the shared one.
+    pub fn link_for(self: &Arc<Self>, cx: &RequestCx) -> Result<Arc<Link>, String> {
+        // Up first: an upstream that cannot be started fails its calls at once, as it did.
+        let shared = self.link()?;
+        if !self.per_session {
+            return Ok(shared);
+        }
+        // 2026-07-28 requests come without a session: they share the listed process.
+        let Some(links) = cx.session_state::<SessionLinks>() else { return Ok(shared) };
+        let (starting, hook) = {
+            let mut state = links.state();
+            if state.ended {
+                return Err("its client's session ended".into());
+            }
+            if let Some(link) = state.links.get(self.name()).filter(|l| l.ended().is_none()) {
+                return Ok(Arc::clone(link));
+            }
+            let hook = !std::mem::replace(&mut state.hooked, true);
+            (Arc::clone(state.starting.entry(self.name().to_owned()).or_default()), hook)
+        };
+        if hook {
+            // Outside the lock: a session that already ended runs the hook at once.
+            let ending = Arc::clone(&links);
+            cx.on_session_end(move || ending.end());
+        }
+        let _one = starting.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(link) = links.live(self.name()) {
+            return Ok(link);
+        }
+        let (link, _) = self.connect()?;
+        let mut state = links.state();
+        if state.ended {
+            drop(state);
+            link.end("its session ended");
+            return Err("its client's session ended".into());
+        }
+        state.links.insert(self.name().to_owned(), Arc::clone(&link));
+        drop(state);
+        let mut all = self.session_links.lock().unwrap_or_else(PoisonError::into_inner);
+        all.retain(|l| l.upgrade().is_some_and(|l| l.ended().is_none()));
+        all.push(Arc::downgrade(&link));
+        log::info!("upstream {}: started for a session ({} running for sessions)", self.name(), all.len());
+        Ok(link)
+    }
+
+    /// How many processes it runs for sessions now, when it runs one per session.
+    pub fn session_processes(&self) -> Option<usize> {
+        let all = self.session_links.lock().unwrap_or_else(PoisonError::into_inner);
+        self.per_session.then(|| all.iter().filter(|l| l.upgrade().is_some_and(|l| l.ended().is_none())).count())
+    }
+
     fn wake(&self) -> MutexGuard<'_, Wake> {
         self.wake.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A downstream subscription to its resource `uri` (its own URI), passed on.
-    pub fn subscribe(&self, uri: &str) {
+    /// A downstream subscription to its resource `uri` (its own URI), passed on: to the
+    /// session's own process when `by` (the `resources/subscribe`) has one, for that is where
+    /// the session's changes happen; else to the listed one, on the supervisor's thread.
+    pub fn subscribe(self: &Arc<Self>, uri: &str, by: Option<&RequestCx>) {
+        if let Some(cx) = by.filter(|cx| self.per_session && cx.session_state::<SessionLinks>().is_some()) {
+            let subscribed = self.link_for(cx).and_then(|link| {
+                link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN).map_err(|e| e.message)
+            });
+            if let Err(why) = subscribed {
+                log::info!("upstream {}: subscribing to {uri} for a session: {why}", self.name());
+            }
+            return;
+        }
         self.wake().subscribe.push(uri.to_owned());
         self.woken.notify_all();
     }
@@ -129,6 +248,10 @@ impl Upstream {
         if let Some(link) = self.link.lock().unwrap_or_else(PoisonError::into_inner).clone() {
             link.end("the gateway is exiting");
         }
+        let sessions = std::mem::take(&mut *self.session_links.lock().unwrap_or_else(PoisonError::into_inner));
+        for link in sessions.iter().filter_map(Weak::upgrade) {
+            link.end("the gateway is exiting");
+        }
     }
 
     /// Starts its supervisor thread.
@@ -147,7 +270,8 @@ impl Upstream {
         let mut told: Option<String> = None;
         loop {
             match self.connect() {
-                Ok(link) => {
+                Ok((link, capabilities)) => {
+                    *self.capabilities.lock().unwrap_or_else(PoisonError::into_inner) = capabilities;
                     *self.link.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&link));
                     match self.list(&link) {
                         Ok(listing) => {
@@ -158,6 +282,9 @@ impl Upstream {
                             catalogue::register(gateway, self, listing);
                             self.attempt_done();
                             gateway.list_changed();
+                            if link.is_per_request() {
+                                self.listen(&link);
+                            }
                             let why = self.serve(gateway, &link);
                             log::warn!("upstream {}: down ({why}); retrying", self.name());
                             self.set_status(Status::Down(why));
@@ -179,6 +306,35 @@ impl Upstream {
         }
     }
 
+    /// A 2026-07-28 upstream says its lists changed only on a listen stream: one is held open
+    /// while its link lasts (opened again when it ends), its notifications delivered as any
+    /// other (a list change lists it again).
+    fn listen(&self, link: &Arc<Link>) {
+        let (link, name) = (Arc::clone(link), self.name().to_owned());
+        let params = json!({"notifications":
+            {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
+        let started = std::thread::Builder::new().name(format!("gateway-{name}-listen")).stack_size(128 * 1024).spawn(
+            move || {
+                while link.ended().is_none() {
+                    let started = Instant::now();
+                    if let Err(e) = link.request("subscriptions/listen", params.clone(), None, LISTEN_FOR) {
+                        log::debug!("upstream {name}: its listen stream ended: {}", e.message);
+                    }
+                    // One refused at once is not asked again without a pause.
+                    if started.elapsed() < RETRY_MOST {
+                        std::thread::sleep(RETRY_MOST);
+                    }
+                }
+            },
+        );
+        if let Err(e) = started {
+            log::warn!(
+                "upstream {}: no listen stream (cannot start a thread: {e}): its list changes go unheard",
+                self.name()
+            );
+        }
+    }
+
     /// It could not be reached: said once until it changes, its calls fail with why.
     fn down(&self, why: &str, told: &mut Option<String>) {
         if told.as_deref() != Some(why) {
@@ -189,8 +345,8 @@ impl Upstream {
         self.attempt_done();
     }
 
-    /// A new link, its handshake done.
-    fn connect(self: &Arc<Self>) -> Result<Arc<Link>, String> {
+    /// A new link, its handshake done; the capabilities the upstream said it has.
+    fn connect(self: &Arc<Self>) -> Result<(Arc<Link>, Value), String> {
         let weak = Arc::downgrade(self);
         let link = Link::new(self.name(), move |notice| {
             if let Some(me) = weak.upgrade() {
@@ -198,7 +354,7 @@ impl Upstream {
             }
         });
         let http = match (&self.config.how, &self.url) {
-            (How::Command { command, args, env, cwd }, _) => {
+            (How::Command { command, args, env, cwd, .. }, _) => {
                 let wire = stdio::spawn(&link, command, args, env, cwd.as_ref())?;
                 link.attach(wire as Arc<dyn Wire>);
                 None
@@ -218,12 +374,11 @@ impl Upstream {
         let answer = link.initialize(HANDSHAKE_WITHIN.min(self.config.timeout));
         match answer {
             Ok(answer) => {
-                if let Some(wire) = http {
+                // A session's revision header and GET stream; a per-request upstream has neither.
+                if let Some(wire) = http.filter(|_| !link.is_per_request()) {
                     wire.initialized(&link);
                 }
-                *self.capabilities.lock().unwrap_or_else(PoisonError::into_inner) =
-                    answer.get("capabilities").cloned().unwrap_or_default();
-                Ok(link)
+                Ok((link, answer.get("capabilities").cloned().unwrap_or_default()))
             }
             Err(why) => {
                 link.end(&why);
@@ -280,7 +435,9 @@ impl Upstream {
                 }
             }
             if Instant::now() >= next_ping {
-                if let Err(e) = link.request("ping", json!({}), None, PING_WITHIN) {
+                // 2026-07-28 has no `ping`: `server/discover` answers as surely.
+                let ping = if link.is_per_request() { "server/discover" } else { "ping" };
+                if let Err(e) = link.request(ping, json!({}), None, PING_WITHIN) {
                     if e.code != tinymcp::error_codes::METHOD_NOT_FOUND {
                         return format!("it did not answer a ping: {}", e.message);
                     }

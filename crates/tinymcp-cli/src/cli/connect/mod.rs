@@ -4,8 +4,8 @@
 
 pub(crate) mod auth;
 pub(crate) mod http1;
-mod legacy;
-mod modern;
+pub(crate) mod legacy;
+pub(crate) mod modern;
 #[cfg(feature = "https")]
 mod oauth;
 pub(crate) mod sse;

@@ -199,13 +199,13 @@ impl UriTemplate {
         }
         let tokens = self.tokens();
         let names = self.variables();
+        // `names` holds each variable once: more variables than names means one repeats.
         let has_repeats = {
-            let mut seen = HashSet::new();
-            let all = self.parts.iter().filter_map(|p| match p {
-                Part::Expr { vars, .. } => Some(vars.iter()),
-                Part::Literal(_) => None,
-            });
-            !all.flatten().all(|v| seen.insert(v.name.as_str()))
+            let count = |p: &Part| match p {
+                Part::Expr { vars, .. } => vars.len(),
+                Part::Literal(_) => 0,
+            };
+            self.parts.iter().map(count).sum::<usize>() > names.len()
         };
         let mut matcher = Matcher {
             uri,

@@ -111,8 +111,11 @@ impl ViewMeta {
             ("geolocation", p.geolocation),
             ("clipboardWrite", p.clipboard_write),
         ];
-        let permissions: Map<String, Value> =
-            asked.iter().filter(|(_, on)| *on).map(|(name, _)| ((*name).to_owned(), json!({}))).collect();
+        // Inserted one by one: `collect` into a map instantiates a sort and a bulk build (~5 KB).
+        let mut permissions = Map::new();
+        for (name, _) in asked.iter().filter(|(_, on)| *on) {
+            permissions.insert((*name).to_owned(), Value::Object(Map::new()));
+        }
         if !permissions.is_empty() {
             ui.insert("permissions".into(), Value::Object(permissions));
         }

@@ -10,6 +10,7 @@ use crate::server::sink::{Outgoing, Sink};
 pub(crate) use crate::server::task_share::TaskStore;
 use crate::server::task_share::{TaskShare, TaskTicket};
 use crate::server::Server;
+use crate::util::lit;
 use crate::wire::frame;
 use crate::wire::meta::{Capabilities, LogLevel, RequestMeta, RELATED_TASK};
 use crate::wire::rpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
@@ -617,13 +618,13 @@ impl RequestCx {
                 if params.get("tools").is_some()
                     && !self.client_capabilities().pointer("/sampling/tools").is_some_and(Value::is_object) =>
             {
-                Err(missing_capability("sampling.tools", json!({"sampling": {"tools": {}}})))
+                Err(missing_capability("sampling.tools", lit(r#"{"sampling": {"tools": {}}}"#)))
             }
             ELICIT
                 if params.get("mode").and_then(Value::as_str) == Some("url")
                     && !self.client_capabilities().pointer("/elicitation/url").is_some_and(Value::is_object) =>
             {
-                Err(missing_capability("elicitation.url", json!({"elicitation": {"url": {}}})))
+                Err(missing_capability("elicitation.url", lit(r#"{"elicitation": {"url": {}}}"#)))
             }
             _ => Ok(()),
         }

@@ -21,7 +21,7 @@ use crate::features::completer::Completer;
 use crate::features::prompts::{self, GetPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::features::resources::{self, ResourceEntry, ResourceLister, ResourceTemplate, TemplateEntry};
 use crate::features::tasks_extension;
-use crate::features::tools::{self, Tool, ToolEntry};
+use crate::features::tools::{self, Tool, ToolEntry, ToolHandler};
 use crate::server::context::RequestCx;
 use crate::server::listen::{ListenSlots, Listener};
 use crate::server::pool::Pool;
@@ -513,9 +513,7 @@ impl Server {
         tool: Tool,
         handler: impl Fn(&RequestCx, Value) -> Result<CallToolResult, RpcError> + Send + Sync + 'static,
     ) {
-        let mut entry = ToolEntry::new(tool, Box::new(handler));
-        entry.stats = self.options.metrics.as_ref().map(|m| m.tool(&entry.tool.name));
-        self.insert_tool(Arc::new(entry));
+        self.insert_tool(tool, Box::new(handler));
     }
 
     /// Says why the tool `name` is not registered, and what would make it so: a call of it is
@@ -533,7 +531,10 @@ impl Server {
     // The generic `register_*` only box the handler; the registry update lives here once, not
     // once per registered closure type (which made every provider's code several times larger).
     #[inline(never)]
-    fn insert_tool(&self, entry: Arc<ToolEntry>) {
+    fn insert_tool(&self, tool: Tool, handler: Box<ToolHandler>) {
+        let mut entry = ToolEntry::new(tool, handler);
+        entry.stats = self.options.metrics.as_ref().map(|m| m.tool(&entry.tool.name));
+        let entry = Arc::new(entry);
         // Clients drop a tool whose `x-mcp-header` annotations break the rules, so it is not served.
         if let Err(e) = mcp_header::check_annotations(&entry.tool.input_schema) {
             log::error!("tool {:?} not registered: {e}", entry.tool.name);
@@ -771,7 +772,7 @@ impl Server {
     /// Every URI some connected client subscribed to.
     pub fn subscribed_uris(&self) -> Vec<String> {
         let mut uris: Vec<String> = self.live_listeners().iter().flat_map(|s| s.subscriptions()).collect();
-        uris.sort();
+        uris.sort_unstable();
         uris.dedup();
         uris
     }

@@ -7,6 +7,7 @@ use crate::features::resources::{ResourceEntry, ResourceLister, TemplateEntry};
 use crate::features::tasks_handshake::TaskSupport;
 use crate::features::tools::ToolEntry;
 use crate::server::context::RequestCx;
+use crate::util::lit;
 use crate::wire::method::Cache;
 use crate::wire::rpc::RpcError;
 use crate::wire::version::{ProtocolVersion, Revisions};
@@ -150,7 +151,7 @@ impl Registry {
             caps.insert("prompts".into(), json!({ "listChanged": true }));
         }
         if enabled.tasks {
-            caps.insert("tasks".into(), json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }));
+            caps.insert("tasks".into(), lit(r#"{"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}"#));
         }
         if !version.is_stateful() && self.tools.iter().any(|t| t.tool.task_support != TaskSupport::Forbidden) {
             let extensions = caps.entry("extensions").or_insert_with(|| json!({}));

@@ -205,7 +205,7 @@ impl Session {
     /// processes (kept in a store, read by the one that rebuilds it).
     pub fn subscription_uris(&self) -> Vec<String> {
         let mut uris: Vec<String> = lock(&self.subscriptions).iter().cloned().collect();
-        uris.sort();
+        uris.sort_unstable();
         uris
     }
 

@@ -18,3 +18,9 @@ pub mod schema;
 pub(crate) mod seal;
 pub mod time;
 pub mod uri_template;
+
+/// A constant JSON document from its text: parsed when used, it costs far less code than
+/// `json!`, which expands every key and value into instructions.
+pub(crate) fn lit(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("the crate's JSON literals are valid")
+}

@@ -246,13 +246,14 @@ fn canonical(value: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Object(map) => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
+            // Sorted keys, as `seal::feed` sorts them (one sort instantiated for both).
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_unstable();
             out.push('{');
-            for (key, item) in entries {
+            for key in keys {
                 out.push_str(&quote(key));
                 out.push(':');
-                canonical(item, out);
+                canonical(&map[key], out);
                 out.push(',');
             }
             out.push('}');

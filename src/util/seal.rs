@@ -321,7 +321,7 @@ fn arguments_digest(value: &Value) -> [u8; DIGEST_LEN] {
             Value::Object(map) => {
                 item(hash, b'o', &(map.len() as u64).to_be_bytes());
                 let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
+                keys.sort_unstable();
                 for key in keys {
                     item(hash, b'k', key.as_bytes());
                     if let Some(value) = map.get(key) {

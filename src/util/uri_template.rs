@@ -199,13 +199,13 @@ impl UriTemplate {
         }
         let tokens = self.tokens();
         let names = self.variables();
+        // `names` holds each variable once: more variables than names means one repeats.
         let has_repeats = {
-            let mut seen = HashSet::new();
-            let all = self.parts.iter().filter_map(|p| match p {
-                Part::Expr { vars, .. } => Some(vars.iter()),
-                Part::Literal(_) => None,
-            });
-            !all.flatten().all(|v| seen.insert(v.name.as_str()))
+            let count = |p: &Part| match p {
+                Part::Expr { vars, .. } => vars.len(),
+                Part::Literal(_) => 0,
+            };
+            self.parts.iter().map(count).sum::<usize>() > names.len()
         };
         let mut matcher = Matcher {
             uri,
@@ -219,11 +219,15 @@ impl UriTemplate {
         if !matcher.run(0, 0) {
             return None;
         }
-        let mut captures: Vec<(String, String)> =
-            matcher.captures.into_iter().map(|(name, cap)| (name, cap.text(uri))).collect();
-        captures.sort_by_key(|(name, _)| names.iter().position(|n| n == name));
-        captures.dedup_by(|a, b| a.0 == b.0);
-        Some(captures)
+        // In the order of `names`, each variable's first capture (a repeated one matched equal
+        // values); picked by a scan, not a stable sort (which costs ~8 KB of code).
+        let mut captures: Vec<Option<(String, String)>> =
+            matcher.captures.into_iter().map(|(name, cap)| Some((name, cap.text(uri)))).collect();
+        let ordered = names
+            .iter()
+            .filter_map(|name| captures.iter_mut().find(|c| c.as_ref().is_some_and(|c| c.0 == *name))?.take())
+            .collect();
+        Some(ordered)
     }
 
     /// Flattens the template into the matcher's tokens.

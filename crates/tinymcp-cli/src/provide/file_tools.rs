@@ -7,8 +7,7 @@ use super::files::{looks_textual, shown, text_type, Files, Target, SNIFF_BYTES};
 use super::glob::GlobPattern;
 use super::sandbox::{self, file_uri, EntryKind};
 use super::tool_parts::{
-    below, both, exclude_schema, excluded, excludes, merge, path_help, read_only, refused, str_arg, walk_pruned,
-    MAX_GLOB_CHARS,
+    below, both, excluded, excludes, path_help, read_only, refused, str_arg, walk_pruned, with_excludes,
 };
 use super::{described, lit};
 use crate::provide::mime;
@@ -24,8 +23,6 @@ const MAX_ENTRIES: usize = 1000;
 /// The default and largest `max_results` of `search_files`.
 const DEFAULT_RESULTS: u64 = 100;
 const MAX_RESULTS: u64 = 1000;
-/// The longest `query` of `search_files` (checked by the input schema).
-const MAX_QUERY_CHARS: usize = 1024;
 /// A matching line is cut to this many characters.
 const MAX_LINE_CHARS: usize = 240;
 /// The most files too large to search that `search_files` names (the rest are counted).
@@ -97,13 +94,6 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         move |cx, args| Ok(gate(&f, cx, &args, |f| read_file(f, &args))),
     );
     let f = Arc::clone(files);
-    let mut search_props = json!({
-        "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": "The text to look for"},
-        "path": {"type": "string", "description": format!("A folder or file to search, {path_help}; everything when omitted")},
-        "glob": {"type": "string", "maxLength": MAX_GLOB_CHARS, "description": "Only files whose name matches (e.g. *.rs); with a / the pattern matches the path below `path` (e.g. src/**/*.rs)"},
-        "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS, "description": format!("The most matching lines (default {DEFAULT_RESULTS})")}
-    });
-    merge(&mut search_props, exclude_schema());
     let max_file = files.options.max_file_bytes;
     server.register_tool(
         Tool::new(
@@ -113,7 +103,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                  path:line: text. Files over {max_file} bytes are not searched (the answer names them; \
                  read_file reads them by windows). To find files by name, use find_files"
             ),
-            json!({"type": "object", "properties": search_props, "required": ["query"]}),
+            search_input(&path_help),
         )
         .with_output_schema(lit(
             r#"{"type": "object", "properties": {
@@ -150,6 +140,23 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         .with_annotations(read_only("File info")),
         move |cx, args| Ok(gate(&f, cx, &args, |f| file_info(f, str_arg(&args, "path").unwrap_or_default()))),
     );
+}
+
+/// `search_files`' arguments, as JSON text (far less code than `json!`): the longest query and
+/// glob (1024 characters) are only here; `maximum` is `MAX_RESULTS` (`tests::search_bounds`).
+fn search_input(path_help: &str) -> Value {
+    with_excludes(described(
+        r#"{"type": "object", "properties": {
+            "query": {"type": "string", "minLength": 1, "maxLength": 1024, "description": "The text to look for"},
+            "path": {"type": "string"},
+            "glob": {"type": "string", "maxLength": 1024, "description": "Only files whose name matches (e.g. *.rs); with a / the pattern matches the path below `path` (e.g. src/**/*.rs)"},
+            "max_results": {"type": "integer", "minimum": 1, "maximum": 1000}
+        }, "required": ["query"]}"#,
+        &[
+            ("path", format!("A folder or file to search, {path_help}; everything when omitted")),
+            ("max_results", format!("The most matching lines (default {DEFAULT_RESULTS})")),
+        ],
+    ))
 }
 
 /// One page of a folder's entries, from `offset`, with the offset of the next page when more follow.
@@ -625,4 +632,17 @@ fn file_info(files: &Files, spelled: &str) -> CallToolResult {
         info["mimeType"] = mime_type.into();
     }
     both(text, info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_bounds() {
+        let search = search_input("here");
+        assert_eq!(search["properties"]["max_results"]["maximum"], MAX_RESULTS);
+        assert_eq!(search["properties"]["query"]["maxLength"], 1024);
+        assert!(search["properties"]["exclude"].is_object());
+    }
 }

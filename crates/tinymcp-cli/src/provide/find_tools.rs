@@ -7,12 +7,11 @@ use super::client_roots::gate;
 use super::file_tools::read_file;
 use super::files::{shown, Files, Root, Target};
 use super::glob::GlobPattern;
-use super::lit;
 use super::sandbox::EntryKind;
 use super::tool_parts::{
-    below, both, exclude_schema, excluded, excludes, merge, path_help, read_only, refused, str_arg, walk_pruned,
-    MAX_GLOB_CHARS,
+    below, both, excluded, excludes, path_help, read_only, refused, str_arg, walk_pruned, with_excludes,
 };
+use super::{described, lit};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,12 +35,6 @@ const MIN_SHARE: usize = 1024;
 pub(crate) fn register(server: &Server, files: &Arc<Files>) {
     let path_help = path_help(files);
     let cap = files.options.max_read_bytes;
-    let mut tree_props = json!({
-        "path": {"type": "string", "description": format!("The folder, {path_help}; the top when omitted")},
-        "depth": {"type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "description": format!("How many levels to show (default {DEFAULT_DEPTH}; 1 is the folder's own entries)")},
-        "max_entries": {"type": "integer", "minimum": 1, "maximum": MAX_ENTRIES, "description": format!("The most entries shown (default {DEFAULT_ENTRIES})")}
-    });
-    merge(&mut tree_props, exclude_schema());
     let f = Arc::clone(files);
     server.register_tool(
         Tool::new(
@@ -52,7 +45,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                  without their children; the answer stops at max_entries entries or {cap} bytes and says \
                  where, so you can call it again on that folder"
             ),
-            json!({"type": "object", "properties": tree_props}),
+            tree_input(&path_help),
         )
         .with_output_schema(lit(r#"{"type": "object", "properties": {
             "path": {"type": "string"},
@@ -67,19 +60,13 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
         .with_annotations(read_only("Directory tree")),
         move |cx, args| Ok(gate(&f, cx, &args, |f| directory_tree(cx, f, &args))),
     );
-    let mut find_props = json!({
-        "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_GLOB_CHARS, "description": "A glob: without a / it matches file names at any depth (*.rs, Cargo.toml); with a / the path below `path` (src/**/mod.rs). ? is one character, * a run within a name, ** any run of folders"},
-        "path": {"type": "string", "description": format!("The folder to look in, {path_help}; everything when omitted")},
-        "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_FOUND, "description": format!("The most paths (default {DEFAULT_FOUND})")}
-    });
-    merge(&mut find_props, exclude_schema());
     let f = Arc::clone(files);
     server.register_tool(
         Tool::new(
             "find_files",
             "Find files by name or path with a glob (e.g. **/*.rs or src/**/mod.rs), without reading \
              them; answers with their paths. To look for text inside files, use search_files",
-            json!({"type": "object", "properties": find_props, "required": ["pattern"]}),
+            find_input(&path_help),
         )
         .with_output_schema(lit(r#"{"type": "object", "properties": {
             "paths": {"type": "array", "items": {"type": "string"}},
@@ -97,9 +84,7 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
                  A file that cannot be read says why and the others are still read. The answer holds at \
                  most {cap} bytes, shared among the files; a file cut short says how to read on"
             ),
-            json!({"type": "object", "properties": {
-                "paths": {"type": "array", "minItems": 1, "maxItems": MAX_PATHS, "items": {"type": "string"}, "description": format!("The files, each {path_help}")}
-            }, "required": ["paths"]}),
+            read_multiple_input(&path_help),
         )
         .with_output_schema(lit(
             r#"{"type": "object", "properties": {
@@ -119,6 +104,50 @@ pub(crate) fn register(server: &Server, files: &Arc<Files>) {
             Ok(read_multiple_files(&served, cx, &args))
         },
     );
+}
+
+// The input schemas, as JSON text (far less code than `json!`); the bounds written in the text
+// are the constants above (`tests::input_bounds`).
+
+/// `directory_tree`'s arguments.
+fn tree_input(path_help: &str) -> Value {
+    with_excludes(described(
+        r#"{"type": "object", "properties": {
+            "path": {"type": "string"},
+            "depth": {"type": "integer", "minimum": 1, "maximum": 32},
+            "max_entries": {"type": "integer", "minimum": 1, "maximum": 10000}
+        }}"#,
+        &[
+            ("path", format!("The folder, {path_help}; the top when omitted")),
+            ("depth", format!("How many levels to show (default {DEFAULT_DEPTH}; 1 is the folder's own entries)")),
+            ("max_entries", format!("The most entries shown (default {DEFAULT_ENTRIES})")),
+        ],
+    ))
+}
+
+/// `find_files`' arguments.
+fn find_input(path_help: &str) -> Value {
+    with_excludes(described(
+        r#"{"type": "object", "properties": {
+            "pattern": {"type": "string", "minLength": 1, "maxLength": 1024, "description": "A glob: without a / it matches file names at any depth (*.rs, Cargo.toml); with a / the path below `path` (src/**/mod.rs). ? is one character, * a run within a name, ** any run of folders"},
+            "path": {"type": "string"},
+            "max_results": {"type": "integer", "minimum": 1, "maximum": 2000}
+        }, "required": ["pattern"]}"#,
+        &[
+            ("path", format!("The folder to look in, {path_help}; everything when omitted")),
+            ("max_results", format!("The most paths (default {DEFAULT_FOUND})")),
+        ],
+    ))
+}
+
+/// `read_multiple_files`' arguments.
+fn read_multiple_input(path_help: &str) -> Value {
+    described(
+        r#"{"type": "object", "properties": {
+            "paths": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"type": "string"}}
+        }, "required": ["paths"]}"#,
+        &[("paths", format!("The files, each {path_help}"))],
+    )
 }
 
 /// A bounded integer argument: its default when absent, the bound when larger (or not a number).
@@ -466,4 +495,22 @@ fn failed(blocks: &mut Vec<Content>, entries: &mut Vec<Value>, shown: &str, why:
     blocks.push(Content::text(format!("--- {} ---\n{why}", self::shown(shown))));
     let plain = why.strip_prefix("error: ").unwrap_or(&why);
     entries.push(json!({"path": shown, "error": plain}));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_bounds() {
+        let tree = tree_input("here");
+        assert_eq!(tree["properties"]["depth"]["maximum"], MAX_DEPTH);
+        assert_eq!(tree["properties"]["max_entries"]["maximum"], MAX_ENTRIES);
+        assert!(tree["properties"]["exclude"].is_object());
+        let find = find_input("here");
+        assert_eq!(find["properties"]["pattern"]["maxLength"], 1024);
+        assert_eq!(find["properties"]["max_results"]["maximum"], MAX_FOUND);
+        assert!(find["properties"]["excludePatterns"].is_object());
+        assert_eq!(read_multiple_input("here")["properties"]["paths"]["maxItems"], MAX_PATHS);
+    }
 }

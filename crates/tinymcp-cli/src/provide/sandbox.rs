@@ -247,7 +247,8 @@ impl Sandbox {
                 Some((name, path, kind))
             })
             .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        // Names in a folder are unique, so the unstable sort gives the same order, in less code.
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         entries
     }
 

@@ -266,7 +266,7 @@ fn changed_files(before: &[Skill], after: &[Skill]) -> Vec<String> {
     let now = digests(after);
     let mut changed: Vec<String> =
         digests(before).into_iter().filter(|(uri, digest)| now.get(uri) != Some(digest)).map(|(uri, _)| uri).collect();
-    changed.sort();
+    changed.sort_unstable();
     changed
 }
 

@@ -4,8 +4,9 @@
 
 use super::files::Files;
 use super::glob::GlobPattern;
+use super::lit;
 use super::sandbox::{EntryKind, Sandbox};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::Path;
 use tinymcp::{CallToolResult, ToolAnnotations};
 
@@ -55,8 +56,8 @@ pub(crate) fn below<'r>(base: &str, rel: &'r str) -> &'r str {
     rel.strip_prefix(base).map_or(rel, |r| r.trim_start_matches('/'))
 }
 
-/// The longest glob anywhere (checked by the input schemas), and the most exclude globs.
-pub(crate) const MAX_GLOB_CHARS: usize = 1024;
+/// The most exclude globs. (The longest glob anywhere, 1024 characters, is the input schemas'
+/// `maxLength`, written in their text.)
 const MAX_EXCLUDES: usize = 64;
 
 /// How deep a pruned walk goes (the sandbox's own walk stops at the same depth).
@@ -108,21 +109,21 @@ fn walk_pruned_at(
     true
 }
 
-/// The schema of the exclude globs, under either name (`excludePatterns` is the reference
-/// filesystem server's, so a model used to it is understood).
-pub(crate) fn exclude_schema() -> Value {
-    let globs = |what: &str| json!({"type": "array", "maxItems": MAX_EXCLUDES, "items": {"type": "string", "maxLength": MAX_GLOB_CHARS}, "description": what});
-    json!({
-        "exclude": globs("Globs of files and folders to leave out: without a / a pattern matches a name at any depth (node_modules, *.log), with a / the path below `path` (build/**)"),
-        "excludePatterns": globs("The same as exclude")
-    })
-}
-
-/// Adds the members of `extra` to the object `into`.
-pub(crate) fn merge(into: &mut Value, extra: Value) {
-    if let (Some(into), Value::Object(extra)) = (into.as_object_mut(), extra) {
-        into.extend(extra);
+/// An input schema with the exclude globs added to its properties, under either name
+/// (`excludePatterns` is the reference filesystem server's, so a model used to it is understood).
+/// The text's `maxItems` is `MAX_EXCLUDES` (`tests::exclude_bounds`).
+pub(crate) fn with_excludes(mut schema: Value) -> Value {
+    let globs = lit(r#"{"type": "array", "maxItems": 64, "items": {"type": "string", "maxLength": 1024}}"#);
+    let what = [
+        ("exclude", "Globs of files and folders to leave out: without a / a pattern matches a name at any depth (node_modules, *.log), with a / the path below `path` (build/**)"),
+        ("excludePatterns", "The same as exclude"),
+    ];
+    for (name, description) in what {
+        let mut property = globs.clone();
+        property["description"] = Value::from(description);
+        schema["properties"][name] = property;
     }
+    schema
 }
 
 /// The exclude globs, under either name; a pattern that is not a glob is refused, saying why
@@ -151,4 +152,20 @@ pub(crate) fn excluded(exclude: &[GlobPattern], below: &str) -> bool {
         end += 1;
         exclude.iter().any(|glob| glob.matches_path(prefix))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exclude_bounds() {
+        let schema = with_excludes(lit(r#"{"type": "object", "properties": {}}"#));
+        for name in ["exclude", "excludePatterns"] {
+            let globs = &schema["properties"][name];
+            assert_eq!(globs["maxItems"], MAX_EXCLUDES, "{name}");
+            assert_eq!(globs["items"]["maxLength"], 1024, "{name}");
+            assert!(globs["description"].is_string(), "{name}");
+        }
+    }
 }

@@ -11,6 +11,10 @@ starts processes:
   down     URL R            the store is down: an echo call through URL is answered, a task call
                             on R fails naming the store
   back     R SECONDS        the store is back: a task call on R succeeds within SECONDS
+  update   URL R1 R2 R3     a task started on R1 asks for input (read on R2), answered with
+                            tasks/update on R2, another on R3 (not through nginx, which routes
+                            a task's methods to its replica): each completes on R1 with its
+                            answer, read through URL
   notify   R1 R2 R3         a 2026-07-28 listen stream on R1 and a 2025-11-25 GET stream on R2
                             (both subscribed to readme.txt) each hear once a change of readme.txt
                             and a new file, both written through R3 (`write_file`)
@@ -37,8 +41,8 @@ META = {
 }
 
 
-def post(base, method, params, name=None):
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": META}}
+def post(base, method, params, name=None, meta=META):
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
     headers = {
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
@@ -217,6 +221,35 @@ def resume(r1, r2):
     print(f"a 2025-11-25 POST stream cut on r1 after event {last_id}, resumed on r2 with Last-Event-ID: exactly the 3 events it missed ({', '.join(ids)}: progress 50, 100, the response)")
 
 
+def update(url, r1, r2, r3):
+    # The client answers elicitations: the tool asks through the task's inputRequests.
+    meta = {**META, "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXT: {}}, "elicitation": {}}}
+    took = []
+    for answered_on in (r2, r3):
+        name = f"u{len(took)}-{os.getpid()}.txt"
+        created = post(r1, "tools/call", {"name": "confirm_delete", "arguments": {"filename": name}}, "confirm_delete", meta)
+        task = created.get("result", {}).get("taskId")
+        if not task:
+            raise SystemExit(f"FAILED: no task from r1: {created}")
+        asked = wait("the task to ask for input, read on r2", 10,
+                     lambda: (lambda g: g if g.get("result", {}).get("status") == "input_required" else None)(get(r2, task)))
+        key = next(iter(asked["result"].get("inputRequests", {})), None)
+        if not key:
+            raise SystemExit(f"FAILED: no input request: {asked}")
+        t0 = time.monotonic()
+        ack = post(answered_on, "tasks/update", {"taskId": task, "inputResponses": {
+            key: {"action": "accept", "content": {"confirm": True}}}}, task)
+        if "error" in ack:
+            raise SystemExit(f"FAILED: tasks/update on {answered_on}: {ack}")
+        done = wait("the task to complete with the answer, read through nginx", 10,
+                    lambda: (lambda g: g if g.get("result", {}).get("status") in ("completed", "failed") else None)(get(url, task)))
+        text = done["result"].get("result", {}).get("content", [{}])[0].get("text")
+        if text != f"Deleted {name}":
+            raise SystemExit(f"FAILED: the task answered on {answered_on}: {done}")
+        took.append(f"{time.monotonic() - t0:.2f}")
+    print(f"tasks started on r1 asking for input, answered with tasks/update on r2 and on r3: each completed on r1 with its answer, read through nginx ({took[0]} s, {took[1]} s after the update)")
+
+
 def start(replica, seconds=60):
     created = post(replica, "tools/call", {"name": "slow_compute", "arguments": {"seconds": seconds}}, "slow_compute")
     task = created.get("result", {}).get("taskId")
@@ -286,6 +319,8 @@ def main(argv):
         task = wait("a task once the store is back", seconds, created)
         wait("the task to complete", 10, lambda: get(replica, task)["result"]["status"] == "completed")
         print(f"store back: a task made and completed {time.monotonic() - t0:.2f} s after the restart")
+    elif step == "update":
+        update(*argv[1:5])
     elif step == "notify":
         notify(*argv[1:4])
     elif step == "resume":

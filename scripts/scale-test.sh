@@ -254,6 +254,8 @@ if need_command redis-server redis-server; then
   done
   interop store-python-http tests/interop/python_client.py --transport http "$URL/mcp"
   store_step cancel "$R1" "$R2" "$R3" || true
+  # A task's input answered on a replica that does not run it.
+  store_step update "$URL/mcp" "$R1" "$R2" "$R3" || true
   # A replica SIGKILLed while its task runs: the task reads failed within the lease (1 s).
   if task=$(python3 scripts/scale-store.py start "$R1"); then
     kill -KILL "${PID[r1]}"

@@ -6,6 +6,7 @@ use crate::features::pagination::{self, ListParams};
 use crate::features::task_store::{self, Record};
 use crate::server::context::TaskStore;
 use crate::server::context::{RequestCx, TaskLink};
+use crate::server::task_share::TaskAsk;
 use crate::util::random;
 use crate::util::time::rfc3339;
 use crate::wire::meta::RELATED_TASK;
@@ -267,8 +268,9 @@ pub(crate) fn spawn(
         // Shared before it is announced, its lease held first: another replica asked about it
         // finds it, running (a failure drops the task, and its lease with it).
         let weak = Arc::downgrade(&task);
-        let hook = Box::new(move || {
-            if let Some(task) = weak.upgrade() {
+        // A 2025-11-25 task asks its input through the session, never through `tasks/update`.
+        let hook = Box::new(move |ask| {
+            if let (TaskAsk::Cancel, Some(task)) = (ask, weak.upgrade()) {
                 task.cancelled_elsewhere();
             }
         });

@@ -179,6 +179,56 @@ fn a_cancel_on_one_replica_stops_the_work_on_another() {
 
 #[cfg(feature = "store")]
 #[test]
+fn an_update_on_one_replica_answers_the_task_running_on_another() {
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let lease = ["--store-lease-ms", "300"];
+    let (a, b) = (replicas.start("a", &lease), replicas.start("b", &lease));
+    // Started on A, it asks for input: B reads the request from the store.
+    let asks = json!({"extensions": {EXT: {}}, "elicitation": {}});
+    let call = json!({"name": "confirm_delete", "arguments": {"filename": "a.txt"}});
+    let call = body(1, "tools/call", call, asks.clone());
+    let created = post(&a, &call, &[]).json();
+    let id = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("no task: {created}")).to_owned();
+    let waiting = wait_for("the task to ask for input, read through B", Duration::from_secs(10), || {
+        let got = ext_get(&b, &id);
+        (got["result"]["status"] == "input_required").then_some(got)
+    });
+    let key = waiting["result"]["inputRequests"].as_object().and_then(|m| m.keys().next()).expect("a request").clone();
+    // Answered through B: the work on A gets it and completes; B reads the result.
+    let answers = json!({key: {"action": "accept", "content": {"confirm": true}}, "unknown-key": {"ignored": true}});
+    let update = body(4, "tasks/update", json!({"taskId": id, "inputResponses": answers}), ext());
+    let ack = post(&b, &update, &[]).json();
+    assert!(ack["result"].is_object() && ack.get("error").is_none(), "{ack}");
+    let done = wait_for("the task to complete on A with B's answer", Duration::from_secs(10), || {
+        let got = ext_get(&b, &id);
+        (got["result"]["status"] == "completed").then_some(got)
+    });
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "Deleted a.txt", "{done}");
+    assert_eq!(ext_get(&a, &id)["result"]["status"], "completed");
+    // Of two requests answered one at a time through B, the first answer waits on A for the second.
+    let call = body(1, "tools/call", json!({"name": "multi_input", "arguments": {}}), asks);
+    let id = post(&a, &call, &[]).json()["result"]["taskId"].as_str().expect("a task").to_owned();
+    let waiting = wait_for("two requests, read through B", Duration::from_secs(10), || {
+        let got = ext_get(&b, &id);
+        (got["result"]["status"] == "input_required").then_some(got)
+    });
+    let keys: Vec<String> = waiting["result"]["inputRequests"].as_object().expect("map").keys().cloned().collect();
+    assert_eq!(keys.len(), 2, "{waiting}");
+    let answer = |key: &str, name: &str| {
+        let answers = json!({key: {"action": "accept", "content": {"name": name}}});
+        post(&b, &body(5, "tasks/update", json!({"taskId": id, "inputResponses": answers}), ext()), &[]).json()
+    };
+    assert!(answer(&keys[0], "Ada").get("error").is_none());
+    let still = ext_get(&b, &id);
+    let left: Vec<&String> = still["result"]["inputRequests"].as_object().expect("map").keys().collect();
+    assert_eq!(left, vec![&keys[1]], "{still}");
+    assert!(answer(&keys[1], "blue").get("error").is_none());
+    eventually("the second task to complete", || ext_get(&b, &id)["result"]["status"] == "completed");
+}
+
+#[cfg(feature = "store")]
+#[test]
 fn a_task_whose_replica_died_fails_saying_so() {
     let Some(redis) = Redis::start() else { return };
     let replicas = Replicas::new(&redis);

@@ -276,6 +276,10 @@ pub(crate) fn spawn(
         });
         store.hold(&task.id, Duration::from_millis(task.ttl_ms), hook).map_err(task_store::unavailable)?;
         task.persist(&task.lock())?;
+        // Listed under its session, for `tasks/list` on the replicas the session moves to.
+        if let Some(owner) = cx.session()?.id() {
+            store.index(owner, &task.id, Duration::from_millis(task.ttl_ms)).map_err(task_store::unavailable)?;
+        }
     }
     {
         let tasks = cx.session()?.state::<TaskTable>();
@@ -378,11 +382,37 @@ fn outcome_of(id: &str, outcome: Option<&Result<Value, RpcError>>) -> Result<Val
     }
 }
 
-/// `tasks/list`, without the tasks the request's token lacks a scope for.
+/// `tasks/list`, without the tasks the request's token lacks a scope for. With a store, the
+/// session's tasks on every replica, oldest first (those other replicas run as the store has them).
 pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError> {
-    let mut tasks = cx.session()?.state::<TaskTable>().lock().clone();
+    let session = cx.session()?;
+    let mut tasks = session.state::<TaskTable>().lock().clone();
     tasks.retain(|t| cx.grants(&t.scopes));
-    pagination::list_result("tasks", &tasks, params.cursor.as_deref(), cx.page_size(), |t| t.to_wire())
+    let (Some(store), Some(owner)) = (cx.task_store(), session.id()) else {
+        return pagination::list_result("tasks", &tasks, params.cursor.as_deref(), cx.page_size(), |t| t.to_wire());
+    };
+    let mut listed = Vec::new();
+    for id in store.indexed(owner).map_err(task_store::unavailable)? {
+        if listed.iter().any(|(listed_id, _): &(String, Value)| *listed_id == id) {
+            continue;
+        }
+        if let Some(task) = tasks.iter().find(|t| t.id == id) {
+            listed.push((id, task.to_wire()));
+            continue;
+        }
+        match task_store::load(store, &id, || RpcError::new(INVALID_PARAMS, String::new()), "ttl") {
+            Ok(record) if cx.grants(&record.scopes) => listed.push((id, record.task)),
+            Ok(_) => {}
+            Err(e) if e.code == INVALID_PARAMS => {} // expired since
+            Err(e) => return Err(e),
+        }
+    }
+    for task in &tasks {
+        if !listed.iter().any(|(id, _)| *id == task.id) {
+            listed.push((task.id.clone(), task.to_wire()));
+        }
+    }
+    pagination::list_result("tasks", &listed, params.cursor.as_deref(), cx.page_size(), |(_, t)| t.clone())
 }
 
 /// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.

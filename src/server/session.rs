@@ -108,6 +108,8 @@ pub struct Session {
     extensions: Mutex<Vec<Arc<dyn Any + Send + Sync>>>,
     /// The client's name, as its `initialize` gave it: what a log line names it by.
     client: std::sync::OnceLock<Box<str>>,
+    /// The id its transport knows it by across replicas (`set_id`).
+    id: std::sync::OnceLock<Box<str>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -128,7 +130,20 @@ impl Session {
             settled: Condvar::new(),
             extensions: Mutex::default(),
             client: std::sync::OnceLock::new(),
+            id: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Names the session by the id its transport knows it by on every replica (an HTTP
+    /// session id; the first call only): with a task store, its tasks are listed under it
+    /// there, so `tasks/list` on any replica lists those of the others too.
+    pub fn set_id(&self, id: &str) {
+        let _ = self.id.set(id.into());
+    }
+
+    /// The id `set_id` gave, if any.
+    pub(crate) fn id(&self) -> Option<&str> {
+        self.id.get().map(|id| &**id)
     }
 
     /// The client's name, when its `initialize` gave one.

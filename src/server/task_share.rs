@@ -137,6 +137,11 @@ pub trait TaskStore: Send + Sync {
     fn request_cancel(&self, id: &str) -> Result<(), String>;
     /// Passes `answers` (a JSON object of `inputResponses`) to the replica that runs task `id`.
     fn request_input(&self, id: &str, answers: &str) -> Result<(), String>;
+    /// Lists task `id` under `owner` (a session's id), kept at least `ttl` from now; the
+    /// oldest beyond a bound may be dropped.
+    fn index(&self, owner: &str, id: &str, ttl: Duration) -> Result<(), String>;
+    /// The task ids listed under `owner`, oldest first (some may have expired since).
+    fn indexed(&self, owner: &str) -> Result<Vec<String>, String>;
 }
 
 #[cfg(test)]

@@ -229,6 +229,32 @@ fn an_update_on_one_replica_answers_the_task_running_on_another() {
 
 #[cfg(feature = "store")]
 #[test]
+fn tasks_list_shows_the_sessions_tasks_of_every_replica() {
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let (a, b) = (replicas.start("a", &[]), replicas.start("b", &[]));
+    let session = a.session(json!({"tasks": {}}));
+    // One task made on A, one on B (the session rebuilt there), one finished on A.
+    let on_a = old_task(&a, &session, 60.0);
+    let on_b = old_task(&b, &session, 60.0);
+    let done = old_task(&a, &session, 0.0);
+    assert_eq!(old(&a, &session, "tasks/result", &done)["result"]["content"][0]["text"], "job finished after 0 ms");
+    // Another session's task is not listed.
+    let other = b.session(json!({"tasks": {}}));
+    let theirs = old_task(&b, &other, 60.0);
+    for (name, server) in [("A", &a), ("B", &b)] {
+        let listed = server.post(&[("Mcp-Session-Id", &session)], &rpc(4, "tasks/list", json!({}))).json();
+        let tasks = listed["result"]["tasks"].as_array().unwrap_or_else(|| panic!("no list on {name}: {listed}"));
+        let ids: Vec<&str> = tasks.iter().filter_map(|t| t["taskId"].as_str()).collect();
+        assert_eq!(ids, [on_a.as_str(), on_b.as_str(), done.as_str()], "on {name}: {listed}");
+        let statuses: Vec<&str> = tasks.iter().filter_map(|t| t["status"].as_str()).collect();
+        assert_eq!(statuses, ["working", "working", "completed"], "on {name}: {listed}");
+        assert!(!ids.contains(&theirs.as_str()));
+    }
+}
+
+#[cfg(feature = "store")]
+#[test]
 fn a_task_whose_replica_died_fails_saying_so() {
     let Some(redis) = Redis::start() else { return };
     let replicas = Replicas::new(&redis);

@@ -286,6 +286,9 @@ impl Sessions {
         let id = token::mint(&self.key, self.node.as_deref(), &terms).map_err(Refused::NoRandom)?;
         let _ = session.id.set(id.clone());
         let _ = session.expires.set(terms.expires);
+        if let Some(state) = session.connection.session() {
+            state.set_id(&id);
+        }
         *session.kept.lock().unwrap_or_else(PoisonError::into_inner) = state_of(session).unwrap_or_default();
         self.insert(Arc::clone(session), place)?;
         Ok(id)
@@ -364,6 +367,7 @@ impl Sessions {
         let _ = session.id.set(id.to_owned());
         let _ = session.expires.set(terms.expires);
         if let Some(state) = session.connection.session() {
+            state.set_id(id);
             state.set_negotiated(Negotiated {
                 version: terms.version,
                 client_capabilities: Arc::new(terms.capabilities),

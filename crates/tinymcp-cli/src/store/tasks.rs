@@ -2,7 +2,8 @@
 //! write or lease renewal), `tinymcp:lease:ID` (the node id of the replica running it, kept one
 //! lease), `tinymcp:cancel:ID` (set by a replica that cancelled it, kept ten leases),
 //! `tinymcp:input:ID` (a list of the answers `tasks/update` brought to another replica, at most
-//! `MAX_INPUTS`, kept ten leases). A thread renews the leases of the tasks this replica runs
+//! `MAX_INPUTS`, kept ten leases), `tinymcp:tasks:SESSION` (the ids of a 2025-11-25 session's
+//! tasks, oldest first, at most `MAX_INDEXED`, kept as long as the longest-lived of them). A thread renews the leases of the tasks this replica runs
 //! every third of a lease, and passes on the cancels and answers other replicas sent.
 
 use super::{key, millis, Link};
@@ -13,6 +14,9 @@ use tinymcp::{TaskAsk, TaskHook, TaskStore};
 
 /// Answers waiting for the replica running a task, at most; more are refused.
 const MAX_INPUTS: usize = 64;
+/// Task ids listed under one session, at most (a session holds 1000 tasks on one replica):
+/// the oldest go first.
+const MAX_INDEXED: isize = 1000;
 
 /// The tasks this replica runs, by id.
 struct Held {
@@ -139,6 +143,40 @@ impl TaskStore for RedisTasks {
     fn request_cancel(&self, id: &str) -> Result<(), String> {
         let kept = millis(self.lease * 10).max(10_000);
         self.link.call(|c| redis::cmd("SET").arg(key("cancel", id)).arg(1).arg("PX").arg(kept).query(c))
+    }
+
+    fn index(&self, owner: &str, id: &str, ttl: Duration) -> Result<(), String> {
+        let key = key("tasks", owner);
+        // Kept as long as the longest-lived of its tasks may be asked about: set when new
+        // (NX), else only lengthened (GT).
+        let kept = millis(ttl) + millis(self.lease);
+        self.link.call(|c| {
+            redis::pipe()
+                .cmd("RPUSH")
+                .arg(&key)
+                .arg(id)
+                .ignore()
+                .cmd("LTRIM")
+                .arg(&key)
+                .arg(-MAX_INDEXED)
+                .arg(-1)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(kept)
+                .arg("NX")
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(kept)
+                .arg("GT")
+                .ignore()
+                .query::<()>(c)
+        })
+    }
+
+    fn indexed(&self, owner: &str) -> Result<Vec<String>, String> {
+        self.link.call(|c| redis::cmd("LRANGE").arg(key("tasks", owner)).arg(0).arg(-1).query(c))
     }
 
     fn request_input(&self, id: &str, answers: &str) -> Result<(), String> {

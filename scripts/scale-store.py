@@ -6,7 +6,10 @@ starts processes:
 
   cancel   R1 R2 R3         a 60 s task started on R1, polled on R2, cancelled on R3: the work
                             on R1 stops (R1's own task reads cancelled)
-  start    R                a 60 s task started on R: prints its id
+  start    R [SECONDS]      a task of SECONDS (60) started on R: prints its id
+  drained  R SHORT LONG     after the replica running them drained (SIGTERM): task SHORT reads
+                            completed with its result on R, task LONG failed saying its replica
+                            shut down, at once
   failed   R ID SECONDS     task ID reads `failed` on R, saying its replica stopped, within SECONDS
   down     URL R            the store is down: an echo call through URL is answered, a task call
                             on R fails naming the store
@@ -288,7 +291,17 @@ def main(argv):
         wait("the work on r1 to hear the cancel", 10, lambda: get(r1, task)["result"]["status"] == "cancelled")
         print(f"a 60 s task started on r1, polled on r2 (working), cancelled on r3: r1's work stopped {time.monotonic() - t0:.2f} s later")
     elif step == "start":
-        print(start(argv[1]))
+        print(start(argv[1], float(argv[2]) if len(argv) > 2 else 60))
+    elif step == "drained":
+        replica, short, long = argv[1:4]
+        done, failed = get(replica, short).get("result", {}), get(replica, long).get("result", {})
+        text = done.get("result", {}).get("content", [{}])[0].get("text", "")
+        if done.get("status") != "completed" or not text.startswith("job finished"):
+            raise SystemExit(f"FAILED: the short task of the drained replica: {done}")
+        message = failed.get("error", {}).get("message", "")
+        if failed.get("status") != "failed" or "shut down" not in message:
+            raise SystemExit(f"FAILED: the long task of the drained replica: {failed}")
+        print(f"r1 drained (SIGTERM) with two tasks running: read on r2 at once, the 2 s one completed ({text}), the 60 s one failed: {message}")
     elif step == "failed":
         replica, task, seconds = argv[1], argv[2], float(argv[3])
         t0 = time.monotonic()

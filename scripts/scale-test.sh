@@ -266,6 +266,17 @@ if need_command redis-server redis-server; then
   else
     fail "store: no task from r1: $task"
   fi
+  # A replica drained (SIGTERM, --drain-secs 5) while two tasks run: the 2 s one finishes
+  # within the drain, the 60 s one is failed when it ends; both read on another replica.
+  if short=$(python3 scripts/scale-store.py start "$R1" 2) && long=$(python3 scripts/scale-store.py start "$R1" 60); then
+    kill -TERM "${PID[r1]}"
+    wait "${PID[r1]}" 2>/dev/null || true
+    store_step drained "$R2" "$short" "$long" || true
+    start_replica r1
+    wait_healthy "http://127.0.0.1:${PORT[r1]}/healthz"
+  else
+    fail "store: no task from r1: $short $long"
+  fi
   # The store killed and started again mid-run.
   kill -KILL "$redis_pid"
   wait "$redis_pid" 2>/dev/null || true

@@ -100,6 +100,14 @@ pub(crate) fn load(
     Ok(record)
 }
 
+/// The error of a task its replica did not finish before it shut down (`TaskAsk::ShutDown`).
+pub(crate) fn shut_down(id: &str) -> RpcError {
+    RpcError::new(
+        INTERNAL_ERROR,
+        format!("task {id} failed: the replica running it shut down (drained) before it finished; start it again"),
+    )
+}
+
 /// `-32602` for an id neither this replica nor the store knows.
 pub(crate) fn unknown(id: &str) -> impl FnOnce() -> RpcError + '_ {
     move || RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}"))

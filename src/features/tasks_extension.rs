@@ -378,6 +378,8 @@ pub(crate) fn spawn(
         let hook = Box::new(move |ask| match (ask, weak.upgrade()) {
             (TaskAsk::Cancel, Some(task)) => task.cancel(&|_, _| {}),
             (TaskAsk::Input(answers), Some(task)) => task.answered_elsewhere(&answers),
+            // Failed by its server's drain first (`fail_all`), which tells its listeners.
+            (TaskAsk::ShutDown, Some(task)) => task.fail_shut_down(&|_, _| {}),
             (_, None) => {}
         });
         let stored = store
@@ -568,7 +570,32 @@ pub(crate) fn cancel_all(tasks: &Table, notify: Notify) {
     }
 }
 
+/// Fails every unfinished task in `tasks`, saying its replica shut down (a drain with a task
+/// store ended: the others replicas read the failure at once).
+pub(crate) fn fail_all(tasks: &Table, notify: Notify) {
+    let all: Vec<Arc<ExtTask>> = tasks.lock().clone();
+    for task in all {
+        task.fail_shut_down(notify);
+    }
+}
+
 impl ExtTask {
+    /// A task still unfinished becomes `failed`, saying its replica shut down; its work is told.
+    fn fail_shut_down(&self, notify: Notify) {
+        let mut state = self.lock();
+        if !state.status.is_terminal() {
+            let now = SystemTime::now();
+            let error = task_store::shut_down(&self.id);
+            state.status = Status::Failed;
+            state.updated = now;
+            state.finished = Some(now);
+            state.message = Some(error.message.clone());
+            state.outcome = Some(Err(error));
+            self.cancelled.store(true, Ordering::SeqCst);
+            self.announce(&state, notify);
+        }
+    }
+
     /// A task still running becomes `cancelled` and its work is told; a finished one stays.
     fn cancel(&self, notify: Notify) {
         let mut state = self.lock();

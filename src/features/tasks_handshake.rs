@@ -269,10 +269,10 @@ pub(crate) fn spawn(
         // finds it, running (a failure drops the task, and its lease with it).
         let weak = Arc::downgrade(&task);
         // A 2025-11-25 task asks its input through the session, never through `tasks/update`.
-        let hook = Box::new(move |ask| {
-            if let (TaskAsk::Cancel, Some(task)) = (ask, weak.upgrade()) {
-                task.cancelled_elsewhere();
-            }
+        let hook = Box::new(move |ask| match (ask, weak.upgrade()) {
+            (TaskAsk::Cancel, Some(task)) => task.cancelled_elsewhere(),
+            (TaskAsk::ShutDown, Some(task)) => task.shut_down(),
+            _ => {}
         });
         store.hold(&task.id, Duration::from_millis(task.ttl_ms), hook).map_err(task_store::unavailable)?;
         task.persist(&task.lock())?;
@@ -467,6 +467,15 @@ impl Task {
         let mut state = self.lock();
         if !state.status.is_terminal() {
             self.cancel_locked(&mut state);
+        }
+    }
+
+    /// Its replica's drain ended with it unfinished: `failed`, saying so, its work told to stop.
+    fn shut_down(&self) {
+        let error = task_store::shut_down(&self.id);
+        self.lock().message = Some(error.message.clone());
+        if self.finish(Err(error)) {
+            self.cancelled.store(true, Ordering::SeqCst);
         }
     }
 }

@@ -112,6 +112,9 @@ pub enum TaskAsk {
     /// Take these answers to its input requests: a JSON object of `inputResponses`, as a
     /// `tasks/update` sent to that replica carried them (`TaskStore::request_input`).
     Input(String),
+    /// This replica is shutting down (its drain ended) with the task unfinished: fail it,
+    /// saying so, so that no replica reads it `working` until its lease lapses.
+    ShutDown,
 }
 
 /// Called on the replica running a task when another replica asked something of it.
@@ -137,6 +140,9 @@ pub trait TaskStore: Send + Sync {
     fn request_cancel(&self, id: &str) -> Result<(), String>;
     /// Passes `answers` (a JSON object of `inputResponses`) to the replica that runs task `id`.
     fn request_input(&self, id: &str, answers: &str) -> Result<(), String>;
+    /// Calls the hook of every task this replica still holds with `TaskAsk::ShutDown` (its
+    /// drain ended).
+    fn shut_down(&self);
     /// Lists task `id` under `owner` (a session's id), kept at least `ttl` from now; the
     /// oldest beyond a bound may be dropped.
     fn index(&self, owner: &str, id: &str, ttl: Duration) -> Result<(), String>;

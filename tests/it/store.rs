@@ -281,6 +281,39 @@ fn a_task_whose_replica_died_fails_saying_so() {
 
 #[cfg(feature = "store")]
 #[test]
+fn a_drained_replica_finishes_its_tasks_within_the_drain_and_fails_the_rest_saying_so() {
+    use crate::drain::{exit_within, sigterm};
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let lease = ["--store-lease-ms", "300"];
+    let (mut a, b) =
+        (replicas.start("a", &["--store-lease-ms", "300", "--drain-secs", "2"]), replicas.start("b", &lease));
+    let short = ext_task(&a, 0.5);
+    let long = ext_task(&a, 60.0);
+    let session = a.session(json!({"tasks": {}}));
+    let old_long = old_task(&a, &session, 60.0);
+    assert_eq!(ext_get(&b, &long)["result"]["status"], "working");
+    sigterm(a.child.id());
+    assert!(exit_within(&mut a, Duration::from_secs(10)).success());
+    // Read on B at once: the short task finished within the drain, its result kept...
+    let done = ext_get(&b, &short);
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "job finished after 500 ms", "{done}");
+    // ...the long ones were failed when it ended, saying why (not left working for the lease).
+    let failed = ext_get(&b, &long);
+    assert_eq!(failed["result"]["status"], "failed", "{failed}");
+    let message = failed["result"]["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("shut down"), "{failed}");
+    assert_eq!(failed["result"]["statusMessage"], json!(message), "{failed}");
+    let got = old(&b, &session, "tasks/get", &old_long);
+    assert_eq!(got["result"]["status"], "failed", "{got}");
+    assert!(got["result"]["statusMessage"].as_str().unwrap_or_default().contains("shut down"), "{got}");
+    let result = old(&b, &session, "tasks/result", &old_long);
+    assert!(result["error"]["message"].as_str().unwrap_or_default().contains("shut down"), "{result}");
+}
+
+#[cfg(feature = "store")]
+#[test]
 fn the_store_lost_while_serving_fails_task_calls_only_and_they_recover() {
     let Some(redis) = Redis::start() else { return };
     let replicas = Replicas::new(&redis);

@@ -145,6 +145,14 @@ impl TaskStore for RedisTasks {
         self.link.call(|c| redis::cmd("SET").arg(key("cancel", id)).arg(1).arg("PX").arg(kept).query(c))
     }
 
+    fn shut_down(&self) {
+        let hooks: Vec<Arc<TaskHook>> = self.held_tasks().values().map(|h| Arc::clone(&h.hook)).collect();
+        // Outside the lock: a hook releases its task.
+        for hook in hooks {
+            hook(TaskAsk::ShutDown);
+        }
+    }
+
     fn index(&self, owner: &str, id: &str, ttl: Duration) -> Result<(), String> {
         let key = key("tasks", owner);
         // Kept as long as the longest-lived of its tasks may be asked about: set when new

@@ -20,7 +20,9 @@ starts processes:
                             answer, read through URL
   notify   R1 R2 R3         a 2026-07-28 listen stream on R1 and a 2025-11-25 GET stream on R2
                             (both subscribed to readme.txt) each hear once a change of readme.txt
-                            and a new file, both written through R3 (`write_file`)
+                            and a new file, both written through R3 (`write_file`), and a tool
+                            list change on R3 (`test_trigger_tool_change`, called again after to
+                            put R3's tools back)
   resume   R1 R2            a 2025-11-25 POST stream on R1 cut after its first event, resumed with
                             Last-Event-ID on R2: exactly the events it missed, with R1's ids
 
@@ -130,7 +132,8 @@ def notify(r1, r2, r3):
     host, port = r1.rsplit(":", 1)
     listen_conn = http.client.HTTPConnection(host, int(port), timeout=15)
     listen = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
-        "notifications": {"resourcesListChanged": True, "resourceSubscriptions": [readme]}, "_meta": META}}
+        "notifications": {"resourcesListChanged": True, "toolsListChanged": True, "resourceSubscriptions": [readme]},
+        "_meta": META}}
     listen_conn.request("POST", "/mcp", json.dumps(listen), {
         "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"})
@@ -170,7 +173,15 @@ def notify(r1, r2, r3):
         wrote = post(r3, "tools/call", {"name": "write_file", "arguments": {"path": path, "content": content}}, "write_file")
         if wrote.get("result", {}).get("isError") or "error" in wrote:
             raise SystemExit(f"FAILED: write_file {path} on r3: {wrote}")
-    want = [("notifications/resources/updated", readme), ("notifications/resources/list_changed", None)]
+
+    def toggle_tool():
+        changed = post(r3, "tools/call", {"name": "test_trigger_tool_change", "arguments": {}}, "test_trigger_tool_change")
+        if "error" in changed:
+            raise SystemExit(f"FAILED: test_trigger_tool_change on r3: {changed}")
+
+    toggle_tool()
+    want = [("notifications/resources/updated", readme), ("notifications/resources/list_changed", None),
+            ("notifications/tools/list_changed", None)]
     t0 = time.monotonic()
     try:
         wait("both streams to hear both changes", 10, lambda: all(all(w in got for w in want) for got in heard.values()))
@@ -181,11 +192,12 @@ def notify(r1, r2, r3):
     for conn in (listen_conn, get_conn):
         conn.sock.shutdown(2)
         conn.close()
+    toggle_tool()  # r3's tools as they were (the dynamic tool removed again), heard by nobody here
     for name, got in heard.items():
         counts = {w: got.count(w) for w in want}
         if any(n != 1 for n in counts.values()):
             raise SystemExit(f"FAILED: the {name} stream heard {got}, want each of {want} once")
-    print(f"a listen stream on r1 and a GET stream on r2 each heard once readme.txt updated and a new file, both written through r3 (within {took:.2f} s)")
+    print(f"a listen stream on r1 and a GET stream on r2 each heard once readme.txt updated and a new file, both written through r3, and r3's tool list change (within {took:.2f} s)")
 
 
 def resume(r1, r2):

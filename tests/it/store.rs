@@ -9,7 +9,7 @@
 use crate::raw_http::Server;
 use crate::raw_http::{read_chunk, read_head, write_request, ACCEPT_BOTH, JSON};
 use crate::stateless_http::{body, post};
-use crate::support::{binary, eventually, wait_for, TempDir};
+use crate::support::{binary, eventually, last_id_at_first_progress, wait_for, TempDir};
 use serde_json::{json, Value};
 use std::io::BufReader;
 use std::io::{Read, Write};
@@ -494,7 +494,6 @@ fn a_sessions_log_level_and_subscriptions_set_on_one_replica_hold_on_another() {
 #[cfg(feature = "store")]
 #[test]
 fn a_stream_cut_on_one_replica_is_resumed_on_another() {
-    use std::io::BufRead;
     let Some(redis) = Redis::start() else { return };
     let replicas = Replicas::new(&redis);
     let (a, b) = (replicas.start("a", &[]), replicas.start("b", &[]));
@@ -505,15 +504,7 @@ fn a_stream_cut_on_one_replica_is_resumed_on_another() {
     let headers = [ACCEPT_BOTH, JSON, ("Mcp-Session-Id", session.as_str())];
     write_request(&mut stream, a.port, "POST", "/mcp", &headers, &call.to_string());
     // Read until the first progress event on A, then hang up.
-    let mut reader = BufReader::new(stream);
-    let mut seen = String::new();
-    while !seen.contains("notifications/progress") {
-        let mut line = String::new();
-        assert!(reader.read_line(&mut line).unwrap() > 0);
-        seen.push_str(&line);
-    }
-    let last_id = seen.lines().rev().find_map(|l| l.strip_prefix("id: ")).unwrap().to_owned();
-    drop(reader);
+    let last_id = last_id_at_first_progress(stream);
     // Resumed on B: exactly what came after, with A's ids, the response last.
     let resumed = wait_for("the stream to resume on B", Duration::from_secs(10), || {
         let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", &session), ("Last-Event-ID", &last_id)];

@@ -376,10 +376,10 @@ pub(crate) fn spawn(
         // Whoever asked on another replica announced what it changed there.
         let weak = Arc::downgrade(&task);
         let hook = Box::new(move |ask| match (ask, weak.upgrade()) {
-            (TaskAsk::Cancel, Some(task)) => task.cancel(&|_, _| {}),
             (TaskAsk::Input(answers), Some(task)) => task.answered_elsewhere(&answers),
-            // Failed by its server's drain first (`fail_all`), which tells its listeners.
-            (TaskAsk::ShutDown, Some(task)) => task.fail_shut_down(&|_, _| {}),
+            // Already failed by its server's drain (`end_all`), which told its listeners.
+            (TaskAsk::ShutDown, _) => {}
+            (TaskAsk::Cancel, Some(task)) => task.end(None, &|_, _| {}),
             (_, None) => {}
         });
         let stored = store
@@ -446,39 +446,31 @@ fn update_elsewhere(
     mut answers: Map<String, Value>,
 ) -> Result<Value, RpcError> {
     let store = cx.task_store().ok_or_else(RpcError::internal)?;
-    if record.status() != "input_required" {
-        return Ok(json!({}));
-    }
+    let asking = record.status() == "input_required";
     let Some(Value::Object(pending)) = record.task.get_mut("inputRequests") else { return Ok(json!({})) };
     answers.retain(|key, _| pending.contains_key(key));
-    if answers.is_empty() {
+    if answers.is_empty() || !asking {
         return Ok(json!({}));
     }
     pending.retain(|key, _| !answers.contains_key(key));
-    let completes = pending.is_empty();
-    let before = record.to_text();
-    if completes {
-        if let Value::Object(task) = &mut record.task {
-            task.remove("inputRequests");
-        }
-        record.task["status"] = "working".into();
-        record.task["lastUpdatedAt"] = rfc3339(SystemTime::now()).into();
+    let status = if pending.is_empty() { "working" } else { "input_required" };
+    if status == "working" {
+        record.task.as_object_mut().map(|task| task.remove("inputRequests"));
     }
     // Recorded first (the replica running it may finish before a later write here would land),
-    // then passed on; if that fails, the record is put back as it was.
-    let ttl = record.task["ttlMs"].as_u64().unwrap_or(60_000);
-    task_store::save(store, id, &record, ttl)?;
-    if let Err(e) = store.request_input(id, &Value::Object(answers).to_string()) {
-        let ttl = Duration::from_millis(ttl.max(1000));
-        if let Err(again) = store.save(id, &before, ttl) {
-            log::warn!("task {id}: its record not put back after a failed update: {again}");
-        }
-        return Err(task_store::unavailable(e));
-    }
-    if completes {
-        cx.notify_task(id, &record.task);
-    }
+    // then passed on.
+    save_stored(store, id, &mut record, status)?;
+    store.request_input(id, &Value::Object(answers).to_string()).map_err(task_store::unavailable)?;
+    cx.notify_task(id, &record.task);
     Ok(json!({}))
+}
+
+/// Writes `record` of a task another replica runs, now `status`.
+fn save_stored(store: &Arc<dyn TaskStore>, id: &str, record: &mut Record, status: &str) -> Result<(), RpcError> {
+    record.task["status"] = status.into();
+    record.task["lastUpdatedAt"] = rfc3339(SystemTime::now()).into();
+    let ttl = record.task["ttlMs"].as_u64().unwrap_or(60_000);
+    task_store::save(store, id, record, ttl)
 }
 
 impl ExtTask {
@@ -526,18 +518,7 @@ impl ExtTask {
                 cx.start_deferred();
             }
             Ok(None) => {}
-            Err(e) => {
-                let mut state = self.lock();
-                if state.status.is_terminal() {
-                    return;
-                }
-                let now = SystemTime::now();
-                state.status = Status::Failed;
-                state.updated = now;
-                state.finished = Some(now);
-                state.outcome = Some(Err(e));
-                self.announce(&state, &|id, params| cx.notify_task(id, params));
-            }
+            Err(e) => self.end(Some(e), &|id, params| cx.notify_task(id, params)),
         }
     }
 }
@@ -545,15 +526,11 @@ impl ExtTask {
 /// `tasks/cancel`: idempotent; a task still running becomes `cancelled` and its work is told.
 pub(crate) fn cancel(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
     match tasks.find_for(cx, &params.task_id)? {
-        Found::Here(task) => task.cancel(&|id, params| cx.notify_task(id, params)),
+        Found::Here(task) => task.end(None, &|id, params| cx.notify_task(id, params)),
         Found::Stored(mut record) if !record.is_terminal() => {
             // Recorded as cancelled here, and the replica running it told to stop its work.
             let store = cx.task_store().ok_or_else(RpcError::internal)?;
-            let now = rfc3339(SystemTime::now());
-            record.task["status"] = "cancelled".into();
-            record.task["lastUpdatedAt"] = now.into();
-            let ttl = record.task["ttlMs"].as_u64().unwrap_or(60_000);
-            task_store::save(store, &params.task_id, &record, ttl)?;
+            save_stored(store, &params.task_id, &mut record, "cancelled")?;
             store.request_cancel(&params.task_id).map_err(task_store::unavailable)?;
             cx.notify_task(&params.task_id, &record.task);
         }
@@ -562,48 +539,30 @@ pub(crate) fn cancel(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<
     Ok(json!({}))
 }
 
-/// Cancels every unfinished task in `tasks` (its server shutting down).
-pub(crate) fn cancel_all(tasks: &Table, notify: Notify) {
+/// Ends every unfinished task in `tasks` (its server shutting down): cancelled, or with
+/// `shut_down` (a drain with a task store ended) failed, saying its replica shut down, which the
+/// other replicas read at once.
+pub(crate) fn end_all(tasks: &Table, shut_down: bool, notify: Notify) {
     let all: Vec<Arc<ExtTask>> = tasks.lock().clone();
     for task in all {
-        task.cancel(notify);
-    }
-}
-
-/// Fails every unfinished task in `tasks`, saying its replica shut down (a drain with a task
-/// store ended: the others replicas read the failure at once).
-pub(crate) fn fail_all(tasks: &Table, notify: Notify) {
-    let all: Vec<Arc<ExtTask>> = tasks.lock().clone();
-    for task in all {
-        task.fail_shut_down(notify);
+        task.end(shut_down.then(|| task_store::shut_down(&task.id)), notify);
     }
 }
 
 impl ExtTask {
-    /// A task still unfinished becomes `failed`, saying its replica shut down; its work is told.
-    fn fail_shut_down(&self, notify: Notify) {
+    /// A task still unfinished becomes `cancelled`, or `failed` with `error`, and its work is
+    /// told; a finished one stays.
+    fn end(&self, error: Option<RpcError>, notify: Notify) {
         let mut state = self.lock();
         if !state.status.is_terminal() {
             let now = SystemTime::now();
-            let error = task_store::shut_down(&self.id);
-            state.status = Status::Failed;
+            state.status = if error.is_some() { Status::Failed } else { Status::Cancelled };
             state.updated = now;
             state.finished = Some(now);
-            state.message = Some(error.message.clone());
-            state.outcome = Some(Err(error));
-            self.cancelled.store(true, Ordering::SeqCst);
-            self.announce(&state, notify);
-        }
-    }
-
-    /// A task still running becomes `cancelled` and its work is told; a finished one stays.
-    fn cancel(&self, notify: Notify) {
-        let mut state = self.lock();
-        if !state.status.is_terminal() {
-            let now = SystemTime::now();
-            state.status = Status::Cancelled;
-            state.updated = now;
-            state.finished = Some(now);
+            if let Some(error) = error {
+                state.message = Some(error.message.clone());
+                state.outcome = Some(Err(error));
+            }
             self.cancelled.store(true, Ordering::SeqCst);
             self.announce(&state, notify);
         }

@@ -391,28 +391,25 @@ pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError
     let (Some(store), Some(owner)) = (cx.task_store(), session.id()) else {
         return pagination::list_result("tasks", &tasks, params.cursor.as_deref(), cx.page_size(), |t| t.to_wire());
     };
+    // Oldest first: those listed under the session, then any of this replica's not listed.
+    let mut ids = store.indexed(owner).map_err(task_store::unavailable)?;
+    ids.extend(tasks.iter().map(|t| t.id.clone()));
     let mut listed = Vec::new();
-    for id in store.indexed(owner).map_err(task_store::unavailable)? {
-        if listed.iter().any(|(listed_id, _): &(String, Value)| *listed_id == id) {
+    for (i, id) in ids.iter().enumerate() {
+        if ids[..i].contains(id) {
             continue;
         }
-        if let Some(task) = tasks.iter().find(|t| t.id == id) {
-            listed.push((id, task.to_wire()));
-            continue;
-        }
-        match task_store::load(store, &id, || RpcError::new(INVALID_PARAMS, String::new()), "ttl") {
-            Ok(record) if cx.grants(&record.scopes) => listed.push((id, record.task)),
-            Ok(_) => {}
-            Err(e) if e.code == INVALID_PARAMS => {} // expired since
-            Err(e) => return Err(e),
-        }
+        let task = match tasks.iter().find(|t| t.id == *id) {
+            Some(task) => task.to_wire(),
+            None => match task_store::load(store, id, || RpcError::new(INVALID_PARAMS, String::new()), "ttl") {
+                Ok(record) if cx.grants(&record.scopes) => record.task,
+                Err(e) if e.code != INVALID_PARAMS => return Err(e),
+                _ => continue, // expired since, or not for this token
+            },
+        };
+        listed.push(task);
     }
-    for task in &tasks {
-        if !listed.iter().any(|(id, _)| *id == task.id) {
-            listed.push((task.id.clone(), task.to_wire()));
-        }
-    }
-    pagination::list_result("tasks", &listed, params.cursor.as_deref(), cx.page_size(), |(_, t)| t.clone())
+    pagination::list_result("tasks", &listed, params.cursor.as_deref(), cx.page_size(), Value::clone)
 }
 
 /// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.

@@ -938,7 +938,7 @@ impl Server {
     /// Tells every unfinished tasks-extension task's work to stop (a command kills its process
     /// group); tasks outlive their requests, not their server.
     fn cancel_tasks(&self) {
-        tasks_extension::cancel_all(&self.ext_tasks, &|id, params| self.notify_task(id, params));
+        tasks_extension::end_all(&self.ext_tasks, false, &|id, params| self.notify_task(id, params));
     }
 
     /// Stops taking new work and waits up to `within` for the work in flight: new requests are
@@ -964,7 +964,7 @@ impl Server {
         // A relay's requests run elsewhere (its child process), not on the pool: waited for too.
         let quiet = self.pool.wait_quiet(deadline) && self.relayed.wait_zero(deadline);
         if let Some(store) = &self.task_store {
-            tasks_extension::fail_all(&self.ext_tasks, &|id, params| self.notify_task(id, params));
+            tasks_extension::end_all(&self.ext_tasks, true, &|id, params| self.notify_task(id, params));
             store.shut_down();
         }
         if !quiet {

@@ -73,10 +73,10 @@ pub(crate) fn save(store: &Arc<dyn TaskStore>, id: &str, record: &Record, ttl_ms
 pub(crate) fn load(
     store: &Arc<dyn TaskStore>,
     id: &str,
-    unknown: impl FnOnce() -> RpcError,
+    unknown: fn(&str) -> RpcError,
     ttl_field: &str,
 ) -> Result<Record, RpcError> {
-    let text = store.load(id).map_err(unavailable)?.ok_or_else(unknown)?;
+    let text = store.load(id).map_err(unavailable)?.ok_or_else(|| unknown(id))?;
     let mut record = Record::from_text(&text).ok_or_else(|| {
         log::error!("task {id}: its record in the store is not one this server wrote");
         RpcError::internal()
@@ -109,8 +109,8 @@ pub(crate) fn shut_down(id: &str) -> RpcError {
 }
 
 /// `-32602` for an id neither this replica nor the store knows.
-pub(crate) fn unknown(id: &str) -> impl FnOnce() -> RpcError + '_ {
-    move || RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}"))
+pub(crate) fn unknown(id: &str) -> RpcError {
+    RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}"))
 }
 
 #[cfg(test)]

@@ -256,7 +256,7 @@ impl Table {
         match (self.find(id), store) {
             (Ok(task), _) => Ok(Found::Here(task)),
             (Err(e), None) => Err(e),
-            (Err(_), Some(store)) => Ok(Found::Stored(task_store::load(store, id, task_store::unknown(id), "ttlMs")?)),
+            (Err(_), Some(store)) => Ok(Found::Stored(task_store::load(store, id, task_store::unknown, "ttlMs")?)),
         }
     }
 

@@ -188,12 +188,7 @@ impl TaskTable {
 
     /// The task `id`, refused (`-32003`) to a request whose token lacks a scope of its tool.
     fn find(&self, cx: &RequestCx, id: &str) -> Result<Arc<Task>, RpcError> {
-        let task = self
-            .lock()
-            .iter()
-            .find(|t| t.id == id)
-            .cloned()
-            .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")))?;
+        let task = self.lock().iter().find(|t| t.id == id).cloned().ok_or_else(|| unknown(id))?;
         if !cx.grants(&task.scopes) {
             return Err(RpcError::insufficient_scope(&format!("the task {id}"), &task.scopes));
         }
@@ -209,13 +204,17 @@ impl TaskTable {
             (Err(e), Some(_)) if e.code != INVALID_PARAMS => return Err(e),
             (Err(_), Some(store)) => store,
         };
-        let record =
-            task_store::load(store, id, || RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")), "ttl")?;
+        let record = task_store::load(store, id, unknown, "ttl")?;
         if !cx.grants(&record.scopes) {
             return Err(RpcError::insufficient_scope(&format!("the task {id}"), &record.scopes));
         }
         Ok(Found::Stored(record))
     }
+}
+
+/// `-32602` for an id neither this session nor the store knows.
+fn unknown(id: &str) -> RpcError {
+    RpcError::new(INVALID_PARAMS, format!("unknown task: {id}"))
 }
 
 /// A task as a request about it finds it.
@@ -345,12 +344,7 @@ pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcE
                 // A pause between reads (nothing here is notified of the store's changes).
                 crate::util::condition::Condition::default()
                     .wait_until(|| false, Some(std::time::Instant::now() + STORE_POLL));
-                record = task_store::load(
-                    store,
-                    id,
-                    || RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")),
-                    "ttl",
-                )?;
+                record = task_store::load(store, id, unknown, "ttl")?;
             }
             return outcome_of(id, record.outcome.as_ref());
         }
@@ -401,7 +395,7 @@ pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError
         }
         let task = match tasks.iter().find(|t| t.id == *id) {
             Some(task) => task.to_wire(),
-            None => match task_store::load(store, id, || RpcError::new(INVALID_PARAMS, String::new()), "ttl") {
+            None => match task_store::load(store, id, unknown, "ttl") {
                 Ok(record) if cx.grants(&record.scopes) => record.task,
                 Err(e) if e.code != INVALID_PARAMS => return Err(e),
                 _ => continue, // expired since, or not for this token

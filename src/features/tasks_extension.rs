@@ -10,7 +10,7 @@
 use crate::features::task_store::{self, Record};
 use crate::server::context::TaskStore;
 use crate::server::context::{grants, missing_capability, Detached, Inputs, RequestCx, TaskLink};
-use crate::server::task_share::{TaskAsk, TaskTicket};
+use crate::server::context::{TaskAsk, TaskTicket};
 use crate::util::random;
 use crate::util::time::rfc3339;
 use crate::wire::meta::CLIENT_CAPABILITIES;

@@ -4,9 +4,9 @@
 
 use crate::features::pagination::{self, ListParams};
 use crate::features::task_store::{self, Record};
+use crate::server::context::TaskAsk;
 use crate::server::context::TaskStore;
 use crate::server::context::{RequestCx, TaskLink};
-use crate::server::task_share::TaskAsk;
 use crate::util::random;
 use crate::util::time::rfc3339;
 use crate::wire::meta::RELATED_TASK;

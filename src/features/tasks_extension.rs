@@ -443,34 +443,32 @@ fn update_elsewhere(
     cx: &RequestCx,
     id: &str,
     mut record: Record,
-    mut answers: Map<String, Value>,
+    answers: Map<String, Value>,
 ) -> Result<Value, RpcError> {
     let store = cx.task_store().ok_or_else(RpcError::internal)?;
-    let asking = record.status() == "input_required";
-    let Some(Value::Object(pending)) = record.task.get_mut("inputRequests") else { return Ok(json!({})) };
-    answers.retain(|key, _| pending.contains_key(key));
-    if answers.is_empty() || !asking {
+    if record.status() != "input_required" {
         return Ok(json!({}));
     }
-    pending.retain(|key, _| !answers.contains_key(key));
+    let Some(Value::Object(pending)) = record.task.get_mut("inputRequests") else { return Ok(json!({})) };
+    let mut taken = Map::new();
+    for (key, answer) in answers {
+        if pending.remove(&key).is_some() {
+            taken.insert(key, answer);
+        }
+    }
+    if taken.is_empty() {
+        return Ok(json!({}));
+    }
     let status = if pending.is_empty() { "working" } else { "input_required" };
     if status == "working" {
         record.task.as_object_mut().map(|task| task.remove("inputRequests"));
     }
     // Recorded first (the replica running it may finish before a later write here would land),
     // then passed on.
-    save_stored(store, id, &mut record, status)?;
-    store.request_input(id, &Value::Object(answers).to_string()).map_err(task_store::unavailable)?;
+    task_store::mark(store, id, &mut record, status, None, "ttlMs")?;
+    store.request_input(id, &Value::Object(taken).to_string()).map_err(task_store::unavailable)?;
     cx.notify_task(id, &record.task);
     Ok(json!({}))
-}
-
-/// Writes `record` of a task another replica runs, now `status`.
-fn save_stored(store: &Arc<dyn TaskStore>, id: &str, record: &mut Record, status: &str) -> Result<(), RpcError> {
-    record.task["status"] = status.into();
-    record.task["lastUpdatedAt"] = rfc3339(SystemTime::now()).into();
-    let ttl = record.task["ttlMs"].as_u64().unwrap_or(60_000);
-    task_store::save(store, id, record, ttl)
 }
 
 impl ExtTask {
@@ -530,7 +528,7 @@ pub(crate) fn cancel(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<
         Found::Stored(mut record) if !record.is_terminal() => {
             // Recorded as cancelled here, and the replica running it told to stop its work.
             let store = cx.task_store().ok_or_else(RpcError::internal)?;
-            save_stored(store, &params.task_id, &mut record, "cancelled")?;
+            task_store::mark(store, &params.task_id, &mut record, "cancelled", None, "ttlMs")?;
             store.request_cancel(&params.task_id).map_err(task_store::unavailable)?;
             cx.notify_task(&params.task_id, &record.task);
         }

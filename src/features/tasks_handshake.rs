@@ -276,8 +276,11 @@ pub(crate) fn spawn(
         store.hold(&task.id, Duration::from_millis(task.ttl_ms), hook).map_err(task_store::unavailable)?;
         task.persist(&task.lock())?;
         // Listed under its session, for `tasks/list` on the replicas the session moves to.
+        // (A failure costs the listing elsewhere only, not the task, already made.)
         if let Some(owner) = cx.session()?.id() {
-            store.index(owner, &task.id, Duration::from_millis(task.ttl_ms)).map_err(task_store::unavailable)?;
+            if let Err(e) = store.index(owner, &task.id, Duration::from_millis(task.ttl_ms)) {
+                log::warn!("task {}: not listed under its session: {e}", task.id);
+            }
         }
     }
     {
@@ -386,23 +389,19 @@ pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError
         return pagination::list_result("tasks", &tasks, params.cursor.as_deref(), cx.page_size(), |t| t.to_wire());
     };
     // Oldest first: those listed under the session, then any of this replica's not listed.
-    let mut ids = store.indexed(owner).map_err(task_store::unavailable)?;
-    ids.extend(tasks.iter().map(|t| t.id.clone()));
+    let indexed = store.indexed(owner).map_err(task_store::unavailable)?;
     let mut listed = Vec::new();
-    for (i, id) in ids.iter().enumerate() {
-        if ids[..i].contains(id) {
-            continue;
-        }
-        let task = match tasks.iter().find(|t| t.id == *id) {
-            Some(task) => task.to_wire(),
+    for id in &indexed {
+        match tasks.iter().find(|t| t.id == *id) {
+            Some(task) => listed.push(task.to_wire()),
             None => match task_store::load(store, id, unknown, "ttl") {
-                Ok(record) if cx.grants(&record.scopes) => record.task,
+                Ok(record) if cx.grants(&record.scopes) => listed.push(record.task),
                 Err(e) if e.code != INVALID_PARAMS => return Err(e),
-                _ => continue, // expired since, or not for this token
+                _ => {} // expired since, or not for this token
             },
-        };
-        listed.push(task);
+        }
     }
+    listed.extend(tasks.iter().filter(|t| !indexed.contains(&t.id)).map(|t| t.to_wire()));
     pagination::list_result("tasks", &listed, params.cursor.as_deref(), cx.page_size(), Value::clone)
 }
 
@@ -417,11 +416,7 @@ pub(crate) fn cancel(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcE
             }
             // Recorded as cancelled here, and the replica running it told to stop its work.
             let store = cx.task_store().ok_or_else(RpcError::internal)?;
-            record.task["status"] = "cancelled".into();
-            record.task["statusMessage"] = CANCELLED.into();
-            record.task["lastUpdatedAt"] = rfc3339(SystemTime::now()).into();
-            let ttl = record.task["ttl"].as_u64().unwrap_or(60_000);
-            task_store::save(store, id, &record, ttl)?;
+            task_store::mark(store, id, &mut record, "cancelled", Some(CANCELLED.into()), "ttl")?;
             store.request_cancel(id).map_err(task_store::unavailable)?;
             if let Ok(session) = cx.session() {
                 session.notify("notifications/tasks/status", &record.task);

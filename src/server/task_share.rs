@@ -105,7 +105,6 @@ impl TaskShare {
 }
 
 /// What another replica asked of a task this replica runs (`TaskStore::hold`'s hook).
-#[derive(Debug)]
 pub enum TaskAsk {
     /// Cancel its work (`TaskStore::request_cancel`).
     Cancel,

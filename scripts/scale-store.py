@@ -6,14 +6,23 @@ starts processes:
 
   cancel   R1 R2 R3         a 60 s task started on R1, polled on R2, cancelled on R3: the work
                             on R1 stops (R1's own task reads cancelled)
-  start    R                a 60 s task started on R: prints its id
+  start    R [SECONDS]      a task of SECONDS (60) started on R: prints its id
+  drained  R SHORT LONG     after the replica running them drained (SIGTERM): task SHORT reads
+                            completed with its result on R, task LONG failed saying its replica
+                            shut down, at once
   failed   R ID SECONDS     task ID reads `failed` on R, saying its replica stopped, within SECONDS
   down     URL R            the store is down: an echo call through URL is answered, a task call
                             on R fails naming the store
   back     R SECONDS        the store is back: a task call on R succeeds within SECONDS
+  update   URL R1 R2 R3     a task started on R1 asks for input (read on R2), answered with
+                            tasks/update on R2, another on R3 (not through nginx, which routes
+                            a task's methods to its replica): each completes on R1 with its
+                            answer, read through URL
   notify   R1 R2 R3         a 2026-07-28 listen stream on R1 and a 2025-11-25 GET stream on R2
                             (both subscribed to readme.txt) each hear once a change of readme.txt
-                            and a new file, both written through R3 (`write_file`)
+                            and a new file, both written through R3 (`write_file`), and a tool
+                            list change on R3 (`test_trigger_tool_change`, called again after to
+                            put R3's tools back)
   resume   R1 R2            a 2025-11-25 POST stream on R1 cut after its first event, resumed with
                             Last-Event-ID on R2: exactly the events it missed, with R1's ids
 
@@ -37,8 +46,8 @@ META = {
 }
 
 
-def post(base, method, params, name=None):
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": META}}
+def post(base, method, params, name=None, meta=META):
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
     headers = {
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
@@ -123,7 +132,8 @@ def notify(r1, r2, r3):
     host, port = r1.rsplit(":", 1)
     listen_conn = http.client.HTTPConnection(host, int(port), timeout=15)
     listen = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
-        "notifications": {"resourcesListChanged": True, "resourceSubscriptions": [readme]}, "_meta": META}}
+        "notifications": {"resourcesListChanged": True, "toolsListChanged": True, "resourceSubscriptions": [readme]},
+        "_meta": META}}
     listen_conn.request("POST", "/mcp", json.dumps(listen), {
         "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"})
@@ -163,7 +173,15 @@ def notify(r1, r2, r3):
         wrote = post(r3, "tools/call", {"name": "write_file", "arguments": {"path": path, "content": content}}, "write_file")
         if wrote.get("result", {}).get("isError") or "error" in wrote:
             raise SystemExit(f"FAILED: write_file {path} on r3: {wrote}")
-    want = [("notifications/resources/updated", readme), ("notifications/resources/list_changed", None)]
+
+    def toggle_tool():
+        changed = post(r3, "tools/call", {"name": "test_trigger_tool_change", "arguments": {}}, "test_trigger_tool_change")
+        if "error" in changed:
+            raise SystemExit(f"FAILED: test_trigger_tool_change on r3: {changed}")
+
+    toggle_tool()
+    want = [("notifications/resources/updated", readme), ("notifications/resources/list_changed", None),
+            ("notifications/tools/list_changed", None)]
     t0 = time.monotonic()
     try:
         wait("both streams to hear both changes", 10, lambda: all(all(w in got for w in want) for got in heard.values()))
@@ -174,11 +192,12 @@ def notify(r1, r2, r3):
     for conn in (listen_conn, get_conn):
         conn.sock.shutdown(2)
         conn.close()
+    toggle_tool()  # r3's tools as they were (the dynamic tool removed again), heard by nobody here
     for name, got in heard.items():
         counts = {w: got.count(w) for w in want}
         if any(n != 1 for n in counts.values()):
             raise SystemExit(f"FAILED: the {name} stream heard {got}, want each of {want} once")
-    print(f"a listen stream on r1 and a GET stream on r2 each heard once readme.txt updated and a new file, both written through r3 (within {took:.2f} s)")
+    print(f"a listen stream on r1 and a GET stream on r2 each heard once readme.txt updated and a new file, both written through r3, and r3's tool list change (within {took:.2f} s)")
 
 
 def resume(r1, r2):
@@ -215,6 +234,35 @@ def resume(r1, r2):
     if ids != want_ids or progress != [50.0, 100.0] or got[-1][1].get("id") != 8 or "result" not in got[-1][1]:
         raise SystemExit(f"FAILED: resumed on r2 after {last_id}: {got}")
     print(f"a 2025-11-25 POST stream cut on r1 after event {last_id}, resumed on r2 with Last-Event-ID: exactly the 3 events it missed ({', '.join(ids)}: progress 50, 100, the response)")
+
+
+def update(url, r1, r2, r3):
+    # The client answers elicitations: the tool asks through the task's inputRequests.
+    meta = {**META, "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXT: {}}, "elicitation": {}}}
+    took = []
+    for answered_on in (r2, r3):
+        name = f"u{len(took)}-{os.getpid()}.txt"
+        created = post(r1, "tools/call", {"name": "confirm_delete", "arguments": {"filename": name}}, "confirm_delete", meta)
+        task = created.get("result", {}).get("taskId")
+        if not task:
+            raise SystemExit(f"FAILED: no task from r1: {created}")
+        asked = wait("the task to ask for input, read on r2", 10,
+                     lambda: (lambda g: g if g.get("result", {}).get("status") == "input_required" else None)(get(r2, task)))
+        key = next(iter(asked["result"].get("inputRequests", {})), None)
+        if not key:
+            raise SystemExit(f"FAILED: no input request: {asked}")
+        t0 = time.monotonic()
+        ack = post(answered_on, "tasks/update", {"taskId": task, "inputResponses": {
+            key: {"action": "accept", "content": {"confirm": True}}}}, task)
+        if "error" in ack:
+            raise SystemExit(f"FAILED: tasks/update on {answered_on}: {ack}")
+        done = wait("the task to complete with the answer, read through nginx", 10,
+                    lambda: (lambda g: g if g.get("result", {}).get("status") in ("completed", "failed") else None)(get(url, task)))
+        text = done["result"].get("result", {}).get("content", [{}])[0].get("text")
+        if text != f"Deleted {name}":
+            raise SystemExit(f"FAILED: the task answered on {answered_on}: {done}")
+        took.append(f"{time.monotonic() - t0:.2f}")
+    print(f"tasks started on r1 asking for input, answered with tasks/update on r2 and on r3: each completed on r1 with its answer, read through nginx ({took[0]} s, {took[1]} s after the update)")
 
 
 def start(replica, seconds=60):
@@ -255,7 +303,17 @@ def main(argv):
         wait("the work on r1 to hear the cancel", 10, lambda: get(r1, task)["result"]["status"] == "cancelled")
         print(f"a 60 s task started on r1, polled on r2 (working), cancelled on r3: r1's work stopped {time.monotonic() - t0:.2f} s later")
     elif step == "start":
-        print(start(argv[1]))
+        print(start(argv[1], float(argv[2]) if len(argv) > 2 else 60))
+    elif step == "drained":
+        replica, short, long = argv[1:4]
+        done, failed = get(replica, short).get("result", {}), get(replica, long).get("result", {})
+        text = done.get("result", {}).get("content", [{}])[0].get("text", "")
+        if done.get("status") != "completed" or not text.startswith("job finished"):
+            raise SystemExit(f"FAILED: the short task of the drained replica: {done}")
+        message = failed.get("error", {}).get("message", "")
+        if failed.get("status") != "failed" or "shut down" not in message:
+            raise SystemExit(f"FAILED: the long task of the drained replica: {failed}")
+        print(f"r1 drained (SIGTERM) with two tasks running: read on r2 at once, the 2 s one completed ({text}), the 60 s one failed: {message}")
     elif step == "failed":
         replica, task, seconds = argv[1], argv[2], float(argv[3])
         t0 = time.monotonic()
@@ -286,6 +344,8 @@ def main(argv):
         task = wait("a task once the store is back", seconds, created)
         wait("the task to complete", 10, lambda: get(replica, task)["result"]["status"] == "completed")
         print(f"store back: a task made and completed {time.monotonic() - t0:.2f} s after the restart")
+    elif step == "update":
+        update(*argv[1:5])
     elif step == "notify":
         notify(*argv[1:4])
     elif step == "resume":

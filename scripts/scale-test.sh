@@ -253,6 +253,8 @@ if need_command redis-server redis-server; then
   done
   interop store-python-http tests/interop/python_client.py --transport http "$URL/mcp"
   store_step cancel "$R1" "$R2" "$R3" || true
+  # A task's input answered on a replica that does not run it.
+  store_step update "$URL/mcp" "$R1" "$R2" "$R3" || true
   # A replica SIGKILLed while its task runs: the task reads failed within the lease (1 s).
   if task=$(python3 scripts/scale-store.py start "$R1"); then
     kill -KILL "${PID[r1]}"
@@ -262,6 +264,17 @@ if need_command redis-server redis-server; then
     wait_healthy "http://127.0.0.1:${PORT[r1]}/healthz"
   else
     fail "store: no task from r1: $task"
+  fi
+  # A replica drained (SIGTERM, --drain-secs 5) while two tasks run: the 2 s one finishes
+  # within the drain, the 60 s one is failed when it ends; both read on another replica.
+  if short=$(python3 scripts/scale-store.py start "$R1" 2) && long=$(python3 scripts/scale-store.py start "$R1" 60); then
+    kill -TERM "${PID[r1]}"
+    wait "${PID[r1]}" 2>/dev/null || true
+    store_step drained "$R2" "$short" "$long" || true
+    start_replica r1
+    wait_healthy "http://127.0.0.1:${PORT[r1]}/healthz"
+  else
+    fail "store: no task from r1: $short $long"
   fi
   # The store killed and started again mid-run.
   kill -KILL "$redis_pid"

@@ -72,7 +72,7 @@ pub use server::connection::Connection;
 pub use server::context::{InputRequest, RequestCx};
 pub use server::listen::NoticeBus;
 pub use server::registry::ExtensionMethod;
-pub use server::task_share::{CancelHook, TaskStore};
+pub use server::task_share::{TaskAsk, TaskHook, TaskStore};
 // For the tinymcp binary (`tinymcp proxy`), not for embedders.
 #[doc(hidden)]
 pub use server::relay;

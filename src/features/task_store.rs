@@ -73,10 +73,10 @@ pub(crate) fn save(store: &Arc<dyn TaskStore>, id: &str, record: &Record, ttl_ms
 pub(crate) fn load(
     store: &Arc<dyn TaskStore>,
     id: &str,
-    unknown: impl FnOnce() -> RpcError,
+    unknown: fn(&str) -> RpcError,
     ttl_field: &str,
 ) -> Result<Record, RpcError> {
-    let text = store.load(id).map_err(unavailable)?.ok_or_else(unknown)?;
+    let text = store.load(id).map_err(unavailable)?.ok_or_else(|| unknown(id))?;
     let mut record = Record::from_text(&text).ok_or_else(|| {
         log::error!("task {id}: its record in the store is not one this server wrote");
         RpcError::internal()
@@ -86,23 +86,47 @@ pub(crate) fn load(
             INTERNAL_ERROR,
             format!("task {id} failed: the replica running it stopped (its lease in the store lapsed)"),
         );
-        record.task["status"] = "failed".into();
-        record.task["lastUpdatedAt"] = crate::util::time::rfc3339(std::time::SystemTime::now()).into();
-        record.task["statusMessage"] = error.message.clone().into();
         if record.task.get("ttlMs").is_some() {
             // The tasks extension inlines the error.
             record.task["error"] = json!({ "code": error.code, "message": error.message });
         }
+        let message = error.message.clone();
         record.outcome = Some(Err(error));
-        let ttl = record.task[ttl_field].as_u64().unwrap_or(60_000);
-        save(store, id, &record, ttl)?;
+        mark(store, id, &mut record, "failed", Some(message), ttl_field)?;
     }
     Ok(record)
 }
 
+/// Writes `record` of task `id`, now `status` (with `message`, if any), kept its TTL (the
+/// task's field `ttl_field`) from now: a change made by a replica that does not run it.
+pub(crate) fn mark(
+    store: &Arc<dyn TaskStore>,
+    id: &str,
+    record: &mut Record,
+    status: &str,
+    message: Option<String>,
+    ttl_field: &str,
+) -> Result<(), RpcError> {
+    record.task["status"] = status.into();
+    record.task["lastUpdatedAt"] = crate::util::time::rfc3339(std::time::SystemTime::now()).into();
+    if let Some(message) = message {
+        record.task["statusMessage"] = message.into();
+    }
+    let ttl = record.task[ttl_field].as_u64().unwrap_or(60_000);
+    save(store, id, record, ttl)
+}
+
+/// The error of a task its replica did not finish before it shut down (`TaskAsk::ShutDown`).
+pub(crate) fn shut_down(id: &str) -> RpcError {
+    RpcError::new(
+        INTERNAL_ERROR,
+        format!("task {id} failed: the replica running it shut down (drained) before it finished; start it again"),
+    )
+}
+
 /// `-32602` for an id neither this replica nor the store knows.
-pub(crate) fn unknown(id: &str) -> impl FnOnce() -> RpcError + '_ {
-    move || RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}"))
+pub(crate) fn unknown(id: &str) -> RpcError {
+    RpcError::new(INVALID_PARAMS, format!("unknown or expired task: {id}"))
 }
 
 #[cfg(test)]

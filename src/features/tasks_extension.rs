@@ -10,6 +10,7 @@
 use crate::features::task_store::{self, Record};
 use crate::server::context::TaskStore;
 use crate::server::context::{grants, missing_capability, Detached, Inputs, RequestCx, TaskLink};
+use crate::server::context::{TaskAsk, TaskTicket};
 use crate::util::random;
 use crate::util::time::rfc3339;
 use crate::wire::meta::CLIENT_CAPABILITIES;
@@ -255,7 +256,7 @@ impl Table {
         match (self.find(id), store) {
             (Ok(task), _) => Ok(Found::Here(task)),
             (Err(e), None) => Err(e),
-            (Err(_), Some(store)) => Ok(Found::Stored(task_store::load(store, id, task_store::unknown(id), "ttlMs")?)),
+            (Err(_), Some(store)) => Ok(Found::Stored(task_store::load(store, id, task_store::unknown, "ttlMs")?)),
         }
     }
 
@@ -372,11 +373,14 @@ pub(crate) fn spawn(
     if let Some(store) = &task.store {
         // Shared before it is announced, its lease held first: another replica asked about it
         // finds it, running.
+        // Whoever asked on another replica announced what it changed there.
         let weak = Arc::downgrade(&task);
-        let hook = Box::new(move || {
-            if let Some(task) = weak.upgrade() {
-                task.cancel(&|_, _| {});
-            }
+        let hook = Box::new(move |ask| match (ask, weak.upgrade()) {
+            (TaskAsk::Input(answers), Some(task)) => task.answered_elsewhere(&answers),
+            // Already failed by its server's drain (`end_all`), which told its listeners.
+            (TaskAsk::ShutDown, _) => {}
+            (TaskAsk::Cancel, Some(task)) => task.end(None, &|_, _| {}),
+            (_, None) => {}
         });
         let stored = store
             .hold(&task.id, Duration::from_millis(task.ttl_ms), hook)
@@ -421,29 +425,64 @@ pub(crate) fn get(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Val
 }
 
 /// `tasks/update`: answers some of the `inputRequests` (unknown keys ignored); once none is
-/// left the work runs again with every answer.
+/// left the work runs again with every answer. A task another replica runs gets the answers
+/// through the store (`TaskStore::request_input`), its record changed here as it will be there.
 pub(crate) fn update(cx: &RequestCx, tasks: &Table, params: UpdateParams) -> Result<Value, RpcError> {
     let task = match tasks.find_for(cx, &params.task_id)? {
         Found::Here(task) => task,
-        Found::Stored(record) if record.status() != "input_required" => return Ok(json!({})),
-        Found::Stored(_) => {
-            return Err(RpcError::invalid_request(format!(
-                "task {} runs on another replica: tasks/update must reach the replica whose node id \
-                 prefixes the task id (route on it)",
-                params.task_id
-            )))
-        }
+        Found::Stored(record) => return update_elsewhere(cx, &params.task_id, record, params.input_responses),
     };
-    let ticket = {
-        let mut state = task.lock();
-        if state.status != Status::InputRequired {
-            return Ok(json!({}));
+    if let Some(ticket) = task.answer(cx, params.input_responses)? {
+        cx.after_response(ticket, move || task.round());
+    }
+    Ok(json!({}))
+}
+
+/// `tasks/update` of a task another replica runs, `record` as the store has it.
+fn update_elsewhere(
+    cx: &RequestCx,
+    id: &str,
+    mut record: Record,
+    answers: Map<String, Value>,
+) -> Result<Value, RpcError> {
+    let store = cx.task_store().ok_or_else(RpcError::internal)?;
+    if record.status() != "input_required" {
+        return Ok(json!({}));
+    }
+    let Some(Value::Object(pending)) = record.task.get_mut("inputRequests") else { return Ok(json!({})) };
+    let mut taken = Map::new();
+    for (key, answer) in answers {
+        if pending.remove(&key).is_some() {
+            taken.insert(key, answer);
         }
-        // Answers that complete the inputs start a round: it needs a place under the tasks'
-        // share of the pool first, or the update is refused and changes nothing.
-        let completes = state.pending.keys().all(|k| params.input_responses.contains_key(k));
+    }
+    if taken.is_empty() {
+        return Ok(json!({}));
+    }
+    let status = if pending.is_empty() { "working" } else { "input_required" };
+    if status == "working" {
+        record.task.as_object_mut().map(|task| task.remove("inputRequests"));
+    }
+    // Recorded first (the replica running it may finish before a later write here would land),
+    // then passed on.
+    task_store::mark(store, id, &mut record, status, None, "ttlMs")?;
+    store.request_input(id, &Value::Object(taken).to_string()).map_err(task_store::unavailable)?;
+    cx.notify_task(id, &record.task);
+    Ok(json!({}))
+}
+
+impl ExtTask {
+    /// Takes `answers` to its input requests (unknown keys ignored). Once none is left it is
+    /// `working` again, and the ticket of its next round is returned (a place under the tasks'
+    /// share of the pool, or the update is refused and changes nothing).
+    fn answer(&self, cx: &RequestCx, answers: Map<String, Value>) -> Result<Option<TaskTicket>, RpcError> {
+        let mut state = self.lock();
+        if state.status != Status::InputRequired {
+            return Ok(None);
+        }
+        let completes = state.pending.keys().all(|k| answers.contains_key(k));
         let ticket = if completes { Some(cx.task_share().reserve()?) } else { None };
-        for (key, answer) in params.input_responses {
+        for (key, answer) in answers {
             if state.pending.remove(&key).is_some() {
                 state.answers.insert(key, answer);
             }
@@ -451,28 +490,45 @@ pub(crate) fn update(cx: &RequestCx, tasks: &Table, params: UpdateParams) -> Res
         if ticket.is_some() {
             state.status = Status::Working;
             state.updated = SystemTime::now();
-            task.announce(&state, &|id, params| cx.notify_task(id, params));
+            self.announce(&state, &|id, params| cx.notify_task(id, params));
         }
-        ticket
-    };
-    if let Some(ticket) = ticket {
-        cx.after_response(ticket, move || task.round());
+        Ok(ticket)
     }
-    Ok(json!({}))
+
+    /// Answers a `tasks/update` on another replica passed on (`TaskAsk::Input`): taken as if
+    /// sent here, the next round started at once. With no place for it under the tasks' share
+    /// the task fails saying so (nobody is left to refuse).
+    fn answered_elsewhere(self: &Arc<Self>, answers: &str) {
+        let Ok(Value::Object(answers)) = serde_json::from_str::<Value>(answers) else {
+            log::warn!("task {}: answers from another replica that are not a JSON object, ignored", self.id);
+            return;
+        };
+        let cx = {
+            let runner = self.runner.lock().unwrap_or_else(PoisonError::into_inner);
+            let link: Arc<dyn TaskLink> = Arc::clone(self) as Arc<dyn TaskLink>;
+            let Some(cx) = runner.base.revive(link, Arc::clone(&self.cancelled)) else { return };
+            cx
+        };
+        match self.answer(&cx, answers) {
+            Ok(Some(ticket)) => {
+                let task = Arc::clone(self);
+                cx.after_response(ticket, move || task.round());
+                cx.start_deferred();
+            }
+            Ok(None) => {}
+            Err(e) => self.end(Some(e), &|id, params| cx.notify_task(id, params)),
+        }
+    }
 }
 
 /// `tasks/cancel`: idempotent; a task still running becomes `cancelled` and its work is told.
 pub(crate) fn cancel(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<Value, RpcError> {
     match tasks.find_for(cx, &params.task_id)? {
-        Found::Here(task) => task.cancel(&|id, params| cx.notify_task(id, params)),
+        Found::Here(task) => task.end(None, &|id, params| cx.notify_task(id, params)),
         Found::Stored(mut record) if !record.is_terminal() => {
             // Recorded as cancelled here, and the replica running it told to stop its work.
             let store = cx.task_store().ok_or_else(RpcError::internal)?;
-            let now = rfc3339(SystemTime::now());
-            record.task["status"] = "cancelled".into();
-            record.task["lastUpdatedAt"] = now.into();
-            let ttl = record.task["ttlMs"].as_u64().unwrap_or(60_000);
-            task_store::save(store, &params.task_id, &record, ttl)?;
+            task_store::mark(store, &params.task_id, &mut record, "cancelled", None, "ttlMs")?;
             store.request_cancel(&params.task_id).map_err(task_store::unavailable)?;
             cx.notify_task(&params.task_id, &record.task);
         }
@@ -481,23 +537,30 @@ pub(crate) fn cancel(cx: &RequestCx, tasks: &Table, params: IdParams) -> Result<
     Ok(json!({}))
 }
 
-/// Cancels every unfinished task in `tasks` (its server shutting down).
-pub(crate) fn cancel_all(tasks: &Table, notify: Notify) {
+/// Ends every unfinished task in `tasks` (its server shutting down): cancelled, or with
+/// `shut_down` (a drain with a task store ended) failed, saying its replica shut down, which the
+/// other replicas read at once.
+pub(crate) fn end_all(tasks: &Table, shut_down: bool, notify: Notify) {
     let all: Vec<Arc<ExtTask>> = tasks.lock().clone();
     for task in all {
-        task.cancel(notify);
+        task.end(shut_down.then(|| task_store::shut_down(&task.id)), notify);
     }
 }
 
 impl ExtTask {
-    /// A task still running becomes `cancelled` and its work is told; a finished one stays.
-    fn cancel(&self, notify: Notify) {
+    /// A task still unfinished becomes `cancelled`, or `failed` with `error`, and its work is
+    /// told; a finished one stays.
+    fn end(&self, error: Option<RpcError>, notify: Notify) {
         let mut state = self.lock();
         if !state.status.is_terminal() {
             let now = SystemTime::now();
-            state.status = Status::Cancelled;
+            state.status = if error.is_some() { Status::Failed } else { Status::Cancelled };
             state.updated = now;
             state.finished = Some(now);
+            if let Some(error) = error {
+                state.message = Some(error.message.clone());
+                state.outcome = Some(Err(error));
+            }
             self.cancelled.store(true, Ordering::SeqCst);
             self.announce(&state, notify);
         }

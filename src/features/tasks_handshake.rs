@@ -4,6 +4,7 @@
 
 use crate::features::pagination::{self, ListParams};
 use crate::features::task_store::{self, Record};
+use crate::server::context::TaskAsk;
 use crate::server::context::TaskStore;
 use crate::server::context::{RequestCx, TaskLink};
 use crate::util::random;
@@ -187,12 +188,7 @@ impl TaskTable {
 
     /// The task `id`, refused (`-32003`) to a request whose token lacks a scope of its tool.
     fn find(&self, cx: &RequestCx, id: &str) -> Result<Arc<Task>, RpcError> {
-        let task = self
-            .lock()
-            .iter()
-            .find(|t| t.id == id)
-            .cloned()
-            .ok_or_else(|| RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")))?;
+        let task = self.lock().iter().find(|t| t.id == id).cloned().ok_or_else(|| unknown(id))?;
         if !cx.grants(&task.scopes) {
             return Err(RpcError::insufficient_scope(&format!("the task {id}"), &task.scopes));
         }
@@ -208,13 +204,17 @@ impl TaskTable {
             (Err(e), Some(_)) if e.code != INVALID_PARAMS => return Err(e),
             (Err(_), Some(store)) => store,
         };
-        let record =
-            task_store::load(store, id, || RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")), "ttl")?;
+        let record = task_store::load(store, id, unknown, "ttl")?;
         if !cx.grants(&record.scopes) {
             return Err(RpcError::insufficient_scope(&format!("the task {id}"), &record.scopes));
         }
         Ok(Found::Stored(record))
     }
+}
+
+/// `-32602` for an id neither this session nor the store knows.
+fn unknown(id: &str) -> RpcError {
+    RpcError::new(INVALID_PARAMS, format!("unknown task: {id}"))
 }
 
 /// A task as a request about it finds it.
@@ -267,13 +267,21 @@ pub(crate) fn spawn(
         // Shared before it is announced, its lease held first: another replica asked about it
         // finds it, running (a failure drops the task, and its lease with it).
         let weak = Arc::downgrade(&task);
-        let hook = Box::new(move || {
-            if let Some(task) = weak.upgrade() {
-                task.cancelled_elsewhere();
-            }
+        // A 2025-11-25 task asks its input through the session, never through `tasks/update`.
+        let hook = Box::new(move |ask| match (ask, weak.upgrade()) {
+            (TaskAsk::Cancel, Some(task)) => task.cancelled_elsewhere(),
+            (TaskAsk::ShutDown, Some(task)) => task.shut_down(),
+            _ => {}
         });
         store.hold(&task.id, Duration::from_millis(task.ttl_ms), hook).map_err(task_store::unavailable)?;
         task.persist(&task.lock())?;
+        // Listed under its session, for `tasks/list` on the replicas the session moves to.
+        // (A failure costs the listing elsewhere only, not the task, already made.)
+        if let Some(owner) = cx.session()?.id() {
+            if let Err(e) = store.index(owner, &task.id, Duration::from_millis(task.ttl_ms)) {
+                log::warn!("task {}: not listed under its session: {e}", task.id);
+            }
+        }
     }
     {
         let tasks = cx.session()?.state::<TaskTable>();
@@ -339,12 +347,7 @@ pub(crate) fn result(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcE
                 // A pause between reads (nothing here is notified of the store's changes).
                 crate::util::condition::Condition::default()
                     .wait_until(|| false, Some(std::time::Instant::now() + STORE_POLL));
-                record = task_store::load(
-                    store,
-                    id,
-                    || RpcError::new(INVALID_PARAMS, format!("unknown task: {id}")),
-                    "ttl",
-                )?;
+                record = task_store::load(store, id, unknown, "ttl")?;
             }
             return outcome_of(id, record.outcome.as_ref());
         }
@@ -376,11 +379,30 @@ fn outcome_of(id: &str, outcome: Option<&Result<Value, RpcError>>) -> Result<Val
     }
 }
 
-/// `tasks/list`, without the tasks the request's token lacks a scope for.
+/// `tasks/list`, without the tasks the request's token lacks a scope for. With a store, the
+/// session's tasks on every replica, oldest first (those other replicas run as the store has them).
 pub(crate) fn list(cx: &RequestCx, params: ListParams) -> Result<Value, RpcError> {
-    let mut tasks = cx.session()?.state::<TaskTable>().lock().clone();
+    let session = cx.session()?;
+    let mut tasks = session.state::<TaskTable>().lock().clone();
     tasks.retain(|t| cx.grants(&t.scopes));
-    pagination::list_result("tasks", &tasks, params.cursor.as_deref(), cx.page_size(), |t| t.to_wire())
+    let (Some(store), Some(owner)) = (cx.task_store(), session.id()) else {
+        return pagination::list_result("tasks", &tasks, params.cursor.as_deref(), cx.page_size(), |t| t.to_wire());
+    };
+    // Oldest first: those listed under the session, then any of this replica's not listed.
+    let indexed = store.indexed(owner).map_err(task_store::unavailable)?;
+    let mut listed = Vec::new();
+    for id in &indexed {
+        match tasks.iter().find(|t| t.id == *id) {
+            Some(task) => listed.push(task.to_wire()),
+            None => match task_store::load(store, id, unknown, "ttl") {
+                Ok(record) if cx.grants(&record.scopes) => listed.push(record.task),
+                Err(e) if e.code != INVALID_PARAMS => return Err(e),
+                _ => {} // expired since, or not for this token
+            },
+        }
+    }
+    listed.extend(tasks.iter().filter(|t| !indexed.contains(&t.id)).map(|t| t.to_wire()));
+    pagination::list_result("tasks", &listed, params.cursor.as_deref(), cx.page_size(), Value::clone)
 }
 
 /// `tasks/cancel`: a terminal task is `-32602`; otherwise it becomes `cancelled` at once.
@@ -394,11 +416,7 @@ pub(crate) fn cancel(cx: &RequestCx, params: TaskIdParams) -> Result<Value, RpcE
             }
             // Recorded as cancelled here, and the replica running it told to stop its work.
             let store = cx.task_store().ok_or_else(RpcError::internal)?;
-            record.task["status"] = "cancelled".into();
-            record.task["statusMessage"] = CANCELLED.into();
-            record.task["lastUpdatedAt"] = rfc3339(SystemTime::now()).into();
-            let ttl = record.task["ttl"].as_u64().unwrap_or(60_000);
-            task_store::save(store, id, &record, ttl)?;
+            task_store::mark(store, id, &mut record, "cancelled", Some(CANCELLED.into()), "ttl")?;
             store.request_cancel(id).map_err(task_store::unavailable)?;
             if let Ok(session) = cx.session() {
                 session.notify("notifications/tasks/status", &record.task);
@@ -435,6 +453,15 @@ impl Task {
         let mut state = self.lock();
         if !state.status.is_terminal() {
             self.cancel_locked(&mut state);
+        }
+    }
+
+    /// Its replica's drain ended with it unfinished: `failed`, saying so, its work told to stop.
+    fn shut_down(&self) {
+        let error = task_store::shut_down(&self.id);
+        self.lock().message = Some(error.message.clone());
+        if self.finish(Err(error)) {
+            self.cancelled.store(true, Ordering::SeqCst);
         }
     }
 }

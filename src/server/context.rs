@@ -7,8 +7,8 @@
 use crate::server::scope::RequestScope;
 use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
-pub(crate) use crate::server::task_share::TaskStore;
-use crate::server::task_share::{TaskShare, TaskTicket};
+use crate::server::task_share::TaskShare;
+pub(crate) use crate::server::task_share::{TaskAsk, TaskStore, TaskTicket};
 use crate::server::Server;
 use crate::util::lit;
 use crate::wire::frame;

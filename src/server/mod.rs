@@ -948,7 +948,7 @@ impl Server {
     /// Tells every unfinished tasks-extension task's work to stop (a command kills its process
     /// group); tasks outlive their requests, not their server.
     fn cancel_tasks(&self) {
-        tasks_extension::cancel_all(&self.ext_tasks, &|id, params| self.notify_task(id, params));
+        tasks_extension::end_all(&self.ext_tasks, false, &|id, params| self.notify_task(id, params));
     }
 
     /// Stops taking new work and waits up to `within` for the work in flight: new requests are
@@ -956,16 +956,28 @@ impl Server {
     /// to the server's own requests and cancellations still arrive, so running handlers can
     /// finish. Returns `true` once every handler is done and its answer written out; `false`
     /// when `within` ran out, after cancelling what still runs (its requests get no answer, as
-    /// for any cancelled request). Transports are the caller's to stop afterwards:
+    /// for any cancelled request). Tasks-extension tasks are cancelled at once; with a task
+    /// store, tasks of both eras run on instead, and those unfinished at the end are failed,
+    /// saying that their replica shut down. Transports are the caller's to stop afterwards:
     /// `HttpServer::drain` does all of it for HTTP.
     pub fn drain(&self, within: Duration) -> bool {
         self.draining.store(true, Ordering::SeqCst);
-        // A task's request was answered long ago and the task dies with the process anyway:
-        // its work is stopped now (a command's process group killed), not waited for.
-        self.cancel_tasks();
+        // Without a task store a task's request was answered long ago and the task dies with
+        // the process anyway (its result unreadable, every request here refused): its work is
+        // stopped now (a command's process group killed), not waited for. With one, another
+        // replica reads what it becomes: it may finish within the drain (its work runs on the
+        // pool, waited for below); what is unfinished then is failed, saying so.
+        if self.task_store.is_none() {
+            self.cancel_tasks();
+        }
         let deadline = Instant::now() + within;
         // A relay's requests run elsewhere (its child process), not on the pool: waited for too.
-        if !(self.pool.wait_quiet(deadline) && self.relayed.wait_zero(deadline)) {
+        let quiet = self.pool.wait_quiet(deadline) && self.relayed.wait_zero(deadline);
+        if let Some(store) = &self.task_store {
+            tasks_extension::end_all(&self.ext_tasks, true, &|id, params| self.notify_task(id, params));
+            store.shut_down();
+        }
+        if !quiet {
             log::warn!("handlers still running after {within:?} of draining: cancelled");
             self.drain_expired.store(true, Ordering::SeqCst);
             for listener in self.live_listeners() {

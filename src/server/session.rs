@@ -13,7 +13,7 @@ use crate::wire::version::ProtocolVersion;
 use serde_json::Value;
 use std::any::Any;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
@@ -110,6 +110,10 @@ pub struct Session {
     client: std::sync::OnceLock<Box<str>>,
     /// Run once when the session ends (`RequestCx::on_session_end`).
     on_end: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+    /// The id its transport knows it by across replicas (`set_id`).
+    id: std::sync::OnceLock<Box<str>>,
+    /// How many times the log level or the subscriptions changed (`state_changes`).
+    changes: AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -131,7 +135,21 @@ impl Session {
             extensions: Mutex::default(),
             client: std::sync::OnceLock::new(),
             on_end: Mutex::default(),
+            id: std::sync::OnceLock::new(),
+            changes: AtomicU64::new(0),
         }
+    }
+
+    /// Names the session by the id its transport knows it by on every replica (an HTTP
+    /// session id; the first call only): with a task store, its tasks are listed under it
+    /// there, so `tasks/list` on any replica lists those of the others too.
+    pub fn set_id(&self, id: &str) {
+        let _ = self.id.set(id.into());
+    }
+
+    /// The id `set_id` gave, if any.
+    pub(crate) fn id(&self) -> Option<&str> {
+        self.id.get().map(|id| &**id)
     }
 
     /// The client's name, when its `initialize` gave one.
@@ -186,6 +204,15 @@ impl Session {
     /// across processes, as [`Session::set_negotiated`].
     pub fn set_log_level(&self, level: LogLevel) {
         lock(&self.state).log_level = Some(level);
+        self.changes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many times the log level or the subscriptions changed since the session was made
+    /// (`logging/setLevel`, `resources/subscribe` of a new URI, `resources/unsubscribe` of one
+    /// held, and their `set_log_level`/`restore_subscriptions`): a transport that keeps them
+    /// across processes compares it with the count it last kept, and writes only when it moved.
+    pub fn state_changes(&self) -> u64 {
+        self.changes.load(Ordering::Relaxed)
     }
 
     /// Subscribes to `uri`; `-32602`, keeping nothing, when the client already holds
@@ -197,7 +224,9 @@ impl Session {
                 "this client already holds {MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from one first"
             )));
         }
-        subscriptions.insert(uri.to_owned());
+        if subscriptions.insert(uri.to_owned()) {
+            self.changes.fetch_add(1, Ordering::Relaxed);
+        }
         Ok(())
     }
 
@@ -220,7 +249,9 @@ impl Session {
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
-        lock(&self.subscriptions).remove(uri);
+        if lock(&self.subscriptions).remove(uri) {
+            self.changes.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// The sink for messages that belong to no request.
@@ -422,6 +453,24 @@ mod tests {
             counted.fetch_add(10, Ordering::SeqCst);
         }));
         assert_eq!(runs.load(Ordering::SeqCst), 11);
+    }
+
+    /// `state_changes` moves with what a transport keeps across replicas (the level, the
+    /// subscriptions), and only then, so it writes them only when they changed.
+    #[test]
+    fn state_changes_count_changes_of_the_level_and_subscriptions_only() {
+        let session = Session::new(Sink::channel().0);
+        let start = session.state_changes();
+        session.subscribe("file:///a").expect("subscribed");
+        session.set_log_level(LogLevel::DEFAULT);
+        assert_eq!(session.state_changes(), start + 2);
+        // Nothing changed: the same subscription again, a URI not subscribed to.
+        session.subscribe("file:///a").expect("subscribed");
+        session.unsubscribe("file:///b");
+        let _ = (session.log_level(), session.subscription_uris(), session.is_subscribed("file:///a"));
+        assert_eq!(session.state_changes(), start + 2);
+        session.unsubscribe("file:///a");
+        assert_eq!(session.state_changes(), start + 3);
     }
 
     /// `wait_settled` returns once the last request in flight ends on another thread, and

@@ -104,8 +104,20 @@ impl TaskShare {
     }
 }
 
-/// Called on the replica running a task when another replica asked to cancel it.
-pub type CancelHook = Box<dyn Fn() + Send + Sync>;
+/// What another replica asked of a task this replica runs (`TaskStore::hold`'s hook).
+pub enum TaskAsk {
+    /// Cancel its work (`TaskStore::request_cancel`).
+    Cancel,
+    /// Take these answers to its input requests: a JSON object of `inputResponses`, as a
+    /// `tasks/update` sent to that replica carried them (`TaskStore::request_input`).
+    Input(String),
+    /// This replica is shutting down (its drain ended) with the task unfinished: fail it,
+    /// saying so, so that no replica reads it `working` until its lease lapses.
+    ShutDown,
+}
+
+/// Called on the replica running a task when another replica asked something of it.
+pub type TaskHook = Box<dyn Fn(TaskAsk) + Send + Sync>;
 
 /// A store shared by replicas, holding task records (JSON text under a task id) and leases.
 /// Every call is bounded in time by the implementation; an `Err` is a sentence naming the
@@ -116,15 +128,25 @@ pub trait TaskStore: Send + Sync {
     /// Task `id`'s record, or `None` if none is kept (never made, or expired).
     fn load(&self, id: &str) -> Result<Option<String>, String>;
     /// This replica runs task `id` from now until `release`: it renews the task's lease (and
-    /// keeps its record for `ttl` past each renewal), and calls `cancel` once another replica
-    /// asked to cancel it (`request_cancel`).
-    fn hold(&self, id: &str, ttl: Duration, cancel: CancelHook) -> Result<(), String>;
+    /// keeps its record for `ttl` past each renewal), and calls `hook` with what other replicas
+    /// asked of it (`request_cancel`, `request_input`), in the order they asked.
+    fn hold(&self, id: &str, ttl: Duration, hook: TaskHook) -> Result<(), String>;
     /// The task's work ended here: its lease is no longer renewed.
     fn release(&self, id: &str);
     /// Whether a replica still holds task `id`'s lease.
     fn held(&self, id: &str) -> Result<bool, String>;
     /// Asks the replica that runs task `id` to cancel its work.
     fn request_cancel(&self, id: &str) -> Result<(), String>;
+    /// Passes `answers` (a JSON object of `inputResponses`) to the replica that runs task `id`.
+    fn request_input(&self, id: &str, answers: &str) -> Result<(), String>;
+    /// Calls the hook of every task this replica still holds with `TaskAsk::ShutDown` (its
+    /// drain ended).
+    fn shut_down(&self);
+    /// Lists task `id` under `owner` (a session's id), kept at least `ttl` from now; the
+    /// oldest beyond a bound may be dropped.
+    fn index(&self, owner: &str, id: &str, ttl: Duration) -> Result<(), String>;
+    /// The task ids listed under `owner`, oldest first (some may have expired since).
+    fn indexed(&self, owner: &str) -> Result<Vec<String>, String>;
 }
 
 #[cfg(test)]

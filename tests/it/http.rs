@@ -1,7 +1,7 @@
 //! Streamable HTTP and legacy SSE, spoken byte by byte over a TcpStream to the real binary.
 
 use crate::raw_http::{initialize, read_reply, write_request, Server, ACCEPT_BOTH, JSON};
-use crate::support::{announced_port, binary, wait_for, SchemaBook, TIMEOUT};
+use crate::support::{announced_port, binary, last_id_at_first_progress, wait_for, SchemaBook, TIMEOUT};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
@@ -122,15 +122,7 @@ fn a_dropped_stream_is_resumed_with_last_event_id() {
     let body = call.to_string();
     write_request(&mut stream, server.port, "POST", "/mcp", &[ACCEPT_BOTH, JSON, ("Mcp-Session-Id", &session)], &body);
     // Read until the first progress event, then hang up.
-    let mut reader = BufReader::new(stream);
-    let mut seen = String::new();
-    while !seen.contains("notifications/progress") {
-        let mut line = String::new();
-        assert!(reader.read_line(&mut line).unwrap() > 0);
-        seen.push_str(&line);
-    }
-    let last_id = seen.lines().rev().find_map(|l| l.strip_prefix("id: ")).unwrap().to_owned();
-    drop(reader);
+    let last_id = last_id_at_first_progress(stream);
     // Resumed as soon as the server let go of the stream it was writing to (a client retries).
     let resumed = wait_for("the stream to resume", TIMEOUT, || {
         let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", &session), ("Last-Event-ID", &last_id)];

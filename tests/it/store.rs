@@ -9,7 +9,7 @@
 use crate::raw_http::Server;
 use crate::raw_http::{read_chunk, read_head, write_request, ACCEPT_BOTH, JSON};
 use crate::stateless_http::{body, post};
-use crate::support::{binary, eventually, wait_for, TempDir};
+use crate::support::{binary, eventually, last_id_at_first_progress, wait_for, TempDir};
 use serde_json::{json, Value};
 use std::io::BufReader;
 use std::io::{Read, Write};
@@ -179,6 +179,82 @@ fn a_cancel_on_one_replica_stops_the_work_on_another() {
 
 #[cfg(feature = "store")]
 #[test]
+fn an_update_on_one_replica_answers_the_task_running_on_another() {
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let lease = ["--store-lease-ms", "300"];
+    let (a, b) = (replicas.start("a", &lease), replicas.start("b", &lease));
+    // Started on A, it asks for input: B reads the request from the store.
+    let asks = json!({"extensions": {EXT: {}}, "elicitation": {}});
+    let call = json!({"name": "confirm_delete", "arguments": {"filename": "a.txt"}});
+    let call = body(1, "tools/call", call, asks.clone());
+    let created = post(&a, &call, &[]).json();
+    let id = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("no task: {created}")).to_owned();
+    let waiting = wait_for("the task to ask for input, read through B", Duration::from_secs(10), || {
+        let got = ext_get(&b, &id);
+        (got["result"]["status"] == "input_required").then_some(got)
+    });
+    let key = waiting["result"]["inputRequests"].as_object().and_then(|m| m.keys().next()).expect("a request").clone();
+    // Answered through B: the work on A gets it and completes; B reads the result.
+    let answers = json!({key: {"action": "accept", "content": {"confirm": true}}, "unknown-key": {"ignored": true}});
+    let update = body(4, "tasks/update", json!({"taskId": id, "inputResponses": answers}), ext());
+    let ack = post(&b, &update, &[]).json();
+    assert!(ack["result"].is_object() && ack.get("error").is_none(), "{ack}");
+    let done = wait_for("the task to complete on A with B's answer", Duration::from_secs(10), || {
+        let got = ext_get(&b, &id);
+        (got["result"]["status"] == "completed").then_some(got)
+    });
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "Deleted a.txt", "{done}");
+    assert_eq!(ext_get(&a, &id)["result"]["status"], "completed");
+    // Of two requests answered one at a time through B, the first answer waits on A for the second.
+    let call = body(1, "tools/call", json!({"name": "multi_input", "arguments": {}}), asks);
+    let id = post(&a, &call, &[]).json()["result"]["taskId"].as_str().expect("a task").to_owned();
+    let waiting = wait_for("two requests, read through B", Duration::from_secs(10), || {
+        let got = ext_get(&b, &id);
+        (got["result"]["status"] == "input_required").then_some(got)
+    });
+    let keys: Vec<String> = waiting["result"]["inputRequests"].as_object().expect("map").keys().cloned().collect();
+    assert_eq!(keys.len(), 2, "{waiting}");
+    let answer = |key: &str, name: &str| {
+        let answers = json!({key: {"action": "accept", "content": {"name": name}}});
+        post(&b, &body(5, "tasks/update", json!({"taskId": id, "inputResponses": answers}), ext()), &[]).json()
+    };
+    assert!(answer(&keys[0], "Ada").get("error").is_none());
+    let still = ext_get(&b, &id);
+    let left: Vec<&String> = still["result"]["inputRequests"].as_object().expect("map").keys().collect();
+    assert_eq!(left, vec![&keys[1]], "{still}");
+    assert!(answer(&keys[1], "blue").get("error").is_none());
+    eventually("the second task to complete", || ext_get(&b, &id)["result"]["status"] == "completed");
+}
+
+#[cfg(feature = "store")]
+#[test]
+fn tasks_list_shows_the_sessions_tasks_of_every_replica() {
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let (a, b) = (replicas.start("a", &[]), replicas.start("b", &[]));
+    let session = a.session(json!({"tasks": {}}));
+    // One task made on A, one on B (the session rebuilt there), one finished on A.
+    let on_a = old_task(&a, &session, 60.0);
+    let on_b = old_task(&b, &session, 60.0);
+    let done = old_task(&a, &session, 0.0);
+    assert_eq!(old(&a, &session, "tasks/result", &done)["result"]["content"][0]["text"], "job finished after 0 ms");
+    // Another session's task is not listed.
+    let other = b.session(json!({"tasks": {}}));
+    let theirs = old_task(&b, &other, 60.0);
+    for (name, server) in [("A", &a), ("B", &b)] {
+        let listed = server.post(&[("Mcp-Session-Id", &session)], &rpc(4, "tasks/list", json!({}))).json();
+        let tasks = listed["result"]["tasks"].as_array().unwrap_or_else(|| panic!("no list on {name}: {listed}"));
+        let ids: Vec<&str> = tasks.iter().filter_map(|t| t["taskId"].as_str()).collect();
+        assert_eq!(ids, [on_a.as_str(), on_b.as_str(), done.as_str()], "on {name}: {listed}");
+        let statuses: Vec<&str> = tasks.iter().filter_map(|t| t["status"].as_str()).collect();
+        assert_eq!(statuses, ["working", "working", "completed"], "on {name}: {listed}");
+        assert!(!ids.contains(&theirs.as_str()));
+    }
+}
+
+#[cfg(feature = "store")]
+#[test]
 fn a_task_whose_replica_died_fails_saying_so() {
     let Some(redis) = Redis::start() else { return };
     let replicas = Replicas::new(&redis);
@@ -201,6 +277,39 @@ fn a_task_whose_replica_died_fails_saying_so() {
     let message = result["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("replica running it stopped"), "{result}");
     assert_eq!(old(&b, &session, "tasks/get", &old_id)["result"]["status"], "failed");
+}
+
+#[cfg(feature = "store")]
+#[test]
+fn a_drained_replica_finishes_its_tasks_within_the_drain_and_fails_the_rest_saying_so() {
+    use crate::drain::{exit_within, sigterm};
+    let Some(redis) = Redis::start() else { return };
+    let replicas = Replicas::new(&redis);
+    let lease = ["--store-lease-ms", "300"];
+    let (mut a, b) =
+        (replicas.start("a", &["--store-lease-ms", "300", "--drain-secs", "2"]), replicas.start("b", &lease));
+    let short = ext_task(&a, 0.5);
+    let long = ext_task(&a, 60.0);
+    let session = a.session(json!({"tasks": {}}));
+    let old_long = old_task(&a, &session, 60.0);
+    assert_eq!(ext_get(&b, &long)["result"]["status"], "working");
+    sigterm(a.child.id());
+    assert!(exit_within(&mut a, Duration::from_secs(10)).success());
+    // Read on B at once: the short task finished within the drain, its result kept...
+    let done = ext_get(&b, &short);
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "job finished after 500 ms", "{done}");
+    // ...the long ones were failed when it ended, saying why (not left working for the lease).
+    let failed = ext_get(&b, &long);
+    assert_eq!(failed["result"]["status"], "failed", "{failed}");
+    let message = failed["result"]["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("shut down"), "{failed}");
+    assert_eq!(failed["result"]["statusMessage"], json!(message), "{failed}");
+    let got = old(&b, &session, "tasks/get", &old_long);
+    assert_eq!(got["result"]["status"], "failed", "{got}");
+    assert!(got["result"]["statusMessage"].as_str().unwrap_or_default().contains("shut down"), "{got}");
+    let result = old(&b, &session, "tasks/result", &old_long);
+    assert!(result["error"]["message"].as_str().unwrap_or_default().contains("shut down"), "{result}");
 }
 
 #[cfg(feature = "store")]
@@ -385,7 +494,6 @@ fn a_sessions_log_level_and_subscriptions_set_on_one_replica_hold_on_another() {
 #[cfg(feature = "store")]
 #[test]
 fn a_stream_cut_on_one_replica_is_resumed_on_another() {
-    use std::io::BufRead;
     let Some(redis) = Redis::start() else { return };
     let replicas = Replicas::new(&redis);
     let (a, b) = (replicas.start("a", &[]), replicas.start("b", &[]));
@@ -396,15 +504,7 @@ fn a_stream_cut_on_one_replica_is_resumed_on_another() {
     let headers = [ACCEPT_BOTH, JSON, ("Mcp-Session-Id", session.as_str())];
     write_request(&mut stream, a.port, "POST", "/mcp", &headers, &call.to_string());
     // Read until the first progress event on A, then hang up.
-    let mut reader = BufReader::new(stream);
-    let mut seen = String::new();
-    while !seen.contains("notifications/progress") {
-        let mut line = String::new();
-        assert!(reader.read_line(&mut line).unwrap() > 0);
-        seen.push_str(&line);
-    }
-    let last_id = seen.lines().rev().find_map(|l| l.strip_prefix("id: ")).unwrap().to_owned();
-    drop(reader);
+    let last_id = last_id_at_first_progress(stream);
     // Resumed on B: exactly what came after, with A's ids, the response last.
     let resumed = wait_for("the stream to resume on B", Duration::from_secs(10), || {
         let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", &session), ("Last-Event-ID", &last_id)];

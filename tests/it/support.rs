@@ -654,6 +654,20 @@ impl Drop for TempDir {
     }
 }
 
+/// Reads an SSE answer from `stream` (a request just written) until its first
+/// `notifications/progress` event, then hangs up: the id of the last event read, to resume
+/// after with `Last-Event-ID`.
+pub fn last_id_at_first_progress(stream: std::net::TcpStream) -> String {
+    let mut reader = BufReader::new(stream);
+    let mut seen = String::new();
+    while !seen.contains("notifications/progress") {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).expect("read the stream") > 0, "the stream ended first: {seen}");
+        seen.push_str(&line);
+    }
+    seen.lines().rev().find_map(|l| l.strip_prefix("id: ")).expect("an event id").to_owned()
+}
+
 /// The text blocks of a tool result, joined by newlines (empty for an error answer).
 pub fn tool_text(answer: &Value) -> String {
     answer["result"]["content"]

@@ -59,8 +59,9 @@ pub(super) struct HttpSession {
     streams: Mutex<VecDeque<Arc<Stream>>>,
     /// GET streams open now.
     pub(super) open_streams: AtomicUsize,
-    /// The state (`state_of`) last kept in the `EventLog` or read from it.
-    kept: Mutex<String>,
+    /// The session's `state_changes` when its state was last kept in the `EventLog` or read
+    /// from it (or settled by `initialize`, which its id carries).
+    kept: Mutex<u64>,
 }
 
 impl HttpSession {
@@ -130,17 +131,19 @@ impl HttpSession {
     /// a `resources/subscribe`), for the rest of its id's lifetime; before the answer is sent,
     /// so the client's next request finds it on any replica.
     pub(super) fn keep_state(&self, log: &Arc<dyn EventLog>) {
-        let Some(state) = state_of(self) else { return };
+        // Most requests change neither: one counter read, nothing serialised or written.
+        let Some(changes) = self.connection.session().map(|s| s.state_changes()) else { return };
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        if *kept == state {
+        if *kept == changes {
             return;
         }
+        let Some(state) = state_of(self) else { return };
         let ttl = self.expires.get().and_then(|e| e.duration_since(SystemTime::now()).ok()).unwrap_or_default();
         if ttl.is_zero() {
             return;
         }
         match log.keep_session(self.id(), &state, ttl) {
-            Ok(()) => *kept = state,
+            Ok(()) => *kept = changes,
             Err(e) => log::warn!("session {}: its log level and subscriptions were not kept: {e}", self.id()),
         }
     }
@@ -286,7 +289,10 @@ impl Sessions {
         let id = token::mint(&self.key, self.node.as_deref(), &terms).map_err(Refused::NoRandom)?;
         let _ = session.id.set(id.clone());
         let _ = session.expires.set(terms.expires);
-        *session.kept.lock().unwrap_or_else(PoisonError::into_inner) = state_of(session).unwrap_or_default();
+        if let Some(state) = session.connection.session() {
+            state.set_id(&id);
+        }
+        *session.kept.lock().unwrap_or_else(PoisonError::into_inner) = changes_of(session);
         self.insert(Arc::clone(session), place)?;
         Ok(id)
     }
@@ -364,6 +370,7 @@ impl Sessions {
         let _ = session.id.set(id.to_owned());
         let _ = session.expires.set(terms.expires);
         if let Some(state) = session.connection.session() {
+            state.set_id(id);
             state.set_negotiated(Negotiated {
                 version: terms.version,
                 client_capabilities: Arc::new(terms.capabilities),
@@ -382,7 +389,7 @@ impl Sessions {
                 Err(e) => log::warn!("session {id} rebuilt without its kept log level and subscriptions: {e}"),
             }
         }
-        *session.kept.lock().unwrap_or_else(PoisonError::into_inner) = state_of(&session).unwrap_or_default();
+        *session.kept.lock().unwrap_or_else(PoisonError::into_inner) = changes_of(&session);
         session.mark_used();
         log::info!("session {id} rebuilt from its id (minted by another process)");
         let session = Arc::new(session);
@@ -493,7 +500,7 @@ fn new_session(server: &Arc<Server>, rebuilt: bool) -> HttpSession {
         next_stream: AtomicU64::new(1),
         streams: Mutex::new(VecDeque::new()),
         open_streams: AtomicUsize::new(0),
-        kept: Mutex::new(String::new()),
+        kept: Mutex::new(0),
     }
 }
 
@@ -503,6 +510,11 @@ fn state_of(session: &HttpSession) -> Option<String> {
     let state = session.connection.session()?;
     let level = serde_json::to_value(state.log_level()).ok()?;
     Some(serde_json::json!({"logLevel": level, "subscriptions": state.subscription_uris()}).to_string())
+}
+
+/// The session's count of state changes (0 without one).
+fn changes_of(session: &HttpSession) -> u64 {
+    session.connection.session().map_or(0, |s| s.state_changes())
 }
 
 /// The log level and subscriptions of a kept state, `None` when it is not one.

@@ -1,19 +1,27 @@
 //! Tasks in the store: `tinymcp:task:ID` (the record, JSON, kept the task's TTL past its last
 //! write or lease renewal), `tinymcp:lease:ID` (the node id of the replica running it, kept one
-//! lease), `tinymcp:cancel:ID` (set by a replica that cancelled it, kept ten leases). A thread
-//! renews the leases of the tasks this replica runs every third of a lease, and passes on the
-//! cancels other replicas asked for.
+//! lease), `tinymcp:cancel:ID` (set by a replica that cancelled it, kept ten leases),
+//! `tinymcp:input:ID` (a list of the answers `tasks/update` brought to another replica, at most
+//! `MAX_INPUTS`, kept ten leases), `tinymcp:tasks:SESSION` (the ids of a 2025-11-25 session's
+//! tasks, oldest first, at most `MAX_INDEXED`, kept as long as the longest-lived of them). A thread renews the leases of the tasks this replica runs
+//! every third of a lease, and passes on the cancels and answers other replicas sent.
 
 use super::{key, millis, Link};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
-use tinymcp::{CancelHook, TaskStore};
+use tinymcp::{TaskAsk, TaskHook, TaskStore};
+
+/// Answers waiting for the replica running a task, at most; more are refused.
+const MAX_INPUTS: usize = 64;
+/// Task ids listed under one session, at most (a session holds 1000 tasks on one replica):
+/// the oldest go first.
+const MAX_INDEXED: isize = 1000;
 
 /// The tasks this replica runs, by id.
 struct Held {
     ttl: Duration,
-    cancel: Arc<CancelHook>,
+    hook: Arc<TaskHook>,
     cancelled: bool,
 }
 
@@ -44,8 +52,8 @@ impl RedisTasks {
         self.held.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// One round: every held lease renewed (and its record's TTL), every cancel asked for
-    /// passed on to its task.
+    /// One round: every held lease renewed (and its record's TTL), every cancel and answer
+    /// other replicas sent passed on to its task.
     fn renew(&self) {
         let ids: Vec<(String, Duration)> = self.held_tasks().iter().map(|(id, h)| (id.clone(), h.ttl)).collect();
         if ids.is_empty() {
@@ -58,29 +66,38 @@ impl RedisTasks {
                 pipe.cmd("SET").arg(key("lease", id)).arg(&self.node).arg("PX").arg(lease).ignore();
                 pipe.cmd("PEXPIRE").arg(key("task", id)).arg(millis(*ttl) + lease).ignore();
                 pipe.cmd("EXISTS").arg(key("cancel", id));
+                pipe.cmd("LPOP").arg(key("input", id)).arg(MAX_INPUTS);
             }
-            pipe.query::<Vec<bool>>(c)
+            pipe.query::<Vec<redis::Value>>(c)
         });
-        let cancelled = match answer {
-            Ok(cancelled) => cancelled,
+        let replies = match answer {
+            Ok(replies) => replies,
             Err(e) => {
                 log::debug!("task leases not renewed: {e}");
                 return;
             }
         };
-        let mut hooks = Vec::new();
+        let mut asks = Vec::new();
         {
             let mut held = self.held_tasks();
-            for ((id, _), cancel) in ids.iter().zip(cancelled) {
-                if let Some(h) = held.get_mut(id).filter(|h| cancel && !h.cancelled) {
+            let mut replies = replies.into_iter();
+            for (id, _) in &ids {
+                let (Some(cancel), Some(inputs)) = (replies.next(), replies.next()) else { break };
+                let cancel = redis::from_redis_value::<bool>(cancel).unwrap_or(false);
+                let inputs = redis::from_redis_value::<Option<Vec<String>>>(inputs).ok().flatten().unwrap_or_default();
+                let Some(h) = held.get_mut(id) else { continue };
+                for answers in inputs {
+                    asks.push((Arc::clone(&h.hook), TaskAsk::Input(answers)));
+                }
+                if cancel && !h.cancelled {
                     h.cancelled = true;
-                    hooks.push(Arc::clone(&h.cancel));
+                    asks.push((Arc::clone(&h.hook), TaskAsk::Cancel));
                 }
             }
         }
-        // Outside the lock: a hook releases its task.
-        for hook in hooks {
-            hook();
+        // Outside the lock: a hook may release its task.
+        for (hook, ask) in asks {
+            hook(ask);
         }
     }
 }
@@ -102,11 +119,11 @@ impl TaskStore for RedisTasks {
         self.link.call(|c| redis::cmd("GET").arg(key("task", id)).query(c))
     }
 
-    fn hold(&self, id: &str, ttl: Duration, cancel: CancelHook) -> Result<(), String> {
+    fn hold(&self, id: &str, ttl: Duration, hook: TaskHook) -> Result<(), String> {
         let lease = millis(self.lease);
         self.link
             .call(|c| redis::cmd("SET").arg(key("lease", id)).arg(&self.node).arg("PX").arg(lease).query::<()>(c))?;
-        self.held_tasks().insert(id.to_owned(), Held { ttl, cancel: Arc::new(cancel), cancelled: false });
+        self.held_tasks().insert(id.to_owned(), Held { ttl, hook: Arc::new(hook), cancelled: false });
         Ok(())
     }
 
@@ -126,5 +143,71 @@ impl TaskStore for RedisTasks {
     fn request_cancel(&self, id: &str) -> Result<(), String> {
         let kept = millis(self.lease * 10).max(10_000);
         self.link.call(|c| redis::cmd("SET").arg(key("cancel", id)).arg(1).arg("PX").arg(kept).query(c))
+    }
+
+    fn shut_down(&self) {
+        let hooks: Vec<Arc<TaskHook>> = self.held_tasks().values().map(|h| Arc::clone(&h.hook)).collect();
+        // Outside the lock: a hook releases its task.
+        for hook in hooks {
+            hook(TaskAsk::ShutDown);
+        }
+    }
+
+    fn index(&self, owner: &str, id: &str, ttl: Duration) -> Result<(), String> {
+        let key = key("tasks", owner);
+        // Kept as long as the longest-lived of its tasks may be asked about: set when new
+        // (NX), else only lengthened (GT).
+        let kept = millis(ttl) + millis(self.lease);
+        self.link.call(|c| {
+            redis::pipe()
+                .cmd("RPUSH")
+                .arg(&key)
+                .arg(id)
+                .ignore()
+                .cmd("LTRIM")
+                .arg(&key)
+                .arg(-MAX_INDEXED)
+                .arg(-1)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(kept)
+                .arg("NX")
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(kept)
+                .arg("GT")
+                .ignore()
+                .query::<()>(c)
+        })
+    }
+
+    fn indexed(&self, owner: &str) -> Result<Vec<String>, String> {
+        self.link.call(|c| redis::cmd("LRANGE").arg(key("tasks", owner)).arg(0).arg(-1).query(c))
+    }
+
+    fn request_input(&self, id: &str, answers: &str) -> Result<(), String> {
+        let kept = millis(self.lease * 10).max(10_000);
+        let key = key("input", id);
+        let waiting = self.link.call(|c| {
+            redis::pipe()
+                .cmd("RPUSH")
+                .arg(&key)
+                .arg(answers)
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(kept)
+                .ignore()
+                .query::<(usize,)>(c)
+        })?;
+        if waiting.0 > MAX_INPUTS {
+            // Refused, and taken back (the newest is the last).
+            let _ = self.link.call(|c| redis::cmd("RPOP").arg(&key).query::<Option<String>>(c));
+            return Err(format!(
+                "{MAX_INPUTS} updates of task {id} already wait for the replica running it; try again in a moment"
+            ));
+        }
+        Ok(())
     }
 }

@@ -106,6 +106,9 @@ cargo test --quiet --features oauth,gateway,store 2>&1 | tee .test-output.log
 step "examples"
 for example in typed_tool resource_template http_server; do cargo run --quiet --example "$example" >/dev/null; done
 cargo run --quiet --features schemars --example temperature >/dev/null
+# scripts/bench.sh's counting build (a workspace of its own: it needs `unsafe`) builds the binary's
+# fixture from its files: checked here, so a change there cannot break only the benchmark.
+cargo check --quiet --manifest-path examples/counting/Cargo.toml --target-dir "$TARGET/counting"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 step "layering and dependency checks"
 bash scripts/check-layers.sh

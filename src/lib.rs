@@ -83,6 +83,7 @@ pub use transport::memory::MemoryClient;
 #[cfg(feature = "schemars")]
 pub use typed::OutputSchema;
 pub use typed::{AsContent, AsJson, Elicited, PromptOutput, ResourceOutput, ToolError, ToolOutput};
+pub use util::lit as json_literal;
 pub use util::metrics::Metrics;
 pub use util::time::rfc3339;
 // Test support for the binary's fuzz tests (feature `fuzz-mutator`), not for embedders.

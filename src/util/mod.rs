@@ -19,8 +19,9 @@ pub(crate) mod seal;
 pub mod time;
 pub mod uri_template;
 
-/// A constant JSON document from its text: parsed when used, it costs far less code than
-/// `json!`, which expands every key and value into instructions.
-pub(crate) fn lit(text: &str) -> serde_json::Value {
-    serde_json::from_str(text).expect("the crate's JSON literals are valid")
+/// A constant JSON document (a schema, a fixed value) from its text: parsed when used, it costs
+/// far less code than `serde_json::json!`, which expands every key and value into instructions.
+/// For literals written in the program: panics when `text` is not JSON.
+pub fn lit(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("a JSON literal of the program is valid JSON")
 }

@@ -12,6 +12,11 @@ use tinymcp::{CallToolResult, Server, Tool};
 #[path = "../../../crates/tinymcp-cli/src/provide/everything/mod.rs"]
 mod everything;
 
+// What the fixture takes from the binary's `provide` module.
+mod provide {
+    pub(crate) use tinymcp::json_literal as lit;
+}
+
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);

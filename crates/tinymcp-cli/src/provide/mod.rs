@@ -44,11 +44,8 @@ pub fn serve_folders(
     Ok(served)
 }
 
-/// Parses a JSON literal of a provider (a schema, a fixture's value): text parsed once at
-/// registration costs far less binary than `json!`, which expands every key and value into code.
-pub(crate) fn lit(text: &str) -> Value {
-    serde_json::from_str(text).expect("the providers' JSON literals are valid")
-}
+/// A provider's JSON literal (a schema, a fixture's value) from its text: far less binary than `json!`.
+pub(crate) use tinymcp::json_literal as lit;
 
 /// An object schema from its JSON text, with the descriptions only known at start-up (they name
 /// the served folders, or a limit) set on the named properties.

@@ -773,6 +773,47 @@ fn upstreams_that_speak_only_2026_07_28_are_listed_and_called() {
     }
 }
 
+// A 2026-07-28 upstream subscribes on a listen stream: the gateway's stream there is opened
+// again with the URIs its clients subscribed to (a 2025-11-25 `resources/subscribe`, a
+// 2026-07-28 listen stream's `resourceSubscriptions`), and each update it hears goes to them
+// under the namespaced URI.
+#[test]
+fn a_2026_07_28_upstreams_resources_are_subscribed_through_its_listen_stream() {
+    let (_dir, config) =
+        config_file(&json!({"upstreams": {"new": tiny(&["--everything", "--revisions", "2026-07-28"])}}));
+    let uri = "new+test://watched-resource";
+    let updated = |m: &Value| m["method"] == "notifications/resources/updated" && m["params"]["uri"] == uri;
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    // The stream is opened again on the supervisor's and its own thread: triggered until it is.
+    wait_for("the update passed on", TIMEOUT, || {
+        client.call_tool("new__test_trigger_resource_update", json!({}));
+        client.backlog.iter().any(updated).then_some(())
+    });
+    // Once per update: the update is heard before the call that made it is answered.
+    client.backlog.clear();
+    client.call_tool("new__test_trigger_resource_update", json!({}));
+    client.request("ping", json!({}));
+    assert_eq!(client.backlog.iter().filter(|&m| updated(m)).count(), 1, "{:?}", client.backlog);
+    client.close();
+
+    // A 2026-07-28 client's listen stream: the same, tagged with its own subscription.
+    let mut client = Client::spawn(&["gateway", "--config", &config]);
+    let terms = crate::stateless::meta(json!({}));
+    let params = json!({"notifications": {"resourceSubscriptions": [uri]}, "_meta": terms});
+    let listen = client.send_request("subscriptions/listen", params);
+    client.wait(|m| m["method"] == "notifications/subscriptions/acknowledged");
+    let heard = wait_for("the update on the listen stream", TIMEOUT, || {
+        let call = json!({"name": "new__test_trigger_resource_update", "arguments": {}, "_meta": terms});
+        client.request("tools/call", call);
+        client.backlog.iter().find(|&m| updated(m)).cloned()
+    });
+    assert_eq!(heard["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], listen, "{heard}");
+    client.close();
+}
+
 // The session cap bounds the processes: an initialize at the cap makes the longest-idle
 // session give way, and its processes end with it.
 #[test]

@@ -240,8 +240,21 @@ impl Link {
         cx: Option<&RequestCx>,
         within: Duration,
     ) -> Result<Value, RpcError> {
+        self.request_until(method, params, cx, within, None)
+    }
+
+    /// [`request`](Link::request) that also ends (cancelled upstream) once `stop` is set: a
+    /// listen stream the gateway opens again with another filter.
+    pub fn request_until(
+        self: &Arc<Self>,
+        method: &str,
+        params: Value,
+        cx: Option<&RequestCx>,
+        within: Duration,
+        stop: Option<&AtomicBool>,
+    ) -> Result<Value, RpcError> {
         if !self.is_per_request() {
-            return self.request_once(method, params, cx, within);
+            return self.request_once(method, params, cx, within, stop);
         }
         let deadline = Instant::now() + within;
         let version = self.revision.lock().unwrap_or_else(PoisonError::into_inner).clone();
@@ -254,7 +267,7 @@ impl Link {
         }
         for _ in 0..INPUT_ROUNDS {
             let left = deadline.saturating_duration_since(Instant::now());
-            let mut result = self.request_once(method, params.clone(), cx, left)?;
+            let mut result = self.request_once(method, params.clone(), cx, left, stop)?;
             if method == "tools/list" {
                 if let Some(wire) = self.wire() {
                     wire.listed(&mut result);
@@ -298,6 +311,7 @@ impl Link {
         mut params: Value,
         cx: Option<&RequestCx>,
         within: Duration,
+        stop: Option<&AtomicBool>,
     ) -> Result<Value, RpcError> {
         if let Some(why) = self.ended() {
             return Err(down(&self.name, &why));
@@ -320,7 +334,7 @@ impl Link {
             self.pending().remove(&id);
             return Err(down(&self.name, &why));
         }
-        let outcome = self.wait(id, method, &inbox, cx, within, &*wire);
+        let outcome = self.wait(id, method, &inbox, (cx, stop), within, &*wire);
         self.pending().remove(&id);
         outcome
     }
@@ -330,7 +344,8 @@ impl Link {
         id: u64,
         method: &str,
         inbox: &Receiver<Event>,
-        cx: Option<&RequestCx>,
+        // What may end it early: its downstream request's cancellation, and `stop`.
+        (cx, stop): (Option<&RequestCx>, Option<&AtomicBool>),
         within: Duration,
         wire: &dyn Wire,
     ) -> Result<Value, RpcError> {
@@ -354,6 +369,10 @@ impl Link {
                     if cx.is_some_and(RequestCx::is_cancelled) {
                         self.cancel(id, wire, "the client cancelled it");
                         return Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: request cancelled")));
+                    }
+                    if stop.is_some_and(|stop| stop.load(Ordering::SeqCst)) {
+                        self.cancel(id, wire, "the gateway ends it");
+                        return Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: ended by the gateway")));
                     }
                     continue;
                 }

@@ -11,6 +11,7 @@ use crate::cli::connect::auth::Credentials;
 use crate::cli::connect::http1::Url;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::time::{Duration, Instant};
 use tinymcp::{RequestCx, Server};
@@ -27,6 +28,9 @@ const RETRY_MOST: Duration = Duration::from_secs(10);
 const PAGES: usize = 100;
 /// How long one listen stream to a 2026-07-28 upstream is held before it is opened again.
 const LISTEN_FOR: Duration = Duration::from_secs(3600);
+/// Resources a 2026-07-28 upstream's listen stream names at most: as many as a listen stream
+/// of the gateway's own may (and a tinymcp upstream accepts).
+const LISTEN_URIS: usize = 1024;
 
 /// Where an upstream stands.
 #[derive(Clone)]
@@ -42,6 +46,40 @@ struct Wake {
     relist: bool,
     /// A subscription made downstream, to pass on.
     subscribe: Vec<String>,
+}
+
+/// The resources subscribed to downstream of a 2026-07-28 upstream (its own URIs), which its
+/// listen stream names: kept across its links (a new one's stream names them all).
+#[derive(Default)]
+struct Listened {
+    uris: Mutex<Vec<String>>,
+    /// A URI was added since the stream was opened: it is ended and opened again.
+    changed: AtomicBool,
+}
+
+impl Listened {
+    /// Adds `uri`, unless it is held already (its stream is not opened again) or at the cap.
+    fn add(&self, uri: &str, upstream: &str) {
+        let mut uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
+        if uris.iter().any(|u| u == uri) {
+            return;
+        }
+        if uris.len() >= LISTEN_URIS {
+            return log::warn!(
+                "upstream {upstream}: {uri} not subscribed to: its listen stream names {LISTEN_URIS} resources already"
+            );
+        }
+        uris.push(uri.to_owned());
+        // Under the lock: the stream's thread takes the flag and the list together.
+        self.changed.store(true, Ordering::SeqCst);
+    }
+
+    /// The URIs to name now; the flag is cleared with them.
+    fn take(&self) -> Vec<String> {
+        let uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
+        self.changed.store(false, Ordering::SeqCst);
+        uris.clone()
+    }
 }
 
 /// One configured upstream.
@@ -69,6 +107,8 @@ pub struct Upstream {
     per_session: bool,
     /// The sessions' own links, ended with the gateway if their sessions have not ended them.
     session_links: Mutex<Vec<Weak<Link>>>,
+    /// What its listen stream subscribes to, when it speaks 2026-07-28.
+    listened: Arc<Listened>,
 }
 
 /// One downstream session's own links to the per-session upstreams, by upstream name: kept in
@@ -132,6 +172,7 @@ impl Upstream {
             server: OnceLock::new(),
             per_session,
             session_links: Mutex::new(Vec::new()),
+            listened: Arc::default(),
         })
     }
 
@@ -216,16 +257,24 @@ impl Upstream {
 
     /// A downstream subscription to its resource `uri` (its own URI), passed on: to the
     /// session's own process when `by` (the `resources/subscribe`) has one, for that is where
-    /// the session's changes happen; else to the listed one, on the supervisor's thread.
+    /// the session's changes happen; else to the listed one, on the supervisor's thread (a
+    /// 2026-07-28 one's listen stream names it, opened again with it).
     pub fn subscribe(self: &Arc<Self>, uri: &str, by: Option<&RequestCx>) {
         if let Some(cx) = by.filter(|cx| self.per_session && cx.session_state::<SessionLinks>().is_some()) {
-            let subscribed = self.link_for(cx).and_then(|link| {
-                link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN).map_err(|e| e.message)
-            });
-            if let Err(why) = subscribed {
-                log::info!("upstream {}: subscribing to {uri} for a session: {why}", self.name());
+            let subscribed = match self.link_for(cx) {
+                // The gateway holds no listen stream on a session's own process.
+                Ok(link) if link.is_per_request() => Ok(false),
+                Ok(link) => link
+                    .request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN)
+                    .map(|_| true)
+                    .map_err(|e| e.message),
+                Err(why) => Err(why),
+            };
+            match subscribed {
+                Ok(true) => return,
+                Ok(false) => {}
+                Err(why) => return log::info!("upstream {}: subscribing to {uri} for a session: {why}", self.name()),
             }
-            return;
         }
         self.wake().subscribe.push(uri.to_owned());
         self.woken.notify_all();
@@ -306,22 +355,29 @@ impl Upstream {
         }
     }
 
-    /// A 2026-07-28 upstream says its lists changed only on a listen stream: one is held open
-    /// while its link lasts (opened again when it ends), its notifications delivered as any
-    /// other (a list change lists it again).
+    /// A 2026-07-28 upstream says its lists changed, and its resources changed, only on a
+    /// listen stream: one is held open while its link lasts (opened again when it ends, and
+    /// when a resource is subscribed to downstream, to name it too), its notifications
+    /// delivered as any other (a list change lists it again, an update goes to its subscribers).
     fn listen(&self, link: &Arc<Link>) {
-        let (link, name) = (Arc::clone(link), self.name().to_owned());
-        let params = json!({"notifications":
-            {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
+        let (link, name, listened) = (Arc::clone(link), self.name().to_owned(), Arc::clone(&self.listened));
         let started = std::thread::Builder::new().name(format!("gateway-{name}-listen")).stack_size(128 * 1024).spawn(
             move || {
                 while link.ended().is_none() {
+                    let uris = listened.take();
+                    let mut params = json!({"notifications":
+                        {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
+                    if !uris.is_empty() {
+                        params["notifications"]["resourceSubscriptions"] = json!(uris);
+                    }
                     let started = Instant::now();
-                    if let Err(e) = link.request("subscriptions/listen", params.clone(), None, LISTEN_FOR) {
+                    let stop = Some(&listened.changed);
+                    if let Err(e) = link.request_until("subscriptions/listen", params, None, LISTEN_FOR, stop) {
                         log::debug!("upstream {name}: its listen stream ended: {}", e.message);
                     }
-                    // One refused at once is not asked again without a pause.
-                    if started.elapsed() < RETRY_MOST {
+                    // Ended to name a new resource: opened again at once. One refused at once
+                    // is not asked again without a pause.
+                    if !listened.changed.load(Ordering::SeqCst) && started.elapsed() < RETRY_MOST {
                         std::thread::sleep(RETRY_MOST);
                     }
                 }
@@ -421,6 +477,11 @@ impl Upstream {
                 (std::mem::take(&mut wake.relist), std::mem::take(&mut wake.subscribe))
             };
             for uri in subscribe {
+                if link.is_per_request() {
+                    // Its listen stream's thread opens it again, naming it.
+                    self.listened.add(&uri, self.name());
+                    continue;
+                }
                 if let Err(e) = link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
                     log::info!("upstream {}: subscribing to {uri}: {}", self.name(), e.message);
                 }

@@ -119,13 +119,18 @@ step "the release binary: the static musl build, statically linked, relocations 
 if rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-musl ||
   rustup target add x86_64-unknown-linux-musl >/dev/null 2>&1; then
   bash scripts/build-static.sh --no-interop --only x86_64
-  TINYMCP_BIN=$(realpath "$TARGET/x86_64-unknown-linux-musl/release/tinymcp")
+  built=$TARGET/x86_64-unknown-linux-musl/release/tinymcp
 else
   echo "static build skipped: the Rust target x86_64-unknown-linux-musl is not installed and cannot be added here"
   part_status=skipped
   cargo build "${RELEASE_CARGO[@]}"
-  TINYMCP_BIN=$(realpath "$TARGET/release/tinymcp")
+  built=$TARGET/release/tinymcp
 fi
+# A copy of its own: a later build for the same target (maturin's, in the release check) writes
+# cargo's output path again.
+mkdir -p "$TARGET/tested"
+cp "$built" "$TARGET/tested/tinymcp"
+TINYMCP_BIN=$(realpath "$TARGET/tested/tinymcp")
 export TINYMCP_BIN
 step "interop: installing pinned clients"
 bash scripts/deps.sh

@@ -30,7 +30,7 @@ for f in src/features/*.rs src/server/lifecycle.rs src/server/dispatch.rs; do
 done
 # jsonrpc.rs imports nothing from the crate but the table of methods (a known name is kept as its
 # row); its tests, from `#[cfg(test)]` on, may (the fuzz test's mutator).
-sed '/^#\[cfg(test)\]/,$d' src/wire/jsonrpc.rs | grep -n 'use crate::' | grep -v 'use crate::wire::method::' && say "src/wire/jsonrpc.rs imports from the crate"
+sed '/^#\[cfg(test)\]/,$d' src/wire/jsonrpc.rs | grep -n 'use crate::' | grep -v 'use crate::wire::protocol::' && say "src/wire/jsonrpc.rs imports from the crate"
 # The wire holds data and calls nothing up a layer: it names nothing of the server or the features,
 # and its one trait is `Typed` (a result its writer serialises), none a server type implements for it to call.
 grep -rn 'crate::server\|crate::features' src/wire --include=*.rs && say "src/wire names the server or the features"

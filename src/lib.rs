@@ -95,9 +95,9 @@ pub use wire::content::CallToolResult;
 pub use wire::content::Resource;
 pub use wire::content::{Annotations, Content, Icon, ResourceContents, Role};
 pub use wire::meta::LogLevel;
+pub use wire::protocol::{ProtocolVersion, Revisions};
 pub use wire::rpc::{RequestId, RpcError};
 pub use wire::trace::TraceContext;
-pub use wire::version::{ProtocolVersion, Revisions};
 
 /// JSON-RPC and MCP error codes, for [`RpcError::new`] and for reading [`RpcError::code`].
 pub mod error_codes {

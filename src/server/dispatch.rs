@@ -1,4 +1,4 @@
-//! THE method table's code, for both eras: what the table (`wire::method::METHODS`) says of
+//! THE method table's code, for both eras: what the table (`wire::protocol::METHODS`) says of
 //! each method is applied here. `early` answers on the reader's thread (a method the revision
 //! lacks, `initialize`, the before-initialize gate, `subscriptions/listen`); every other
 //! request runs on the pool through `answer` and `dispatch`, one `match` over the method's `Id`
@@ -20,10 +20,9 @@ use crate::wire::frame::Hint;
 use crate::wire::frame::{self, Reply};
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
-use crate::wire::method::{Cache, Gate, Id, Runs};
 use crate::wire::params::Params;
+use crate::wire::protocol::{Cache, Gate, Id, ProtocolVersion, Runs};
 use crate::wire::rpc::{RequestId, RpcError};
-use crate::wire::version::ProtocolVersion;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -402,7 +401,7 @@ mod tests {
     use crate::wire::frame::text_of;
     use crate::wire::frame::{Decoration, SERVER_INFO};
     use crate::wire::jsonrpc::{self, Incoming, Message};
-    use crate::wire::method::METHODS;
+    use crate::wire::protocol::METHODS;
     use crate::wire::{content::CallToolResult, frame::ToolReply};
     use std::sync::Arc;
     use std::time::Duration;
@@ -468,11 +467,11 @@ mod tests {
     #[test]
     fn an_extension_registers_its_own_rows() {
         let server = Arc::new(Server::new("t", "1.0"));
-        let newest = "2026-07-28..".parse().unwrap_or(crate::wire::version::Revisions::ALL);
+        let newest = "2026-07-28..".parse().unwrap_or(crate::wire::protocol::Revisions::ALL);
         let row = ExtensionMethod::new("notes/list").with_revisions(newest).with_list_cache();
         server.register_extension("example.com/notes", json!({}), &[row], |_, method, _| Ok(json!({ "m": method })));
         assert!(
-            crate::wire::method::spec("notes/list").is_none() && crate::wire::method::spec("skills/list").is_none()
+            crate::wire::protocol::spec("notes/list").is_none() && crate::wire::protocol::spec("skills/list").is_none()
         );
         let wait = Duration::from_secs(5);
         let old = crate::MemoryClient::connect(Arc::clone(&server));

@@ -3,8 +3,8 @@
 
 use crate::server::session::{Negotiated, Session};
 use crate::server::Server;
+use crate::wire::protocol::{ProtocolVersion, Revisions};
 use crate::wire::rpc::RpcError;
-use crate::wire::version::{ProtocolVersion, Revisions};
 use serde_json::{json, Value};
 use std::sync::Arc;
 

@@ -36,9 +36,8 @@ use crate::wire::content::{Icon, ResourceContents};
 use crate::wire::frame::Decoration;
 use crate::wire::jsonrpc::Method;
 use crate::wire::mcp_header;
-use crate::wire::method::{Runs, Spec, METHODS};
+use crate::wire::protocol::{ProtocolVersion, Revisions, Runs, Spec, METHODS};
 use crate::wire::rpc::RpcError;
-use crate::wire::version::{ProtocolVersion, Revisions};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -913,8 +912,8 @@ impl Server {
     }
 
     /// The decoration of this server's 2026-07-28 results for a method of cache hint `cache`.
-    pub(crate) fn decoration(&self, cache: crate::wire::method::Cache) -> Arc<Decoration> {
-        use crate::wire::method::Cache;
+    pub(crate) fn decoration(&self, cache: crate::wire::protocol::Cache) -> Arc<Decoration> {
+        use crate::wire::protocol::Cache;
         let (slot, hint) = match cache {
             Cache::None => (0, None),
             Cache::List => (1, Some(self.options.list_cache)),

@@ -8,9 +8,8 @@ use crate::features::tasks_handshake::TaskSupport;
 use crate::features::tools::ToolEntry;
 use crate::server::context::RequestCx;
 use crate::util::lit;
-use crate::wire::method::Cache;
+use crate::wire::protocol::{Cache, ProtocolVersion, Revisions};
 use crate::wire::rpc::RpcError;
-use crate::wire::version::{ProtocolVersion, Revisions};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -179,7 +178,7 @@ mod tests {
     use crate::features::tasks_handshake::TaskSupport;
     use crate::features::tools::Tool;
     use crate::wire::content::CallToolResult;
-    use crate::wire::version::ProtocolVersion;
+    use crate::wire::protocol::ProtocolVersion;
     use crate::Server;
     use serde_json::json;
 

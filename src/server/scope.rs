@@ -15,7 +15,7 @@
 //! this is made and the context is passed on exactly as it came.
 
 use crate::wire::jsonrpc::Request;
-use crate::wire::method::Id;
+use crate::wire::protocol::Id;
 use crate::wire::trace::TraceContext;
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;

@@ -5,7 +5,7 @@
 //! and not the other way round. Uses only the wire and util; no transport, no threads.
 
 use crate::util::base64;
-use crate::wire::version::ProtocolVersion;
+use crate::wire::protocol::ProtocolVersion;
 use serde::Serialize;
 use serde_json::{Map, Value};
 

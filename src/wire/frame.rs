@@ -7,8 +7,8 @@
 //! `_meta`, the method's cache hint), computed by the server as data before the result leaves.
 
 use super::content::{CallToolResult, Content, WireBlock};
+use super::protocol::ProtocolVersion;
 use super::rpc::{RequestId, RpcError};
-use super::version::ProtocolVersion;
 use serde::ser::SerializeMap;
 use serde::Serialize;
 use serde_json::value::RawValue;

@@ -1,12 +1,12 @@
 //! JSON-RPC 2.0 envelopes, read by serde_json (a single message into a borrowed `Envelope`, its
 //! members kept as their text; anything else through `serde_json::Value`). Ids and error codes live in `rpc`, writing frames
 //! in `frame`.
-//! Knows nothing of MCP but the table of method names (`method`, pure data), whose row a known
+//! Knows nothing of MCP but the table of method names (`protocol`, pure data), whose row a known
 //! name is kept as: every other module may use it, it uses no other.
 
 use super::params::{present, string_value, Params, Str};
 use super::rpc::{json_error, RequestId, RpcError};
-use crate::wire::method::{self, Spec};
+use crate::wire::protocol::{self, Spec};
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// A method name as received. A name the server knows is kept as its row of the method table
-/// (`method::METHODS`), so the usual request allocates nothing for its name and every layer
+/// (`protocol::METHODS`), so the usual request allocates nothing for its name and every layer
 /// reads its facts without matching strings; any other name is kept as sent.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Method(Name);
@@ -46,7 +46,7 @@ impl Method {
 
 impl From<&str> for Method {
     fn from(name: &str) -> Method {
-        match method::spec(name) {
+        match protocol::spec(name) {
             Some(spec) => Method(Name::Known(spec)),
             None => Method(Name::Other(name.to_owned())),
         }
@@ -55,7 +55,7 @@ impl From<&str> for Method {
 
 impl From<String> for Method {
     fn from(name: String) -> Method {
-        match method::spec(&name) {
+        match protocol::spec(&name) {
             Some(spec) => Method(Name::Known(spec)),
             None => Method(Name::Other(name)),
         }

@@ -9,8 +9,8 @@
 
 use crate::util::base64;
 use crate::wire::jsonrpc::Method;
-use crate::wire::method::Id;
 use crate::wire::params::Params;
+use crate::wire::protocol::Id;
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH};
 use serde_json::{Map, Value};
 
@@ -23,7 +23,7 @@ const MAX_SCHEMA_DEPTH: usize = 32;
 /// The params member the `Mcp-Name` header mirrors for `method` (`name`, `uri`, `taskId`), if
 /// that method has one: the method table's column, for a client building the header.
 pub fn name_member(method: &str) -> Option<&'static str> {
-    super::method::spec(method).and_then(|spec| spec.mcp_name)
+    super::protocol::spec(method).and_then(|spec| spec.mcp_name)
 }
 
 /// The `x-mcp-header` annotations of an input schema that sit on a chain of `properties` keys

@@ -5,10 +5,9 @@
 //! tells the two eras apart per message. Imports only the wire.
 
 use crate::wire::jsonrpc::{Malformed, Message, Method};
-use crate::wire::method::Id;
 use crate::wire::params::{member, string_value, Meta, Params};
+use crate::wire::protocol::{Id, ProtocolVersion, Revisions};
 use crate::wire::rpc::{RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
-use crate::wire::version::{ProtocolVersion, Revisions};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;

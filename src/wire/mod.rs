@@ -1,5 +1,6 @@
-//! The wire: JSON-RPC envelopes, ids and error codes, the protocol revisions, and the length
-//! caps on what a request names.
+//! The wire: JSON-RPC envelopes, ids and error codes, the protocol as data (revisions and the
+//! table of methods), params and `_meta`, content, frames, and the length caps on what a
+//! request names.
 //! Imports of the crate only util's leaves (base64); every other layer may import it.
 
 pub(crate) mod content;
@@ -7,8 +8,7 @@ pub(crate) mod frame;
 pub mod jsonrpc;
 pub(crate) mod mcp_header;
 pub mod meta;
-pub(crate) mod method;
 pub mod params;
+pub mod protocol;
 pub(crate) mod rpc;
 pub(crate) mod trace;
-pub mod version;

@@ -8,9 +8,8 @@
 
 use crate::util::lit;
 use crate::wire::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION};
-use crate::wire::method::Id;
+use crate::wire::protocol::{Id, ProtocolVersion};
 use crate::wire::rpc::RpcError;
-use crate::wire::version::ProtocolVersion;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::Arc;

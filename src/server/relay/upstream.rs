@@ -16,8 +16,8 @@ use crate::util::metrics::Metrics;
 use crate::wire::frame::{self, Answer, Reply};
 use crate::wire::jsonrpc::{self, Incoming, Message, Notification, Request};
 use crate::wire::meta::LogLevel;
-use crate::wire::method::{self, Id};
 use crate::wire::params::Params;
+use crate::wire::protocol::{self, Id};
 use crate::wire::rpc::{self, RequestId, RpcError};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -470,7 +470,7 @@ impl Upstream {
                         parked: false,
                         held,
                         scope: scope::current(),
-                        slot: self.metrics.as_ref().and_then(|_| method::spec(out.method)).map(|s| s.id as usize),
+                        slot: self.metrics.as_ref().and_then(|_| protocol::spec(out.method)).map(|s| s.id as usize),
                     },
                 );
                 Ok((sent_as, order))

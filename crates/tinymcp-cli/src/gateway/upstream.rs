@@ -10,7 +10,7 @@ use super::{catalogue, legacy, stdio, Gateway};
 use crate::cli::connect::auth::Credentials;
 use crate::cli::connect::http1::Url;
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::time::{Duration, Instant};
@@ -44,8 +44,9 @@ pub enum Status {
 struct Wake {
     /// It said a list changed: list it again.
     relist: bool,
-    /// A subscription made downstream, to pass on.
-    subscribe: Vec<String>,
+    /// Subscriptions made downstream (`true`) and ended by their last subscriber (`false`), in
+    /// order, to pass on.
+    subscriptions: Vec<(bool, String)>,
 }
 
 /// The resources subscribed to downstream of a 2026-07-28 upstream (its own URIs), which its
@@ -72,6 +73,16 @@ impl Listened {
         uris.push(uri.to_owned());
         // Under the lock: the stream's thread takes the flag and the list together.
         self.changed.store(true, Ordering::SeqCst);
+    }
+
+    /// Removes `uri` (its last subscriber downstream is gone); a URI not held reopens nothing.
+    fn remove(&self, uri: &str) {
+        let mut uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = uris.len();
+        uris.retain(|u| u != uri);
+        if uris.len() != before {
+            self.changed.store(true, Ordering::SeqCst);
+        }
     }
 
     /// The URIs to name now; the flag is cleared with them.
@@ -109,6 +120,9 @@ pub struct Upstream {
     session_links: Mutex<Vec<Weak<Link>>>,
     /// What its listen stream subscribes to, when it speaks 2026-07-28.
     listened: Arc<Listened>,
+    /// What its listed link was sent `resources/subscribe` for (a 2025 era one): what a last
+    /// unsubscription downstream unsubscribes there.
+    subscribed: Mutex<HashSet<String>>,
 }
 
 /// One downstream session's own links to the per-session upstreams, by upstream name: kept in
@@ -173,6 +187,7 @@ impl Upstream {
             per_session,
             session_links: Mutex::new(Vec::new()),
             listened: Arc::default(),
+            subscribed: Mutex::default(),
         })
     }
 
@@ -276,8 +291,33 @@ impl Upstream {
                 Err(why) => return log::info!("upstream {}: subscribing to {uri} for a session: {why}", self.name()),
             }
         }
-        self.wake().subscribe.push(uri.to_owned());
+        self.wake().subscriptions.push((true, uri.to_owned()));
         self.woken.notify_all();
+    }
+
+    /// A downstream subscription to its resource `uri` (its own URI) ended, `last` when no
+    /// client holds it now: the session's own process, where that session's
+    /// `resources/subscribe` was made, is told at once; the listed one, on the supervisor's
+    /// thread, once the last subscriber is gone and only if it was subscribed there (a
+    /// 2026-07-28 one's listen stream is opened again without it).
+    pub fn unsubscribe(self: &Arc<Self>, uri: &str, last: bool, by: Option<&RequestCx>) {
+        let own = by.filter(|_| self.per_session).and_then(|cx| cx.session_state::<SessionLinks>());
+        // Its live process only: none is started to be told.
+        if let Some(link) = own.and_then(|links| links.live(self.name())).filter(|l| !l.is_per_request()) {
+            if let Err(e) = link.request("resources/unsubscribe", json!({"uri": uri}), None, PING_WITHIN) {
+                log::info!("upstream {}: unsubscribing from {uri} for a session: {}", self.name(), e.message);
+            }
+        }
+        if last {
+            self.wake().subscriptions.push((false, uri.to_owned()));
+            self.woken.notify_all();
+        }
+    }
+
+    /// Whether a client of the gateway holds its resource `uri` (its own URI) now.
+    fn held_downstream(&self, uri: &str) -> bool {
+        let server = self.server.get().and_then(Weak::upgrade);
+        server.is_some_and(|s| s.has_subscribers(&super::wire::prefix_uri(self.name(), uri)))
     }
 
     /// Waits until its first attempt to connect ended (or `deadline`).
@@ -322,6 +362,8 @@ impl Upstream {
                 Ok((link, capabilities)) => {
                     *self.capabilities.lock().unwrap_or_else(PoisonError::into_inner) = capabilities;
                     *self.link.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&link));
+                    // A new process or session holds no subscription of the last one's.
+                    self.subscribed.lock().unwrap_or_else(PoisonError::into_inner).clear();
                     match self.list(&link) {
                         Ok(listing) => {
                             retry = RETRY_FIRST;
@@ -465,26 +507,19 @@ impl Upstream {
             if let Some(why) = link.ended() {
                 return why;
             }
-            let (relist, subscribe) = {
+            let (relist, subscriptions) = {
                 let wake = self.wake();
                 let left = next_ping.saturating_duration_since(Instant::now());
                 let (mut wake, _) = self
                     .woken
                     .wait_timeout_while(wake, left.min(Duration::from_millis(500)), |w| {
-                        !w.relist && w.subscribe.is_empty()
+                        !w.relist && w.subscriptions.is_empty()
                     })
                     .unwrap_or_else(PoisonError::into_inner);
-                (std::mem::take(&mut wake.relist), std::mem::take(&mut wake.subscribe))
+                (std::mem::take(&mut wake.relist), std::mem::take(&mut wake.subscriptions))
             };
-            for uri in subscribe {
-                if link.is_per_request() {
-                    // Its listen stream's thread opens it again, naming it.
-                    self.listened.add(&uri, self.name());
-                    continue;
-                }
-                if let Err(e) = link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
-                    log::info!("upstream {}: subscribing to {uri}: {}", self.name(), e.message);
-                }
+            for (on, uri) in subscriptions {
+                self.pass_on(link, on, &uri);
             }
             if relist {
                 match self.list(link) {
@@ -505,6 +540,28 @@ impl Upstream {
                 }
                 next_ping = Instant::now() + PING_EVERY;
             }
+        }
+    }
+
+    /// A subscription made (`on`) or ended downstream, passed on to its listed link: a
+    /// 2026-07-28 one's listen stream's thread opens it again, naming the URIs held now; else
+    /// `resources/subscribe`, and `resources/unsubscribe` for a URI subscribed there that no
+    /// client holds any more (one subscribed again meanwhile is kept).
+    fn pass_on(&self, link: &Arc<Link>, on: bool, uri: &str) {
+        let subscribed = || self.subscribed.lock().unwrap_or_else(PoisonError::into_inner);
+        match (on, link.is_per_request()) {
+            (true, true) => self.listened.add(uri, self.name()),
+            (false, true) if !self.held_downstream(uri) => self.listened.remove(uri),
+            (true, false) => match link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
+                Ok(_) => drop(subscribed().insert(uri.to_owned())),
+                Err(e) => log::info!("upstream {}: subscribing to {uri}: {}", self.name(), e.message),
+            },
+            (false, false) if !self.held_downstream(uri) && subscribed().remove(uri) => {
+                if let Err(e) = link.request("resources/unsubscribe", json!({"uri": uri}), None, PING_WITHIN) {
+                    log::info!("upstream {}: unsubscribing from {uri}: {}", self.name(), e.message);
+                }
+            }
+            (false, _) => {}
         }
     }
 

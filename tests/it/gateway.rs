@@ -1028,3 +1028,38 @@ fn a_sessions_unsubscription_goes_to_its_own_process() {
     let updates = upstream_lines(&log, "->", &["notifications/resources/updated"]);
     assert_eq!(updates, Vec::<String>::new(), "a's process sends no update once a unsubscribed");
 }
+
+// A process per session that speaks only 2026-07-28: a session's subscription is named on a
+// listen stream held on its own process (opened on its first), so a change made in the
+// session's process reaches it; once it unsubscribes that stream ends (the upstream read its
+// cancellation) and the process sends no update.
+#[test]
+fn a_sessions_subscription_to_a_2026_07_28_process_of_its_own_is_made_on_its_listen_stream() {
+    let mut own = logged_upstream("2026-07-28");
+    own["shared"] = json!(false);
+    let (_dir, config) = config_file(&json!({"upstreams": {"new": own}}));
+    let (gateway, log) = http_gateway_keeping_log(&config, &[], &[]);
+    let uri = "new+test://watched-resource";
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    hears_update(&mut client, "new__test_trigger_resource_update", uri);
+    let named = upstream_lines(&log, "<-", &["subscriptions/listen", "test://watched-resource"]);
+    assert_eq!(named.len(), 1, "one stream names it: {named:?}");
+
+    let done = client.request("resources/unsubscribe", json!({"uri": uri}));
+    assert!(done["result"].is_object(), "{done}");
+    let cancelled = || upstream_lines(&log, "<-", &["notifications/cancelled"]).len();
+    wait_until("the session's stream cancelled", TIMEOUT, || cancelled() == 1);
+    let sent = || upstream_lines(&log, "->", &["notifications/resources/updated"]).len();
+    let before = sent();
+    client.call_tool("new__test_trigger_resource_update", json!({}));
+    client.call_tool("new__echo", json!({"message": "after the trigger"}));
+    wait_until("the echo's answer logged", TIMEOUT, || {
+        !upstream_lines(&log, "->", &["Echo: after the trigger"]).is_empty()
+    });
+    assert_eq!(sent(), before, "no update sent once it let it go");
+    let listens = upstream_lines(&log, "<-", &["subscriptions/listen", "test://watched-resource"]);
+    assert_eq!(listens.len(), 1, "not opened again: {listens:?}");
+}

@@ -50,46 +50,66 @@ struct Wake {
 }
 
 /// The resources subscribed to downstream of a 2026-07-28 upstream (its own URIs), which its
-/// listen stream names: kept across its links (a new one's stream names them all).
+/// listen stream names: the listed link's, kept across its links (a new one's stream names
+/// them all); a session's own process's, which that session subscribed to.
 #[derive(Default)]
 struct Listened {
-    uris: Mutex<Vec<String>>,
-    /// A URI was added since the stream was opened: it is ended and opened again.
+    uris: Mutex<ListenedUris>,
+    /// A URI was added or removed since the stream was opened: it is ended and opened again.
     changed: AtomicBool,
 }
 
+#[derive(Default)]
+struct ListenedUris {
+    uris: Vec<String>,
+    /// A session's stream's thread runs (it stops when no URI is left).
+    running: bool,
+}
+
 impl Listened {
-    /// Adds `uri`, unless it is held already (its stream is not opened again) or at the cap.
-    fn add(&self, uri: &str, upstream: &str) {
-        let mut uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
-        if uris.iter().any(|u| u == uri) {
-            return;
+    fn uris(&self) -> MutexGuard<'_, ListenedUris> {
+        self.uris.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds `uri`, unless it is held already (its stream is not opened again) or at the cap;
+    /// whether a session's stream must be started for it (none runs: it runs from now).
+    fn add(&self, uri: &str, upstream: &str) -> bool {
+        let mut held = self.uris();
+        if held.uris.iter().any(|u| u == uri) {
+            return false;
         }
-        if uris.len() >= LISTEN_URIS {
-            return log::warn!(
+        if held.uris.len() >= LISTEN_URIS {
+            log::warn!(
                 "upstream {upstream}: {uri} not subscribed to: its listen stream names {LISTEN_URIS} resources already"
             );
+            return false;
         }
-        uris.push(uri.to_owned());
+        held.uris.push(uri.to_owned());
         // Under the lock: the stream's thread takes the flag and the list together.
         self.changed.store(true, Ordering::SeqCst);
+        !std::mem::replace(&mut held.running, true)
     }
 
     /// Removes `uri` (its last subscriber downstream is gone); a URI not held reopens nothing.
     fn remove(&self, uri: &str) {
-        let mut uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
-        let before = uris.len();
-        uris.retain(|u| u != uri);
-        if uris.len() != before {
+        let mut held = self.uris();
+        let before = held.uris.len();
+        held.uris.retain(|u| u != uri);
+        if held.uris.len() != before {
             self.changed.store(true, Ordering::SeqCst);
         }
     }
 
-    /// The URIs to name now; the flag is cleared with them.
-    fn take(&self) -> Vec<String> {
-        let uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
+    /// The URIs to name now; the flag is cleared with them. `stops`: a session's stream,
+    /// which stops when none is left (`None`; the next `add` starts it again).
+    fn take(&self, stops: bool) -> Option<Vec<String>> {
+        let mut held = self.uris();
         self.changed.store(false, Ordering::SeqCst);
-        uris.clone()
+        if stops && held.uris.is_empty() {
+            held.running = false;
+            return None;
+        }
+        Some(held.uris.clone())
     }
 }
 
@@ -139,6 +159,9 @@ struct SessionState {
     /// Its end is hooked (once per session).
     hooked: bool,
     links: HashMap<String, Arc<Link>>,
+    /// What the listen stream on its own process of a 2026-07-28 upstream names, by upstream
+    /// name, with the link it is held on (a process started again starts with none).
+    listened: HashMap<String, (Arc<Link>, Arc<Listened>)>,
     /// Held while an upstream's process for the session starts: concurrent calls start one.
     starting: HashMap<String, Arc<Mutex<()>>>,
 }
@@ -153,11 +176,22 @@ impl SessionLinks {
         self.state().links.get(upstream).filter(|l| l.ended().is_none()).cloned()
     }
 
+    /// What the listen stream on `link`, its process of `upstream`, names (made on first use).
+    fn listened(&self, upstream: &str, link: &Arc<Link>) -> Arc<Listened> {
+        let mut state = self.state();
+        let entry = state.listened.entry(upstream.to_owned()).or_insert_with(|| (Arc::clone(link), Arc::default()));
+        if !Arc::ptr_eq(&entry.0, link) {
+            *entry = (Arc::clone(link), Arc::default());
+        }
+        Arc::clone(&entry.1)
+    }
+
     /// The session ended: its processes end with it.
     fn end(&self) {
         let links: Vec<Arc<Link>> = {
             let mut state = self.state();
             state.ended = true;
+            state.listened.clear();
             state.links.drain().map(|(_, link)| link).collect()
         };
         for link in links {
@@ -272,13 +306,20 @@ impl Upstream {
 
     /// A downstream subscription to its resource `uri` (its own URI), passed on: to the
     /// session's own process when `by` (the `resources/subscribe`) has one, for that is where
-    /// the session's changes happen; else to the listed one, on the supervisor's thread (a
-    /// 2026-07-28 one's listen stream names it, opened again with it).
+    /// the session's changes happen (a 2026-07-28 one's: on a listen stream held there, opened
+    /// on the first, ended with the process); else to the listed one, on the supervisor's
+    /// thread (a 2026-07-28 one's listen stream names it, opened again with it).
     pub fn subscribe(self: &Arc<Self>, uri: &str, by: Option<&RequestCx>) {
-        if let Some(cx) = by.filter(|cx| self.per_session && cx.session_state::<SessionLinks>().is_some()) {
+        let own = by.filter(|_| self.per_session).and_then(|cx| Some((cx, cx.session_state::<SessionLinks>()?)));
+        if let Some((cx, links)) = own {
             let subscribed = match self.link_for(cx) {
-                // The gateway holds no listen stream on a session's own process.
-                Ok(link) if link.is_per_request() => Ok(false),
+                Ok(link) if link.is_per_request() => {
+                    let listened = links.listened(self.name(), &link);
+                    if listened.add(uri, self.name()) {
+                        self.listen(&link, &listened, false);
+                    }
+                    Ok(true)
+                }
                 Ok(link) => link
                     .request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN)
                     .map(|_| true)
@@ -303,8 +344,11 @@ impl Upstream {
     pub fn unsubscribe(self: &Arc<Self>, uri: &str, last: bool, by: Option<&RequestCx>) {
         let own = by.filter(|_| self.per_session).and_then(|cx| cx.session_state::<SessionLinks>());
         // Its live process only: none is started to be told.
-        if let Some(link) = own.and_then(|links| links.live(self.name())).filter(|l| !l.is_per_request()) {
-            if let Err(e) = link.request("resources/unsubscribe", json!({"uri": uri}), None, PING_WITHIN) {
+        if let Some((links, link)) = own.and_then(|links| Some((Arc::clone(&links), links.live(self.name())?))) {
+            if link.is_per_request() {
+                // Its stream there is opened again without it (or ends, naming nothing).
+                links.listened(self.name(), &link).remove(uri);
+            } else if let Err(e) = link.request("resources/unsubscribe", json!({"uri": uri}), None, PING_WITHIN) {
                 log::info!("upstream {}: unsubscribing from {uri} for a session: {}", self.name(), e.message);
             }
         }
@@ -374,7 +418,7 @@ impl Upstream {
                             self.attempt_done();
                             gateway.list_changed();
                             if link.is_per_request() {
-                                self.listen(&link);
+                                self.listen(&link, &self.listened, true);
                             }
                             let why = self.serve(gateway, &link);
                             log::warn!("upstream {}: down ({why}); retrying", self.name());
@@ -399,16 +443,23 @@ impl Upstream {
 
     /// A 2026-07-28 upstream says its lists changed, and its resources changed, only on a
     /// listen stream: one is held open while its link lasts (opened again when it ends, and
-    /// when a resource is subscribed to downstream, to name it too), its notifications
-    /// delivered as any other (a list change lists it again, an update goes to its subscribers).
-    fn listen(&self, link: &Arc<Link>) {
-        let (link, name, listened) = (Arc::clone(link), self.name().to_owned(), Arc::clone(&self.listened));
+    /// when a resource is subscribed to downstream or let go, to name what is held now), its
+    /// notifications delivered as any other (a list change lists it again, an update goes to
+    /// its subscribers). `lists`: the listed link's, which hears list changes too and is held
+    /// naming nothing; a session's own process's names its resources only, and stops when
+    /// none is left.
+    fn listen(&self, link: &Arc<Link>, listened: &Arc<Listened>, lists: bool) {
+        let (link, name, listened) = (Arc::clone(link), self.name().to_owned(), Arc::clone(listened));
+        let ended = Arc::clone(&listened);
         let started = std::thread::Builder::new().name(format!("gateway-{name}-listen")).stack_size(128 * 1024).spawn(
             move || {
                 while link.ended().is_none() {
-                    let uris = listened.take();
-                    let mut params = json!({"notifications":
-                        {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
+                    let Some(uris) = listened.take(!lists) else { return };
+                    let mut params = match lists {
+                        true => json!({"notifications":
+                            {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}}),
+                        false => json!({"notifications": {}}),
+                    };
                     if !uris.is_empty() {
                         params["notifications"]["resourceSubscriptions"] = json!(uris);
                     }
@@ -426,8 +477,10 @@ impl Upstream {
             },
         );
         if let Err(e) = started {
+            // Started again by the next subscription.
+            ended.uris().running = false;
             log::warn!(
-                "upstream {}: no listen stream (cannot start a thread: {e}): its list changes go unheard",
+                "upstream {}: no listen stream (cannot start a thread: {e}): its changes go unheard",
                 self.name()
             );
         }
@@ -550,7 +603,7 @@ impl Upstream {
     fn pass_on(&self, link: &Arc<Link>, on: bool, uri: &str) {
         let subscribed = || self.subscribed.lock().unwrap_or_else(PoisonError::into_inner);
         match (on, link.is_per_request()) {
-            (true, true) => self.listened.add(uri, self.name()),
+            (true, true) => drop(self.listened.add(uri, self.name())),
             (false, true) if !self.held_downstream(uri) => self.listened.remove(uri),
             (true, false) => match link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
                 Ok(_) => drop(subscribed().insert(uri.to_owned())),

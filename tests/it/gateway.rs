@@ -934,12 +934,162 @@ fn the_last_unsubscription_of_a_resource_is_passed_on_upstream() {
     let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": uri}});
     assert!(gateway.post(&[("Mcp-Session-Id", &session)], &subscribe).json()["result"].is_object());
     let subscribes = || upstream_lines(&log, "<-", &["resources/subscribe", "test://watched-resource"]).len();
-    // One for each session that subscribed (a and b before).
-    wait_until("the upstream read resources/subscribe again", TIMEOUT, || subscribes() == 3);
+    // Once for a (b's found it subscribed there), once for this session.
+    wait_until("the upstream read resources/subscribe again", TIMEOUT, || subscribes() == 2);
     assert_eq!(gateway.send("DELETE", "/mcp", &[("Mcp-Session-Id", &session)], "").status, 200);
     wait_until("the upstream read resources/unsubscribe again", TIMEOUT, || {
         upstream_lines(&log, "<-", &asked).len() == 2
     });
+}
+
+/// The pid of the gateway's one child process (its one upstream's, shared), once it has one.
+fn upstream_pid(gateway: &Server) -> u32 {
+    let children = || -> Option<Vec<u32>> {
+        let mut pids = Vec::new();
+        for task in std::fs::read_dir(format!("/proc/{}/task", gateway.child.id())).ok()? {
+            let text = std::fs::read_to_string(task.ok()?.path().join("children")).ok()?;
+            pids.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+        Some(pids)
+    };
+    wait_for("the upstream's process", TIMEOUT, || children().filter(|p| p.len() == 1).map(|p| p[0]))
+}
+
+fn kill_9(pid: u32) {
+    let killed = Command::new("kill").args(["-9", &pid.to_string()]).status().expect("run kill");
+    assert!(killed.success());
+}
+
+// An upstream whose process is killed is started again by the gateway, and subscribed again
+// to what its clients hold (a new process holds none of the last one's subscriptions): a
+// session subscribed before keeps hearing its updates. At 2026-07-28 its listen stream names
+// them again.
+#[test]
+fn a_restarted_upstream_is_subscribed_again_to_what_its_clients_hold() {
+    for revisions in ["2025-11-25", "2026-07-28"] {
+        let (_dir, config) = config_file(&json!({"upstreams": {"one": logged_upstream(revisions)}}));
+        let gateway = http_gateway(&config, &[]);
+        let (uri, trigger) = ("one+test://watched-resource", "one__test_trigger_resource_update");
+        let mut client = Client::spawn_http_at(gateway.port);
+        client.initialize("2025-11-25", json!({}));
+        let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+        assert!(subscribed["result"].is_object(), "{subscribed}");
+        hears_update(&mut client, trigger, uri);
+        let pid = upstream_pid(&gateway);
+        kill_9(pid);
+        wait_for("the upstream started again", COMES_BACK, || {
+            let echoed = client.call_tool("one__echo", json!({"message": "back"}));
+            (tool_text(&echoed) == "Echo: back").then_some(())
+        });
+        assert_ne!(upstream_pid(&gateway), pid);
+        client.backlog.clear();
+        hears_update(&mut client, trigger, uri);
+    }
+}
+
+/// The URIs `lines` (an upstream's log) subscribed to and not unsubscribed from since.
+fn net_subscriptions(lines: &[&str]) -> std::collections::BTreeSet<String> {
+    let mut held = std::collections::BTreeSet::new();
+    for line in lines.iter().filter(|l| l.contains("\"message\":\"<- ")) {
+        // Its one URI, however deep the log quotes it.
+        let uri = || Some(line[line.find("test://")?..].split(['\\', '"']).next()?.to_owned());
+        if line.contains("resources/subscribe") {
+            held.extend(uri());
+        } else if line.contains("resources/unsubscribe") {
+            uri().map(|u| held.remove(&u));
+        }
+    }
+    held
+}
+
+/// A 2026-07-28 listen stream naming `uris`, as [`listen_naming`]; `None` when refused (the
+/// gateway holds as many streams as it may).
+fn listen_naming_all(gateway: &Server, uris: &[String]) -> Option<std::io::BufReader<std::net::TcpStream>> {
+    use crate::raw_http::{read_chunk, read_head, write_request, ACCEPT_BOTH, JSON};
+    let mut stream = gateway.connect();
+    let params = json!({"notifications": {"resourceSubscriptions": uris}});
+    let text = body(1, "subscriptions/listen", params, json!({})).to_string();
+    let headers = [ACCEPT_BOTH, JSON, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "subscriptions/listen")];
+    write_request(&mut stream, gateway.port, "POST", "/mcp", &headers, &text);
+    let mut reader = std::io::BufReader::new(stream);
+    if read_head(&mut reader).status != 200 {
+        return None;
+    }
+    let event = String::from_utf8(read_chunk(&mut reader).expect("the acknowledgement")).expect("UTF-8");
+    assert!(event.contains("notifications/subscriptions/acknowledged"), "{event}");
+    Some(reader)
+}
+
+// While an upstream is down its clients' subscriptions may come and go without end (listen
+// streams naming thousands of URIs, opened and closed): the gateway keeps only which URIs to
+// look at again, bounded (past its cap it looks at all), and once the upstream is back it is
+// subscribed to exactly what its clients hold then: the URI a session held all along and the
+// one a stream still open names, none of those let go.
+#[test]
+fn an_upstream_back_is_subscribed_to_exactly_what_its_clients_hold_whatever_came_and_went() {
+    let dir = TempDir::new("gateway-held");
+    let hold = dir.path().join("hold");
+    let mut one = logged_upstream("2025-11-25");
+    // Its process waits while `hold` exists (the gateway's handshake waits for it).
+    let wait = format!("while [ -e '{}' ]; do sleep 0.05; done; exec \"$0\" \"$@\"", hold.display());
+    let mut args = vec![json!("-c"), json!(wait), json!(binary())];
+    args.extend(one["args"].as_array().cloned().unwrap_or_default());
+    (one["command"], one["args"]) = (json!("/bin/sh"), json!(args));
+    let (_dir, config) = config_file(&json!({"upstreams": {"one": one}}));
+    let (gateway, log) = http_gateway_keeping_log(&config, &["--max-listen-streams", "1"], &[]);
+    let (uri, trigger) = ("one+test://watched-resource", "one__test_trigger_resource_update");
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    hears_update(&mut client, trigger, uri);
+
+    std::fs::write(&hold, "").expect("write the hold file");
+    let pid = upstream_pid(&gateway);
+    kill_9(pid);
+    wait_until("the upstream down", TIMEOUT, || healthz(&gateway).contains("upstream one: down"));
+    // More distinct URIs than the gateway keeps, each subscribed and let go.
+    // One stream at a time (`--max-listen-streams 1`): the next opens once the last one's end
+    // let its URIs go.
+    for round in 0..5 {
+        let uris: Vec<String> = (0..1024).map(|i| format!("one+test://template/{round}-{i}/data")).collect();
+        drop(wait_for("a listen stream", TIMEOUT, || listen_naming_all(&gateway, &uris)));
+    }
+    let kept = ["one+test://static-text".to_owned()];
+    let _kept = wait_for("a listen stream", TIMEOUT, || listen_naming_all(&gateway, &kept));
+    std::fs::remove_file(&hold).expect("remove the hold file");
+    let want: std::collections::BTreeSet<String> =
+        ["test://static-text", "test://watched-resource"].into_iter().map(str::to_owned).collect();
+    let deadline = Instant::now() + COMES_BACK;
+    loop {
+        let seen = {
+            let log = log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let lines: Vec<&str> = log.lines().collect();
+            // What the new process read: after its start was logged.
+            let started = lines.iter().rposition(|l| l.contains("one: started ")).unwrap_or_default();
+            net_subscriptions(&lines[started..])
+        };
+        if seen == want {
+            break;
+        }
+        let tail: Vec<String> = log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .lines()
+            .rev()
+            .take(20)
+            .map(str::to_owned)
+            .collect();
+        assert!(
+            Instant::now() < deadline,
+            "the log ends with {tail:#?}; the upstream holds {} {seen:?}, not {want:?}",
+            seen.len()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_ne!(upstream_pid(&gateway), pid);
+    client.backlog.clear();
+    hears_update(&mut client, trigger, uri);
 }
 
 // The same for an upstream that speaks only 2026-07-28, where a subscription is its listen

@@ -31,6 +31,9 @@ const LISTEN_FOR: Duration = Duration::from_secs(3600);
 /// Resources a 2026-07-28 upstream's listen stream names at most: as many as a listen stream
 /// of the gateway's own may (and a tinymcp upstream accepts).
 const LISTEN_URIS: usize = 1024;
+/// URIs whose subscription downstream changed while not passed on yet (the upstream down, or
+/// busy), at most: past it they are forgotten and everything held is looked at again.
+const PENDING_URIS: usize = 4096;
 
 /// Where an upstream stands.
 #[derive(Clone)]
@@ -44,9 +47,32 @@ pub enum Status {
 struct Wake {
     /// It said a list changed: list it again.
     relist: bool,
-    /// Subscriptions made downstream (`true`) and ended by their last subscriber (`false`), in
-    /// order, to pass on.
-    subscriptions: Vec<(bool, String)>,
+    /// Its URIs whose subscription downstream changed since they were passed on, each with
+    /// whether its last change was a subscription: the supervisor passes on what is held of
+    /// each when it looks (not the history of subscribe and unsubscribe, which a client could
+    /// make grow without end while it is down). A subscription counts as held even before
+    /// its subscriber does (a 2026-07-28 listen stream's runs the hooks before it is open).
+    changed: HashMap<String, bool>,
+    /// Everything downstream holds of it is to be passed on: it was (re)connected (a new
+    /// process or session holds none of the last one's subscriptions), or `changed` overflowed.
+    resync: bool,
+}
+
+impl Wake {
+    /// `uri` was subscribed to downstream (`on`) or let go by its last subscriber; past
+    /// `PENDING_URIS` the URIs so far are dropped for a resync, so it stays bounded however
+    /// many distinct URIs come and go.
+    fn touch(&mut self, uri: &str, on: bool) {
+        if let Some(last) = self.changed.get_mut(uri) {
+            *last = on;
+            return;
+        }
+        if self.changed.len() >= PENDING_URIS {
+            self.changed = HashMap::new();
+            self.resync = true;
+        }
+        self.changed.insert(uri.to_owned(), on);
+    }
 }
 
 /// The resources subscribed to downstream of a 2026-07-28 upstream (its own URIs), which its
@@ -332,7 +358,12 @@ impl Upstream {
                 Err(why) => return log::info!("upstream {}: subscribing to {uri} for a session: {why}", self.name()),
             }
         }
-        self.wake().subscriptions.push((true, uri.to_owned()));
+        self.touch(uri, true);
+    }
+
+    /// Its resource `uri` was subscribed to downstream (`on`) or let go: the supervisor looks.
+    fn touch(&self, uri: &str, on: bool) {
+        self.wake().touch(uri, on);
         self.woken.notify_all();
     }
 
@@ -353,8 +384,7 @@ impl Upstream {
             }
         }
         if last {
-            self.wake().subscriptions.push((false, uri.to_owned()));
-            self.woken.notify_all();
+            self.touch(uri, false);
         }
     }
 
@@ -362,6 +392,14 @@ impl Upstream {
     fn held_downstream(&self, uri: &str) -> bool {
         let server = self.server.get().and_then(Weak::upgrade);
         server.is_some_and(|s| s.has_subscribers(&super::wire::prefix_uri(self.name(), uri)))
+    }
+
+    /// Its resources (its own URIs) the clients of the gateway hold now: as many as they may
+    /// hold (each client's subscriptions and the clients are capped).
+    fn all_held_downstream(&self) -> HashSet<String> {
+        let Some(server) = self.server.get().and_then(Weak::upgrade) else { return HashSet::new() };
+        let uris = server.subscribed_uris();
+        uris.iter().filter_map(|uri| super::wire::strip_uri(self.name(), uri)).map(str::to_owned).collect()
     }
 
     /// Waits until its first attempt to connect ended (or `deadline`).
@@ -417,6 +455,8 @@ impl Upstream {
                             catalogue::register(gateway, self, listing);
                             self.attempt_done();
                             gateway.list_changed();
+                            // Subscribed again to what its clients hold now, first thing.
+                            self.wake().resync = true;
                             if link.is_per_request() {
                                 self.listen(&link, &self.listened, true);
                             }
@@ -560,19 +600,24 @@ impl Upstream {
             if let Some(why) = link.ended() {
                 return why;
             }
-            let (relist, subscriptions) = {
+            let (relist, resync, changed) = {
                 let wake = self.wake();
                 let left = next_ping.saturating_duration_since(Instant::now());
                 let (mut wake, _) = self
                     .woken
                     .wait_timeout_while(wake, left.min(Duration::from_millis(500)), |w| {
-                        !w.relist && w.subscriptions.is_empty()
+                        !w.relist && !w.resync && w.changed.is_empty()
                     })
                     .unwrap_or_else(PoisonError::into_inner);
-                (std::mem::take(&mut wake.relist), std::mem::take(&mut wake.subscriptions))
+                let resync = std::mem::take(&mut wake.resync);
+                (std::mem::take(&mut wake.relist), resync, std::mem::take(&mut wake.changed))
             };
-            for (on, uri) in subscriptions {
-                self.pass_on(link, on, &uri);
+            if resync {
+                self.resync(link);
+            }
+            // After a resync too: one subscribed to as it read what is held may not count yet.
+            for (uri, on) in changed {
+                self.pass_on(link, &uri, on || self.held_downstream(&uri));
             }
             if relist {
                 match self.list(link) {
@@ -596,25 +641,40 @@ impl Upstream {
         }
     }
 
-    /// A subscription made (`on`) or ended downstream, passed on to its listed link: a
-    /// 2026-07-28 one's listen stream's thread opens it again, naming the URIs held now; else
-    /// `resources/subscribe`, and `resources/unsubscribe` for a URI subscribed there that no
-    /// client holds any more (one subscribed again meanwhile is kept).
-    fn pass_on(&self, link: &Arc<Link>, on: bool, uri: &str) {
+    /// Everything its clients hold now, passed on to its listed link: each URI held that is
+    /// not subscribed there is, each one subscribed there that none holds is let go. On each
+    /// (re)connect, and when too many URIs changed to keep each.
+    fn resync(&self, link: &Arc<Link>) {
+        let held = self.all_held_downstream();
+        let mut uris = held.clone();
+        uris.extend(self.subscribed.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned());
+        uris.extend(self.listened.uris().uris.iter().cloned());
+        for uri in uris {
+            self.pass_on(link, &uri, held.contains(&uri));
+        }
+    }
+
+    /// Whether its clients hold `uri` (`held`, read when the supervisor looks), passed on to
+    /// its listed link: a 2026-07-28 one's listen stream's thread opens it again naming the
+    /// URIs held now (with it, or without it); else `resources/subscribe` for a URI held and not
+    /// subscribed there, `resources/unsubscribe` for one subscribed there that none holds.
+    fn pass_on(&self, link: &Arc<Link>, uri: &str, held: bool) {
         let subscribed = || self.subscribed.lock().unwrap_or_else(PoisonError::into_inner);
-        match (on, link.is_per_request()) {
+        match (held, link.is_per_request()) {
             (true, true) => drop(self.listened.add(uri, self.name())),
-            (false, true) if !self.held_downstream(uri) => self.listened.remove(uri),
-            (true, false) => match link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
-                Ok(_) => drop(subscribed().insert(uri.to_owned())),
-                Err(e) => log::info!("upstream {}: subscribing to {uri}: {}", self.name(), e.message),
-            },
-            (false, false) if !self.held_downstream(uri) && subscribed().remove(uri) => {
+            (false, true) => self.listened.remove(uri),
+            (true, false) if !subscribed().contains(uri) => {
+                match link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
+                    Ok(_) => drop(subscribed().insert(uri.to_owned())),
+                    Err(e) => log::info!("upstream {}: subscribing to {uri}: {}", self.name(), e.message),
+                }
+            }
+            (false, false) if subscribed().remove(uri) => {
                 if let Err(e) = link.request("resources/unsubscribe", json!({"uri": uri}), None, PING_WITHIN) {
                     log::info!("upstream {}: unsubscribing from {uri}: {}", self.name(), e.message);
                 }
             }
-            (false, _) => {}
+            (_, false) => {}
         }
     }
 
@@ -660,4 +720,28 @@ pub struct Listing {
     pub prompts: Vec<Value>,
     pub resources: Vec<Value>,
     pub templates: Vec<Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Wake, PENDING_URIS};
+
+    // A client subscribing and unsubscribing while its upstream is down: each URI is kept once,
+    // and past the cap the set is dropped for a resync, so memory stays bounded however many
+    // distinct URIs come and go.
+    #[test]
+    fn the_uris_to_look_at_again_are_bounded() {
+        let mut wake = Wake::default();
+        for i in 0..10_000 {
+            wake.touch("test://same", i % 2 == 1);
+        }
+        assert_eq!(wake.changed.len(), 1);
+        assert_eq!(wake.changed.get("test://same"), Some(&true), "its last change");
+        assert!(!wake.resync);
+        for i in 0..3 * PENDING_URIS {
+            wake.touch(&format!("test://{i}"), i % 2 == 0);
+            assert!(wake.changed.len() <= PENDING_URIS);
+        }
+        assert!(wake.resync, "past the cap: everything held is looked at again");
+    }
 }

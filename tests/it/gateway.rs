@@ -987,6 +987,34 @@ fn a_restarted_upstream_is_subscribed_again_to_what_its_clients_hold() {
     }
 }
 
+// The same for a remote upstream over HTTP whose server is restarted: the gateway's new session
+// there is subscribed again.
+#[test]
+fn a_remote_upstreams_new_session_is_subscribed_again_to_what_its_clients_hold() {
+    let (mut upstream, port) = remote(0);
+    let (_dir, config) = config_file(&json!({"upstreams": {"web": {"url": format!("http://127.0.0.1:{port}/mcp")}}}));
+    let gateway = http_gateway(&config, &[]);
+    let (uri, trigger) = ("web+test://watched-resource", "web__test_trigger_resource_update");
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    hears_update(&mut client, trigger, uri);
+    upstream.kill();
+    // A call finds it gone (else the next ping would).
+    wait_until("the upstream down", TIMEOUT, || {
+        client.call_tool("web__echo", json!({"message": "down"}));
+        healthz(&gateway).contains("upstream web: down")
+    });
+    let (_again, _) = remote(port);
+    wait_for("the upstream back", COMES_BACK, || {
+        let echoed = client.call_tool("web__echo", json!({"message": "back"}));
+        (tool_text(&echoed) == "Echo: back").then_some(())
+    });
+    client.backlog.clear();
+    hears_update(&mut client, trigger, uri);
+}
+
 /// The URIs `lines` (an upstream's log) subscribed to and not unsubscribed from since.
 fn net_subscriptions(lines: &[&str]) -> std::collections::BTreeSet<String> {
     let mut held = std::collections::BTreeSet::new();

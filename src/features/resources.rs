@@ -245,7 +245,9 @@ pub(crate) fn subscribe(cx: &RequestCx, catalog: Catalog, params: UriParams) -> 
 
 /// `resources/unsubscribe`.
 pub(crate) fn unsubscribe(cx: &RequestCx, params: UriParams) -> Result<Value, RpcError> {
-    cx.session()?.unsubscribe(&params.uri);
+    if cx.session()?.unsubscribe(&params.uri) {
+        cx.unsubscribed(&params.uri);
+    }
     Ok(json!({}))
 }
 

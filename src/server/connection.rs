@@ -7,7 +7,7 @@
 
 use crate::server::context::{RequestCx, Terms};
 use crate::server::dispatch::{self, Route};
-use crate::server::listen::{Grant, ListenStream};
+use crate::server::listen::{Grant, ListenStream, Listener};
 use crate::server::pool::Job;
 use crate::server::relay::{self, ConnectionRelay};
 use crate::server::scope::{self, RequestScope};
@@ -61,6 +61,15 @@ impl Connection {
             return Connection { server, session: Some(session), alone, listens: Mutex::default(), relay: Some(relay) };
         }
         server.add_listener(Arc::clone(&session) as _);
+        // Its subscriptions end with it (after `closed` is set: it no longer counts).
+        let (ending, of) = (Arc::downgrade(&server), Arc::downgrade(&session));
+        session.on_end(Box::new(move || {
+            if let (Some(server), Some(session)) = (ending.upgrade(), of.upgrade()) {
+                for uri in session.subscription_uris() {
+                    server.unsubscribed(&uri, None);
+                }
+            }
+        }));
         Connection {
             server,
             session: Some(session),
@@ -341,9 +350,19 @@ impl Connection {
     /// Spec (subscriptions/listen): a cancelled stream ends with no response.
     fn end_listen(&self, params: &Params) {
         let Some(id) = dispatch::cancelled_request(params) else { return };
-        if let Some(stream) = self.listens.lock().unwrap_or_else(PoisonError::into_inner).remove(&id) {
-            stream.end();
+        let stream = self.listens.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+        if let Some(stream) = stream {
+            self.listen_ended(&stream);
             log::debug!("subscriptions/listen {id} cancelled");
+        }
+    }
+
+    /// A listen stream ended: its subscriptions end with it (the hooks run outside the lock).
+    fn listen_ended(&self, stream: &ListenStream) {
+        if stream.end() {
+            for uri in stream.subscriptions() {
+                self.server.unsubscribed(&uri, None);
+            }
         }
     }
 
@@ -429,8 +448,9 @@ impl Connection {
             Some(session) => session.close(),
             None => self.alone.close(),
         }
-        for (_, stream) in self.listens.lock().unwrap_or_else(PoisonError::into_inner).drain() {
-            stream.end();
+        let streams: Vec<_> = self.listens.lock().unwrap_or_else(PoisonError::into_inner).drain().collect();
+        for (_, stream) in streams {
+            self.listen_ended(&stream);
         }
     }
 }
@@ -606,5 +626,62 @@ mod tests {
         };
         assert_eq!(call(Some("alice")), Ok("alice".to_owned()));
         assert_eq!(call(None), Ok("nobody".to_owned()));
+    }
+
+    /// A subscription that ends runs the unsubscribe hooks once it no longer counts (so
+    /// `has_subscribers` tells whether another remains): a `resources/unsubscribe` of a URI
+    /// held (with its request), a session that ends holding it, a listen stream naming it
+    /// cancelled; nothing for a URI not held.
+    #[test]
+    fn a_subscription_that_ends_runs_the_unsubscribe_hooks_once_it_no_longer_counts() {
+        let server = Arc::new(Server::new("t", "1.0"));
+        let read = |_: &RequestCx, uri: &str| Ok(vec![crate::ResourceContents::text(uri, "text/plain", "")]);
+        server.register_resource(crate::Resource::new("test://a", "a"), read);
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (noted, watched) = (Arc::clone(&seen), Arc::downgrade(&server));
+        server.on_unsubscribe_from(move |uri, by| {
+            let others = watched.upgrade().is_some_and(|s| s.has_subscribers(uri));
+            noted.lock().unwrap().push((uri.to_owned(), by.is_some(), others));
+        });
+        let (reply, answers) = Sink::channel();
+        let ask = |connection: &Connection, id: u64, method: &str, params: Value| {
+            let text = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+            connection.handle_text(&text, &reply);
+            let answer = answers.recv_timeout(Duration::from_secs(10)).map(|m| m.to_text()).unwrap_or_default();
+            serde_json::from_str::<Value>(&answer).unwrap_or_default()
+        };
+        let subscribed = |id| {
+            let connection = Connection::new(Arc::clone(&server), Sink::channel().0);
+            let init = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}});
+            assert!(ask(&connection, id, "initialize", init)["result"].is_object());
+            let done = ask(&connection, id + 1, "resources/subscribe", json!({"uri": "test://a"}));
+            assert!(done["result"].is_object(), "{done}");
+            connection
+        };
+        let (a, b) = (subscribed(1), subscribed(3));
+        let seen_now = || std::mem::take(&mut *seen.lock().unwrap());
+        assert!(ask(&a, 5, "resources/unsubscribe", json!({"uri": "test://a"}))["result"].is_object());
+        assert_eq!(seen_now(), [("test://a".to_owned(), true, true)], "b still holds it");
+        assert!(ask(&a, 6, "resources/unsubscribe", json!({"uri": "test://a"}))["result"].is_object());
+        assert_eq!(seen_now(), [], "not held: nothing ends");
+        b.close();
+        b.close();
+        assert_eq!(seen_now(), [("test://a".to_owned(), false, false)], "once, the last gone");
+
+        let listening = Connection::new(Arc::clone(&server), Sink::channel().0);
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}});
+        let text = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+            "params": {"notifications": {"resourceSubscriptions": ["test://a"]}, "_meta": meta}});
+        listening.handle_text(&text.to_string(), &reply);
+        let acknowledged = answers.recv_timeout(Duration::from_secs(10)).map(|m| m.to_text()).unwrap_or_default();
+        assert!(acknowledged.contains("acknowledged"), "{acknowledged}");
+        assert!(server.has_subscribers("test://a"));
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+        listening.handle_text(&cancel.to_string(), &reply);
+        assert_eq!(seen_now(), [("test://a".to_owned(), false, false)]);
+        listening.close();
+        a.close();
+        assert_eq!(seen_now(), [], "nothing held");
     }
 }

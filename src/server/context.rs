@@ -407,6 +407,11 @@ impl RequestCx {
         self.server.subscribed(uri, Some(self));
     }
 
+    /// Runs the server's unsubscribe hooks for `uri` (the session no longer holds it).
+    pub(crate) fn unsubscribed(&self, uri: &str) {
+        self.server.unsubscribed(uri, Some(self));
+    }
+
     /// Sends a tasks-extension status (`notifications/tasks`) to the listen streams that asked
     /// for task `task_id`.
     pub(crate) fn notify_task(&self, task_id: &str, params: &Value) {

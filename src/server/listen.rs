@@ -117,9 +117,10 @@ impl ListenStream {
         json!({ SUBSCRIPTION_ID: self.id })
     }
 
-    /// Ends the stream without an answer (the client cancelled it or went away).
-    pub(crate) fn end(&self) {
-        self.ended.store(true, Ordering::SeqCst);
+    /// Ends the stream without an answer (the client cancelled it or went away); whether it
+    /// was open until now.
+    pub(crate) fn end(&self) -> bool {
+        !self.ended.swap(true, Ordering::SeqCst)
     }
 }
 

@@ -233,6 +233,7 @@ pub struct Server {
     registry: RwLock<Arc<Registry>>,
     listeners: Mutex<Vec<Weak<dyn Listener>>>,
     subscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
+    unsubscribe_hooks: RwLock<Vec<Arc<SubscribeHook>>>,
     /// Seals 2026-07-28 `requestState`s and HTTP session ids: random per process unless a key
     /// file is set, drawn on first use (the first hash also probes the CPU for SHA instructions:
     /// neither is start-up work).
@@ -304,6 +305,7 @@ impl Server {
             registry: RwLock::new(Arc::new(Registry::default())),
             listeners: Mutex::new(Vec::new()),
             subscribe_hooks: RwLock::new(Vec::new()),
+            unsubscribe_hooks: RwLock::new(Vec::new()),
             listen_slots: ListenSlots::default(),
             state_key: std::sync::OnceLock::new(),
             node_id: None,
@@ -744,6 +746,24 @@ impl Server {
         }
     }
 
+    /// Runs `hook` with the URI of each subscription that ends: a `resources/unsubscribe` of a
+    /// URI its client held (with that request's context), and, with `None`, each URI held by a
+    /// session that ends (its connection closed: `DELETE`, expiry, eviction, the stream gone) or
+    /// named by a 2026-07-28 `subscriptions/listen` stream that ends. It runs once that
+    /// subscriber no longer counts, so [`has_subscribers`](Server::has_subscribers) says whether
+    /// another client still holds the URI: a gateway ends its own subscription upstream with
+    /// the last one.
+    pub fn on_unsubscribe_from(&self, hook: impl Fn(&str, Option<&RequestCx>) + Send + Sync + 'static) {
+        self.unsubscribe_hooks.write().unwrap_or_else(PoisonError::into_inner).push(Arc::new(hook));
+    }
+
+    pub(crate) fn unsubscribed(&self, uri: &str, by: Option<&RequestCx>) {
+        let hooks = self.unsubscribe_hooks.read().unwrap_or_else(PoisonError::into_inner).clone();
+        for hook in hooks {
+            hook(uri, by);
+        }
+    }
+
     /// Tells the clients subscribed to `uri` that it changed.
     pub fn notify_resource_updated(&self, uri: &str) {
         self.broadcast(|s| s.is_subscribed(uri), resources::UPDATED, json!({ "uri": uri }));
@@ -765,12 +785,14 @@ impl Server {
 
     /// Whether any connected client subscribed to `uri` (so a watcher knows what to poll).
     pub fn has_subscribers(&self, uri: &str) -> bool {
-        self.live_listeners().iter().any(|s| s.is_subscribed(uri))
+        // One that ended (a closed session not dropped yet) hears nothing: it does not count.
+        self.live_listeners().iter().any(|s| s.is_listening() && s.is_subscribed(uri))
     }
 
     /// Every URI some connected client subscribed to.
     pub fn subscribed_uris(&self) -> Vec<String> {
-        let mut uris: Vec<String> = self.live_listeners().iter().flat_map(|s| s.subscriptions()).collect();
+        let mut uris: Vec<String> =
+            self.live_listeners().iter().filter(|s| s.is_listening()).flat_map(|s| s.subscriptions()).collect();
         uris.sort_unstable();
         uris.dedup();
         uris

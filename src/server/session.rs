@@ -248,10 +248,13 @@ impl Session {
         }
     }
 
-    pub(crate) fn unsubscribe(&self, uri: &str) {
-        if lock(&self.subscriptions).remove(uri) {
+    /// Unsubscribes from `uri`; whether it was subscribed to.
+    pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
+        let held = lock(&self.subscriptions).remove(uri);
+        if held {
             self.changes.fetch_add(1, Ordering::Relaxed);
         }
+        held
     }
 
     /// The sink for messages that belong to no request.
@@ -409,7 +412,7 @@ impl Session {
 /// A session hears the server's notifications once `initialize` is answered.
 impl Listener for Session {
     fn is_listening(&self) -> bool {
-        self.is_initialized()
+        self.is_initialized() && !self.is_closed()
     }
 
     fn is_subscribed(&self, uri: &str) -> bool {

@@ -7,7 +7,10 @@
 
 use crate::raw_http::Server;
 use crate::stateless_http::{body, post};
-use crate::support::{announced_port, binary, eventually, process_gone, tool_text, wait_for, Client, TempDir, TIMEOUT};
+use crate::support::{
+    announced_port, announced_port_keeping_log, binary, eventually, process_gone, tool_text, wait_for, wait_until,
+    Client, Log, TempDir, TIMEOUT,
+};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -277,6 +280,11 @@ fn http_gateway(config: &str, extra: &[&str]) -> Server {
 
 /// [`http_gateway`] with `env` set (the token never inherited).
 pub(crate) fn http_gateway_with(config: &str, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    http_gateway_keeping_log(config, extra, env).0
+}
+
+/// [`http_gateway_with`], with what the gateway logs kept (its upstreams' stderr included).
+fn http_gateway_keeping_log(config: &str, extra: &[&str], env: &[(&str, &str)]) -> (Server, Log) {
     let mut child = Command::new(binary())
         .args(["gateway", "--config", config, "--http", "127.0.0.1:0"])
         .args(extra)
@@ -288,8 +296,8 @@ pub(crate) fn http_gateway_with(config: &str, extra: &[&str], env: &[(&str, &str
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn the gateway");
-    let port = announced_port(&mut child);
-    Server { child, port }
+    let (port, log) = announced_port_keeping_log(&mut child);
+    (Server { child, port }, log)
 }
 
 pub(crate) fn healthz(gateway: &Server) -> String {
@@ -841,4 +849,395 @@ fn a_sessions_subscription_is_made_on_its_own_process() {
     client.call_tool("tiny__test_trigger_resource_update", json!({}));
     let updated = client.wait(|m| m["method"] == "notifications/resources/updated");
     assert_eq!(updated["params"]["uri"], "tiny+test://watched-resource");
+}
+
+/// A `tinymcp --everything` upstream, shared by every session, that logs each message it reads
+/// and writes (JSON lines, which the gateway logs as its child's): what it was asked is seen
+/// there, not guessed. `revisions`: the ones it speaks.
+fn logged_upstream(revisions: &str) -> Value {
+    let mut upstream = tiny(&["--everything", "--revisions", revisions, "--log-format", "json"]);
+    upstream["shared"] = json!(true);
+    upstream["env"] = json!({"RUST_LOG": "info,tinymcp::transport::stdio=debug"});
+    upstream
+}
+
+/// The lines of `log` the upstream logged on reading (`<-`) or writing (`->`) a message holding
+/// all of `parts`.
+fn upstream_lines(log: &Log, way: &str, parts: &[&str]) -> Vec<String> {
+    let log = log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let way = format!("\"message\":\"{way} ");
+    log.lines().filter(|l| l.contains(&way) && parts.iter().all(|p| l.contains(p))).map(str::to_owned).collect()
+}
+
+/// Two sessions of a gateway over HTTP that subscribed to `uri`.
+fn two_subscribed(gateway: &Server, uri: &str) -> (Client, Client) {
+    let subscribed = || {
+        let mut client = Client::spawn_http_at(gateway.port);
+        client.initialize("2025-11-25", json!({}));
+        let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+        assert!(subscribed["result"].is_object(), "{subscribed}");
+        client
+    };
+    (subscribed(), subscribed())
+}
+
+/// `client` triggers its upstream's update of `uri` until it hears it (a subscription reaches
+/// the upstream on the supervisor's thread).
+fn hears_update(client: &mut Client, tool: &str, uri: &str) {
+    wait_for("the update passed on", TIMEOUT, || {
+        client.call_tool(tool, json!({}));
+        let heard = client
+            .backlog
+            .iter()
+            .any(|m| m["method"] == "notifications/resources/updated" && m["params"]["uri"] == uri);
+        heard.then_some(())
+    });
+}
+
+// Unsubscribing is passed on with the last subscriber: while another session holds the URI the
+// upstream keeps its subscription (that session still hears its updates); once the last
+// unsubscribes the upstream is sent `resources/unsubscribe` (its own log shows it read it), and
+// an update after that is sent by it to no one.
+#[test]
+fn the_last_unsubscription_of_a_resource_is_passed_on_upstream() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"one": logged_upstream("2025-11-25")}}));
+    let (gateway, log) = http_gateway_keeping_log(&config, &[], &[]);
+    let (uri, trigger) = ("one+test://watched-resource", "one__test_trigger_resource_update");
+    let (mut a, mut b) = two_subscribed(&gateway, uri);
+    hears_update(&mut b, trigger, uri);
+    let unsubscribe = |client: &mut Client| {
+        let done = client.request("resources/unsubscribe", json!({"uri": uri}));
+        assert!(done["result"].is_object(), "{done}");
+    };
+    unsubscribe(&mut a);
+    b.backlog.clear();
+    hears_update(&mut b, trigger, uri);
+    let asked = ["resources/unsubscribe", "test://watched-resource"];
+    assert_eq!(upstream_lines(&log, "<-", &asked), Vec::<String>::new(), "b still holds it");
+
+    unsubscribe(&mut b);
+    wait_until("the upstream read resources/unsubscribe", TIMEOUT, || upstream_lines(&log, "<-", &asked).len() == 1);
+    let sent = || upstream_lines(&log, "->", &["notifications/resources/updated"]).len();
+    let before = sent();
+    b.call_tool(trigger, json!({}));
+    // The upstream writes (and logs) in order: the update the trigger would send comes before
+    // the answer to an echo sent after it.
+    b.call_tool("one__echo", json!({"message": "after the trigger"}));
+    wait_until("the echo's answer logged", TIMEOUT, || {
+        !upstream_lines(&log, "->", &["Echo: after the trigger"]).is_empty()
+    });
+    assert_eq!(sent(), before, "no update sent once nobody holds it");
+    assert_eq!(upstream_lines(&log, "<-", &asked).len(), 1);
+
+    // A session that ends (DELETE) holding the last subscription ends it too.
+    let session = gateway.session(json!({}));
+    let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": uri}});
+    assert!(gateway.post(&[("Mcp-Session-Id", &session)], &subscribe).json()["result"].is_object());
+    let subscribes = || upstream_lines(&log, "<-", &["resources/subscribe", "test://watched-resource"]).len();
+    // Once for a (b's found it subscribed there), once for this session.
+    wait_until("the upstream read resources/subscribe again", TIMEOUT, || subscribes() == 2);
+    assert_eq!(gateway.send("DELETE", "/mcp", &[("Mcp-Session-Id", &session)], "").status, 200);
+    wait_until("the upstream read resources/unsubscribe again", TIMEOUT, || {
+        upstream_lines(&log, "<-", &asked).len() == 2
+    });
+}
+
+/// The pid of the gateway's one child process (its one upstream's, shared), once it has one.
+fn upstream_pid(gateway: &Server) -> u32 {
+    let children = || -> Option<Vec<u32>> {
+        let mut pids = Vec::new();
+        for task in std::fs::read_dir(format!("/proc/{}/task", gateway.child.id())).ok()? {
+            let text = std::fs::read_to_string(task.ok()?.path().join("children")).ok()?;
+            pids.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+        Some(pids)
+    };
+    wait_for("the upstream's process", TIMEOUT, || children().filter(|p| p.len() == 1).map(|p| p[0]))
+}
+
+fn kill_9(pid: u32) {
+    let killed = Command::new("kill").args(["-9", &pid.to_string()]).status().expect("run kill");
+    assert!(killed.success());
+}
+
+// An upstream whose process is killed is started again by the gateway, and subscribed again
+// to what its clients hold (a new process holds none of the last one's subscriptions): a
+// session subscribed before keeps hearing its updates. At 2026-07-28 its listen stream names
+// them again.
+#[test]
+fn a_restarted_upstream_is_subscribed_again_to_what_its_clients_hold() {
+    for revisions in ["2025-11-25", "2026-07-28"] {
+        let (_dir, config) = config_file(&json!({"upstreams": {"one": logged_upstream(revisions)}}));
+        let gateway = http_gateway(&config, &[]);
+        let (uri, trigger) = ("one+test://watched-resource", "one__test_trigger_resource_update");
+        let mut client = Client::spawn_http_at(gateway.port);
+        client.initialize("2025-11-25", json!({}));
+        let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+        assert!(subscribed["result"].is_object(), "{subscribed}");
+        hears_update(&mut client, trigger, uri);
+        let pid = upstream_pid(&gateway);
+        kill_9(pid);
+        wait_for("the upstream started again", COMES_BACK, || {
+            let echoed = client.call_tool("one__echo", json!({"message": "back"}));
+            (tool_text(&echoed) == "Echo: back").then_some(())
+        });
+        assert_ne!(upstream_pid(&gateway), pid);
+        client.backlog.clear();
+        hears_update(&mut client, trigger, uri);
+    }
+}
+
+// The same for a remote upstream over HTTP whose server is restarted: the gateway's new session
+// there is subscribed again.
+#[test]
+fn a_remote_upstreams_new_session_is_subscribed_again_to_what_its_clients_hold() {
+    let (mut upstream, port) = remote(0);
+    let (_dir, config) = config_file(&json!({"upstreams": {"web": {"url": format!("http://127.0.0.1:{port}/mcp")}}}));
+    let gateway = http_gateway(&config, &[]);
+    let (uri, trigger) = ("web+test://watched-resource", "web__test_trigger_resource_update");
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    hears_update(&mut client, trigger, uri);
+    upstream.kill();
+    // A call finds it gone (else the next ping would).
+    wait_until("the upstream down", TIMEOUT, || {
+        client.call_tool("web__echo", json!({"message": "down"}));
+        healthz(&gateway).contains("upstream web: down")
+    });
+    let (_again, _) = remote(port);
+    wait_for("the upstream back", COMES_BACK, || {
+        let echoed = client.call_tool("web__echo", json!({"message": "back"}));
+        (tool_text(&echoed) == "Echo: back").then_some(())
+    });
+    client.backlog.clear();
+    hears_update(&mut client, trigger, uri);
+}
+
+/// The URIs `lines` (an upstream's log) subscribed to and not unsubscribed from since.
+fn net_subscriptions(lines: &[&str]) -> std::collections::BTreeSet<String> {
+    let mut held = std::collections::BTreeSet::new();
+    for line in lines.iter().filter(|l| l.contains("\"message\":\"<- ")) {
+        // Its one URI, however deep the log quotes it.
+        let uri = || Some(line[line.find("test://")?..].split(['\\', '"']).next()?.to_owned());
+        if line.contains("resources/subscribe") {
+            held.extend(uri());
+        } else if line.contains("resources/unsubscribe") {
+            uri().map(|u| held.remove(&u));
+        }
+    }
+    held
+}
+
+/// A 2026-07-28 listen stream naming `uris`, as [`listen_naming`]; `None` when refused (the
+/// gateway holds as many streams as it may).
+fn listen_naming_all(gateway: &Server, uris: &[String]) -> Option<std::io::BufReader<std::net::TcpStream>> {
+    use crate::raw_http::{read_chunk, read_head, write_request, ACCEPT_BOTH, JSON};
+    let mut stream = gateway.connect();
+    let params = json!({"notifications": {"resourceSubscriptions": uris}});
+    let text = body(1, "subscriptions/listen", params, json!({})).to_string();
+    let headers = [ACCEPT_BOTH, JSON, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "subscriptions/listen")];
+    write_request(&mut stream, gateway.port, "POST", "/mcp", &headers, &text);
+    let mut reader = std::io::BufReader::new(stream);
+    if read_head(&mut reader).status != 200 {
+        return None;
+    }
+    let event = String::from_utf8(read_chunk(&mut reader).expect("the acknowledgement")).expect("UTF-8");
+    assert!(event.contains("notifications/subscriptions/acknowledged"), "{event}");
+    Some(reader)
+}
+
+// While an upstream is down its clients' subscriptions may come and go without end (listen
+// streams naming thousands of URIs, opened and closed): the gateway keeps only which URIs to
+// look at again, bounded (past its cap it looks at all), and once the upstream is back it is
+// subscribed to exactly what its clients hold then: the URI a session held all along and the
+// one a stream still open names, none of those let go.
+#[test]
+fn an_upstream_back_is_subscribed_to_exactly_what_its_clients_hold_whatever_came_and_went() {
+    let dir = TempDir::new("gateway-held");
+    let hold = dir.path().join("hold");
+    let mut one = logged_upstream("2025-11-25");
+    // Its process waits while `hold` exists (the gateway's handshake waits for it).
+    let wait = format!("while [ -e '{}' ]; do sleep 0.05; done; exec \"$0\" \"$@\"", hold.display());
+    let mut args = vec![json!("-c"), json!(wait), json!(binary())];
+    args.extend(one["args"].as_array().cloned().unwrap_or_default());
+    (one["command"], one["args"]) = (json!("/bin/sh"), json!(args));
+    let (_dir, config) = config_file(&json!({"upstreams": {"one": one}}));
+    let (gateway, log) = http_gateway_keeping_log(&config, &["--max-listen-streams", "1"], &[]);
+    let (uri, trigger) = ("one+test://watched-resource", "one__test_trigger_resource_update");
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    hears_update(&mut client, trigger, uri);
+
+    std::fs::write(&hold, "").expect("write the hold file");
+    let pid = upstream_pid(&gateway);
+    kill_9(pid);
+    wait_until("the upstream down", TIMEOUT, || healthz(&gateway).contains("upstream one: down"));
+    // More distinct URIs than the gateway keeps, each subscribed and let go.
+    // One stream at a time (`--max-listen-streams 1`): the next opens once the last one's end
+    // let its URIs go.
+    for round in 0..5 {
+        let uris: Vec<String> = (0..1024).map(|i| format!("one+test://template/{round}-{i}/data")).collect();
+        drop(wait_for("a listen stream", TIMEOUT, || listen_naming_all(&gateway, &uris)));
+    }
+    let kept = ["one+test://static-text".to_owned()];
+    let _kept = wait_for("a listen stream", TIMEOUT, || listen_naming_all(&gateway, &kept));
+    std::fs::remove_file(&hold).expect("remove the hold file");
+    let want: std::collections::BTreeSet<String> =
+        ["test://static-text", "test://watched-resource"].into_iter().map(str::to_owned).collect();
+    let deadline = Instant::now() + COMES_BACK;
+    loop {
+        let seen = {
+            let log = log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let lines: Vec<&str> = log.lines().collect();
+            // What the new process read: after its start was logged.
+            let started = lines.iter().rposition(|l| l.contains("one: started ")).unwrap_or_default();
+            net_subscriptions(&lines[started..])
+        };
+        if seen == want {
+            break;
+        }
+        let tail: Vec<String> = log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .lines()
+            .rev()
+            .take(20)
+            .map(str::to_owned)
+            .collect();
+        assert!(
+            Instant::now() < deadline,
+            "the log ends with {tail:#?}; the upstream holds {} {seen:?}, not {want:?}",
+            seen.len()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_ne!(upstream_pid(&gateway), pid);
+    client.backlog.clear();
+    hears_update(&mut client, trigger, uri);
+}
+
+// The same for an upstream that speaks only 2026-07-28, where a subscription is its listen
+// stream's: while a session holds the URI the stream names it; once the last unsubscribes the
+// stream is opened again without it (the upstream read that listen), and the upstream's
+// update is not sent.
+#[test]
+fn the_last_unsubscription_reopens_a_2026_07_28_upstreams_listen_stream_without_it() {
+    let (_dir, config) = config_file(&json!({"upstreams": {"new": logged_upstream("2026-07-28")}}));
+    let (gateway, log) = http_gateway_keeping_log(&config, &[], &[]);
+    let (uri, trigger) = ("new+test://watched-resource", "new__test_trigger_resource_update");
+    let (mut a, mut b) = two_subscribed(&gateway, uri);
+    hears_update(&mut b, trigger, uri);
+    let listens = || upstream_lines(&log, "<-", &["subscriptions/listen"]);
+    let opened = listens().len();
+    let done = a.request("resources/unsubscribe", json!({"uri": uri}));
+    assert!(done["result"].is_object(), "{done}");
+    b.backlog.clear();
+    hears_update(&mut b, trigger, uri);
+    assert_eq!(listens().len(), opened, "b still holds it: the stream is not opened again");
+
+    let done = b.request("resources/unsubscribe", json!({"uri": uri}));
+    assert!(done["result"].is_object(), "{done}");
+    wait_until("the listen stream opened again", TIMEOUT, || listens().len() == opened + 1);
+    let last = listens().pop().unwrap_or_default();
+    assert!(!last.contains("resourceSubscriptions"), "{last}");
+    let sent = || upstream_lines(&log, "->", &["notifications/resources/updated"]).len();
+    let before = sent();
+    b.call_tool(trigger, json!({}));
+    b.call_tool("new__echo", json!({"message": "after the trigger"}));
+    wait_until("the echo's answer logged", TIMEOUT, || {
+        !upstream_lines(&log, "->", &["Echo: after the trigger"]).is_empty()
+    });
+    assert_eq!(sent(), before, "no update sent once nobody holds it");
+    assert_eq!(listens().len(), opened + 1, "opened again once");
+
+    // A 2026-07-28 client's listen stream naming it: named upstream while it is open, not once
+    // it closed.
+    let stream = listen_naming(&gateway, uri);
+    wait_until("the upstream's stream names it again", TIMEOUT, || {
+        listens().len() == opened + 2 && listens().last().is_some_and(|l| l.contains("resourceSubscriptions"))
+    });
+    drop(stream);
+    wait_until("the upstream's stream opened again without it", TIMEOUT, || listens().len() == opened + 3);
+    let last = listens().pop().unwrap_or_default();
+    assert!(!last.contains("resourceSubscriptions"), "{last}");
+}
+
+/// A 2026-07-28 listen stream naming `uri`, on a connection of its own, acknowledged; it ends
+/// when the returned socket is dropped.
+fn listen_naming(gateway: &Server, uri: &str) -> std::io::BufReader<std::net::TcpStream> {
+    use crate::raw_http::{read_chunk, read_head, write_request, ACCEPT_BOTH, JSON};
+    let mut stream = gateway.connect();
+    let params = json!({"notifications": {"resourceSubscriptions": [uri]}});
+    let text = body(1, "subscriptions/listen", params, json!({})).to_string();
+    let headers = [ACCEPT_BOTH, JSON, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "subscriptions/listen")];
+    write_request(&mut stream, gateway.port, "POST", "/mcp", &headers, &text);
+    let mut reader = std::io::BufReader::new(stream);
+    assert_eq!(read_head(&mut reader).status, 200);
+    let event = String::from_utf8(read_chunk(&mut reader).expect("the acknowledgement")).expect("UTF-8");
+    assert!(event.contains("notifications/subscriptions/acknowledged"), "{event}");
+    reader
+}
+
+// With a process per session, a session's unsubscription goes to its own process, where its
+// subscription was made (no other session's is there).
+#[test]
+fn a_sessions_unsubscription_goes_to_its_own_process() {
+    let mut own = logged_upstream("2025-11-25");
+    own["shared"] = json!(false);
+    let (_dir, config) = config_file(&json!({"upstreams": {"own": own}}));
+    let (gateway, log) = http_gateway_keeping_log(&config, &[], &[]);
+    let uri = "own+test://watched-resource";
+    let (mut a, _b) = two_subscribed(&gateway, uri);
+    let done = a.request("resources/unsubscribe", json!({"uri": uri}));
+    assert!(done["result"].is_object(), "{done}");
+    let asked = ["resources/unsubscribe", "test://watched-resource"];
+    wait_until("a process read resources/unsubscribe", TIMEOUT, || upstream_lines(&log, "<-", &asked).len() == 1);
+    // The one that read it is a's: a's trigger there sends no update (b's process, subscribed
+    // still, is not triggered).
+    a.call_tool("own__test_trigger_resource_update", json!({}));
+    a.call_tool("own__echo", json!({"message": "after the trigger"}));
+    wait_until("the echo's answer logged", TIMEOUT, || {
+        !upstream_lines(&log, "->", &["Echo: after the trigger"]).is_empty()
+    });
+    let updates = upstream_lines(&log, "->", &["notifications/resources/updated"]);
+    assert_eq!(updates, Vec::<String>::new(), "a's process sends no update once a unsubscribed");
+}
+
+// A process per session that speaks only 2026-07-28: a session's subscription is named on a
+// listen stream held on its own process (opened on its first), so a change made in the
+// session's process reaches it; once it unsubscribes that stream ends (the upstream read its
+// cancellation) and the process sends no update.
+#[test]
+fn a_sessions_subscription_to_a_2026_07_28_process_of_its_own_is_made_on_its_listen_stream() {
+    let mut own = logged_upstream("2026-07-28");
+    own["shared"] = json!(false);
+    let (_dir, config) = config_file(&json!({"upstreams": {"new": own}}));
+    let (gateway, log) = http_gateway_keeping_log(&config, &[], &[]);
+    let uri = "new+test://watched-resource";
+    let mut client = Client::spawn_http_at(gateway.port);
+    client.initialize("2025-11-25", json!({}));
+    let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+    hears_update(&mut client, "new__test_trigger_resource_update", uri);
+    let named = upstream_lines(&log, "<-", &["subscriptions/listen", "test://watched-resource"]);
+    assert_eq!(named.len(), 1, "one stream names it: {named:?}");
+
+    let done = client.request("resources/unsubscribe", json!({"uri": uri}));
+    assert!(done["result"].is_object(), "{done}");
+    let cancelled = || upstream_lines(&log, "<-", &["notifications/cancelled"]).len();
+    wait_until("the session's stream cancelled", TIMEOUT, || cancelled() == 1);
+    let sent = || upstream_lines(&log, "->", &["notifications/resources/updated"]).len();
+    let before = sent();
+    client.call_tool("new__test_trigger_resource_update", json!({}));
+    client.call_tool("new__echo", json!({"message": "after the trigger"}));
+    wait_until("the echo's answer logged", TIMEOUT, || {
+        !upstream_lines(&log, "->", &["Echo: after the trigger"]).is_empty()
+    });
+    assert_eq!(sent(), before, "no update sent once it let it go");
+    let listens = upstream_lines(&log, "<-", &["subscriptions/listen", "test://watched-resource"]);
+    assert_eq!(listens.len(), 1, "not opened again: {listens:?}");
 }

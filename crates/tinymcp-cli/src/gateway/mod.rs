@@ -268,6 +268,16 @@ pub fn run(raw: impl Iterator<Item = String>) -> Result<(), String> {
             }
         }
     });
+    // Its last subscriber downstream gone, the upstream's subscription ends too.
+    let unsubscribed = Arc::clone(&gateway);
+    server.on_unsubscribe_from(move |uri, by| {
+        let last = !unsubscribed.server.has_subscribers(uri);
+        for upstream in &unsubscribed.upstreams {
+            if let Some(own) = wire::strip_uri(upstream.name(), uri) {
+                upstream.unsubscribe(own, last, by);
+            }
+        }
+    });
     for upstream in &gateway.upstreams {
         upstream.supervise(&gateway).map_err(|e| format!("cannot start a thread: {e}"))?;
     }

@@ -10,7 +10,7 @@ use super::{catalogue, legacy, stdio, Gateway};
 use crate::cli::connect::auth::Credentials;
 use crate::cli::connect::http1::Url;
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::time::{Duration, Instant};
@@ -31,6 +31,9 @@ const LISTEN_FOR: Duration = Duration::from_secs(3600);
 /// Resources a 2026-07-28 upstream's listen stream names at most: as many as a listen stream
 /// of the gateway's own may (and a tinymcp upstream accepts).
 const LISTEN_URIS: usize = 1024;
+/// URIs whose subscription downstream changed while not passed on yet (the upstream down, or
+/// busy), at most: past it they are forgotten and everything held is looked at again.
+const PENDING_URIS: usize = 4096;
 
 /// Where an upstream stands.
 #[derive(Clone)]
@@ -44,41 +47,95 @@ pub enum Status {
 struct Wake {
     /// It said a list changed: list it again.
     relist: bool,
-    /// A subscription made downstream, to pass on.
-    subscribe: Vec<String>,
+    /// Its URIs whose subscription downstream changed since they were passed on, each with
+    /// whether its last change was a subscription: the supervisor passes on what is held of
+    /// each when it looks (not the history of subscribe and unsubscribe, which a client could
+    /// make grow without end while it is down). A subscription counts as held even before
+    /// its subscriber does (a 2026-07-28 listen stream's runs the hooks before it is open).
+    changed: HashMap<String, bool>,
+    /// Everything downstream holds of it is to be passed on: it was (re)connected (a new
+    /// process or session holds none of the last one's subscriptions), or `changed` overflowed.
+    resync: bool,
+}
+
+impl Wake {
+    /// `uri` was subscribed to downstream (`on`) or let go by its last subscriber; past
+    /// `PENDING_URIS` the URIs so far are dropped for a resync, so it stays bounded however
+    /// many distinct URIs come and go.
+    fn touch(&mut self, uri: &str, on: bool) {
+        if let Some(last) = self.changed.get_mut(uri) {
+            *last = on;
+            return;
+        }
+        if self.changed.len() >= PENDING_URIS {
+            self.changed = HashMap::new();
+            self.resync = true;
+        }
+        self.changed.insert(uri.to_owned(), on);
+    }
 }
 
 /// The resources subscribed to downstream of a 2026-07-28 upstream (its own URIs), which its
-/// listen stream names: kept across its links (a new one's stream names them all).
+/// listen stream names: the listed link's, kept across its links (a new one's stream names
+/// them all); a session's own process's, which that session subscribed to.
 #[derive(Default)]
 struct Listened {
-    uris: Mutex<Vec<String>>,
-    /// A URI was added since the stream was opened: it is ended and opened again.
+    uris: Mutex<ListenedUris>,
+    /// A URI was added or removed since the stream was opened: it is ended and opened again.
     changed: AtomicBool,
 }
 
+#[derive(Default)]
+struct ListenedUris {
+    uris: Vec<String>,
+    /// A session's stream's thread runs (it stops when no URI is left).
+    running: bool,
+}
+
 impl Listened {
-    /// Adds `uri`, unless it is held already (its stream is not opened again) or at the cap.
-    fn add(&self, uri: &str, upstream: &str) {
-        let mut uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
-        if uris.iter().any(|u| u == uri) {
-            return;
-        }
-        if uris.len() >= LISTEN_URIS {
-            return log::warn!(
-                "upstream {upstream}: {uri} not subscribed to: its listen stream names {LISTEN_URIS} resources already"
-            );
-        }
-        uris.push(uri.to_owned());
-        // Under the lock: the stream's thread takes the flag and the list together.
-        self.changed.store(true, Ordering::SeqCst);
+    fn uris(&self) -> MutexGuard<'_, ListenedUris> {
+        self.uris.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The URIs to name now; the flag is cleared with them.
-    fn take(&self) -> Vec<String> {
-        let uris = self.uris.lock().unwrap_or_else(PoisonError::into_inner);
+    /// Adds `uri`, unless it is held already (its stream is not opened again) or at the cap;
+    /// whether a session's stream must be started for it (none runs: it runs from now).
+    fn add(&self, uri: &str, upstream: &str) -> bool {
+        let mut held = self.uris();
+        if held.uris.iter().any(|u| u == uri) {
+            return false;
+        }
+        if held.uris.len() >= LISTEN_URIS {
+            log::warn!(
+                "upstream {upstream}: {uri} not subscribed to: its listen stream names {LISTEN_URIS} resources already"
+            );
+            return false;
+        }
+        held.uris.push(uri.to_owned());
+        // Under the lock: the stream's thread takes the flag and the list together.
+        self.changed.store(true, Ordering::SeqCst);
+        !std::mem::replace(&mut held.running, true)
+    }
+
+    /// Removes `uri` (its last subscriber downstream is gone); a URI not held reopens nothing.
+    fn remove(&self, uri: &str) {
+        let mut held = self.uris();
+        let before = held.uris.len();
+        held.uris.retain(|u| u != uri);
+        if held.uris.len() != before {
+            self.changed.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// The URIs to name now; the flag is cleared with them. `stops`: a session's stream,
+    /// which stops when none is left (`None`; the next `add` starts it again).
+    fn take(&self, stops: bool) -> Option<Vec<String>> {
+        let mut held = self.uris();
         self.changed.store(false, Ordering::SeqCst);
-        uris.clone()
+        if stops && held.uris.is_empty() {
+            held.running = false;
+            return None;
+        }
+        Some(held.uris.clone())
     }
 }
 
@@ -109,6 +166,9 @@ pub struct Upstream {
     session_links: Mutex<Vec<Weak<Link>>>,
     /// What its listen stream subscribes to, when it speaks 2026-07-28.
     listened: Arc<Listened>,
+    /// What its listed link was sent `resources/subscribe` for (a 2025 era one): what a last
+    /// unsubscription downstream unsubscribes there.
+    subscribed: Mutex<HashSet<String>>,
 }
 
 /// One downstream session's own links to the per-session upstreams, by upstream name: kept in
@@ -125,6 +185,9 @@ struct SessionState {
     /// Its end is hooked (once per session).
     hooked: bool,
     links: HashMap<String, Arc<Link>>,
+    /// What the listen stream on its own process of a 2026-07-28 upstream names, by upstream
+    /// name, with the link it is held on (a process started again starts with none).
+    listened: HashMap<String, (Arc<Link>, Arc<Listened>)>,
     /// Held while an upstream's process for the session starts: concurrent calls start one.
     starting: HashMap<String, Arc<Mutex<()>>>,
 }
@@ -139,11 +202,22 @@ impl SessionLinks {
         self.state().links.get(upstream).filter(|l| l.ended().is_none()).cloned()
     }
 
+    /// What the listen stream on `link`, its process of `upstream`, names (made on first use).
+    fn listened(&self, upstream: &str, link: &Arc<Link>) -> Arc<Listened> {
+        let mut state = self.state();
+        let entry = state.listened.entry(upstream.to_owned()).or_insert_with(|| (Arc::clone(link), Arc::default()));
+        if !Arc::ptr_eq(&entry.0, link) {
+            *entry = (Arc::clone(link), Arc::default());
+        }
+        Arc::clone(&entry.1)
+    }
+
     /// The session ended: its processes end with it.
     fn end(&self) {
         let links: Vec<Arc<Link>> = {
             let mut state = self.state();
             state.ended = true;
+            state.listened.clear();
             state.links.drain().map(|(_, link)| link).collect()
         };
         for link in links {
@@ -173,6 +247,7 @@ impl Upstream {
             per_session,
             session_links: Mutex::new(Vec::new()),
             listened: Arc::default(),
+            subscribed: Mutex::default(),
         })
     }
 
@@ -257,13 +332,20 @@ impl Upstream {
 
     /// A downstream subscription to its resource `uri` (its own URI), passed on: to the
     /// session's own process when `by` (the `resources/subscribe`) has one, for that is where
-    /// the session's changes happen; else to the listed one, on the supervisor's thread (a
-    /// 2026-07-28 one's listen stream names it, opened again with it).
+    /// the session's changes happen (a 2026-07-28 one's: on a listen stream held there, opened
+    /// on the first, ended with the process); else to the listed one, on the supervisor's
+    /// thread (a 2026-07-28 one's listen stream names it, opened again with it).
     pub fn subscribe(self: &Arc<Self>, uri: &str, by: Option<&RequestCx>) {
-        if let Some(cx) = by.filter(|cx| self.per_session && cx.session_state::<SessionLinks>().is_some()) {
+        let own = by.filter(|_| self.per_session).and_then(|cx| Some((cx, cx.session_state::<SessionLinks>()?)));
+        if let Some((cx, links)) = own {
             let subscribed = match self.link_for(cx) {
-                // The gateway holds no listen stream on a session's own process.
-                Ok(link) if link.is_per_request() => Ok(false),
+                Ok(link) if link.is_per_request() => {
+                    let listened = links.listened(self.name(), &link);
+                    if listened.add(uri, self.name()) {
+                        self.listen(&link, &listened, false);
+                    }
+                    Ok(true)
+                }
                 Ok(link) => link
                     .request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN)
                     .map(|_| true)
@@ -276,8 +358,48 @@ impl Upstream {
                 Err(why) => return log::info!("upstream {}: subscribing to {uri} for a session: {why}", self.name()),
             }
         }
-        self.wake().subscribe.push(uri.to_owned());
+        self.touch(uri, true);
+    }
+
+    /// Its resource `uri` was subscribed to downstream (`on`) or let go: the supervisor looks.
+    fn touch(&self, uri: &str, on: bool) {
+        self.wake().touch(uri, on);
         self.woken.notify_all();
+    }
+
+    /// A downstream subscription to its resource `uri` (its own URI) ended, `last` when no
+    /// client holds it now: the session's own process, where that session's
+    /// `resources/subscribe` was made, is told at once; the listed one, on the supervisor's
+    /// thread, once the last subscriber is gone and only if it was subscribed there (a
+    /// 2026-07-28 one's listen stream is opened again without it).
+    pub fn unsubscribe(self: &Arc<Self>, uri: &str, last: bool, by: Option<&RequestCx>) {
+        let own = by.filter(|_| self.per_session).and_then(|cx| cx.session_state::<SessionLinks>());
+        // Its live process only: none is started to be told.
+        if let Some((links, link)) = own.and_then(|links| Some((Arc::clone(&links), links.live(self.name())?))) {
+            if link.is_per_request() {
+                // Its stream there is opened again without it (or ends, naming nothing).
+                links.listened(self.name(), &link).remove(uri);
+            } else if let Err(e) = link.request("resources/unsubscribe", json!({"uri": uri}), None, PING_WITHIN) {
+                log::info!("upstream {}: unsubscribing from {uri} for a session: {}", self.name(), e.message);
+            }
+        }
+        if last {
+            self.touch(uri, false);
+        }
+    }
+
+    /// Whether a client of the gateway holds its resource `uri` (its own URI) now.
+    fn held_downstream(&self, uri: &str) -> bool {
+        let server = self.server.get().and_then(Weak::upgrade);
+        server.is_some_and(|s| s.has_subscribers(&super::wire::prefix_uri(self.name(), uri)))
+    }
+
+    /// Its resources (its own URIs) the clients of the gateway hold now: as many as they may
+    /// hold (each client's subscriptions and the clients are capped).
+    fn all_held_downstream(&self) -> HashSet<String> {
+        let Some(server) = self.server.get().and_then(Weak::upgrade) else { return HashSet::new() };
+        let uris = server.subscribed_uris();
+        uris.iter().filter_map(|uri| super::wire::strip_uri(self.name(), uri)).map(str::to_owned).collect()
     }
 
     /// Waits until its first attempt to connect ended (or `deadline`).
@@ -322,6 +444,8 @@ impl Upstream {
                 Ok((link, capabilities)) => {
                     *self.capabilities.lock().unwrap_or_else(PoisonError::into_inner) = capabilities;
                     *self.link.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&link));
+                    // A new process or session holds no subscription of the last one's.
+                    self.subscribed.lock().unwrap_or_else(PoisonError::into_inner).clear();
                     match self.list(&link) {
                         Ok(listing) => {
                             retry = RETRY_FIRST;
@@ -331,8 +455,10 @@ impl Upstream {
                             catalogue::register(gateway, self, listing);
                             self.attempt_done();
                             gateway.list_changed();
+                            // Subscribed again to what its clients hold now, first thing.
+                            self.wake().resync = true;
                             if link.is_per_request() {
-                                self.listen(&link);
+                                self.listen(&link, &self.listened, true);
                             }
                             let why = self.serve(gateway, &link);
                             log::warn!("upstream {}: down ({why}); retrying", self.name());
@@ -357,16 +483,23 @@ impl Upstream {
 
     /// A 2026-07-28 upstream says its lists changed, and its resources changed, only on a
     /// listen stream: one is held open while its link lasts (opened again when it ends, and
-    /// when a resource is subscribed to downstream, to name it too), its notifications
-    /// delivered as any other (a list change lists it again, an update goes to its subscribers).
-    fn listen(&self, link: &Arc<Link>) {
-        let (link, name, listened) = (Arc::clone(link), self.name().to_owned(), Arc::clone(&self.listened));
+    /// when a resource is subscribed to downstream or let go, to name what is held now), its
+    /// notifications delivered as any other (a list change lists it again, an update goes to
+    /// its subscribers). `lists`: the listed link's, which hears list changes too and is held
+    /// naming nothing; a session's own process's names its resources only, and stops when
+    /// none is left.
+    fn listen(&self, link: &Arc<Link>, listened: &Arc<Listened>, lists: bool) {
+        let (link, name, listened) = (Arc::clone(link), self.name().to_owned(), Arc::clone(listened));
+        let ended = Arc::clone(&listened);
         let started = std::thread::Builder::new().name(format!("gateway-{name}-listen")).stack_size(128 * 1024).spawn(
             move || {
                 while link.ended().is_none() {
-                    let uris = listened.take();
-                    let mut params = json!({"notifications":
-                        {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
+                    let Some(uris) = listened.take(!lists) else { return };
+                    let mut params = match lists {
+                        true => json!({"notifications":
+                            {"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}}),
+                        false => json!({"notifications": {}}),
+                    };
                     if !uris.is_empty() {
                         params["notifications"]["resourceSubscriptions"] = json!(uris);
                     }
@@ -384,8 +517,10 @@ impl Upstream {
             },
         );
         if let Err(e) = started {
+            // Started again by the next subscription.
+            ended.uris().running = false;
             log::warn!(
-                "upstream {}: no listen stream (cannot start a thread: {e}): its list changes go unheard",
+                "upstream {}: no listen stream (cannot start a thread: {e}): its changes go unheard",
                 self.name()
             );
         }
@@ -465,26 +600,24 @@ impl Upstream {
             if let Some(why) = link.ended() {
                 return why;
             }
-            let (relist, subscribe) = {
+            let (relist, resync, changed) = {
                 let wake = self.wake();
                 let left = next_ping.saturating_duration_since(Instant::now());
                 let (mut wake, _) = self
                     .woken
                     .wait_timeout_while(wake, left.min(Duration::from_millis(500)), |w| {
-                        !w.relist && w.subscribe.is_empty()
+                        !w.relist && !w.resync && w.changed.is_empty()
                     })
                     .unwrap_or_else(PoisonError::into_inner);
-                (std::mem::take(&mut wake.relist), std::mem::take(&mut wake.subscribe))
+                let resync = std::mem::take(&mut wake.resync);
+                (std::mem::take(&mut wake.relist), resync, std::mem::take(&mut wake.changed))
             };
-            for uri in subscribe {
-                if link.is_per_request() {
-                    // Its listen stream's thread opens it again, naming it.
-                    self.listened.add(&uri, self.name());
-                    continue;
-                }
-                if let Err(e) = link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
-                    log::info!("upstream {}: subscribing to {uri}: {}", self.name(), e.message);
-                }
+            if resync {
+                self.resync(link);
+            }
+            // After a resync too: one subscribed to as it read what is held may not count yet.
+            for (uri, on) in changed {
+                self.pass_on(link, &uri, on || self.held_downstream(&uri));
             }
             if relist {
                 match self.list(link) {
@@ -505,6 +638,43 @@ impl Upstream {
                 }
                 next_ping = Instant::now() + PING_EVERY;
             }
+        }
+    }
+
+    /// Everything its clients hold now, passed on to its listed link: each URI held that is
+    /// not subscribed there is, each one subscribed there that none holds is let go. On each
+    /// (re)connect, and when too many URIs changed to keep each.
+    fn resync(&self, link: &Arc<Link>) {
+        let held = self.all_held_downstream();
+        let mut uris = held.clone();
+        uris.extend(self.subscribed.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned());
+        uris.extend(self.listened.uris().uris.iter().cloned());
+        for uri in uris {
+            self.pass_on(link, &uri, held.contains(&uri));
+        }
+    }
+
+    /// Whether its clients hold `uri` (`held`, read when the supervisor looks), passed on to
+    /// its listed link: a 2026-07-28 one's listen stream's thread opens it again naming the
+    /// URIs held now (with it, or without it); else `resources/subscribe` for a URI held and not
+    /// subscribed there, `resources/unsubscribe` for one subscribed there that none holds.
+    fn pass_on(&self, link: &Arc<Link>, uri: &str, held: bool) {
+        let subscribed = || self.subscribed.lock().unwrap_or_else(PoisonError::into_inner);
+        match (held, link.is_per_request()) {
+            (true, true) => drop(self.listened.add(uri, self.name())),
+            (false, true) => self.listened.remove(uri),
+            (true, false) if !subscribed().contains(uri) => {
+                match link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
+                    Ok(_) => drop(subscribed().insert(uri.to_owned())),
+                    Err(e) => log::info!("upstream {}: subscribing to {uri}: {}", self.name(), e.message),
+                }
+            }
+            (false, false) if subscribed().remove(uri) => {
+                if let Err(e) = link.request("resources/unsubscribe", json!({"uri": uri}), None, PING_WITHIN) {
+                    log::info!("upstream {}: unsubscribing from {uri}: {}", self.name(), e.message);
+                }
+            }
+            (_, false) => {}
         }
     }
 
@@ -550,4 +720,28 @@ pub struct Listing {
     pub prompts: Vec<Value>,
     pub resources: Vec<Value>,
     pub templates: Vec<Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Wake, PENDING_URIS};
+
+    // A client subscribing and unsubscribing while its upstream is down: each URI is kept once,
+    // and past the cap the set is dropped for a resync, so memory stays bounded however many
+    // distinct URIs come and go.
+    #[test]
+    fn the_uris_to_look_at_again_are_bounded() {
+        let mut wake = Wake::default();
+        for i in 0..10_000 {
+            wake.touch("test://same", i % 2 == 1);
+        }
+        assert_eq!(wake.changed.len(), 1);
+        assert_eq!(wake.changed.get("test://same"), Some(&true), "its last change");
+        assert!(!wake.resync);
+        for i in 0..3 * PENDING_URIS {
+            wake.touch(&format!("test://{i}"), i % 2 == 0);
+            assert!(wake.changed.len() <= PENDING_URIS);
+        }
+        assert!(wake.resync, "past the cap: everything held is looked at again");
+    }
 }

@@ -869,6 +869,18 @@ fn upstream_lines(log: &Log, way: &str, parts: &[&str]) -> Vec<String> {
     log.lines().filter(|l| l.contains(&way) && parts.iter().all(|p| l.contains(p))).map(str::to_owned).collect()
 }
 
+/// The updates the upstream `name` sends when its trigger tool is called through `client`,
+/// counted in its log up to the answer to an echo sent after the trigger (it writes in order).
+fn updates_from_trigger(client: &mut Client, log: &Log, name: &str) -> usize {
+    let sent = || upstream_lines(log, "->", &["notifications/resources/updated"]).len();
+    let echoes = || upstream_lines(log, "->", &["Echo: after the trigger"]).len();
+    let (before, echoed) = (sent(), echoes());
+    client.call_tool(&format!("{name}__test_trigger_resource_update"), json!({}));
+    client.call_tool(&format!("{name}__echo"), json!({"message": "after the trigger"}));
+    wait_until("the echo's answer logged", TIMEOUT, || echoes() > echoed);
+    sent() - before
+}
+
 /// Two sessions of a gateway over HTTP that subscribed to `uri`.
 fn two_subscribed(gateway: &Server, uri: &str) -> (Client, Client) {
     let subscribed = || {
@@ -917,16 +929,7 @@ fn the_last_unsubscription_of_a_resource_is_passed_on_upstream() {
 
     unsubscribe(&mut b);
     wait_until("the upstream read resources/unsubscribe", TIMEOUT, || upstream_lines(&log, "<-", &asked).len() == 1);
-    let sent = || upstream_lines(&log, "->", &["notifications/resources/updated"]).len();
-    let before = sent();
-    b.call_tool(trigger, json!({}));
-    // The upstream writes (and logs) in order: the update the trigger would send comes before
-    // the answer to an echo sent after it.
-    b.call_tool("one__echo", json!({"message": "after the trigger"}));
-    wait_until("the echo's answer logged", TIMEOUT, || {
-        !upstream_lines(&log, "->", &["Echo: after the trigger"]).is_empty()
-    });
-    assert_eq!(sent(), before, "no update sent once nobody holds it");
+    assert_eq!(updates_from_trigger(&mut b, &log, "one"), 0, "no update sent once nobody holds it");
     assert_eq!(upstream_lines(&log, "<-", &asked).len(), 1);
 
     // A session that ends (DELETE) holding the last subscription ends it too.
@@ -1144,14 +1147,7 @@ fn the_last_unsubscription_reopens_a_2026_07_28_upstreams_listen_stream_without_
     wait_until("the listen stream opened again", TIMEOUT, || listens().len() == opened + 1);
     let last = listens().pop().unwrap_or_default();
     assert!(!last.contains("resourceSubscriptions"), "{last}");
-    let sent = || upstream_lines(&log, "->", &["notifications/resources/updated"]).len();
-    let before = sent();
-    b.call_tool(trigger, json!({}));
-    b.call_tool("new__echo", json!({"message": "after the trigger"}));
-    wait_until("the echo's answer logged", TIMEOUT, || {
-        !upstream_lines(&log, "->", &["Echo: after the trigger"]).is_empty()
-    });
-    assert_eq!(sent(), before, "no update sent once nobody holds it");
+    assert_eq!(updates_from_trigger(&mut b, &log, "new"), 0, "no update sent once nobody holds it");
     assert_eq!(listens().len(), opened + 1, "opened again once");
 
     // A 2026-07-28 client's listen stream naming it: named upstream while it is open, not once
@@ -1198,11 +1194,7 @@ fn a_sessions_unsubscription_goes_to_its_own_process() {
     wait_until("a process read resources/unsubscribe", TIMEOUT, || upstream_lines(&log, "<-", &asked).len() == 1);
     // The one that read it is a's: a's trigger there sends no update (b's process, subscribed
     // still, is not triggered).
-    a.call_tool("own__test_trigger_resource_update", json!({}));
-    a.call_tool("own__echo", json!({"message": "after the trigger"}));
-    wait_until("the echo's answer logged", TIMEOUT, || {
-        !upstream_lines(&log, "->", &["Echo: after the trigger"]).is_empty()
-    });
+    assert_eq!(updates_from_trigger(&mut a, &log, "own"), 0);
     let updates = upstream_lines(&log, "->", &["notifications/resources/updated"]);
     assert_eq!(updates, Vec::<String>::new(), "a's process sends no update once a unsubscribed");
 }
@@ -1230,14 +1222,7 @@ fn a_sessions_subscription_to_a_2026_07_28_process_of_its_own_is_made_on_its_lis
     assert!(done["result"].is_object(), "{done}");
     let cancelled = || upstream_lines(&log, "<-", &["notifications/cancelled"]).len();
     wait_until("the session's stream cancelled", TIMEOUT, || cancelled() == 1);
-    let sent = || upstream_lines(&log, "->", &["notifications/resources/updated"]).len();
-    let before = sent();
-    client.call_tool("new__test_trigger_resource_update", json!({}));
-    client.call_tool("new__echo", json!({"message": "after the trigger"}));
-    wait_until("the echo's answer logged", TIMEOUT, || {
-        !upstream_lines(&log, "->", &["Echo: after the trigger"]).is_empty()
-    });
-    assert_eq!(sent(), before, "no update sent once it let it go");
+    assert_eq!(updates_from_trigger(&mut client, &log, "new"), 0, "no update sent once it let it go");
     let listens = upstream_lines(&log, "<-", &["subscriptions/listen", "test://watched-resource"]);
     assert_eq!(listens.len(), 1, "not opened again: {listens:?}");
 }

@@ -327,10 +327,17 @@ impl Upstream {
         }
         // Started again (the last one died): it holds none of the session's subscriptions.
         // Made before the request that started it goes on (others of the session wait).
+        // The first that fails ends it: a process that does not answer one would hold the
+        // request up to a timeout for each of the session's (up to 1000) subscriptions.
         let listened = link.is_per_request().then(|| links.listened(self.name(), &link));
-        for uri in held {
-            if let Err(why) = self.subscribe_at(&link, listened.as_ref(), &uri) {
-                log::info!("upstream {}: subscribing again to {uri} for a session: {why}", self.name());
+        for (done, uri) in held.iter().enumerate() {
+            if let Err(why) = self.subscribe_at(&link, listened.as_ref(), uri) {
+                let left = held.len() - done;
+                log::info!(
+                    "upstream {}: subscribing again to {left} resources for a session: {uri}: {why}",
+                    self.name()
+                );
+                break;
             }
         }
         Ok(link)

@@ -947,15 +947,7 @@ fn the_last_unsubscription_of_a_resource_is_passed_on_upstream() {
 
 /// The pid of the gateway's one child process (its one upstream's, shared), once it has one.
 fn upstream_pid(gateway: &Server) -> u32 {
-    let children = || -> Option<Vec<u32>> {
-        let mut pids = Vec::new();
-        for task in std::fs::read_dir(format!("/proc/{}/task", gateway.child.id())).ok()? {
-            let text = std::fs::read_to_string(task.ok()?.path().join("children")).ok()?;
-            pids.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
-        }
-        Some(pids)
-    };
-    wait_for("the upstream's process", TIMEOUT, || children().filter(|p| p.len() == 1).map(|p| p[0]))
+    upstream_pids(gateway, 1)[0]
 }
 
 fn kill_9(pid: u32) {
@@ -1225,4 +1217,49 @@ fn a_sessions_subscription_to_a_2026_07_28_process_of_its_own_is_made_on_its_lis
     assert_eq!(updates_from_trigger(&mut client, &log, "new"), 0, "no update sent once it let it go");
     let listens = upstream_lines(&log, "<-", &["subscriptions/listen", "test://watched-resource"]);
     assert_eq!(listens.len(), 1, "not opened again: {listens:?}");
+}
+
+/// The pids of the gateway's child processes (its upstreams'), once there are `count`.
+fn upstream_pids(gateway: &Server, count: usize) -> Vec<u32> {
+    let children = || -> Option<Vec<u32>> {
+        let mut pids = Vec::new();
+        for task in std::fs::read_dir(format!("/proc/{}/task", gateway.child.id())).ok()? {
+            let text = std::fs::read_to_string(task.ok()?.path().join("children")).ok()?;
+            pids.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+        Some(pids)
+    };
+    wait_for("the upstreams' processes", TIMEOUT, || children().filter(|p| p.len() == count))
+}
+
+// With a process per session, a session's own process killed is started again on its next
+// request, and subscribed again to what the session holds (a new process holds none of the
+// last one's subscriptions): the session keeps hearing the updates made there. At 2026-07-28
+// its listen stream on the new process names them.
+#[test]
+fn a_sessions_own_process_started_again_is_subscribed_again_to_what_it_holds() {
+    for revisions in ["2025-11-25", "2026-07-28"] {
+        let mut own = logged_upstream(revisions);
+        own["shared"] = json!(false);
+        let (_dir, config) = config_file(&json!({"upstreams": {"own": own}}));
+        let gateway = http_gateway(&config, &[]);
+        let (uri, trigger) = ("own+test://watched-resource", "own__test_trigger_resource_update");
+        let listed = upstream_pid(&gateway);
+        let mut client = Client::spawn_http_at(gateway.port);
+        client.initialize("2025-11-25", json!({}));
+        let subscribed = client.request("resources/subscribe", json!({"uri": uri}));
+        assert!(subscribed["result"].is_object(), "{subscribed}");
+        hears_update(&mut client, trigger, uri);
+        let pids = upstream_pids(&gateway, 2);
+        let Some(&own) = pids.iter().find(|&&p| p != listed) else { panic!("its own process: {pids:?}") };
+        kill_9(own);
+        wait_for("its process started again", COMES_BACK, || {
+            let echoed = client.call_tool("own__echo", json!({"message": "back"}));
+            (tool_text(&echoed) == "Echo: back").then_some(())
+        });
+        let pids = upstream_pids(&gateway, 2);
+        assert!(pids.contains(&listed) && !pids.contains(&own), "{revisions}: {pids:?} {listed} {own}");
+        client.backlog.clear();
+        hears_update(&mut client, trigger, uri);
+    }
 }

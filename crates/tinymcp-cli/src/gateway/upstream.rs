@@ -185,6 +185,10 @@ struct SessionState {
     /// Its end is hooked (once per session).
     hooked: bool,
     links: HashMap<String, Arc<Link>>,
+    /// The resources (their own URIs) of each per-session upstream, by name, the session holds:
+    /// what its own process is subscribed to again when started again (at most the session's
+    /// cap on subscriptions, which the library checks before the hooks run).
+    held: HashMap<String, HashSet<String>>,
     /// What the listen stream on its own process of a 2026-07-28 upstream names, by upstream
     /// name, with the link it is held on (a process started again starts with none).
     listened: HashMap<String, (Arc<Link>, Arc<Listened>)>,
@@ -218,6 +222,7 @@ impl SessionLinks {
             let mut state = self.state();
             state.ended = true;
             state.listened.clear();
+            state.held.clear();
             state.links.drain().map(|(_, link)| link).collect()
         };
         for link in links {
@@ -312,11 +317,29 @@ impl Upstream {
             return Err("its client's session ended".into());
         }
         state.links.insert(self.name().to_owned(), Arc::clone(&link));
+        let held: Vec<String> = state.held.get(self.name()).map(|h| h.iter().cloned().collect()).unwrap_or_default();
         drop(state);
-        let mut all = self.session_links.lock().unwrap_or_else(PoisonError::into_inner);
-        all.retain(|l| l.upgrade().is_some_and(|l| l.ended().is_none()));
-        all.push(Arc::downgrade(&link));
-        log::info!("upstream {}: started for a session ({} running for sessions)", self.name(), all.len());
+        {
+            let mut all = self.session_links.lock().unwrap_or_else(PoisonError::into_inner);
+            all.retain(|l| l.upgrade().is_some_and(|l| l.ended().is_none()));
+            all.push(Arc::downgrade(&link));
+            log::info!("upstream {}: started for a session ({} running for sessions)", self.name(), all.len());
+        }
+        // Started again (the last one died): it holds none of the session's subscriptions.
+        // Made before the request that started it goes on (others of the session wait).
+        // The first that fails ends it: a process that does not answer one would hold the
+        // request up to a timeout for each of the session's (up to 1000) subscriptions.
+        let listened = link.is_per_request().then(|| links.listened(self.name(), &link));
+        for (done, uri) in held.iter().enumerate() {
+            if let Err(why) = self.subscribe_at(&link, listened.as_ref(), uri) {
+                let left = held.len() - done;
+                log::info!(
+                    "upstream {}: subscribing again to {left} resources for a session: {uri}: {why}",
+                    self.name()
+                );
+                break;
+            }
+        }
         Ok(link)
     }
 
@@ -338,27 +361,38 @@ impl Upstream {
     pub fn subscribe(self: &Arc<Self>, uri: &str, by: Option<&RequestCx>) {
         let own = by.filter(|_| self.per_session).and_then(|cx| Some((cx, cx.session_state::<SessionLinks>()?)));
         if let Some((cx, links)) = own {
-            let subscribed = match self.link_for(cx) {
-                Ok(link) if link.is_per_request() => {
-                    let listened = links.listened(self.name(), &link);
-                    if listened.add(uri, self.name()) {
-                        self.listen(&link, &listened, false);
-                    }
-                    Ok(true)
-                }
-                Ok(link) => link
-                    .request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN)
-                    .map(|_| true)
-                    .map_err(|e| e.message),
-                Err(why) => Err(why),
-            };
-            match subscribed {
-                Ok(true) => return,
-                Ok(false) => {}
-                Err(why) => return log::info!("upstream {}: subscribing to {uri} for a session: {why}", self.name()),
+            // Its process first (one started now is subscribed to what the session held before).
+            let link = self.link_for(cx);
+            links.state().held.entry(self.name().to_owned()).or_default().insert(uri.to_owned());
+            let subscribed = link.and_then(|link| {
+                let listened = link.is_per_request().then(|| links.listened(self.name(), &link));
+                self.subscribe_at(&link, listened.as_ref(), uri)
+            });
+            if let Err(why) = subscribed {
+                log::info!("upstream {}: subscribing to {uri} for a session: {why}", self.name());
             }
+            return;
         }
         self.touch(uri, true);
+    }
+
+    /// Subscribes `link` to its resource `uri` (its own URI): a 2026-07-28 one's listen stream
+    /// names it (`listened`: the listed link's, or a session's own, started here when none
+    /// runs); else `resources/subscribe`.
+    fn subscribe_at(&self, link: &Arc<Link>, listened: Option<&Arc<Listened>>, uri: &str) -> Result<(), String> {
+        match listened {
+            Some(listened) => {
+                // The listed link's stream runs while the link lasts: only a session's starts here.
+                if listened.add(uri, self.name()) && !Arc::ptr_eq(listened, &self.listened) {
+                    self.listen(link, listened, false);
+                }
+                Ok(())
+            }
+            None => link
+                .request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN)
+                .map(drop)
+                .map_err(|e| e.message),
+        }
     }
 
     /// Its resource `uri` was subscribed to downstream (`on`) or let go: the supervisor looks.
@@ -374,6 +408,12 @@ impl Upstream {
     /// 2026-07-28 one's listen stream is opened again without it).
     pub fn unsubscribe(self: &Arc<Self>, uri: &str, last: bool, by: Option<&RequestCx>) {
         let own = by.filter(|_| self.per_session).and_then(|cx| cx.session_state::<SessionLinks>());
+        if let Some(links) = &own {
+            // Not subscribed again to when its process is started again.
+            if let Some(held) = links.state().held.get_mut(self.name()) {
+                held.remove(uri);
+            }
+        }
         // Its live process only: none is started to be told.
         if let Some((links, link)) = own.and_then(|links| Some((Arc::clone(&links), links.live(self.name())?))) {
             if link.is_per_request() {
@@ -661,14 +701,12 @@ impl Upstream {
     fn pass_on(&self, link: &Arc<Link>, uri: &str, held: bool) {
         let subscribed = || self.subscribed.lock().unwrap_or_else(PoisonError::into_inner);
         match (held, link.is_per_request()) {
-            (true, true) => drop(self.listened.add(uri, self.name())),
+            (true, true) => drop(self.subscribe_at(link, Some(&self.listened), uri)),
             (false, true) => self.listened.remove(uri),
-            (true, false) if !subscribed().contains(uri) => {
-                match link.request("resources/subscribe", json!({"uri": uri}), None, PING_WITHIN) {
-                    Ok(_) => drop(subscribed().insert(uri.to_owned())),
-                    Err(e) => log::info!("upstream {}: subscribing to {uri}: {}", self.name(), e.message),
-                }
-            }
+            (true, false) if !subscribed().contains(uri) => match self.subscribe_at(link, None, uri) {
+                Ok(()) => drop(subscribed().insert(uri.to_owned())),
+                Err(why) => log::info!("upstream {}: subscribing to {uri}: {why}", self.name()),
+            },
             (false, false) if subscribed().remove(uri) => {
                 if let Err(e) = link.request("resources/unsubscribe", json!({"uri": uri}), None, PING_WITHIN) {
                     log::info!("upstream {}: unsubscribing from {uri}: {}", self.name(), e.message);

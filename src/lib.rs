@@ -94,14 +94,15 @@ pub use util::uri_template::UriTemplate;
 pub use wire::content::CallToolResult;
 pub use wire::content::Resource;
 pub use wire::content::{Annotations, Content, Icon, ResourceContents, Role};
+pub use wire::error::RpcError;
+pub use wire::jsonrpc::RequestId;
 pub use wire::meta::LogLevel;
 pub use wire::protocol::{ProtocolVersion, Revisions};
-pub use wire::rpc::{RequestId, RpcError};
 pub use wire::trace::TraceContext;
 
 /// JSON-RPC and MCP error codes, for [`RpcError::new`] and for reading [`RpcError::code`].
 pub mod error_codes {
-    pub use crate::wire::rpc::{
+    pub use crate::wire::error::{
         HEADER_MISMATCH, INSUFFICIENT_SCOPE, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
         MISSING_CLIENT_CAPABILITY, PARSE_ERROR, RESOURCE_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION,
     };

@@ -4,7 +4,7 @@
 
 use crate::server::context::RequestCx;
 use crate::wire::content::{Resource, ResourceContents};
-use crate::wire::rpc::RpcError;
+use crate::wire::error::RpcError;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;

@@ -5,7 +5,7 @@ use crate::features::completer::{CompletionRequest, MAX_VALUES};
 use crate::features::prompts::{self, PromptEntry};
 use crate::features::resources::TemplateEntry;
 use crate::server::context::RequestCx;
-use crate::wire::rpc::RpcError;
+use crate::wire::error::RpcError;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;

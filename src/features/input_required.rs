@@ -5,10 +5,10 @@
 
 use crate::server::context::{Inputs, RequestCx};
 use crate::util::seal::{Origin, StateKey};
+use crate::wire::error::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use crate::wire::frame::Reply;
 use crate::wire::params::Params;
 use crate::wire::protocol::Spec;
-use crate::wire::rpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};

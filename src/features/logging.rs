@@ -2,8 +2,8 @@
 //! backend for the `log` crate). Never names a transport or a thread.
 
 use crate::server::context::RequestCx;
+use crate::wire::error::RpcError;
 use crate::wire::meta::LogLevel;
-use crate::wire::rpc::RpcError;
 use serde::Deserialize;
 use serde_json::{json, Value};
 

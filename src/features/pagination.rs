@@ -2,7 +2,7 @@
 //! Spec (utilities/pagination): cursors are opaque strings and an invalid one
 //! is `-32602`; callers map [`InvalidCursor`] to that. Depends only on `crate::util::base64`.
 
-use crate::wire::rpc::RpcError;
+use crate::wire::error::RpcError;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::fmt;

@@ -7,7 +7,7 @@
 //! holds its lease; a task whose lease lapsed (its replica stopped) reads as `failed`.
 
 use crate::server::context::TaskStore;
-use crate::wire::rpc::{RpcError, INTERNAL_ERROR, INVALID_PARAMS};
+use crate::wire::error::{RpcError, INTERNAL_ERROR, INVALID_PARAMS};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;

@@ -13,8 +13,8 @@ use crate::server::context::{grants, missing_capability, Detached, Inputs, Reque
 use crate::server::context::{TaskAsk, TaskTicket};
 use crate::util::random;
 use crate::util::time::rfc3339;
+use crate::wire::error::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use crate::wire::meta::CLIENT_CAPABILITIES;
-use crate::wire::rpc::{RpcError, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -14,13 +14,14 @@ use crate::server::scope::{self, RequestScope};
 use crate::server::session::{Negotiated, Session, Waiting};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
+use crate::wire::error::{self, RpcError};
 use crate::wire::frame::{Answer, Reply};
+use crate::wire::jsonrpc::RequestId;
 use crate::wire::jsonrpc::{self, Incoming, Malformed, Message, Request};
 use crate::wire::mcp_header::{self, Header};
 use crate::wire::meta::{self, Arrival, Era, RequestMeta};
 use crate::wire::params::{Meta, Params};
 use crate::wire::protocol::{Id, ProtocolVersion};
-use crate::wire::rpc::{self, RequestId, RpcError};
 use crate::wire::trace::{self, TraceContext};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -275,7 +276,7 @@ impl Connection {
                 if let Some(scope) = &scope {
                     scope::answered(scope, Some(e.code), "");
                 }
-                self.alone.refused.store(e.code != rpc::METHOD_NOT_FOUND, Ordering::Relaxed);
+                self.alone.refused.store(e.code != error::METHOD_NOT_FOUND, Ordering::Relaxed);
                 let answer = Answer::error(Some(&req.id), e);
                 self.server.count_request(&req.method, None, Some(&answer.outcome));
                 reply.send(Outgoing::Response(answer));
@@ -536,7 +537,7 @@ impl Sessionless {
 mod tests {
     use super::*;
     use crate::wire::content::CallToolResult;
-    use crate::wire::rpc::HEADER_MISMATCH;
+    use crate::wire::error::HEADER_MISMATCH;
     use crate::Tool;
     use serde_json::{json, Value};
     use std::time::Duration;
@@ -588,7 +589,7 @@ mod tests {
         assert_eq!(wrong["error"]["code"], HEADER_MISMATCH, "{wrong}");
         assert!(refused, "a header refusal is one before the request ran");
         let (no_meta, refused) = call_alone(&server, json!({}), &routing);
-        assert_eq!(no_meta["error"]["code"], rpc::INVALID_PARAMS, "{no_meta}");
+        assert_eq!(no_meta["error"]["code"], error::INVALID_PARAMS, "{no_meta}");
         assert!(refused, "a `_meta` refusal is one before the request ran");
     }
 

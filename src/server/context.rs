@@ -11,10 +11,11 @@ use crate::server::task_share::TaskShare;
 pub(crate) use crate::server::task_share::{TaskAsk, TaskStore, TaskTicket};
 use crate::server::Server;
 use crate::util::lit;
+use crate::wire::error::{self, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::wire::frame;
+use crate::wire::jsonrpc::RequestId;
 use crate::wire::meta::{Capabilities, LogLevel, RequestMeta, RELATED_TASK};
 use crate::wire::protocol::ProtocolVersion;
-use crate::wire::rpc::{self, RequestId, RpcError, MISSING_CLIENT_CAPABILITY};
 use crate::wire::trace::TraceContext;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -40,7 +41,7 @@ pub(crate) struct Inputs {
 /// What a handler's request to the client stopped on: the answer is not there yet, and the
 /// method table turns the request into an `InputRequiredResult` whatever the handler returns.
 pub(crate) fn input_required() -> RpcError {
-    RpcError::new(rpc::INTERNAL_ERROR, "input required: answered with an InputRequiredResult")
+    RpcError::new(error::INTERNAL_ERROR, "input required: answered with an InputRequiredResult")
 }
 
 /// One request a handler needs the client to answer (see [`RequestCx::ask`]).
@@ -668,16 +669,19 @@ impl RequestCx {
         let outcome = loop {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                break Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: the client did not answer in time")));
+                break Err(RpcError::new(
+                    error::INTERNAL_ERROR,
+                    format!("{method}: the client did not answer in time"),
+                ));
             }
             match answer.recv_timeout(left.min(Duration::from_millis(100))) {
                 Ok(outcome) => return outcome,
                 Err(RecvTimeoutError::Timeout) if self.is_cancelled() => {
-                    break Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: request cancelled")))
+                    break Err(RpcError::new(error::INTERNAL_ERROR, format!("{method}: request cancelled")))
                 }
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(RpcError::new(rpc::INTERNAL_ERROR, format!("{method}: the connection closed")))
+                    return Err(RpcError::new(error::INTERNAL_ERROR, format!("{method}: the connection closed")))
                 }
             }
         };

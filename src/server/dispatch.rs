@@ -16,13 +16,14 @@ use crate::server::lifecycle;
 use crate::server::listen::{Filter, Grant};
 use crate::server::session::Session;
 use crate::server::Server;
+use crate::wire::error::RpcError;
 use crate::wire::frame::Hint;
 use crate::wire::frame::{self, Reply};
+use crate::wire::jsonrpc::RequestId;
 use crate::wire::jsonrpc::{Method, Notification, Request};
 use crate::wire::meta;
 use crate::wire::params::Params;
 use crate::wire::protocol::{Cache, Gate, Id, ProtocolVersion, Runs};
-use crate::wire::rpc::{RequestId, RpcError};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -455,7 +456,7 @@ mod tests {
             let route = early(&server, Some(&session), &request(spec.name), Some(version), None);
             let runs = match route {
                 Route::Pool => Runs::Pool,
-                Route::Answered(Err(e)) if e.code == crate::wire::rpc::METHOD_NOT_FOUND => Runs::Nowhere,
+                Route::Answered(Err(e)) if e.code == crate::wire::error::METHOD_NOT_FOUND => Runs::Nowhere,
                 Route::Answered(_) | Route::Listen(_) => Runs::Reader,
             };
             assert_eq!(runs, spec.runs, "{} at {version}", spec.name);
@@ -477,7 +478,7 @@ mod tests {
         let old = crate::MemoryClient::connect(Arc::clone(&server));
         old.initialize("2025-11-25", json!({}), wait);
         let refused = old.call("notes/list", json!({}), wait).unwrap_or_default();
-        assert_eq!(refused["error"]["code"], crate::wire::rpc::METHOD_NOT_FOUND, "{refused}");
+        assert_eq!(refused["error"]["code"], crate::wire::error::METHOD_NOT_FOUND, "{refused}");
         let new = crate::MemoryClient::connect(Arc::clone(&server));
         let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
         let answer = new.call("notes/list", json!({ "_meta": meta }), wait).unwrap_or_default();

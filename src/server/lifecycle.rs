@@ -3,8 +3,8 @@
 
 use crate::server::session::{Negotiated, Session};
 use crate::server::Server;
+use crate::wire::error::RpcError;
 use crate::wire::protocol::{ProtocolVersion, Revisions};
-use crate::wire::rpc::RpcError;
 use serde_json::{json, Value};
 use std::sync::Arc;
 

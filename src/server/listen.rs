@@ -3,8 +3,9 @@
 //! never assume a session. Knows no feature type.
 
 use crate::server::sink::{Outgoing, Sink};
+use crate::wire::error::{RpcError, INTERNAL_ERROR};
 use crate::wire::frame::{self, Answer};
-use crate::wire::rpc::{RequestId, RpcError, INTERNAL_ERROR};
+use crate::wire::jsonrpc::RequestId;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

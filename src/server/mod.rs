@@ -33,11 +33,11 @@ use crate::util::uri_template::UriTemplate;
 use crate::wire::content::CallToolResult;
 use crate::wire::content::Resource;
 use crate::wire::content::{Icon, ResourceContents};
+use crate::wire::error::RpcError;
 use crate::wire::frame::Decoration;
 use crate::wire::jsonrpc::Method;
 use crate::wire::mcp_header;
 use crate::wire::protocol::{ProtocolVersion, Revisions, Runs, Spec, METHODS};
-use crate::wire::rpc::RpcError;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -1084,7 +1084,7 @@ fn method_labels() -> Vec<Option<&'static str>> {
 /// The error a request gets while the server drains: it did no work, so another server (or
 /// this one, restarted) may take it.
 pub fn shutting_down() -> RpcError {
-    RpcError::new(crate::wire::rpc::INTERNAL_ERROR, "the server is shutting down: send this request again later")
+    RpcError::new(crate::wire::error::INTERNAL_ERROR, "the server is shutting down: send this request again later")
 }
 
 /// How long stopping a server waits for handlers to end; one that ignores cancellation longer

@@ -12,9 +12,9 @@ use crate::server::dispatch;
 use crate::server::scope;
 use crate::server::session::Waiting;
 use crate::server::sink::Outgoing;
+use crate::wire::error::{self, RpcError};
 use crate::wire::frame::Answer;
 use crate::wire::jsonrpc::Request;
-use crate::wire::rpc::{self, RpcError};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -66,7 +66,7 @@ impl Job {
             server.count_request::<()>(&req.method, started, None);
         } else {
             if let Err(e) = &outcome {
-                if e.code == rpc::INTERNAL_ERROR {
+                if e.code == error::INTERNAL_ERROR {
                     log::error!("{} failed: {}", req.method, e.message);
                 }
             }

@@ -8,8 +8,8 @@ use crate::features::tasks_handshake::TaskSupport;
 use crate::features::tools::ToolEntry;
 use crate::server::context::RequestCx;
 use crate::util::lit;
+use crate::wire::error::RpcError;
 use crate::wire::protocol::{Cache, ProtocolVersion, Revisions};
-use crate::wire::rpc::RpcError;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 

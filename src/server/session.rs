@@ -6,10 +6,11 @@
 
 use crate::server::listen::Listener;
 use crate::server::sink::{Outgoing, Sink};
+use crate::wire::error::RpcError;
 use crate::wire::frame;
+use crate::wire::jsonrpc::RequestId;
 use crate::wire::meta::LogLevel;
 use crate::wire::protocol::ProtocolVersion;
-use crate::wire::rpc::{RequestId, RpcError};
 use serde_json::Value;
 use std::any::Any;
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -8,7 +8,7 @@
 //! `TaskStore`: where replicas share their tasks (`Server::set_task_store`; the binary's
 //! `--store redis://…`), the records written by `features::task_store`.
 
-use crate::wire::rpc::RpcError;
+use crate::wire::error::RpcError;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

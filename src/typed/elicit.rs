@@ -6,7 +6,7 @@
 //! strings): a struct that is not one is refused before anything is asked, naming the field.
 
 use crate::server::context::RequestCx;
-use crate::wire::rpc::RpcError;
+use crate::wire::error::RpcError;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
@@ -60,7 +60,7 @@ impl RequestCx {
     pub fn elicit<T: DeserializeOwned + schemars::JsonSchema>(&self, message: &str) -> Result<Elicited<T>, RpcError> {
         let schema = form::<T>().map_err(|why| {
             log::error!("{why}");
-            RpcError::new(crate::wire::rpc::INTERNAL_ERROR, why)
+            RpcError::new(crate::wire::error::INTERNAL_ERROR, why)
         })?;
         self.elicit_with(message, schema)
     }

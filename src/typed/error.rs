@@ -3,7 +3,7 @@
 //! error, answered as such.
 
 use crate::wire::content::CallToolResult;
-use crate::wire::rpc::{RpcError, INTERNAL_ERROR};
+use crate::wire::error::{RpcError, INTERNAL_ERROR};
 use std::fmt;
 
 /// The error of a typed handler: `?` on any `std::error::Error` gives one.

@@ -8,7 +8,7 @@ use super::output::PromptOutput;
 use crate::features::prompts::{Prompt, PromptArguments};
 use crate::server::context::RequestCx;
 use crate::server::Server;
-use crate::wire::rpc::RpcError;
+use crate::wire::error::RpcError;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 

@@ -7,8 +7,9 @@
 //! `_meta`, the method's cache hint), computed by the server as data before the result leaves.
 
 use super::content::{CallToolResult, Content, WireBlock};
+use super::error::RpcError;
+use super::jsonrpc::RequestId;
 use super::protocol::ProtocolVersion;
-use super::rpc::{RequestId, RpcError};
 use serde::ser::SerializeMap;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -521,7 +522,7 @@ mod tests {
         }
         let error = Answer::error(None, RpcError::invalid_params("no"));
         assert_eq!(error.to_text(), error_response(None, &RpcError::invalid_params("no")));
-        assert_eq!(error.code(), Some(crate::wire::rpc::INVALID_PARAMS));
+        assert_eq!(error.code(), Some(crate::wire::error::INVALID_PARAMS));
         let batch = text_of(|out| write_batch(out, &[error, Answer::new(7.into(), Ok(json!({}).into()))]));
         assert_eq!(
             serde_json::from_str::<Value>(&batch).ok(),

@@ -1,18 +1,54 @@
-//! JSON-RPC 2.0 envelopes, read by serde_json (a single message into a borrowed `Envelope`, its
-//! members kept as their text; anything else through `serde_json::Value`). Ids and error codes live in `rpc`, writing frames
-//! in `frame`.
+//! JSON-RPC 2.0 messages: request ids, and envelopes read by serde_json (a single message into
+//! a borrowed `Envelope`, its members kept as their text; anything else through
+//! `serde_json::Value`). Error codes and the error object live in `error`, writing frames in
+//! `frame`.
 //! Knows nothing of MCP but the table of method names (`protocol`, pure data), whose row a known
 //! name is kept as: every other module may use it, it uses no other.
-
+use super::error::{json_error, RpcError};
 use super::params::{present, string_value, Params, Str};
-use super::rpc::{json_error, RequestId, RpcError};
 use crate::wire::protocol::{self, Spec};
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{Number, Value};
 use std::borrow::Cow;
 use std::fmt;
+
+/// A request id: a string or an integer, echoed back exactly as received.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// An integer id (any size `serde_json` keeps exactly: i64 and u64).
+    Number(Number),
+    /// A string id.
+    String(String),
+}
+
+impl RequestId {
+    /// Reads an id from JSON: a string or an integer.
+    pub fn from_value(value: &Value) -> Option<RequestId> {
+        match value {
+            Value::String(s) => Some(RequestId::String(s.clone())),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n.clone())),
+            _ => None,
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n.into())
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
 
 /// A method name as received. A name the server knows is kept as its row of the method table
 /// (`protocol::METHODS`), so the usual request allocates nothing for its name and every layer
@@ -434,8 +470,8 @@ fn bad(id: Option<RequestId>, message: &str) -> Malformed {
 
 #[cfg(test)]
 mod tests {
+    use super::super::error::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
     use super::super::frame::Answer;
-    use super::super::rpc::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
     use super::*;
     use serde_json::json;
 

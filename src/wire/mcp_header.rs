@@ -8,10 +8,10 @@
 //! client share them; no socket.
 
 use crate::util::base64;
+use crate::wire::error::{RpcError, HEADER_MISMATCH};
 use crate::wire::jsonrpc::Method;
 use crate::wire::params::Params;
 use crate::wire::protocol::Id;
-use crate::wire::rpc::{RpcError, HEADER_MISMATCH};
 use serde_json::{Map, Value};
 
 /// The schema keyword that names a tool argument's header suffix.

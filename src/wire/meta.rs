@@ -4,10 +4,10 @@
 //! [`RequestMeta`] in the order the spec and the conformance suite expect, with the rule that
 //! tells the two eras apart per message. Imports only the wire.
 
+use crate::wire::error::{RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::wire::jsonrpc::{Malformed, Message, Method};
 use crate::wire::params::{member, string_value, Meta, Params};
 use crate::wire::protocol::{Id, ProtocolVersion, Revisions};
-use crate::wire::rpc::{RpcError, HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -404,7 +404,7 @@ impl RequestMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::rpc::INVALID_PARAMS;
+    use crate::wire::error::INVALID_PARAMS;
 
     fn parse_meta(params: &Params, arrival: Arrival, revisions: Revisions) -> Result<RequestMeta, RpcError> {
         RequestMeta::read(params.read_meta(), arrival, revisions)

@@ -4,11 +4,12 @@
 //! Imports of the crate only util's leaves (base64); every other layer may import it.
 
 pub(crate) mod content;
+pub(crate) mod error;
 pub(crate) mod frame;
 pub mod jsonrpc;
 pub(crate) mod mcp_header;
 pub mod meta;
 pub mod params;
 pub mod protocol;
-pub(crate) mod rpc;
+
 pub(crate) mod trace;

@@ -7,7 +7,7 @@
 //! template match or error message ever works on more than a bounded input: over the cap,
 //! decoding fails and the request gets `-32602` saying so.
 
-use super::rpc::RpcError;
+use super::error::RpcError;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -123,7 +123,7 @@ impl Params {
     /// not fit is `-32602` saying why.
     pub fn parse<'a, T: Deserialize<'a>>(&'a self) -> Result<T, RpcError> {
         serde_json::from_str(self.text())
-            .map_err(|e| RpcError::invalid_params(format!("invalid params: {}", super::rpc::json_error(&e))))
+            .map_err(|e| RpcError::invalid_params(format!("invalid params: {}", super::error::json_error(&e))))
     }
 
     /// These params with `members` set in their `_meta` (made when absent): what a relay adds

@@ -17,11 +17,12 @@ use crate::server::session::{Negotiated, Session};
 use crate::server::sink::{Outgoing, Sink};
 use crate::server::Options;
 use crate::server::Server;
+use crate::wire::error::RpcError;
 use crate::wire::frame::{Answer, Reply};
+use crate::wire::jsonrpc::RequestId;
 use crate::wire::jsonrpc::{Incoming, Message, Request};
 use crate::wire::meta::RequestMeta;
 use crate::wire::protocol::{Cache, Id, ProtocolVersion};
-use crate::wire::rpc::{RequestId, RpcError};
 use serde_json::Value;
 use std::sync::{Arc, Mutex, PoisonError};
 use translate::{ClientTerms, Speaks};
@@ -451,7 +452,7 @@ impl Relay {
                     }
                 },
                 // A server that speaks only 2026-07-28 has no `initialize`.
-                Err(e) if e.code == crate::wire::rpc::METHOD_NOT_FOUND => {
+                Err(e) if e.code == crate::wire::error::METHOD_NOT_FOUND => {
                     let discover = up.call("server/discover", terms.add_to(serde_json::json!({})))?;
                     up.settle(Speaks::PerRequest { discover }).0.initialize(requested)
                 }

@@ -7,9 +7,9 @@
 //! `_meta`. Pure functions of JSON values: no state, no I/O.
 
 use crate::util::lit;
+use crate::wire::error::RpcError;
 use crate::wire::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION};
 use crate::wire::protocol::{Id, ProtocolVersion};
-use crate::wire::rpc::RpcError;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -217,8 +217,8 @@ pub(crate) fn with_token(mut params: Value, token: &Value) -> Value {
 /// `-32002` there (`-32602` with `data.uri` since 2026-07-28).
 pub(crate) fn older_error(method: &str, mut error: RpcError) -> RpcError {
     let names_uri = error.data.as_ref().is_some_and(|d| d.get("uri").is_some());
-    if method == "resources/read" && error.code == crate::wire::rpc::INVALID_PARAMS && names_uri {
-        error.code = crate::wire::rpc::RESOURCE_NOT_FOUND;
+    if method == "resources/read" && error.code == crate::wire::error::INVALID_PARAMS && names_uri {
+        error.code = crate::wire::error::RESOURCE_NOT_FOUND;
     }
     error
 }
@@ -226,8 +226,8 @@ pub(crate) fn older_error(method: &str, mut error: RpcError) -> RpcError {
 /// A handshake server's error as a 2026-07-28 client knows it: an unknown resource is
 /// `-32602` with `data.uri` there (`-32002` before).
 pub(crate) fn newer_error(method: Option<Id>, mut error: RpcError) -> RpcError {
-    if method == Some(Id::ResourcesRead) && error.code == crate::wire::rpc::RESOURCE_NOT_FOUND {
-        error.code = crate::wire::rpc::INVALID_PARAMS;
+    if method == Some(Id::ResourcesRead) && error.code == crate::wire::error::RESOURCE_NOT_FOUND {
+        error.code = crate::wire::error::INVALID_PARAMS;
     }
     error
 }

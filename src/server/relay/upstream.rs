@@ -13,12 +13,13 @@ use crate::server::sink::{Outgoing, Sink};
 use crate::server::Server;
 use crate::util::condition::{Held, InFlight};
 use crate::util::metrics::Metrics;
+use crate::wire::error::{self, RpcError};
 use crate::wire::frame::{self, Answer, Reply};
+use crate::wire::jsonrpc::RequestId;
 use crate::wire::jsonrpc::{self, Incoming, Message, Notification, Request};
 use crate::wire::meta::LogLevel;
 use crate::wire::params::Params;
 use crate::wire::protocol::{self, Id};
-use crate::wire::rpc::{self, RequestId, RpcError};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -281,7 +282,7 @@ fn lock(up: &Upstream) -> MutexGuard<'_, State> {
 
 /// An error the client cannot fix by asking again: the other server failed.
 pub(crate) fn failed(message: String) -> RpcError {
-    RpcError::new(rpc::INTERNAL_ERROR, message)
+    RpcError::new(error::INTERNAL_ERROR, message)
 }
 
 fn ended(why: &str) -> RpcError {
@@ -978,12 +979,12 @@ impl Upstream {
                     .sessions
                     .first()
                     .and_then(|(c, s)| s.upgrade().map(|s| (*c, s.notifier(), None)))
-                    .ok_or_else(|| (rpc::METHOD_NOT_FOUND, format!("{method}: its session has ended"))),
-                Cause::None => Err((rpc::METHOD_NOT_FOUND, format!(
+                    .ok_or_else(|| (error::METHOD_NOT_FOUND, format!("{method}: its session has ended"))),
+                Cause::None => Err((error::METHOD_NOT_FOUND, format!(
                     "{method}: no client request is in flight to carry it to (this proxy sends a server's requests to the client whose request caused them)"
                 ))),
                 // Never guessed: the wrong client would see (and could answer) another's prompt.
-                Cause::Unknown(clients) => Err((rpc::INVALID_REQUEST, format!(
+                Cause::Unknown(clients) => Err((error::INVALID_REQUEST, format!(
                     "{method}: the proxy cannot tell which client's request caused it ({clients} clients have requests in flight on this server and it names none by its progress token), so it is refused rather than sent to a client that may not be its own"
                 ))),
             };
@@ -991,7 +992,7 @@ impl Upstream {
                 Err(refusal) => Some(refusal),
                 Ok((_, _, Some(call))) => {
                     let request = json!({"method": method, "params": req.params.to_value()});
-                    self.park(state, &call, req.id.clone(), request).err().map(|why| (rpc::METHOD_NOT_FOUND, why))
+                    self.park(state, &call, req.id.clone(), request).err().map(|why| (error::METHOD_NOT_FOUND, why))
                 }
                 Ok((client, reply, None)) => {
                     let session = state.sessions.iter().find(|(c, _)| *c == client).and_then(|(_, s)| s.upgrade());
@@ -1000,7 +1001,7 @@ impl Upstream {
                     let lacking = declared.and_then(|d| translate::lacking(&method, &params, &d));
                     match lacking {
                         Some(cap) => Some((
-                            rpc::METHOD_NOT_FOUND,
+                            error::METHOD_NOT_FOUND,
                             format!("{method}: the client did not declare the {cap} capability"),
                         )),
                         None => {
@@ -1136,7 +1137,7 @@ fn expire(state: &mut State, up: &Upstream) {
     for key in expired {
         let Some(parked) = state.parked.remove(&key) else { continue };
         state.waiting.remove(&parked.sent_as);
-        let error = RpcError::new(rpc::INTERNAL_ERROR, "the client did not send the input in time");
+        let error = RpcError::new(error::INTERNAL_ERROR, "the client did not send the input in time");
         let refused = Answer::error(Some(&parked.asked), error).to_text();
         let cancelled = frame::notification(
             "notifications/cancelled",

@@ -1,9 +1,8 @@
-//! JSON-RPC's vocabulary: request ids, error codes and the error object, which both reading
-//! (`jsonrpc`) and writing (`frame`) use; `jsonrpc` re-exports all of it.
-//! Knows nothing of MCP.
-
+//! Errors as JSON-RPC carries them: the codes (JSON-RPC's and those MCP adds) and the error
+//! object, which reading (`jsonrpc`, `params`), writing (`frame`) and every method use.
+//! A leaf: it imports nothing of the crate.
 use serde::Serialize;
-use serde_json::{Number, Value};
+use serde_json::Value;
 use std::fmt;
 
 /// Invalid JSON was received.
@@ -28,42 +27,6 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// lists them all). Over Streamable HTTP it is answered `403` with an `insufficient_scope`
 /// challenge, so an authorized client can step up.
 pub const INSUFFICIENT_SCOPE: i64 = -32003;
-
-/// A request id: a string or an integer, echoed back exactly as received.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(untagged)]
-pub enum RequestId {
-    /// An integer id (any size `serde_json` keeps exactly: i64 and u64).
-    Number(Number),
-    /// A string id.
-    String(String),
-}
-
-impl RequestId {
-    /// Reads an id from JSON: a string or an integer.
-    pub fn from_value(value: &Value) -> Option<RequestId> {
-        match value {
-            Value::String(s) => Some(RequestId::String(s.clone())),
-            Value::Number(n) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n.clone())),
-            _ => None,
-        }
-    }
-}
-
-impl From<i64> for RequestId {
-    fn from(n: i64) -> Self {
-        RequestId::Number(n.into())
-    }
-}
-
-impl fmt::Display for RequestId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RequestId::Number(n) => write!(f, "{n}"),
-            RequestId::String(s) => write!(f, "{s:?}"),
-        }
-    }
-}
 
 /// What a serde_json error says, in words a client can act on. serde_json calls a `\u` escape
 /// of half a surrogate pair (`"\ud800"`, JSON a program cannot read as text) "unexpected end of

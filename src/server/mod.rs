@@ -271,10 +271,18 @@ pub struct Server {
 /// Waits, up to the deadline, until a transport has written out every answer queued so far.
 pub(crate) type Flush = Box<dyn Fn(Instant) + Send + Sync>;
 
-/// Called with the URI of each `resources/subscribe`.
-/// A subscription's hook: its URI, and the request that made it (`resources/subscribe`; none for a
-/// 2026-07-28 listen stream's).
+/// A hook run as a subscription is made or ends: its URI, and the request that made or ended it
+/// (`resources/subscribe`, `resources/unsubscribe`; none for a 2026-07-28 listen stream's, or a
+/// session's that ends).
 type SubscribeHook = dyn Fn(&str, Option<&RequestCx>) + Send + Sync;
+
+/// Runs each of `hooks` with `uri` on a copy of the list, with no lock held: a hook may add a hook.
+fn run_hooks(hooks: &RwLock<Vec<Arc<SubscribeHook>>>, uri: &str, by: Option<&RequestCx>) {
+    let hooks = hooks.read().unwrap_or_else(PoisonError::into_inner).clone();
+    for hook in hooks {
+        hook(uri, by);
+    }
+}
 
 impl Server {
     /// A server that introduces itself with this name and version.
@@ -739,11 +747,7 @@ impl Server {
     }
 
     pub(crate) fn subscribed(&self, uri: &str, by: Option<&RequestCx>) {
-        // The hooks run on a copy of the list, with no lock held: a hook may add a hook.
-        let hooks = self.subscribe_hooks.read().unwrap_or_else(PoisonError::into_inner).clone();
-        for hook in hooks {
-            hook(uri, by);
-        }
+        run_hooks(&self.subscribe_hooks, uri, by);
     }
 
     /// Runs `hook` with the URI of each subscription that ends: a `resources/unsubscribe` of a
@@ -758,10 +762,7 @@ impl Server {
     }
 
     pub(crate) fn unsubscribed(&self, uri: &str, by: Option<&RequestCx>) {
-        let hooks = self.unsubscribe_hooks.read().unwrap_or_else(PoisonError::into_inner).clone();
-        for hook in hooks {
-            hook(uri, by);
-        }
+        run_hooks(&self.unsubscribe_hooks, uri, by);
     }
 
     /// Tells the clients subscribed to `uri` that it changed.

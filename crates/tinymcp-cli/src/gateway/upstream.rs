@@ -415,7 +415,7 @@ impl Upstream {
             }
         }
         // Its live process only: none is started to be told.
-        if let Some((links, link)) = own.and_then(|links| Some((Arc::clone(&links), links.live(self.name())?))) {
+        if let Some((links, link)) = own.as_ref().and_then(|links| Some((links, links.live(self.name())?))) {
             if link.is_per_request() {
                 // Its stream there is opened again without it (or ends, naming nothing).
                 links.listened(self.name(), &link).remove(uri);
